@@ -1,0 +1,126 @@
+package org.rpcrdma4j.verbs;
+
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+
+/**
+ * A list of equal-sized pages to be mapped, contiguously, under one STag: the region begins {@link #firstByteOffset()}
+ * bytes into the first page and runs for {@link #length()} bytes across the following pages. Only the first page may
+ * start at an offset and only the last may end early; every page in between is covered entirely.
+ * <pre>
+ *  page 0            page 1            page 2
+ * +-----------------+-----------------+-----------------+
+ * |      ##########|##################|#######          |
+ * +-----------------+-----------------+-----------------+
+ *  ^ fbo ^ iova                                ^ iova + length
+ * </pre>
+ * A page is a {@code pageSize()}-byte direct {@link ByteBuffer} view (position 0, capacity = page size) of memory
+ * the consumer owns; the views are made once (when a buffer pool is carved up) and only referenced here.
+ * <p>
+ * Reusable and allocation-free once built: {@link #clear()} then {@link #add(ByteBuffer)} up to {@link #capacity()}
+ * pages. Owned by one thread at a time; a device copies what it needs when the work request is posted.
+ */
+public final class PageList {
+    public static final int DEFAULT_PAGE_SIZE = 4096;
+
+    private final int pageSize;
+    private final ByteBuffer[] pages;
+    private int count;
+    private int firstByteOffset;
+    private long length;
+    private long iova;
+
+    public PageList(int capacity) {
+        this(capacity, DEFAULT_PAGE_SIZE);
+    }
+
+    public PageList(int capacity, int pageSize) {
+        if (capacity <= 0) {
+            throw new IllegalArgumentException("capacity must be positive: " + capacity);
+        }
+        if (pageSize <= 0 || Integer.bitCount(pageSize) != 1) {
+            throw new IllegalArgumentException("page size must be a power of two: " + pageSize);
+        }
+        this.pageSize = pageSize;
+        this.pages = new ByteBuffer[capacity];
+    }
+
+    public int pageSize() {
+        return pageSize;
+    }
+
+    public int capacity() {
+        return pages.length;
+    }
+
+    public int count() {
+        return count;
+    }
+
+    public ByteBuffer page(int index) {
+        if (index < 0 || index >= count) {
+            throw new IndexOutOfBoundsException("page " + index + " of " + count);
+        }
+        return pages[index];
+    }
+
+    public int firstByteOffset() {
+        return firstByteOffset;
+    }
+
+    public long length() {
+        return length;
+    }
+
+    public long iova() {
+        return iova;
+    }
+
+    /** Forgets every page; the list can be filled again. */
+    public PageList clear() {
+        Arrays.fill(pages, 0, count, null);
+        count = 0;
+        firstByteOffset = 0;
+        length = 0;
+        iova = 0;
+        return this;
+    }
+
+    /** Appends a page view; it must be a direct buffer with exactly {@link #pageSize()} bytes of capacity. */
+    public PageList add(ByteBuffer page) {
+        if (count == pages.length) {
+            throw new IllegalStateException("page list full: " + count + " pages");
+        }
+        if (!page.isDirect() || page.capacity() != pageSize) {
+            throw new IllegalArgumentException("a page must be a direct buffer of " + pageSize + " bytes, got "
+                    + (page.isDirect() ? "direct" : "heap") + " of " + page.capacity());
+        }
+        pages[count++] = page;
+        return this;
+    }
+
+    /**
+     * Sets where the mapped bytes start and how many there are, and the IOVA the peer will use for the first byte.
+     *
+     * @throws IllegalArgumentException when the bytes do not fit in the pages added
+     */
+    public PageList set(int firstByteOffset, long length, long iova) {
+        if (firstByteOffset < 0 || firstByteOffset >= pageSize) {
+            throw new IllegalArgumentException("first byte offset " + firstByteOffset + " outside a page of " + pageSize);
+        }
+        if (length < 0 || firstByteOffset + length > (long) count * pageSize) {
+            throw new IllegalArgumentException(length + " bytes from offset " + firstByteOffset + " do not fit in "
+                    + count + " pages of " + pageSize);
+        }
+        this.firstByteOffset = firstByteOffset;
+        this.length = length;
+        this.iova = iova;
+        return this;
+    }
+
+    @Override
+    public String toString() {
+        return "PageList[" + count + " pages of " + pageSize + ", fbo=" + firstByteOffset + ", length=" + length
+                + ", iova=0x" + Long.toHexString(iova) + "]";
+    }
+}

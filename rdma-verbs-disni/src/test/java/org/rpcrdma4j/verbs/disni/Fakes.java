@@ -392,7 +392,7 @@ final class Fakes {
     }
 
     /** An rdma_cm id that logs every call. */
-    static final class CmIdFake implements NativeCmId {
+    static class CmIdFake implements NativeCmId {
         final List<String> calls = new ArrayList<>();
         int contextKey = 7;
         NativeQpFake qp = new NativeQpFake(0x1234);

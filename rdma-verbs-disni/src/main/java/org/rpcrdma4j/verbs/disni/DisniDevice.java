@@ -179,14 +179,24 @@ final class DisniDevice implements RdmaDevice {
             throw new VerbsException("a completion queue holds 1.." + config.maxCqe() + " entries (option "
                     + DisniDeviceConfig.MAX_CQE + "), not " + entries);
         }
+        DisniNativeCq nativeCq;
         try {
-            DisniCompletionQueue[] cq = new DisniCompletionQueue[1];
-            cq[0] = new DisniCompletionQueue(DisniNativeCq.create(context, entries), entries, cqLoop,
-                    () -> resources.completionQueueClosed(cq[0]));
-            resources.completionQueueOpened(cq[0]);
-            return cq[0];
+            nativeCq = DisniNativeCq.create(context, entries);
         } catch (IOException e) {
             throw DisniErrors.failure("ibv_create_cq", e);
+        }
+        try {
+            DisniCompletionQueue[] cq = new DisniCompletionQueue[1];
+            cq[0] = new DisniCompletionQueue(nativeCq, entries, cqLoop, () -> resources.completionQueueClosed(cq[0]));
+            resources.completionQueueOpened(cq[0]);
+            return cq[0];
+        } catch (IOException | RuntimeException e) {
+            try {
+                nativeCq.destroy();
+            } catch (IOException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw DisniErrors.failure("preparing the completion queue's poll call", e);
         }
     }
 

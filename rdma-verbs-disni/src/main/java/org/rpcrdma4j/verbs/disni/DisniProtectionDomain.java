@@ -9,6 +9,7 @@ import com.ibm.disni.util.MemoryUtils;
 import com.ibm.disni.verbs.IbvMr;
 import com.ibm.disni.verbs.IbvPd;
 import com.ibm.disni.verbs.SVCRegMr;
+import org.rpcrdma4j.verbs.Access;
 import org.rpcrdma4j.verbs.FastRegMemoryRegion;
 import org.rpcrdma4j.verbs.Fmr;
 import org.rpcrdma4j.verbs.ProtectionDomain;
@@ -21,6 +22,9 @@ import org.rpcrdma4j.verbs.VerbsException;
 /**
  * A protection domain over DiSNI's {@link IbvPd}. Memory is registered synchronously ({@code ibv_reg_mr}); DiSNI 2.1
  * has no fast-registration or FMR verbs, so {@link #allocFastRegMr} and {@link #allocFmr} refuse.
+ * <p>
+ * Each registration allocates (DiSNI makes a registration call object and an {@code IbvMr}, this provider a region
+ * object): per-I/O registration, the only protected mode DiSNI allows, is not allocation-free.
  */
 final class DisniProtectionDomain implements ProtectionDomain {
     private final DisniDevice device;
@@ -56,12 +60,17 @@ final class DisniProtectionDomain implements ProtectionDomain {
         int ibvAccess = AccessFlags.toIbv(access);
         ByteBuffer memory = buffer.slice();
         IbvMr mr;
+        SVCRegMr call = null;
         try {
-            SVCRegMr call = pd.regMr(MemoryUtils.getAddress(buffer) + buffer.position(), length, ibvAccess);
+            // DiSNI's regMr(ByteBuffer) registers the whole capacity; the SPI registers position..limit
+            call = pd.regMr(MemoryUtils.getAddress(buffer) + buffer.position(), length, ibvAccess);
             mr = call.execute().getMr();
-            call.free();
         } catch (Exception | IllegalAccessError e) {
-            throw DisniErrors.failure("ibv_reg_mr of " + length + " bytes", e);
+            throw DisniErrors.failure("ibv_reg_mr of " + length + " bytes with " + Access.toString(access), e);
+        } finally {
+            if (call != null) {
+                call.free();
+            }
         }
         DisniMemoryRegion region = new DisniMemoryRegion(this, mr, memory, access, r -> {
             regions.decrementAndGet();

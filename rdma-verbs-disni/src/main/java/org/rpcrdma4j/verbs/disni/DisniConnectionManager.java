@@ -34,7 +34,8 @@ import org.slf4j.LoggerFactory;
  * values are ignored and connections report the device's configured IRD/ORD. A listener listens on the device's own
  * address (DiSNI gives a connection request the listening id's device context, which a wildcard listener lacks).
  */
-final class DisniConnectionManager implements ConnectionManager, CmEventLoop.ConnectionRequestSink {
+final class DisniConnectionManager implements ConnectionManager, CmEventLoop.ConnectionRequestSink,
+        DisniConnectionRequest.Owner {
     private static final Logger LOG = LoggerFactory.getLogger(DisniConnectionManager.class);
     static final int MAX_PRIVATE_DATA = 56;
     private static final int BACKLOG = 128;
@@ -58,8 +59,14 @@ final class DisniConnectionManager implements ConnectionManager, CmEventLoop.Con
         return loop;
     }
 
-    QpConnection.Settings settings() {
+    @Override
+    public QpConnection.Settings settings() {
         return settings;
+    }
+
+    @Override
+    public CmExecutor executor() {
+        return loop;
     }
 
     @Override
@@ -105,7 +112,8 @@ final class DisniConnectionManager implements ConnectionManager, CmEventLoop.Con
     }
 
     /** Checks that a queue pair is this device's, unconnected and not yet taken, and takes it. */
-    DisniQueuePair claim(QueuePair qp) throws VerbsException {
+    @Override
+    public DisniQueuePair claim(QueuePair qp) throws VerbsException {
         if (!(qp instanceof DisniQueuePair) || !device.resources().owns((DisniQueuePair) qp)) {
             throw new VerbsException("the queue pair does not belong to this DiSNI device: " + qp);
         }
@@ -204,7 +212,9 @@ final class DisniConnectionManager implements ConnectionManager, CmEventLoop.Con
     }
 
     /** On the loop: accepts a request with a claimed queue pair. */
-    void accept(DisniCmId id, DisniQueuePair qp, ConnectionListener listener) throws VerbsException {
+    @Override
+    public void accept(NativeCmId nativeId, DisniQueuePair qp, ConnectionListener listener) throws VerbsException {
+        DisniCmId id = (DisniCmId) nativeId;
         int key;
         try {
             key = id.contextKey();
@@ -231,7 +241,8 @@ final class DisniConnectionManager implements ConnectionManager, CmEventLoop.Con
         }
     }
 
-    void warnAcceptPrivateData() {
+    @Override
+    public void warnAcceptPrivateData() {
         if (warnedAcceptData.compareAndSet(false, true)) {
             LOG.warn("DiSNI sends no private data with an accept; the accept's private data is dropped (the "
                     + "requester falls back to its defaults)");

@@ -26,15 +26,32 @@ import org.slf4j.LoggerFactory;
 final class DisniConnectionRequest implements ConnectionRequest, CmEndpoint {
     private static final Logger LOG = LoggerFactory.getLogger(DisniConnectionRequest.class);
 
-    private final DisniCmId id;
-    private final DisniConnectionManager manager;
+    private final NativeCmId id;
+    private final Owner manager;
     private final InetSocketAddress remote;
     private final InetSocketAddress local;
     private final long deadline;
     private final Duration timeout;
     private boolean decided;
 
-    DisniConnectionRequest(DisniCmId id, DisniConnectionManager manager, InetSocketAddress remote,
+    /** What a request needs from its connection manager ({@link DisniConnectionManager}; a fake in tests). */
+    interface Owner {
+        QpConnection.Settings settings();
+
+        /** The connection-manager thread. */
+        CmExecutor executor();
+
+        /** Checks and takes a queue pair for an accept. */
+        DisniQueuePair claim(QueuePair qp) throws VerbsException;
+
+        /** On the connection-manager thread: accepts the request's id with a claimed queue pair. */
+        void accept(NativeCmId id, DisniQueuePair qp, ConnectionListener listener) throws VerbsException;
+
+        /** Warns (once) that an accept's private data is dropped. */
+        void warnAcceptPrivateData();
+    }
+
+    DisniConnectionRequest(NativeCmId id, Owner manager, InetSocketAddress remote,
                            InetSocketAddress local, long nowNanos, Duration timeout) {
         this.id = id;
         this.manager = manager;
@@ -78,7 +95,7 @@ final class DisniConnectionRequest implements ConnectionRequest, CmEndpoint {
         if (parameters.privateData().length > 0) {
             manager.warnAcceptPrivateData();
         }
-        manager.loop().call(() -> {
+        manager.executor().call(() -> {
             if (decided) {
                 dq.broken();
                 throw new VerbsException("this connection request was already accepted, rejected or timed out");
@@ -91,7 +108,7 @@ final class DisniConnectionRequest implements ConnectionRequest, CmEndpoint {
 
     @Override
     public void reject(byte[] privateData) {
-        manager.loop().execute(() -> {
+        manager.executor().execute(() -> {
             if (decided) {
                 return;
             }

@@ -337,7 +337,7 @@ final class Fakes {
     }
 
     /** A native completion queue: a poll call, arming and an event counter. */
-    static final class NativeCqFake implements NativeCq {
+    static class NativeCqFake implements NativeCq {
         PollCq poll;
         int notifyRequests;
         int events;

@@ -73,11 +73,13 @@ final class DisniConnectionManager implements ConnectionManager, CmEventLoop.Con
     public CompletableFuture<ConnectionInfo> connect(QueuePair qp, InetSocketAddress remote,
                                                      ConnectParameters parameters, ConnectionListener listener) {
         CompletableFuture<ConnectionInfo> future = new CompletableFuture<>();
+        if (remote == null || remote.isUnresolved() || !(remote.getAddress() instanceof Inet4Address)) {
+            future.completeExceptionally(new ConnectException(ConnectionEventType.UNREACHABLE,
+                    "DiSNI 2.1 reaches resolved IPv4 addresses only, not " + remote, null, null));
+            return future;
+        }
         DisniQueuePair dq;
         try {
-            if (remote == null || remote.isUnresolved() || !(remote.getAddress() instanceof Inet4Address)) {
-                throw new VerbsException("DiSNI 2.1 connects to resolved IPv4 addresses only, not " + remote);
-            }
             if (parameters.privateData().length > MAX_PRIVATE_DATA) {
                 throw new VerbsException(parameters.privateData().length + " bytes of private data; rdma_cm carries "
                         + "at most " + MAX_PRIVATE_DATA + " with a connection request");

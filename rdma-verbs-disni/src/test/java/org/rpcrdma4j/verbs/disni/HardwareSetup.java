@@ -1,5 +1,7 @@
 package org.rpcrdma4j.verbs.disni;
 
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -21,6 +23,15 @@ final class HardwareSetup {
     /** Skips the test unless a hardware run was asked for. */
     static void assumeHardware() {
         Assumptions.assumeTrue(Boolean.getBoolean("rdma.disni"), HOW);
+    }
+
+    /** The address of the RDMA interface of a hardware run. */
+    static InetAddress address() {
+        try {
+            return InetAddress.getByName(options().get(DisniDeviceConfig.ADDRESS));
+        } catch (UnknownHostException e) {
+            throw new AssertionError("-Drdma.disni.address: " + e.getMessage(), e);
+        }
     }
 
     /** The provider options of a hardware run; fails when DiSNI is not usable here although the run asked for it. */

@@ -1,6 +1,7 @@
 package org.rpcrdma4j.verbs.disni;
 
 import java.io.IOException;
+import java.lang.ref.Reference;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
@@ -81,7 +82,7 @@ final class DisniCmId implements NativeCmId {
             param.setPrivate_data_len((byte) privateData.length);
         }
         id.connect(param);
-        java.lang.ref.Reference.reachabilityFence(data);
+        Reference.reachabilityFence(data);
     }
 
     @Override

@@ -1,5 +1,6 @@
 package org.rpcrdma4j.verbs.disni;
 
+import java.util.List;
 import java.util.Map;
 
 import org.rpcrdma4j.verbs.RdmaDevice;
@@ -44,7 +45,7 @@ public final class DisniProvider implements RdmaProvider {
             return DisniAvailability.evaluate(runtime.findings());
         } catch (RuntimeException | LinkageError e) {
             String linkage = DisniErrors.linkageProblem(e);
-            return Availability.no(DisniAvailability.unavailable(java.util.List.of(linkage != null ? linkage
+            return Availability.no(DisniAvailability.unavailable(List.of(linkage != null ? linkage
                     : "probing DiSNI failed: " + e))); // never throw from here
         }
     }

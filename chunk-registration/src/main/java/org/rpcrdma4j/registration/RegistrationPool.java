@@ -433,7 +433,7 @@ public final class RegistrationPool implements AutoCloseable {
             mr.state = Mr.State.FREE;
             free[freeCount++] = mr.slot;
             counters.increment(RegistrationCounter.MRS_RECYCLED);
-            returned.signal();
+            returned.signalAll();
         } finally {
             lock.unlock();
         }
@@ -458,7 +458,7 @@ public final class RegistrationPool implements AutoCloseable {
             if (!closed) {
                 try {
                     install(ops.open(mr.slot));
-                    returned.signal();
+                    returned.signalAll();
                 } catch (VerbsException | RuntimeException e) {
                     LOG.warn("could not replace registration handle {}: {}", mr.slot, e.toString());
                 }

@@ -148,8 +148,6 @@ final class SoftHarness implements Harness {
         qp.postSend(registration.linkAfterPending(send));
         // the peer receiving the Send proves the REG_MRs ahead of it have executed
         awaitPeer(WcStatus.SUCCESS, null);
-        SendWorkRequest again = new SendWorkRequest(1);
-        again.wrId = WrIds.of(WrIds.Kind.RECEIVE, 0, 2000);
         RecvWorkRequest recv = new RecvWorkRequest(1);
         recv.wrId = WrIds.of(WrIds.Kind.RECEIVE, 0, 2000);
         recv.addSge().set(peerMemory, 0, 1024);

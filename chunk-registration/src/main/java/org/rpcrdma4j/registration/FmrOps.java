@@ -36,6 +36,9 @@ final class FmrOps implements MemRegOps {
     private final ArrayDeque<Registration> queue = new ArrayDeque<>();
     private final ArrayList<Registration> batch = new ArrayList<>();
     private final ArrayList<Fmr> fmrs = new ArrayList<>();
+    private int[] batchEpochs = new int[16];
+    /** For unmapping on the connection thread when no wrapper is polled. */
+    private final ArrayList<Fmr> syncFmrs = new ArrayList<>();
     private volatile boolean running = true;
     private Thread worker;
 
@@ -109,9 +112,9 @@ final class FmrOps implements MemRegOps {
         }
         if (cq == null) {
             // nobody polls a wrapper: unmap on this thread
-            fmrs.clear();
-            collect(registration);
-            if (!unmap()) {
+            syncFmrs.clear();
+            collect(registration, syncFmrs);
+            if (!unmap(syncFmrs)) {
                 markFailed(registration);
             }
             return true;
@@ -131,40 +134,51 @@ final class FmrOps implements MemRegOps {
     private void work() {
         while (running) {
             batch.clear();
+            fmrs.clear();
             synchronized (queue) {
+                // drain and collect under the lock: a reset clears the queue under it before any queued
+                // registration can be reused, so what is drained here still holds the handles it was queued with
                 Registration r;
                 while ((r = queue.poll()) != null) {
+                    if (batch.size() == batchEpochs.length) {
+                        batchEpochs = java.util.Arrays.copyOf(batchEpochs, batchEpochs.length * 2);
+                    }
+                    batchEpochs[batch.size()] = r.epoch();
                     batch.add(r);
+                    collect(r, fmrs);
                 }
             }
             if (batch.isEmpty()) {
                 LockSupport.park(this);
                 continue;
             }
-            fmrs.clear();
-            for (int i = 0; i < batch.size(); i++) {
-                collect(batch.get(i));
-            }
-            boolean ok = unmap();
+            boolean ok = unmap(fmrs);
             FmrCompletionQueue target = cq;
             for (int i = 0; i < batch.size(); i++) {
-                Registration r = batch.get(i);
-                target.deliver(WrIds.of(WrIds.Kind.FMR_UNMAP, r.epoch(), r.index()),
+                target.deliver(WrIds.of(WrIds.Kind.FMR_UNMAP, batchEpochs[i], batch.get(i).index()),
                         ok ? WcStatus.SUCCESS : WcStatus.LOC_QP_OP_ERR);
             }
         }
     }
 
-    private void collect(Registration registration) {
+    /** Forgets queued unmaps: the pool was reset and has destroyed their FMRs (connection thread). */
+    @Override
+    public void reset() {
+        synchronized (queue) {
+            queue.clear();
+        }
+    }
+
+    private static void collect(Registration registration, ArrayList<Fmr> into) {
         for (int i = 0; i < registration.count(); i++) {
             Mr mr = registration.mr(i);
             if (mr != null) {
-                fmrs.add((Fmr) mr.region);
+                into.add((Fmr) mr.region);
             }
         }
     }
 
-    private boolean unmap() {
+    private boolean unmap(ArrayList<Fmr> fmrs) {
         try {
             pool.protectionDomain().unmapFmrs(fmrs);
             return true;

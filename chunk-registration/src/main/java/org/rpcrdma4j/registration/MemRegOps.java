@@ -45,6 +45,10 @@ interface MemRegOps {
         return deviceCq;
     }
 
+    /** The pool was reset: forget background work queued for the destroyed handles. */
+    default void reset() {
+    }
+
     /** Stops background work. */
     default void close() {
     }

@@ -1,5 +1,6 @@
 package org.rpcrdma4j.registration;
 
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -12,6 +13,7 @@ import io.netty.util.ResourceLeakDetectorFactory;
 import org.rpcrdma4j.verbs.Access;
 import org.rpcrdma4j.verbs.ProtectionDomain;
 import org.rpcrdma4j.verbs.RegisteredMemory;
+import org.rpcrdma4j.verbs.Stag;
 import org.rpcrdma4j.verbs.VerbsException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -194,13 +196,13 @@ public final class RegisteredBufferPool implements AutoCloseable {
     private int addArena() throws VerbsException {
         int id = arenas.size();
         RegisteredArena arena;
-        java.nio.ByteBuffer memory = RegisteredArena.allocateAligned(config.arenaSize(), pageSize);
+        ByteBuffer memory = RegisteredArena.allocateAligned(config.arenaSize(), pageSize);
         RegisteredMemory region = pd.registerMemory(memory.duplicate().clear(), Access.LOCAL_WRITE);
         arena = new RegisteredArena(id, memory, pageSize, region);
         arenas.add(arena);
         used.add(new long[(pagesPerArena + 63) / 64]);
         LOG.debug("registered arena {} ({} bytes), lkey {}", id, config.arenaSize(),
-                org.rpcrdma4j.verbs.Stag.toString(region.lkey()));
+                Stag.toString(region.lkey()));
         return id;
     }
 

@@ -15,7 +15,8 @@ import org.rpcrdma4j.verbs.WorkCompletion;
  * <ol>
  * <li>{@link #begin(int)} with the RPC's xid;</li>
  * <li>{@link #map(ScatterList, ChunkRole)} once per chunk; each call appends segments, read back with
- * {@link #handle(int)}, {@link #length(int)}, {@link #offset(int)} for the chunk lists;</li>
+ * {@link #handle(int)}, {@link #length(int)}, {@link #offset(int)} for the chunk lists. Map every chunk before
+ * step 3;</li>
  * <li>post {@link #linkAfterPending(SendWorkRequest)}: the pending REG_MR work requests (FRWR) followed by the
  * RPC's Send;</li>
  * <li>when the reply arrives, {@link #invalidate(WorkCompletion, InvalidationListener)}: true means every handle is

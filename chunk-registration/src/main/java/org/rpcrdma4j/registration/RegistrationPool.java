@@ -34,8 +34,8 @@ import org.slf4j.LoggerFactory;
  * pool.attach(qp);                                     // LOCAL_INV chains are posted here
  * registration = pool.newRegistration();               // once per request slot
  * </pre>
- * Threads: {@link #acquire handle taking} (inside {@link Registration#map}) is safe from any thread and is the only
- * place that blocks. {@link #attach}, {@link #onCompletion}, {@link #onDisconnect()} and the invalidation methods of
+ * Threads: taking handles (inside {@link Registration#map}) is safe from any thread and is the only place that
+ * blocks. {@link #attach}, {@link #onCompletion}, {@link #onDisconnect()} and the invalidation methods of
  * {@link Registration} belong to the connection's thread (the one that posts to the QP and polls the send CQ).
  * {@link #owns}, the gauges and the counters may be read anywhere.
  */
@@ -310,6 +310,7 @@ public final class RegistrationPool implements AutoCloseable {
         } finally {
             lock.unlock();
         }
+        ops.reset();
         for (Registration registration : registrations) {
             if (registration.state() == Registration.State.INVALIDATING) {
                 registration.abandonForReset();

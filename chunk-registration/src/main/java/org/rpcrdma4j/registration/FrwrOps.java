@@ -60,9 +60,12 @@ final class FrwrOps implements MemRegOps {
         int covered = MemRegOps.run(list, from, n, depth, true);
         PageList pages = mr.pageList.clear();
         long length = 0;
+        RegisteredArena[] arenas = list.arenas;
+        int[] pageIndex = list.pages;
+        int[] lengths = list.lengths;
         for (int i = from; i < from + covered; i++) {
-            pages.add(list.arena(i).page(list.page(i)));
-            length += list.length(i);
+            pages.add(arenas[i].page(pageIndex[i]));
+            length += lengths[i];
         }
         long iova = iova(registration.xid(), list.arenaOffset(from));
         pages.set(list.offsetInPage(from), length, iova);

@@ -58,13 +58,12 @@ interface MemRegOps {
      * a gap ({@link ScatterList#joins}) and at {@code maxPages}, one page per piece.
      */
     static int run(ScatterList list, int from, int n, int maxPages, boolean pageLists) {
-        int last = from;
-        int end = from + n;
-        int pages = 1;
-        while (last + 1 < end && pages < maxPages && list.joins(last, pageLists)) {
-            last++;
-            pages++;
+        boolean[] joins = pageLists ? list.joinsPageList : list.joinsContiguous;
+        int limit = from + Math.min(n, maxPages);
+        int next = from + 1;
+        while (next < limit && joins[next]) {
+            next++;
         }
-        return last - from + 1;
+        return next - from;
     }
 }

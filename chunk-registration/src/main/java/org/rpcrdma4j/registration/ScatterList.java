@@ -14,10 +14,15 @@ import java.util.Arrays;
  * list has been invalidated. Not thread-safe; reuse with {@link #clear()}. Allocation-free after construction.
  */
 public final class ScatterList {
-    private final RegisteredArena[] arenas;
-    private final int[] pages;
-    private final int[] offsets;
-    private final int[] lengths;
+    // package-private arrays: the strategies' per-page loops read them directly
+    final RegisteredArena[] arenas;
+    final int[] pages;
+    final int[] offsets;
+    final int[] lengths;
+    /** Piece i may follow piece i - 1 in one page list (both sides on page boundaries). */
+    final boolean[] joinsPageList;
+    /** Piece i continues piece i - 1 in memory, across a page boundary (one contiguous registration). */
+    final boolean[] joinsContiguous;
     private int count;
     private long length;
 
@@ -30,6 +35,8 @@ public final class ScatterList {
         pages = new int[maxPieces];
         offsets = new int[maxPieces];
         lengths = new int[maxPieces];
+        joinsPageList = new boolean[maxPieces];
+        joinsContiguous = new boolean[maxPieces];
     }
 
     /** Forgets every range. */
@@ -82,6 +89,9 @@ public final class ScatterList {
             if (continues(arena, page, inPage)) {
                 lengths[count - 1] += take;
             } else {
+                boolean boundary = count > 0 && inPage == 0 && endsOnPage(count - 1);
+                joinsPageList[count] = boundary;
+                joinsContiguous[count] = boundary && arenas[count - 1] == arena && pages[count - 1] + 1 == page;
                 arenas[count] = arena;
                 pages[count] = page;
                 offsets[count] = inPage;
@@ -158,11 +168,7 @@ public final class ScatterList {
      * they are also consecutive pages of the same arena (byte-contiguous memory).
      */
     boolean joins(int piece, boolean pageLists) {
-        int next = piece + 1;
-        if (!endsOnPage(piece) || offsets[next] != 0) {
-            return false;
-        }
-        return pageLists || (arenas[next] == arenas[piece] && pages[next] == pages[piece] + 1);
+        return pageLists ? joinsPageList[piece + 1] : joinsContiguous[piece + 1];
     }
 
     private void check(int piece) {

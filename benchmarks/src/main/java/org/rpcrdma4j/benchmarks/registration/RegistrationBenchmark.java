@@ -12,6 +12,7 @@ import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
@@ -83,14 +84,20 @@ public class RegistrationBenchmark {
     private final WorkCompletion[] batch = {new WorkCompletion(), new WorkCompletion(), new WorkCompletion(),
         new WorkCompletion()};
     private final Done done = new Done();
+    private final Registration[] pipeline = new Registration[BATCH];
     private int xid;
+
+    /** RPCs in flight per invocation of {@link #pipelined()}. */
+    static final int BATCH = 16;
 
     static final class Done implements InvalidationListener {
         boolean fired;
+        int count;
 
         @Override
         public void onInvalidated(Registration registration) {
             fired = true;
+            count++;
         }
     }
 
@@ -100,7 +107,8 @@ public class RegistrationBenchmark {
         pd = device.allocProtectionDomain();
         peerPd = device.allocProtectionDomain();
         buffers = RegisteredBufferPool.create(pd, new BufferPoolConfig(4 << 20, 1, 1, Duration.ofSeconds(10)));
-        pool = RegistrationPool.create(pd, RegistrationConfig.defaults(4).withMode(RegistrationMode.valueOf(mode)));
+        pool = RegistrationPool.create(pd, RegistrationConfig.defaults(BATCH)
+                .withMode(RegistrationMode.valueOf(mode)));
         deviceCq = device.createCompletionQueue(4096);
         cq = pool.wrap(deviceCq);
         peerCq = device.createCompletionQueue(256);
@@ -118,6 +126,9 @@ public class RegistrationBenchmark {
                 event -> { }).get(30, TimeUnit.SECONDS);
         pool.attach(qp);
         registration = pool.newRegistration();
+        for (int i = 0; i < BATCH; i++) {
+            pipeline[i] = pool.newRegistration();
+        }
         buffer = buffers.allocate(size);
         list = new ScatterList(size / 4096 + 1).add(buffer, 0, size);
     }
@@ -143,7 +154,47 @@ public class RegistrationBenchmark {
                 }
             }
             done.fired = false;
+            done.count = 0;
         }
+        return segments;
+    }
+
+    /**
+     * {@value #BATCH} RPCs at once: map and post all, invalidate all, then wait for every invalidation. The device's
+     * completion latency is paid once per batch, so the time per operation approaches the CPU cost of one RPC's
+     * registration (both threads of the device and of the benchmark included).
+     */
+    @Benchmark
+    @OperationsPerInvocation(BATCH)
+    public int pipelined() throws Exception {
+        int segments = 0;
+        for (Registration r : pipeline) {
+            r.begin(xid++);
+            segments += r.map(list, ChunkRole.READ_CHUNK_SOURCE);
+            SendWorkRequest chain = r.pendingChain();
+            if (chain != null) {
+                qp.postSend(chain);
+            }
+        }
+        int pending = 0;
+        for (Registration r : pipeline) {
+            if (!r.invalidate(done)) {
+                pending++;
+            }
+        }
+        while (done.count < pending) {
+            int n = cq.poll(batch);
+            for (int i = 0; i < n; i++) {
+                if (pool.owns(batch[i].wrId)) {
+                    pool.onCompletion(batch[i]);
+                }
+            }
+            if (n == 0) {
+                Thread.onSpinWait();
+            }
+        }
+        done.count = 0;
+        done.fired = false;
         return segments;
     }
 

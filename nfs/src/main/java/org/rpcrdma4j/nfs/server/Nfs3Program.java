@@ -26,7 +26,7 @@ import org.rpcrdma4j.nfs.server.ExportTable.Target;
 import org.rpcrdma4j.nfs.vfs.DirectoryPage;
 import org.rpcrdma4j.nfs.vfs.ReadResult;
 import org.rpcrdma4j.nfs.vfs.Vfs;
-import org.rpcrdma4j.nfs.vfs.VfsObject;
+import org.rpcrdma4j.nfs.NfsObject;
 import org.rpcrdma4j.nfs.vfs.WriteResult;
 import org.rpcrdma4j.nfs.xdr.*;
 import org.slf4j.Logger;
@@ -174,7 +174,7 @@ public final class Nfs3Program implements RpcDispatchable {
         LookupRes res = new LookupRes();
         res.status = run("LOOKUP", () -> {
             Target t = target(args.dir);
-            VfsObject o = t.export().vfs().lookup(t.fh(), args.name);
+            NfsObject o = t.export().vfs().lookup(t.fh(), args.name);
             res.object = t.export().wrap(o.handle());
             res.objectAttributes = o.attributes();
         });
@@ -326,7 +326,7 @@ public final class Nfs3Program implements RpcDispatchable {
         call.reply(res);
     }
 
-    private void created(NewObjectRes res, Target dir, VfsObject o) {
+    private void created(NewObjectRes res, Target dir, NfsObject o) {
         res.object = dir.export().wrap(o.handle());
         res.attributes = o.attributes();
     }

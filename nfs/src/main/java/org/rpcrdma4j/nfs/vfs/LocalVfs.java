@@ -32,6 +32,7 @@ import org.rpcrdma4j.nfs.FileType;
 import org.rpcrdma4j.nfs.FsStat;
 import org.rpcrdma4j.nfs.Nfs3Status;
 import org.rpcrdma4j.nfs.NfsException;
+import org.rpcrdma4j.nfs.NfsObject;
 import org.rpcrdma4j.nfs.NfsTime;
 import org.rpcrdma4j.nfs.SetAttributes;
 import org.rpcrdma4j.nfs.StableHow;
@@ -219,11 +220,11 @@ public final class LocalVfs implements Vfs {
         return NfsTime.of(t.toInstant());
     }
 
-    private VfsObject record(Path child, FileKey parent, String name) throws IOException {
+    private NfsObject record(Path child, FileKey parent, String name) throws IOException {
         FileAttributes a = attributes(child);
         FileKey key = new FileKey(a.fsid(), a.fileid());
         index.record(key, parent, name);
-        return new VfsObject(handleOf(key), a);
+        return new NfsObject(handleOf(key), a);
     }
 
     private void apply(Path p, FileAttributes current, SetAttributes s) throws IOException {
@@ -312,17 +313,17 @@ public final class LocalVfs implements Vfs {
     }
 
     @Override
-    public VfsObject lookup(FileHandle dirFh, String name) throws NfsException {
+    public NfsObject lookup(FileHandle dirFh, String name) throws NfsException {
         Path dir = dirPath(dirFh);
         VfsNames.checkLookup(name);
         try {
             if (".".equals(name)) {
-                return new VfsObject(dirFh, attributes(dir));
+                return new NfsObject(dirFh, attributes(dir));
             }
             if ("..".equals(name)) {
                 Path parent = dir.equals(root) ? root : dir.getParent();
                 FileKey key = LocalHandleIndex.keyOf(parent);
-                return new VfsObject(handleOf(key), attributes(parent));
+                return new NfsObject(handleOf(key), attributes(parent));
             }
             return record(dir.resolve(name), LocalHandleIndex.keyOf(dir), name);
         } catch (IOException e) {
@@ -397,7 +398,7 @@ public final class LocalVfs implements Vfs {
     }
 
     @Override
-    public VfsObject create(FileHandle dirFh, String name, CreateMode mode, SetAttributes attributes, long verifier)
+    public NfsObject create(FileHandle dirFh, String name, CreateMode mode, SetAttributes attributes, long verifier)
             throws NfsException {
         Path dir = dirPath(dirFh);
         VfsNames.checkEntry(name, true);
@@ -434,7 +435,7 @@ public final class LocalVfs implements Vfs {
     }
 
     @Override
-    public VfsObject mkdir(FileHandle dirFh, String name, SetAttributes attributes) throws NfsException {
+    public NfsObject mkdir(FileHandle dirFh, String name, SetAttributes attributes) throws NfsException {
         Path dir = dirPath(dirFh);
         VfsNames.checkEntry(name, true);
         Path child = dir.resolve(name);
@@ -451,7 +452,7 @@ public final class LocalVfs implements Vfs {
     }
 
     @Override
-    public VfsObject symlink(FileHandle dirFh, String name, String target, SetAttributes attributes)
+    public NfsObject symlink(FileHandle dirFh, String name, String target, SetAttributes attributes)
             throws NfsException {
         Path dir = dirPath(dirFh);
         VfsNames.checkEntry(name, true);
@@ -560,7 +561,7 @@ public final class LocalVfs implements Vfs {
                 String name = names.get(i);
                 last = i + 3L;
                 try {
-                    VfsObject o = record(dir.resolve(name), dirKey, name);
+                    NfsObject o = record(dir.resolve(name), dirKey, name);
                     entries.add(new DirEntry(o.attributes().fileid(), name, i + 3L, o.attributes(), o.handle()));
                 } catch (IOException vanished) {
                     // removed while listing: leave it out

@@ -16,6 +16,7 @@ import org.rpcrdma4j.nfs.FileType;
 import org.rpcrdma4j.nfs.FsStat;
 import org.rpcrdma4j.nfs.Nfs3Status;
 import org.rpcrdma4j.nfs.NfsException;
+import org.rpcrdma4j.nfs.NfsObject;
 import org.rpcrdma4j.nfs.NfsTime;
 import org.rpcrdma4j.nfs.SetAttributes;
 import org.rpcrdma4j.nfs.StableHow;
@@ -163,8 +164,8 @@ public final class MemoryVfs implements Vfs {
                 n.atime, n.mtime, n.ctime);
     }
 
-    private VfsObject object(Node n) {
-        return new VfsObject(handleOf(n), attributes(n));
+    private NfsObject object(Node n) {
+        return new NfsObject(handleOf(n), attributes(n));
     }
 
     private void apply(Node n, SetAttributes s) throws NfsException {
@@ -247,7 +248,7 @@ public final class MemoryVfs implements Vfs {
     }
 
     @Override
-    public VfsObject lookup(FileHandle dirFh, String name) throws NfsException {
+    public NfsObject lookup(FileHandle dirFh, String name) throws NfsException {
         lock.readLock().lock();
         try {
             Node dir = dir(dirFh);
@@ -342,7 +343,7 @@ public final class MemoryVfs implements Vfs {
     }
 
     @Override
-    public VfsObject create(FileHandle dirFh, String name, CreateMode mode, SetAttributes attributes, long verifier)
+    public NfsObject create(FileHandle dirFh, String name, CreateMode mode, SetAttributes attributes, long verifier)
             throws NfsException {
         lock.writeLock().lock();
         try {
@@ -381,7 +382,7 @@ public final class MemoryVfs implements Vfs {
     }
 
     @Override
-    public VfsObject mkdir(FileHandle dirFh, String name, SetAttributes attributes) throws NfsException {
+    public NfsObject mkdir(FileHandle dirFh, String name, SetAttributes attributes) throws NfsException {
         lock.writeLock().lock();
         try {
             Node dir = dir(dirFh);
@@ -399,7 +400,7 @@ public final class MemoryVfs implements Vfs {
     }
 
     @Override
-    public VfsObject symlink(FileHandle dirFh, String name, String target, SetAttributes attributes)
+    public NfsObject symlink(FileHandle dirFh, String name, String target, SetAttributes attributes)
             throws NfsException {
         lock.writeLock().lock();
         try {

@@ -6,6 +6,7 @@ import org.rpcrdma4j.nfs.FileAttributes;
 import org.rpcrdma4j.nfs.FileHandle;
 import org.rpcrdma4j.nfs.FsStat;
 import org.rpcrdma4j.nfs.NfsException;
+import org.rpcrdma4j.nfs.NfsObject;
 import org.rpcrdma4j.nfs.NfsTime;
 import org.rpcrdma4j.nfs.SetAttributes;
 import org.rpcrdma4j.nfs.StableHow;
@@ -42,7 +43,7 @@ public interface Vfs extends AutoCloseable {
     FileAttributes setattr(FileHandle fh, SetAttributes attributes, NfsTime guardCtime) throws NfsException;
 
     /** Finds {@code name} in {@code dir}; "." is the directory, ".." its parent (the root's parent is the root). */
-    VfsObject lookup(FileHandle dir, String name) throws NfsException;
+    NfsObject lookup(FileHandle dir, String name) throws NfsException;
 
     /** The contents of a symbolic link, unresolved. */
     String readlink(FileHandle fh) throws NfsException;
@@ -67,12 +68,12 @@ public interface Vfs extends AutoCloseable {
      * @param verifier for {@link CreateMode#EXCLUSIVE}: an existing file created with the same verifier is
      *                 returned rather than {@code NFS3ERR_EXIST}
      */
-    VfsObject create(FileHandle dir, String name, CreateMode mode, SetAttributes attributes, long verifier)
+    NfsObject create(FileHandle dir, String name, CreateMode mode, SetAttributes attributes, long verifier)
             throws NfsException;
 
-    VfsObject mkdir(FileHandle dir, String name, SetAttributes attributes) throws NfsException;
+    NfsObject mkdir(FileHandle dir, String name, SetAttributes attributes) throws NfsException;
 
-    VfsObject symlink(FileHandle dir, String name, String target, SetAttributes attributes) throws NfsException;
+    NfsObject symlink(FileHandle dir, String name, String target, SetAttributes attributes) throws NfsException;
 
     /** Removes a non-directory ({@code NFS3ERR_ISDIR} for a directory). */
     void remove(FileHandle dir, String name) throws NfsException;

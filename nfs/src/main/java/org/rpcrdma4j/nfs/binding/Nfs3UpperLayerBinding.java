@@ -69,7 +69,7 @@ public final class Nfs3UpperLayerBinding implements UpperLayerBinding {
             case Nfs3.SYMLINK -> {
                 c = CURSOR.get().wrap(args);
                 skipFileHandle(c);
-                c.skipVariableOpaque(Nfs3.DECODE_MAX_NAME);
+                skipOpaque(c, Nfs3.DECODE_MAX_NAME, "filename3");
                 skipSattr(c);
                 return locateOpaque(c, Nfs3.DECODE_MAX_PATH, true, out);
             }
@@ -167,21 +167,37 @@ public final class Nfs3UpperLayerBinding implements UpperLayerBinding {
 
     private static boolean locateOpaque(XdrCursor c, int max, boolean bytesInline, DataItem out)
             throws XdrFormatException {
-        long length = c.readUnsignedInt();
-        if (length > max) {
-            throw new XdrFormatException("data item of " + length + " bytes exceeds its bound " + max,
-                    c.offset() - 4);
-        }
+        int length = readLength(c, max, "data item");
         int offset = c.offset();
         if (bytesInline) {
-            c.skipOpaque(length);
+            c.skip(padded(length));
         }
         out.set(offset, length);
         return true;
     }
 
+    /**
+     * Skips a variable-length opaque of at most {@code max} bytes. (Not {@link XdrCursor#skipVariableOpaque}: that
+     * builds its error message on every call, and the binding must not allocate.)
+     */
+    private static void skipOpaque(XdrCursor c, int max, String what) throws XdrFormatException {
+        c.skip(padded(readLength(c, max, what)));
+    }
+
+    private static int readLength(XdrCursor c, int max, String what) throws XdrFormatException {
+        long length = c.readUnsignedInt();
+        if (length > max) {
+            throw new XdrFormatException(what + " of " + length + " bytes exceeds its bound " + max, c.offset() - 4);
+        }
+        return (int) length;
+    }
+
+    private static int padded(int length) {
+        return (length + 3) & ~3;
+    }
+
     private static void skipFileHandle(XdrCursor c) throws XdrFormatException {
-        c.skipVariableOpaque(Nfs3.FHSIZE);
+        skipOpaque(c, Nfs3.FHSIZE, "nfs_fh3");
     }
 
     private static void skipPostOpAttr(XdrCursor c) throws XdrFormatException {

@@ -147,18 +147,34 @@ public final class LocalVfs implements Vfs {
         return new FileKey(getLong(b, 2), getLong(b, 10));
     }
 
-    /** The path of a handle's object, verified to be that object. */
+    /**
+     * The path of a handle's object, verified to be that object and to be reached from the root without a symbolic
+     * link in between (the last component is never followed by any use of the path).
+     */
     private Path path(FileHandle fh) throws NfsException {
         FileKey key = keyOf(fh);
         Path p = index.pathOf(key);
-        if (p != null && key.equals(LocalHandleIndex.keyOrNull(p))) {
+        if (p != null && key.equals(LocalHandleIndex.keyOrNull(p)) && reachedDirectly(p)) {
             return p;
         }
         p = index.rebuild(key);
-        if (p == null) {
+        if (p == null || !reachedDirectly(p)) {
             throw new NfsException(Nfs3Status.NFS3ERR_STALE, "no longer in the export");
         }
         return p;
+    }
+
+    /** Whether no component of {@code p} but the last is a symbolic link (its parent is its own real path). */
+    private boolean reachedDirectly(Path p) {
+        if (p.equals(root)) {
+            return true;
+        }
+        try {
+            Path parent = p.getParent();
+            return parent.toRealPath().equals(parent);
+        } catch (IOException e) {
+            return false;
+        }
     }
 
     /** The path of a directory handle, checked to be a directory reached without symbolic links. */

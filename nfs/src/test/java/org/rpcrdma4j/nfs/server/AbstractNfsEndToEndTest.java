@@ -159,6 +159,25 @@ public abstract class AbstractNfsEndToEndTest {
         assertThat(nfs.read(fh, 0, small).count()).isEqualTo(5);
         assertThat(small.array()).isEqualTo(java.util.Arrays.copyOf(a, 5));
         assertThat(nfs.commit(fh, 0, 0)).isEqualTo(w.verifier());
+
+        // beyond the server's wtmax/rtmax (1 MiB): a short write and a short read, which the client reports
+        FileHandle big = nfs.createFile(d + "/big");
+        byte[] data = Bytes.random((1 << 20) + 4096, 2);
+        ByteBuf src = Unpooled.wrappedBuffer(data);
+        assertThat(nfs.write(big, 0, src, StableHow.FILE_SYNC).count()).isEqualTo(1 << 20);
+        assertThat(src.readableBytes()).isEqualTo(data.length); // borrowed, not consumed
+        ByteBuf rest = src.slice(1 << 20, 4096);
+        assertThat(nfs.write(big, 1 << 20, rest, StableHow.FILE_SYNC).count()).isEqualTo(4096);
+        ByteBuf all = Unpooled.buffer(2 << 20);
+        ReadReply first = nfs.read(big, 0, all);
+        assertThat(first.count()).isEqualTo(1 << 20);
+        assertThat(first.eof()).isFalse();
+        ReadReply second = nfs.read(big, 1 << 20, all);
+        assertThat(second.count()).isEqualTo(4096);
+        assertThat(second.eof()).isTrue();
+        byte[] got = new byte[all.readableBytes()];
+        all.readBytes(got);
+        assertThat(got).isEqualTo(data);
     }
 
     // ---- directories ----

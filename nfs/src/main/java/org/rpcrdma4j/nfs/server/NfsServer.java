@@ -143,7 +143,8 @@ public final class NfsServer implements AutoCloseable {
             portmapSvc = null;
         }
         if (svc != null) {
-            svc.stop();
+            svc.stop(1, TimeUnit.SECONDS); // waits until the listening socket is closed, so the port can be reused
+            svc.stop(); // and the reply queue's and workers' threads end
             svc = null;
         }
     }

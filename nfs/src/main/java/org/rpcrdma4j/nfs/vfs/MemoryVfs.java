@@ -23,7 +23,7 @@ import org.rpcrdma4j.nfs.StableHow;
 
 /**
  * A {@link Vfs} held in memory: for tests and demos. Everything lives as long as the instance; its handles
- * ({@code 'M'}, an 8-byte instance id, an 8-byte file id) are {@code NFS3ERR_STALE} for any other instance, as after
+ * ({@code 'M'}, an 8-byte instance id, an 8-byte file id, an 8-byte check word) are {@code NFS3ERR_STALE} for any other instance, as after
  * a server restart. Writes are kept as asked for ({@code committed} echoes the request) and survive until the
  * instance is dropped, so COMMIT has nothing to do. Storage is capped ({@code NFS3ERR_NOSPC} beyond
  * {@code capacityBytes}).
@@ -32,7 +32,7 @@ import org.rpcrdma4j.nfs.StableHow;
  */
 public final class MemoryVfs implements Vfs {
     private static final byte MAGIC = 'M';
-    private static final int HANDLE_SIZE = 17;
+    private static final int HANDLE_SIZE = 25;
     private static final long FSID = 0x6d656d6673L;
 
     private final long capacityBytes;
@@ -109,6 +109,7 @@ public final class MemoryVfs implements Vfs {
         b[0] = MAGIC;
         putLong(b, 1, instanceId);
         putLong(b, 9, n.fileid);
+        putLong(b, 17, check(n.fileid));
         return FileHandle.wrap(b);
     }
 
@@ -119,6 +120,9 @@ public final class MemoryVfs implements Vfs {
         }
         if (getLong(b, 1) != instanceId) {
             throw new NfsException(Nfs3Status.NFS3ERR_STALE, "handle of an earlier instance");
+        }
+        if (getLong(b, 17) != check(getLong(b, 9))) {
+            throw new NfsException(Nfs3Status.NFS3ERR_BADHANDLE, "handle fails its check");
         }
         Node n = nodes.get(getLong(b, 9));
         if (n == null) {
@@ -133,6 +137,17 @@ public final class MemoryVfs implements Vfs {
             throw new NfsException(Nfs3Status.NFS3ERR_NOTDIR, "not a directory");
         }
         return n;
+    }
+
+    /**
+     * A check word over the instance and the file id (a bijective mix of their XOR), so that a damaged handle never
+     * names another object: any change to either changes the expected word.
+     */
+    private long check(long fileid) {
+        long z = instanceId ^ fileid;
+        z = (z ^ (z >>> 30)) * 0xbf58476d1ce4e5b9L;
+        z = (z ^ (z >>> 27)) * 0x94d049bb133111ebL;
+        return z ^ (z >>> 31);
     }
 
     private static void putLong(byte[] b, int at, long v) {

@@ -44,7 +44,23 @@ class ServerRestartTest {
     }
 
     private void start(Vfs vfs, int port) throws IOException {
-        server = NfsServer.builder().bindAddress("127.0.0.1").port(port).export("/export", vfs).build().start();
+        for (int attempt = 0; ; attempt++) {
+            try {
+                server = NfsServer.builder().bindAddress("127.0.0.1").port(port).export("/export", vfs).build()
+                        .start();
+                return;
+            } catch (java.net.BindException e) {
+                if (port == 0 || attempt >= 100) { // the old listener's socket may close a moment after stop
+                    throw e;
+                }
+                try {
+                    Thread.sleep(50);
+                } catch (InterruptedException ie) {
+                    Thread.currentThread().interrupt();
+                    throw e;
+                }
+            }
+        }
     }
 
     private void restart(Vfs vfs) throws IOException {

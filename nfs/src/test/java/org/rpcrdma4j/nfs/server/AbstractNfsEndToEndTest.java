@@ -175,9 +175,9 @@ public abstract class AbstractNfsEndToEndTest {
         ReadReply second = nfs.read(big, 1 << 20, all);
         assertThat(second.count()).isEqualTo(4096);
         assertThat(second.eof()).isTrue();
-        byte[] got = new byte[all.readableBytes()];
-        all.readBytes(got);
-        assertThat(got).isEqualTo(data);
+        byte[] whole = new byte[all.readableBytes()];
+        all.readBytes(whole);
+        assertThat(whole).isEqualTo(data);
     }
 
     // ---- directories ----

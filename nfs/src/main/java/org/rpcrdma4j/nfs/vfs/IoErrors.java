@@ -8,7 +8,6 @@ import java.nio.file.FileSystemException;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.NotDirectoryException;
 import java.nio.file.NotLinkException;
-import java.nio.file.ReadOnlyFileSystemException;
 import org.rpcrdma4j.nfs.Nfs3Status;
 import org.rpcrdma4j.nfs.NfsException;
 
@@ -40,10 +39,6 @@ final class IoErrors {
             status = Nfs3Status.NFS3ERR_IO;
         }
         return new NfsException(status, what + ": " + e.getMessage(), e);
-    }
-
-    static NfsException readOnly(ReadOnlyFileSystemException e, String what) {
-        return new NfsException(Nfs3Status.NFS3ERR_ROFS, what, e);
     }
 
     private static Nfs3Status fromReason(String reason) {

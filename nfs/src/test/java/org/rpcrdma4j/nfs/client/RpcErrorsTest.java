@@ -117,6 +117,7 @@ class RpcErrorsTest {
     }
 
     @Test
+    @SuppressWarnings("try") // the transport is closed inside its try on purpose: pending calls must then fail
     void aServerThatNeverAnswersTimesOut() throws Exception {
         try (ServerSocket silent = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
             List<Socket> accepted = new ArrayList<>();

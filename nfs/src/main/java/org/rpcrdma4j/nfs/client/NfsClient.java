@@ -52,6 +52,7 @@ public final class NfsClient implements AutoCloseable {
     private final FileHandle root;
     private final ByteBufAllocator allocator = PooledByteBufAllocator.DEFAULT;
     private volatile FsInfo fsinfo;
+    private volatile boolean plusSupported = true;
 
     private NfsClient(NfsUrl url, NfsClientConfig config, DataTransport transport, FileHandle root) {
         this.url = url;
@@ -304,20 +305,27 @@ public final class NfsClient implements AutoCloseable {
     }
 
     /**
-     * Lists a directory with READDIRPLUS, falling back to READDIR when the server does not support it; a listing
+     * Lists a directory with READDIRPLUS, falling back to READDIR when the server does not support it
+     * ({@code NFS3ERR_NOTSUPP} or {@code PROC_UNAVAIL}; remembered for the mount); a listing
      * invalidated by a change (NFS3ERR_BAD_COOKIE) starts over, up to three times.
      */
     public List<DirEntry> list(FileHandle dir) throws IOException {
         for (int attempt = 0; ; attempt++) {
             try {
-                return listOnce(dir, true);
+                return listOnce(dir, plusSupported);
             } catch (NfsException e) {
-                if (e.status() == Nfs3Status.NFS3ERR_NOTSUPP) {
-                    return listOnce(dir, false);
+                if (e.status() == Nfs3Status.NFS3ERR_NOTSUPP && plusSupported) {
+                    plusSupported = false; // remembered: this server does not do READDIRPLUS
+                    continue;
                 }
                 if (e.status() != Nfs3Status.NFS3ERR_BAD_COOKIE || attempt >= 3) {
                     throw e;
                 }
+            } catch (RpcNotAcceptedException e) {
+                if (e.acceptStatus() != AcceptStatus.PROC_UNAVAIL || !plusSupported) {
+                    throw e;
+                }
+                plusSupported = false;
             }
         }
     }

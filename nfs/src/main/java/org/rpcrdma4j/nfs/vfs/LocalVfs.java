@@ -53,7 +53,11 @@ import org.rpcrdma4j.nfs.vfs.LocalHandleIndex.FileKey;
  * <b>Confinement.</b> Paths are built only from the root downwards from checked names ({@link VfsNames}: one
  * component, never "." or ".." except in LOOKUP, where ".." at the root is the root); symbolic links are never
  * followed (every call uses {@code NOFOLLOW_LINKS}, reads and writes open with {@code O_NOFOLLOW}); before a directory
- * is used its real path must equal the path the index gave, so a directory swapped for a symbolic link is refused.
+ * is used its real path must equal the path the index gave, and the parent of every object a handle names must be
+ * its own real path, so a directory (or any directory above an object) swapped for a symbolic link is refused
+ * ({@code NFS3ERR_STALE}). The JDK offers no {@code openat}/{@code O_BENEATH}: a swap racing between that check and
+ * the use of the path is not caught. Only someone with access to the server's file system (or a client racing
+ * RENAMEs against other calls) could attempt it.
  * <p>
  * <b>Durability.</b> UNSTABLE writes go to the page cache; DATA_SYNC and FILE_SYNC writes and COMMIT force the file
  * ({@link FileChannel#force}). The write verifier is drawn at random when the instance is made, so it changes when a

@@ -18,7 +18,11 @@ public interface Agent {
      */
     int doWork(long nowNanos);
 
-    /** The earliest {@link System#nanoTime()} at which the agent wants to run again even if not woken; {@link Long#MAX_VALUE} for none. */
+    /**
+     * The earliest {@link System#nanoTime()} at which the agent wants to run again even if not woken;
+     * {@link Long#MAX_VALUE} for none. Read by the runner after each round; an agent whose deadline is moved earlier
+     * by another thread must {@link AgentRunner#wake()} its runner.
+     */
     long nextDeadlineNanos();
 
     /** Called on the runner's thread when the agent is removed or the runner stops. */

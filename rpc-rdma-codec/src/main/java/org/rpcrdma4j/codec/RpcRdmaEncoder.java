@@ -49,9 +49,10 @@ public final class RpcRdmaEncoder {
                 int length = FIXED_HEADER_LENGTH
                         + header.readSegmentCount() * READ_LIST_ENTRY_LENGTH + WORD
                         + header.writeChunkCount() * CHUNK_PREFIX_LENGTH
-                        + header.totalWriteSegmentCount() * SEGMENT_LENGTH + WORD;
+                        + header.totalWriteSegmentCount() * SEGMENT_LENGTH + WORD
+                        + WORD;
                 if (header.hasReplyChunk()) {
-                    length += CHUNK_PREFIX_LENGTH - WORD + header.replySegmentCount() * SEGMENT_LENGTH;
+                    length += WORD + header.replySegmentCount() * SEGMENT_LENGTH;
                 }
                 return length;
             case RDMA_ERROR:

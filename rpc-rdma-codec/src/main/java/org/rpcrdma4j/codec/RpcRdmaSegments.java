@@ -37,6 +37,11 @@ final class RpcRdmaSegments {
         return count;
     }
 
+    /** Current array length (tests use it to show that nothing grew). */
+    int capacity() {
+        return handle.length;
+    }
+
     void clear() {
         count = 0;
     }

@@ -46,6 +46,9 @@ import io.netty.buffer.ByteBuf;
  */
 public final class RpcRdmaDecoder {
 
+    /** Stands for the Reply chunk where a Write chunk index is expected. */
+    private static final int REPLY_CHUNK = -1;
+
     private RpcRdmaDecoder() {
     }
 
@@ -187,8 +190,7 @@ public final class RpcRdmaDecoder {
                 throw new RpcRdmaDecodeException(Reason.TOO_MANY_WRITE_CHUNKS, Response.ERR_CHUNK, true, xid, p,
                         "more than " + limits.maxWriteChunks() + " Write chunks");
             }
-            int count = segmentCount(buffer, index, length, p + WORD, header, limits, xid, "Write chunk "
-                    + header.writeChunkCount());
+            int count = segmentCount(buffer, index, length, p + WORD, header, limits, xid, header.writeChunkCount());
             p += 2 * WORD;
             header.appendWriteChunk();
             p = readSegments(buffer, index + p, count, write) - index;
@@ -198,7 +200,7 @@ public final class RpcRdmaDecoder {
         int discriminator = discriminator(buffer, index, length, p, xid, "Reply chunk");
         p += WORD;
         if (discriminator == PRESENT) {
-            int count = segmentCount(buffer, index, length, p, header, limits, xid, "Reply chunk");
+            int count = segmentCount(buffer, index, length, p, header, limits, xid, REPLY_CHUNK);
             p += WORD;
             header.markReplyChunkPresent();
             p = readSegments(buffer, index + p, count, header.replySegments()) - index;
@@ -270,27 +272,27 @@ public final class RpcRdmaDecoder {
 
     /**
      * Reads the segment count of a Write or Reply chunk at {@code p} and checks it against the bytes that follow
-     * and the limits, before any array grows.
+     * and the limits, before any array grows. {@code chunk} is the Write chunk's index or {@link #REPLY_CHUNK}.
      */
     private static int segmentCount(ByteBuf buffer, int index, int length, int p, RpcRdmaHeader header,
-                                    RpcRdmaLimits limits, int xid, String chunk) throws RpcRdmaDecodeException {
+                                    RpcRdmaLimits limits, int xid, int chunk) throws RpcRdmaDecodeException {
         if (length - p < WORD) {
-            throw truncated(Response.ERR_CHUNK, xid, p, length, chunk + " segment count");
+            throw truncated(Response.ERR_CHUNK, xid, p, length, chunkName(chunk) + " segment count");
         }
         long count = Integer.toUnsignedLong(buffer.getInt(index + p));
         long remaining = length - p - WORD;
         if (count * SEGMENT_LENGTH > remaining) {
             throw new RpcRdmaDecodeException(Reason.COUNT_EXCEEDS_BUFFER, Response.ERR_CHUNK, true, xid, p,
-                    chunk + " claims " + count + " segments (" + count * SEGMENT_LENGTH + " bytes) but only "
+                    chunkName(chunk) + " claims " + count + " segments (" + count * SEGMENT_LENGTH + " bytes) but only "
                     + remaining + " bytes remain");
         }
         if (count > limits.maxSegmentsPerChunk()) {
             throw new RpcRdmaDecodeException(Reason.TOO_MANY_SEGMENTS_IN_CHUNK, Response.ERR_CHUNK, true, xid, p,
-                    chunk + " has " + count + " segments, more than " + limits.maxSegmentsPerChunk());
+                    chunkName(chunk) + " has " + count + " segments, more than " + limits.maxSegmentsPerChunk());
         }
         if (header.totalSegmentCount() + count > limits.maxSegments()) {
             throw new RpcRdmaDecodeException(Reason.TOO_MANY_SEGMENTS, Response.ERR_CHUNK, true, xid, p,
-                    chunk + " brings the header past " + limits.maxSegments() + " segments");
+                    chunkName(chunk) + " brings the header past " + limits.maxSegments() + " segments");
         }
         return (int) count;
     }
@@ -304,6 +306,10 @@ public final class RpcRdmaDecoder {
             s += SEGMENT_LENGTH;
         }
         return s;
+    }
+
+    private static String chunkName(int chunk) {
+        return chunk == REPLY_CHUNK ? "Reply chunk" : "Write chunk " + chunk;
     }
 
     private static RpcRdmaDecodeException truncated(Response response, int xid, int offset, int length, String what) {

@@ -35,7 +35,7 @@ import java.util.Objects;
  * Builder methods check what the decoder would refuse (misaligned or decreasing positions, limits) and throw
  * {@link IllegalArgumentException} or {@link IllegalStateException}.
  * <p>
- * Not thread-safe: one owner thread at a time.
+ * Not thread-safe: one owner thread at a time. That includes encoding, which uses scratch space inside the header.
  */
 public final class RpcRdmaHeader {
 
@@ -62,6 +62,9 @@ public final class RpcRdmaHeader {
     private RpcRdmaErrorCode errorCode;
     private int errorVersLow;
     private int errorVersHigh;
+
+    /** Scratch space the decoder reads from and the encoder writes into. */
+    private final RpcRdmaWire wire = new RpcRdmaWire();
 
     /** A header bounded by {@link RpcRdmaLimits#DEFAULT}. */
     public RpcRdmaHeader() {
@@ -695,6 +698,10 @@ public final class RpcRdmaHeader {
 
     // --------------------------------------------------------------------- package-private decoder fast path
 
+    RpcRdmaWire wire() {
+        return wire;
+    }
+
     RpcRdmaSegments readSegments() {
         return read;
     }
@@ -707,9 +714,27 @@ public final class RpcRdmaHeader {
         return reply;
     }
 
-    /** Index of the first segment of the last Read chunk; only when {@code readChunkCount() > 0}. */
-    int lastReadChunkStart() {
-        return readChunkStart[readChunkCount - 1];
+    /**
+     * Groups freshly decoded read segments into Read chunks (runs of one position).
+     *
+     * @return -1, or the index of the first segment that makes its chunk longer than {@code maxPerChunk}
+     */
+    int groupReadChunks(int maxPerChunk) {
+        int n = read.count();
+        ensureReadChunkCapacity(n);
+        int[] starts = readChunkStart;
+        int chunks = 0;
+        int chunkStart = 0;
+        for (int i = 0; i < n; i++) {
+            if (i == 0 || read.position(i) != read.position(i - 1)) {
+                chunkStart = i;
+                starts[chunks++] = i;
+            } else if (i - chunkStart >= maxPerChunk) {
+                return i;
+            }
+        }
+        readChunkCount = chunks;
+        return -1;
     }
 
     /** Index of the first segment of the last Write chunk; only when {@code writeChunkCount() > 0}. */

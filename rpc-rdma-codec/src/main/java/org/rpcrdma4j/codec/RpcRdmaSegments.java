@@ -81,6 +81,94 @@ final class RpcRdmaSegments {
         count = i + 1;
     }
 
+    /**
+     * Appends {@code n} segments laid out on the wire at offset {@code at} (handle, length, offset; 16 bytes each).
+     * The caller has checked {@code n} against the limits and the bytes available.
+     */
+    void decode(RpcRdmaWire wire, int at, int n) {
+        int start = count;
+        ensureCapacity(start + n);
+        int[] h = handle;
+        int[] len = length;
+        long[] off = offset;
+        int p = at;
+        for (int i = start, end = start + n; i < end; i++) {
+            long handleAndLength = wire.getLong(p);
+            h[i] = (int) (handleAndLength >>> 32);
+            len[i] = (int) handleAndLength;
+            off[i] = wire.getLong(p + 8);
+            p += RpcRdmaLayout.SEGMENT_LENGTH;
+        }
+        count = start + n;
+    }
+
+    /**
+     * Replaces the content with {@code n} Read list entries laid out on the wire at offset {@code at}
+     * (1, position, handle, length, offset; 24 bytes each), stopping at the first position that is not a multiple
+     * of 4 or is below the one before it. The caller has checked {@code n} against the limits and the bytes.
+     *
+     * @return -1, or the index of the refused entry (its position is stored, {@link #count()} is not updated)
+     */
+    int decodeReadEntries(RpcRdmaWire wire, int at, int n) {
+        ensureCapacity(n);
+        int[] pos = position;
+        int[] h = handle;
+        int[] len = length;
+        long[] off = offset;
+        int p = at + RpcRdmaLayout.WORD;
+        int previous = 0;
+        for (int i = 0; i < n; i++) {
+            int current = wire.getInt(p);
+            pos[i] = current;
+            if ((current & 3) != 0 || i > 0 && Integer.compareUnsigned(current, previous) < 0) {
+                return i;
+            }
+            long handleAndLength = wire.getLong(p + 4);
+            h[i] = (int) (handleAndLength >>> 32);
+            len[i] = (int) handleAndLength;
+            off[i] = wire.getLong(p + 12);
+            previous = current;
+            p += RpcRdmaLayout.READ_LIST_ENTRY_LENGTH;
+        }
+        count = n;
+        return -1;
+    }
+
+    /** Writes segments {@code [from, to)} to the wire at offset {@code at}; returns the offset after them. */
+    int encode(RpcRdmaWire wire, int at, int from, int to) {
+        int[] h = handle;
+        int[] len = length;
+        long[] off = offset;
+        int p = at;
+        for (int i = from; i < to; i++) {
+            wire.putLong(p, pair(h[i], len[i]));
+            wire.putLong(p + 8, off[i]);
+            p += RpcRdmaLayout.SEGMENT_LENGTH;
+        }
+        return p;
+    }
+
+    /** Writes every read segment as a Read list entry (1, position, segment) at {@code at}; returns the offset after. */
+    int encodeReadEntries(RpcRdmaWire wire, int at) {
+        int[] pos = position;
+        int[] h = handle;
+        int[] len = length;
+        long[] off = offset;
+        int p = at;
+        for (int i = 0, n = count; i < n; i++) {
+            wire.putLong(p, pair(RpcRdmaLayout.PRESENT, pos[i]));
+            wire.putLong(p + 8, pair(h[i], len[i]));
+            wire.putLong(p + 16, off[i]);
+            p += RpcRdmaLayout.READ_LIST_ENTRY_LENGTH;
+        }
+        return p;
+    }
+
+    /** Two XDR words as one big-endian long, {@code first} at the lower address; one store instead of two. */
+    private static long pair(int first, int second) {
+        return (long) first << 32 | second & 0xFFFFFFFFL;
+    }
+
     int position(int i) {
         return position[i];
     }

@@ -41,7 +41,9 @@ final class RpcRdmaWire {
         this.sourceIndex = index;
         this.length = length;
         this.copied = 0;
-        need(Math.min(length, FIRST_COPY));
+        // straight to copyIn, not through need(): need()'s branch should look cold to the JIT, so that the many
+        // places that call it stay small enough to inline
+        copyIn(Math.min(length, FIRST_COPY));
     }
 
     /** Ends a decode; the borrowed buffer is no longer referenced. */

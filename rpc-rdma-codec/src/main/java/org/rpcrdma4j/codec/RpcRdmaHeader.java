@@ -607,33 +607,8 @@ public final class RpcRdmaHeader {
      * @return that handle as an unsigned value, or -1 when the header names no handle or more than one
      */
     public long soleHandle() {
-        boolean found = false;
-        int handle = 0;
-        for (int i = 0; i < read.count(); i++) {
-            if (!found) {
-                handle = read.handle(i);
-                found = true;
-            } else if (read.handle(i) != handle) {
-                return -1;
-            }
-        }
-        for (int i = 0; i < write.count(); i++) {
-            if (!found) {
-                handle = write.handle(i);
-                found = true;
-            } else if (write.handle(i) != handle) {
-                return -1;
-            }
-        }
-        for (int i = 0; i < reply.count(); i++) {
-            if (!found) {
-                handle = reply.handle(i);
-                found = true;
-            } else if (reply.handle(i) != handle) {
-                return -1;
-            }
-        }
-        return found ? Integer.toUnsignedLong(handle) : -1;
+        long sole = reply.foldSoleHandle(write.foldSoleHandle(read.foldSoleHandle(RpcRdmaSegments.NO_HANDLE)));
+        return sole < 0 ? -1 : sole;
     }
 
     /**
@@ -735,11 +710,6 @@ public final class RpcRdmaHeader {
         }
         readChunkCount = chunks;
         return -1;
-    }
-
-    /** Index of the first segment of the last Write chunk; only when {@code writeChunkCount() > 0}. */
-    int lastWriteChunkStart() {
-        return writeChunkStart[writeChunkCount - 1];
     }
 
     /** Appends a read segment without checks; the caller has checked alignment, order and limits. */

@@ -46,11 +46,6 @@ final class RpcRdmaSegments {
         count = 0;
     }
 
-    /** Drops the segments from {@code newCount} on. */
-    void truncate(int newCount) {
-        count = newCount;
-    }
-
     /** Grows the arrays so that {@code needed} segments fit; the caller has checked {@code needed <= limit}. */
     void ensureCapacity(int needed) {
         int capacity = handle.length;
@@ -223,6 +218,28 @@ final class RpcRdmaSegments {
         System.arraycopy(other.length, 0, length, 0, n);
         System.arraycopy(other.offset, 0, offset, 0, n);
         count = n;
+    }
+
+    /** {@link #foldSoleHandle} state: no handle seen yet. */
+    static final long NO_HANDLE = -2;
+    /** {@link #foldSoleHandle} state: two distinct handles seen. */
+    static final long MANY_HANDLES = -1;
+
+    /**
+     * Folds this list's handles into {@code sole}: {@link #NO_HANDLE} before any handle, the one handle (unsigned)
+     * while all handles agree, {@link #MANY_HANDLES} once two differ.
+     */
+    long foldSoleHandle(long sole) {
+        long result = sole;
+        for (int i = 0; i < count && result != MANY_HANDLES; i++) {
+            long h = Integer.toUnsignedLong(handle[i]);
+            if (result == NO_HANDLE) {
+                result = h;
+            } else if (result != h) {
+                result = MANY_HANDLES;
+            }
+        }
+        return result;
     }
 
     boolean contentEquals(RpcRdmaSegments other) {

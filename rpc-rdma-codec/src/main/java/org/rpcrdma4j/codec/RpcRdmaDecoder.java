@@ -42,6 +42,11 @@ import io.netty.buffer.ByteBuf;
  *   <li>the limits of {@link RpcRdmaLimits}: read segments, Write chunks, segments per chunk, segments in all;</li>
  *   <li>RDMA_ERROR bodies: ERR_VERS (low, then high), ERR_CHUNK; any other code is refused.</li>
  * </ul>
+ * The answer each failure carries ({@link RpcRdmaDecodeException#response()}): fewer than 4 bytes, RDMA_DONE, and
+ * anything wrong with an RDMA_ERROR (of any version) are dropped, since there is no xid to answer or answering an
+ * error with an error can loop; another version is answered with ERR_VERS 1..1; everything else with ERR_CHUNK,
+ * as the Linux server does for short, malformed and unknown-procedure messages.
+ * <p>
  * Not checked here (they depend on direction and role, which the transport knows): whether a Call or a Reply may
  * carry a given list, whether the word after an RDMA_MSG header repeats the xid, and trailing bytes after an
  * RDMA_NOMSG or RDMA_ERROR header.
@@ -81,7 +86,8 @@ public final class RpcRdmaDecoder {
      * @return the header length in bytes
      * @throws RpcRdmaDecodeException    when the bytes are not an acceptable header
      * @throws IndexOutOfBoundsException when {@code index} and {@code length} do not lie inside the buffer's capacity
-     *                                   (a caller error, not a wire error)
+     *                                   (a caller error, not a wire error); likewise a released buffer raises
+     *                                   Netty's {@code IllegalReferenceCountException}
      */
     public static int decodeAt(ByteBuf buffer, int index, int length, RpcRdmaHeader header)
             throws RpcRdmaDecodeException {

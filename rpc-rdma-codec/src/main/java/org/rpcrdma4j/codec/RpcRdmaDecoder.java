@@ -265,23 +265,17 @@ public final class RpcRdmaDecoder {
         }
         // the discriminator check made every entry up to the terminator readable
         if (n > 0) {
-            int bad = header.readSegments().decodeReadEntries(w, start, n);
+            int bad = header.decodeReadEntries(w, start, n, limits.maxSegmentsPerChunk());
             if (bad >= 0) {
-                throw refusePosition(header, xid, start + bad * READ_LIST_ENTRY_LENGTH, bad);
-            }
-            bad = header.groupReadChunks(limits.maxSegmentsPerChunk());
-            if (bad >= 0) {
-                throw new RpcRdmaDecodeException(Reason.TOO_MANY_SEGMENTS_IN_CHUNK, Response.ERR_CHUNK, true, xid,
-                        start + bad * READ_LIST_ENTRY_LENGTH, "more than " + limits.maxSegmentsPerChunk()
-                        + " segments in the Read chunk at position "
-                        + Integer.toUnsignedString(header.readPosition(bad)));
+                throw refuseReadEntry(header, limits, xid, start + bad * READ_LIST_ENTRY_LENGTH, bad);
             }
         }
         return p + WORD;
     }
 
-    /** Read entry {@code i} at offset {@code p} has a misaligned or decreasing position. */
-    private static RpcRdmaDecodeException refusePosition(RpcRdmaHeader header, int xid, int p, int i) {
+    /** Read entry {@code i} at offset {@code p} was refused: a misplaced position or one segment too many. */
+    private static RpcRdmaDecodeException refuseReadEntry(RpcRdmaHeader header, RpcRdmaLimits limits, int xid, int p,
+                                                          int i) {
         RpcRdmaSegments read = header.readSegments();
         int position = read.position(i);
         String pos = Integer.toUnsignedString(position);
@@ -289,9 +283,13 @@ public final class RpcRdmaDecoder {
             return new RpcRdmaDecodeException(Reason.MISALIGNED_POSITION, Response.ERR_CHUNK, true, xid, p + WORD,
                     "read segment " + i + " position " + pos + " is not a multiple of 4");
         }
-        return new RpcRdmaDecodeException(Reason.DECREASING_POSITION, Response.ERR_CHUNK, true, xid, p + WORD,
-                "read segment " + i + " position " + pos + " is below the previous position "
-                + Integer.toUnsignedString(read.position(i - 1)));
+        if (i > 0 && Integer.compareUnsigned(position, read.position(i - 1)) < 0) {
+            return new RpcRdmaDecodeException(Reason.DECREASING_POSITION, Response.ERR_CHUNK, true, xid, p + WORD,
+                    "read segment " + i + " position " + pos + " is below the previous position "
+                    + Integer.toUnsignedString(read.position(i - 1)));
+        }
+        return new RpcRdmaDecodeException(Reason.TOO_MANY_SEGMENTS_IN_CHUNK, Response.ERR_CHUNK, true, xid, p,
+                "more than " + limits.maxSegmentsPerChunk() + " segments in the Read chunk at position " + pos);
     }
 
     /** Reads and checks the discriminator word at {@code p}: 0 or 1. */

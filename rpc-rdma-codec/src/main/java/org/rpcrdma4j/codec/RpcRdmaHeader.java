@@ -690,23 +690,16 @@ public final class RpcRdmaHeader {
     }
 
     /**
-     * Groups freshly decoded read segments into Read chunks (runs of one position).
+     * Decodes {@code n} Read list entries at offset {@code at} of {@code wire} and groups them into Read chunks; see
+     * {@link RpcRdmaSegments#decodeReadEntries}.
      *
-     * @return -1, or the index of the first segment that makes its chunk longer than {@code maxPerChunk}
+     * @return -1, or the index of the refused entry
      */
-    int groupReadChunks(int maxPerChunk) {
-        int n = read.count();
+    int decodeReadEntries(RpcRdmaWire wire, int at, int n, int maxPerChunk) {
         ensureReadChunkCapacity(n);
-        int[] starts = readChunkStart;
-        int chunks = 0;
-        int chunkStart = 0;
-        for (int i = 0; i < n; i++) {
-            if (i == 0 || read.position(i) != read.position(i - 1)) {
-                chunkStart = i;
-                starts[chunks++] = i;
-            } else if (i - chunkStart >= maxPerChunk) {
-                return i;
-            }
+        int chunks = read.decodeReadEntries(wire, at, n, readChunkStart, maxPerChunk);
+        if (chunks < 0) {
+            return -1 - chunks;
         }
         readChunkCount = chunks;
         return -1;

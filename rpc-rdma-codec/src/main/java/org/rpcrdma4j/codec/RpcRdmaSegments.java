@@ -114,24 +114,35 @@ final class RpcRdmaSegments {
 
     /**
      * Replaces the content with {@code n} Read list entries laid out on the wire at offset {@code at}
-     * (1, position, handle, length, offset; 24 bytes each), stopping at the first position that is not a multiple
-     * of 4 or is below the one before it. The caller has checked {@code n} against the limits and the bytes.
+     * (1, position, handle, length, offset; 24 bytes each) and records where each Read chunk (run of one position)
+     * starts. Stops at the first entry whose position is not a multiple of 4 or is below the one before it, or
+     * that makes its chunk longer than {@code maxPerChunk}. The caller has checked {@code n} against the limits and
+     * the bytes, and sized {@code chunkStarts} for {@code n} chunks.
      *
-     * @return -1, or the index of the refused entry (its position is stored, {@link #count()} is not updated)
+     * @return the number of Read chunks, or {@code -1 - i} when entry {@code i} is refused (its position is
+     *         stored, {@link #count()} is not updated)
      */
-    int decodeReadEntries(RpcRdmaWire wire, int at, int n) {
+    int decodeReadEntries(RpcRdmaWire wire, int at, int n, int[] chunkStarts, int maxPerChunk) {
         ensureCapacity(n);
         int[] pos = position;
         int[] h = handle;
         int[] len = length;
         long[] off = offset;
         int p = at + RpcRdmaLayout.WORD;
+        int chunks = 0;
+        int chunkStart = 0;
         int previous = 0;
         for (int i = 0; i < n; i++) {
             int current = wire.getInt(p);
             pos[i] = current;
-            if ((current & 3) != 0 || i > 0 && Integer.compareUnsigned(current, previous) < 0) {
-                return i;
+            if (i == 0 || current != previous) {
+                if ((current & 3) != 0 || i > 0 && Integer.compareUnsigned(current, previous) < 0) {
+                    return -1 - i;
+                }
+                chunkStart = i;
+                chunkStarts[chunks++] = i;
+            } else if (i - chunkStart >= maxPerChunk) {
+                return -1 - i;
             }
             long handleAndLength = wire.getLong(p + 4);
             h[i] = (int) (handleAndLength >>> 32);
@@ -141,7 +152,7 @@ final class RpcRdmaSegments {
             p += RpcRdmaLayout.READ_LIST_ENTRY_LENGTH;
         }
         count = n;
-        return -1;
+        return chunks;
     }
 
     /** Writes segments {@code [from, to)} to the wire at offset {@code at}; returns the offset after them. */

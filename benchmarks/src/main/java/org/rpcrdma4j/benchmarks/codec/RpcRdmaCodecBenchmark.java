@@ -82,7 +82,7 @@ public class RpcRdmaCodecBenchmark {
         return received.xid() + received.writeSegmentCount(1);
     }
 
-    /** The same for a one-segment header (60 bytes), the common case. */
+    /** The same for a one-segment header (52 bytes), the common case. */
     @Benchmark
     public int encodeDecodeSmall() throws RpcRdmaDecodeException {
         buffer.clear();

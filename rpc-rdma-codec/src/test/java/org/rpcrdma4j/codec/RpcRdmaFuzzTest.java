@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Timeout;
  */
 class RpcRdmaFuzzTest {
 
-    static final int MUTATED = 80_000;
+    static final int MUTATED = 60_000;
     static final int RANDOM = 40_000;
 
     private static final int[] INTERESTING_WORDS = {

@@ -261,46 +261,76 @@ public abstract class VerbsFixture {
 
     // ---------------------------------------------------------------- completions
 
+    /** Completions polled from a queue but not yet handed to the test, per queue. */
+    private final java.util.Map<CompletionQueue, Deque<WorkCompletion>> backlog = new java.util.IdentityHashMap<>();
+
+    private Deque<WorkCompletion> backlog(CompletionQueue cq) {
+        return backlog.computeIfAbsent(cq, q -> new ArrayDeque<>());
+    }
+
+    private void pollInto(CompletionQueue cq) {
+        WorkCompletion[] batch = new WorkCompletion[16];
+        for (int i = 0; i < batch.length; i++) {
+            batch[i] = new WorkCompletion();
+        }
+        int got;
+        while ((got = cq.poll(batch)) > 0) {
+            for (int i = 0; i < got; i++) {
+                backlog(cq).add(new WorkCompletion().copyFrom(batch[i]));
+            }
+        }
+    }
+
     /** Waits for one completion (hang guard {@link #WAIT}) and returns a copy. */
-    protected static WorkCompletion await(CompletionQueue cq) {
+    protected WorkCompletion await(CompletionQueue cq) {
         return awaitAll(cq, 1).get(0);
     }
 
     /** Waits for {@code n} completions and returns copies, oldest first. */
-    protected static List<WorkCompletion> awaitAll(CompletionQueue cq, int n) {
-        List<WorkCompletion> out = new ArrayList<>();
-        WorkCompletion[] batch = new WorkCompletion[Math.min(Math.max(n, 1), 64)];
-        for (int i = 0; i < batch.length; i++) {
-            batch[i] = new WorkCompletion();
-        }
+    protected List<WorkCompletion> awaitAll(CompletionQueue cq, int n) {
         long deadline = System.nanoTime() + WAIT.toNanos();
-        while (out.size() < n) {
-            int got = cq.poll(java.util.Arrays.copyOf(batch, Math.min(batch.length, n - out.size())));
-            if (got == 0) {
-                if (System.nanoTime() - deadline > 0) {
-                    fail("only " + out.size() + " of " + n + " completions within " + WAIT + ": " + out);
-                }
-                LockSupport.parkNanos(50_000);
-                continue;
+        Deque<WorkCompletion> pending = backlog(cq);
+        while (pending.size() < n) {
+            pollInto(cq);
+            if (pending.size() >= n) {
+                break;
             }
-            for (int i = 0; i < got; i++) {
-                out.add(new WorkCompletion().copyFrom(batch[i]));
+            if (System.nanoTime() - deadline > 0) {
+                fail("only " + pending.size() + " of " + n + " completions within " + WAIT + ": " + pending);
             }
+            LockSupport.parkNanos(50_000);
+        }
+        List<WorkCompletion> out = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            out.add(pending.poll());
         }
         return out;
     }
 
-    /** Polls once: whatever completions are there now. */
-    protected static List<WorkCompletion> drain(CompletionQueue cq) {
-        List<WorkCompletion> out = new ArrayList<>();
-        WorkCompletion[] batch = {new WorkCompletion(), new WorkCompletion(), new WorkCompletion(),
-            new WorkCompletion()};
-        int got;
-        while ((got = cq.poll(batch)) > 0) {
-            for (int i = 0; i < got; i++) {
-                out.add(new WorkCompletion().copyFrom(batch[i]));
+    /** Waits for the completion of {@code wrId}; completions before it are dropped, later ones kept. */
+    protected WorkCompletion awaitWrId(CompletionQueue cq, long wrId) {
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        Deque<WorkCompletion> pending = backlog(cq);
+        List<WorkCompletion> skipped = new ArrayList<>();
+        while (System.nanoTime() - deadline < 0) {
+            pollInto(cq);
+            while (!pending.isEmpty()) {
+                WorkCompletion wc = pending.poll();
+                if (wc.wrId == wrId) {
+                    return wc;
+                }
+                skipped.add(wc);
             }
+            LockSupport.parkNanos(50_000);
         }
+        throw new AssertionError("no completion of wr " + wrId + " within " + WAIT + "; seen " + skipped);
+    }
+
+    /** Whatever completions are there now. */
+    protected List<WorkCompletion> drain(CompletionQueue cq) {
+        pollInto(cq);
+        List<WorkCompletion> out = new ArrayList<>(backlog(cq));
+        backlog(cq).clear();
         return out;
     }
 
@@ -336,6 +366,69 @@ public abstract class VerbsFixture {
         SendWorkRequest wr = write(wrId, sink, offset, length, rkey, remoteAddress);
         wr.opcode = org.rpcrdma4j.verbs.Opcode.RDMA_READ;
         return wr;
+    }
+
+    /**
+     * A page list over {@code length} bytes of {@code memory} starting at {@code offset}: 4 KiB page views of a
+     * page-aligned direct buffer, mapped at {@code iova}.
+     */
+    protected static org.rpcrdma4j.verbs.PageList pageList(ByteBuffer alignedMemory, int offset, int length,
+                                                           long iova) {
+        int pageSize = org.rpcrdma4j.verbs.PageList.DEFAULT_PAGE_SIZE;
+        int first = offset / pageSize;
+        int last = (offset + Math.max(length, 1) - 1) / pageSize;
+        org.rpcrdma4j.verbs.PageList list = new org.rpcrdma4j.verbs.PageList(last - first + 1);
+        for (int p = first; p <= last; p++) {
+            list.add(alignedMemory.slice(p * pageSize, pageSize));
+        }
+        return list.set(offset % pageSize, length, iova);
+    }
+
+    /** A page-aligned direct buffer of {@code pages} 4 KiB pages. */
+    protected static ByteBuffer pages(int pages) {
+        return ByteBuffer.allocateDirect((pages + 1) * 4096).alignedSlice(4096).limit(pages * 4096).slice();
+    }
+
+    /** A signaled REG_MR request mapping {@code list} on {@code mr} with the next key. */
+    protected static SendWorkRequest fastRegister(long wrId, org.rpcrdma4j.verbs.FastRegMemoryRegion mr,
+                                                  org.rpcrdma4j.verbs.PageList list, int access) {
+        SendWorkRequest wr = new SendWorkRequest(1);
+        wr.wrId = wrId;
+        wr.opcode = org.rpcrdma4j.verbs.Opcode.REG_MR;
+        wr.flags = SendWorkRequest.SIGNALED;
+        wr.mr = mr;
+        wr.pageList = list;
+        wr.access = access;
+        wr.key = org.rpcrdma4j.verbs.Stag.nextKey(mr.rkey());
+        return wr;
+    }
+
+    protected static SendWorkRequest localInvalidate(long wrId, int stag) {
+        SendWorkRequest wr = new SendWorkRequest(1);
+        wr.wrId = wrId;
+        wr.opcode = org.rpcrdma4j.verbs.Opcode.LOCAL_INV;
+        wr.flags = SendWorkRequest.SIGNALED;
+        wr.invalidateStag = stag;
+        return wr;
+    }
+
+    /**
+     * Asserts that a connection broke: both sides report DISCONNECTED, and a request posted now on either side is
+     * flushed.
+     */
+    protected void assertBroken(Connection c) throws Exception {
+        c.client().events.await(ConnectionEventType.DISCONNECTED);
+        c.server().events.await(ConnectionEventType.DISCONNECTED);
+        for (Endpoint e : new Endpoint[] {c.client(), c.server()}) {
+            assertThat(e.qp.state()).isEqualTo(org.rpcrdma4j.verbs.QpState.ERROR);
+            RegisteredMemory scratch = register(e.pd, 64, org.rpcrdma4j.verbs.Access.LOCAL_WRITE);
+            e.qp.postRecv(recv(0xF1, scratch, 0, 64));
+            e.qp.postSend(send(0xF2, scratch, 0, 64));
+            assertThat(awaitWrId(e.recvCq, 0xF1).status).isEqualTo(org.rpcrdma4j.verbs.WcStatus.WR_FLUSH_ERR);
+            assertThat(awaitWrId(e.sendCq, 0xF2).status).isEqualTo(org.rpcrdma4j.verbs.WcStatus.WR_FLUSH_ERR);
+        }
+        assertThat(c.client().events.count(ConnectionEventType.DISCONNECTED)).isEqualTo(1);
+        assertThat(c.server().events.count(ConnectionEventType.DISCONNECTED)).isEqualTo(1);
     }
 
     /** Links work requests into a chain and returns its head. */

@@ -178,7 +178,7 @@ final class Transmitter {
                 }
             }
             interestWrite(false);
-            if (finishing != 0 && !segOpen) {
+            if (finishing != 0 && !segOpen && (!terminateStaged || terminateBuilt) && gather.count() == 0) {
                 finished = true;
                 qp.onOutputFinished();
             }

@@ -149,7 +149,7 @@ public abstract class VerbsFixture {
     }
 
     /** Queue sizes of a test queue pair. */
-    protected record Sizes(int sendWr, int recvWr, int sge, int inline, int cqEntries) {
+    public record Sizes(int sendWr, int recvWr, int sge, int inline, int cqEntries) {
         public static Sizes defaults() {
             return new Sizes(64, 64, 4, 64, 512);
         }
@@ -173,7 +173,7 @@ public abstract class VerbsFixture {
     }
 
     /** A connected pair: the active side ({@code client}, on {@link #device}) and the passive side. */
-    protected record Connection(Endpoint client, Endpoint server) {
+    public record Connection(Endpoint client, Endpoint server) {
     }
 
     /** Records connection events. */

@@ -291,6 +291,19 @@ public abstract class AbstractDataTransferConformanceTest extends VerbsFixture {
     }
 
     @Test
+    void aSlotIsReusableAsSoonAsItsCompletionIsSeen() throws Exception {
+        Connection c = connect(new Sizes(1, 1, 1, 0, 4));
+        RegisteredMemory src = register(c.client().pd, 64, Access.LOCAL_WRITE);
+        RegisteredMemory dst = register(c.server().pd, 64, Access.LOCAL_WRITE);
+        for (int i = 0; i < 300; i++) {
+            c.server().qp.postRecv(recv(i, dst, 0, 64));
+            c.client().qp.postSend(send(i, src, 0, 8));
+            assertThat(await(c.server().recvCq).wrId).isEqualTo(i);
+            assertThat(await(c.client().sendCq).wrId).isEqualTo(i);
+        }
+    }
+
+    @Test
     void failedPostOfAChainQueuesNothing() throws Exception {
         Connection c = connect();
         RegisteredMemory local = register(c.client().pd, 4096, RW);

@@ -541,10 +541,7 @@ public final class SoftQp implements QueuePair, Engine.Handler {
     }
 
     void failHeadReceive(WcStatus status, int vendorError) {
-        RecvWqe r = rq.slot(rq.head);
-        completeRecv(r, status, 0, 0, 0, vendorError);
-        rq.head++;
-        rq.free = rq.head;
+        completeHeadReceive(status, 0, 0, 0, vendorError);
     }
 
     /** A whole Send landed in the receive at the head of the receive queue. */
@@ -569,12 +566,14 @@ public final class SoftQp implements QueuePair, Engine.Handler {
             flags = WorkCompletion.WITH_INVALIDATE;
             invalidated = invalidateStag;
         }
-        completeRecv(recv, WcStatus.SUCCESS, byteLen, flags, invalidated, 0);
-        rq.head++;
-        rq.free = rq.head;
+        completeHeadReceive(WcStatus.SUCCESS, byteLen, flags, invalidated, 0);
     }
 
-    /** Decides send-queue completions in posting order. */
+    /**
+     * Decides send-queue completions in posting order. A slot is released (the free counter advanced) only after its
+     * completion has been copied out and before the completion becomes visible, so that a consumer who sees a
+     * completion can always post again.
+     */
     void retire() {
         long published = sq.published;
         SendWqe current = tx.current();
@@ -583,14 +582,20 @@ public final class SoftQp implements QueuePair, Engine.Handler {
             if (w.state != SendWqe.DONE) {
                 break;
             }
-            if (w.signaled() || w.status != WcStatus.SUCCESS) {
-                completeSend(w);
-                sq.free = sq.retire + 1;
+            boolean report = w.signaled() || w.status != WcStatus.SUCCESS;
+            if (report) {
+                fillSend(w);
             }
             if (w != current) {
                 w.clearReferences();
             }
             sq.retire++;
+            if (report) {
+                sq.free = sq.retire;
+                if (!sendCq.add(wc)) {
+                    cqOverrun();
+                }
+            }
         }
     }
 
@@ -608,16 +613,14 @@ public final class SoftQp implements QueuePair, Engine.Handler {
         retire();
         long recvPublished = rq.published;
         while (rq.head < recvPublished) {
-            completeRecv(rq.slot(rq.head), WcStatus.WR_FLUSH_ERR, 0, 0, 0, 0);
-            rq.head++;
+            completeHeadReceive(WcStatus.WR_FLUSH_ERR, 0, 0, 0, 0);
         }
-        rq.free = rq.head;
         orq.clear();
         irq.clear();
         userReads = 0;
     }
 
-    private void completeSend(SendWqe w) {
+    private void fillSend(SendWqe w) {
         wc.clear();
         wc.wrId = w.wrId;
         wc.status = w.status;
@@ -631,12 +634,11 @@ public final class SoftQp implements QueuePair, Engine.Handler {
         wc.byteLen = w.byteLen;
         wc.qpNum = qpNum;
         wc.vendorError = w.vendorError;
-        if (!sendCq.add(wc)) {
-            cqOverrun();
-        }
     }
 
-    private void completeRecv(RecvWqe r, WcStatus status, int byteLen, int flags, int invalidated, int vendor) {
+    /** Completes the receive at the head of the receive queue; its slot is free again before the completion shows. */
+    private void completeHeadReceive(WcStatus status, int byteLen, int flags, int invalidated, int vendor) {
+        RecvWqe r = rq.slot(rq.head);
         wc.clear();
         wc.wrId = r.wrId;
         wc.status = status;
@@ -647,6 +649,8 @@ public final class SoftQp implements QueuePair, Engine.Handler {
         wc.qpNum = qpNum;
         wc.vendorError = vendor;
         r.clearReferences();
+        rq.head++;
+        rq.free = rq.head;
         if (!recvCq.add(wc)) {
             cqOverrun();
         }

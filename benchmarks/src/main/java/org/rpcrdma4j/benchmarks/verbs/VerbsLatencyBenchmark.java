@@ -46,16 +46,22 @@ public class VerbsLatencyBenchmark {
     @Param({""})
     public String options;
 
+    /** How the client waits for the answer: {@code park} (armed queue wakes it) or {@code spin} (busy poll). */
+    @Param({"park"})
+    public String wait;
+
     private VerbsPair pair;
     private SendWorkRequest ping;
     private RecvWorkRequest pingRecv;
     private final WorkCompletion[] batch = {new WorkCompletion(), new WorkCompletion(), new WorkCompletion(),
         new WorkCompletion()};
     private long sent;
+    private boolean spin;
 
     @Setup(Level.Trial)
     public void setUp() throws Exception {
         pair = new VerbsPair(VerbsBandwidthBenchmark.parse(options), DEPTH);
+        spin = "spin".equals(wait);
         int rw = Access.LOCAL_WRITE | Access.REMOTE_WRITE;
         RegisteredMemory clientOut = pair.register(size, rw);
         RegisteredMemory clientIn = pair.register(size, rw);
@@ -127,8 +133,14 @@ public class VerbsLatencyBenchmark {
         ping.flags = ++sent % SIGNAL_EVERY == 0 ? SendWorkRequest.SIGNALED : 0;
         pair.client.postSend(ping);
         int n;
-        while ((n = VerbsPair.pollOrWait(pair.clientRecvCq, batch)) == 0) {
-            Thread.onSpinWait();
+        if (spin) {
+            while ((n = pair.clientRecvCq.poll(batch)) == 0) {
+                Thread.onSpinWait();
+            }
+        } else {
+            while ((n = VerbsPair.pollOrWait(pair.clientRecvCq, batch)) == 0) {
+                Thread.onSpinWait();
+            }
         }
         pair.clientSendCq.poll(batch);
         return n;

@@ -240,6 +240,34 @@ public abstract class AbstractDataTransferConformanceTest extends VerbsFixture {
     }
 
     @Test
+    void crossedReadsBeyondTheOrdOnBothSidesAllComplete() throws Exception {
+        Connection c = connect(endpoint(device, new Sizes(128, 4, 1, 0, 256)),
+                endpoint(peerDevice, new Sizes(128, 4, 1, 0, 256)),
+                new org.rpcrdma4j.verbs.ConnectParameters(new byte[0], 2, 2),
+                new org.rpcrdma4j.verbs.AcceptParameters(new byte[0], 2, 2));
+        int reads = 64;
+        int size = 32 * 1024;
+        RegisteredMemory a = register(c.client().pd, reads * size, RW);
+        RegisteredMemory b = register(c.server().pd, reads * size, RW);
+        RegisteredMemory aSink = register(c.client().pd, reads * size, RW);
+        RegisteredMemory bSink = register(c.server().pd, reads * size, RW);
+        fill(a.buffer(), 14);
+        fill(b.buffer(), 15);
+        SendWorkRequest[] fromA = new SendWorkRequest[reads];
+        SendWorkRequest[] fromB = new SendWorkRequest[reads];
+        for (int i = 0; i < reads; i++) {
+            fromA[i] = read(i, aSink, (long) i * size, size, b.rkey(), b.address((long) i * size));
+            fromB[i] = read(i, bSink, (long) i * size, size, a.rkey(), a.address((long) i * size));
+        }
+        c.client().qp.postSend(chain(fromA));
+        c.server().qp.postSend(chain(fromB));
+        assertThat(awaitAll(c.client().sendCq, reads)).extracting(wc -> wc.status).containsOnly(WcStatus.SUCCESS);
+        assertThat(awaitAll(c.server().sendCq, reads)).extracting(wc -> wc.status).containsOnly(WcStatus.SUCCESS);
+        assertThat(aSink.buffer()).isEqualTo(b.buffer());
+        assertThat(bSink.buffer()).isEqualTo(a.buffer());
+    }
+
+    @Test
     void fencedSendWaitsForTheEarlierRead() throws Exception {
         Connection c = connect();
         RegisteredMemory local = register(c.client().pd, 65536, RW);

@@ -28,16 +28,18 @@ class SoftIwarpOptionsTest {
         assertThat(o.capabilities()).isEqualTo(EnumSet.allOf(DeviceCapability.class));
         assertThat(o.handshakeTimeout()).isEqualTo(Duration.ofSeconds(5));
         assertThat(o.confirmPlacement()).isTrue();
+        assertThat(o.readyToReceive()).isTrue();
     }
 
     @Test
     void everyKeyIsRead() throws Exception {
         SoftIwarpOptions o = SoftIwarpOptions.parse(Map.of("name", "x", "crc", "true", "mpaRevision", "1",
                 "maxUlpdu", "100", "engineThreads", "3", "capabilities", "fast_reg, LOCAL_INV",
-                "handshakeTimeoutMs", "250", "confirmPlacement", "false", "socketBufferSize", "65536"));
+                "handshakeTimeoutMs", "250", "confirmPlacement", "false", "socketBufferSize", "65536",
+                "readyToReceive", "no"));
         assertThat(o).isEqualTo(new SoftIwarpOptions("x", true, 1, 100, 3,
                 EnumSet.of(DeviceCapability.FAST_REG, DeviceCapability.LOCAL_INV), Duration.ofMillis(250), false,
-                65536));
+                65536, false));
         assertThat(SoftIwarpOptions.parse(o.toMap())).isEqualTo(o);
     }
 

@@ -91,6 +91,28 @@ class SoftMpaHandshakeTest extends VerbsFixture {
     }
 
     @Test
+    void withoutTheReadyToReceiveFrameTheInitiatorsFirstFpduIsItsFirstRequest() throws Exception {
+        try (RdmaDevice quiet = RdmaProviders.select("soft").open(Map.of("readyToReceive", "false",
+                "confirmPlacement", "false"))) {
+            Endpoint client = endpoint(quiet, Sizes.defaults());
+            try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+                CompletableFuture<ConnectionInfo> connected = quiet.connectionManager().connect(client.qp,
+                        (InetSocketAddress) server.getLocalSocketAddress(), new ConnectParameters(new byte[0], 1, 1),
+                        client.events);
+                try (RawPeer peer = new RawPeer(server.accept())) {
+                    peer.readFrame(false);
+                    peer.write(MpaFrame.encode(true, MpaFrame.FLAG_ENHANCED, 2, MpaFrame.enhancedPrivateData(1, 1,
+                            new byte[0])));
+                    connected.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+                    RegisteredMemory src = register(client.pd, 64, Access.LOCAL_WRITE);
+                    client.qp.postSend(send(1, src, 0, 3));
+                    assertThat(RawPeer.opcode(peer.readFpdu())).isEqualTo(Rdmap.SEND);
+                }
+            }
+        }
+    }
+
+    @Test
     void crcIsRequestedWhenConfigured() throws Exception {
         try (RdmaDevice crcDevice = RdmaProviders.select("soft").open(Map.of("crc", "true", "mpaRevision", "1"))) {
             Endpoint client = endpoint(crcDevice, Sizes.defaults());

@@ -218,7 +218,7 @@ public final class SoftQp implements QueuePair, Engine.Handler {
         orq.limit(ord);
         irq.limit(ird);
         boolean confirm = device.options().confirmPlacement() && ord > 0;
-        tx.start(ch, crc, confirm, !active, active);
+        tx.start(ch, crc, confirm, !active, active && device.options().readyToReceive());
         rx.start(ch, crc);
         info = connection;
         listener = eventListener;

@@ -243,18 +243,15 @@ final class Transmitter {
             return true;
         }
         for (;;) {
-            boolean sqWork = sq.exec < sq.published;
-            if (!qp.irq.isEmpty() && (irqBurst < IRQ_BURST || !sqWork)) {
+            boolean sqReady = sqHeadReady();
+            if (!qp.irq.isEmpty() && (irqBurst < IRQ_BURST || !sqReady)) {
                 irqBurst++;
                 return startReadResponse();
             }
-            if (!sqWork) {
+            if (!sqReady) {
                 break;
             }
             SendWqe w = sq.slot(sq.exec);
-            if (w.fenced() && qp.hasOutstandingUserReads()) {
-                break;
-            }
             switch (w.opcode) {
                 case REG_MR, LOCAL_INV -> {
                     executeLocal(w);
@@ -267,9 +264,6 @@ final class Transmitter {
                     if (qp.orq.limit() == 0) {
                         failLocal(w, WcStatus.LOC_QP_OP_ERR, "RDMA READ with an ORD of 0");
                         return false;
-                    }
-                    if (qp.orq.isFull()) {
-                        break;
                     }
                     if (!checkSges(w, Access.LOCAL_WRITE)) {
                         return false;
@@ -285,7 +279,6 @@ final class Transmitter {
                     return startMessage(w, w.opcode == Opcode.RDMA_WRITE ? SQ_WRITE : SQ_SEND);
                 }
             }
-            break;
         }
         if (ackMode && unackedSinceReadRequest > 0 && !probeOutstanding && !qp.orq.isFull()) {
             kind = PROBE;
@@ -294,6 +287,21 @@ final class Transmitter {
             return true;
         }
         return false;
+    }
+
+    /**
+     * Whether the send queue's next request can go now: not fenced behind an outstanding Read, and not a Read while
+     * the ORD is used up (a Read with an ORD of 0 can "go": it fails).
+     */
+    private boolean sqHeadReady() {
+        if (sq.exec >= sq.published) {
+            return false;
+        }
+        SendWqe w = sq.slot(sq.exec);
+        if (w.fenced() && qp.hasOutstandingUserReads()) {
+            return false;
+        }
+        return !w.isRead() || qp.orq.limit() == 0 || !qp.orq.isFull();
     }
 
     private boolean startMessage(SendWqe w, int messageKind) {

@@ -1,6 +1,7 @@
 package org.rpcrdma4j.verbs.soft;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.time.Duration;
 import java.util.List;
@@ -72,6 +73,75 @@ class SoftDeviceBehaviourTest extends VerbsFixture {
         assertThat(Stag.index(a.rkey())).isBetween(1, 0xFF_FFFF);
         assertThat(Stag.index(b.rkey())).isNotEqualTo(Stag.index(a.rkey()));
         assertThat(a.lkey()).isEqualTo(a.rkey());
+    }
+
+    /**
+     * The post/transfer/complete path allocates nothing in steady state, on any thread (engine threads included):
+     * RDMA Writes, Reads and Sends with their receives and completions, 20,000 of each after a warm-up.
+     */
+    @Test
+    void steadyStateDataPathAllocatesNothing() throws Exception {
+        assumeTrue(java.lang.management.ManagementFactory.getThreadMXBean()
+                instanceof com.sun.management.ThreadMXBean mx && mx.isThreadAllocatedMemorySupported(),
+                "this JVM cannot measure per-thread allocation");
+        com.sun.management.ThreadMXBean mx =
+                (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        Connection c = connect(new Sizes(64, 64, 1, 0, 256));
+        RegisteredMemory local = register(c.client().pd, 65536, REMOTE);
+        RegisteredMemory remote = register(c.server().pd, 65536, REMOTE);
+        SendWorkRequest[] wrs = {write(1, local, 0, 8192, remote.rkey(), remote.address(0)),
+            read(2, local, 8192, 8192, remote.rkey(), remote.address(8192)), send(3, local, 0, 4096)};
+        org.rpcrdma4j.verbs.RecvWorkRequest rwr = recv(4, remote, 16384, 4096);
+        WorkCompletion[] batch = new WorkCompletion[16];
+        for (int i = 0; i < batch.length; i++) {
+            batch[i] = new WorkCompletion();
+        }
+        for (int i = 0; i < 32; i++) {
+            c.server().qp.postRecv(rwr);
+        }
+        long[] threads = null;
+        long before = 0;
+        int rounds = 40_000;
+        int outstanding = 0;
+        for (int i = 0; i < rounds; i++) {
+            if (i == rounds / 2) {
+                threads = mx.getAllThreadIds();
+                before = allocated(mx, threads);
+            }
+            while (outstanding >= 24) {
+                int received = c.server().recvCq.poll(batch);
+                for (int k = 0; k < received; k++) {
+                    c.server().qp.postRecv(rwr);
+                }
+                int done = c.client().sendCq.poll(batch);
+                for (int k = 0; k < done; k++) {
+                    if (batch[k].status != WcStatus.SUCCESS) {
+                        throw new AssertionError(batch[k].toString());
+                    }
+                }
+                outstanding -= done;
+                if (done == 0) {
+                    Thread.onSpinWait();
+                }
+            }
+            c.client().qp.postSend(wrs[i % 3]);
+            outstanding++;
+        }
+        long perOp = (allocated(mx, threads) - before) / (rounds / 2);
+        assertThat(perOp).as("bytes allocated per work request, all threads").isLessThan(16);
+        while (outstanding > 0) {
+            outstanding -= c.client().sendCq.poll(batch);
+        }
+    }
+
+    private static long allocated(com.sun.management.ThreadMXBean mx, long[] threads) {
+        long sum = 0;
+        for (long bytes : mx.getThreadAllocatedBytes(threads)) {
+            if (bytes > 0) {
+                sum += bytes;
+            }
+        }
+        return sum;
     }
 
     @Test

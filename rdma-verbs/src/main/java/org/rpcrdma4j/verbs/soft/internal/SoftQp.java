@@ -167,7 +167,7 @@ public final class SoftQp implements QueuePair, Engine.Handler {
                 done.complete(null);
             }
         });
-        if (!engine.inEngine()) {
+        if (!Engine.onAnyEngine()) {
             try {
                 done.get(10, TimeUnit.SECONDS);
             } catch (InterruptedException e) {

@@ -35,6 +35,8 @@ final class Transmitter {
     private static final int RTR = 6;
     private static final int TERMINATE = 7;
 
+    /** Unconfirmed bytes after which a probe goes out even while more work is queued. */
+    private static final int PROBE_BYTES = 256 * 1024;
     /** Most Read Responses sent in a row while the send queue has work. */
     private static final int IRQ_BURST = 4;
     /** The STag of zero-length frames (ready-to-receive, probes): index 0 is never allocated. */
@@ -77,6 +79,7 @@ final class Transmitter {
     private int terminateMsn;
     private int irqBurst;
     private int unackedSinceReadRequest;
+    private long unackedBytes;
     private boolean probeOutstanding;
 
     private boolean terminateStaged;
@@ -156,6 +159,7 @@ final class Transmitter {
         }
         if (delayedUntil != 0) {
             if (System.nanoTime() - delayedUntil < 0) {
+                interestWrite(false);
                 return;
             }
             delayedUntil = 0;
@@ -251,6 +255,9 @@ final class Transmitter {
             if (!sqReady) {
                 break;
             }
+            if (probeDue(true)) {
+                return startProbe();
+            }
             SendWqe w = sq.slot(sq.exec);
             switch (w.opcode) {
                 case REG_MR, LOCAL_INV -> {
@@ -280,13 +287,30 @@ final class Transmitter {
                 }
             }
         }
-        if (ackMode && unackedSinceReadRequest > 0 && !probeOutstanding && !qp.orq.isFull()) {
-            kind = PROBE;
-            msgLength = 0;
-            msgDone = 0;
-            return true;
+        if (probeDue(false)) {
+            return startProbe();
         }
         return false;
+    }
+
+    /**
+     * Whether to send a placement-confirmation probe now: when there is unconfirmed data and no probe in flight —
+     * at once when the send queue has nothing else ready, or, while more work follows, once enough data (a quarter
+     * of the send queue, or {@value #PROBE_BYTES} bytes) went out unconfirmed, so that completions keep flowing
+     * during long streams.
+     */
+    private boolean probeDue(boolean moreWork) {
+        if (!ackMode || unackedSinceReadRequest == 0 || probeOutstanding || qp.orq.isFull()) {
+            return false;
+        }
+        return !moreWork || unackedBytes >= PROBE_BYTES || unackedSinceReadRequest >= Math.max(1, sq.depth / 4);
+    }
+
+    private boolean startProbe() {
+        kind = PROBE;
+        msgLength = 0;
+        msgDone = 0;
+        return true;
     }
 
     /**
@@ -555,6 +579,7 @@ final class Transmitter {
                 wqe.state = SendWqe.AWAITING_ACK;
                 sq.exec++;
                 unackedSinceReadRequest++;
+                unackedBytes += msgLength;
             }
             case READ_REQUEST -> {
                 wqe.state = SendWqe.AWAITING_RESPONSE;
@@ -575,6 +600,7 @@ final class Transmitter {
                 }
                 sq.exec++;
                 unackedSinceReadRequest = 0;
+                unackedBytes = 0;
                 qp.userReadIssued();
             }
             case PROBE -> {
@@ -587,6 +613,7 @@ final class Transmitter {
                 e.size = 0;
                 probeOutstanding = true;
                 unackedSinceReadRequest = 0;
+                unackedBytes = 0;
             }
             case READ_RESPONSE -> {
                 qp.irq.pop();

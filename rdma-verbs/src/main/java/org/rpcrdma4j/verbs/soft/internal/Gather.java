@@ -34,6 +34,8 @@ final class Gather {
     private int headersUsed;
     private int trailersUsed;
     private int fpdus;
+    /** Whether the first entry continues an FPDU whose start went out in an earlier write. */
+    private boolean continuation;
     /** Bytes still allowed before the stream is cut (truncation fault), or -1. */
     private long budget = -1;
 
@@ -207,7 +209,8 @@ final class Gather {
             fpduStart = fpduEnds[f];
             boundariesBefore = f + 1;
         }
-        if (start == fpduStart && position[start] == from[start]) {
+        boolean atFpduStart = fpduStart > 0 || !continuation;
+        if (start == fpduStart && atFpduStart && position[start] == from[start]) {
             truncate(start, boundariesBefore);
             return true;
         }
@@ -226,6 +229,11 @@ final class Gather {
         }
         count = newCount;
         fpdus = newFpdus;
+    }
+
+    /** Says whether what is added next continues an FPDU already partly written (called after a complete write). */
+    void continuesFpdu(boolean midFpdu) {
+        continuation = midFpdu;
     }
 
     /** Forgets everything (connection gone). */

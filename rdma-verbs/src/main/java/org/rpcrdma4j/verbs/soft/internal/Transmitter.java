@@ -175,6 +175,7 @@ final class Transmitter {
                         interestWrite(true);
                         return;
                     }
+                    gather.continuesFpdu(segOpen);
                     onFlushed();
                 }
                 if (!fill()) {

@@ -5,6 +5,13 @@
  * {@link org.rpcrdma4j.verbs.soft.SoftIwarpOptions}; test-only fault injection in
  * {@link org.rpcrdma4j.verbs.soft.SoftIwarpFaults}.
  *
+ * <h2>Attributes</h2>
+ * iWARP; fast-register depth 256 pages (1 MiB of 4 KiB pages); 8 SGEs per work request; 256 bytes of inline data
+ * (copied at post time; more than siw's 80 so that a Send header plus a small call fits); IRD and ORD 128 per queue
+ * pair; 16384 work requests per queue; 262144 completion-queue entries; messages up to 2 GiB - 1; private data 252
+ * bytes with MPA revision 2 (256 with revision 1); capabilities FAST_REG, FMR, LOCAL_INV, SEND_WITH_INV,
+ * READ_WITH_INV, REMOTE_INV unless restricted by the {@code capabilities} option.
+ *
  * <h2>What upper layers can rely on</h2>
  * <ul>
  * <li><b>Threads.</b> A fixed set of engine threads ({@code engineThreads}, default 2) serves every queue pair,

@@ -386,6 +386,39 @@ public abstract class AbstractDataTransferConformanceTest extends VerbsFixture {
     }
 
     @Test
+    void requestsPostedFromAListenerComplete() throws Exception {
+        Connection c = connect();
+        RegisteredMemory in = register(c.server().pd, 4096, Access.LOCAL_WRITE);
+        RegisteredMemory out = register(c.server().pd, 4096, RW);
+        RegisteredMemory clientIn = register(c.client().pd, 4096, Access.LOCAL_WRITE);
+        RegisteredMemory clientOut = register(c.client().pd, 4096, Access.LOCAL_WRITE);
+        fill(clientOut.buffer(), 16);
+        CompletionQueue serverRecv = c.server().recvCq;
+        java.util.concurrent.atomic.AtomicReference<Throwable> failure = new java.util.concurrent.atomic.AtomicReference<>();
+        WorkCompletion[] batch = {new WorkCompletion()};
+        serverRecv.setListener(cq -> {
+            try {
+                while (cq.poll(batch) > 0) {
+                    out.buffer().put(0, bytes(in.buffer(), 0, 100));
+                    c.server().qp.postSend(send(50, out, 0, 100));
+                }
+            } catch (Exception | AssertionError e) {
+                failure.set(e);
+            }
+        });
+        serverRecv.requestNotify();
+        c.server().qp.postRecv(recv(1, in, 0, 4096));
+        c.client().qp.postRecv(recv(2, clientIn, 0, 4096));
+        c.client().qp.postSend(send(3, clientOut, 0, 100));
+        WorkCompletion echo = awaitWrId(c.client().recvCq, 2);
+        assertThat(echo.status).isEqualTo(WcStatus.SUCCESS);
+        assertThat(bytes(clientIn.buffer(), 0, 100)).isEqualTo(bytes(clientOut.buffer(), 0, 100));
+        assertThat(awaitWrId(c.server().sendCq, 50).status).as("the listener's own Send completes")
+                .isEqualTo(WcStatus.SUCCESS);
+        assertThat(failure.get()).isNull();
+    }
+
+    @Test
     void bothDirectionsAtOnce() throws Exception {
         Connection c = connect();
         int n = 32;

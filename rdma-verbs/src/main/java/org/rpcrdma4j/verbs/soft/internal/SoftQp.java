@@ -37,7 +37,7 @@ import org.slf4j.LoggerFactory;
  * A reliable-connected queue pair of the software device: one TCP connection, owned by one engine thread.
  * <p>
  * Posting threads touch only the send and receive rings (under each ring's lock) and then schedule the queue pair on
- * its engine. Everything else — the socket, the {@link Transmitter} and {@link Receiver}, the ORQ and IRQ, completion
+ * its engine; a post made on the engine thread itself (from a listener) is transmitted at once. Everything else — the socket, the {@link Transmitter} and {@link Receiver}, the ORQ and IRQ, completion
  * decisions, the state machine — belongs to the engine thread. Control requests from other threads (disconnect,
  * close, faults) travel as engine tasks.
  * <p>
@@ -136,7 +136,11 @@ public final class SoftQp implements QueuePair, Engine.Handler {
     @Override
     public void postSend(SendWorkRequest chain) throws PostException {
         sq.post(chain);
-        if (state != QpState.INIT) {
+        QpState s = state;
+        if (s == QpState.RTS && engine.inEngine()) {
+            tx.pump();
+            retire();
+        } else if (s != QpState.INIT) {
             engine.schedule(this);
         }
     }

@@ -523,7 +523,10 @@ final class Transmitter {
                 n = Math.min(Math.min(segRemaining, region.pieceRemaining(offset)), wqe.len[sgeIndex] - sgeOffset);
             }
             if (gather.contains(buffer)) {
-                return false;
+                buffer = variantNotInGather();
+                if (buffer == null) {
+                    return false;
+                }
             }
             gather.add(buffer, index, index + n);
             if (crcOn) {
@@ -534,6 +537,27 @@ final class Transmitter {
             sgeOffset += n;
         }
         return true;
+    }
+
+    /** Another buffer object over the same bytes that the gather list does not hold yet, or null. */
+    private ByteBuffer variantNotInGather() {
+        SoftRegion region;
+        long offset;
+        if (kind == READ_RESPONSE) {
+            region = source;
+            offset = sourceOffset + msgDone;
+        } else if (wqe != null && !wqe.inline) {
+            region = wqe.regions[sgeIndex];
+            offset = wqe.offsets[sgeIndex] + sgeOffset;
+        } else {
+            return null;
+        }
+        for (int v = 1;; v++) {
+            ByteBuffer candidate = region.pieceVariant(offset, engineId, v);
+            if (candidate == null || !gather.contains(candidate)) {
+                return candidate;
+            }
+        }
     }
 
     private boolean appendTrailer() {

@@ -48,10 +48,6 @@ final class Gather {
         }
     }
 
-    boolean isEmpty() {
-        return count == 0;
-    }
-
     int count() {
         return count;
     }
@@ -112,15 +108,6 @@ final class Gather {
 
     boolean budgetExhausted() {
         return budget == 0;
-    }
-
-    /** Bytes of the complete FPDUs not yet written plus the open tail. */
-    long pendingBytes() {
-        long n = 0;
-        for (int i = start; i < count; i++) {
-            n += limit[i] - position[i];
-        }
-        return n;
     }
 
     /** Bytes from the unwritten start of the list to the end of the last complete FPDU. */

@@ -110,10 +110,6 @@ final class Transmitter {
         this.rtrPending = sendRtr;
     }
 
-    boolean ackMode() {
-        return ackMode;
-    }
-
     /** The work request whose message is being built, or null. */
     SendWqe current() {
         return kind == SQ_SEND || kind == SQ_WRITE ? wqe : null;

@@ -36,7 +36,7 @@ final class VerbsPair implements AutoCloseable {
     final QueuePair client;
     final QueuePair server;
     private final RdmaListener listener;
-    private final List<AutoCloseable> regions = new ArrayList<>();
+    private final List<RegisteredMemory> regions = new ArrayList<>();
 
     VerbsPair(Map<String, String> options, int depth) throws Exception {
         device = RdmaProviders.select("soft").open(options);
@@ -89,11 +89,11 @@ final class VerbsPair implements AutoCloseable {
     }
 
     @Override
-    public void close() throws Exception {
+    public void close() {
         client.close();
         server.close();
         listener.close();
-        for (AutoCloseable r : regions) {
+        for (RegisteredMemory r : regions) {
             r.close();
         }
         device.close();

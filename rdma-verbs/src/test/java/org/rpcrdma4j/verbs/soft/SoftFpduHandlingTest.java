@@ -81,7 +81,7 @@ class SoftFpduHandlingTest extends VerbsFixture {
         }
 
         @Override
-        public void close() throws Exception {
+        public void close() throws java.io.IOException {
             peer.close();
         }
     }
@@ -278,7 +278,7 @@ class SoftFpduHandlingTest extends VerbsFixture {
         }
 
         @Override
-        public void close() throws Exception {
+        public void close() throws java.io.IOException {
             peer.close();
             server.close();
         }

@@ -133,16 +133,21 @@ final class Tshark implements AutoCloseable {
 
     /** Stops the capture (SIGTERM lets tshark finish the file) and waits for it. */
     @Override
-    public void close() throws InterruptedException {
+    public void close() {
         try {
             sync();
+            marker.close();
+            capture.destroy();
+            if (!capture.waitFor(30, TimeUnit.SECONDS)) {
+                capture.destroyForcibly();
+            }
         } catch (IOException e) {
-            // stop anyway
-        }
-        marker.close();
-        capture.destroy();
-        if (!capture.waitFor(30, TimeUnit.SECONDS)) {
             capture.destroyForcibly();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            capture.destroyForcibly();
+        } finally {
+            marker.close();
         }
     }
 

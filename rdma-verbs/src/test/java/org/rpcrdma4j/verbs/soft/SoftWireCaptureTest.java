@@ -33,8 +33,8 @@ import org.rpcrdma4j.verbs.WcStatus;
 import org.rpcrdma4j.verbs.conformance.VerbsFixture;
 
 /**
- * Captures a session that uses every RDMAP opcode on loopback and lets Wireshark's own dissectors judge it: every
- * frame decodes (no malformed packet), every CRC is good, and the opcode counts are exactly what the session sent.
+ * Captures a connection that uses every RDMAP opcode on loopback and lets Wireshark's own dissectors judge it: every
+ * frame decodes (no malformed packet), every CRC is good, and the opcode counts are exactly what the connection sent.
  * Skipped, with the reason, where tshark is missing or may not capture.
  */
 @Timeout(180)
@@ -60,7 +60,7 @@ class SoftWireCaptureTest extends VerbsFixture {
         CompletableFuture<ConnectionRequest> requested = new CompletableFuture<>();
         RdmaListener listener = own(peerDevice.connectionManager().listen(listenAddress(), requested::complete));
         java.nio.file.Files.createDirectories(tmp);
-        Path file = tmp.resolve("session.pcapng").toAbsolutePath();
+        Path file = tmp.resolve("every-opcode.pcapng").toAbsolutePath();
         java.nio.file.Files.deleteIfExists(file);
         Tshark capture;
         try {
@@ -76,7 +76,7 @@ class SoftWireCaptureTest extends VerbsFixture {
                     new AcceptParameters(new byte[] {4, 5}, 4, 4), server.events);
             connected.get(WAIT.toSeconds(), TimeUnit.SECONDS);
             server.events.await(ConnectionEventType.ESTABLISHED);
-            session(new Connection(client, server));
+            exchangeEveryOpcode(new Connection(client, server));
         }
 
         List<String> malformed = capture.summary("_ws.malformed || _ws.expert.severity >= 0x00800000");
@@ -111,7 +111,7 @@ class SoftWireCaptureTest extends VerbsFixture {
     }
 
     /** Send, Send-SE, Send-Inv, Send-SE-Inv, a two-segment Write, a two-segment Read, a refused Write. */
-    private void session(Connection c) throws Exception {
+    private void exchangeEveryOpcode(Connection c) throws Exception {
         RegisteredMemory out = register(c.client().pd, 1 << 18, REMOTE);
         RegisteredMemory in = register(c.server().pd, 1 << 18, REMOTE);
         fill(out.buffer(), 71);

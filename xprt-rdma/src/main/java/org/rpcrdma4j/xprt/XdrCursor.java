@@ -44,9 +44,17 @@ public final class XdrCursor {
         return pos < end;
     }
 
+    /** Checks that {@code bytes} remain; the message is only built when the check fails. */
     private void need(int bytes, String what) throws XdrFormatException {
         if (bytes < 0 || bytes > end - pos) {
             throw new XdrFormatException(what + " needs " + (bytes & 0xFFFFFFFFL) + " bytes, " + (end - pos)
+                    + " remain", pos - start);
+        }
+    }
+
+    private void needOpaque(int padded, long length) throws XdrFormatException {
+        if (padded > end - pos) {
+            throw new XdrFormatException("opaque of " + length + " bytes needs " + padded + " bytes, " + (end - pos)
                     + " remain", pos - start);
         }
     }
@@ -84,7 +92,7 @@ public final class XdrCursor {
             throw new XdrFormatException("opaque length " + bytes + " out of range", pos - start);
         }
         int padded = (int) ((bytes + 3) & ~3L);
-        need(padded, "opaque of " + bytes + " bytes");
+        needOpaque(padded, bytes);
         pos += padded;
     }
 

@@ -1,0 +1,120 @@
+package org.rpcrdma4j.registration;
+
+import java.nio.ByteBuffer;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.UnpooledByteBufAllocator;
+import io.netty.buffer.UnpooledDirectByteBuf;
+import io.netty.util.ResourceLeakTracker;
+
+/**
+ * A reference-counted Netty {@link ByteBuf} over a run of pages of a {@link RegisteredArena}, from a
+ * {@link RegisteredBufferPool}. Read and write it like any buffer; it starts with a reference count of 1, and the
+ * {@code release()} that drops the count to 0 returns its pages to the pool. Its capacity is fixed.
+ * <p>
+ * It knows where it lives ({@link #arena()}, {@link #arenaOffset()}), so a {@link ScatterList} over it maps to page
+ * lists without allocation, and an SGE over it is {@code (address(index), length, lkey())}.
+ * <p>
+ * Derived buffers ({@code slice()}, {@code duplicate()}) share the memory as usual; registration works on the
+ * original buffer with explicit indices.
+ */
+public final class RegisteredBuffer extends UnpooledDirectByteBuf {
+    private final RegisteredBufferPool pool;
+    private final RegisteredArena arena;
+    private final int firstPage;
+    private final int pageCount;
+    private ResourceLeakTracker<RegisteredBuffer> leak;
+
+    RegisteredBuffer(RegisteredBufferPool pool, RegisteredArena arena, int firstPage, int pageCount, int size) {
+        super(UnpooledByteBufAllocator.DEFAULT, slice(arena, firstPage, size), size);
+        this.pool = pool;
+        this.arena = arena;
+        this.firstPage = firstPage;
+        this.pageCount = pageCount;
+        clear();
+    }
+
+    private static ByteBuffer slice(RegisteredArena arena, int firstPage, int size) {
+        int offset = firstPage * arena.pageSize();
+        return arena.memory().duplicate().position(offset).limit(offset + size).slice();
+    }
+
+    void leakTracker(ResourceLeakTracker<RegisteredBuffer> tracker) {
+        this.leak = tracker;
+    }
+
+    public RegisteredArena arena() {
+        return arena;
+    }
+
+    /** Offset of byte 0 of this buffer within its arena (a multiple of the page size). */
+    public int arenaOffset() {
+        return firstPage * arena.pageSize();
+    }
+
+    /** First page of the arena this buffer covers. */
+    public int firstPage() {
+        return firstPage;
+    }
+
+    /** Number of arena pages this buffer holds. */
+    public int pageCount() {
+        return pageCount;
+    }
+
+    /** The arena's long-lived local key, for SGEs over this buffer. */
+    public int lkey() {
+        return arena.lkey();
+    }
+
+    /** The IOVA of byte {@code index} of this buffer, for SGEs under {@link #lkey()}. */
+    public long address(int index) {
+        if (index < 0 || index > capacity()) {
+            throw new IndexOutOfBoundsException("index " + index + " outside buffer of " + capacity());
+        }
+        return arena.address(arenaOffset() + index);
+    }
+
+    /** The capacity is fixed: registered memory cannot move. */
+    @Override
+    public ByteBuf capacity(int newCapacity) {
+        if (newCapacity != capacity()) {
+            throw new UnsupportedOperationException("a registered buffer cannot change its capacity ("
+                    + capacity() + " -> " + newCapacity + ")");
+        }
+        return this;
+    }
+
+    @Override
+    public ByteBuf touch(Object hint) {
+        if (leak != null) {
+            leak.record(hint);
+        }
+        return this;
+    }
+
+    @Override
+    public ByteBuf touch() {
+        if (leak != null) {
+            leak.record();
+        }
+        return this;
+    }
+
+    @Override
+    protected void deallocate() {
+        // the memory belongs to the arena: never free it, give the pages back
+        ResourceLeakTracker<RegisteredBuffer> tracker = leak;
+        leak = null;
+        if (tracker != null) {
+            tracker.close(this);
+        }
+        pool.free(arena, firstPage, pageCount);
+    }
+
+    @Override
+    public String toString() {
+        return "RegisteredBuffer[arena " + arena.id() + ", pages " + firstPage + "+" + pageCount + ", ridx="
+                + readerIndex() + ", widx=" + writerIndex() + ", cap=" + capacity() + "]";
+    }
+}

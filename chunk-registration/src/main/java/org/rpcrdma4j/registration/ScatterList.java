@@ -1,0 +1,184 @@
+package org.rpcrdma4j.registration;
+
+import java.util.Arrays;
+
+/**
+ * The bulk data of one chunk as the marshaler hands it in: a reusable list of ranges of registered memory
+ * ({@link RegisteredBuffer} or {@link RegisteredArena}, offset, length), in the order the bytes belong in the chunk.
+ * <p>
+ * Internally each range is cut into <em>pieces</em> that lie within one page, the unit that mapping works on (like
+ * Linux's {@code rpcrdma_mr_seg}): a page list takes one page per piece. A range that continues the previous one
+ * byte for byte in the same page is merged into it, so pieces in a row never share a page contiguously.
+ * <p>
+ * Borrows: the list does not retain the buffers; the caller keeps them alive until the registration that maps this
+ * list has been invalidated. Not thread-safe; reuse with {@link #clear()}. Allocation-free after construction.
+ */
+public final class ScatterList {
+    // package-private arrays: the strategies' per-page loops read them directly
+    final RegisteredArena[] arenas;
+    final int[] pages;
+    final int[] offsets;
+    final int[] lengths;
+    /** Piece i may follow piece i - 1 in one page list (both sides on page boundaries). */
+    final boolean[] joinsPageList;
+    /** Piece i continues piece i - 1 in memory, across a page boundary (one contiguous registration). */
+    final boolean[] joinsContiguous;
+    private int count;
+    private long length;
+
+    /** A list holding up to {@code maxPieces} page pieces (a 1 MiB range takes 256 or 257). */
+    public ScatterList(int maxPieces) {
+        if (maxPieces <= 0) {
+            throw new IllegalArgumentException("maxPieces must be positive: " + maxPieces);
+        }
+        arenas = new RegisteredArena[maxPieces];
+        pages = new int[maxPieces];
+        offsets = new int[maxPieces];
+        lengths = new int[maxPieces];
+        joinsPageList = new boolean[maxPieces];
+        joinsContiguous = new boolean[maxPieces];
+    }
+
+    /** Forgets every range. */
+    public ScatterList clear() {
+        Arrays.fill(arenas, 0, count, null);
+        count = 0;
+        length = 0;
+        return this;
+    }
+
+    /** Appends {@code length} bytes of {@code buffer} starting at absolute index {@code index}. */
+    public ScatterList add(RegisteredBuffer buffer, int index, int length) {
+        if (index < 0 || length < 0 || (long) index + length > buffer.capacity()) {
+            throw new IndexOutOfBoundsException("range " + index + "+" + length + " outside buffer of "
+                    + buffer.capacity());
+        }
+        return add(buffer.arena(), buffer.arenaOffset() + index, length);
+    }
+
+    /** Appends the readable bytes of {@code buffer}. */
+    public ScatterList addReadable(RegisteredBuffer buffer) {
+        return add(buffer, buffer.readerIndex(), buffer.readableBytes());
+    }
+
+    /** Appends {@code length} bytes of {@code arena} at {@code offset}. A zero length adds nothing. */
+    public ScatterList add(RegisteredArena arena, int offset, int length) {
+        if (offset < 0 || length < 0 || (long) offset + length > arena.size()) {
+            throw new IndexOutOfBoundsException("range " + offset + "+" + length + " outside arena of " + arena.size());
+        }
+        int pageSize = arena.pageSize();
+        int needed = 0;
+        for (int o = offset, left = length; left > 0; ) {
+            int take = Math.min(left, pageSize - o % pageSize);
+            if (!(needed == 0 && continues(arena, o / pageSize, o % pageSize))) {
+                needed++;
+            }
+            o += take;
+            left -= take;
+        }
+        if (count + needed > arenas.length) {
+            throw new IllegalStateException("scatter list full: " + count + " pieces + " + needed + " > "
+                    + arenas.length);
+        }
+        int o = offset;
+        int left = length;
+        while (left > 0) {
+            int page = o / pageSize;
+            int inPage = o % pageSize;
+            int take = Math.min(left, pageSize - inPage);
+            if (continues(arena, page, inPage)) {
+                lengths[count - 1] += take;
+            } else {
+                boolean boundary = count > 0 && inPage == 0 && endsOnPage(count - 1);
+                joinsPageList[count] = boundary;
+                joinsContiguous[count] = boundary && arenas[count - 1] == arena && pages[count - 1] + 1 == page;
+                arenas[count] = arena;
+                pages[count] = page;
+                offsets[count] = inPage;
+                lengths[count] = take;
+                count++;
+            }
+            o += take;
+            left -= take;
+        }
+        this.length += length;
+        return this;
+    }
+
+    private boolean continues(RegisteredArena arena, int page, int inPage) {
+        int last = count - 1;
+        return last >= 0 && arenas[last] == arena && pages[last] == page
+                && offsets[last] + lengths[last] == inPage;
+    }
+
+    /** Number of page pieces. */
+    public int pieceCount() {
+        return count;
+    }
+
+    /** Total bytes. */
+    public long length() {
+        return length;
+    }
+
+    public boolean isEmpty() {
+        return count == 0;
+    }
+
+    public int maxPieces() {
+        return arenas.length;
+    }
+
+    public RegisteredArena arena(int piece) {
+        check(piece);
+        return arenas[piece];
+    }
+
+    /** Page index, within its arena, of a piece. */
+    public int page(int piece) {
+        check(piece);
+        return pages[piece];
+    }
+
+    /** Offset of a piece's first byte within its page. */
+    public int offsetInPage(int piece) {
+        check(piece);
+        return offsets[piece];
+    }
+
+    public int length(int piece) {
+        check(piece);
+        return lengths[piece];
+    }
+
+    /** Offset of a piece's first byte within its arena. */
+    public int arenaOffset(int piece) {
+        check(piece);
+        return pages[piece] * arenas[piece].pageSize() + offsets[piece];
+    }
+
+    /** Whether a piece runs to the end of its page. */
+    boolean endsOnPage(int piece) {
+        return offsets[piece] + lengths[piece] == arenas[piece].pageSize();
+    }
+
+    /**
+     * Whether pieces {@code piece} and {@code piece + 1} can share one handle: with page lists ({@code pageLists}),
+     * when the first ends on a page boundary and the second starts on one (a "gap" otherwise); without, only when
+     * they are also consecutive pages of the same arena (byte-contiguous memory).
+     */
+    boolean joins(int piece, boolean pageLists) {
+        return pageLists ? joinsPageList[piece + 1] : joinsContiguous[piece + 1];
+    }
+
+    private void check(int piece) {
+        if (piece < 0 || piece >= count) {
+            throw new IndexOutOfBoundsException("piece " + piece + " of " + count);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "ScatterList[" + count + " pieces, " + length + " bytes]";
+    }
+}

@@ -1,0 +1,67 @@
+package org.rpcrdma4j.registration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.rpcrdma4j.registration.fake.FakeDevice;
+
+class ScatterListTest {
+    static final int PAGE = 4096;
+    RegisteredBufferPool pool;
+    RegisteredBuffer buffer;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        pool = RegisteredBufferPool.create(FakeDevice.regMrOnly().allocProtectionDomain(),
+                new BufferPoolConfig(64 * PAGE, 1, 1, Duration.ofSeconds(1)));
+        buffer = pool.allocate(8 * PAGE);
+    }
+
+    @AfterEach
+    void tearDown() {
+        buffer.release();
+        pool.close();
+    }
+
+    @Test
+    void rangesAreCutIntoPagePiecesAndContiguousAddsMerge() {
+        ScatterList list = new ScatterList(16);
+        list.add(buffer, 100, PAGE);            // 100..4195: two pieces
+        list.add(buffer, 100 + PAGE, 10);       // continues the second piece
+        list.add(buffer, 3 * PAGE, 0);          // nothing
+        list.add(buffer, 2 * PAGE, PAGE);       // new page, whole
+        assertThat(list.pieceCount()).isEqualTo(3);
+        assertThat(list.length()).isEqualTo(2L * PAGE + 10);
+        assertThat(list.offsetInPage(0)).isEqualTo(100);
+        assertThat(list.length(0)).isEqualTo(PAGE - 100);
+        assertThat(list.offsetInPage(1)).isZero();
+        assertThat(list.length(1)).isEqualTo(110);
+        assertThat(list.page(2)).isEqualTo(buffer.firstPage() + 2);
+        assertThat(list.arenaOffset(2)).isEqualTo(buffer.arenaOffset() + 2 * PAGE);
+        assertThat(list.clear().pieceCount()).isZero();
+        assertThat(list.length()).isZero();
+    }
+
+    @Test
+    void theSamePageTwiceIsTwoPieces() {
+        ScatterList list = new ScatterList(4).add(buffer, 0, PAGE).add(buffer, 0, PAGE);
+        assertThat(list.pieceCount()).isEqualTo(2);
+        assertThat(list.joins(0, true)).as("page aligned: one page list").isTrue();
+        assertThat(list.joins(0, false)).as("not contiguous memory").isFalse();
+    }
+
+    @Test
+    void aFullListRefusesARangeWithoutTakingPartOfIt() {
+        ScatterList list = new ScatterList(3).add(buffer, 0, PAGE);
+        assertThatThrownBy(() -> list.add(buffer, PAGE + 1, 3 * PAGE)).isInstanceOf(IllegalStateException.class);
+        assertThat(list.pieceCount()).isEqualTo(1);
+        assertThat(list.length()).isEqualTo(PAGE);
+        assertThatThrownBy(() -> list.add(buffer, 8 * PAGE - 1, 2)).isInstanceOf(IndexOutOfBoundsException.class);
+        assertThatThrownBy(() -> list.add(buffer, -1, 2)).isInstanceOf(IndexOutOfBoundsException.class);
+    }
+}

@@ -1,0 +1,40 @@
+package org.rpcrdma4j.nfs.client;
+
+import java.net.InetSocketAddress;
+import java.util.concurrent.CompletableFuture;
+import org.dcache.oncrpc4j.xdr.XdrAble;
+
+/**
+ * How the NFS client sends a call and gets its result: the seam between the NFS layer and a transport. The TCP
+ * implementation ({@link TcpDataTransport}) runs over oncrpc4j; an RDMA implementation plugs in here through a
+ * {@link DataTransportFactory} without any change above this interface.
+ * <p>
+ * <b>Bulk data.</b> The DDP-eligible items of RFC 8267 are visible in the types: when {@code args} is a
+ * {@link org.rpcrdma4j.nfs.xdr.DdpArgument} (WRITE, SYMLINK), its {@code item()} is the caller's buffer. A stream
+ * transport encodes the arguments flat ({@code xdrEncode}, which references the buffer without copying where the
+ * stream allows); an RDMA transport calls {@code encodeBeforeItem}, writes the length word, and offers
+ * {@code item()} to the server as a read chunk. When {@code result} is a {@link org.rpcrdma4j.nfs.xdr.DdpResult}
+ * (READ), its {@code sink()} is the caller's buffer: a stream transport decodes the flat reply, copying the data into
+ * the sink once; an RDMA transport registers the sink's writable bytes as a write chunk, lets the server place the
+ * data there, and calls {@code decodeReduced}.
+ * <p>
+ * Thread-safe: calls may be issued from any thread and may be outstanding concurrently (pipelined).
+ */
+public interface DataTransport extends AutoCloseable {
+
+    /**
+     * Sends a call. The returned future completes with {@code result} decoded, or exceptionally with an
+     * {@link RpcCallException} ({@link RpcTimeoutException}, {@link RpcConnectionException},
+     * {@link RpcDeniedException}, {@link RpcNotAcceptedException}, {@link RpcBadReplyException}).
+     * <p>
+     * Borrows {@code args} (and a DDP item's buffer) and {@code result} (and its sink) until the future completes.
+     */
+    <T extends XdrAble> CompletableFuture<T> call(int program, int version, int procedure, XdrAble args, T result);
+
+    /** The server's address. */
+    InetSocketAddress remoteAddress();
+
+    /** Closes the connection; calls still outstanding fail with {@link RpcConnectionException}. */
+    @Override
+    void close();
+}

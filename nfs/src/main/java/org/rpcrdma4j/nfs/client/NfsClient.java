@@ -1,0 +1,466 @@
+package org.rpcrdma4j.nfs.client;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.PooledByteBufAllocator;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.ServiceLoader;
+import org.rpcrdma4j.nfs.CreateMode;
+import org.rpcrdma4j.nfs.DirEntry;
+import org.rpcrdma4j.nfs.FileAttributes;
+import org.rpcrdma4j.nfs.FileHandle;
+import org.rpcrdma4j.nfs.FileType;
+import org.rpcrdma4j.nfs.FsInfo;
+import org.rpcrdma4j.nfs.FsStat;
+import org.rpcrdma4j.nfs.Nfs3Status;
+import org.rpcrdma4j.nfs.NfsException;
+import org.rpcrdma4j.nfs.NfsObject;
+import org.rpcrdma4j.nfs.NfsTime;
+import org.rpcrdma4j.nfs.PathConf;
+import org.rpcrdma4j.nfs.SetAttributes;
+import org.rpcrdma4j.nfs.StableHow;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A mounted NFSv3 export: blocking calls for every procedure, file-level helpers (paths, listing, pipelined
+ * copies), and {@link #async()} for the asynchronous API underneath.
+ * <pre>{@code
+ * try (NfsClient nfs = NfsClient.mount("tcp://server/export")) {
+ *     nfs.upload(Path.of("local.bin"), "/dir/remote.bin");
+ *     nfs.download("/dir/remote.bin", Path.of("copy.bin"));
+ * }
+ * }</pre>
+ * The URL's scheme picks the {@link DataTransportFactory} ("tcp" built in; "rdma" from the configuration or
+ * {@link ServiceLoader}); MOUNT always goes over TCP to the URL's mount port. Errors: {@link NfsException} with the
+ * {@link Nfs3Status} when the server answered with an error, {@link RpcCallException} subtypes when it did not answer,
+ * {@link MountException} when MNT failed. Thread-safe.
+ */
+public final class NfsClient implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(NfsClient.class);
+
+    private final NfsUrl url;
+    private final NfsClientConfig config;
+    private final DataTransport transport;
+    private final NfsAsyncClient async;
+    private final FileHandle root;
+    private final ByteBufAllocator allocator = PooledByteBufAllocator.DEFAULT;
+    private volatile FsInfo fsinfo;
+    private volatile boolean plusSupported = true;
+
+    private NfsClient(NfsUrl url, NfsClientConfig config, DataTransport transport, FileHandle root) {
+        this.url = url;
+        this.config = config;
+        this.transport = transport;
+        this.async = new NfsAsyncClient(transport);
+        this.root = root;
+    }
+
+    public static NfsClient mount(String url) throws IOException {
+        return mount(NfsUrl.parse(url), NfsClientConfig.defaults());
+    }
+
+    public static NfsClient mount(String url, NfsClientConfig config) throws IOException {
+        return mount(NfsUrl.parse(url), config);
+    }
+
+    /** Mounts: MNT over TCP to the mount port, then connects NFS with the scheme's transport. */
+    public static NfsClient mount(NfsUrl url, NfsClientConfig config) throws IOException {
+        DataTransportFactory factory = factory(url.scheme(), config);
+        InetSocketAddress nfsAddress = new InetSocketAddress(url.host(), url.port());
+        InetSocketAddress mountAddress = new InetSocketAddress(url.host(), url.mountPort());
+        FileHandle root;
+        DataTransport nfs;
+        if ("tcp".equals(url.scheme()) && url.mountPort() == url.port()) {
+            nfs = factory.connect(nfsAddress, config);
+            try {
+                root = new MountClient(nfs).mount(url.export());
+            } catch (IOException | RuntimeException e) {
+                nfs.close();
+                throw e;
+            }
+        } else {
+            try (DataTransport mount = TcpDataTransport.connect(mountAddress, config)) {
+                root = new MountClient(mount).mount(url.export());
+            }
+            nfs = factory.connect(nfsAddress, config);
+        }
+        return new NfsClient(url, config, nfs, root);
+    }
+
+    /** The factory for {@code scheme}: configured, built in ("tcp"), or found by {@link ServiceLoader}. */
+    static DataTransportFactory factory(String scheme, NfsClientConfig config) throws IOException {
+        DataTransportFactory f = config.factory(scheme);
+        if (f != null) {
+            return f;
+        }
+        if ("tcp".equals(scheme)) {
+            return TcpDataTransport.factory();
+        }
+        for (DataTransportFactory found : ServiceLoader.load(DataTransportFactory.class)) {
+            if (found.scheme().equals(scheme)) {
+                return found;
+            }
+        }
+        throw new IOException("no transport for scheme \"" + scheme + "\": add a DataTransportFactory for it to the "
+                + "configuration or the class path");
+    }
+
+    public NfsUrl url() {
+        return url;
+    }
+
+    /** The export's root handle. */
+    public FileHandle root() {
+        return root;
+    }
+
+    /** The asynchronous API over the same connection. */
+    public NfsAsyncClient async() {
+        return async;
+    }
+
+    private static <T> T await(java.util.concurrent.CompletableFuture<T> f) throws IOException {
+        return MountClient.Calls.await(f);
+    }
+
+    // ---- procedures ----
+
+    public void ping() throws IOException {
+        await(async.ping());
+    }
+
+    public FileAttributes getattr(FileHandle fh) throws IOException {
+        return await(async.getattr(fh));
+    }
+
+    public FileAttributes setattr(FileHandle fh, SetAttributes attributes) throws IOException {
+        return await(async.setattr(fh, attributes, null));
+    }
+
+    public FileAttributes setattr(FileHandle fh, SetAttributes attributes, NfsTime guardCtime) throws IOException {
+        return await(async.setattr(fh, attributes, guardCtime));
+    }
+
+    public NfsObject lookup(FileHandle dir, String name) throws IOException {
+        return await(async.lookup(dir, name));
+    }
+
+    public int access(FileHandle fh, int bits) throws IOException {
+        return await(async.access(fh, bits));
+    }
+
+    public String readlink(FileHandle fh) throws IOException {
+        return await(async.readlink(fh));
+    }
+
+    /** READ into {@code dst} (see {@link NfsAsyncClient#read}). */
+    public ReadReply read(FileHandle fh, long offset, ByteBuf dst) throws IOException {
+        return await(async.read(fh, offset, dst));
+    }
+
+    /** WRITE from {@code src} (see {@link NfsAsyncClient#write}). */
+    public WriteReply write(FileHandle fh, long offset, ByteBuf src, StableHow stable) throws IOException {
+        return await(async.write(fh, offset, src, stable));
+    }
+
+    public NfsObject create(FileHandle dir, String name, CreateMode mode, SetAttributes attributes) throws IOException {
+        return await(async.create(dir, name, mode, attributes, 0));
+    }
+
+    public NfsObject createExclusive(FileHandle dir, String name, long verifier) throws IOException {
+        return await(async.create(dir, name, CreateMode.EXCLUSIVE, SetAttributes.NONE, verifier));
+    }
+
+    public NfsObject mkdir(FileHandle dir, String name, SetAttributes attributes) throws IOException {
+        return await(async.mkdir(dir, name, attributes));
+    }
+
+    public NfsObject symlink(FileHandle dir, String name, String target) throws IOException {
+        return await(async.symlink(dir, name, target, SetAttributes.NONE));
+    }
+
+    public NfsObject mknod(FileHandle dir, String name, FileType type, int major, int minor) throws IOException {
+        return await(async.mknod(dir, name, type, SetAttributes.NONE, major, minor));
+    }
+
+    public void remove(FileHandle dir, String name) throws IOException {
+        await(async.remove(dir, name));
+    }
+
+    public void rmdir(FileHandle dir, String name) throws IOException {
+        await(async.rmdir(dir, name));
+    }
+
+    public void rename(FileHandle fromDir, String fromName, FileHandle toDir, String toName) throws IOException {
+        await(async.rename(fromDir, fromName, toDir, toName));
+    }
+
+    public void link(FileHandle file, FileHandle dir, String name) throws IOException {
+        await(async.link(file, dir, name));
+    }
+
+    public DirListing readdir(FileHandle dir, long cookie, long cookieVerifier, int count) throws IOException {
+        return await(async.readdir(dir, cookie, cookieVerifier, count));
+    }
+
+    public DirListing readdirplus(FileHandle dir, long cookie, long cookieVerifier, int dirCount, int maxCount)
+            throws IOException {
+        return await(async.readdirplus(dir, cookie, cookieVerifier, dirCount, maxCount));
+    }
+
+    public FsStat fsstat(FileHandle fh) throws IOException {
+        return await(async.fsstat(fh));
+    }
+
+    public FsInfo fsinfo(FileHandle fh) throws IOException {
+        return await(async.fsinfo(fh));
+    }
+
+    public PathConf pathconf(FileHandle fh) throws IOException {
+        return await(async.pathconf(fh));
+    }
+
+    public long commit(FileHandle fh, long offset, long count) throws IOException {
+        return await(async.commit(fh, offset, count));
+    }
+
+    // ---- paths ----
+
+    private static List<String> components(String path) {
+        List<String> names = new ArrayList<>();
+        for (String c : path.split("/")) {
+            if (!c.isEmpty()) {
+                names.add(c);
+            }
+        }
+        return names;
+    }
+
+    /** The handle of {@code path} below the export root ("/" or "" is the root), one LOOKUP per component. */
+    public FileHandle resolve(String path) throws IOException {
+        FileHandle fh = root;
+        for (String name : components(path)) {
+            fh = lookup(fh, name).handle();
+        }
+        return fh;
+    }
+
+    /** The parent directory's handle and the last component of {@code path}. */
+    private NfsObject parentOf(String path, String[] name) throws IOException {
+        List<String> names = components(path);
+        if (names.isEmpty()) {
+            throw new NfsException(Nfs3Status.NFS3ERR_INVAL, "the export root has no name");
+        }
+        name[0] = names.get(names.size() - 1);
+        return new NfsObject(resolve(String.join("/", names.subList(0, names.size() - 1))), null);
+    }
+
+    public FileAttributes stat(String path) throws IOException {
+        return getattr(resolve(path));
+    }
+
+    /** Creates (or truncates) a regular file. */
+    public FileHandle createFile(String path) throws IOException {
+        String[] name = new String[1];
+        FileHandle dir = parentOf(path, name).handle();
+        return create(dir, name[0], CreateMode.UNCHECKED, SetAttributes.NONE.withSize(0)).handle();
+    }
+
+    public FileHandle mkdir(String path) throws IOException {
+        String[] name = new String[1];
+        FileHandle dir = parentOf(path, name).handle();
+        return mkdir(dir, name[0], SetAttributes.NONE).handle();
+    }
+
+    /** Removes a file (REMOVE) or an empty directory (RMDIR). */
+    public void delete(String path) throws IOException {
+        String[] name = new String[1];
+        FileHandle dir = parentOf(path, name).handle();
+        FileAttributes a = lookup(dir, name[0]).attributes();
+        if (a != null && a.isDirectory()) {
+            rmdir(dir, name[0]);
+        } else {
+            remove(dir, name[0]);
+        }
+    }
+
+    public void rename(String from, String to) throws IOException {
+        String[] fromName = new String[1];
+        String[] toName = new String[1];
+        FileHandle fromDir = parentOf(from, fromName).handle();
+        FileHandle toDir = parentOf(to, toName).handle();
+        rename(fromDir, fromName[0], toDir, toName[0]);
+    }
+
+    /** The entries of a directory without "." and "..", with attributes and handles where the server gave them. */
+    public List<DirEntry> list(String path) throws IOException {
+        return list(resolve(path));
+    }
+
+    /**
+     * Lists a directory with READDIRPLUS, falling back to READDIR when the server does not support it
+     * ({@code NFS3ERR_NOTSUPP} or {@code PROC_UNAVAIL}; remembered for the mount); a listing
+     * invalidated by a change (NFS3ERR_BAD_COOKIE) starts over, up to three times.
+     */
+    public List<DirEntry> list(FileHandle dir) throws IOException {
+        for (int attempt = 0; ; attempt++) {
+            try {
+                return listOnce(dir, plusSupported);
+            } catch (NfsException e) {
+                if (e.status() == Nfs3Status.NFS3ERR_NOTSUPP && plusSupported) {
+                    plusSupported = false; // remembered: this server does not do READDIRPLUS
+                    continue;
+                }
+                if (e.status() != Nfs3Status.NFS3ERR_BAD_COOKIE || attempt >= 3) {
+                    throw e;
+                }
+            } catch (RpcNotAcceptedException e) {
+                if (e.acceptStatus() != AcceptStatus.PROC_UNAVAIL || !plusSupported) {
+                    throw e;
+                }
+                plusSupported = false;
+            }
+        }
+    }
+
+    private List<DirEntry> listOnce(FileHandle dir, boolean plus) throws IOException {
+        List<DirEntry> all = new ArrayList<>();
+        long cookie = 0;
+        long verifier = 0;
+        int bytes = config.readdirBytes();
+        while (true) {
+            DirListing page = plus ? readdirplus(dir, cookie, verifier, bytes, bytes)
+                    : readdir(dir, cookie, verifier, bytes);
+            for (DirEntry e : page.entries()) {
+                if (!e.isDotOrDotDot()) {
+                    all.add(e);
+                }
+            }
+            if (page.eof()) {
+                return all;
+            }
+            if (page.entries().isEmpty()) {
+                throw new IOException("the server returned an empty directory page without end of listing");
+            }
+            cookie = page.entries().get(page.entries().size() - 1).cookie();
+            verifier = page.cookieVerifier();
+        }
+    }
+
+    // ---- file copies ----
+
+    private FsInfo fsinfo() throws IOException {
+        FsInfo f = fsinfo;
+        if (f == null) {
+            f = fsinfo(root);
+            fsinfo = f;
+        }
+        return f;
+    }
+
+    private int readChunk() throws IOException {
+        int rtmax = fsinfo().rtmax();
+        return rtmax > 0 ? Math.min(config.chunkSize(), rtmax) : config.chunkSize();
+    }
+
+    private int writeChunk() throws IOException {
+        int wtmax = fsinfo().wtmax();
+        return wtmax > 0 ? Math.min(config.chunkSize(), wtmax) : config.chunkSize();
+    }
+
+    /** Copies the remote file {@code remotePath} to {@code local} (replaced); returns the bytes copied. */
+    public long download(String remotePath, Path local) throws IOException {
+        FileHandle fh = resolve(remotePath);
+        FileAttributes a = getattr(fh);
+        if (a.isDirectory()) {
+            throw new NfsException(Nfs3Status.NFS3ERR_ISDIR, remotePath);
+        }
+        try (FileChannel out = FileChannel.open(local, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                StandardOpenOption.TRUNCATE_EXISTING)) {
+            return new Download(async, fh, out, allocator, readChunk(), config.window()).run(a.size());
+        }
+    }
+
+    /**
+     * Copies {@code local} to {@code remotePath} (created or truncated) with pipelined UNSTABLE WRITEs and a COMMIT,
+     * resending ranges whose write verifier changed. Returns the bytes in the file.
+     */
+    public long upload(Path local, String remotePath) throws IOException {
+        FileHandle fh = createFile(remotePath);
+        try (FileChannel in = FileChannel.open(local, StandardOpenOption.READ)) {
+            long size = in.size();
+            UnstableWriter writer = unstableWriter(fh, (offset, length, dst) -> {
+                int done = 0;
+                while (done < length) {
+                    int n = dst.writeBytes(in, offset + done, length - done);
+                    if (n < 0) {
+                        throw new IOException(local + " shrank while being uploaded");
+                    }
+                    done += n;
+                }
+            });
+            int chunk = writeChunk();
+            for (long offset = 0; offset < size; offset += chunk) {
+                writer.write(offset, (int) Math.min(chunk, size - offset));
+            }
+            writer.commit();
+            LOG.debug("uploaded {} bytes to {} ({} ranges resent)", size, remotePath, writer.resends());
+            return size;
+        }
+    }
+
+    /** A writer for pipelined UNSTABLE writes with verifier-checked COMMIT (see {@link UnstableWriter}). */
+    public UnstableWriter unstableWriter(FileHandle fh, UnstableWriter.Source source) {
+        return new UnstableWriter(async, fh, source, allocator, config.window(), 5);
+    }
+
+    /** Reads a whole remote file into memory (for small files). */
+    public byte[] readAll(String path) throws IOException {
+        FileHandle fh = resolve(path);
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        int chunk = readChunk();
+        long offset = 0;
+        while (true) {
+            ByteBuf buf = allocator.heapBuffer(chunk, chunk);
+            try {
+                ReadReply r = read(fh, offset, buf);
+                buf.readBytes(out, buf.readableBytes());
+                offset += r.count();
+                if (r.eof()) {
+                    return out.toByteArray();
+                }
+                if (r.count() == 0) {
+                    throw new IOException("READ returned nothing before end of file");
+                }
+            } finally {
+                buf.release();
+            }
+        }
+    }
+
+    /** Unmounts (UMNT, best effort) and closes the connection. */
+    @Override
+    public void close() {
+        try {
+            if ("tcp".equals(url.scheme()) && url.mountPort() == url.port()) {
+                new MountClient(transport).unmount(url.export());
+            } else {
+                try (DataTransport mount = TcpDataTransport.connect(
+                        new InetSocketAddress(url.host(), url.mountPort()), config)) {
+                    new MountClient(mount).unmount(url.export());
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            LOG.debug("UMNT of {} failed: {}", url, e.toString());
+        } finally {
+            transport.close();
+        }
+    }
+}

@@ -1,0 +1,158 @@
+package org.rpcrdma4j.nfs.client;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import org.dcache.oncrpc4j.rpc.RpcAuth;
+import org.dcache.oncrpc4j.rpc.RpcAuthTypeUnix;
+
+/** Client settings; immutable. Start from {@link #defaults()} and change with the {@code with*} methods. */
+public final class NfsClientConfig {
+    private Duration callTimeout = Duration.ofSeconds(60);
+    private Duration connectTimeout = Duration.ofSeconds(10);
+    private int retransmits = 3;
+    private int uid;
+    private int gid;
+    private int[] gids = new int[0];
+    private String machineName = "rpcrdma4j";
+    private int window = 16;
+    private int chunkSize = 1 << 20;
+    private int readdirBytes = 64 << 10;
+    private int workerThreads = 2;
+    private Map<String, DataTransportFactory> factories = new HashMap<>();
+
+    private NfsClientConfig() {
+    }
+
+    public static NfsClientConfig defaults() {
+        return new NfsClientConfig();
+    }
+
+    private NfsClientConfig copy() {
+        NfsClientConfig c = new NfsClientConfig();
+        c.callTimeout = callTimeout;
+        c.connectTimeout = connectTimeout;
+        c.retransmits = retransmits;
+        c.uid = uid;
+        c.gid = gid;
+        c.gids = gids.clone();
+        c.machineName = machineName;
+        c.window = window;
+        c.chunkSize = chunkSize;
+        c.readdirBytes = readdirBytes;
+        c.workerThreads = workerThreads;
+        c.factories = new HashMap<>(factories);
+        return c;
+    }
+
+    /** How long a call waits for its reply (default 60 s). */
+    public NfsClientConfig withCallTimeout(Duration timeout) {
+        NfsClientConfig c = copy();
+        c.callTimeout = timeout;
+        return c;
+    }
+
+    public NfsClientConfig withConnectTimeout(Duration timeout) {
+        NfsClientConfig c = copy();
+        c.connectTimeout = timeout;
+        return c;
+    }
+
+    /**
+     * How many times a call is sent again on a new connection after its connection failed (default 3). NFS over
+     * TCP retransmits only after a reconnect; non-idempotent procedures may then report EXIST or NOENT for work
+     * the first attempt did.
+     */
+    public NfsClientConfig withRetransmits(int n) {
+        NfsClientConfig c = copy();
+        c.retransmits = n;
+        return c;
+    }
+
+    /** The AUTH_SYS identity calls carry (default uid 0, gid 0). */
+    public NfsClientConfig withIdentity(int newUid, int newGid, int... newGids) {
+        NfsClientConfig c = copy();
+        c.uid = newUid;
+        c.gid = newGid;
+        c.gids = newGids.clone();
+        return c;
+    }
+
+    /** READs or WRITEs in flight per file transfer (default 16). */
+    public NfsClientConfig withWindow(int n) {
+        if (n < 1) {
+            throw new IllegalArgumentException("window must be at least 1");
+        }
+        NfsClientConfig c = copy();
+        c.window = n;
+        return c;
+    }
+
+    /** Bytes per READ or WRITE of a file transfer (default 1 MiB; the server's rtmax/wtmax cap it). */
+    public NfsClientConfig withChunkSize(int bytes) {
+        if (bytes < 512) {
+            throw new IllegalArgumentException("chunk size must be at least 512 bytes");
+        }
+        NfsClientConfig c = copy();
+        c.chunkSize = bytes;
+        return c;
+    }
+
+    /** READDIR/READDIRPLUS reply size asked for (default 64 KiB). */
+    public NfsClientConfig withReaddirBytes(int bytes) {
+        NfsClientConfig c = copy();
+        c.readdirBytes = bytes;
+        return c;
+    }
+
+    public NfsClientConfig withWorkerThreads(int n) {
+        NfsClientConfig c = copy();
+        c.workerThreads = n;
+        return c;
+    }
+
+    /** Uses {@code factory} for its scheme, ahead of any found by {@link java.util.ServiceLoader}. */
+    public NfsClientConfig withTransportFactory(DataTransportFactory factory) {
+        NfsClientConfig c = copy();
+        c.factories.put(factory.scheme(), factory);
+        return c;
+    }
+
+    public Duration callTimeout() {
+        return callTimeout;
+    }
+
+    public Duration connectTimeout() {
+        return connectTimeout;
+    }
+
+    public int retransmits() {
+        return retransmits;
+    }
+
+    public int window() {
+        return window;
+    }
+
+    public int chunkSize() {
+        return chunkSize;
+    }
+
+    public int readdirBytes() {
+        return readdirBytes;
+    }
+
+    public int workerThreads() {
+        return workerThreads;
+    }
+
+    /** A factory configured for {@code scheme}, or null. */
+    public DataTransportFactory factory(String scheme) {
+        return factories.get(scheme);
+    }
+
+    /** The credential for calls (a fresh AUTH_SYS credential with this identity). */
+    public RpcAuth credential() {
+        return new RpcAuthTypeUnix(uid, gid, gids, (int) (System.currentTimeMillis() / 1000), machineName);
+    }
+}

@@ -1,0 +1,518 @@
+package org.rpcrdma4j.nfs.server;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.CompletionHandler;
+import java.util.ArrayList;
+import java.util.List;
+import org.dcache.oncrpc4j.rpc.OncRpcException;
+import org.dcache.oncrpc4j.rpc.RpcAuthTypeUnix;
+import org.dcache.oncrpc4j.rpc.RpcCall;
+import org.dcache.oncrpc4j.rpc.RpcDispatchable;
+import org.dcache.oncrpc4j.xdr.XdrAble;
+import org.dcache.oncrpc4j.xdr.XdrVoid;
+import org.rpcrdma4j.nfs.Access;
+import org.rpcrdma4j.nfs.DirEntry;
+import org.rpcrdma4j.nfs.FileAttributes;
+import org.rpcrdma4j.nfs.FileHandle;
+import org.rpcrdma4j.nfs.FsInfo;
+import org.rpcrdma4j.nfs.Nfs3Status;
+import org.rpcrdma4j.nfs.NfsException;
+import org.rpcrdma4j.nfs.NfsTime;
+import org.rpcrdma4j.nfs.PathConf;
+import org.rpcrdma4j.nfs.WccData;
+import org.rpcrdma4j.nfs.server.ExportTable.Target;
+import org.rpcrdma4j.nfs.vfs.DirectoryPage;
+import org.rpcrdma4j.nfs.vfs.ReadResult;
+import org.rpcrdma4j.nfs.vfs.Vfs;
+import org.rpcrdma4j.nfs.NfsObject;
+import org.rpcrdma4j.nfs.vfs.WriteResult;
+import org.rpcrdma4j.nfs.xdr.*;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The NFS version 3 program (RFC 1813) over {@link Vfs} exports, as an oncrpc4j {@link RpcDispatchable}: the same
+ * object is served over TCP by {@code OncRpcSvc} and over RDMA by the RDMA server.
+ * <p>
+ * Arguments that do not decode are {@code GARBAGE_ARGS}; everything else is answered with an {@code nfsstat3} (a
+ * VFS's {@link NfsException}, or {@code NFS3ERR_SERVERFAULT} for a bug). READ data goes from the VFS into a
+ * {@link ReadBufferAllocator} buffer and from there, by reference, into the reply. {@code wcc_data} carries only
+ * post-operation attributes: the VFS cannot take pre-operation attributes atomically with the change, and RFC 1813
+ * asks servers not to send them then. MKNOD and LINK are {@code NFS3ERR_NOTSUPP} (FSINFO does not claim
+ * {@code FSF3_LINK}).
+ * <p>
+ * ACCESS answers from the mode bits and the AUTH_SYS credential (uid 0 may do everything the type allows); other
+ * procedures do not check permissions beyond what the VFS itself enforces. This server is meant for tests,
+ * benchmarks and trusted networks.
+ */
+public final class Nfs3Program implements RpcDispatchable {
+    private static final Logger LOG = LoggerFactory.getLogger(Nfs3Program.class);
+    private static final int NOBODY = 65534;
+
+    private final ExportTable exports;
+    private final ServerLimits limits;
+    private final ReadBufferAllocator readBuffers;
+
+    public Nfs3Program(ExportTable exports, ServerLimits limits, ReadBufferAllocator readBuffers) {
+        this.exports = exports;
+        this.limits = limits;
+        this.readBuffers = readBuffers;
+    }
+
+    /** What a procedure does with the VFS; an {@link NfsException} becomes the reply's status. */
+    @FunctionalInterface
+    private interface Op {
+        void run() throws NfsException;
+    }
+
+    /** Runs {@code op} and returns the status for its reply. */
+    private static int run(String what, Op op) {
+        try {
+            op.run();
+            return Nfs3Status.NFS3_OK.wireValue();
+        } catch (NfsException e) {
+            LOG.debug("{}: {}", what, e.getMessage());
+            return e.wireValue();
+        } catch (RuntimeException e) {
+            LOG.error("{} failed", what, e);
+            return Nfs3Status.NFS3ERR_SERVERFAULT.wireValue();
+        }
+    }
+
+    private static <T extends XdrAble> T decode(RpcCall call, T args) throws OncRpcException, IOException {
+        try {
+            call.retrieveCall(args);
+            return args;
+        } catch (RuntimeException e) {
+            throw new BadXdrException("arguments do not decode: " + e);
+        }
+    }
+
+    private Target target(FileHandle wire) throws NfsException {
+        return exports.resolve(wire);
+    }
+
+    private static void writable(Target t) throws NfsException {
+        if (t.export().readOnly()) {
+            throw new NfsException(Nfs3Status.NFS3ERR_ROFS, "read-only export");
+        }
+    }
+
+    /** Attributes after an operation, or null when they cannot be had. */
+    private FileAttributes postOp(FileHandle wire) {
+        try {
+            Target t = target(wire);
+            return t.export().vfs().getattr(t.fh());
+        } catch (NfsException | RuntimeException e) {
+            return null;
+        }
+    }
+
+    private WccData wcc(FileHandle wire) {
+        return WccData.after(postOp(wire));
+    }
+
+    @Override
+    public void dispatchOncRpcCall(RpcCall call) throws OncRpcException, IOException {
+        int proc = call.getProcedure();
+        switch (proc) {
+            case Nfs3.NULL -> {
+                call.retrieveCall(XdrVoid.XDR_VOID);
+                call.reply(XdrVoid.XDR_VOID);
+            }
+            case Nfs3.GETATTR -> getattr(call);
+            case Nfs3.SETATTR -> setattr(call);
+            case Nfs3.LOOKUP -> lookup(call);
+            case Nfs3.ACCESS -> access(call);
+            case Nfs3.READLINK -> readlink(call);
+            case Nfs3.READ -> read(call);
+            case Nfs3.WRITE -> write(call);
+            case Nfs3.CREATE -> create(call);
+            case Nfs3.MKDIR -> mkdir(call);
+            case Nfs3.SYMLINK -> symlink(call);
+            case Nfs3.MKNOD -> mknod(call);
+            case Nfs3.REMOVE, Nfs3.RMDIR -> remove(call, proc == Nfs3.RMDIR);
+            case Nfs3.RENAME -> rename(call);
+            case Nfs3.LINK -> link(call);
+            case Nfs3.READDIR, Nfs3.READDIRPLUS -> readdir(call, proc == Nfs3.READDIRPLUS);
+            case Nfs3.FSSTAT -> fsstat(call);
+            case Nfs3.FSINFO -> fsinfo(call);
+            case Nfs3.PATHCONF -> pathconf(call);
+            case Nfs3.COMMIT -> commit(call);
+            default -> call.failProcedureUnavailable();
+        }
+    }
+
+    private void getattr(RpcCall call) throws IOException {
+        FhArgs args = decode(call, new FhArgs());
+        GetattrRes res = new GetattrRes();
+        res.status = run("GETATTR", () -> {
+            Target t = target(args.object);
+            res.attributes = t.export().vfs().getattr(t.fh());
+        });
+        call.reply(res);
+    }
+
+    private void setattr(RpcCall call) throws IOException {
+        SetattrArgs args = decode(call, new SetattrArgs());
+        WccRes res = new WccRes();
+        res.status = run("SETATTR", () -> {
+            Target t = target(args.object);
+            writable(t);
+            res.wcc = WccData.after(t.export().vfs().setattr(t.fh(), args.attributes, args.guardCtime));
+        });
+        if (!res.isOk()) {
+            res.wcc = wcc(args.object);
+        }
+        call.reply(res);
+    }
+
+    private void lookup(RpcCall call) throws IOException {
+        DirOpArgs args = decode(call, new DirOpArgs());
+        LookupRes res = new LookupRes();
+        res.status = run("LOOKUP", () -> {
+            Target t = target(args.dir);
+            NfsObject o = t.export().vfs().lookup(t.fh(), args.name);
+            res.object = t.export().wrap(o.handle());
+            res.objectAttributes = o.attributes();
+        });
+        res.dirAttributes = postOp(args.dir);
+        call.reply(res);
+    }
+
+    private void access(RpcCall call) throws IOException {
+        AccessArgs args = decode(call, new AccessArgs());
+        AccessRes res = new AccessRes();
+        res.status = run("ACCESS", () -> {
+            Target t = target(args.object);
+            FileAttributes a = t.export().vfs().getattr(t.fh());
+            res.attributes = a;
+            res.access = args.access & allowed(call, a, t.export().readOnly());
+        });
+        call.reply(res);
+    }
+
+    /** The ACCESS bits the caller's AUTH_SYS identity has on an object with attributes {@code a}. */
+    static int allowed(RpcCall call, FileAttributes a, boolean readOnly) {
+        int uid = NOBODY;
+        int gid = NOBODY;
+        int[] gids = new int[0];
+        if (call.getCredential() instanceof RpcAuthTypeUnix unix) {
+            uid = unix.uid();
+            gid = unix.gid();
+            gids = unix.gids();
+        }
+        int bits;
+        if (uid == 0) {
+            bits = 7;
+            if ((a.mode() & 0111) == 0 && !a.isDirectory()) {
+                bits &= ~1; // root may execute only what someone may
+            }
+        } else if (uid == a.uid()) {
+            bits = (a.mode() >> 6) & 7;
+        } else if (gid == a.gid() || contains(gids, a.gid())) {
+            bits = (a.mode() >> 3) & 7;
+        } else {
+            bits = a.mode() & 7;
+        }
+        boolean r = (bits & 4) != 0;
+        boolean w = (bits & 2) != 0 && !readOnly;
+        boolean x = (bits & 1) != 0;
+        int access = 0;
+        if (r) {
+            access |= Access.READ;
+        }
+        if (a.isDirectory()) {
+            if (x) {
+                access |= Access.LOOKUP;
+            }
+            if (w && x) {
+                access |= Access.MODIFY | Access.EXTEND | Access.DELETE;
+            }
+        } else {
+            if (w) {
+                access |= Access.MODIFY | Access.EXTEND;
+            }
+            if (x) {
+                access |= Access.EXECUTE;
+            }
+        }
+        return access;
+    }
+
+    private static boolean contains(int[] values, int v) {
+        for (int x : values) {
+            if (x == v) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private void readlink(RpcCall call) throws IOException {
+        FhArgs args = decode(call, new FhArgs());
+        ReadlinkRes res = new ReadlinkRes();
+        res.status = run("READLINK", () -> {
+            Target t = target(args.object);
+            res.target = t.export().vfs().readlink(t.fh());
+        });
+        res.attributes = postOp(args.object);
+        call.reply(res);
+    }
+
+    private void read(RpcCall call) throws IOException {
+        FileRangeArgs args = decode(call, new FileRangeArgs());
+        ReadRes res = new ReadRes();
+        ReadBuffer[] held = new ReadBuffer[1];
+        res.status = run("READ", () -> {
+            Target t = target(args.file);
+            int count = (int) Math.min(args.count, limits.maxRead());
+            ReadBuffer buffer = readBuffers.allocate(call, count);
+            held[0] = buffer;
+            ByteBuffer dst = buffer.buffer();
+            ReadResult r = t.export().vfs().read(t.fh(), args.offset, dst);
+            dst.flip();
+            res.count = r.count();
+            res.eof = r.eof();
+            res.data = dst;
+        });
+        res.attributes = postOp(args.file);
+        ReadBuffer buffer = held[0];
+        if (buffer == null) {
+            call.reply(res);
+            return;
+        }
+        if (!res.isOk()) {
+            buffer.release();
+            call.reply(res);
+            return;
+        }
+        // the reply references the buffer: release it only once the reply has gone out
+        call.registerSendOnceListener(new CompletionHandler<Integer, InetSocketAddress>() {
+            @Override
+            public void completed(Integer written, InetSocketAddress peer) {
+                buffer.release();
+            }
+
+            @Override
+            public void failed(Throwable t, InetSocketAddress peer) {
+                buffer.release();
+            }
+        });
+        call.reply(res);
+    }
+
+    private void write(RpcCall call) throws IOException {
+        WriteArgs args = decode(call, new WriteArgs());
+        WriteRes res = new WriteRes();
+        res.status = run("WRITE", () -> {
+            Target t = target(args.file);
+            writable(t);
+            ByteBuffer data = args.data;
+            if (args.count > data.remaining()) {
+                throw new NfsException(Nfs3Status.NFS3ERR_INVAL,
+                        "count " + args.count + " exceeds the " + data.remaining() + " data bytes");
+            }
+            data.limit(data.position() + (int) Math.min(args.count, limits.maxWrite()));
+            Vfs vfs = t.export().vfs();
+            WriteResult w = vfs.write(t.fh(), args.offset, data, args.stable);
+            res.count = w.count();
+            res.committed = w.committed();
+            res.verifier = vfs.writeVerifier();
+        });
+        res.wcc = wcc(args.file);
+        call.reply(res);
+    }
+
+    private void created(NewObjectRes res, Target dir, NfsObject o) {
+        res.object = dir.export().wrap(o.handle());
+        res.attributes = o.attributes();
+    }
+
+    private void create(RpcCall call) throws IOException {
+        CreateArgs args = decode(call, new CreateArgs());
+        NewObjectRes res = new NewObjectRes();
+        res.status = run("CREATE", () -> {
+            Target t = target(args.dir);
+            writable(t);
+            created(res, t, t.export().vfs().create(t.fh(), args.name, args.mode, args.attributes, args.verifier));
+        });
+        res.dirWcc = wcc(args.dir);
+        call.reply(res);
+    }
+
+    private void mkdir(RpcCall call) throws IOException {
+        MkdirArgs args = decode(call, new MkdirArgs());
+        NewObjectRes res = new NewObjectRes();
+        res.status = run("MKDIR", () -> {
+            Target t = target(args.dir);
+            writable(t);
+            created(res, t, t.export().vfs().mkdir(t.fh(), args.name, args.attributes));
+        });
+        res.dirWcc = wcc(args.dir);
+        call.reply(res);
+    }
+
+    private void symlink(RpcCall call) throws IOException {
+        SymlinkArgs args = decode(call, new SymlinkArgs());
+        NewObjectRes res = new NewObjectRes();
+        res.status = run("SYMLINK", () -> {
+            Target t = target(args.dir);
+            writable(t);
+            created(res, t, t.export().vfs().symlink(t.fh(), args.name, args.target, args.attributes));
+        });
+        res.dirWcc = wcc(args.dir);
+        call.reply(res);
+    }
+
+    private void mknod(RpcCall call) throws IOException {
+        MknodArgs args = decode(call, new MknodArgs());
+        NewObjectRes res = new NewObjectRes();
+        res.status = run("MKNOD", () -> {
+            target(args.dir);
+            throw new NfsException(Nfs3Status.NFS3ERR_NOTSUPP, "MKNOD");
+        });
+        res.dirWcc = wcc(args.dir);
+        call.reply(res);
+    }
+
+    private void remove(RpcCall call, boolean directory) throws IOException {
+        DirOpArgs args = decode(call, new DirOpArgs());
+        WccRes res = new WccRes();
+        res.status = run(directory ? "RMDIR" : "REMOVE", () -> {
+            Target t = target(args.dir);
+            writable(t);
+            if (directory) {
+                t.export().vfs().rmdir(t.fh(), args.name);
+            } else {
+                t.export().vfs().remove(t.fh(), args.name);
+            }
+        });
+        res.wcc = wcc(args.dir);
+        call.reply(res);
+    }
+
+    private void rename(RpcCall call) throws IOException {
+        RenameArgs args = decode(call, new RenameArgs());
+        RenameRes res = new RenameRes();
+        res.status = run("RENAME", () -> {
+            Target from = target(args.fromDir);
+            Target to = target(args.toDir);
+            if (from.export() != to.export()) {
+                throw new NfsException(Nfs3Status.NFS3ERR_XDEV, "rename across exports");
+            }
+            writable(from);
+            from.export().vfs().rename(from.fh(), args.fromName, to.fh(), args.toName);
+        });
+        res.fromDirWcc = wcc(args.fromDir);
+        res.toDirWcc = wcc(args.toDir);
+        call.reply(res);
+    }
+
+    private void link(RpcCall call) throws IOException {
+        LinkArgs args = decode(call, new LinkArgs());
+        LinkRes res = new LinkRes();
+        res.status = run("LINK", () -> {
+            target(args.file);
+            target(args.dir);
+            throw new NfsException(Nfs3Status.NFS3ERR_NOTSUPP, "LINK");
+        });
+        res.attributes = postOp(args.file);
+        res.linkDirWcc = wcc(args.dir);
+        call.reply(res);
+    }
+
+    private void readdir(RpcCall call, boolean plus) throws IOException {
+        ReaddirArgs args = decode(call, new ReaddirArgs(plus));
+        ReaddirRes res = new ReaddirRes(plus);
+        res.status = run(plus ? "READDIRPLUS" : "READDIR", () -> {
+            Target t = target(args.dir);
+            FileAttributes dirAttributes = t.export().vfs().getattr(t.fh());
+            res.dirAttributes = dirAttributes;
+            long budget = Math.min(args.maxCount, limits.maxReaddir())
+                    - Nfs3Xdr.FATTR3_SIZE - 4 - ReaddirRes.RESOK_OVERHEAD;
+            long dirBudget = plus && args.dirCount > 0 ? args.dirCount : Long.MAX_VALUE;
+            int want = (int) Math.max(1, Math.min(4096, budget / ReaddirRes.ENTRY_OVERHEAD + 1));
+            DirectoryPage page = t.export().vfs().readdir(t.fh(), args.cookie, args.cookieVerifier, want);
+            List<DirEntry> entries = new ArrayList<>(page.entries().size());
+            boolean all = true;
+            for (DirEntry e : page.entries()) {
+                FileHandle handle = plus && e.handle() != null ? t.export().wrap(e.handle()) : null;
+                DirEntry out = plus ? new DirEntry(e.fileid(), e.name(), e.cookie(), e.attributes(), handle)
+                        : DirEntry.of(e.fileid(), e.name(), e.cookie());
+                int nameBytes = Nfs3Xdr.utf8Length(e.name());
+                int size = ReaddirRes.entrySize(plus, nameBytes, out.attributes(), out.handle());
+                int dirSize = 8 + 4 + ((nameBytes + 3) & ~3) + 8;
+                if (size > budget || dirSize > dirBudget) {
+                    all = false;
+                    break;
+                }
+                budget -= size;
+                dirBudget -= dirSize;
+                entries.add(out);
+            }
+            if (entries.isEmpty() && !page.entries().isEmpty()) {
+                throw new NfsException(Nfs3Status.NFS3ERR_TOOSMALL, "not even one entry fits");
+            }
+            res.cookieVerifier = page.verifier();
+            res.entries = entries;
+            res.eof = all && page.eof();
+        });
+        if (!res.isOk()) {
+            res.dirAttributes = postOp(args.dir);
+        }
+        call.reply(res);
+    }
+
+    private void fsstat(RpcCall call) throws IOException {
+        FhArgs args = decode(call, new FhArgs());
+        FsstatRes res = new FsstatRes();
+        res.status = run("FSSTAT", () -> {
+            Target t = target(args.object);
+            res.fsstat = t.export().vfs().fsstat(t.fh());
+        });
+        res.attributes = postOp(args.object);
+        call.reply(res);
+    }
+
+    private void fsinfo(RpcCall call) throws IOException {
+        FhArgs args = decode(call, new FhArgs());
+        FsinfoRes res = new FsinfoRes();
+        res.status = run("FSINFO", () -> {
+            Target t = target(args.object);
+            t.export().vfs().getattr(t.fh());
+            res.fsinfo = new FsInfo(limits.maxRead(), limits.maxRead(), 4096, limits.maxWrite(), limits.maxWrite(),
+                    4096, limits.maxReaddir(), t.export().vfs().maxFileSize(), new NfsTime(0, 1),
+                    FsInfo.FSF3_SYMLINK | FsInfo.FSF3_HOMOGENEOUS | FsInfo.FSF3_CANSETTIME);
+        });
+        res.attributes = postOp(args.object);
+        call.reply(res);
+    }
+
+    private void pathconf(RpcCall call) throws IOException {
+        FhArgs args = decode(call, new FhArgs());
+        PathconfRes res = new PathconfRes();
+        res.status = run("PATHCONF", () -> {
+            Target t = target(args.object);
+            t.export().vfs().getattr(t.fh());
+            res.pathconf = new PathConf(1, Nfs3.MAXNAMLEN, true, true, false, true);
+        });
+        res.attributes = postOp(args.object);
+        call.reply(res);
+    }
+
+    private void commit(RpcCall call) throws IOException {
+        FileRangeArgs args = decode(call, new FileRangeArgs());
+        CommitRes res = new CommitRes();
+        res.status = run("COMMIT", () -> {
+            Target t = target(args.file);
+            Vfs vfs = t.export().vfs();
+            vfs.commit(t.fh(), args.offset, args.count);
+            res.verifier = vfs.writeVerifier();
+        });
+        res.wcc = wcc(args.file);
+        call.reply(res);
+    }
+}

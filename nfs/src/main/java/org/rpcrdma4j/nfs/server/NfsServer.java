@@ -1,0 +1,216 @@
+package org.rpcrdma4j.nfs.server;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.dcache.oncrpc4j.rpc.OncRpcProgram;
+import org.dcache.oncrpc4j.rpc.OncRpcSvc;
+import org.dcache.oncrpc4j.rpc.OncRpcSvcBuilder;
+import org.dcache.oncrpc4j.rpc.RpcDispatchable;
+import org.dcache.oncrpc4j.rpc.net.IpProtocolType;
+import org.rpcrdma4j.nfs.vfs.Vfs;
+import org.rpcrdma4j.nfs.xdr.Mount3;
+import org.rpcrdma4j.nfs.xdr.Nfs3;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * An embedded NFSv3 server: the NFS and MOUNT programs over {@link Vfs} exports, served over oncrpc4j TCP on one
+ * port (MOUNT shares the NFS port, so a client needs no portmapper). Other versions of both programs answer
+ * {@code PROG_MISMATCH}. Optionally a minimal portmapper on its own port (e.g. 111) tells clients that ask where
+ * NFS and MOUNT are.
+ * <p>
+ * {@link #programs()} are the same {@link RpcDispatchable} objects an RDMA server registers to serve NFS over RDMA;
+ * {@link Builder#readBuffers} is where it plugs in its registered memory for READ data.
+ * <pre>{@code
+ * NfsServer server = NfsServer.builder().export("/data", LocalVfs.open(dir)).bindAddress("127.0.0.1").build();
+ * server.start();
+ * int port = server.port();
+ * }</pre>
+ */
+public final class NfsServer implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(NfsServer.class);
+
+    private final Builder config;
+    private final ExportTable exports;
+    private final Map<OncRpcProgram, RpcDispatchable> programs = new LinkedHashMap<>();
+    private OncRpcSvc svc;
+    private OncRpcSvc portmapSvc;
+    private int port;
+
+    private NfsServer(Builder b) {
+        this.config = b;
+        this.exports = new ExportTable(b.exports);
+        Nfs3Program nfs = new Nfs3Program(exports, b.limits, b.readBuffers);
+        MountProgram mount = new MountProgram(exports);
+        programs.put(new OncRpcProgram(Nfs3.PROGRAM, Nfs3.VERSION), nfs);
+        programs.put(new OncRpcProgram(Mount3.PROGRAM, Mount3.VERSION), mount);
+        VersionMismatchProgram nfsOther = new VersionMismatchProgram(Nfs3.VERSION, Nfs3.VERSION);
+        for (int v : new int[] {2, 4}) {
+            programs.put(new OncRpcProgram(Nfs3.PROGRAM, v), nfsOther);
+        }
+        VersionMismatchProgram mountOther = new VersionMismatchProgram(Mount3.VERSION, Mount3.VERSION);
+        for (int v : new int[] {1, 2}) {
+            programs.put(new OncRpcProgram(Mount3.PROGRAM, v), mountOther);
+        }
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** The programs served: NFS v3 and MOUNT v3 and the version-mismatch responders. Unmodifiable. */
+    public Map<OncRpcProgram, RpcDispatchable> programs() {
+        return java.util.Collections.unmodifiableMap(programs);
+    }
+
+    public ExportTable exports() {
+        return exports;
+    }
+
+    /** Binds and starts serving. */
+    public synchronized NfsServer start() throws IOException {
+        if (svc != null) {
+            throw new IllegalStateException("already started");
+        }
+        OncRpcSvcBuilder b = new OncRpcSvcBuilder()
+                .withTCP()
+                .withPort(config.port)
+                .withBindAddress(config.bindAddress)
+                .withoutAutoPublish()
+                .withWorkerThreadIoStrategy()
+                .withWorkerThreadPoolSize(config.workerThreads)
+                .withSelectorThreadPoolSize(config.selectorThreads)
+                .withServiceName("nfs3-" + config.bindAddress + "-" + config.port);
+        programs.forEach(b::withRpcService);
+        OncRpcSvc s = b.build();
+        s.start();
+        svc = s;
+        port = s.getInetSocketAddress(IpProtocolType.TCP).getPort();
+        if (config.portmapPort >= 0) {
+            List<PortmapProgram.Mapping> table = new ArrayList<>();
+            table.add(new PortmapProgram.Mapping(Nfs3.PROGRAM, Nfs3.VERSION, PortmapProgram.PROTO_TCP, port));
+            table.add(new PortmapProgram.Mapping(Mount3.PROGRAM, Mount3.VERSION, PortmapProgram.PROTO_TCP, port));
+            OncRpcSvc pm = new OncRpcSvcBuilder()
+                    .withTCP()
+                    .withUDP()
+                    .withPort(config.portmapPort)
+                    .withBindAddress(config.bindAddress)
+                    .withoutAutoPublish()
+                    .withSameThreadIoStrategy()
+                    .withSelectorThreadPoolSize(1)
+                    .withServiceName("portmap-" + config.bindAddress)
+                    .withRpcService(new OncRpcProgram(PortmapProgram.PROGRAM, PortmapProgram.VERSION),
+                            new PortmapProgram(table))
+                    .build();
+            try {
+                pm.start();
+            } catch (IOException e) {
+                s.stop();
+                svc = null;
+                throw e;
+            }
+            portmapSvc = pm;
+        }
+        LOG.info("NFSv3 server on {}:{} exporting {}", config.bindAddress, port,
+                exports.all().stream().map(Export::path).toList());
+        return this;
+    }
+
+    /** The TCP port NFS and MOUNT are served on. */
+    public int port() {
+        return port;
+    }
+
+    public InetSocketAddress address() {
+        return new InetSocketAddress(config.bindAddress, port);
+    }
+
+    /** The portmapper's port, or -1 when none is served. */
+    public int portmapPort() {
+        return portmapSvc == null ? -1 : portmapSvc.getInetSocketAddress(IpProtocolType.TCP).getPort();
+    }
+
+    /** Stops serving (open connections are closed). The VFSes are not closed: they belong to the caller. */
+    @Override
+    public synchronized void close() throws IOException {
+        if (portmapSvc != null) {
+            portmapSvc.stop(1, TimeUnit.SECONDS);
+            portmapSvc = null;
+        }
+        if (svc != null) {
+            svc.stop(1, TimeUnit.SECONDS); // waits until the listening socket is closed, so the port can be reused
+            svc.stop(); // and the reply queue's and workers' threads end
+            svc = null;
+        }
+    }
+
+    /** Configuration; every setting has a default. */
+    public static final class Builder {
+        private final List<Export> exports = new ArrayList<>();
+        private String bindAddress = "0.0.0.0";
+        private int port = 2049;
+        private int portmapPort = -1;
+        private int workerThreads = Math.max(2, Runtime.getRuntime().availableProcessors());
+        private int selectorThreads = 1;
+        private ServerLimits limits = ServerLimits.DEFAULT;
+        private ReadBufferAllocator readBuffers = new PooledReadBufferAllocator();
+
+        private Builder() {
+        }
+
+        /** Exports {@code vfs} at {@code path}, writable. */
+        public Builder export(String path, Vfs vfs) {
+            return export(path, vfs, false);
+        }
+
+        public Builder export(String path, Vfs vfs, boolean readOnly) {
+            exports.add(Export.of(path, vfs, readOnly));
+            return this;
+        }
+
+        public Builder bindAddress(String address) {
+            this.bindAddress = address;
+            return this;
+        }
+
+        /** TCP port for NFS and MOUNT; 0 picks a free one. Default 2049. */
+        public Builder port(int port) {
+            this.port = port;
+            return this;
+        }
+
+        /** Also serve a minimal portmapper on {@code port} (111 for clients that insist; 0 for a free one). */
+        public Builder portmap(int port) {
+            this.portmapPort = port;
+            return this;
+        }
+
+        public Builder workerThreads(int n) {
+            this.workerThreads = n;
+            return this;
+        }
+
+        public Builder limits(ServerLimits limits) {
+            this.limits = limits;
+            return this;
+        }
+
+        /** Where READ data is read into (see {@link ReadBufferAllocator}). */
+        public Builder readBuffers(ReadBufferAllocator allocator) {
+            this.readBuffers = allocator;
+            return this;
+        }
+
+        public NfsServer build() {
+            if (exports.isEmpty()) {
+                throw new IllegalStateException("nothing exported");
+            }
+            return new NfsServer(this);
+        }
+    }
+}

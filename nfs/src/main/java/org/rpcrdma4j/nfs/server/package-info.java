@@ -1,0 +1,20 @@
+/**
+ * The embedded NFSv3 server.
+ * <p>
+ * {@link org.rpcrdma4j.nfs.server.Nfs3Program}, {@link org.rpcrdma4j.nfs.server.MountProgram} and
+ * {@link org.rpcrdma4j.nfs.server.PortmapProgram} are oncrpc4j {@code RpcDispatchable}s: one-method dispatch on the
+ * procedure number, XDR codecs from {@code nfs.xdr}, no transport types. {@link org.rpcrdma4j.nfs.server.NfsServer}
+ * serves them over oncrpc4j TCP (NFS and MOUNT on one port) and exposes the same objects through
+ * {@link org.rpcrdma4j.nfs.server.NfsServer#programs()} for an RDMA server to register.
+ * <p>
+ * <b>Zero-copy READ.</b> A READ's data is read by the VFS straight into a buffer from the server's
+ * {@link org.rpcrdma4j.nfs.server.ReadBufferAllocator}, and the reply references that buffer
+ * ({@code Xdr.xdrEncodeShallowByteBuffer}) instead of copying it; the buffer is released when the reply's send
+ * completes. Over TCP the buffer is pooled direct memory the socket writes from; an RDMA server passes an allocator
+ * that returns registered memory, which it then RDMA-writes into the client's write chunk. WRITE data is handed to
+ * the VFS as a view of the received message.
+ * <p>
+ * <b>Handles.</b> A wire handle is a 4-byte export id followed by the VFS's handle, so one server may export several
+ * trees ({@link org.rpcrdma4j.nfs.server.ExportTable}).
+ */
+package org.rpcrdma4j.nfs.server;

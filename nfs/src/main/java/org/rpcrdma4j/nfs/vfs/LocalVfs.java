@@ -1,0 +1,631 @@
+package org.rpcrdma4j.nfs.vfs;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.DirectoryStream;
+import java.nio.file.FileStore;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributeView;
+import java.nio.file.attribute.FileTime;
+import java.nio.file.attribute.PosixFileAttributeView;
+import java.nio.file.attribute.PosixFilePermission;
+import java.security.GeneralSecurityException;
+import java.security.MessageDigest;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
+import org.rpcrdma4j.nfs.CreateMode;
+import org.rpcrdma4j.nfs.DirEntry;
+import org.rpcrdma4j.nfs.FileAttributes;
+import org.rpcrdma4j.nfs.FileHandle;
+import org.rpcrdma4j.nfs.FileType;
+import org.rpcrdma4j.nfs.FsStat;
+import org.rpcrdma4j.nfs.Nfs3Status;
+import org.rpcrdma4j.nfs.NfsException;
+import org.rpcrdma4j.nfs.NfsObject;
+import org.rpcrdma4j.nfs.NfsTime;
+import org.rpcrdma4j.nfs.SetAttributes;
+import org.rpcrdma4j.nfs.StableHow;
+import org.rpcrdma4j.nfs.vfs.LocalHandleIndex.FileKey;
+
+/**
+ * A {@link Vfs} over a local directory (Linux/Unix: it needs the JDK's {@code unix} attribute view).
+ * <p>
+ * <b>File handles</b> are 26 bytes: {@code 'L'}, a version byte, the file's device and inode numbers, and the first
+ * 8 bytes of an HMAC-SHA256 over them. They depend on nothing that changes while the server runs or restarts, so a
+ * client's handles stay valid across restarts of the server on the same directory. The HMAC key is given, or derived
+ * from the root directory's own device and inode (stable, but then not secret: the HMAC only detects damaged handles;
+ * confinement never rests on it). The JDK cannot open by inode: handles are mapped back to paths through a
+ * {@link LocalHandleIndex} filled by every lookup and rebuilt by one walk of the tree after a restart. A handle whose
+ * identity is no longer in the tree is {@code NFS3ERR_STALE}. Known limit: the JDK does not expose inode generation
+ * numbers, so a handle of a deleted file whose inode number the file system reuses names the new file.
+ * <p>
+ * <b>Confinement.</b> Paths are built only from the root downwards from checked names ({@link VfsNames}: one
+ * component, never "." or ".." except in LOOKUP, where ".." at the root is the root); symbolic links are never
+ * followed (every call uses {@code NOFOLLOW_LINKS}, reads and writes open with {@code O_NOFOLLOW}); before a directory
+ * is used its real path must equal the path the index gave, and the parent of every object a handle names must be
+ * its own real path, so a directory (or any directory above an object) swapped for a symbolic link is refused
+ * ({@code NFS3ERR_STALE}). The JDK offers no {@code openat}/{@code O_BENEATH}: a swap racing between that check and
+ * the use of the path is not caught. Only someone with access to the server's file system (or a client racing
+ * RENAMEs against other calls) could attempt it.
+ * <p>
+ * <b>Durability.</b> UNSTABLE writes go to the page cache; DATA_SYNC and FILE_SYNC writes and COMMIT force the file
+ * ({@link FileChannel#force}). The write verifier is drawn at random when the instance is made, so it changes when a
+ * server restarts on the same directory.
+ */
+public final class LocalVfs implements Vfs {
+    private static final byte MAGIC = 'L';
+    private static final byte VERSION = 1;
+    private static final int HANDLE_SIZE = 26;
+    private static final int MAC_BYTES = 8;
+
+    private final Path root;
+    private final LocalHandleIndex index;
+    private final SecretKeySpec macKey;
+    private final long writeVerifier = new SecureRandom().nextLong();
+
+    private LocalVfs(Path root, byte[] handleKey) throws IOException {
+        this.root = root;
+        FileKey rootKey = LocalHandleIndex.keyOf(root);
+        this.index = new LocalHandleIndex(root, rootKey);
+        byte[] key = handleKey;
+        if (key == null) {
+            try {
+                MessageDigest sha = MessageDigest.getInstance("SHA-256");
+                sha.update(("rpcrdma4j local export " + rootKey.dev() + ":" + rootKey.ino()).getBytes());
+                key = sha.digest();
+            } catch (GeneralSecurityException e) {
+                throw new IllegalStateException("SHA-256 is required", e);
+            }
+        }
+        this.macKey = new SecretKeySpec(key.clone(), "HmacSHA256");
+    }
+
+    /** Exports {@code directory}; handles are keyed by the directory's identity (see the class comment). */
+    public static LocalVfs open(Path directory) throws IOException {
+        return open(directory, null);
+    }
+
+    /**
+     * Exports {@code directory} with a secret handle key: clients cannot forge handles without it. The same key must
+     * be given after a restart for old handles to stay valid.
+     */
+    public static LocalVfs open(Path directory, byte[] handleKey) throws IOException {
+        Path real = directory.toRealPath();
+        if (!Files.isDirectory(real, LinkOption.NOFOLLOW_LINKS)) {
+            throw new IOException("not a directory: " + directory);
+        }
+        if (!real.getFileSystem().supportedFileAttributeViews().contains("unix")) {
+            throw new IOException("the local file system does not offer unix attributes");
+        }
+        return new LocalVfs(real, handleKey);
+    }
+
+    /** The exported directory (its real path). */
+    public Path directory() {
+        return root;
+    }
+
+    // ---- handles ----
+
+    private FileHandle handleOf(FileKey key) {
+        byte[] b = new byte[HANDLE_SIZE];
+        b[0] = MAGIC;
+        b[1] = VERSION;
+        putLong(b, 2, key.dev());
+        putLong(b, 10, key.ino());
+        System.arraycopy(mac(b), 0, b, 18, MAC_BYTES);
+        return FileHandle.wrap(b);
+    }
+
+    private byte[] mac(byte[] handle) {
+        try {
+            Mac mac = Mac.getInstance("HmacSHA256");
+            mac.init(macKey);
+            mac.update(handle, 0, 18);
+            return mac.doFinal();
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("HmacSHA256 is required", e);
+        }
+    }
+
+    private FileKey keyOf(FileHandle fh) throws NfsException {
+        byte[] b = fh.unsafeBytes();
+        if (b.length != HANDLE_SIZE || b[0] != MAGIC || b[1] != VERSION) {
+            throw new NfsException(Nfs3Status.NFS3ERR_BADHANDLE, "not a handle of this export");
+        }
+        if (!MessageDigest.isEqual(java.util.Arrays.copyOfRange(mac(b), 0, MAC_BYTES),
+                java.util.Arrays.copyOfRange(b, 18, HANDLE_SIZE))) {
+            throw new NfsException(Nfs3Status.NFS3ERR_BADHANDLE, "handle fails its integrity check");
+        }
+        return new FileKey(getLong(b, 2), getLong(b, 10));
+    }
+
+    /**
+     * The path of a handle's object, verified to be that object and to be reached from the root without a symbolic
+     * link in between (the last component is never followed by any use of the path).
+     */
+    private Path path(FileHandle fh) throws NfsException {
+        FileKey key = keyOf(fh);
+        Path p = index.pathOf(key);
+        if (p != null && key.equals(LocalHandleIndex.keyOrNull(p)) && reachedDirectly(p)) {
+            return p;
+        }
+        p = index.rebuild(key);
+        if (p == null || !reachedDirectly(p)) {
+            throw new NfsException(Nfs3Status.NFS3ERR_STALE, "no longer in the export");
+        }
+        return p;
+    }
+
+    /** Whether no component of {@code p} but the last is a symbolic link (its parent is its own real path). */
+    private boolean reachedDirectly(Path p) {
+        if (p.equals(root)) {
+            return true;
+        }
+        try {
+            Path parent = p.getParent();
+            return parent.toRealPath().equals(parent);
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /** The path of a directory handle, checked to be a directory reached without symbolic links. */
+    private Path dirPath(FileHandle fh) throws NfsException {
+        Path p = path(fh);
+        if (!Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS)) {
+            throw new NfsException(Nfs3Status.NFS3ERR_NOTDIR, "not a directory");
+        }
+        try {
+            if (!p.toRealPath().equals(p)) {
+                throw new NfsException(Nfs3Status.NFS3ERR_STALE, "directory moved behind a symbolic link");
+            }
+        } catch (IOException e) {
+            throw IoErrors.map(e, "directory");
+        }
+        return p;
+    }
+
+    private static void putLong(byte[] b, int at, long v) {
+        for (int i = 7; i >= 0; i--) {
+            b[at + i] = (byte) v;
+            v >>>= 8;
+        }
+    }
+
+    private static long getLong(byte[] b, int at) {
+        long v = 0;
+        for (int i = 0; i < 8; i++) {
+            v = (v << 8) | (b[at + i] & 0xFF);
+        }
+        return v;
+    }
+
+    // ---- attributes ----
+
+    private static FileAttributes attributes(Path p) throws IOException {
+        Map<String, Object> a = Files.readAttributes(p, "unix:*", LinkOption.NOFOLLOW_LINKS);
+        int mode = (Integer) a.get("mode");
+        FileType type = switch (mode & 0170000) {
+            case 0040000 -> FileType.DIRECTORY;
+            case 0120000 -> FileType.SYMLINK;
+            case 0060000 -> FileType.BLOCK_DEVICE;
+            case 0020000 -> FileType.CHAR_DEVICE;
+            case 0010000 -> FileType.FIFO;
+            case 0140000 -> FileType.SOCKET;
+            default -> FileType.REGULAR;
+        };
+        long size = (Long) a.get("size");
+        long rdev = (Long) a.get("rdev");
+        int major = (int) (((rdev >>> 8) & 0xfff) | ((rdev >>> 32) & ~0xfffL));
+        int minor = (int) ((rdev & 0xff) | ((rdev >>> 12) & ~0xffL));
+        return new FileAttributes(type, mode & 07777, (Integer) a.get("nlink"), (Integer) a.get("uid"),
+                (Integer) a.get("gid"), size, (size + 4095) & ~4095L, major, minor, (Long) a.get("dev"),
+                (Long) a.get("ino"), time((FileTime) a.get("lastAccessTime")),
+                time((FileTime) a.get("lastModifiedTime")), time((FileTime) a.get("ctime")));
+    }
+
+    private static NfsTime time(FileTime t) {
+        return NfsTime.of(t.toInstant());
+    }
+
+    private NfsObject record(Path child, FileKey parent, String name) throws IOException {
+        FileAttributes a = attributes(child);
+        FileKey key = new FileKey(a.fsid(), a.fileid());
+        index.record(key, parent, name);
+        return new NfsObject(handleOf(key), a);
+    }
+
+    private void apply(Path p, FileAttributes current, SetAttributes s) throws IOException {
+        if (s == null || s.isEmpty()) {
+            return;
+        }
+        if (s.size() != null) {
+            if (current.type() == FileType.DIRECTORY) {
+                throw new NfsException(Nfs3Status.NFS3ERR_ISDIR, "cannot set the size of a directory");
+            }
+            if (current.type() != FileType.REGULAR) {
+                throw new NfsException(Nfs3Status.NFS3ERR_INVAL, "size of a " + current.type());
+            }
+            try (FileChannel ch = FileChannel.open(p, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
+                long size = s.size();
+                if (size < ch.size()) {
+                    ch.truncate(size);
+                } else if (size > ch.size()) {
+                    ch.write(ByteBuffer.allocate(1), size - 1);
+                }
+            }
+        }
+        if (s.mode() != null && current.type() != FileType.SYMLINK) {
+            PosixFileAttributeView view = Files.getFileAttributeView(p, PosixFileAttributeView.class,
+                    LinkOption.NOFOLLOW_LINKS);
+            view.setPermissions(permissions(s.mode()));
+        }
+        if (s.uid() != null) {
+            Files.setAttribute(p, "unix:uid", s.uid(), LinkOption.NOFOLLOW_LINKS);
+        }
+        if (s.gid() != null) {
+            Files.setAttribute(p, "unix:gid", s.gid(), LinkOption.NOFOLLOW_LINKS);
+        }
+        if (s.atime() != null || s.mtime() != null) {
+            FileTime now = FileTime.from(java.time.Instant.now());
+            FileTime atime = s.atime() == null ? null
+                    : s.atime().isServerTime() ? now : FileTime.from(s.atime().time().toInstant());
+            FileTime mtime = s.mtime() == null ? null
+                    : s.mtime().isServerTime() ? now : FileTime.from(s.mtime().time().toInstant());
+            Files.getFileAttributeView(p, BasicFileAttributeView.class, LinkOption.NOFOLLOW_LINKS)
+                    .setTimes(mtime, atime, null);
+        }
+    }
+
+    private static Set<PosixFilePermission> permissions(int mode) {
+        Set<PosixFilePermission> set = EnumSet.noneOf(PosixFilePermission.class);
+        PosixFilePermission[] all = PosixFilePermission.values(); // OWNER_READ .. OTHERS_EXECUTE
+        for (int i = 0; i < 9; i++) {
+            if ((mode & (0400 >> i)) != 0) {
+                set.add(all[i]);
+            }
+        }
+        return set;
+    }
+
+    // ---- Vfs ----
+
+    @Override
+    public FileHandle root() {
+        return handleOf(index.rootKey());
+    }
+
+    @Override
+    public FileAttributes getattr(FileHandle fh) throws NfsException {
+        Path p = path(fh);
+        try {
+            return attributes(p);
+        } catch (IOException e) {
+            throw IoErrors.map(e, "getattr");
+        }
+    }
+
+    @Override
+    public FileAttributes setattr(FileHandle fh, SetAttributes attributes, NfsTime guardCtime) throws NfsException {
+        Path p = path(fh);
+        try {
+            FileAttributes current = attributes(p);
+            if (guardCtime != null && !guardCtime.equals(current.ctime())) {
+                throw new NfsException(Nfs3Status.NFS3ERR_NOT_SYNC, "ctime guard does not match");
+            }
+            apply(p, current, attributes);
+            return attributes(p);
+        } catch (IOException e) {
+            throw IoErrors.map(e, "setattr");
+        }
+    }
+
+    @Override
+    public NfsObject lookup(FileHandle dirFh, String name) throws NfsException {
+        Path dir = dirPath(dirFh);
+        VfsNames.checkLookup(name);
+        try {
+            if (".".equals(name)) {
+                return new NfsObject(dirFh, attributes(dir));
+            }
+            if ("..".equals(name)) {
+                Path parent = dir.equals(root) ? root : dir.getParent();
+                FileKey key = LocalHandleIndex.keyOf(parent);
+                return new NfsObject(handleOf(key), attributes(parent));
+            }
+            return record(dir.resolve(name), LocalHandleIndex.keyOf(dir), name);
+        } catch (IOException e) {
+            throw IoErrors.map(e, name);
+        }
+    }
+
+    @Override
+    public String readlink(FileHandle fh) throws NfsException {
+        Path p = path(fh);
+        if (!Files.isSymbolicLink(p)) {
+            throw new NfsException(Nfs3Status.NFS3ERR_INVAL, "not a symbolic link");
+        }
+        try {
+            return Files.readSymbolicLink(p).toString();
+        } catch (IOException e) {
+            throw IoErrors.map(e, "readlink");
+        }
+    }
+
+    private Path regularFile(FileHandle fh) throws NfsException {
+        Path p = path(fh);
+        if (Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS)) {
+            throw new NfsException(Nfs3Status.NFS3ERR_ISDIR, "is a directory");
+        }
+        if (!Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS)) {
+            throw new NfsException(Nfs3Status.NFS3ERR_INVAL, "not a regular file");
+        }
+        return p;
+    }
+
+    @Override
+    public ReadResult read(FileHandle fh, long offset, ByteBuffer dst) throws NfsException {
+        if (offset < 0) {
+            throw new NfsException(Nfs3Status.NFS3ERR_INVAL, "offset beyond 2^63");
+        }
+        Path p = regularFile(fh);
+        try (FileChannel ch = FileChannel.open(p, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
+            int count = 0;
+            while (dst.hasRemaining()) {
+                int n = ch.read(dst, offset + count);
+                if (n < 0) {
+                    break;
+                }
+                count += n;
+            }
+            return new ReadResult(count, offset + count >= ch.size());
+        } catch (IOException e) {
+            throw IoErrors.map(e, "read");
+        }
+    }
+
+    @Override
+    public WriteResult write(FileHandle fh, long offset, ByteBuffer src, StableHow stable) throws NfsException {
+        int count = src.remaining();
+        if (offset < 0 || offset + count < 0) {
+            throw new NfsException(Nfs3Status.NFS3ERR_FBIG, "beyond the largest file size");
+        }
+        Path p = regularFile(fh);
+        try (FileChannel ch = FileChannel.open(p, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
+            long pos = offset;
+            while (src.hasRemaining()) {
+                pos += ch.write(src, pos);
+            }
+            if (stable != StableHow.UNSTABLE) {
+                ch.force(stable == StableHow.FILE_SYNC);
+            }
+            return new WriteResult(count, stable);
+        } catch (IOException e) {
+            throw IoErrors.map(e, "write");
+        }
+    }
+
+    @Override
+    public NfsObject create(FileHandle dirFh, String name, CreateMode mode, SetAttributes attributes, long verifier)
+            throws NfsException {
+        Path dir = dirPath(dirFh);
+        VfsNames.checkEntry(name, true);
+        Path child = dir.resolve(name);
+        try {
+            FileKey dirKey = LocalHandleIndex.keyOf(dir);
+            if (Files.exists(child, LinkOption.NOFOLLOW_LINKS)) {
+                FileAttributes existing = attributes(child);
+                if (mode == CreateMode.UNCHECKED && existing.isRegularFile()) {
+                    apply(child, existing, attributes);
+                    return record(child, dirKey, name);
+                }
+                if (mode == CreateMode.EXCLUSIVE && existing.isRegularFile()
+                        && existing.atime().seconds() == (verifier >>> 32)
+                        && existing.mtime().seconds() == (verifier & 0xFFFFFFFFL)) {
+                    return record(child, dirKey, name);
+                }
+                throw new NfsException(mode == CreateMode.UNCHECKED && existing.isDirectory()
+                        ? Nfs3Status.NFS3ERR_ISDIR : Nfs3Status.NFS3ERR_EXIST, name);
+            }
+            Files.createFile(child);
+            if (mode == CreateMode.EXCLUSIVE) {
+                // the verifier is kept in the times (as Linux does) until the client sets real ones
+                Files.getFileAttributeView(child, BasicFileAttributeView.class, LinkOption.NOFOLLOW_LINKS).setTimes(
+                        FileTime.fromMillis((verifier & 0xFFFFFFFFL) * 1000),
+                        FileTime.fromMillis((verifier >>> 32) * 1000), null);
+            } else {
+                apply(child, attributes(child), attributes);
+            }
+            return record(child, dirKey, name);
+        } catch (IOException e) {
+            throw IoErrors.map(e, name);
+        }
+    }
+
+    @Override
+    public NfsObject mkdir(FileHandle dirFh, String name, SetAttributes attributes) throws NfsException {
+        Path dir = dirPath(dirFh);
+        VfsNames.checkEntry(name, true);
+        Path child = dir.resolve(name);
+        try {
+            Files.createDirectory(child);
+            if (attributes != null) {
+                apply(child, attributes(child), new SetAttributes(attributes.mode(), attributes.uid(),
+                        attributes.gid(), null, attributes.atime(), attributes.mtime()));
+            }
+            return record(child, LocalHandleIndex.keyOf(dir), name);
+        } catch (IOException e) {
+            throw IoErrors.map(e, name);
+        }
+    }
+
+    @Override
+    public NfsObject symlink(FileHandle dirFh, String name, String target, SetAttributes attributes)
+            throws NfsException {
+        Path dir = dirPath(dirFh);
+        VfsNames.checkEntry(name, true);
+        VfsNames.checkLinkTarget(target);
+        Path child = dir.resolve(name);
+        try {
+            Files.createSymbolicLink(child, child.getFileSystem().getPath(target));
+            return record(child, LocalHandleIndex.keyOf(dir), name);
+        } catch (IOException e) {
+            throw IoErrors.map(e, name);
+        } catch (java.nio.file.InvalidPathException e) {
+            throw new NfsException(Nfs3Status.NFS3ERR_INVAL, "symbolic link contents", e);
+        }
+    }
+
+    @Override
+    public void remove(FileHandle dirFh, String name) throws NfsException {
+        Path dir = dirPath(dirFh);
+        VfsNames.checkEntry(name, false);
+        Path child = dir.resolve(name);
+        try {
+            FileKey key = LocalHandleIndex.keyOf(child);
+            if (Files.isDirectory(child, LinkOption.NOFOLLOW_LINKS)) {
+                throw new NfsException(Nfs3Status.NFS3ERR_ISDIR, name);
+            }
+            Files.delete(child);
+            index.forget(key);
+        } catch (IOException e) {
+            throw IoErrors.map(e, name);
+        }
+    }
+
+    @Override
+    public void rmdir(FileHandle dirFh, String name) throws NfsException {
+        Path dir = dirPath(dirFh);
+        VfsNames.checkEntry(name, false);
+        Path child = dir.resolve(name);
+        try {
+            FileKey key = LocalHandleIndex.keyOf(child);
+            if (!Files.isDirectory(child, LinkOption.NOFOLLOW_LINKS)) {
+                throw new NfsException(Nfs3Status.NFS3ERR_NOTDIR, name);
+            }
+            Files.delete(child);
+            index.forget(key);
+        } catch (IOException e) {
+            throw IoErrors.map(e, name);
+        }
+    }
+
+    @Override
+    public void rename(FileHandle fromFh, String fromName, FileHandle toFh, String toName) throws NfsException {
+        Path from = dirPath(fromFh);
+        Path to = dirPath(toFh);
+        VfsNames.checkEntry(fromName, false);
+        VfsNames.checkEntry(toName, true);
+        Path src = from.resolve(fromName);
+        Path dst = to.resolve(toName);
+        try {
+            FileKey key = LocalHandleIndex.keyOf(src);
+            FileKey replaced = LocalHandleIndex.keyOrNull(dst);
+            Files.move(src, dst, StandardCopyOption.ATOMIC_MOVE);
+            if (replaced != null && !replaced.equals(key)) {
+                index.forget(replaced);
+            }
+            index.record(key, LocalHandleIndex.keyOf(to), toName);
+        } catch (IOException e) {
+            throw IoErrors.map(e, fromName + " -> " + toName);
+        }
+    }
+
+    @Override
+    public DirectoryPage readdir(FileHandle dirFh, long cookie, long cookieVerifier, int maxEntries)
+            throws NfsException {
+        Path dir = dirPath(dirFh);
+        try {
+            FileAttributes dirAttributes = attributes(dir);
+            long verifier = dirAttributes.mtime().seconds() * 1_000_000_000L + dirAttributes.mtime().nseconds()
+                    + dirAttributes.fileid() * 31 + 1;
+            if (cookie != 0 && cookieVerifier != 0 && cookieVerifier != verifier) {
+                throw new NfsException(Nfs3Status.NFS3ERR_BAD_COOKIE, "the directory changed");
+            }
+            List<String> names = new ArrayList<>();
+            try (DirectoryStream<Path> children = Files.newDirectoryStream(dir)) {
+                for (Path c : children) {
+                    names.add(c.getFileName().toString());
+                }
+            }
+            names.sort(null);
+            long total = names.size() + 2L;
+            if (cookie < 0 || cookie > total) {
+                throw new NfsException(Nfs3Status.NFS3ERR_BAD_COOKIE, "cookie " + cookie + " beyond the listing");
+            }
+            FileKey dirKey = LocalHandleIndex.keyOf(dir);
+            List<DirEntry> entries = new ArrayList<>();
+            if (cookie == 0) {
+                entries.add(new DirEntry(dirAttributes.fileid(), ".", 1, dirAttributes, dirFh));
+            }
+            if (cookie <= 1 && entries.size() < maxEntries) {
+                Path parent = dir.equals(root) ? root : dir.getParent();
+                FileAttributes pa = attributes(parent);
+                entries.add(new DirEntry(pa.fileid(), "..", 2, pa,
+                        handleOf(new FileKey(pa.fsid(), pa.fileid()))));
+            }
+            long last = cookie;
+            for (int i = (int) Math.max(0, cookie - 2); i < names.size() && entries.size() < maxEntries; i++) {
+                String name = names.get(i);
+                last = i + 3L;
+                try {
+                    NfsObject o = record(dir.resolve(name), dirKey, name);
+                    entries.add(new DirEntry(o.attributes().fileid(), name, i + 3L, o.attributes(), o.handle()));
+                } catch (IOException vanished) {
+                    // removed while listing: leave it out
+                }
+            }
+            if (!entries.isEmpty()) {
+                last = Math.max(last, entries.get(entries.size() - 1).cookie());
+            }
+            return new DirectoryPage(entries, last >= total, verifier);
+        } catch (IOException e) {
+            throw IoErrors.map(e, "readdir");
+        }
+    }
+
+    @Override
+    public FsStat fsstat(FileHandle fh) throws NfsException {
+        Path p = path(fh);
+        try {
+            FileStore store = Files.getFileStore(p);
+            long unknownFiles = 0xFFFFFFFFL; // the JDK does not expose inode counts
+            return new FsStat(store.getTotalSpace(), store.getUnallocatedSpace(), store.getUsableSpace(),
+                    unknownFiles, unknownFiles, unknownFiles, 0);
+        } catch (IOException e) {
+            throw IoErrors.map(e, "fsstat");
+        }
+    }
+
+    @Override
+    public long maxFileSize() {
+        return Long.MAX_VALUE;
+    }
+
+    @Override
+    public void commit(FileHandle fh, long offset, long count) throws NfsException {
+        Path p = regularFile(fh);
+        try (FileChannel ch = FileChannel.open(p, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
+            ch.force(true);
+        } catch (IOException e) {
+            throw IoErrors.map(e, "commit");
+        }
+    }
+
+    @Override
+    public long writeVerifier() {
+        return writeVerifier;
+    }
+}

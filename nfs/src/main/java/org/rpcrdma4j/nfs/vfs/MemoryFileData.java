@@ -1,0 +1,107 @@
+package org.rpcrdma4j.nfs.vfs;
+
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+
+/**
+ * The bytes of an in-memory regular file: fixed-size blocks allocated on first write, so holes cost nothing and a
+ * large file never needs one huge array. Not thread-safe; {@link MemoryVfs} guards it with its lock.
+ */
+final class MemoryFileData {
+    static final int BLOCK = 64 * 1024;
+
+    private byte[][] blocks = new byte[0][];
+    private long size;
+    private long allocatedBytes;
+
+    long size() {
+        return size;
+    }
+
+    long allocatedBytes() {
+        return allocatedBytes;
+    }
+
+    /** Bytes of storage a write of {@code length} at {@code offset} would newly allocate. */
+    long allocationFor(long offset, long length) {
+        if (length == 0) {
+            return 0;
+        }
+        long first = offset / BLOCK;
+        long last = (offset + length - 1) / BLOCK;
+        long needed = 0;
+        for (long b = first; b <= last; b++) {
+            if (b >= blocks.length || blocks[(int) b] == null) {
+                needed += BLOCK;
+            }
+        }
+        return needed;
+    }
+
+    int read(long offset, ByteBuffer dst) {
+        if (offset >= size) {
+            return 0;
+        }
+        int n = (int) Math.min(dst.remaining(), size - offset);
+        int done = 0;
+        while (done < n) {
+            long pos = offset + done;
+            int b = (int) (pos / BLOCK);
+            int in = (int) (pos % BLOCK);
+            int chunk = Math.min(n - done, BLOCK - in);
+            byte[] block = b < blocks.length ? blocks[b] : null;
+            if (block == null) {
+                for (int i = 0; i < chunk; i++) {
+                    dst.put((byte) 0);
+                }
+            } else {
+                dst.put(block, in, chunk);
+            }
+            done += chunk;
+        }
+        return n;
+    }
+
+    void write(long offset, ByteBuffer src) {
+        int n = src.remaining();
+        int done = 0;
+        while (done < n) {
+            long pos = offset + done;
+            int b = (int) (pos / BLOCK);
+            int in = (int) (pos % BLOCK);
+            int chunk = Math.min(n - done, BLOCK - in);
+            src.get(block(b), in, chunk);
+            done += chunk;
+        }
+        size = Math.max(size, offset + n);
+    }
+
+    private byte[] block(int b) {
+        if (b >= blocks.length) {
+            blocks = Arrays.copyOf(blocks, Math.max(b + 1, blocks.length * 2));
+        }
+        if (blocks[b] == null) {
+            blocks[b] = new byte[BLOCK];
+            allocatedBytes += BLOCK;
+        }
+        return blocks[b];
+    }
+
+    /** Sets the size; bytes beyond a shrunk size are dropped (they read as zeros if the file grows again). */
+    void truncate(long newSize) {
+        if (newSize < size) {
+            int keep = (int) ((newSize + BLOCK - 1) / BLOCK);
+            for (int b = keep; b < blocks.length; b++) {
+                if (blocks[b] != null) {
+                    blocks[b] = null;
+                    allocatedBytes -= BLOCK;
+                }
+            }
+            int tail = (int) (newSize % BLOCK);
+            if (tail != 0 && keep - 1 < blocks.length && blocks[keep - 1] != null) {
+                Arrays.fill(blocks[keep - 1], tail, BLOCK, (byte) 0);
+            }
+        }
+        size = newSize;
+    }
+}

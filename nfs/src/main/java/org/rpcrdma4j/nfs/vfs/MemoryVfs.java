@@ -1,0 +1,619 @@
+package org.rpcrdma4j.nfs.vfs;
+
+import java.nio.ByteBuffer;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+import org.rpcrdma4j.nfs.CreateMode;
+import org.rpcrdma4j.nfs.DirEntry;
+import org.rpcrdma4j.nfs.FileAttributes;
+import org.rpcrdma4j.nfs.FileHandle;
+import org.rpcrdma4j.nfs.FileType;
+import org.rpcrdma4j.nfs.FsStat;
+import org.rpcrdma4j.nfs.Nfs3Status;
+import org.rpcrdma4j.nfs.NfsException;
+import org.rpcrdma4j.nfs.NfsObject;
+import org.rpcrdma4j.nfs.NfsTime;
+import org.rpcrdma4j.nfs.SetAttributes;
+import org.rpcrdma4j.nfs.StableHow;
+
+/**
+ * A {@link Vfs} held in memory: for tests and demos. Everything lives as long as the instance; its handles
+ * ({@code 'M'}, an 8-byte instance id, an 8-byte file id, an 8-byte check word) are {@code NFS3ERR_STALE} for any other instance, as after
+ * a server restart. Writes are kept as asked for ({@code committed} echoes the request) and survive until the
+ * instance is dropped, so COMMIT has nothing to do. Storage is capped ({@code NFS3ERR_NOSPC} beyond
+ * {@code capacityBytes}).
+ * <p>
+ * One read-write lock guards the whole tree: reads and attribute queries share it, every change takes it alone.
+ */
+public final class MemoryVfs implements Vfs {
+    private static final byte MAGIC = 'M';
+    private static final int HANDLE_SIZE = 25;
+    private static final long FSID = 0x6d656d6673L;
+
+    private final long capacityBytes;
+    private final long instanceId;
+    private final long writeVerifier;
+    private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
+    private final Map<Long, Node> nodes = new ConcurrentHashMap<>();
+    private final Node root;
+    private long nextFileid = 1;
+    private long usedBytes;
+
+    private static final class Node {
+        final long fileid;
+        final FileType type;
+        int mode;
+        int uid;
+        int gid;
+        int nlink = 1;
+        NfsTime atime;
+        NfsTime mtime;
+        NfsTime ctime;
+        Node parent;
+        final TreeMap<String, Node> children;
+        final MemoryFileData data;
+        String target;
+        long createVerifier;
+        long changes;
+
+        Node(long fileid, FileType type, int mode, Node parent) {
+            this.fileid = fileid;
+            this.type = type;
+            this.mode = mode;
+            this.parent = parent;
+            NfsTime now = NfsTime.now();
+            atime = now;
+            mtime = now;
+            ctime = now;
+            children = type == FileType.DIRECTORY ? new TreeMap<>() : null;
+            data = type == FileType.REGULAR ? new MemoryFileData() : null;
+            if (type == FileType.DIRECTORY) {
+                nlink = 2;
+            }
+        }
+    }
+
+    /** A file system of at most {@code capacityBytes} of file data. */
+    public MemoryVfs(long capacityBytes) {
+        if (capacityBytes <= 0) {
+            throw new IllegalArgumentException("capacity must be positive: " + capacityBytes);
+        }
+        SecureRandom random = new SecureRandom();
+        this.capacityBytes = capacityBytes;
+        this.instanceId = random.nextLong();
+        this.writeVerifier = random.nextLong();
+        this.root = newNode(FileType.DIRECTORY, 0755, null);
+        root.parent = root;
+    }
+
+    /** A file system of at most 1 GiB. */
+    public MemoryVfs() {
+        this(1L << 30);
+    }
+
+    private Node newNode(FileType type, int mode, Node parent) {
+        Node n = new Node(nextFileid++, type, mode, parent);
+        nodes.put(n.fileid, n);
+        return n;
+    }
+
+    // ---- handles ----
+
+    private FileHandle handleOf(Node n) {
+        byte[] b = new byte[HANDLE_SIZE];
+        b[0] = MAGIC;
+        putLong(b, 1, instanceId);
+        putLong(b, 9, n.fileid);
+        putLong(b, 17, check(n.fileid));
+        return FileHandle.wrap(b);
+    }
+
+    private Node node(FileHandle fh) throws NfsException {
+        byte[] b = fh.unsafeBytes();
+        if (b.length != HANDLE_SIZE || b[0] != MAGIC) {
+            throw new NfsException(Nfs3Status.NFS3ERR_BADHANDLE, "not a handle of this file system");
+        }
+        if (getLong(b, 1) != instanceId) {
+            throw new NfsException(Nfs3Status.NFS3ERR_STALE, "handle of an earlier instance");
+        }
+        if (getLong(b, 17) != check(getLong(b, 9))) {
+            throw new NfsException(Nfs3Status.NFS3ERR_BADHANDLE, "handle fails its check");
+        }
+        Node n = nodes.get(getLong(b, 9));
+        if (n == null) {
+            throw new NfsException(Nfs3Status.NFS3ERR_STALE, "object no longer exists");
+        }
+        return n;
+    }
+
+    private Node dir(FileHandle fh) throws NfsException {
+        Node n = node(fh);
+        if (n.type != FileType.DIRECTORY) {
+            throw new NfsException(Nfs3Status.NFS3ERR_NOTDIR, "not a directory");
+        }
+        return n;
+    }
+
+    /**
+     * A check word over the instance and the file id (a bijective mix of their XOR), so that a damaged handle never
+     * names another object: any change to either changes the expected word.
+     */
+    private long check(long fileid) {
+        long z = instanceId ^ fileid;
+        z = (z ^ (z >>> 30)) * 0xbf58476d1ce4e5b9L;
+        z = (z ^ (z >>> 27)) * 0x94d049bb133111ebL;
+        return z ^ (z >>> 31);
+    }
+
+    private static void putLong(byte[] b, int at, long v) {
+        for (int i = 7; i >= 0; i--) {
+            b[at + i] = (byte) v;
+            v >>>= 8;
+        }
+    }
+
+    private static long getLong(byte[] b, int at) {
+        long v = 0;
+        for (int i = 0; i < 8; i++) {
+            v = (v << 8) | (b[at + i] & 0xFF);
+        }
+        return v;
+    }
+
+    // ---- attributes ----
+
+    private FileAttributes attributes(Node n) {
+        long size = switch (n.type) {
+            case REGULAR -> n.data.size();
+            case DIRECTORY -> 4096;
+            case SYMLINK -> org.rpcrdma4j.nfs.xdr.Nfs3Xdr.utf8Length(n.target);
+            default -> 0;
+        };
+        long used = n.type == FileType.REGULAR ? n.data.allocatedBytes() : size;
+        return new FileAttributes(n.type, n.mode & 07777, n.nlink, n.uid, n.gid, size, used, 0, 0, FSID, n.fileid,
+                n.atime, n.mtime, n.ctime);
+    }
+
+    private NfsObject object(Node n) {
+        return new NfsObject(handleOf(n), attributes(n));
+    }
+
+    private void apply(Node n, SetAttributes s) throws NfsException {
+        if (s == null || s.isEmpty()) {
+            return;
+        }
+        NfsTime now = NfsTime.now();
+        if (s.size() != null) {
+            if (n.type == FileType.DIRECTORY) {
+                throw new NfsException(Nfs3Status.NFS3ERR_ISDIR, "cannot set the size of a directory");
+            }
+            if (n.type != FileType.REGULAR) {
+                throw new NfsException(Nfs3Status.NFS3ERR_INVAL, "size of a " + n.type);
+            }
+            if (s.size() > n.data.size()) {
+                // a grown file reads zeros; no storage is allocated for the hole
+                n.data.truncate(s.size());
+            } else {
+                long before = n.data.allocatedBytes();
+                n.data.truncate(s.size());
+                usedBytes -= before - n.data.allocatedBytes();
+            }
+            n.mtime = now;
+        }
+        if (s.mode() != null) {
+            n.mode = s.mode() & 07777;
+        }
+        if (s.uid() != null) {
+            n.uid = s.uid();
+        }
+        if (s.gid() != null) {
+            n.gid = s.gid();
+        }
+        if (s.atime() != null) {
+            n.atime = s.atime().isServerTime() ? now : s.atime().time();
+        }
+        if (s.mtime() != null) {
+            n.mtime = s.mtime().isServerTime() ? now : s.mtime().time();
+        }
+        n.ctime = now;
+    }
+
+    private static void touch(Node dir) {
+        NfsTime now = NfsTime.now();
+        dir.mtime = now;
+        dir.ctime = now;
+        dir.changes++;
+    }
+
+    // ---- Vfs ----
+
+    @Override
+    public FileHandle root() {
+        return handleOf(root);
+    }
+
+    @Override
+    public FileAttributes getattr(FileHandle fh) throws NfsException {
+        lock.readLock().lock();
+        try {
+            return attributes(node(fh));
+        } finally {
+            lock.readLock().unlock();
+        }
+    }
+
+    @Override
+    public FileAttributes setattr(FileHandle fh, SetAttributes attributes, NfsTime guardCtime) throws NfsException {
+        lock.writeLock().lock();
+        try {
+            Node n = node(fh);
+            if (guardCtime != null && !guardCtime.equals(n.ctime)) {
+                throw new NfsException(Nfs3Status.NFS3ERR_NOT_SYNC, "ctime guard does not match");
+            }
+            apply(n, attributes);
+            return attributes(n);
+        } finally {
+            lock.writeLock().unlock();
+        }
+    }
+
+    @Override
+    public NfsObject lookup(FileHandle dirFh, String name) throws NfsException {
+        lock.readLock().lock();
+        try {
+            Node dir = dir(dirFh);
+            VfsNames.checkLookup(name);
+            if (".".equals(name)) {
+                return object(dir);
+            }
+            if ("..".equals(name)) {
+                return object(dir.parent);
+            }
+            Node n = dir.children.get(name);
+            if (n == null) {
+                throw new NfsException(Nfs3Status.NFS3ERR_NOENT, name);
+            }
+            return object(n);
+        } finally {
+            lock.readLock().unlock();
+        }
+    }
+
+    @Override
+    public String readlink(FileHandle fh) throws NfsException {
+        lock.readLock().lock();
+        try {
+            Node n = node(fh);
+            if (n.type != FileType.SYMLINK) {
+                throw new NfsException(Nfs3Status.NFS3ERR_INVAL, "not a symbolic link");
+            }
+            return n.target;
+        } finally {
+            lock.readLock().unlock();
+        }
+    }
+
+    private static Node regular(Node n) throws NfsException {
+        if (n.type == FileType.DIRECTORY) {
+            throw new NfsException(Nfs3Status.NFS3ERR_ISDIR, "is a directory");
+        }
+        if (n.type != FileType.REGULAR) {
+            throw new NfsException(Nfs3Status.NFS3ERR_INVAL, "not a regular file");
+        }
+        return n;
+    }
+
+    @Override
+    public ReadResult read(FileHandle fh, long offset, ByteBuffer dst) throws NfsException {
+        if (offset < 0) {
+            throw new NfsException(Nfs3Status.NFS3ERR_INVAL, "offset beyond 2^63");
+        }
+        lock.readLock().lock();
+        try {
+            Node n = regular(node(fh));
+            int count = n.data.read(offset, dst);
+            return new ReadResult(count, offset + count >= n.data.size());
+        } finally {
+            lock.readLock().unlock();
+        }
+    }
+
+    @Override
+    public WriteResult write(FileHandle fh, long offset, ByteBuffer src, StableHow stable) throws NfsException {
+        int count = src.remaining();
+        if (offset < 0 || offset + count < 0) {
+            throw new NfsException(Nfs3Status.NFS3ERR_FBIG, "beyond the largest file size");
+        }
+        lock.writeLock().lock();
+        try {
+            Node n = regular(node(fh));
+            long more = n.data.allocationFor(offset, count);
+            if (usedBytes + more > capacityBytes) {
+                throw new NfsException(Nfs3Status.NFS3ERR_NOSPC, "in-memory file system full");
+            }
+            n.data.write(offset, src);
+            usedBytes += more;
+            NfsTime now = NfsTime.now();
+            n.mtime = now;
+            n.ctime = now;
+            return new WriteResult(count, stable);
+        } finally {
+            lock.writeLock().unlock();
+        }
+    }
+
+    private Node insert(Node dir, String name, FileType type, int mode) {
+        Node n = newNode(type, mode, dir);
+        dir.children.put(name, n);
+        if (type == FileType.DIRECTORY) {
+            dir.nlink++;
+        }
+        touch(dir);
+        return n;
+    }
+
+    @Override
+    public NfsObject create(FileHandle dirFh, String name, CreateMode mode, SetAttributes attributes, long verifier)
+            throws NfsException {
+        lock.writeLock().lock();
+        try {
+            Node dir = dir(dirFh);
+            VfsNames.checkEntry(name, true);
+            Node existing = dir.children.get(name);
+            if (existing != null) {
+                switch (mode) {
+                    case UNCHECKED -> {
+                        if (existing.type != FileType.REGULAR) {
+                            throw new NfsException(existing.type == FileType.DIRECTORY ? Nfs3Status.NFS3ERR_ISDIR
+                                    : Nfs3Status.NFS3ERR_EXIST, name);
+                        }
+                        apply(existing, attributes);
+                        return object(existing);
+                    }
+                    case EXCLUSIVE -> {
+                        if (existing.type == FileType.REGULAR && existing.createVerifier == verifier) {
+                            return object(existing);
+                        }
+                        throw new NfsException(Nfs3Status.NFS3ERR_EXIST, name);
+                    }
+                    default -> throw new NfsException(Nfs3Status.NFS3ERR_EXIST, name);
+                }
+            }
+            Node n = insert(dir, name, FileType.REGULAR, 0644);
+            if (mode == CreateMode.EXCLUSIVE) {
+                n.createVerifier = verifier;
+            } else {
+                apply(n, attributes);
+            }
+            return object(n);
+        } finally {
+            lock.writeLock().unlock();
+        }
+    }
+
+    @Override
+    public NfsObject mkdir(FileHandle dirFh, String name, SetAttributes attributes) throws NfsException {
+        lock.writeLock().lock();
+        try {
+            Node dir = dir(dirFh);
+            VfsNames.checkEntry(name, true);
+            if (dir.children.containsKey(name)) {
+                throw new NfsException(Nfs3Status.NFS3ERR_EXIST, name);
+            }
+            Node n = insert(dir, name, FileType.DIRECTORY, 0755);
+            apply(n, attributes == null ? null : new SetAttributes(attributes.mode(), attributes.uid(),
+                    attributes.gid(), null, attributes.atime(), attributes.mtime()));
+            return object(n);
+        } finally {
+            lock.writeLock().unlock();
+        }
+    }
+
+    @Override
+    public NfsObject symlink(FileHandle dirFh, String name, String target, SetAttributes attributes)
+            throws NfsException {
+        lock.writeLock().lock();
+        try {
+            Node dir = dir(dirFh);
+            VfsNames.checkEntry(name, true);
+            VfsNames.checkLinkTarget(target);
+            if (dir.children.containsKey(name)) {
+                throw new NfsException(Nfs3Status.NFS3ERR_EXIST, name);
+            }
+            Node n = insert(dir, name, FileType.SYMLINK, 0777);
+            n.target = target;
+            return object(n);
+        } finally {
+            lock.writeLock().unlock();
+        }
+    }
+
+    private void unlink(Node dir, String name, Node n) {
+        dir.children.remove(name);
+        if (n.type == FileType.DIRECTORY) {
+            dir.nlink--;
+        }
+        if (n.type == FileType.REGULAR) {
+            usedBytes -= n.data.allocatedBytes();
+        }
+        nodes.remove(n.fileid);
+        touch(dir);
+    }
+
+    @Override
+    public void remove(FileHandle dirFh, String name) throws NfsException {
+        lock.writeLock().lock();
+        try {
+            Node dir = dir(dirFh);
+            VfsNames.checkEntry(name, false);
+            Node n = dir.children.get(name);
+            if (n == null) {
+                throw new NfsException(Nfs3Status.NFS3ERR_NOENT, name);
+            }
+            if (n.type == FileType.DIRECTORY) {
+                throw new NfsException(Nfs3Status.NFS3ERR_ISDIR, name);
+            }
+            unlink(dir, name, n);
+        } finally {
+            lock.writeLock().unlock();
+        }
+    }
+
+    @Override
+    public void rmdir(FileHandle dirFh, String name) throws NfsException {
+        lock.writeLock().lock();
+        try {
+            Node dir = dir(dirFh);
+            VfsNames.checkEntry(name, false);
+            Node n = dir.children.get(name);
+            if (n == null) {
+                throw new NfsException(Nfs3Status.NFS3ERR_NOENT, name);
+            }
+            if (n.type != FileType.DIRECTORY) {
+                throw new NfsException(Nfs3Status.NFS3ERR_NOTDIR, name);
+            }
+            if (!n.children.isEmpty()) {
+                throw new NfsException(Nfs3Status.NFS3ERR_NOTEMPTY, name);
+            }
+            unlink(dir, name, n);
+        } finally {
+            lock.writeLock().unlock();
+        }
+    }
+
+    @Override
+    public void rename(FileHandle fromFh, String fromName, FileHandle toFh, String toName) throws NfsException {
+        lock.writeLock().lock();
+        try {
+            Node from = dir(fromFh);
+            Node to = dir(toFh);
+            VfsNames.checkEntry(fromName, false);
+            VfsNames.checkEntry(toName, true);
+            Node n = from.children.get(fromName);
+            if (n == null) {
+                throw new NfsException(Nfs3Status.NFS3ERR_NOENT, fromName);
+            }
+            Node target = to.children.get(toName);
+            if (target == n) {
+                return;
+            }
+            if (n.type == FileType.DIRECTORY) {
+                for (Node a = to; ; a = a.parent) {
+                    if (a == n) {
+                        throw new NfsException(Nfs3Status.NFS3ERR_INVAL, "cannot move a directory into itself");
+                    }
+                    if (a == root) {
+                        break;
+                    }
+                }
+            }
+            if (target != null) {
+                if (n.type == FileType.DIRECTORY && target.type != FileType.DIRECTORY) {
+                    throw new NfsException(Nfs3Status.NFS3ERR_NOTDIR, toName);
+                }
+                if (n.type != FileType.DIRECTORY && target.type == FileType.DIRECTORY) {
+                    throw new NfsException(Nfs3Status.NFS3ERR_ISDIR, toName);
+                }
+                if (target.type == FileType.DIRECTORY && !target.children.isEmpty()) {
+                    throw new NfsException(Nfs3Status.NFS3ERR_NOTEMPTY, toName);
+                }
+                unlink(to, toName, target);
+            }
+            from.children.remove(fromName);
+            to.children.put(toName, n);
+            if (n.type == FileType.DIRECTORY) {
+                from.nlink--;
+                to.nlink++;
+                n.parent = to;
+            }
+            n.ctime = NfsTime.now();
+            touch(from);
+            touch(to);
+        } finally {
+            lock.writeLock().unlock();
+        }
+    }
+
+    @Override
+    public DirectoryPage readdir(FileHandle dirFh, long cookie, long cookieVerifier, int maxEntries)
+            throws NfsException {
+        lock.readLock().lock();
+        try {
+            Node dir = dir(dirFh);
+            long verifier = dir.fileid * 31 + dir.changes + 1;
+            if (cookie != 0 && cookieVerifier != 0 && cookieVerifier != verifier) {
+                throw new NfsException(Nfs3Status.NFS3ERR_BAD_COOKIE, "the directory changed");
+            }
+            int total = dir.children.size() + 2;
+            if (cookie < 0 || cookie > total) {
+                throw new NfsException(Nfs3Status.NFS3ERR_BAD_COOKIE, "cookie " + cookie + " beyond the listing");
+            }
+            List<DirEntry> entries = new ArrayList<>();
+            int index = 0;
+            int start = (int) cookie;
+            if (start == 0) {
+                entries.add(entry(".", dir, 1));
+            }
+            if (start <= 1 && entries.size() < maxEntries) {
+                entries.add(entry("..", dir.parent, 2));
+            }
+            index = 2;
+            for (Map.Entry<String, Node> e : dir.children.entrySet()) {
+                if (entries.size() >= maxEntries) {
+                    break;
+                }
+                index++;
+                if (index > start) {
+                    entries.add(entry(e.getKey(), e.getValue(), index));
+                }
+            }
+            long last = entries.isEmpty() ? cookie : entries.get(entries.size() - 1).cookie();
+            return new DirectoryPage(entries, last >= total, verifier);
+        } finally {
+            lock.readLock().unlock();
+        }
+    }
+
+    private DirEntry entry(String name, Node n, long cookie) {
+        return new DirEntry(n.fileid, name, cookie, attributes(n), handleOf(n));
+    }
+
+    @Override
+    public FsStat fsstat(FileHandle fh) throws NfsException {
+        lock.readLock().lock();
+        try {
+            node(fh);
+            long free = Math.max(0, capacityBytes - usedBytes);
+            long files = nodes.size();
+            return new FsStat(capacityBytes, free, free, files + free / MemoryFileData.BLOCK,
+                    free / MemoryFileData.BLOCK, free / MemoryFileData.BLOCK, 0);
+        } finally {
+            lock.readLock().unlock();
+        }
+    }
+
+    @Override
+    public long maxFileSize() {
+        return capacityBytes;
+    }
+
+    @Override
+    public void commit(FileHandle fh, long offset, long count) throws NfsException {
+        lock.readLock().lock();
+        try {
+            regular(node(fh));
+        } finally {
+            lock.readLock().unlock();
+        }
+    }
+
+    @Override
+    public long writeVerifier() {
+        return writeVerifier;
+    }
+}

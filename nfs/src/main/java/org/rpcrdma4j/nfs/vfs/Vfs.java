@@ -1,0 +1,111 @@
+package org.rpcrdma4j.nfs.vfs;
+
+import java.nio.ByteBuffer;
+import org.rpcrdma4j.nfs.CreateMode;
+import org.rpcrdma4j.nfs.FileAttributes;
+import org.rpcrdma4j.nfs.FileHandle;
+import org.rpcrdma4j.nfs.FsStat;
+import org.rpcrdma4j.nfs.NfsException;
+import org.rpcrdma4j.nfs.NfsObject;
+import org.rpcrdma4j.nfs.NfsTime;
+import org.rpcrdma4j.nfs.SetAttributes;
+import org.rpcrdma4j.nfs.StableHow;
+
+/**
+ * The small file system an embedded NFSv3 server exports: one tree, addressed by opaque file handles the VFS
+ * issues. Every method reports a failure as an {@link NfsException} whose status the server sends as it is
+ * ({@code NFS3ERR_NOENT}, {@code NFS3ERR_STALE}, ...), so an implementation chooses the NFS semantics.
+ * <p>
+ * <b>Handles</b> are at most {@link #MAX_HANDLE_SIZE} bytes (the server prefixes its export id). A handle the VFS
+ * cannot parse is {@code NFS3ERR_BADHANDLE}; one it issued for an object that no longer exists is
+ * {@code NFS3ERR_STALE}. Names are single components: never empty, never containing '/' or NUL, at most 255 bytes
+ * of UTF-8 ({@link VfsNames}); "." and ".." resolve in {@link #lookup} only, and no name, handle, "..", symbolic
+ * link or rename reaches outside the exported tree. Symbolic links are never followed by the VFS.
+ * <p>
+ * <b>Threads.</b> Implementations are thread-safe: the server calls them from its worker threads concurrently.
+ */
+public interface Vfs extends AutoCloseable {
+    /** Largest handle a VFS may issue: {@code NFS3_FHSIZE} less the server's 4-byte export id. */
+    int MAX_HANDLE_SIZE = 60;
+
+    /** The handle of the exported tree's root directory. */
+    FileHandle root();
+
+    FileAttributes getattr(FileHandle fh) throws NfsException;
+
+    /**
+     * Applies {@code attributes} (null fields are left alone).
+     *
+     * @param guardCtime when not null, change nothing and fail with {@code NFS3ERR_NOT_SYNC} unless the object's
+     *                   ctime equals it
+     * @return the attributes afterwards
+     */
+    FileAttributes setattr(FileHandle fh, SetAttributes attributes, NfsTime guardCtime) throws NfsException;
+
+    /** Finds {@code name} in {@code dir}; "." is the directory, ".." its parent (the root's parent is the root). */
+    NfsObject lookup(FileHandle dir, String name) throws NfsException;
+
+    /** The contents of a symbolic link, unresolved. */
+    String readlink(FileHandle fh) throws NfsException;
+
+    /**
+     * Reads from {@code offset} into {@code dst}, from its position up to its limit, and advances its position by
+     * the bytes read. Borrows {@code dst} for the call only: the server passes a buffer that later becomes the
+     * reply's data (for RDMA, registered memory written straight into the client's write chunk).
+     */
+    ReadResult read(FileHandle fh, long offset, ByteBuffer dst) throws NfsException;
+
+    /**
+     * Writes the remaining bytes of {@code src} at {@code offset}. Borrows {@code src} for the call only (for a
+     * server it is a view of the request). Data written {@link StableHow#UNSTABLE} may be lost until a
+     * {@link #commit}; {@link #writeVerifier()} changes whenever it may have been.
+     */
+    WriteResult write(FileHandle fh, long offset, ByteBuffer src, StableHow stable) throws NfsException;
+
+    /**
+     * Creates a regular file.
+     *
+     * @param verifier for {@link CreateMode#EXCLUSIVE}: an existing file created with the same verifier is
+     *                 returned rather than {@code NFS3ERR_EXIST}
+     */
+    NfsObject create(FileHandle dir, String name, CreateMode mode, SetAttributes attributes, long verifier)
+            throws NfsException;
+
+    NfsObject mkdir(FileHandle dir, String name, SetAttributes attributes) throws NfsException;
+
+    NfsObject symlink(FileHandle dir, String name, String target, SetAttributes attributes) throws NfsException;
+
+    /** Removes a non-directory ({@code NFS3ERR_ISDIR} for a directory). */
+    void remove(FileHandle dir, String name) throws NfsException;
+
+    /** Removes an empty directory. */
+    void rmdir(FileHandle dir, String name) throws NfsException;
+
+    /** Renames atomically, replacing a compatible target (POSIX rename semantics). */
+    void rename(FileHandle fromDir, String fromName, FileHandle toDir, String toName) throws NfsException;
+
+    /**
+     * Lists {@code dir} from {@code cookie} (0: from the start, else the cookie of the last entry seen). Entries
+     * carry their attributes and handles. A cookie from an older listing (its {@code cookieVerifier} no longer
+     * matches) is {@code NFS3ERR_BAD_COOKIE}; a verifier of 0 is not checked.
+     *
+     * @param maxEntries most entries to return (at least 1)
+     */
+    DirectoryPage readdir(FileHandle dir, long cookie, long cookieVerifier, int maxEntries) throws NfsException;
+
+    /** Space and file counts of the file system holding {@code fh}. */
+    FsStat fsstat(FileHandle fh) throws NfsException;
+
+    /** Largest file size supported. */
+    long maxFileSize();
+
+    /** Makes data written unstable to {@code fh} durable ({@code count} 0: to the end of the file). */
+    void commit(FileHandle fh, long offset, long count) throws NfsException;
+
+    /** The write verifier: changes when unstable data may have been lost (e.g. after a restart). */
+    long writeVerifier();
+
+    @Override
+    default void close() {
+    }
+}

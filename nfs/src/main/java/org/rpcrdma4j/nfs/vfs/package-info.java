@@ -1,0 +1,13 @@
+/**
+ * The file system interface of the embedded NFS server, {@link org.rpcrdma4j.nfs.vfs.Vfs}, and its two
+ * implementations: {@link org.rpcrdma4j.nfs.vfs.MemoryVfs} (in memory, for tests and demos) and
+ * {@link org.rpcrdma4j.nfs.vfs.LocalVfs} (a local directory, with handles that survive server restarts and
+ * confinement to the exported tree).
+ * <p>
+ * A VFS speaks NFS semantics directly: failures are {@link org.rpcrdma4j.nfs.NfsException}s with the status the
+ * server sends, handles are opaque bytes of at most {@link org.rpcrdma4j.nfs.vfs.Vfs#MAX_HANDLE_SIZE}, and the READ
+ * and WRITE methods take {@link java.nio.ByteBuffer}s that they borrow for the call only, so that the server can hand
+ * them memory that later goes straight to the wire (see {@code server.ReadBufferAllocator}). Implementations are
+ * thread-safe.
+ */
+package org.rpcrdma4j.nfs.vfs;

@@ -74,6 +74,8 @@ final class QpConnection implements CmEndpoint {
     private Phase phase = Phase.NEW;
     private long deadline;
     private boolean bound;
+    private boolean wasEstablished;
+    private boolean disconnectSent;
 
     private QpConnection(NativeCmId id, Hooks qp, ConnectionListener listener, CompletableFuture<ConnectionInfo> future,
                          Settings settings, LongSupplier clock, InetSocketAddress remote, byte[] privateData,
@@ -215,6 +217,7 @@ final class QpConnection implements CmEndpoint {
         }
         ConnectionInfo info = new ConnectionInfo(local, peer, new byte[0], settings.ird(), settings.ord());
         phase = Phase.ESTABLISHED;
+        wasEstablished = true;
         qp.established(info);
         if (future != null) {
             future.complete(info);
@@ -289,6 +292,10 @@ final class QpConnection implements CmEndpoint {
     void disconnect() {
         switch (phase) {
             case ESTABLISHED:
+                if (disconnectSent) {
+                    break; // idempotent: DISCONNECTED is on its way
+                }
+                disconnectSent = true;
                 try {
                     id.disconnect(); // DISCONNECTED follows on both sides
                 } catch (IOException e) {
@@ -319,8 +326,8 @@ final class QpConnection implements CmEndpoint {
         if (phase == Phase.CLOSED) {
             return;
         }
-        if (phase == Phase.ESTABLISHED) {
-            disconnectQuietly();
+        if (wasEstablished && !disconnectSent) {
+            disconnectQuietly(); // the peer hears DISCONNECTED even when this side ended first (device removal)
         }
         if (future != null && !future.isDone()) {
             future.completeExceptionally(new ConnectException(ConnectionEventType.CONNECT_ERROR,
@@ -342,6 +349,7 @@ final class QpConnection implements CmEndpoint {
     }
 
     private void disconnectQuietly() {
+        disconnectSent = true;
         try {
             id.disconnect();
         } catch (IOException e) {

@@ -291,6 +291,27 @@ class QpConnectionTest {
     }
 
     @Test
+    void aSecondDisconnectDoesNotCallRdmaCmAgain() {
+        QpConnection c = establishedActive();
+        c.disconnect();
+        c.disconnect();
+        assertThat(id.calls.stream().filter("disconnect"::equals).count()).isEqualTo(1);
+        c.onCmEvent(CmAction.DISCONNECTED, CmEvents.DISCONNECTED);
+        c.disconnect();
+        assertThat(events).hasSize(1);
+        c.close();
+        assertThat(id.calls.stream().filter("disconnect"::equals).count()).isEqualTo(1);
+    }
+
+    @Test
+    void closingAfterDeviceRemovalStillDisconnectsThePeer() {
+        QpConnection c = establishedActive();
+        c.deviceRemoved();
+        c.close();
+        assertThat(id.calls).endsWith("disconnect", "destroyQp", "destroy");
+    }
+
+    @Test
     void closingDestroysTheQueuePairAndTheIdAndSilencesTheListener() {
         QpConnection c = establishedActive();
         c.close();

@@ -21,6 +21,12 @@ class DisniConnectionConformanceTest extends AbstractConnectionConformanceTest {
         return !iwarp();
     }
 
+    /** DiSNI hands no private data to the Java side, in either direction. */
+    @Override
+    protected boolean privateDataTravels() {
+        return false;
+    }
+
     /** A DiSNI device listens on its own address. */
     @Override
     protected InetSocketAddress listenAddress() {

@@ -176,7 +176,7 @@ final class Nfs4ReplySizes {
                     Nfs4.OP_RENEW, Nfs4.OP_RESTOREFH, Nfs4.OP_SAVEFH, Nfs4.OP_SETCLIENTID_CONFIRM,
                     Nfs4.OP_RELEASE_LOCKOWNER, Nfs4.OP_DESTROY_SESSION, Nfs4.OP_FREE_STATEID,
                     Nfs4.OP_DESTROY_CLIENTID, Nfs4.OP_RECLAIM_COMPLETE, Nfs4.OP_ALLOCATE, Nfs4.OP_DEALLOCATE,
-                    Nfs4.OP_CLONE, Nfs4.OP_OFFLOAD_CANCEL, Nfs4.OP_LAYOUTERROR -> 0;
+                    Nfs4.OP_CLONE, Nfs4.OP_OFFLOAD_CANCEL, Nfs4.OP_LAYOUTERROR, Nfs4.OP_BACKCHANNEL_CTL -> 0;
             case Nfs4.OP_ACCESS, Nfs4.OP_COMMIT -> 8;
             case Nfs4.OP_SEEK -> 12;
             case Nfs4.OP_CLOSE, Nfs4.OP_LOCKU, Nfs4.OP_OPEN_CONFIRM, Nfs4.OP_OPEN_DOWNGRADE, Nfs4.OP_WRITE,
@@ -187,6 +187,7 @@ final class Nfs4ReplySizes {
             case Nfs4.OP_SEQUENCE -> Nfs4.SESSIONID_SIZE + 20;
             case Nfs4.OP_RENAME -> 2 * Nfs4.CHANGE_INFO_SIZE;
             case Nfs4.OP_SETATTR -> BITMAP_MAX; // returned with every status
+            case Nfs4.OP_IO_ADVISE -> BITMAP_MAX; // the hints the server applies
             case Nfs4.OP_CREATE -> Nfs4.CHANGE_INFO_SIZE + BITMAP_MAX;
             case Nfs4.OP_GETFH -> 4 + Nfs4.FHSIZE;
             case Nfs4.OP_LOCK, Nfs4.OP_LOCKT -> LOCK_DENIED_MAX; // the NFS4ERR_DENIED arm is the largest

@@ -29,7 +29,7 @@
  * the Reply chunk out only when {@code Nfs4ReplySizes} can bound the whole reply from the call: every operation's
  * result must have a protocol bound (READ, WRITE, SEQUENCE, PUTFH, GETATTR of fixed-size attributes, ...); OPEN
  * (its delegation carries an ACE with a free-form name), SECINFO, GETATTR of owners or ACLs and the unknown are
- * unbounded. A READ COMPOUND of the Linux client, SEQUENCE + PUTFH + READ, is bounded at 512 bytes.
+ * unbounded. A READ COMPOUND of the Linux client, SEQUENCE + PUTFH + READ, is bounded at 504 bytes, RPC reply header included.
  *
  * <h2>Ownership and threads</h2>
  * Every method borrows the buffer it is given and moves none of its indexes; the binding keeps one

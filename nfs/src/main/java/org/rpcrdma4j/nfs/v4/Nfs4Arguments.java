@@ -16,7 +16,7 @@ import org.rpcrdma4j.xprt.XdrFormatException;
 
 /**
  * The arguments of COMPOUND operations ({@code nfs_argop4} after the opcode): how many bytes each takes, by walking
- * its XDR exactly (RFC 7530 section 16, RFC 8881 section 18, RFC 7862 section 15, RFC 8276 section 8).
+ * its XDR exactly (RFC 7530 section 16, RFC 8881 section 18, RFC 7862 section 15, RFC 8276).
  * <p>
  * Operations whose arguments are not walked here (EXCHANGE_ID, CREATE_SESSION, SET_SSV, GET_DIR_DELEGATION,
  * WANT_DELEGATION, COPY, COPY_NOTIFY, LAYOUTSTATS, WRITE_SAME: never seen before a data item in practice) make

@@ -15,7 +15,7 @@ import org.rpcrdma4j.xprt.XdrFormatException;
 
 /**
  * The successful results of COMPOUND operations ({@code nfs_resop4} after the opcode and an NFS4_OK status): how
- * many bytes each takes (RFC 7530 section 16, RFC 8881 section 18, RFC 7862 section 15, RFC 8276 section 8). Error
+ * many bytes each takes (RFC 7530 section 16, RFC 8881 section 18, RFC 7862 section 15, RFC 8276). Error
  * arms are never needed: a COMPOUND reply ends with the first operation that failed.
  * <p>
  * Results not walked here (EXCHANGE_ID, CREATE_SESSION, SET_SSV, GET_DIR_DELEGATION, WANT_DELEGATION, COPY,

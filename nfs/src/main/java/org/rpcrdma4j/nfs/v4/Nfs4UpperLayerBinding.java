@@ -14,7 +14,7 @@ import org.rpcrdma4j.xprt.XdrCursor;
 import org.rpcrdma4j.xprt.XdrFormatException;
 
 /**
- * The NFS version 4 upper-layer binding (RFC 8267 section 4 and 5, for minor versions 0, 1 and 2): in a COMPOUND
+ * The NFS version 4 upper-layer binding of RFC 8267, for minor versions 0, 1 and 2: in a COMPOUND
  * call, {@code WRITE4args.data} and the {@code linkdata} of a CREATE of a symbolic link are DDP-eligible; in a
  * COMPOUND reply, {@code READ4resok.data} and {@code READLINK4resok.link}. With RFC 8267's default chunk list
  * complexity, only the first such item of a COMPOUND moves into a chunk (one Read chunk for the call, one Write

@@ -174,7 +174,9 @@ final class ClientAgent implements Agent {
         }
         int perRpc = 1 + 2 * registrations.maxSegmentsPerRpc();
         int sendWr = Math.min(attributes.maxQpWr(), slotCount * perRpc);
-        this.sizes = new ClientConnection.Sizes(sendWr, receiveCount, 4,
+        // the receive queue gets some slack beyond the receives posted: a device may free a receive's slot a little
+        // after its completion is visible, and reposting must not fail then
+        this.sizes = new ClientConnection.Sizes(sendWr, receiveCount + 16, 4,
                 Math.min(attributes.maxCqe(), sendWr + 16), Math.min(attributes.maxCqe(), receiveCount + 16));
         this.keepAlive = new KeepAlive(config);
     }

@@ -127,6 +127,9 @@ public final class FakeRdmaServer implements AutoCloseable {
 
     /** Runs {@code task} on the server thread and waits for it. */
     public <T> T onServerThread(java.util.concurrent.Callable<T> task) throws Exception {
+        if (Thread.currentThread() == thread) {
+            return task.call();
+        }
         CompletableFuture<T> f = new CompletableFuture<>();
         tasks.add(() -> {
             try {

@@ -7,15 +7,12 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 
 import org.rpcrdma4j.codec.RpcRdmaLimits;
-import org.rpcrdma4j.codec.RpcRdmaPrivateData;
 import org.rpcrdma4j.registration.RegisteredBufferPool;
-import org.rpcrdma4j.registration.RegistrationCounter;
 import org.rpcrdma4j.registration.RegistrationPool;
 import org.rpcrdma4j.registration.WrIds;
 import org.rpcrdma4j.verbs.ConnectParameters;
 import org.rpcrdma4j.verbs.ConnectionInfo;
 import org.rpcrdma4j.verbs.DeviceAttributes;
-import org.rpcrdma4j.verbs.DeviceCapability;
 import org.rpcrdma4j.verbs.PostException;
 import org.rpcrdma4j.verbs.ProtectionDomain;
 import org.rpcrdma4j.verbs.RdmaDevice;
@@ -69,23 +66,21 @@ final class ClientAgent implements Agent {
     private final CallMarshaler marshaler;
     private final ReplyProcessor replies;
     private final ReceiveRing receives;
+    private final SlotPool pool;
     private final RequestSlot[] slots;
     private final RequestSlot probe;
-    private final ArrayBlockingQueue<RequestSlot> free;
     private final ArrayBlockingQueue<RequestSlot> submitted;
     private final SlotList sendQueue = new SlotList();
     private final XidTable onTheWire;
     private final WorkCompletion[] batch = new WorkCompletion[BATCH];
     private final ClientConnection.Sizes sizes;
     private final PlainDelivery plain;
-    private final Executor recovery;
+    private final Remarshaler recovery;
     private final Runnable wake;
     private final KeepAlive keepAlive;
     private final int maxCredits;
-    private final boolean remoteInvalidation;
+    private final ConnectParameters connectParameters;
     private final java.util.concurrent.atomic.AtomicInteger xids;
-    private volatile int lastProgram;
-    private volatile int lastVersion;
 
     private volatile AgentRunner runner;
     private volatile State state = State.IDLE;
@@ -127,15 +122,9 @@ final class ClientAgent implements Agent {
         this.buffers = buffers;
         this.bindings = new Bindings(config.bindings());
         this.plain = plain;
-        this.recovery = recovery;
         this.wake = this::wake;
         this.maxCredits = config.maxCredits();
         DeviceAttributes attributes = device.attributes();
-        this.remoteInvalidation = attributes.has(DeviceCapability.REMOTE_INV);
-        if (attributes.maxSge() < 4) {
-            throw new VerbsException("device " + device.name() + " has " + attributes.maxSge()
-                    + " SGEs per work request; the transport needs 4");
-        }
         for (int i = 0; i < BATCH; i++) {
             batch[i] = new WorkCompletion();
         }
@@ -143,42 +132,23 @@ final class ClientAgent implements Agent {
         this.marshaler = new CallMarshaler(this, config);
         this.replies = new ReplyProcessor(this, limits, server.toString());
         int receiveCount = maxCredits + config.extraReceives();
-        int maxPieces = Math.max(config.maxPayloadSize(), config.defaultMaxReplySize()) / 4096 + 4;
         int slotCount = maxCredits + 1;
-        this.slots = new RequestSlot[slotCount];
-        this.free = new ArrayBlockingQueue<>(maxCredits, true);
         this.submitted = new ArrayBlockingQueue<>(slotCount);
         this.onTheWire = new XidTable(slotCount);
-        ReceiveRing ring = null;
+        this.pool = new SlotPool(this, config, buffers, registrations, limits);
         try {
-            ring = new ReceiveRing(buffers, receiveCount, config.inlineReceiveSize());
-            for (int i = 0; i < slotCount; i++) {
-                slots[i] = new RequestSlot(i, this, buffers.allocate(RequestSlot.RESERVE + config.inlineSendSize(),
-                        10, TimeUnit.SECONDS), registrations.newRegistration(), limits, maxPieces);
-            }
+            this.receives = new ReceiveRing(buffers, receiveCount, config.inlineReceiveSize());
         } catch (VerbsException | InterruptedException | RuntimeException e) {
-            if (ring != null) {
-                ring.release();
-            }
-            for (RequestSlot s : slots) {
-                if (s != null) {
-                    s.sendBuffer.release();
-                }
-            }
+            pool.releaseBuffers();
             throw e;
         }
-        this.receives = ring;
-        this.probe = slots[slotCount - 1];
-        for (int i = 0; i < maxCredits; i++) {
-            free.add(slots[i]);
-        }
-        int perRpc = 1 + 2 * registrations.maxSegmentsPerRpc();
-        int sendWr = Math.min(attributes.maxQpWr(), slotCount * perRpc);
-        // the receive queue gets some slack beyond the receives posted: a device may free a receive's slot a little
-        // after its completion is visible, and reposting must not fail then
-        this.sizes = new ClientConnection.Sizes(sendWr, receiveCount + 16, 4,
-                Math.min(attributes.maxCqe(), sendWr + 16), Math.min(attributes.maxCqe(), receiveCount + 16));
-        this.keepAlive = new KeepAlive(config);
+        this.slots = pool.all();
+        this.probe = pool.probe();
+        this.recovery = new Remarshaler(this, marshaler, recovery);
+        this.sizes = ClientConnection.Sizes.of(attributes, slotCount, receiveCount,
+                registrations.maxSegmentsPerRpc());
+        this.keepAlive = new KeepAlive(config, this, marshaler);
+        this.connectParameters = ClientConnection.parameters(config, attributes);
     }
 
     // ------------------------------------------------------------------ accessors for the other pieces
@@ -235,16 +205,8 @@ final class ClientAgent implements Agent {
         return localAddress;
     }
 
-    String lossReason() {
-        return lossReason;
-    }
-
-    int slotCount() {
-        return maxCredits;
-    }
-
     int freeSlots() {
-        return free.size();
+        return pool.freeCount();
     }
 
     boolean isQuiesced() {
@@ -266,40 +228,9 @@ final class ClientAgent implements Agent {
         }
     }
 
-    /**
-     * Takes a free slot, waiting (fairly, in arrival order) until {@code deadlineNanos} (0: without end).
-     *
-     * @return the slot, or null when the deadline passed
-     */
+    /** Takes a free slot, waiting in arrival order until {@code deadlineNanos} (0: without end); null on timeout. */
     RequestSlot acquire(long deadlineNanos) throws RdmaConnectionException, InterruptedException {
-        RequestSlot slot = free.poll();
-        if (slot == null) {
-            counters.increment(XprtCounter.EMPTY_SENDCTX_Q);
-            while (slot == null) {
-                checkOpen();
-                long wait = TimeUnit.MILLISECONDS.toNanos(50);
-                if (deadlineNanos != 0) {
-                    long left = deadlineNanos - System.nanoTime();
-                    if (left <= 0) {
-                        return null;
-                    }
-                    wait = Math.min(wait, left);
-                }
-                slot = free.poll(wait, TimeUnit.NANOSECONDS);
-            }
-        }
-        if (closeRequested) {
-            free.add(slot);
-            checkOpen();
-        }
-        slot.state = RequestSlot.State.MARSHALING;
-        return slot;
-    }
-
-    private void checkOpen() throws RdmaConnectionException {
-        if (closeRequested) {
-            throw new RdmaConnectionException("the RDMA transport to " + server + " is closed");
-        }
+        return pool.acquire(deadlineNanos, counters, this::closeRequested, server.toString());
     }
 
     /** Hands a slot to the agent: to send ({@link RequestSlot.Command#SEND}) or to clean up and fail. Any thread. */
@@ -346,7 +277,7 @@ final class ClientAgent implements Agent {
         }
         if (state == State.CONNECTED) {
             work += sendQueued();
-            work += keepAlive.check(now, this);
+            work += keepAlive.check(now);
         }
         work += timers(now);
         if (forceDisconnect) {
@@ -360,7 +291,7 @@ final class ClientAgent implements Agent {
             conn.recvCq.requestNotify();
             work += pollReceives(now) + pollSends();
         }
-        if (state == State.CLOSED && !quiesced && free.size() == maxCredits) {
+        if (state == State.CLOSED && !quiesced && pool.freeCount() == maxCredits) {
             quiesced = true;
         }
         nextDeadline = computeDeadline();
@@ -453,8 +384,8 @@ final class ClientAgent implements Agent {
             sendQueue.remove(slot);
             post(slot);
             n++;
-            if (conn == null) {
-                break; // the post failed and dropped the connection
+            if (forceDisconnect) {
+                break; // the post failed: the connection is dropped at the end of this round
             }
         }
         return n;
@@ -493,38 +424,19 @@ final class ClientAgent implements Agent {
 
     private int pollReceives(long now) {
         ClientConnection c = conn;
-        int total = 0;
-        int n;
-        while (c == conn && c != null && (n = c.recvCq.poll(batch)) > 0) {
-            total += n;
-            for (int i = 0; i < n && c == conn; i++) {
-                WorkCompletion wc = batch[i];
-                if (WrIds.kind(wc.wrId) != WrIds.Kind.RECEIVE || WrIds.epoch(wc.wrId) != (c.generation & WrIds.EPOCH_MASK)) {
-                    continue;
-                }
-                int index = WrIds.index(wc.wrId);
-                receives.consumed(index);
-                if (!wc.ok()) {
-                    if (wc.status != WcStatus.WR_FLUSH_ERR) {
-                        disconnectSoon("a receive failed: " + wc.status);
-                    }
-                    continue;
-                }
-                own.increment(ClientCounter.RECEIVES);
-                lastActivity = now;
-                keepAlive.received(now);
-                replies.onReceive(wc, receives.buffer(index), wc.byteLen);
-                receives.recycle(index);
-            }
-            if (c == conn && state == State.CONNECTED && receives.pendingCount() > 0) {
-                try {
-                    receives.repost(c.qp, c.generation);
-                } catch (PostException e) {
-                    disconnectSoon("posting receives failed: " + e.getMessage());
-                }
-            }
-        }
-        return total;
+        return c == null ? 0 : replies.poll(c, receives, batch, now);
+    }
+
+    /** The connection now (null when there is none); agent thread. */
+    ClientConnection connection() {
+        return conn;
+    }
+
+    /** A message arrived on the current connection. */
+    void received(long now) {
+        own.increment(ClientCounter.RECEIVES);
+        lastActivity = now;
+        keepAlive.received(now);
     }
 
     private int pollSends() {
@@ -652,10 +564,7 @@ final class ClientAgent implements Agent {
         Throwable failure = slot.failure;
         byte[] reply = slot.plainReply;
         slot.clearCall();
-        slot.state = RequestSlot.State.FREE;
-        if (slot != probe) {
-            free.add(slot);
-        }
+        pool.release(slot);
         if (call != null) {
             try {
                 call.complete(failure);
@@ -710,24 +619,8 @@ final class ClientAgent implements Agent {
     }
 
     Throwable timeout(RequestSlot slot) {
-        StringBuilder sb = new StringBuilder("no reply to xid 0x").append(Integer.toHexString(slot.xid))
-                .append(" (program ").append(slot.program).append(" version ").append(slot.version)
-                .append(" procedure ").append(slot.procedure).append(") from ").append(server).append(" in time");
-        State s = state;
-        if (s != State.CONNECTED) {
-            sb.append("; the connection ").append(everConnected ? "was lost" : "was never made");
-            if (lossReason != null) {
-                sb.append(" (").append(lossReason).append(')');
-            }
-            if (lastConnectError != null) {
-                sb.append(" and reconnecting failed: ").append(lastConnectError.getMessage());
-            }
-        }
-        String message = sb.toString();
-        if (slot.plain) {
-            return new java.util.concurrent.TimeoutException(message);
-        }
-        return new RdmaCallTimeoutException(message);
+        return CallFailures.timeout(slot, server, state == State.CONNECTED, everConnected, lossReason,
+                lastConnectError);
     }
 
     private RdmaConnectionException closedException() {
@@ -736,41 +629,18 @@ final class ClientAgent implements Agent {
 
     // ------------------------------------------------------------------ keep-alive probe
 
-    /** Sends the keep-alive probe (a NULL call of the last program used) if a credit is free. */
-    boolean sendProbe(int program, int version) {
-        if (probe.state != RequestSlot.State.FREE || inFlight >= granted) {
-            return false;
-        }
-        probe.state = RequestSlot.State.MARSHALING;
-        probe.keepAliveProbe = true;
-        KeepAlive.encodeNullCall(probe, nextXid(), program, version);
-        try {
-            marshaler.marshal(probe);
-        } catch (RdmaMarshalException | VerbsException | InterruptedException | RuntimeException e) {
-            LOG.warn("{}: the keep-alive probe could not be marshaled: {}", name, e.toString());
-            probe.clearCall();
-            probe.state = RequestSlot.State.FREE;
-            return false;
-        }
-        counters.increment(XprtCounter.KEEPALIVE_PROBES);
-        post(probe);
-        return true;
+    /** Whether a credit is free for the keep-alive probe and its slot is free. */
+    boolean probeAllowed() {
+        return probe.state == RequestSlot.State.FREE && inFlight < granted;
+    }
+
+    RequestSlot probeSlot() {
+        return probe;
     }
 
     /** Remembers the program a caller used last: the keep-alive probe calls its NULL procedure. */
     void noteProgram(int program, int version) {
-        if (program != lastProgram || version != lastVersion) {
-            lastProgram = program;
-            lastVersion = version;
-        }
-    }
-
-    int lastProgram() {
-        return lastProgram;
-    }
-
-    int lastVersion() {
-        return lastVersion;
+        keepAlive.noteProgram(program, version);
     }
 
     int nextXid() {
@@ -793,17 +663,8 @@ final class ClientAgent implements Agent {
         connectStartedNanos = now;
         state = State.CONNECTING;
         try {
-            conn = ClientConnection.create(device, pd, registrations, generation, sizes, wake);
-            receives.postAll(conn.qp, conn.generation);
-            int ird = config.responderResources() > 0 ? config.responderResources()
-                    : Math.min(255, device.attributes().maxQpRdAtom());
-            ird = Math.max(1, Math.min(ird, device.attributes().maxQpRdAtom()));
-            byte[] privateData = RpcRdmaPrivateData.of(remoteInvalidation, config.inlineSendSize(),
-                    config.inlineReceiveSize()).encode();
-            conn.connecting = device.connectionManager().connect(conn.qp, server,
-                    new ConnectParameters(privateData, ird, 0, config.resolveTimeout(), config.connectTimeout()),
-                    conn.events(wake));
-            conn.connecting.whenComplete((info, error) -> wake());
+            conn = ClientConnection.open(device, pd, registrations, generation, sizes, wake, receives, server,
+                    connectParameters);
         } catch (VerbsException | RuntimeException e) {
             connectFailed(now, e);
         }
@@ -874,10 +735,13 @@ final class ClientAgent implements Agent {
         backoffNanos = backoffNanos == 0 ? min : Math.min(config.reconnectDelayMax().toNanos(), backoffNanos * 2);
         reconnectAtNanos = now + backoffNanos;
         state = State.BACKOFF;
-        resendAll();
+        if (!resendAll()) {
+            state = State.IDLE; // nothing waits: the next call connects
+        }
     }
 
-    private void disconnectSoon(String reason) {
+    /** Drops the connection at the end of this round (the first reason given is kept). */
+    void disconnectSoon(String reason) {
         if (!forceDisconnect) {
             forceDisconnect = true;
             forceReason = reason;
@@ -971,47 +835,7 @@ final class ClientAgent implements Agent {
     }
 
     private void dispatchRecovery(RequestSlot slot) {
-        slot.invalidating = false;
-        slot.state = RequestSlot.State.MARSHALING;
-        recovery.execute(() -> remarshal(slot));
-    }
-
-    /** On the recovery thread: registers the call's chunks again for the next connection. */
-    private void remarshal(RequestSlot slot) {
-        Throwable failure = null;
-        for (int attempt = 0; attempt < 3; attempt++) {
-            try {
-                marshaler.marshal(slot);
-                failure = null;
-                break;
-            } catch (VerbsException e) {
-                failure = new RdmaConnectionException("registering xid 0x" + Integer.toHexString(slot.xid)
-                        + " again failed: " + e.getMessage(), e);
-                if (slot.resetStamp == resetCount || closeRequested) {
-                    break; // not a reset during mapping: do not loop
-                }
-            } catch (RdmaMarshalException e) {
-                counters.increment(XprtCounter.FAILED_MARSHAL_COUNT);
-                failure = e;
-                break;
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                failure = new RdmaConnectionException("interrupted while marshaling xid 0x"
-                        + Integer.toHexString(slot.xid) + " again", e);
-                break;
-            } catch (RuntimeException e) {
-                failure = new RdmaMarshalException("marshaling xid 0x" + Integer.toHexString(slot.xid)
-                        + " again failed: " + e, e);
-                break;
-            }
-        }
-        if (failure != null) {
-            slot.failure = failure;
-            slot.command = RequestSlot.Command.FAIL;
-        } else {
-            slot.command = RequestSlot.Command.SEND;
-        }
-        submit(slot);
+        recovery.dispatch(slot);
     }
 
     private void shutdown() {
@@ -1030,22 +854,6 @@ final class ClientAgent implements Agent {
     /** Releases the slots' and receives' buffers. After the agent was removed from its runner. */
     void releaseBuffers() {
         receives.release();
-        for (RequestSlot slot : slots) {
-            if (slot.state == RequestSlot.State.FREE) {
-                slot.clearCall();
-            }
-            slot.sendBuffer.release();
-        }
-    }
-
-    /** Copies the registration pool's counters that mountstats reports into the transport's counters. */
-    void syncRegistrationCounters() {
-        EnumCounters<RegistrationCounter> r = registrations.registrationCounters();
-        counters.set(XprtCounter.MRS_RECYCLED, r.get(RegistrationCounter.MRS_RECYCLED));
-        counters.set(XprtCounter.MRS_ORPHANED, r.get(RegistrationCounter.MRS_ORPHANED));
-        counters.set(XprtCounter.MRS_ALLOCATED, r.get(RegistrationCounter.MRS_ALLOCATED));
-        counters.set(XprtCounter.HARDWAY_REGISTER_COUNT, r.get(RegistrationCounter.HARDWAY_REGISTER_COUNT));
-        counters.set(XprtCounter.REMOTE_INVALIDATIONS, r.get(RegistrationCounter.REMOTE_INV_HONOURED));
-        own.set(ClientCounter.REMOTE_INVALIDATIONS_REFUSED, r.get(RegistrationCounter.REMOTE_INV_REFUSED));
+        pool.releaseBuffers();
     }
 }

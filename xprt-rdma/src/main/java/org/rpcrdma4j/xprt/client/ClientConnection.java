@@ -3,7 +3,11 @@ package org.rpcrdma4j.xprt.client;
 import java.util.concurrent.CompletableFuture;
 
 import org.rpcrdma4j.registration.RegistrationPool;
+import org.rpcrdma4j.codec.RpcRdmaPrivateData;
 import org.rpcrdma4j.verbs.CompletionQueue;
+import org.rpcrdma4j.verbs.ConnectParameters;
+import org.rpcrdma4j.verbs.DeviceAttributes;
+import org.rpcrdma4j.verbs.DeviceCapability;
 import org.rpcrdma4j.verbs.ConnectionEvent;
 import org.rpcrdma4j.verbs.ConnectionEventType;
 import org.rpcrdma4j.verbs.ConnectionInfo;
@@ -43,6 +47,39 @@ final class ClientConnection {
 
     /** Sizes of a connection's queues. */
     record Sizes(int maxSendWr, int maxRecvWr, int maxSendSge, int sendCqEntries, int recvCqEntries) {
+
+        /**
+         * Every slot may have a Send, a REG_MR per segment and a LOCAL_INV per segment posted; every posted work
+         * request may complete (flushes do, signaled or not). The receive queue gets some slack beyond the receives
+         * posted: a device may free a receive's slot a little after its completion is visible, and reposting must not
+         * fail then.
+         *
+         * @throws VerbsException when the device has fewer than 4 SGEs per work request
+         */
+        static Sizes of(DeviceAttributes attributes, int slots, int receives, int segmentsPerRpc)
+                throws VerbsException {
+            if (attributes.maxSge() < 4) {
+                throw new VerbsException("the device has " + attributes.maxSge()
+                        + " SGEs per work request; the transport needs 4");
+            }
+            int sendWr = Math.min(attributes.maxQpWr(), slots * (1 + 2 * segmentsPerRpc));
+            return new Sizes(sendWr, receives + 16, 4, Math.min(attributes.maxCqe(), sendWr + 16),
+                    Math.min(attributes.maxCqe(), receives + 16));
+        }
+    }
+
+    /**
+     * How the client connects: RFC 8797 private data (remote invalidation offered iff the device can receive Send With
+     * Invalidate, the configured inline sizes), IRD (the configured value or the device's maximum up to 255, at least
+     * 1: the server RDMA READs from us), ORD 0 (we never RDMA READ), the configured timeouts.
+     */
+    static ConnectParameters parameters(RdmaClientConfig config, DeviceAttributes attributes) {
+        int ird = config.responderResources() > 0 ? config.responderResources()
+                : Math.min(255, attributes.maxQpRdAtom());
+        ird = Math.max(1, Math.min(ird, attributes.maxQpRdAtom()));
+        byte[] privateData = RpcRdmaPrivateData.of(attributes.has(DeviceCapability.REMOTE_INV),
+                config.inlineSendSize(), config.inlineReceiveSize()).encode();
+        return new ConnectParameters(privateData, ird, 0, config.resolveTimeout(), config.connectTimeout());
     }
 
     /**
@@ -71,6 +108,25 @@ final class ClientConnection {
         sendCq.setListener(listener);
         recvCq.setListener(listener);
         pool.attach(qp);
+        return c;
+    }
+
+    /**
+     * Creates a connection's queues, posts every receive and starts connecting to {@code server}; the agent is woken
+     * when the attempt ends or the connection is lost.
+     */
+    static ClientConnection open(RdmaDevice device, ProtectionDomain pd, RegistrationPool pool, int generation,
+                                 Sizes sizes, Runnable wake, ReceiveRing receives, java.net.InetSocketAddress server,
+                                 ConnectParameters parameters) throws VerbsException {
+        ClientConnection c = create(device, pd, pool, generation, sizes, wake);
+        try {
+            receives.postAll(c.qp, generation);
+            c.connecting = device.connectionManager().connect(c.qp, server, parameters, c.events(wake));
+        } catch (VerbsException | RuntimeException e) {
+            c.close(new WorkCompletion[16], wc -> { });
+            throw e;
+        }
+        c.connecting.whenComplete((info, error) -> wake.run());
         return c;
     }
 

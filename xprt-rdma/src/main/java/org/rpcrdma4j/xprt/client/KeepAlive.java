@@ -18,8 +18,14 @@ final class KeepAlive {
     private long probeSentAt;
     private boolean probing;
     private long nextCheck = Long.MAX_VALUE;
+    private final ClientAgent agent;
+    private final CallMarshaler marshaler;
+    private volatile int lastProgram;
+    private volatile int lastVersion;
 
-    KeepAlive(RdmaClientConfig config) {
+    KeepAlive(RdmaClientConfig config, ClientAgent agent, CallMarshaler marshaler) {
+        this.agent = agent;
+        this.marshaler = marshaler;
         Duration i = config.keepAliveInterval();
         this.interval = i.isZero() ? 0 : i.toNanos();
         this.timeout = config.keepAliveTimeout().toNanos();
@@ -56,7 +62,7 @@ final class KeepAlive {
     }
 
     /** Sends a probe or drops the connection when it is time; returns the work done. */
-    int check(long now, ClientAgent agent) {
+    int check(long now) {
         if (interval == 0) {
             return 0;
         }
@@ -80,12 +86,41 @@ final class KeepAlive {
         if (now - lastReceive >= interval) {
             probing = true;
             probeSentAt = now;
-            agent.sendProbe(agent.lastProgram(), agent.lastVersion());
+            sendProbe();
             nextCheck = now + timeout;
             return 1;
         }
         nextCheck = lastReceive + interval;
         return 0;
+    }
+
+    /** Remembers the program a caller used last: the probe calls its NULL procedure. */
+    void noteProgram(int program, int version) {
+        if (program != lastProgram || version != lastVersion) {
+            lastProgram = program;
+            lastVersion = version;
+        }
+    }
+
+    /** Sends the probe on its own slot when a credit is free (else it counts as sent; see the class comment). */
+    private void sendProbe() {
+        if (!agent.probeAllowed()) {
+            return;
+        }
+        RequestSlot probe = agent.probeSlot();
+        probe.state = RequestSlot.State.MARSHALING;
+        probe.keepAliveProbe = true;
+        encodeNullCall(probe, agent.nextXid(), lastProgram, lastVersion);
+        try {
+            marshaler.marshal(probe);
+        } catch (RdmaMarshalException | org.rpcrdma4j.verbs.VerbsException | InterruptedException
+                 | RuntimeException e) {
+            probe.clearCall();
+            probe.state = RequestSlot.State.FREE;
+            return;
+        }
+        agent.counters().increment(org.rpcrdma4j.xprt.XprtCounter.KEEPALIVE_PROBES);
+        agent.post(probe);
     }
 
     /** Writes a NULL call (AUTH_NONE) into the probe slot's send buffer and describes it as the slot's call. */

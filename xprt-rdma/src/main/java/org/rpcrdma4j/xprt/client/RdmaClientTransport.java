@@ -31,6 +31,7 @@ import org.dcache.oncrpc4j.rpc.RpcTransport;
 import org.dcache.oncrpc4j.xdr.Xdr;
 import org.rpcrdma4j.registration.BufferPoolConfig;
 import org.rpcrdma4j.registration.RegisteredBufferPool;
+import org.rpcrdma4j.registration.RegistrationCounter;
 import org.rpcrdma4j.registration.RegistrationConfig;
 import org.rpcrdma4j.registration.RegistrationPool;
 import org.rpcrdma4j.verbs.ProtectionDomain;
@@ -469,9 +470,15 @@ public final class RdmaClientTransport implements RpcTransport, AutoCloseable {
 
     /** A snapshot of the counters and gauges. Allocates; not for the hot path. */
     public RdmaClientStats stats() {
-        agent.syncRegistrationCounters();
         EnumCounters<XprtCounter> c = agent.counters();
         EnumCounters<ClientCounter> o = agent.ownCounters();
+        EnumCounters<RegistrationCounter> r = registrations.registrationCounters();
+        c.set(XprtCounter.MRS_RECYCLED, r.get(RegistrationCounter.MRS_RECYCLED));
+        c.set(XprtCounter.MRS_ORPHANED, r.get(RegistrationCounter.MRS_ORPHANED));
+        c.set(XprtCounter.MRS_ALLOCATED, r.get(RegistrationCounter.MRS_ALLOCATED));
+        c.set(XprtCounter.HARDWAY_REGISTER_COUNT, r.get(RegistrationCounter.HARDWAY_REGISTER_COUNT));
+        c.set(XprtCounter.REMOTE_INVALIDATIONS, r.get(RegistrationCounter.REMOTE_INV_HONOURED));
+        o.set(ClientCounter.REMOTE_INVALIDATIONS_REFUSED, r.get(RegistrationCounter.REMOTE_INV_REFUSED));
         InlineThresholds t = agent.thresholds();
         return new RdmaClientStats(server.toString(), agent.state().name(), agent.granted(), agent.inFlight(),
                 agent.freeSlots(), t.send(), t.receive(), agent.idleSeconds(), c.snapshot(), o.snapshot());

@@ -8,6 +8,9 @@ import org.rpcrdma4j.codec.RpcRdmaHeader;
 import org.rpcrdma4j.codec.RpcRdmaLimits;
 import org.rpcrdma4j.registration.RegisteredBuffer;
 import org.rpcrdma4j.registration.Registration;
+import org.rpcrdma4j.registration.WrIds;
+import org.rpcrdma4j.verbs.PostException;
+import org.rpcrdma4j.verbs.WcStatus;
 import org.rpcrdma4j.verbs.WorkCompletion;
 import org.rpcrdma4j.verbs.util.EnumCounters;
 import org.rpcrdma4j.xprt.DataItem;
@@ -44,6 +47,46 @@ final class ReplyProcessor {
         this.own = agent.ownCounters();
         this.header = new RpcRdmaHeader(limits);
         this.server = server;
+    }
+
+    /**
+     * Polls the connection's receive completion queue until it is empty (or the connection is dropped), processes
+     * every message and posts the consumed receive buffers again, one chain per batch.
+     *
+     * @return the completions polled
+     */
+    int poll(ClientConnection c, ReceiveRing receives, WorkCompletion[] batch, long now) {
+        int total = 0;
+        int n;
+        while (agent.connection() == c && (n = c.recvCq.poll(batch)) > 0) {
+            total += n;
+            for (int i = 0; i < n; i++) {
+                WorkCompletion wc = batch[i];
+                if (WrIds.kind(wc.wrId) != WrIds.Kind.RECEIVE
+                        || WrIds.epoch(wc.wrId) != (c.generation & WrIds.EPOCH_MASK)) {
+                    continue;
+                }
+                int index = WrIds.index(wc.wrId);
+                receives.consumed(index);
+                if (!wc.ok()) {
+                    if (wc.status != WcStatus.WR_FLUSH_ERR) {
+                        agent.disconnectSoon("a receive failed: " + wc.status);
+                    }
+                    continue;
+                }
+                agent.received(now);
+                onReceive(wc, receives.buffer(index), wc.byteLen);
+                receives.recycle(index);
+            }
+            if (agent.state() == ClientAgent.State.CONNECTED && receives.pendingCount() > 0) {
+                try {
+                    receives.repost(c.qp, c.generation);
+                } catch (PostException e) {
+                    agent.disconnectSoon("posting receives failed: " + e.getMessage());
+                }
+            }
+        }
+        return total;
     }
 
     /** Processes the {@code length} bytes received into {@code buf} (index 0), reported by {@code wc}. */

@@ -148,7 +148,8 @@ final class ClientAgent implements Agent {
         this.sizes = ClientConnection.Sizes.of(attributes, slotCount, receiveCount,
                 registrations.maxSegmentsPerRpc());
         this.keepAlive = new KeepAlive(config, this, marshaler);
-        this.connectParameters = ClientConnection.parameters(config, attributes);
+        this.connectParameters = ClientConnection.parameters(config, attributes,
+                registrations.mode() == org.rpcrdma4j.registration.RegistrationMode.FRWR);
     }
 
     // ------------------------------------------------------------------ accessors for the other pieces

@@ -69,15 +69,17 @@ final class ClientConnection {
     }
 
     /**
-     * How the client connects: RFC 8797 private data (remote invalidation offered iff the device can receive Send With
-     * Invalidate, the configured inline sizes), IRD (the configured value or the device's maximum up to 255, at least
-     * 1: the server RDMA READs from us), ORD 0 (we never RDMA READ), the configured timeouts.
+     * How the client connects: RFC 8797 private data (the configured inline sizes; remote invalidation offered iff the
+     * device can receive Send With Invalidate <em>and</em> the handles are fast-registered: an FMR or a synchronous
+     * registration cannot be invalidated by a peer, and a Send With Invalidate naming one breaks the connection), IRD
+     * (the configured value or the device's maximum up to 255, at least 1: the server RDMA READs from us), ORD 0 (we
+     * never RDMA READ), the configured timeouts.
      */
-    static ConnectParameters parameters(RdmaClientConfig config, DeviceAttributes attributes) {
+    static ConnectParameters parameters(RdmaClientConfig config, DeviceAttributes attributes, boolean fastRegistered) {
         int ird = config.responderResources() > 0 ? config.responderResources()
                 : Math.min(255, attributes.maxQpRdAtom());
         ird = Math.max(1, Math.min(ird, attributes.maxQpRdAtom()));
-        byte[] privateData = RpcRdmaPrivateData.of(attributes.has(DeviceCapability.REMOTE_INV),
+        byte[] privateData = RpcRdmaPrivateData.of(attributes.has(DeviceCapability.REMOTE_INV) && fastRegistered,
                 config.inlineSendSize(), config.inlineReceiveSize()).encode();
         return new ConnectParameters(privateData, ird, 0, config.resolveTimeout(), config.connectTimeout());
     }

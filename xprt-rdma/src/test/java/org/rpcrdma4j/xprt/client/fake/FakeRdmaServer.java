@@ -65,6 +65,9 @@ public final class FakeRdmaServer implements AutoCloseable {
     private final AtomicInteger accepted = new AtomicInteger();
     private final AtomicInteger maxOutstanding = new AtomicInteger();
     private volatile Script script = TestProgram::serve;
+    private volatile byte[] lastPrivateData;
+    private volatile int lastResponderResources = -1;
+    private volatile int lastInitiatorDepth = -1;
     private volatile boolean running = true;
     private volatile boolean frozen;
     private volatile boolean refuse;
@@ -221,7 +224,25 @@ public final class FakeRdmaServer implements AutoCloseable {
 
     // ------------------------------------------------------------------ accepting
 
+    /** The private data of the last connection request. */
+    public byte[] lastPrivateData() {
+        return lastPrivateData;
+    }
+
+    /** The IRD the last connection request offered. */
+    public int lastResponderResources() {
+        return lastResponderResources;
+    }
+
+    /** The ORD the last connection request asked for. */
+    public int lastInitiatorDepth() {
+        return lastInitiatorDepth;
+    }
+
     private void onRequest(ConnectionRequest request) {
+        lastPrivateData = request.privateData();
+        lastResponderResources = request.responderResources();
+        lastInitiatorDepth = request.initiatorDepth();
         if (refuse || frozen || !running) {
             if (refuse) {
                 request.reject(new byte[0]);

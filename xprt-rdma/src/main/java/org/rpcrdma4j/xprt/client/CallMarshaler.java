@@ -72,12 +72,12 @@ final class CallMarshaler {
             slot.ownedCall = base;
             at = 0;
         }
-        base.setBytes(at, message, message.readerIndex(), messageLength);
+        Copies.into(message, message.readerIndex(), base, at, messageLength);
         for (int i = 0; i < pad; i++) {
             base.setByte(at + messageLength + i, 0);
         }
         if (trailerLength > 0) {
-            base.setBytes(at + messageLength + pad, trailer, trailer.readerIndex(), trailerLength);
+            Copies.into(trailer, trailer.readerIndex(), base, at + messageLength + pad, trailerLength);
         }
         counters.add(XprtCounter.PULLUP_COPY_COUNT, total);
         parseCall(slot, base, at, messageLength);
@@ -135,7 +135,7 @@ final class CallMarshaler {
             slot.ownedCall = base;
             at = 0;
         }
-        base.setBytes(at, message, message.readerIndex(), length);
+        Copies.into(message, message.readerIndex(), base, at, length);
         counters.add(XprtCounter.PULLUP_COPY_COUNT, length);
         parseCall(slot, base, at, length);
         slot.headBuf = base;

@@ -81,6 +81,8 @@ final class ClientAgent implements Agent {
     private final int maxCredits;
     private final ConnectParameters connectParameters;
     private final java.util.concurrent.atomic.AtomicInteger xids;
+    private final java.util.function.BooleanSupplier closedCheck = this::closeRequested;
+    private final String serverName;
 
     private volatile AgentRunner runner;
     private volatile State state = State.IDLE;
@@ -115,6 +117,7 @@ final class ClientAgent implements Agent {
         this.xids = xids;
         this.config = config;
         this.server = server;
+        this.serverName = server.toString();
         this.name = name;
         this.device = device;
         this.pd = pd;
@@ -231,7 +234,7 @@ final class ClientAgent implements Agent {
 
     /** Takes a free slot, waiting in arrival order until {@code deadlineNanos} (0: without end); null on timeout. */
     RequestSlot acquire(long deadlineNanos) throws RdmaConnectionException, InterruptedException {
-        return pool.acquire(deadlineNanos, counters, this::closeRequested, server.toString());
+        return pool.acquire(deadlineNanos, counters, closedCheck, serverName);
     }
 
     /** Hands a slot to the agent: to send ({@link RequestSlot.Command#SEND}) or to clean up and fail. Any thread. */

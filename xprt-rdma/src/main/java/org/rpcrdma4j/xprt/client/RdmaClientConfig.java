@@ -397,6 +397,12 @@ public final class RdmaClientConfig {
             return this;
         }
 
+        /** Forgets the bindings added so far. */
+        public Builder bindingsCleared() {
+            bindings.clear();
+            return this;
+        }
+
         /** Runs the connection's agent on a shared runner (borrowed) instead of a thread of its own. */
         public Builder runner(AgentRunner borrowed) {
             this.runner = Objects.requireNonNull(borrowed, "runner");

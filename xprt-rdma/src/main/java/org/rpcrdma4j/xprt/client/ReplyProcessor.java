@@ -195,7 +195,7 @@ final class ReplyProcessor {
             return rebuild(slot, buf, at, length, placed);
         }
         if (slot.ddpCall != null) {
-            slot.ddpCall.replyBuffer().writeBytes(buf, at, length);
+            Copies.append(buf, at, length, slot.ddpCall.replyBuffer());
             slot.ddpCall.replied(length, placed);
         } else {
             byte[] flat = new byte[length];
@@ -291,7 +291,7 @@ final class ReplyProcessor {
             return null;
         }
         if (slot.ddpCall != null) {
-            slot.ddpCall.replyBuffer().writeBytes(slot.sinkBuf, slot.sinkIndex, length);
+            Copies.append(slot.sinkBuf, slot.sinkIndex, length, slot.ddpCall.replyBuffer());
             slot.ddpCall.replied(length, -1);
         } else {
             byte[] flat = new byte[length];

@@ -85,7 +85,11 @@ abstract class ClientTestBase {
     }
 
     protected RdmaClientTransport connect(UnaryOperator<RdmaClientConfig.Builder> tweak) throws Exception {
-        RdmaClientTransport t = RdmaClientTransport.connect(server.address(), tweak.apply(config()).build());
+        return track(RdmaClientTransport.connect(server.address(), tweak.apply(config()).build()));
+    }
+
+    /** Closes {@code t} (and checks it leaked nothing) after the test. */
+    protected RdmaClientTransport track(RdmaClientTransport t) {
         transports.add(t);
         return t;
     }

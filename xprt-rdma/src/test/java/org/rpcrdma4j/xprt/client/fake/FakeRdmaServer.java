@@ -298,7 +298,7 @@ public final class FakeRdmaServer implements AutoCloseable {
                 }
             }
             if (work == 0) {
-                LockSupport.parkNanos(200_000);
+                LockSupport.parkNanos(50_000);
             }
         }
     }

@@ -219,6 +219,15 @@ public final class RdmaClientTransport implements RpcTransport, AutoCloseable {
     }
 
     /**
+     * Whether {@code buffer} is registered memory of this transport (a {@link org.rpcrdma4j.registration.RegisteredBuffer}
+     * of {@link #bufferPool()}), so that it can be a call's payload or sink.
+     */
+    public boolean isRegisteredHere(ByteBuf buffer) {
+        return buffer instanceof org.rpcrdma4j.registration.RegisteredBuffer r
+                && r.arena().region().protectionDomain() == pd;
+    }
+
+    /**
      * Sends a call and waits for it to be done. On return every registration the call exposed is invalid and the reply
      * (if any) is in the call's reply buffer.
      *
@@ -253,6 +262,10 @@ public final class RdmaClientTransport implements RpcTransport, AutoCloseable {
         ByteBuf message = call.message();
         if (message == null || message.readableBytes() < 4 || call.replyBuffer() == null) {
             throw new IllegalArgumentException("a call needs an encoded RPC message and a reply buffer");
+        }
+        if (call.payload() != null && !isRegisteredHere(call.payload())
+                || call.sink() != null && !isRegisteredHere(call.sink())) {
+            throw new IllegalArgumentException("a payload or sink must come from this transport's buffer pool");
         }
         int xid = message.getInt(message.readerIndex());
         call.start(xid, listener);

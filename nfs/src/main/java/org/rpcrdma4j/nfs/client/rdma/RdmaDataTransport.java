@@ -124,6 +124,7 @@ public final class RdmaDataTransport implements DataTransport {
         private final CompletableFuture<T> future;
         private final T result;
         private final RdmaCall call = new RdmaCall();
+        private final ByteBuf reply = Unpooled.buffer(512);
         private RegisteredBuffer ownedPayload;
         private RegisteredBuffer ownedSink;
         private ByteBuf userSink;
@@ -156,7 +157,7 @@ public final class RdmaDataTransport implements DataTransport {
             xdr.endEncoding();
             ByteBuf message = Unpooled.buffer(Xdrs.length(xdr));
             Xdrs.copyTo(xdr, message);
-            call.message(message).reply(Unpooled.buffer(512)).timeout(timeoutMillis, TimeUnit.MILLISECONDS);
+            call.message(message).reply(reply).timeout(timeoutMillis, TimeUnit.MILLISECONDS);
             if (item != null && item.readableBytes() > 0) {
                 RegisteredBuffer own = ours(item);
                 if (own != null) {
@@ -205,7 +206,6 @@ public final class RdmaDataTransport implements DataTransport {
                     future.completeExceptionally(map(failure));
                     return;
                 }
-                ByteBuf reply = call.replyBuffer();
                 byte[] bytes = new byte[reply.readableBytes()];
                 reply.getBytes(reply.readerIndex(), bytes);
                 Xdr xdr = new Xdr(bytes);

@@ -27,11 +27,12 @@ import org.rpcrdma4j.xprt.internal.Xdrs;
  * {@link UpperLayerBinding} says which result (if any) goes into the call's Write chunk.
  */
 public final class Dispatching implements FakeRdmaServer.Script {
-    private final Map<Integer, RpcDispatchable> programs = new HashMap<>();
+    /** By program number and version ({@code program << 32 | version}). */
+    private final Map<Long, RpcDispatchable> programs = new HashMap<>();
     private final Map<Integer, UpperLayerBinding> bindings = new HashMap<>();
 
     public Dispatching(Map<OncRpcProgram, RpcDispatchable> programs, UpperLayerBinding... bindings) {
-        programs.forEach((p, d) -> this.programs.put(p.getNumber(), d));
+        programs.forEach((p, d) -> this.programs.put(key(p.getNumber(), p.getVersion()), d));
         for (UpperLayerBinding b : bindings) {
             this.bindings.put(b.program(), b);
         }
@@ -39,7 +40,8 @@ public final class Dispatching implements FakeRdmaServer.Script {
 
     @Override
     public Reply onCall(ReceivedCall received) throws Exception {
-        Xdr xdr = new Xdr(received.call());
+        // a copy: oncrpc4j encodes the reply into the call's own buffer
+        Xdr xdr = new Xdr(received.call().clone());
         xdr.beginDecoding();
         int xid = xdr.xdrDecodeInt();
         xdr.xdrDecodeInt(); // CALL
@@ -47,7 +49,7 @@ public final class Dispatching implements FakeRdmaServer.Script {
         RpcCall call = new RpcCall(xid, xdr, capture);
         try {
             call.accept();
-            RpcDispatchable program = programs.get(call.getProgram());
+            RpcDispatchable program = programs.get(key(call.getProgram(), call.getProgramVersion()));
             if (program == null) {
                 call.failProgramUnavailable();
             } else {
@@ -72,6 +74,10 @@ public final class Dispatching implements FakeRdmaServer.Script {
             }
         }
         return Reply.of(reply, -1, 0);
+    }
+
+    private static long key(int program, int version) {
+        return (long) program << 32 | (version & 0xFFFFFFFFL);
     }
 
     /** The per-call transport the program answers through: it keeps the reply's bytes. */

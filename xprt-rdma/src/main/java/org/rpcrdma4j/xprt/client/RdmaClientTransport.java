@@ -587,23 +587,28 @@ public final class RdmaClientTransport implements RpcTransport, AutoCloseable {
     /**
      * Closes the transport: calls still in it fail with {@link RdmaConnectionException} (oncrpc4j handlers included),
      * the connection is dropped, every registration and buffer of the transport is released, the MBean unregistered.
-     * Buffers callers allocated from {@link #bufferPool()} lose their registration. Idempotent.
+     * Buffers callers allocated from {@link #bufferPool()} lose their registration. Idempotent. Called from a
+     * {@link RdmaCallListener} (the connection's own thread), the closing finishes on another thread after it returns.
      */
     @Override
     public void close() {
+        if (runner.isRunnerThread()) {
+            Thread closer = new Thread(this::close, "rpcrdma-close-" + name);
+            closer.setDaemon(true);
+            closer.start();
+            return;
+        }
         if (closed.getAndSet(true)) {
             return;
         }
         replyQueue.close("the RDMA transport to " + server + " is closed");
         agent.requestClose();
-        if (!runner.isRunnerThread()) {
-            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (!agent.isQuiesced() && System.nanoTime() - until < 0) {
-                java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
-            }
-            if (!agent.isQuiesced()) {
-                LOG.warn("{}: calls still being marshaled after 10 s; closing anyway", name);
-            }
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!agent.isQuiesced() && System.nanoTime() - until < 0) {
+            java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+        }
+        if (!agent.isQuiesced()) {
+            LOG.warn("{}: calls still being marshaled after 10 s; closing anyway", name);
         }
         shutdownResources(agent);
         unregisterMBean();

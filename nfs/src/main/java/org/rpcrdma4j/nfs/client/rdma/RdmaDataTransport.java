@@ -81,7 +81,9 @@ public final class RdmaDataTransport implements DataTransport {
         try {
             t = RdmaClientTransport.connect(server, b.build());
         } catch (RdmaConnectionException e) {
-            throw new RpcConnectionException("cannot connect to " + server + " over RDMA: " + e.getMessage(), e);
+            Throwable cause = e.getCause() != null ? e.getCause() : e;
+            throw new RpcConnectionException("cannot connect to rdma://" + server.getHostString() + ":"
+                    + server.getPort() + ": " + cause.getMessage(), e);
         }
         return new RdmaDataTransport(t, server, config);
     }

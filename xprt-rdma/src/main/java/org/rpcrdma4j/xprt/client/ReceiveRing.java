@@ -2,6 +2,8 @@ package org.rpcrdma4j.xprt.client;
 
 import java.util.concurrent.TimeUnit;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import org.rpcrdma4j.registration.RegisteredBuffer;
 import org.rpcrdma4j.registration.RegisteredBufferPool;
 import org.rpcrdma4j.registration.WrIds;
@@ -17,6 +19,8 @@ import org.rpcrdma4j.verbs.VerbsException;
  */
 final class ReceiveRing {
     private final RegisteredBuffer[] buffers;
+    /** Views of the buffers for reading, made once: see {@link #view(int)}. */
+    private final ByteBuf[] views;
     private final RecvWorkRequest[] wrs;
     private final boolean[] posted;
     private final int[] pending;
@@ -26,12 +30,14 @@ final class ReceiveRing {
     ReceiveRing(RegisteredBufferPool pool, int count, int size) throws VerbsException, InterruptedException {
         this.size = size;
         buffers = new RegisteredBuffer[count];
+        views = new ByteBuf[count];
         wrs = new RecvWorkRequest[count];
         posted = new boolean[count];
         pending = new int[count];
         try {
             for (int i = 0; i < count; i++) {
                 buffers[i] = pool.allocate(size, 10, TimeUnit.SECONDS);
+                views[i] = Unpooled.wrappedBuffer(buffers[i].nioBuffer(0, size));
                 wrs[i] = new RecvWorkRequest(1);
             }
         } catch (VerbsException | InterruptedException | RuntimeException e) {
@@ -50,6 +56,15 @@ final class ReceiveRing {
 
     RegisteredBuffer buffer(int index) {
         return buffers[index];
+    }
+
+    /**
+     * A view of receive buffer {@code index} for reading what arrived (index 0 = its first byte). Bulk reads from a
+     * plain direct buffer make a NIO view per call; this view reads through the memory address where the platform
+     * allows, so decoding a header and copying a reply out allocate nothing. The view does not own the memory.
+     */
+    ByteBuf view(int index) {
+        return views[index];
     }
 
     boolean isPosted(int index) {

@@ -6,7 +6,6 @@ import org.rpcrdma4j.codec.RpcRdmaDecoder;
 import org.rpcrdma4j.codec.RpcRdmaErrorCode;
 import org.rpcrdma4j.codec.RpcRdmaHeader;
 import org.rpcrdma4j.codec.RpcRdmaLimits;
-import org.rpcrdma4j.registration.RegisteredBuffer;
 import org.rpcrdma4j.registration.Registration;
 import org.rpcrdma4j.registration.WrIds;
 import org.rpcrdma4j.verbs.PostException;
@@ -75,7 +74,7 @@ final class ReplyProcessor {
                     continue;
                 }
                 agent.received(now);
-                onReceive(wc, receives.buffer(index), wc.byteLen);
+                onReceive(wc, receives.view(index), wc.byteLen);
                 receives.recycle(index);
             }
             if (agent.state() == ClientAgent.State.CONNECTED && receives.pendingCount() > 0) {
@@ -89,8 +88,8 @@ final class ReplyProcessor {
         return total;
     }
 
-    /** Processes the {@code length} bytes received into {@code buf} (index 0), reported by {@code wc}. */
-    void onReceive(WorkCompletion wc, RegisteredBuffer buf, int length) {
+    /** Processes the {@code length} bytes received into {@code buf} (a receive buffer's view, index 0), reported by {@code wc}. */
+    void onReceive(WorkCompletion wc, ByteBuf buf, int length) {
         int headerLength;
         try {
             headerLength = RpcRdmaDecoder.decodeAt(buf, 0, length, header);
@@ -163,7 +162,7 @@ final class ReplyProcessor {
 
     // ------------------------------------------------------------------ RDMA_MSG
 
-    private Throwable inline(RequestSlot slot, RegisteredBuffer buf, int at, int length) {
+    private Throwable inline(RequestSlot slot, ByteBuf buf, int at, int length) {
         if (header.readSegmentCount() != 0) {
             return bad(slot, "a Read list in a reply");
         }
@@ -195,7 +194,7 @@ final class ReplyProcessor {
             return rebuild(slot, buf, at, length, placed);
         }
         if (slot.ddpCall != null) {
-            Copies.append(buf, at, length, slot.ddpCall.replyBuffer());
+            slot.ddpCall.replyBuffer().writeBytes(buf, at, length);
             slot.ddpCall.replied(length, placed);
         } else {
             byte[] flat = new byte[length];
@@ -209,7 +208,7 @@ final class ReplyProcessor {
      * The result went into a transport buffer's Write chunk but the caller wants a flat reply: puts the placed bytes
      * (and their pad) back where the binding says the item's bytes belong.
      */
-    private Throwable rebuild(RequestSlot slot, RegisteredBuffer buf, int at, int length, long placed) {
+    private Throwable rebuild(RequestSlot slot, ByteBuf buf, int at, int length, long placed) {
         RpcHeader rh = slot.replyHeader;
         int insertAt = -1;
         try {

@@ -47,10 +47,25 @@
  * recognised by their RPC message type, counted and dropped. A Send With Invalidate is honoured only for a handle of
  * the call it answers.
  *
+ * <h2>Credits</h2>
+ * Every call asks for {@link org.rpcrdma4j.xprt.client.RdmaClientConfig#maxCredits()} credits (also the number of
+ * request slots and, plus a few, of receive buffers). At most the last grant of calls are on the wire; a grant of 0
+ * counts as 1, a grant above the request is clamped, and every new connection starts at 1. When the grant is 2 or
+ * more, one credit is kept for the keep-alive probe, as the NFS upper-layer binding recommends. Calls beyond the grant
+ * wait in the agent's send queue in submission order; callers beyond the slots wait for a slot in arrival order; a
+ * call whose timeout passes while it waits leaves the queue.
+ *
  * <h2>Life cycle</h2>
  * A call that times out on the wire makes the agent drop the connection (RC has no keep-alive); so does a keep-alive
  * probe (a NULL call on a reserved credit, sent when calls are outstanding and nothing arrived for a while) that is not
  * answered. On a loss every registration handle is destroyed and every call not yet answered is marshaled again and
- * resent on the next connection, or failed when its own timeout expires first.
+ * resent on the next connection, or failed when its own timeout expires first. The first reconnect after a loss is
+ * immediate; failed attempts back off from {@code reconnectDelayMin} doubling to {@code reconnectDelayMax}. Without
+ * calls waiting, the transport stays disconnected until the next call.
+ *
+ * <h2>Remote invalidation</h2>
+ * Offered in the RFC 8797 private data only when the device reports {@code REMOTE_INV} <em>and</em> the registration
+ * strategy is FRWR: an FMR or a synchronous registration cannot be invalidated by a peer, and a Send With Invalidate
+ * naming one would break the connection.
  */
 package org.rpcrdma4j.xprt.client;

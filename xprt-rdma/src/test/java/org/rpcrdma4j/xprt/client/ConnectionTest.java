@@ -178,6 +178,34 @@ class ConnectionTest extends ClientTestBase {
     }
 
     @Test
+    void callersWaitForAFreeSlotAndACallThatCannotBeMarshaledFailsClearly() throws Exception {
+        server.script(c -> TestProgram.serve(c).delay(20));
+        RdmaClientTransport t = connect(b -> b.maxCredits(2));
+        int n = 6;
+        CountDownLatch done = new CountDownLatch(n);
+        RdmaCall[] calls = new RdmaCall[n];
+        Thread[] callers = new Thread[n];
+        for (int i = 0; i < n; i++) {
+            calls[i] = new RdmaCall().message(nullCall(t.nextXid())).reply(Unpooled.buffer());
+            RdmaCall c = calls[i];
+            callers[i] = new Thread(() -> t.submit(c, x -> done.countDown()));
+            callers[i].start();
+        }
+        assertThat(done.await(60, TimeUnit.SECONDS)).isTrue();
+        for (RdmaCall c : calls) {
+            assertThat(c.failure()).isNull();
+        }
+        assertThat(t.stats().get(XprtCounter.EMPTY_SENDCTX_Q)).as("callers waited for one of the 2 slots").isPositive();
+        // a message that is no ONC RPC call
+        RdmaCall bad = new RdmaCall().message(Unpooled.buffer().writeInt(t.nextXid()).writeInt(1).writeInt(0))
+                .reply(Unpooled.buffer());
+        assertThatThrownBy(() -> t.call(bad)).isInstanceOf(RdmaMarshalException.class)
+                .hasMessageContaining("not an ONC RPC call");
+        assertThat(t.stats().get(XprtCounter.FAILED_MARSHAL_COUNT)).isEqualTo(1);
+        assertThat(t.stats().freeSlots()).isEqualTo(2);
+    }
+
+    @Test
     void everyRegistrationStrategyCarriesTheSameChunks() throws Exception {
         for (RegistrationMode mode : new RegistrationMode[] {RegistrationMode.FRWR, RegistrationMode.FMR,
                 RegistrationMode.REG_MR}) {

@@ -30,6 +30,8 @@ import org.rpcrdma4j.verbs.RegisteredMemory;
 import org.rpcrdma4j.verbs.SendWorkRequest;
 import org.rpcrdma4j.verbs.VerbsException;
 import org.rpcrdma4j.verbs.WorkCompletion;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A minimal RPC-over-RDMA responder for the client benchmarks, allocation-free per call, serving one connection of a
@@ -39,6 +41,7 @@ import org.rpcrdma4j.verbs.WorkCompletion;
  * when the call exposed exactly one handle and the client offered it, as Linux's server does.
  */
 final class BenchResponder implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(BenchResponder.class);
     static final int PROGRAM = 0x2000_4243;
     static final int VERSION = 1;
     static final int NULL = 0;
@@ -152,7 +155,7 @@ final class BenchResponder implements AutoCloseable {
             }
         } catch (VerbsException | RpcRdmaDecodeException | RuntimeException e) {
             if (running) {
-                e.printStackTrace();
+                LOG.warn("responder stopped", e);
             }
         }
     }

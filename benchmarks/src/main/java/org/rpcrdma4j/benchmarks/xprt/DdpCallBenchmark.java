@@ -27,6 +27,8 @@ import org.rpcrdma4j.verbs.RdmaProviders;
 import org.rpcrdma4j.xprt.client.RdmaCall;
 import org.rpcrdma4j.xprt.client.RdmaClientConfig;
 import org.rpcrdma4j.xprt.client.RdmaClientTransport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One RPC through the client transport's DDP API, end to end over the software iWARP device against a minimal
@@ -47,6 +49,7 @@ import org.rpcrdma4j.xprt.client.RdmaClientTransport;
 @Measurement(iterations = 5, time = 3)
 @Fork(value = 1, jvmArgsAppend = {"-Dio.netty.leakDetection.level=disabled"})
 public class DdpCallBenchmark {
+    private static final Logger LOG = LoggerFactory.getLogger(DdpCallBenchmark.class);
 
     @Param({"1024", "65536"})
     public int size;
@@ -128,7 +131,7 @@ public class DdpCallBenchmark {
             clientDevice.close();
             serverDevice.close();
         } catch (Exception e) {
-            e.printStackTrace();
+            LOG.warn("closing failed", e);
         }
     }
 }

@@ -1,0 +1,36 @@
+package org.rpcrdma4j.verbs.soft;
+
+import java.time.Duration;
+
+import org.rpcrdma4j.verbs.QueuePair;
+import org.rpcrdma4j.verbs.soft.internal.SoftQp;
+
+/**
+ * Fault injection on one queue pair of the software device, for reliability tests only. Each call is carried out
+ * on the queue pair's engine thread shortly after it returns.
+ */
+public interface SoftIwarpFaults {
+
+    /** The faults of a queue pair of the software device. */
+    static SoftIwarpFaults of(QueuePair qp) {
+        if (!(qp instanceof SoftQp soft)) {
+            throw new IllegalArgumentException("not a queue pair of the software iWARP device: " + qp);
+        }
+        return soft.faults();
+    }
+
+    /** Drops the connection now, abruptly: TCP reset, no Terminate; both sides flush and report DISCONNECTED. */
+    void dropConnection();
+
+    /**
+     * Sends the next FPDU with a wrong CRC field. A peer that negotiated CRC detects it (Terminate LLP CRC error); a
+     * peer without CRC ignores the field, as the protocol says.
+     */
+    void corruptNextCrc();
+
+    /** Sends only the first half of the next FPDU, then drops the connection (the peer sees it end mid-FPDU). */
+    void truncateNextFrame();
+
+    /** Holds back all transmission of this queue pair for {@code delay} (receiving goes on). */
+    void delayTransmit(Duration delay);
+}

@@ -1,0 +1,168 @@
+package org.rpcrdma4j.verbs.soft;
+
+import java.time.Duration;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+
+import org.rpcrdma4j.verbs.DeviceCapability;
+import org.rpcrdma4j.verbs.VerbsException;
+
+/**
+ * Settings of a software iWARP device. Immutable; {@link #parse} reads them from the provider's option map, where
+ * every key is optional and an unknown key is refused.
+ *
+ * @param name              device name (key {@code name}, default {@code soft-iwarp})
+ * @param crc               ask for MPA CRC32C (key {@code crc}, default false); CRC is used when either side asks
+ * @param mpaRevision       MPA revision of requests (key {@code mpaRevision}: 1, or 2 = RFC 6581 enhanced with
+ *                          IRD/ORD exchange; default 2)
+ * @param maxUlpdu          the most payload bytes one DDP segment carries when sending (key {@code maxUlpdu}, 1 to
+ *                          {@value #MAX_ULPDU}, default {@value #DEFAULT_MAX_ULPDU}); messages are segmented to it.
+ *                          Any segment size that fits the 16-bit ULPDU length is accepted when receiving.
+ * @param engineThreads     engine (selector) threads serving all queue pairs (key {@code engineThreads}, default 2)
+ * @param capabilities      capabilities advertised and allowed (key {@code capabilities}, a comma-separated list of
+ *                          {@link DeviceCapability} names, empty for none; default all). With none, the device
+ *                          offers only synchronous registration, like a DiSNI device.
+ * @param handshakeTimeout  how long a listener waits for an MPA Request after the TCP accept, and for the upper
+ *                          layer's accept or reject (key {@code handshakeTimeoutMs}, default 5000)
+ * @param confirmPlacement  report RDMA Write and Send completions only once the peer has placed them (key
+ *                          {@code confirmPlacement}, default true; see the package documentation)
+ * @param socketBufferSize  SO_SNDBUF/SO_RCVBUF in bytes, 0 for the system's (auto-tuned) default (key
+ *                          {@code socketBufferSize}, default 0)
+ */
+public record SoftIwarpOptions(String name, boolean crc, int mpaRevision, int maxUlpdu, int engineThreads,
+                               Set<DeviceCapability> capabilities, Duration handshakeTimeout,
+                               boolean confirmPlacement, int socketBufferSize) {
+
+    /** Largest payload per segment: 65535 minus the 18-byte untagged header, rounded down to a multiple of 4. */
+    public static final int MAX_ULPDU = 65516;
+    /** Default payload per segment: a little under 64 KiB, a multiple of 16. */
+    public static final int DEFAULT_MAX_ULPDU = 65504;
+
+    private static final Set<String> KEYS = Set.of("name", "crc", "mpaRevision", "maxUlpdu", "engineThreads",
+            "capabilities", "handshakeTimeoutMs", "confirmPlacement", "socketBufferSize");
+
+    public SoftIwarpOptions {
+        Objects.requireNonNull(name, "name");
+        Objects.requireNonNull(handshakeTimeout, "handshakeTimeout");
+        capabilities = capabilities.isEmpty() ? Set.of() : Set.copyOf(EnumSet.copyOf(capabilities));
+        if (mpaRevision != 1 && mpaRevision != 2) {
+            throw new IllegalArgumentException("mpaRevision must be 1 or 2: " + mpaRevision);
+        }
+        if (maxUlpdu < 1 || maxUlpdu > MAX_ULPDU) {
+            throw new IllegalArgumentException("maxUlpdu must be within 1.." + MAX_ULPDU + ": " + maxUlpdu);
+        }
+        if (engineThreads < 1 || engineThreads > 64) {
+            throw new IllegalArgumentException("engineThreads must be within 1..64: " + engineThreads);
+        }
+        if (handshakeTimeout.isNegative() || handshakeTimeout.isZero()) {
+            throw new IllegalArgumentException("handshakeTimeout must be positive: " + handshakeTimeout);
+        }
+        if (socketBufferSize < 0) {
+            throw new IllegalArgumentException("socketBufferSize must not be negative: " + socketBufferSize);
+        }
+    }
+
+    /** Every default. */
+    public static SoftIwarpOptions defaults() {
+        return new SoftIwarpOptions("soft-iwarp", false, 2, DEFAULT_MAX_ULPDU, 2, EnumSet.allOf(DeviceCapability.class),
+                Duration.ofSeconds(5), true, 0);
+    }
+
+    /**
+     * Reads options from a provider option map.
+     *
+     * @throws VerbsException naming the key, for an unknown key or a bad value
+     */
+    public static SoftIwarpOptions parse(Map<String, String> options) throws VerbsException {
+        SoftIwarpOptions d = defaults();
+        for (String key : options.keySet()) {
+            if (!KEYS.contains(key)) {
+                throw new VerbsException("unknown option '" + key + "' for the soft iWARP device (known: "
+                        + String.join(", ", new java.util.TreeSet<>(KEYS)) + ")");
+            }
+        }
+        try {
+            return new SoftIwarpOptions(
+                    options.getOrDefault("name", d.name()),
+                    bool(options, "crc", d.crc()),
+                    integer(options, "mpaRevision", d.mpaRevision()),
+                    integer(options, "maxUlpdu", d.maxUlpdu()),
+                    integer(options, "engineThreads", d.engineThreads()),
+                    capabilities(options.get("capabilities"), d.capabilities()),
+                    Duration.ofMillis(integer(options, "handshakeTimeoutMs", (int) d.handshakeTimeout().toMillis())),
+                    bool(options, "confirmPlacement", d.confirmPlacement()),
+                    integer(options, "socketBufferSize", d.socketBufferSize()));
+        } catch (IllegalArgumentException e) {
+            throw new VerbsException("bad soft iWARP device option: " + e.getMessage(), e);
+        }
+    }
+
+    /** The options as a provider option map (for logging and for re-opening an equal device). */
+    public Map<String, String> toMap() {
+        Map<String, String> map = new LinkedHashMap<>();
+        map.put("name", name);
+        map.put("crc", Boolean.toString(crc));
+        map.put("mpaRevision", Integer.toString(mpaRevision));
+        map.put("maxUlpdu", Integer.toString(maxUlpdu));
+        map.put("engineThreads", Integer.toString(engineThreads));
+        StringBuilder caps = new StringBuilder();
+        for (DeviceCapability c : DeviceCapability.values()) {
+            if (capabilities.contains(c)) {
+                caps.append(caps.length() == 0 ? "" : ",").append(c.name());
+            }
+        }
+        map.put("capabilities", caps.toString());
+        map.put("handshakeTimeoutMs", Long.toString(handshakeTimeout.toMillis()));
+        map.put("confirmPlacement", Boolean.toString(confirmPlacement));
+        map.put("socketBufferSize", Integer.toString(socketBufferSize));
+        return map;
+    }
+
+    private static boolean bool(Map<String, String> options, String key, boolean dflt) {
+        String value = options.get(key);
+        if (value == null) {
+            return dflt;
+        }
+        return switch (value.trim().toLowerCase(Locale.ROOT)) {
+            case "true", "yes", "on", "1" -> true;
+            case "false", "no", "off", "0" -> false;
+            default -> throw new IllegalArgumentException(key + " must be true or false: '" + value + "'");
+        };
+    }
+
+    private static int integer(Map<String, String> options, String key, int dflt) {
+        String value = options.get(key);
+        if (value == null) {
+            return dflt;
+        }
+        try {
+            return Integer.parseInt(value.trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(key + " must be an integer: '" + value + "'");
+        }
+    }
+
+    private static Set<DeviceCapability> capabilities(String value, Set<DeviceCapability> dflt) {
+        if (value == null) {
+            return dflt;
+        }
+        EnumSet<DeviceCapability> set = EnumSet.noneOf(DeviceCapability.class);
+        for (String part : value.split(",")) {
+            String name = part.trim();
+            if (name.isEmpty()) {
+                continue;
+            }
+            try {
+                set.add(DeviceCapability.valueOf(name.toUpperCase(Locale.ROOT)));
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("capabilities: unknown capability '" + name + "' (known: "
+                        + EnumSet.allOf(DeviceCapability.class) + ")");
+            }
+        }
+        return set;
+    }
+}

@@ -1,0 +1,242 @@
+package org.rpcrdma4j.verbs.soft.internal;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
+
+/**
+ * The bytes a queue pair has built for the socket but not yet written: a gather list of buffer ranges (FPDU headers,
+ * payload pieces of registered memory, trailers) written with one gathering write.
+ * <p>
+ * Payload pieces are views the engine shares with other work (a registered buffer's per-engine duplicate, a page
+ * of a page list), so the list keeps each entry's intended position and limit and restores them right before every
+ * write; and one buffer object never appears twice in the list ({@link #contains}), since one object has one
+ * position. Header and trailer slots are this queue pair's own.
+ * <p>
+ * FPDU boundaries are remembered so that a teardown can stop the stream at the end of the FPDU being written.
+ * Engine thread only; made once per queue pair.
+ */
+final class Gather {
+    static final int MAX_ENTRIES = 64;
+    static final int SLOTS = 16;
+    static final int HEADER_SLOT = 64;
+    static final int TRAILER_SLOT = 8;
+
+    private final ByteBuffer[] entries = new ByteBuffer[MAX_ENTRIES];
+    private final int[] from = new int[MAX_ENTRIES];
+    private final int[] position = new int[MAX_ENTRIES];
+    private final int[] limit = new int[MAX_ENTRIES];
+    private final ByteBuffer[] headers = new ByteBuffer[SLOTS];
+    private final ByteBuffer[] trailers = new ByteBuffer[SLOTS];
+    private final int[] fpduEnds = new int[SLOTS];
+    private int count;
+    private int start;
+    private int headersUsed;
+    private int trailersUsed;
+    private int fpdus;
+    /** Bytes still allowed before the stream is cut (truncation fault), or -1. */
+    private long budget = -1;
+
+    Gather() {
+        ByteBuffer h = ByteBuffer.allocateDirect(SLOTS * HEADER_SLOT);
+        ByteBuffer t = ByteBuffer.allocateDirect(SLOTS * TRAILER_SLOT);
+        for (int i = 0; i < SLOTS; i++) {
+            headers[i] = h.duplicate().position(i * HEADER_SLOT).limit((i + 1) * HEADER_SLOT).slice();
+            trailers[i] = t.duplicate().position(i * TRAILER_SLOT).limit((i + 1) * TRAILER_SLOT).slice();
+        }
+    }
+
+    boolean isEmpty() {
+        return count == 0;
+    }
+
+    int count() {
+        return count;
+    }
+
+    /** Whether an FPDU with {@code pieces} payload entries can start: a header and a trailer slot and room. */
+    boolean canStartFpdu(int minPieces) {
+        return headersUsed < SLOTS && trailersUsed < SLOTS && count + 2 + minPieces <= MAX_ENTRIES;
+    }
+
+    /** Room for one more payload piece and the trailer after it. */
+    boolean hasRoomForPiece() {
+        return count + 2 <= MAX_ENTRIES;
+    }
+
+    boolean hasRoomForTrailer() {
+        return trailersUsed < SLOTS && count < MAX_ENTRIES;
+    }
+
+    ByteBuffer nextHeader() {
+        ByteBuffer h = headers[headersUsed++];
+        h.clear();
+        return h;
+    }
+
+    ByteBuffer nextTrailer() {
+        ByteBuffer t = trailers[trailersUsed++];
+        t.clear();
+        return t;
+    }
+
+    /** Whether {@code buffer} (by identity) is already in the unwritten part of the list. */
+    boolean contains(ByteBuffer buffer) {
+        for (int i = start; i < count; i++) {
+            if (entries[i] == buffer) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    void add(ByteBuffer buffer, int pos, int lim) {
+        entries[count] = buffer;
+        from[count] = pos;
+        position[count] = pos;
+        limit[count] = lim;
+        count++;
+    }
+
+    /** Marks the end of a complete FPDU. */
+    void fpduEnd() {
+        fpduEnds[fpdus++] = count;
+    }
+
+    /** Allows only {@code bytes} more bytes to be written (truncation fault). */
+    void budget(long bytes) {
+        budget = bytes;
+    }
+
+    boolean budgetExhausted() {
+        return budget == 0;
+    }
+
+    /** Bytes of the complete FPDUs not yet written plus the open tail. */
+    long pendingBytes() {
+        long n = 0;
+        for (int i = start; i < count; i++) {
+            n += limit[i] - position[i];
+        }
+        return n;
+    }
+
+    /** Bytes from the unwritten start of the list to the end of the last complete FPDU. */
+    long bytesToLastFpduEnd() {
+        int end = fpdus == 0 ? start : fpduEnds[fpdus - 1];
+        long n = 0;
+        for (int i = start; i < end; i++) {
+            n += limit[i] - position[i];
+        }
+        return n;
+    }
+
+    /**
+     * Writes as much as the socket takes.
+     *
+     * @return true when every entry is written (the list is then reset)
+     */
+    boolean write(SocketChannel channel) throws IOException {
+        while (start < count) {
+            if (budget == 0) {
+                return false;
+            }
+            int end = count;
+            int savedLimit = -1;
+            if (budget > 0) {
+                long room = budget;
+                for (int i = start; i < count; i++) {
+                    long n = limit[i] - position[i];
+                    if (n >= room) {
+                        end = i + 1;
+                        savedLimit = limit[i];
+                        limit[i] = position[i] + (int) room;
+                        break;
+                    }
+                    room -= n;
+                }
+            }
+            for (int i = start; i < end; i++) {
+                ByteBuffer b = entries[i];
+                if (limit[i] > b.capacity()) {
+                    throw new IllegalStateException("piece beyond its buffer");
+                }
+                if (b.position() > limit[i]) {
+                    b.position(position[i]);
+                    b.limit(limit[i]);
+                } else {
+                    b.limit(limit[i]);
+                    b.position(position[i]);
+                }
+            }
+            long written = channel.write(entries, start, end - start);
+            for (int i = start; i < end; i++) {
+                position[i] = entries[i].position();
+            }
+            if (savedLimit >= 0) {
+                limit[end - 1] = savedLimit;
+            }
+            if (budget > 0) {
+                budget -= written;
+            }
+            while (start < count && position[start] == limit[start]) {
+                start++;
+            }
+            if (written == 0 && start < count) {
+                return false;
+            }
+        }
+        reset();
+        return true;
+    }
+
+    /**
+     * Stops the stream at the end of the FPDU being written: drops every later FPDU, and the FPDU being written too
+     * when none of its bytes went out yet.
+     *
+     * @param tailOpen whether the last entries belong to an FPDU still being built
+     * @return false when the FPDU being written is that open one, which must be completed first; true otherwise
+     */
+    boolean cutAfterCurrentFpdu(boolean tailOpen) {
+        if (start == count) {
+            return !tailOpen;
+        }
+        int fpduStart = 0;
+        int boundariesBefore = 0;
+        for (int f = 0; f < fpdus && fpduEnds[f] <= start; f++) {
+            fpduStart = fpduEnds[f];
+            boundariesBefore = f + 1;
+        }
+        if (start == fpduStart && position[start] == from[start]) {
+            truncate(start, boundariesBefore);
+            return true;
+        }
+        for (int f = boundariesBefore; f < fpdus; f++) {
+            if (fpduEnds[f] > start) {
+                truncate(fpduEnds[f], f + 1);
+                return true;
+            }
+        }
+        return !tailOpen;
+    }
+
+    private void truncate(int newCount, int newFpdus) {
+        for (int i = newCount; i < count; i++) {
+            entries[i] = null;
+        }
+        count = newCount;
+        fpdus = newFpdus;
+    }
+
+    /** Forgets everything (connection gone). */
+    void reset() {
+        for (int i = 0; i < count; i++) {
+            entries[i] = null;
+        }
+        count = 0;
+        start = 0;
+        headersUsed = 0;
+        trailersUsed = 0;
+        fpdus = 0;
+    }
+}

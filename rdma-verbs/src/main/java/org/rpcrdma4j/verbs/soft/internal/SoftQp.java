@@ -1,0 +1,666 @@
+package org.rpcrdma4j.verbs.soft.internal;
+
+import java.io.IOException;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.SocketChannel;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import org.rpcrdma4j.verbs.ConnectionEvent;
+import org.rpcrdma4j.verbs.ConnectionEventType;
+import org.rpcrdma4j.verbs.ConnectionInfo;
+import org.rpcrdma4j.verbs.ConnectionListener;
+import org.rpcrdma4j.verbs.DeviceCapability;
+import org.rpcrdma4j.verbs.Opcode;
+import org.rpcrdma4j.verbs.PostException;
+import org.rpcrdma4j.verbs.ProtectionDomain;
+import org.rpcrdma4j.verbs.QpState;
+import org.rpcrdma4j.verbs.QueuePair;
+import org.rpcrdma4j.verbs.QueuePairConfig;
+import org.rpcrdma4j.verbs.RecvWorkRequest;
+import org.rpcrdma4j.verbs.SendWorkRequest;
+import org.rpcrdma4j.verbs.VerbsException;
+import org.rpcrdma4j.verbs.WcOpcode;
+import org.rpcrdma4j.verbs.WcStatus;
+import org.rpcrdma4j.verbs.WorkCompletion;
+import org.rpcrdma4j.verbs.soft.wire.Rdmap;
+import org.rpcrdma4j.verbs.soft.wire.Terminate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A reliable-connected queue pair of the software device: one TCP connection, owned by one engine thread.
+ * <p>
+ * Posting threads touch only the send and receive rings (under each ring's lock) and then schedule the queue pair on
+ * its engine. Everything else — the socket, the {@link Transmitter} and {@link Receiver}, the ORQ and IRQ, completion
+ * decisions, the state machine — belongs to the engine thread. Control requests from other threads (disconnect,
+ * close, faults) travel as engine tasks.
+ * <p>
+ * Completion rules: send-queue completions are decided strictly in posting order ({@link #retire}); a successful
+ * unsignaled request completes silently and its slot is reclaimed by a later signaled completion; a failed or
+ * flushed one always completes. With placement confirmation, an RDMA Write or Send counts as done when the peer has
+ * answered a later Read Request (its own, or a zero-length probe), which proves that everything before was placed.
+ */
+public final class SoftQp implements QueuePair, Engine.Handler {
+    private static final Logger LOG = LoggerFactory.getLogger(SoftQp.class);
+
+    static final int TEARDOWN_GRACEFUL = 1;
+    static final int TEARDOWN_TERMINATE = 2;
+    static final int TEARDOWN_ABORT = 3;
+    static final int TEARDOWN_CLOSE = 4;
+
+    /** How long a closing connection waits for the peer's FIN after ours. */
+    private static final long LINGER_NANOS = TimeUnit.SECONDS.toNanos(2);
+
+    final SoftDevice device;
+    final SoftPd pd;
+    final Engine engine;
+    final SoftCq sendCq;
+    final SoftCq recvCq;
+    final SendQueue sq;
+    final RecvQueue rq;
+    final ReadRing orq;
+    final ReadRing irq;
+    final Transmitter tx;
+    final Receiver rx;
+    final AtomicBoolean scheduled = new AtomicBoolean();
+    SoftQp nextScheduled;
+
+    private final QueuePairConfig config;
+    private final int qpNum;
+    private final AtomicBoolean connectStarted = new AtomicBoolean();
+    private final AtomicBoolean closeRequested = new AtomicBoolean();
+    private final SegmentHeader scratchHeader = new SegmentHeader();
+    private final WorkCompletion wc = new WorkCompletion();
+    private volatile QpState state = QpState.INIT;
+    private volatile ConnectionInfo info;
+
+    private SocketChannel channel;
+    private SelectionKey key;
+    private ConnectionListener listener;
+    private Runnable handshakeCancel;
+    private boolean eventDelivered;
+    private boolean peerClosed;
+    private Engine.Timer lingerTimer;
+    private int userReads;
+
+    SoftQp(SoftDevice device, SoftPd pd, QueuePairConfig config, int qpNum, Engine engine) {
+        this.device = device;
+        this.pd = pd;
+        this.config = config;
+        this.qpNum = qpNum;
+        this.engine = engine;
+        this.sendCq = (SoftCq) config.sendCq();
+        this.recvCq = (SoftCq) config.recvCq();
+        this.sq = new SendQueue(this, config.maxSendWr(), config.maxSendSge(), config.maxInlineData());
+        this.rq = new RecvQueue(this, config.maxRecvWr(), config.maxRecvSge());
+        int depth = device.attributes().maxQpRdAtom();
+        this.orq = new ReadRing(depth);
+        this.irq = new ReadRing(depth);
+        this.tx = new Transmitter(this, sq, engine.id, device.options().maxUlpdu());
+        this.rx = new Receiver(this, engine.id);
+    }
+
+    // ---------------------------------------------------------------- QueuePair
+
+    @Override
+    public int qpNum() {
+        return qpNum;
+    }
+
+    @Override
+    public QpState state() {
+        return state;
+    }
+
+    @Override
+    public ProtectionDomain protectionDomain() {
+        return pd;
+    }
+
+    @Override
+    public QueuePairConfig config() {
+        return config;
+    }
+
+    @Override
+    public ConnectionInfo connectionInfo() {
+        return info;
+    }
+
+    @Override
+    public void postSend(SendWorkRequest chain) throws PostException {
+        sq.post(chain);
+        if (state != QpState.INIT) {
+            engine.schedule(this);
+        }
+    }
+
+    @Override
+    public void postRecv(RecvWorkRequest chain) throws PostException {
+        rq.post(chain);
+        if (state == QpState.ERROR) {
+            engine.schedule(this);
+        }
+    }
+
+    @Override
+    public void disconnect() {
+        engine.execute(this::disconnectOnEngine);
+    }
+
+    @Override
+    public void close() {
+        if (state == QpState.CLOSED || device.isClosed() || closeRequested.getAndSet(true)) {
+            return;
+        }
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        engine.execute(() -> {
+            try {
+                destroy();
+            } finally {
+                done.complete(null);
+            }
+        });
+        if (!engine.inEngine()) {
+            try {
+                done.get(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (ExecutionException | TimeoutException e) {
+                LOG.warn("queue pair {} did not close in time", qpNum, e);
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "SoftQp[" + qpNum + ", " + state + "]";
+    }
+
+    // ---------------------------------------------------------------- connection life cycle (engine thread)
+
+    /** Claims the queue pair for one connect or accept. */
+    boolean claimForConnection() {
+        return state == QpState.INIT && !closeRequested.get() && connectStarted.compareAndSet(false, true);
+    }
+
+    /** While a handshake runs: how to abandon it when the queue pair is disconnected or closed. */
+    void handshakeCancel(Runnable cancel) {
+        handshakeCancel = cancel;
+    }
+
+    /**
+     * The connection is established: start moving data.
+     *
+     * @param existingKey the socket's key with this engine's selector (already attached to this queue pair), or
+     *                    null to register it here
+     */
+    void establish(SocketChannel ch, SelectionKey existingKey, boolean crc, int ird, int ord, boolean active,
+                   ConnectionInfo connection, ConnectionListener eventListener) throws IOException {
+        handshakeCancel = null;
+        if (state != QpState.INIT) {
+            throw new IOException("queue pair " + qpNum + " is " + state);
+        }
+        channel = ch;
+        if (existingKey != null) {
+            key = existingKey;
+            key.attach(this);
+            key.interestOps(SelectionKey.OP_READ);
+        } else {
+            key = ch.register(engine.selector, SelectionKey.OP_READ, this);
+        }
+        orq.limit(ord);
+        irq.limit(ird);
+        boolean confirm = device.options().confirmPlacement() && ord > 0;
+        tx.start(ch, crc, confirm, !active, active);
+        rx.start(ch, crc);
+        info = connection;
+        listener = eventListener;
+        state = QpState.RTS;
+        deliver(ConnectionEventType.ESTABLISHED, null);
+        if (state == QpState.RTS) {
+            tx.pump();
+            retire();
+        }
+    }
+
+    private void disconnectOnEngine() {
+        if (handshakeCancel != null) {
+            Runnable cancel = handshakeCancel;
+            handshakeCancel = null;
+            cancel.run();
+        }
+        enterError(TEARDOWN_GRACEFUL, ConnectionEventType.DISCONNECTED, null);
+    }
+
+    private void destroy() {
+        if (state == QpState.CLOSED) {
+            return;
+        }
+        disconnectOnEngine();
+        state = QpState.CLOSED;
+        sendCq.detach();
+        recvCq.detach();
+        pd.queuePairClosed();
+        device.queuePairClosed(this);
+    }
+
+    /** The device goes away: abort the connection and report DEVICE_REMOVAL. */
+    void deviceRemoved() {
+        if (handshakeCancel != null) {
+            Runnable cancel = handshakeCancel;
+            handshakeCancel = null;
+            cancel.run();
+        }
+        enterError(TEARDOWN_ABORT, ConnectionEventType.DEVICE_REMOVAL, null);
+        closeChannel(true);
+        if (state != QpState.CLOSED) {
+            state = QpState.CLOSED;
+            sendCq.detach();
+            recvCq.detach();
+            pd.queuePairClosed();
+        }
+    }
+
+    /**
+     * Moves the queue pair to ERROR once: flushes every outstanding work request, tears the connection down in the
+     * given way and reports the event. Later calls can only escalate the teardown.
+     */
+    void enterError(int teardown, ConnectionEventType event, Throwable cause) {
+        QpState s = state;
+        if (s == QpState.RTS) {
+            state = QpState.ERROR;
+            flushAll();
+            teardown(teardown);
+            if (!eventDelivered) {
+                eventDelivered = true;
+                deliver(event, cause);
+            }
+        } else if (s == QpState.INIT) {
+            state = QpState.ERROR;
+            flushAll();
+        } else if (teardown == TEARDOWN_ABORT || teardown == TEARDOWN_CLOSE) {
+            teardown(teardown);
+        }
+    }
+
+    private void teardown(int mode) {
+        if (channel == null) {
+            return;
+        }
+        if (mode == TEARDOWN_ABORT) {
+            closeChannel(true);
+        } else if (mode == TEARDOWN_CLOSE) {
+            closeChannel(false);
+        } else {
+            tx.finish(mode);
+        }
+    }
+
+    /** Everything we had to send is out: send FIN, then wait (bounded) for the peer's. */
+    void onOutputFinished() {
+        if (channel == null) {
+            return;
+        }
+        if (peerClosed) {
+            closeChannel(false);
+            return;
+        }
+        try {
+            channel.shutdownOutput();
+        } catch (IOException e) {
+            closeChannel(false);
+            return;
+        }
+        rx.discard();
+        lingerTimer = engine.timer(LINGER_NANOS, () -> closeChannel(false));
+    }
+
+    void closeChannel(boolean reset) {
+        if (channel == null) {
+            return;
+        }
+        if (lingerTimer != null) {
+            lingerTimer.cancel();
+            lingerTimer = null;
+        }
+        tx.stop();
+        rx.stop();
+        if (key != null) {
+            key.cancel();
+        }
+        try {
+            if (reset) {
+                channel.setOption(StandardSocketOptions.SO_LINGER, 0);
+            }
+            channel.close();
+        } catch (IOException e) {
+            LOG.debug("queue pair {}: closing the socket", qpNum, e);
+        }
+        channel = null;
+        key = null;
+    }
+
+    private void deliver(ConnectionEventType type, Throwable cause) {
+        ConnectionListener l = listener;
+        if (l == null) {
+            return;
+        }
+        try {
+            l.onEvent(new ConnectionEvent(type, this, null, cause));
+        } catch (RuntimeException e) {
+            LOG.warn("connection listener of queue pair {} failed on {}", qpNum, type, e);
+        }
+    }
+
+    // ---------------------------------------------------------------- engine callbacks
+
+    @Override
+    public void onReady(SelectionKey readyKey) throws IOException {
+        if (readyKey.isReadable()) {
+            rx.onReadable();
+        }
+        if (channel != null && readyKey.isValid() && readyKey.isWritable()) {
+            tx.onWritable();
+        }
+        retire();
+    }
+
+    @Override
+    public void onFailure(Throwable cause) {
+        if (cause instanceof IOException io) {
+            onTransportError(io);
+        } else {
+            onInternalError(cause);
+        }
+    }
+
+    void onScheduled() {
+        QpState s = state;
+        if (s == QpState.RTS) {
+            tx.pump();
+            retire();
+        } else if (s == QpState.ERROR) {
+            flushAll();
+        }
+    }
+
+    void onInternalError(Throwable cause) {
+        LOG.error("queue pair {}: internal error", qpNum, cause);
+        enterError(TEARDOWN_ABORT, ConnectionEventType.DISCONNECTED, cause);
+        closeChannel(true);
+    }
+
+    void onTransportError(IOException e) {
+        LOG.debug("queue pair {}: connection broken", qpNum, e);
+        if (state == QpState.RTS) {
+            enterError(TEARDOWN_ABORT, ConnectionEventType.DISCONNECTED, e);
+        } else {
+            closeChannel(true);
+        }
+    }
+
+    void onPeerClosed(boolean clean) {
+        peerClosed = true;
+        if (state == QpState.RTS) {
+            enterError(TEARDOWN_CLOSE, ConnectionEventType.DISCONNECTED,
+                    clean ? null : new IOException("connection lost in the middle of an FPDU"));
+        } else {
+            closeChannel(false);
+        }
+    }
+
+    void onTruncationFault() {
+        enterError(TEARDOWN_ABORT, ConnectionEventType.DISCONNECTED,
+                new IOException("fault injected: frame truncated"));
+        closeChannel(true);
+    }
+
+    void interestWrite(boolean on) {
+        if (key != null && key.isValid()) {
+            key.interestOps(on ? SelectionKey.OP_READ | SelectionKey.OP_WRITE : SelectionKey.OP_READ);
+        }
+    }
+
+    boolean isErrorState() {
+        return state != QpState.RTS;
+    }
+
+    void onFirstFpdu() {
+        tx.ungate();
+        engine.schedule(this);
+    }
+
+    void readRequestQueued() {
+        engine.schedule(this);
+    }
+
+    boolean acceptsRemoteInvalidate() {
+        return device.attributes().has(DeviceCapability.REMOTE_INV);
+    }
+
+    SegmentHeader scratchHeader() {
+        return scratchHeader;
+    }
+
+    boolean hasOutstandingUserReads() {
+        return userReads > 0;
+    }
+
+    void userReadIssued() {
+        userReads++;
+    }
+
+    // ---------------------------------------------------------------- protocol errors
+
+    /**
+     * A violation found here: the local work request concerned has been given its status by the caller; send a
+     * Terminate with this code, flush everything else, report DISCONNECTED.
+     */
+    void protocolError(int layer, int etype, int code, int flags, SegmentHeader quoted, String why) {
+        if (state != QpState.RTS) {
+            return;
+        }
+        String what = Terminate.describe(layer, etype, code);
+        LOG.debug("queue pair {}: {} -> sending TERMINATE {}", qpNum, why, what);
+        tx.stageTerminate(layer, etype, code, flags, quoted);
+        enterError(TEARDOWN_TERMINATE, ConnectionEventType.DISCONNECTED,
+                new VerbsException("TERMINATE sent (" + what + "): " + why));
+    }
+
+    /** The peer sent a Terminate: blame the work request it names, then close. */
+    void onTerminateReceived(ByteBuffer frame, int ulpduLength) {
+        TerminateBlame blame = TerminateBlame.of(this, frame, ulpduLength);
+        LOG.debug("queue pair {}: TERMINATE received: {}", qpNum, blame);
+        if (blame.culprit != null && blame.culprit.state != SendWqe.DONE) {
+            blame.culprit.done(blame.status, blame.vendorError);
+        }
+        enterError(TEARDOWN_CLOSE, ConnectionEventType.DISCONNECTED,
+                new VerbsException("TERMINATE received: " + blame));
+    }
+
+    // ---------------------------------------------------------------- completions
+
+    /** Work requests below {@code mark} that wait for placement confirmation are done. */
+    void acknowledge(long mark) {
+        for (long i = sq.acked; i < mark; i++) {
+            SendWqe w = sq.slot(i);
+            if (w.state == SendWqe.AWAITING_ACK) {
+                w.done(WcStatus.SUCCESS, 0);
+            }
+        }
+        if (mark > sq.acked) {
+            sq.acked = mark;
+        }
+    }
+
+    void readResponseComplete(ReadEntry e) {
+        long ackMark = e.ackMark;
+        if (e.kind == ReadEntry.USER_READ) {
+            SendWqe w = sq.slot(e.wqeIndex);
+            userReads--;
+            w.byteLen = e.size;
+            if (w.opcode == Opcode.RDMA_READ_WITH_INV) {
+                int result = LocalOps.invalidate(this, w.invalidateStag);
+                if (result != 0) {
+                    orq.pop();
+                    w.done(WcStatus.LOC_ACCESS_ERR, Terminate.vendorError(Terminate.LAYER_RDMAP,
+                            Terminate.RDMAP_LOCAL_CATASTROPHIC, Terminate.RDMAP_UNSPECIFIED, false));
+                    protocolError(Terminate.LAYER_RDMAP, Terminate.RDMAP_LOCAL_CATASTROPHIC,
+                            Terminate.RDMAP_UNSPECIFIED, 0, null, "READ_WITH_INV could not invalidate "
+                                    + org.rpcrdma4j.verbs.Stag.toString(w.invalidateStag) + ": "
+                                    + LocalOps.describe(result));
+                    return;
+                }
+            }
+            w.done(WcStatus.SUCCESS, 0);
+        } else {
+            tx.probeAnswered();
+        }
+        orq.pop();
+        acknowledge(ackMark);
+        engine.schedule(this);
+    }
+
+    /** The outstanding Read at the head of the ORQ failed locally. */
+    void failOutstandingRead(WcStatus status, int vendorError) {
+        ReadEntry e = orq.head();
+        if (e != null && e.kind == ReadEntry.USER_READ) {
+            sq.slot(e.wqeIndex).done(status, vendorError);
+        }
+    }
+
+    RecvWqe headReceive() {
+        return rq.head < rq.published ? rq.slot(rq.head) : null;
+    }
+
+    void failHeadReceive(WcStatus status, int vendorError) {
+        RecvWqe r = rq.slot(rq.head);
+        completeRecv(r, status, 0, 0, 0, vendorError);
+        rq.head++;
+        rq.free = rq.head;
+    }
+
+    /** A whole Send landed in the receive at the head of the receive queue. */
+    void sendReceived(RecvWqe recv, int byteLen, int opcode, int invalidateStag, SegmentHeader last) {
+        int flags = 0;
+        int invalidated = 0;
+        if (Rdmap.invalidates(opcode)) {
+            SoftRegion region = device.stags.byStag(invalidateStag);
+            int result = region == null ? (int) SoftRegion.INVALID_STAG : region.invalidate(invalidateStag, pd);
+            if (result != 0) {
+                int etype = result == SoftRegion.PD_MISMATCH ? Terminate.RDMAP_REMOTE_PROTECTION
+                        : Terminate.RDMAP_REMOTE_OPERATION;
+                failHeadReceive(WcStatus.REM_INV_REQ_ERR, Terminate.vendorError(Terminate.LAYER_RDMAP, etype,
+                        Terminate.RDMAP_CANNOT_INVALIDATE, false));
+                int quoteFlags = Terminate.FLAG_M | Terminate.FLAG_D
+                        | (etype == Terminate.RDMAP_REMOTE_PROTECTION ? Terminate.FLAG_R : 0);
+                protocolError(Terminate.LAYER_RDMAP, etype, Terminate.RDMAP_CANNOT_INVALIDATE, quoteFlags, last,
+                        "Send with Invalidate of " + org.rpcrdma4j.verbs.Stag.toString(invalidateStag) + ": "
+                                + LocalOps.describe(result));
+                return;
+            }
+            flags = WorkCompletion.WITH_INVALIDATE;
+            invalidated = invalidateStag;
+        }
+        completeRecv(recv, WcStatus.SUCCESS, byteLen, flags, invalidated, 0);
+        rq.head++;
+        rq.free = rq.head;
+    }
+
+    /** Decides send-queue completions in posting order. */
+    void retire() {
+        long published = sq.published;
+        SendWqe current = tx.current();
+        while (sq.retire < published) {
+            SendWqe w = sq.slot(sq.retire);
+            if (w.state != SendWqe.DONE) {
+                break;
+            }
+            if (w.signaled() || w.status != WcStatus.SUCCESS) {
+                completeSend(w);
+                sq.free = sq.retire + 1;
+            }
+            if (w != current) {
+                w.clearReferences();
+            }
+            sq.retire++;
+        }
+    }
+
+    private void flushAll() {
+        long published = sq.published;
+        for (long i = sq.retire; i < published; i++) {
+            SendWqe w = sq.slot(i);
+            if (w.state != SendWqe.DONE) {
+                w.done(WcStatus.WR_FLUSH_ERR, 0);
+            }
+        }
+        if (sq.exec < published) {
+            sq.exec = published;
+        }
+        retire();
+        long recvPublished = rq.published;
+        while (rq.head < recvPublished) {
+            completeRecv(rq.slot(rq.head), WcStatus.WR_FLUSH_ERR, 0, 0, 0, 0);
+            rq.head++;
+        }
+        rq.free = rq.head;
+        orq.clear();
+        irq.clear();
+        userReads = 0;
+    }
+
+    private void completeSend(SendWqe w) {
+        wc.clear();
+        wc.wrId = w.wrId;
+        wc.status = w.status;
+        wc.opcode = switch (w.opcode) {
+            case SEND, SEND_WITH_INV -> WcOpcode.SEND;
+            case RDMA_WRITE -> WcOpcode.RDMA_WRITE;
+            case RDMA_READ, RDMA_READ_WITH_INV -> WcOpcode.RDMA_READ;
+            case REG_MR -> WcOpcode.REG_MR;
+            case LOCAL_INV -> WcOpcode.LOCAL_INV;
+        };
+        wc.byteLen = w.byteLen;
+        wc.qpNum = qpNum;
+        wc.vendorError = w.vendorError;
+        if (!sendCq.add(wc)) {
+            cqOverrun();
+        }
+    }
+
+    private void completeRecv(RecvWqe r, WcStatus status, int byteLen, int flags, int invalidated, int vendor) {
+        wc.clear();
+        wc.wrId = r.wrId;
+        wc.status = status;
+        wc.opcode = WcOpcode.RECV;
+        wc.byteLen = byteLen;
+        wc.flags = flags;
+        wc.invalidatedStag = invalidated;
+        wc.qpNum = qpNum;
+        wc.vendorError = vendor;
+        r.clearReferences();
+        if (!recvCq.add(wc)) {
+            cqOverrun();
+        }
+    }
+
+    private void cqOverrun() {
+        engine.execute(() -> enterError(TEARDOWN_ABORT, ConnectionEventType.DISCONNECTED,
+                new VerbsException("completion queue overrun")));
+    }
+
+    // ---------------------------------------------------------------- faults
+
+    /** The fault-injection handle of this queue pair. */
+    public FaultInjector faults() {
+        return new FaultInjector(this);
+    }
+}

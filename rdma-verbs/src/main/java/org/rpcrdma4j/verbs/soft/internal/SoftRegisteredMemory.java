@@ -1,0 +1,62 @@
+package org.rpcrdma4j.verbs.soft.internal;
+
+import java.nio.ByteBuffer;
+
+import org.rpcrdma4j.verbs.MrState;
+import org.rpcrdma4j.verbs.RegisteredMemory;
+import org.rpcrdma4j.verbs.Stag;
+
+/**
+ * Memory registered synchronously: one direct buffer, valid from registration to close, never invalidated by a
+ * work request or a peer. Each engine thread gets its own duplicate of the buffer, made on first use (so at most one
+ * per engine), whose position and limit only that engine moves.
+ */
+final class SoftRegisteredMemory extends SoftRegion implements RegisteredMemory {
+    /** The registered bytes: position 0, limit = capacity = length. Never moved after construction. */
+    private final ByteBuffer base;
+    private final ByteBuffer[] engineViews;
+
+    SoftRegisteredMemory(SoftDevice device, SoftPd pd, int index, ByteBuffer buffer, long iova, int access) {
+        super(device, pd, index, MrState.INVALID);
+        this.base = buffer.slice();
+        this.engineViews = new ByteBuffer[device.engineCount()];
+        synchronized (this) {
+            validate(Stag.of(index, 0), iova, base.capacity(), access);
+        }
+    }
+
+    @Override
+    boolean invalidatable() {
+        return false;
+    }
+
+    @Override
+    public ByteBuffer buffer() {
+        return base.duplicate();
+    }
+
+    @Override
+    ByteBuffer piece(long offset, int engineId) {
+        ByteBuffer view = engineViews[engineId];
+        if (view == null) {
+            view = base.duplicate();
+            engineViews[engineId] = view;
+        }
+        return view;
+    }
+
+    @Override
+    int pieceIndex(long offset) {
+        return (int) offset;
+    }
+
+    @Override
+    int pieceRemaining(long offset) {
+        return (int) (base.capacity() - offset);
+    }
+
+    @Override
+    void copyOut(long offset, ByteBuffer dst, int dstIndex, int len) {
+        dst.put(dstIndex, base, (int) offset, len);
+    }
+}

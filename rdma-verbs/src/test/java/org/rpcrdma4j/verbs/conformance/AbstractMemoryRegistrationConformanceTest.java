@@ -1,0 +1,299 @@
+package org.rpcrdma4j.verbs.conformance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.nio.ByteBuffer;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.rpcrdma4j.verbs.Access;
+import org.rpcrdma4j.verbs.DeviceCapability;
+import org.rpcrdma4j.verbs.FastRegMemoryRegion;
+import org.rpcrdma4j.verbs.Fmr;
+import org.rpcrdma4j.verbs.MrState;
+import org.rpcrdma4j.verbs.Opcode;
+import org.rpcrdma4j.verbs.PageList;
+import org.rpcrdma4j.verbs.PostException;
+import org.rpcrdma4j.verbs.RegisteredMemory;
+import org.rpcrdma4j.verbs.SendWorkRequest;
+import org.rpcrdma4j.verbs.Stag;
+import org.rpcrdma4j.verbs.VerbsException;
+import org.rpcrdma4j.verbs.WcOpcode;
+import org.rpcrdma4j.verbs.WcStatus;
+import org.rpcrdma4j.verbs.WorkCompletion;
+
+/**
+ * Registration per I/O: fast registration (REG_MR) of page lists, local invalidation, remote invalidation (Send
+ * with Invalidate), Read with Invalidate, FMR map/unmap — each checked by a peer's RDMA access that must work while
+ * the registration is valid and fail after.
+ */
+@Timeout(120)
+public abstract class AbstractMemoryRegistrationConformanceTest extends VerbsFixture {
+    private static final int REMOTE = Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ;
+    private static final long IOVA = 0x0000_7F00_1234_0000L;
+
+    @Test
+    void fastRegisteredPagesTakeAPeersWriteAndServeItsRead() throws Exception {
+        assumeTrue(supports(DeviceCapability.FAST_REG), "device without fast registration");
+        Connection c = connect();
+        ByteBuffer memory = pages(8);
+        FastRegMemoryRegion mr = own(c.server().pd.allocFastRegMr(8));
+        assertThat(mr.state()).isEqualTo(MrState.INVALID);
+        assertThat(mr.maxPages()).isEqualTo(8);
+        PageList list = pageList(memory, 1000, 20_000, IOVA + 1000);
+        SendWorkRequest reg = fastRegister(1, mr, list, REMOTE);
+        c.server().qp.postSend(reg);
+        WorkCompletion done = await(c.server().sendCq);
+        assertThat(done.status).isEqualTo(WcStatus.SUCCESS);
+        assertThat(done.opcode).isEqualTo(WcOpcode.REG_MR);
+        assertThat(mr.state()).isEqualTo(MrState.VALID);
+        assertThat(mr.rkey()).isEqualTo(reg.key);
+        assertThat(mr.iova()).isEqualTo(IOVA + 1000);
+        assertThat(mr.length()).isEqualTo(20_000);
+
+        RegisteredMemory local = register(c.client().pd, 40_000, REMOTE);
+        fill(local.buffer(), 21);
+        c.client().qp.postSend(write(2, local, 0, 20_000, mr.rkey(), IOVA + 1000));
+        assertThat(await(c.client().sendCq).status).isEqualTo(WcStatus.SUCCESS);
+        assertThat(bytes(memory, 1000, 20_000)).isEqualTo(bytes(local.buffer(), 0, 20_000));
+        assertThat(bytes(memory, 0, 1000)).containsOnly(0);
+
+        c.client().qp.postSend(read(3, local, 20_000, 5000, mr.rkey(), IOVA + 7000));
+        assertThat(await(c.client().sendCq).status).isEqualTo(WcStatus.SUCCESS);
+        assertThat(bytes(local.buffer(), 20_000, 5000)).isEqualTo(bytes(memory, 7000, 5000));
+    }
+
+    @Test
+    void registrationChainedBeforeTheSendThatAdvertisesIt() throws Exception {
+        assumeTrue(supports(DeviceCapability.FAST_REG), "device without fast registration");
+        Connection c = connect();
+        ByteBuffer memory = pages(2);
+        fill(memory, 22);
+        FastRegMemoryRegion mr = own(c.server().pd.allocFastRegMr(2));
+        RegisteredMemory note = register(c.server().pd, 64, Access.LOCAL_WRITE);
+        RegisteredMemory inbox = register(c.client().pd, 64, Access.LOCAL_WRITE);
+        c.client().qp.postRecv(recv(1, inbox, 0, 64));
+        SendWorkRequest reg = fastRegister(10, mr, pageList(memory, 0, 8192, IOVA), Access.LOCAL_WRITE
+                | Access.REMOTE_READ);
+        reg.flags = 0;
+        note.buffer().putInt(0, reg.key);
+        c.server().qp.postSend(chain(reg, send(11, note, 0, 4)));
+        assertThat(await(c.client().recvCq).status).isEqualTo(WcStatus.SUCCESS);
+        int rkey = inbox.buffer().getInt(0);
+        RegisteredMemory sink = register(c.client().pd, 8192, REMOTE);
+        c.client().qp.postSend(read(2, sink, 0, 8192, rkey, IOVA));
+        assertThat(await(c.client().sendCq).status).isEqualTo(WcStatus.SUCCESS);
+        assertThat(sink.buffer()).isEqualTo(memory.duplicate().clear());
+        WorkCompletion wc = await(c.server().sendCq);
+        assertThat(wc.wrId).as("the unsignaled REG_MR completed silently").isEqualTo(11);
+    }
+
+    @Test
+    void localInvalidateEndsRemoteAccess() throws Exception {
+        assumeTrue(supports(DeviceCapability.FAST_REG) && supports(DeviceCapability.LOCAL_INV),
+                "device without fast registration and local invalidation");
+        Connection c = connect();
+        ByteBuffer memory = pages(1);
+        FastRegMemoryRegion mr = own(c.server().pd.allocFastRegMr(1));
+        c.server().qp.postSend(fastRegister(1, mr, pageList(memory, 0, 4096, IOVA), REMOTE));
+        assertThat(await(c.server().sendCq).status).isEqualTo(WcStatus.SUCCESS);
+        int rkey = mr.rkey();
+        c.server().qp.postSend(localInvalidate(2, rkey));
+        WorkCompletion inv = await(c.server().sendCq);
+        assertThat(inv.status).isEqualTo(WcStatus.SUCCESS);
+        assertThat(inv.opcode).isEqualTo(WcOpcode.LOCAL_INV);
+        assertThat(mr.state()).isEqualTo(MrState.INVALID);
+
+        RegisteredMemory local = register(c.client().pd, 4096, REMOTE);
+        fill(local.buffer(), 23);
+        c.client().qp.postSend(write(3, local, 0, 4096, rkey, IOVA));
+        assertThat(await(c.client().sendCq).status).isEqualTo(WcStatus.REM_ACCESS_ERR);
+        assertThat(bytes(memory, 0, 4096)).containsOnly(0);
+        assertBroken(c);
+    }
+
+    @Test
+    void reRegistrationWithTheNextKeyWorksAndTheOldKeyFails() throws Exception {
+        assumeTrue(supports(DeviceCapability.FAST_REG) && supports(DeviceCapability.LOCAL_INV),
+                "device without fast registration and local invalidation");
+        Connection c = connect();
+        ByteBuffer memory = pages(1);
+        FastRegMemoryRegion mr = own(c.server().pd.allocFastRegMr(1));
+        int index = Stag.index(mr.rkey());
+        c.server().qp.postSend(chain(fastRegister(1, mr, pageList(memory, 0, 4096, IOVA), REMOTE),
+                localInvalidate(2, Stag.nextKey(mr.rkey()))));
+        assertThat(awaitAll(c.server().sendCq, 2)).extracting(wc -> wc.status).containsOnly(WcStatus.SUCCESS);
+        int oldKey = mr.rkey();
+        c.server().qp.postSend(fastRegister(3, mr, pageList(memory, 0, 4096, IOVA), REMOTE));
+        assertThat(await(c.server().sendCq).status).isEqualTo(WcStatus.SUCCESS);
+        assertThat(Stag.index(mr.rkey())).isEqualTo(index);
+        assertThat(mr.rkey()).isNotEqualTo(oldKey);
+
+        RegisteredMemory local = register(c.client().pd, 4096, REMOTE);
+        fill(local.buffer(), 24);
+        c.client().qp.postSend(write(4, local, 0, 100, mr.rkey(), IOVA));
+        assertThat(await(c.client().sendCq).status).isEqualTo(WcStatus.SUCCESS);
+        assertThat(bytes(memory, 0, 100)).isEqualTo(bytes(local.buffer(), 0, 100));
+        c.client().qp.postSend(write(5, local, 0, 100, oldKey, IOVA + 200));
+        assertThat(await(c.client().sendCq).status).isEqualTo(WcStatus.REM_ACCESS_ERR);
+        assertThat(bytes(memory, 200, 100)).containsOnly(0);
+        assertBroken(c);
+    }
+
+    @Test
+    void sendWithInvalidateInvalidatesThePeersRegion() throws Exception {
+        assumeTrue(supports(DeviceCapability.FAST_REG) && supports(DeviceCapability.SEND_WITH_INV)
+                && supports(DeviceCapability.REMOTE_INV), "device without remote invalidation");
+        Connection c = connect();
+        ByteBuffer memory = pages(1);
+        FastRegMemoryRegion mr = own(c.server().pd.allocFastRegMr(1));
+        c.server().qp.postSend(fastRegister(1, mr, pageList(memory, 0, 4096, IOVA), REMOTE));
+        assertThat(await(c.server().sendCq).status).isEqualTo(WcStatus.SUCCESS);
+        int rkey = mr.rkey();
+        RegisteredMemory inbox = register(c.server().pd, 64, Access.LOCAL_WRITE);
+        RegisteredMemory local = register(c.client().pd, 4096, REMOTE);
+        fill(local.buffer(), 25);
+        c.server().qp.postRecv(recv(7, inbox, 0, 64));
+        SendWorkRequest sendInv = send(2, local, 0, 32);
+        sendInv.opcode = Opcode.SEND_WITH_INV;
+        sendInv.invalidateStag = rkey;
+        c.client().qp.postSend(chain(write(1, local, 0, 4096, rkey, IOVA), sendInv));
+
+        WorkCompletion r = await(c.server().recvCq);
+        assertThat(r.status).isEqualTo(WcStatus.SUCCESS);
+        assertThat(r.withInvalidate()).isTrue();
+        assertThat(r.invalidatedStag).isEqualTo(rkey);
+        assertThat(r.byteLen).isEqualTo(32);
+        assertThat(mr.state()).isEqualTo(MrState.INVALID);
+        assertThat(bytes(memory, 0, 4096)).isEqualTo(bytes(local.buffer(), 0, 4096));
+        assertThat(awaitAll(c.client().sendCq, 2)).extracting(wc -> wc.status).containsOnly(WcStatus.SUCCESS);
+
+        c.server().qp.postSend(fastRegister(3, mr, pageList(memory, 0, 4096, IOVA), REMOTE));
+        assertThat(await(c.server().sendCq).status).as("an invalidated region can be registered again")
+                .isEqualTo(WcStatus.SUCCESS);
+    }
+
+    @Test
+    void readWithInvalidateInvalidatesTheSink() throws Exception {
+        assumeTrue(supports(DeviceCapability.FAST_REG) && supports(DeviceCapability.READ_WITH_INV),
+                "device without Read with Invalidate");
+        Connection c = connect();
+        RegisteredMemory source = register(c.server().pd, 16384, REMOTE);
+        fill(source.buffer(), 26);
+        ByteBuffer memory = pages(4);
+        FastRegMemoryRegion sink = own(c.client().pd.allocFastRegMr(4));
+        c.client().qp.postSend(fastRegister(1, sink, pageList(memory, 0, 16384, IOVA), REMOTE));
+        assertThat(await(c.client().sendCq).status).isEqualTo(WcStatus.SUCCESS);
+        SendWorkRequest rd = new SendWorkRequest(1);
+        rd.wrId = 2;
+        rd.opcode = Opcode.RDMA_READ_WITH_INV;
+        rd.flags = SendWorkRequest.SIGNALED;
+        rd.addSge().set(IOVA, 16384, sink.lkey());
+        rd.rkey = source.rkey();
+        rd.remoteAddress = source.address(0);
+        rd.invalidateStag = sink.lkey();
+        c.client().qp.postSend(rd);
+        WorkCompletion wc = await(c.client().sendCq);
+        assertThat(wc.status).isEqualTo(WcStatus.SUCCESS);
+        assertThat(wc.opcode).isEqualTo(WcOpcode.RDMA_READ);
+        assertThat(wc.byteLen).isEqualTo(16384);
+        assertThat(sink.state()).isEqualTo(MrState.INVALID);
+        assertThat(memory.duplicate().clear()).isEqualTo(source.buffer());
+    }
+
+    @Test
+    void fastRegisteredRegionAsLocalSgeForSendAndReceive() throws Exception {
+        assumeTrue(supports(DeviceCapability.FAST_REG), "device without fast registration");
+        Connection c = connect();
+        ByteBuffer outMem = pages(2);
+        ByteBuffer inMem = pages(2);
+        fill(outMem, 27);
+        FastRegMemoryRegion out = own(c.client().pd.allocFastRegMr(2));
+        FastRegMemoryRegion in = own(c.server().pd.allocFastRegMr(2));
+        c.client().qp.postSend(fastRegister(1, out, pageList(outMem, 100, 6000, IOVA), Access.LOCAL_WRITE));
+        c.server().qp.postSend(fastRegister(1, in, pageList(inMem, 50, 7000, IOVA + 0x10000),
+                Access.LOCAL_WRITE));
+        assertThat(await(c.client().sendCq).status).isEqualTo(WcStatus.SUCCESS);
+        assertThat(await(c.server().sendCq).status).isEqualTo(WcStatus.SUCCESS);
+        org.rpcrdma4j.verbs.RecvWorkRequest r = new org.rpcrdma4j.verbs.RecvWorkRequest(1);
+        r.wrId = 2;
+        r.addSge().set(IOVA + 0x10000, 7000, in.lkey());
+        c.server().qp.postRecv(r);
+        SendWorkRequest s = new SendWorkRequest(1);
+        s.wrId = 3;
+        s.flags = SendWorkRequest.SIGNALED;
+        s.addSge().set(IOVA, 6000, out.lkey());
+        c.client().qp.postSend(s);
+        assertThat(await(c.server().recvCq).status).isEqualTo(WcStatus.SUCCESS);
+        assertThat(await(c.client().sendCq).status).isEqualTo(WcStatus.SUCCESS);
+        assertThat(bytes(inMem, 50, 6000)).isEqualTo(bytes(outMem, 100, 6000));
+    }
+
+    @Test
+    void fmrMapsWithANewKeyEachTimeAndUnmapEndsAccess() throws Exception {
+        assumeTrue(supports(DeviceCapability.FMR), "device without FMR");
+        Connection c = connect();
+        ByteBuffer memory = pages(4);
+        Fmr fmr = own(c.server().pd.allocFmr(4, REMOTE));
+        assertThat(fmr.state()).isEqualTo(MrState.INVALID);
+        int first = fmr.map(pageList(memory, 0, 16384, IOVA));
+        assertThat(fmr.state()).isEqualTo(MrState.VALID);
+        assertThat(fmr.rkey()).isEqualTo(first);
+        assertThatThrownBy(() -> fmr.map(pageList(memory, 0, 4096, IOVA))).as("mapping a mapped FMR")
+                .isInstanceOf(VerbsException.class);
+
+        RegisteredMemory local = register(c.client().pd, 16384, REMOTE);
+        fill(local.buffer(), 28);
+        c.client().qp.postSend(write(1, local, 0, 16384, first, IOVA));
+        assertThat(await(c.client().sendCq).status).isEqualTo(WcStatus.SUCCESS);
+        assertThat(memory.duplicate().clear()).isEqualTo(local.buffer());
+
+        c.server().pd.unmapFmrs(List.of(fmr));
+        assertThat(fmr.state()).isEqualTo(MrState.INVALID);
+        int second = fmr.map(pageList(memory, 4096, 4096, IOVA));
+        assertThat(second).isNotEqualTo(first);
+        assertThat(Stag.index(second)).isEqualTo(Stag.index(first));
+        c.client().qp.postSend(read(2, local, 0, 4096, second, IOVA));
+        assertThat(await(c.client().sendCq).status).isEqualTo(WcStatus.SUCCESS);
+        assertThat(bytes(local.buffer(), 0, 4096)).isEqualTo(bytes(memory, 4096, 4096));
+
+        c.client().qp.postSend(write(3, local, 0, 16, first, IOVA));
+        assertThat(await(c.client().sendCq).status).as("the key of an earlier mapping")
+                .isEqualTo(WcStatus.REM_ACCESS_ERR);
+        assertBroken(c);
+    }
+
+    @Test
+    void deviceWithoutACapabilityRefusesItsVerbsAndRequests() throws Exception {
+        Connection c = connect();
+        RegisteredMemory local = register(c.client().pd, 64, REMOTE);
+        if (!device.attributes().has(DeviceCapability.FAST_REG)) {
+            assertThatThrownBy(() -> c.client().pd.allocFastRegMr(1)).isInstanceOf(VerbsException.class);
+        }
+        if (!device.attributes().has(DeviceCapability.FMR)) {
+            assertThatThrownBy(() -> c.client().pd.allocFmr(1, REMOTE)).isInstanceOf(VerbsException.class);
+        }
+        if (!device.attributes().has(DeviceCapability.LOCAL_INV)) {
+            assertThatThrownBy(() -> c.client().qp.postSend(localInvalidate(1, local.rkey())))
+                    .isInstanceOf(PostException.class);
+        }
+        if (!device.attributes().has(DeviceCapability.SEND_WITH_INV)) {
+            SendWorkRequest wr = send(2, local, 0, 8);
+            wr.opcode = Opcode.SEND_WITH_INV;
+            assertThatThrownBy(() -> c.client().qp.postSend(wr)).isInstanceOf(PostException.class);
+        }
+        if (!device.attributes().has(DeviceCapability.READ_WITH_INV)) {
+            SendWorkRequest wr = read(3, local, 0, 8, local.rkey(), local.address(0));
+            wr.opcode = Opcode.RDMA_READ_WITH_INV;
+            assertThatThrownBy(() -> c.client().qp.postSend(wr)).isInstanceOf(PostException.class);
+        }
+        RegisteredMemory remote = register(c.server().pd, 64, REMOTE);
+        c.client().qp.postSend(write(4, local, 0, 8, remote.rkey(), remote.address(0)));
+        WorkCompletion wc = await(c.client().sendCq);
+        assertThat(wc.wrId).as("the refused posts queued nothing").isEqualTo(4);
+        assertThat(wc.status).isEqualTo(WcStatus.SUCCESS);
+    }
+}

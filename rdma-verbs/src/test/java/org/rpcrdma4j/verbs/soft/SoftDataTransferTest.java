@@ -1,0 +1,19 @@
+package org.rpcrdma4j.verbs.soft;
+
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.rpcrdma4j.verbs.RdmaDevice;
+import org.rpcrdma4j.verbs.conformance.AbstractDataTransferConformanceTest;
+
+@ParameterizedClass
+@EnumSource(SoftVariant.class)
+class SoftDataTransferTest extends AbstractDataTransferConformanceTest {
+    @Parameter
+    SoftVariant variant;
+
+    @Override
+    protected RdmaDevice newDevice() throws Exception {
+        return variant.open();
+    }
+}

@@ -1,0 +1,319 @@
+package org.rpcrdma4j.codec;
+
+import static org.rpcrdma4j.codec.RpcRdmaDecodeException.Reason;
+import static org.rpcrdma4j.codec.RpcRdmaDecodeException.Response;
+import static org.rpcrdma4j.codec.RpcRdmaLayout.ABSENT;
+import static org.rpcrdma4j.codec.RpcRdmaLayout.CREDITS_OFFSET;
+import static org.rpcrdma4j.codec.RpcRdmaLayout.ERROR_CODE_OFFSET;
+import static org.rpcrdma4j.codec.RpcRdmaLayout.ERROR_VERS_HIGH_OFFSET;
+import static org.rpcrdma4j.codec.RpcRdmaLayout.ERROR_VERS_LOW_OFFSET;
+import static org.rpcrdma4j.codec.RpcRdmaLayout.ERR_CHUNK_LENGTH;
+import static org.rpcrdma4j.codec.RpcRdmaLayout.ERR_VERS_LENGTH;
+import static org.rpcrdma4j.codec.RpcRdmaLayout.FIXED_HEADER_LENGTH;
+import static org.rpcrdma4j.codec.RpcRdmaLayout.PRESENT;
+import static org.rpcrdma4j.codec.RpcRdmaLayout.PROC_OFFSET;
+import static org.rpcrdma4j.codec.RpcRdmaLayout.READ_LIST_ENTRY_LENGTH;
+import static org.rpcrdma4j.codec.RpcRdmaLayout.SEGMENT_LENGTH;
+import static org.rpcrdma4j.codec.RpcRdmaLayout.VERSION;
+import static org.rpcrdma4j.codec.RpcRdmaLayout.VERS_OFFSET;
+import static org.rpcrdma4j.codec.RpcRdmaLayout.WORD;
+import static org.rpcrdma4j.codec.RpcRdmaLayout.XID_OFFSET;
+
+import io.netty.buffer.ByteBuf;
+
+/**
+ * Reads an RPC-over-RDMA version 1 transport header from a {@link ByteBuf} into a reusable {@link RpcRdmaHeader},
+ * validating it as it goes. Stateless; the limits are the header's ({@link RpcRdmaHeader#limits()}).
+ * <p>
+ * Allocation: none, once the header's arrays have grown to the largest message seen. A count read from the wire is
+ * compared with the bytes that remain and with the limits <em>before</em> anything grows.
+ * <p>
+ * Checks, each reported as an {@link RpcRdmaDecodeException} (the only exception decoding of wire input throws):
+ * <ul>
+ *   <li>truncation anywhere, including list entries and segment counts that need more bytes than remain;</li>
+ *   <li>{@code rdma_vers} other than 1 (answer ERR_VERS 1..1); an RDMA_ERROR / ERR_VERS is still accepted from any
+ *       version, because xid, vers, proc and the values RDMA_ERROR and ERR_VERS are fixed for all versions;</li>
+ *   <li>unknown {@code rdma_proc}; RDMA_MSGP and RDMA_DONE recognised and refused;</li>
+ *   <li>discriminators other than 0 or 1;</li>
+ *   <li>read positions not a multiple of 4 or smaller than the previous one (lengths are not checked, so Read
+ *       chunks with or without XDR pad bytes are both accepted);</li>
+ *   <li>the limits of {@link RpcRdmaLimits}: read segments, Write chunks, segments per chunk, segments in all;</li>
+ *   <li>RDMA_ERROR bodies: ERR_VERS (low, then high), ERR_CHUNK; any other code is refused.</li>
+ * </ul>
+ * Not checked here (they depend on direction and role, which the transport knows): whether a Call or a Reply may
+ * carry a given list, whether the word after an RDMA_MSG header repeats the xid, and trailing bytes after an
+ * RDMA_NOMSG or RDMA_ERROR header.
+ */
+public final class RpcRdmaDecoder {
+
+    /** Stands for the Reply chunk where a Write chunk index is expected. */
+    private static final int REPLY_CHUNK = -1;
+
+    private RpcRdmaDecoder() {
+    }
+
+    /**
+     * Decodes the header that starts at {@code in}'s reader index. On success the reader index moves to the end of
+     * the header: the first byte of the RPC message for RDMA_MSG. On failure the indices do not move.
+     *
+     * @param in     borrowed; read between its reader and writer index
+     * @param header overwritten with the decoded header; after a failure its content is unspecified
+     * @return the header length in bytes
+     * @throws RpcRdmaDecodeException when the bytes are not an acceptable header
+     */
+    public static int decode(ByteBuf in, RpcRdmaHeader header) throws RpcRdmaDecodeException {
+        int start = in.readerIndex();
+        int length = decodeAt(in, start, in.writerIndex() - start, header);
+        in.readerIndex(start + length);
+        return length;
+    }
+
+    /**
+     * Decodes the header found in {@code length} bytes at absolute index {@code index}, without touching the
+     * buffer's indices (flyweight style, for a receive buffer whose indices the caller manages).
+     *
+     * @param buffer borrowed
+     * @param index  absolute index of the header's first byte
+     * @param length bytes available from {@code index} (the received byte count)
+     * @param header overwritten with the decoded header; after a failure its content is unspecified
+     * @return the header length in bytes
+     * @throws RpcRdmaDecodeException    when the bytes are not an acceptable header
+     * @throws IndexOutOfBoundsException when {@code index} and {@code length} do not lie inside the buffer's capacity
+     *                                   (a caller error, not a wire error)
+     */
+    public static int decodeAt(ByteBuf buffer, int index, int length, RpcRdmaHeader header)
+            throws RpcRdmaDecodeException {
+        if ((index | length) < 0 || index > buffer.capacity() - length) {
+            throw new IndexOutOfBoundsException("index " + index + " length " + length + " capacity "
+                    + buffer.capacity());
+        }
+        header.clear();
+        if (length < WORD) {
+            throw new RpcRdmaDecodeException(Reason.TRUNCATED, Response.DROP, false, 0, XID_OFFSET,
+                    "only " + length + " bytes, the xid needs 4");
+        }
+        int xid = buffer.getInt(index + XID_OFFSET);
+        if (length < VERS_OFFSET + WORD) {
+            throw truncated(Response.ERR_CHUNK, xid, VERS_OFFSET, length, "rdma_vers");
+        }
+        int vers = buffer.getInt(index + VERS_OFFSET);
+        if (vers != VERSION) {
+            return decodeOtherVersion(buffer, index, length, header, xid, vers);
+        }
+        if (length < FIXED_HEADER_LENGTH) {
+            int missing = length < PROC_OFFSET ? CREDITS_OFFSET : PROC_OFFSET;
+            throw truncated(Response.ERR_CHUNK, xid, missing, length, missing == PROC_OFFSET ? "rdma_proc" : "rdma_credit");
+        }
+        int credits = buffer.getInt(index + CREDITS_OFFSET);
+        int procValue = buffer.getInt(index + PROC_OFFSET);
+        RpcRdmaProc proc = RpcRdmaProc.forValue(procValue);
+        if (proc == null) {
+            throw new RpcRdmaDecodeException(Reason.UNKNOWN_PROC, Response.ERR_CHUNK, true, xid, PROC_OFFSET,
+                    "rdma_proc " + Integer.toUnsignedString(procValue) + " is not defined by RFC 8166");
+        }
+        header.setFixed(xid, vers, credits, proc);
+        switch (proc) {
+            case RDMA_MSG:
+            case RDMA_NOMSG:
+                return decodeChunkLists(buffer, index, length, header, xid);
+            case RDMA_ERROR:
+                return decodeError(buffer, index, length, header, xid);
+            case RDMA_MSGP:
+                throw new RpcRdmaDecodeException(Reason.UNSUPPORTED_PROC, Response.ERR_CHUNK, true, xid, PROC_OFFSET,
+                        "RDMA_MSGP is not to be used (RFC 8166)");
+            default:
+                throw new RpcRdmaDecodeException(Reason.UNSUPPORTED_PROC, Response.DROP, true, xid, PROC_OFFSET,
+                        "RDMA_DONE is not to be used (RFC 8166)");
+        }
+    }
+
+    /**
+     * A version other than 1: refuse with ERR_VERS, except that an RDMA_ERROR / ERR_VERS from a peer of any
+     * version is decoded, and that any other RDMA_ERROR is dropped rather than answered.
+     */
+    private static int decodeOtherVersion(ByteBuf buffer, int index, int length, RpcRdmaHeader header, int xid,
+                                          int vers) throws RpcRdmaDecodeException {
+        String what = "rdma_vers " + Integer.toUnsignedString(vers) + ", only " + VERSION + " is supported";
+        if (length >= FIXED_HEADER_LENGTH && buffer.getInt(index + PROC_OFFSET) == RpcRdmaProc.RDMA_ERROR.value()) {
+            if (length >= ERR_VERS_LENGTH
+                    && buffer.getInt(index + ERROR_CODE_OFFSET) == RpcRdmaErrorCode.ERR_VERS.value()) {
+                header.setFixed(xid, vers, buffer.getInt(index + CREDITS_OFFSET), RpcRdmaProc.RDMA_ERROR);
+                header.setError(RpcRdmaErrorCode.ERR_VERS, buffer.getInt(index + ERROR_VERS_LOW_OFFSET),
+                        buffer.getInt(index + ERROR_VERS_HIGH_OFFSET));
+                return ERR_VERS_LENGTH;
+            }
+            throw new RpcRdmaDecodeException(Reason.BAD_VERSION, Response.DROP, true, xid, VERS_OFFSET,
+                    what + " (an RDMA_ERROR, not answered)");
+        }
+        throw new RpcRdmaDecodeException(Reason.BAD_VERSION, Response.ERR_VERS, true, xid, VERS_OFFSET, what);
+    }
+
+    private static int decodeError(ByteBuf buffer, int index, int length, RpcRdmaHeader header, int xid)
+            throws RpcRdmaDecodeException {
+        if (length < ERR_CHUNK_LENGTH) {
+            throw truncated(Response.DROP, xid, ERROR_CODE_OFFSET, length, "rdma_err");
+        }
+        int code = buffer.getInt(index + ERROR_CODE_OFFSET);
+        switch (RpcRdmaErrorCode.forValue(code)) {
+            case ERR_CHUNK:
+                header.setError(RpcRdmaErrorCode.ERR_CHUNK, 0, 0);
+                return ERR_CHUNK_LENGTH;
+            case ERR_VERS:
+                if (length < ERR_VERS_LENGTH) {
+                    int missing = length < ERROR_VERS_HIGH_OFFSET ? ERROR_VERS_LOW_OFFSET : ERROR_VERS_HIGH_OFFSET;
+                    throw truncated(Response.DROP, xid, missing, length,
+                            missing == ERROR_VERS_LOW_OFFSET ? "rdma_vers_low" : "rdma_vers_high");
+                }
+                header.setError(RpcRdmaErrorCode.ERR_VERS, buffer.getInt(index + ERROR_VERS_LOW_OFFSET),
+                        buffer.getInt(index + ERROR_VERS_HIGH_OFFSET));
+                return ERR_VERS_LENGTH;
+            default:
+                throw new RpcRdmaDecodeException(Reason.UNKNOWN_ERROR_CODE, Response.DROP, true, xid,
+                        ERROR_CODE_OFFSET, "rdma_err " + Integer.toUnsignedString(code) + " is not ERR_VERS or ERR_CHUNK");
+        }
+    }
+
+    private static int decodeChunkLists(ByteBuf buffer, int index, int length, RpcRdmaHeader header, int xid)
+            throws RpcRdmaDecodeException {
+        RpcRdmaLimits limits = header.limits();
+        int p = decodeReadList(buffer, index, length, FIXED_HEADER_LENGTH, header, limits, xid);
+
+        // Write list: {1, count, count x segment}* 0
+        RpcRdmaSegments write = header.writeSegments();
+        while (true) {
+            int discriminator = discriminator(buffer, index, length, p, xid, "Write list");
+            if (discriminator == ABSENT) {
+                p += WORD;
+                break;
+            }
+            if (header.writeChunkCount() >= limits.maxWriteChunks()) {
+                throw new RpcRdmaDecodeException(Reason.TOO_MANY_WRITE_CHUNKS, Response.ERR_CHUNK, true, xid, p,
+                        "more than " + limits.maxWriteChunks() + " Write chunks");
+            }
+            int count = segmentCount(buffer, index, length, p + WORD, header, limits, xid, header.writeChunkCount());
+            p += 2 * WORD;
+            header.appendWriteChunk();
+            p = readSegments(buffer, index + p, count, write) - index;
+        }
+
+        // Reply chunk: 0 | 1, count, count x segment
+        int discriminator = discriminator(buffer, index, length, p, xid, "Reply chunk");
+        p += WORD;
+        if (discriminator == PRESENT) {
+            int count = segmentCount(buffer, index, length, p, header, limits, xid, REPLY_CHUNK);
+            p += WORD;
+            header.markReplyChunkPresent();
+            p = readSegments(buffer, index + p, count, header.replySegments()) - index;
+        }
+        return p;
+    }
+
+    /** Read list: {1, position, segment}* 0. Returns the offset after the terminating 0. */
+    private static int decodeReadList(ByteBuf buffer, int index, int length, int p, RpcRdmaHeader header,
+                                      RpcRdmaLimits limits, int xid) throws RpcRdmaDecodeException {
+        RpcRdmaSegments read = header.readSegments();
+        int previous = 0;
+        while (true) {
+            int discriminator = discriminator(buffer, index, length, p, xid, "Read list");
+            if (discriminator == ABSENT) {
+                return p + WORD;
+            }
+            if (length - p < READ_LIST_ENTRY_LENGTH) {
+                throw truncated(Response.ERR_CHUNK, xid, p + WORD, length,
+                        "read segment " + read.count() + " (24-byte entry)");
+            }
+            int positionOffset = p + WORD;
+            int position = buffer.getInt(index + positionOffset);
+            if ((position & 3) != 0) {
+                throw new RpcRdmaDecodeException(Reason.MISALIGNED_POSITION, Response.ERR_CHUNK, true, xid,
+                        positionOffset, "read segment " + read.count() + " position "
+                        + Integer.toUnsignedString(position) + " is not a multiple of 4");
+            }
+            int n = read.count();
+            boolean sameChunk = n > 0 && position == previous;
+            if (n > 0 && Integer.compareUnsigned(position, previous) < 0) {
+                throw new RpcRdmaDecodeException(Reason.DECREASING_POSITION, Response.ERR_CHUNK, true, xid,
+                        positionOffset, "read segment " + n + " position " + Integer.toUnsignedString(position)
+                        + " is below the previous position " + Integer.toUnsignedString(previous));
+            }
+            if (n >= limits.maxReadSegments()) {
+                throw new RpcRdmaDecodeException(Reason.TOO_MANY_READ_SEGMENTS, Response.ERR_CHUNK, true, xid, p,
+                        "more than " + limits.maxReadSegments() + " read segments");
+            }
+            if (sameChunk && n - header.lastReadChunkStart() >= limits.maxSegmentsPerChunk()) {
+                throw new RpcRdmaDecodeException(Reason.TOO_MANY_SEGMENTS_IN_CHUNK, Response.ERR_CHUNK, true, xid,
+                        p, "more than " + limits.maxSegmentsPerChunk() + " segments in the Read chunk at position "
+                        + Integer.toUnsignedString(position));
+            }
+            if (n >= limits.maxSegments()) {
+                throw new RpcRdmaDecodeException(Reason.TOO_MANY_SEGMENTS, Response.ERR_CHUNK, true, xid, p,
+                        "more than " + limits.maxSegments() + " segments in the header");
+            }
+            int s = index + positionOffset + WORD;
+            header.appendRead(position, buffer.getInt(s), buffer.getInt(s + 4), buffer.getLong(s + 8));
+            previous = position;
+            p += READ_LIST_ENTRY_LENGTH;
+        }
+    }
+
+    /** Reads and checks the discriminator word at {@code p}: 0 or 1. */
+    private static int discriminator(ByteBuf buffer, int index, int length, int p, int xid, String list)
+            throws RpcRdmaDecodeException {
+        if (length - p < WORD) {
+            throw truncated(Response.ERR_CHUNK, xid, p, length, list + " discriminator");
+        }
+        int value = buffer.getInt(index + p);
+        if (value != ABSENT && value != PRESENT) {
+            throw new RpcRdmaDecodeException(Reason.BAD_DISCRIMINATOR, Response.ERR_CHUNK, true, xid, p,
+                    list + " discriminator " + Integer.toUnsignedString(value) + " is neither 0 nor 1");
+        }
+        return value;
+    }
+
+    /**
+     * Reads the segment count of a Write or Reply chunk at {@code p} and checks it against the bytes that follow
+     * and the limits, before any array grows. {@code chunk} is the Write chunk's index or {@link #REPLY_CHUNK}.
+     */
+    private static int segmentCount(ByteBuf buffer, int index, int length, int p, RpcRdmaHeader header,
+                                    RpcRdmaLimits limits, int xid, int chunk) throws RpcRdmaDecodeException {
+        if (length - p < WORD) {
+            throw truncated(Response.ERR_CHUNK, xid, p, length, chunkName(chunk) + " segment count");
+        }
+        long count = Integer.toUnsignedLong(buffer.getInt(index + p));
+        long remaining = length - p - WORD;
+        if (count * SEGMENT_LENGTH > remaining) {
+            throw new RpcRdmaDecodeException(Reason.COUNT_EXCEEDS_BUFFER, Response.ERR_CHUNK, true, xid, p,
+                    chunkName(chunk) + " claims " + count + " segments (" + count * SEGMENT_LENGTH + " bytes) but only "
+                    + remaining + " bytes remain");
+        }
+        if (count > limits.maxSegmentsPerChunk()) {
+            throw new RpcRdmaDecodeException(Reason.TOO_MANY_SEGMENTS_IN_CHUNK, Response.ERR_CHUNK, true, xid, p,
+                    chunkName(chunk) + " has " + count + " segments, more than " + limits.maxSegmentsPerChunk());
+        }
+        if (header.totalSegmentCount() + count > limits.maxSegments()) {
+            throw new RpcRdmaDecodeException(Reason.TOO_MANY_SEGMENTS, Response.ERR_CHUNK, true, xid, p,
+                    chunkName(chunk) + " brings the header past " + limits.maxSegments() + " segments");
+        }
+        return (int) count;
+    }
+
+    /** Appends {@code count} checked segments found at absolute index {@code at}; returns the index after them. */
+    private static int readSegments(ByteBuf buffer, int at, int count, RpcRdmaSegments into) {
+        into.ensureCapacity(into.count() + count);
+        int s = at;
+        for (int i = 0; i < count; i++) {
+            into.add(0, buffer.getInt(s), buffer.getInt(s + 4), buffer.getLong(s + 8));
+            s += SEGMENT_LENGTH;
+        }
+        return s;
+    }
+
+    private static String chunkName(int chunk) {
+        return chunk == REPLY_CHUNK ? "Reply chunk" : "Write chunk " + chunk;
+    }
+
+    private static RpcRdmaDecodeException truncated(Response response, int xid, int offset, int length, String what) {
+        return new RpcRdmaDecodeException(Reason.TRUNCATED, response, true, xid, offset,
+                "the header ends after " + length + " bytes, inside " + what);
+    }
+}

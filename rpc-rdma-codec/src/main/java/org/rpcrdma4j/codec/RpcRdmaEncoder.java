@@ -1,0 +1,240 @@
+package org.rpcrdma4j.codec;
+
+import static org.rpcrdma4j.codec.RpcRdmaLayout.ABSENT;
+import static org.rpcrdma4j.codec.RpcRdmaLayout.CHUNK_PREFIX_LENGTH;
+import static org.rpcrdma4j.codec.RpcRdmaLayout.CREDITS_OFFSET;
+import static org.rpcrdma4j.codec.RpcRdmaLayout.ERROR_CODE_OFFSET;
+import static org.rpcrdma4j.codec.RpcRdmaLayout.ERROR_VERS_HIGH_OFFSET;
+import static org.rpcrdma4j.codec.RpcRdmaLayout.ERROR_VERS_LOW_OFFSET;
+import static org.rpcrdma4j.codec.RpcRdmaLayout.ERR_CHUNK_LENGTH;
+import static org.rpcrdma4j.codec.RpcRdmaLayout.ERR_VERS_LENGTH;
+import static org.rpcrdma4j.codec.RpcRdmaLayout.FIXED_HEADER_LENGTH;
+import static org.rpcrdma4j.codec.RpcRdmaLayout.PRESENT;
+import static org.rpcrdma4j.codec.RpcRdmaLayout.PROC_OFFSET;
+import static org.rpcrdma4j.codec.RpcRdmaLayout.READ_LIST_ENTRY_LENGTH;
+import static org.rpcrdma4j.codec.RpcRdmaLayout.SEGMENT_LENGTH;
+import static org.rpcrdma4j.codec.RpcRdmaLayout.VERSION;
+import static org.rpcrdma4j.codec.RpcRdmaLayout.VERS_OFFSET;
+import static org.rpcrdma4j.codec.RpcRdmaLayout.WORD;
+import static org.rpcrdma4j.codec.RpcRdmaLayout.XID_OFFSET;
+
+import io.netty.buffer.ByteBuf;
+import java.util.Objects;
+
+/**
+ * Writes RPC-over-RDMA version 1 transport headers into buffers the caller owns. Stateless, allocation free.
+ * <p>
+ * {@link #encodedLength(RpcRdmaHeader)} gives the exact size first, so a transport can decide between inline and
+ * chunks, or reserve room in front of an RPC message, before writing anything. The encode methods write nothing
+ * when the header cannot be encoded or the buffer cannot take it.
+ * <p>
+ * Error replies need no header object: {@link #encodeErrVers}, {@link #encodeErrChunk}, {@link #encodeError} and,
+ * straight from a failed decode, {@link #encodeErrorReply}.
+ */
+public final class RpcRdmaEncoder {
+
+    private RpcRdmaEncoder() {
+    }
+
+    /**
+     * @param header borrowed
+     * @return the exact number of bytes {@link #encode(ByteBuf, RpcRdmaHeader)} will write
+     * @throws IllegalStateException for a header that cannot be encoded: RDMA_MSGP or RDMA_DONE, an RDMA_ERROR
+     *                               without an error code or with chunk lists
+     */
+    public static int encodedLength(RpcRdmaHeader header) {
+        switch (header.proc()) {
+            case RDMA_MSG:
+            case RDMA_NOMSG:
+                int length = FIXED_HEADER_LENGTH
+                        + header.readSegmentCount() * READ_LIST_ENTRY_LENGTH + WORD
+                        + header.writeChunkCount() * CHUNK_PREFIX_LENGTH
+                        + header.totalWriteSegmentCount() * SEGMENT_LENGTH + WORD
+                        + WORD;
+                if (header.hasReplyChunk()) {
+                    length += WORD + header.replySegmentCount() * SEGMENT_LENGTH;
+                }
+                return length;
+            case RDMA_ERROR:
+                return errorLength(header);
+            default:
+                throw new IllegalStateException(header.proc() + " is not to be used (RFC 8166) and is not encoded");
+        }
+    }
+
+    private static int errorLength(RpcRdmaHeader header) {
+        if (header.totalSegmentCount() != 0 || header.writeChunkCount() != 0 || header.hasReplyChunk()) {
+            throw new IllegalStateException("an RDMA_ERROR carries no chunk lists");
+        }
+        RpcRdmaErrorCode code = header.errorCode();
+        if (code == RpcRdmaErrorCode.ERR_VERS) {
+            return ERR_VERS_LENGTH;
+        }
+        if (code == RpcRdmaErrorCode.ERR_CHUNK) {
+            return ERR_CHUNK_LENGTH;
+        }
+        throw new IllegalStateException("an RDMA_ERROR needs ERR_VERS or ERR_CHUNK, not " + code);
+    }
+
+    /**
+     * Writes {@code header} at {@code out}'s writer index and advances it.
+     *
+     * @param out    borrowed; grown if it may grow
+     * @param header borrowed; not changed
+     * @return the number of bytes written ({@link #encodedLength})
+     * @throws IllegalStateException     when the header cannot be encoded (see {@link #encodedLength})
+     * @throws IndexOutOfBoundsException when {@code out} cannot take that many bytes; nothing is written
+     */
+    public static int encode(ByteBuf out, RpcRdmaHeader header) {
+        int length = encodedLength(header);
+        out.ensureWritable(length);
+        int index = out.writerIndex();
+        write(out, index, header);
+        out.writerIndex(index + length);
+        return length;
+    }
+
+    /**
+     * Writes {@code header} at absolute index {@code index}; the buffer's indices do not move.
+     *
+     * @param out    borrowed
+     * @param index  where the header's first byte goes
+     * @param header borrowed; not changed
+     * @return the number of bytes written
+     * @throws IllegalStateException     when the header cannot be encoded
+     * @throws IndexOutOfBoundsException when the bytes do not fit inside {@code out}'s capacity; nothing is written
+     */
+    public static int encodeAt(ByteBuf out, int index, RpcRdmaHeader header) {
+        int length = encodedLength(header);
+        if (index < 0 || index > out.capacity() - length) {
+            throw new IndexOutOfBoundsException("a " + length + "-byte header at " + index + " does not fit capacity "
+                    + out.capacity());
+        }
+        write(out, index, header);
+        return length;
+    }
+
+    private static void write(ByteBuf out, int index, RpcRdmaHeader header) {
+        out.setInt(index + XID_OFFSET, header.xid());
+        out.setInt(index + VERS_OFFSET, header.vers());
+        out.setInt(index + CREDITS_OFFSET, header.credits());
+        out.setInt(index + PROC_OFFSET, header.proc().value());
+        if (header.proc() == RpcRdmaProc.RDMA_ERROR) {
+            writeErrorBody(out, index, header.errorCode(), header.errorVersLow(), header.errorVersHigh());
+            return;
+        }
+        int p = index + FIXED_HEADER_LENGTH;
+
+        RpcRdmaSegments read = header.readSegments();
+        for (int i = 0, n = read.count(); i < n; i++) {
+            out.setInt(p, PRESENT);
+            out.setInt(p + 4, read.position(i));
+            out.setInt(p + 8, read.handle(i));
+            out.setInt(p + 12, read.length(i));
+            out.setLong(p + 16, read.offset(i));
+            p += READ_LIST_ENTRY_LENGTH;
+        }
+        out.setInt(p, ABSENT);
+        p += WORD;
+
+        RpcRdmaSegments write = header.writeSegments();
+        int segment = 0;
+        for (int c = 0, chunks = header.writeChunkCount(); c < chunks; c++) {
+            int count = header.writeSegmentCount(c);
+            out.setInt(p, PRESENT);
+            out.setInt(p + 4, count);
+            p = writeSegments(out, p + CHUNK_PREFIX_LENGTH, write, segment, segment + count);
+            segment += count;
+        }
+        out.setInt(p, ABSENT);
+        p += WORD;
+
+        if (header.hasReplyChunk()) {
+            RpcRdmaSegments reply = header.replySegments();
+            out.setInt(p, PRESENT);
+            out.setInt(p + 4, reply.count());
+            writeSegments(out, p + CHUNK_PREFIX_LENGTH, reply, 0, reply.count());
+        } else {
+            out.setInt(p, ABSENT);
+        }
+    }
+
+    private static int writeSegments(ByteBuf out, int at, RpcRdmaSegments segments, int from, int to) {
+        int p = at;
+        for (int i = from; i < to; i++) {
+            out.setInt(p, segments.handle(i));
+            out.setInt(p + 4, segments.length(i));
+            out.setLong(p + 8, segments.offset(i));
+            p += SEGMENT_LENGTH;
+        }
+        return p;
+    }
+
+    private static void writeErrorBody(ByteBuf out, int index, RpcRdmaErrorCode code, int low, int high) {
+        out.setInt(index + ERROR_CODE_OFFSET, code.value());
+        if (code == RpcRdmaErrorCode.ERR_VERS) {
+            out.setInt(index + ERROR_VERS_LOW_OFFSET, low);
+            out.setInt(index + ERROR_VERS_HIGH_OFFSET, high);
+        }
+    }
+
+    /**
+     * Writes a complete RDMA_ERROR message (vers 1) at {@code out}'s writer index and advances it.
+     *
+     * @param out     borrowed
+     * @param xid     the xid of the message being answered
+     * @param credits the responder's usual credit grant
+     * @param code    ERR_VERS or ERR_CHUNK
+     * @param low     lowest supported version (ERR_VERS only)
+     * @param high    highest supported version (ERR_VERS only)
+     * @return bytes written: 28 for ERR_VERS, 20 for ERR_CHUNK
+     * @throws IllegalArgumentException  for {@link RpcRdmaErrorCode#UNKNOWN}
+     * @throws IndexOutOfBoundsException when {@code out} cannot take the bytes; nothing is written
+     */
+    public static int encodeError(ByteBuf out, int xid, int credits, RpcRdmaErrorCode code, int low, int high) {
+        int length;
+        if (Objects.requireNonNull(code, "code") == RpcRdmaErrorCode.ERR_VERS) {
+            length = ERR_VERS_LENGTH;
+        } else if (code == RpcRdmaErrorCode.ERR_CHUNK) {
+            length = ERR_CHUNK_LENGTH;
+        } else {
+            throw new IllegalArgumentException("UNKNOWN is not an error code that can be sent");
+        }
+        out.ensureWritable(length);
+        int index = out.writerIndex();
+        out.setInt(index + XID_OFFSET, xid);
+        out.setInt(index + VERS_OFFSET, VERSION);
+        out.setInt(index + CREDITS_OFFSET, credits);
+        out.setInt(index + PROC_OFFSET, RpcRdmaProc.RDMA_ERROR.value());
+        writeErrorBody(out, index, code, low, high);
+        out.writerIndex(index + length);
+        return length;
+    }
+
+    /** Writes RDMA_ERROR / ERR_VERS reporting version 1..1; see {@link #encodeError}. @return 28 */
+    public static int encodeErrVers(ByteBuf out, int xid, int credits) {
+        return encodeError(out, xid, credits, RpcRdmaErrorCode.ERR_VERS, VERSION, VERSION);
+    }
+
+    /** Writes RDMA_ERROR / ERR_CHUNK; see {@link #encodeError}. @return 20 */
+    public static int encodeErrChunk(ByteBuf out, int xid, int credits) {
+        return encodeError(out, xid, credits, RpcRdmaErrorCode.ERR_CHUNK, 0, 0);
+    }
+
+    /**
+     * Writes the answer a responder owes for a header that failed to decode, as {@link RpcRdmaDecodeException#response()}
+     * says: ERR_VERS (versions {@code e.versLow()..e.versHigh()}), ERR_CHUNK, or nothing.
+     *
+     * @param out     borrowed
+     * @param e       the decode failure
+     * @param credits the responder's usual credit grant
+     * @return bytes written; 0 when the message is to be dropped (then nothing should be sent)
+     */
+    public static int encodeErrorReply(ByteBuf out, RpcRdmaDecodeException e, int credits) {
+        RpcRdmaErrorCode code = e.response().errorCode();
+        if (code == null || !e.hasXid()) {
+            return 0;
+        }
+        return encodeError(out, e.xid(), credits, code, e.versLow(), e.versHigh());
+    }
+}

@@ -1,0 +1,948 @@
+package org.rpcrdma4j.xprt.server;
+
+import io.netty.buffer.ByteBuf;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+
+import org.rpcrdma4j.codec.RpcRdmaDecodeException;
+import org.rpcrdma4j.codec.RpcRdmaDecoder;
+import org.rpcrdma4j.codec.RpcRdmaHeader;
+import org.rpcrdma4j.codec.RpcRdmaProc;
+import org.rpcrdma4j.registration.RegisteredBuffer;
+import org.rpcrdma4j.registration.RegistrationPool;
+import org.rpcrdma4j.registration.WrIds;
+import org.rpcrdma4j.verbs.CompletionQueue;
+import org.rpcrdma4j.verbs.ConnectionEvent;
+import org.rpcrdma4j.verbs.ConnectionInfo;
+import org.rpcrdma4j.verbs.Opcode;
+import org.rpcrdma4j.verbs.PostException;
+import org.rpcrdma4j.verbs.QueuePair;
+import org.rpcrdma4j.verbs.RecvWorkRequest;
+import org.rpcrdma4j.verbs.SendWorkRequest;
+import org.rpcrdma4j.verbs.WcStatus;
+import org.rpcrdma4j.verbs.WorkCompletion;
+import org.rpcrdma4j.verbs.util.EnumCounters;
+import org.rpcrdma4j.xprt.internal.Agent;
+import org.rpcrdma4j.xprt.internal.AgentRunner;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One client connection of an {@link RdmaRpcServer}: the agent that owns its queue pair, completion queues, receive
+ * buffers, call slots, credits and send-queue budget. Every one of those is touched only from {@link #doWork}; other
+ * threads hand slots back through the {@link SlotMailbox} and {@link AgentRunner#wake()}. The agent never blocks.
+ *
+ * <h2>Receive path</h2>
+ * A receive completion is decoded ({@link RpcRdmaDecoder}) in place. Messages that need no answer (RDMA_DONE, a
+ * client's RDMA_ERROR) are dropped; a message too short for an xid drops the connection. Every other message is a
+ * call: it counts against the client's credits (received and not yet answered; one more than granted drops the
+ * connection), takes a free slot (or waits, holding its receive buffer, until one frees), has its inline bytes
+ * copied into the slot, and its receive buffer goes back to the queue pair at the end of the round (receives are
+ * replenished in batches). Chunk lists are checked ({@link CallLayout}) before any RDMA READ; a call with read chunks
+ * then goes to an io thread for its sink, and comes back to have its READs posted within the connection's ORD.
+ *
+ * <h2>Send path</h2>
+ * A reply marshaled by the program's thread arrives in the mailbox; the agent posts its RDMA WRITEs unsignaled and
+ * its Send signaled behind them, within the send queue's budget (replies that do not fit wait, in order). The Send's
+ * completion calls the reply's completion handler and frees the slot.
+ *
+ * <h2>Closing</h2>
+ * A drop or the client's disconnect moves the queue pair to error; the agent then waits (bounded) until every posted
+ * work request has completed or flushed, closes the registration pool (which wakes an io thread waiting for
+ * handles), marks calls still with their program as dead (their later {@code send} fails and frees their memory),
+ * waits for slots that are between threads to come back, and releases everything.
+ */
+final class Connection implements Agent {
+    private static final Logger LOG = LoggerFactory.getLogger(Connection.class);
+
+    /** How long a closing connection waits for its work requests to flush before it gives up on them. */
+    private static final long FLUSH_WAIT_NANOS = TimeUnit.SECONDS.toNanos(5);
+    private static final int POLL_BATCH = 16;
+    private static final int WR_BATCH = 16;
+
+    final RdmaRpcServer server;
+    final int credits;
+    final int inlineSend;
+    final int inlineReceive;
+    final int headerArea;
+    final int maxSendSge;
+    final boolean sendWithInvalidate;
+    final boolean readWithInvalidate;
+    final int ord;
+
+    private final AgentRunner runner;
+    private final ConnectionResources resources;
+    private final QueuePair qp;
+    private final CompletionQueue sendCq;
+    private final CompletionQueue recvCq;
+    private final RegistrationPool registrations;
+    private final RegisteredBuffer recvRegion;
+    private final RegisteredBuffer slotRegion;
+    private final CallSlot[] slots;
+    private final ByteBuf[] slotMemory;
+    private final int[] freeSlots;
+    private int freeCount;
+    private final RecvWorkRequest[] receives;
+    private final int[] repost;
+    private int repostCount;
+    private int postedReceives;
+    /** Calls received while no slot was free: their receive indexes and lengths, in arrival order. */
+    private final int[] heldIndex;
+    private final int[] heldLength;
+    private int heldHead;
+    private int heldCount;
+    private final SendWorkRequest[] wrs;
+    private final WorkCompletion[] batch;
+    private final RpcRdmaHeader scratch;
+    final EnumCounters<ServerCounter> counters = new EnumCounters<>(ServerCounter.class);
+    private final SlotMailbox mailbox = new SlotMailbox();
+    private final int sqBudget;
+    private int sqUsed;
+    private int readsOutstanding;
+    private int inFlight;
+    private CallSlot readHead;
+    private CallSlot readTail;
+    private CallSlot waitHead;
+    private CallSlot waitTail;
+
+    private volatile InetSocketAddress localAddress;
+    private volatile InetSocketAddress remoteAddress;
+    private volatile boolean disconnectedEvent;
+    private volatile ServerCounter closeRequest;
+    private volatile boolean closing;
+    private ServerCounter closeReason;
+    private long flushDeadline;
+    private boolean finalStage;
+    private volatile boolean closed;
+
+    Connection(RdmaRpcServer server, ConnectionResources r, AgentRunner runner) {
+        this.server = server;
+        this.resources = r;
+        this.runner = runner;
+        this.credits = r.credits;
+        this.inlineSend = r.inlineSend;
+        this.inlineReceive = r.inlineReceive;
+        this.headerArea = r.inlineSend;
+        this.maxSendSge = r.maxSendSge;
+        this.sendWithInvalidate = r.sendWithInvalidate;
+        this.readWithInvalidate = r.registrations.readWithInvalidate();
+        this.ord = r.ord;
+        this.qp = r.qp;
+        this.sendCq = r.sendCq;
+        this.recvCq = r.recvCq;
+        this.registrations = r.registrations;
+        this.recvRegion = r.recvRegion;
+        this.slotRegion = r.slotRegion;
+        this.sqBudget = r.sqBudget;
+        this.localAddress = r.localAddress;
+        this.remoteAddress = r.remoteAddress;
+        int n = r.slotCount;
+        slots = new CallSlot[n];
+        slotMemory = new ByteBuf[n];
+        freeSlots = new int[n];
+        int slotSize = 2 * headerArea;
+        for (int i = 0; i < n; i++) {
+            ByteBuf memory = slotRegion.slice(i * slotSize, slotSize);
+            slotMemory[i] = memory;
+            slots[i] = new CallSlot(i, this, new RpcRdmaHeader(server.config.limits()),
+                    new RpcRdmaHeader(server.config.limits()), inlineReceive, memory, slotRegion.lkey(),
+                    slotRegion.address(i * slotSize), headerArea, registrations.newRegistration());
+            freeSlots[freeCount++] = n - 1 - i;
+        }
+        receives = new RecvWorkRequest[r.receiveCount];
+        for (int i = 0; i < receives.length; i++) {
+            RecvWorkRequest wr = new RecvWorkRequest(1);
+            wr.wrId = WrIds.of(WrIds.Kind.RECEIVE, 0, i);
+            wr.addSge().set(recvRegion.address(i * inlineReceive), inlineReceive, recvRegion.lkey());
+            receives[i] = wr;
+        }
+        repost = new int[receives.length];
+        heldIndex = new int[receives.length];
+        heldLength = new int[receives.length];
+        wrs = new SendWorkRequest[WR_BATCH];
+        for (int i = 0; i < wrs.length; i++) {
+            wrs[i] = new SendWorkRequest(maxSendSge);
+        }
+        batch = new WorkCompletion[POLL_BATCH];
+        for (int i = 0; i < batch.length; i++) {
+            batch[i] = new WorkCompletion();
+        }
+        scratch = new RpcRdmaHeader(server.config.limits());
+    }
+
+    /** Posts every receive buffer; before the connection is accepted. */
+    void postAllReceives() throws PostException {
+        for (int i = 0; i < receives.length; i++) {
+            repost[repostCount++] = i;
+        }
+        repostReceives();
+        if (repostCount != 0) {
+            throw new PostException("receives not posted", 0, 0);
+        }
+    }
+
+    // ------------------------------------------------------------------ events (device thread)
+
+    /** Connection events: wake the agent, which acts on them. */
+    void onEvent(ConnectionEvent event) {
+        switch (event.type()) {
+            case ESTABLISHED -> {
+                ConnectionInfo info = event.queuePair().connectionInfo();
+                if (info != null) {
+                    localAddress = info.localAddress();
+                    remoteAddress = info.remoteAddress();
+                }
+            }
+            default -> disconnectedEvent = true;
+        }
+        runner.wake();
+    }
+
+    /** Asks the agent to close the connection (any thread). */
+    void requestClose(ServerCounter reason) {
+        closeRequest = reason;
+        runner.wake();
+    }
+
+    /** Hands a slot to the agent (any thread). */
+    void submit(CallSlot slot) {
+        mailbox.push(slot);
+        runner.wake();
+    }
+
+    // ------------------------------------------------------------------ the agent
+
+    @Override
+    public String roleName() {
+        return "rpcrdma-server " + remoteAddress;
+    }
+
+    @Override
+    public int doWork(long nowNanos) {
+        if (closed) {
+            return 0;
+        }
+        int work = 0;
+        if (!closing) {
+            ServerCounter request = closeRequest;
+            if (request != null) {
+                drop(request, "requested");
+            } else if (disconnectedEvent) {
+                beginClose(ServerCounter.CLOSED_BY_PEER);
+            }
+        }
+        work += drainMailbox();
+        work += pollSend();
+        work += pollReceive();
+        if (!closing) {
+            work += serveHeld();
+            work += postReads();
+            work += postWaitingReplies();
+            repostReceives();
+        } else {
+            work += advanceClose(nowNanos);
+        }
+        if (work == 0 && !closed) {
+            sendCq.requestNotify();
+            recvCq.requestNotify();
+            work += pollSend() + pollReceive();
+        }
+        return work;
+    }
+
+    @Override
+    public long nextDeadlineNanos() {
+        return closing && !closed ? flushDeadline : Long.MAX_VALUE;
+    }
+
+    @Override
+    public void onClose() {
+        if (!closed) {
+            // the runner stopped under us (server stop): release what can be released
+            forceRelease();
+        }
+    }
+
+    // ------------------------------------------------------------------ receive path
+
+    private int pollReceive() {
+        int total = 0;
+        int n;
+        while ((n = recvCq.poll(batch)) > 0) {
+            for (int i = 0; i < n; i++) {
+                onReceive(batch[i]);
+            }
+            total += n;
+        }
+        return total;
+    }
+
+    private void onReceive(WorkCompletion wc) {
+        postedReceives--;
+        int index = WrIds.index(wc.wrId);
+        if (!wc.ok()) {
+            if (wc.status != WcStatus.WR_FLUSH_ERR) {
+                drop(ServerCounter.DROPPED_RECEIVE_FAILED, "receive failed: " + wc);
+            }
+            return;
+        }
+        if (closing) {
+            return;
+        }
+        arrive(index, wc.byteLen);
+    }
+
+    private void arrive(int index, int length) {
+        if (length < 4) {
+            drop(ServerCounter.DROPPED_GARBAGE, "a " + length + "-byte message cannot carry an xid");
+            return;
+        }
+        try {
+            RpcRdmaDecoder.decodeAt(recvRegion, index * inlineReceive, length, scratch);
+        } catch (RpcRdmaDecodeException e) {
+            if (e.response() == RpcRdmaDecodeException.Response.DROP) {
+                if (!e.hasXid()) {
+                    drop(ServerCounter.DROPPED_GARBAGE, e.getMessage());
+                } else {
+                    count(ServerCounter.MESSAGES_DROPPED);
+                    LOG.debug("{}: dropped: {}", this, e.getMessage());
+                    recycle(index);
+                }
+                return;
+            }
+        }
+        inFlight++;
+        add(ServerCounter.CALLS_IN_FLIGHT, 1);
+        if (inFlight > credits) {
+            count(ServerCounter.CREDIT_VIOLATIONS);
+            drop(ServerCounter.DROPPED_CREDIT_VIOLATION, inFlight + " calls in flight, " + credits + " granted");
+            return;
+        }
+        count(ServerCounter.CALLS);
+        if (heldCount > 0 || freeCount == 0) {
+            int at = (heldHead + heldCount) % heldIndex.length;
+            heldIndex[at] = index;
+            heldLength[at] = length;
+            heldCount++;
+            return;
+        }
+        serve(index, length, takeSlot());
+    }
+
+    private int serveHeld() {
+        int served = 0;
+        while (heldCount > 0 && freeCount > 0 && !closing) {
+            int index = heldIndex[heldHead];
+            int length = heldLength[heldHead];
+            heldHead = (heldHead + 1) % heldIndex.length;
+            heldCount--;
+            serve(index, length, takeSlot());
+            served++;
+        }
+        return served;
+    }
+
+    /** A call in receive buffer {@code index} gets slot {@code slot}. */
+    private void serve(int index, int length, CallSlot slot) {
+        slot.begin();
+        int offset = index * inlineReceive;
+        int headerLength;
+        try {
+            headerLength = RpcRdmaDecoder.decodeAt(recvRegion, offset, length, slot.call);
+        } catch (RpcRdmaDecodeException e) {
+            recycle(index);
+            ReplyMarshaler.Kind kind = e.response() == RpcRdmaDecodeException.Response.ERR_VERS
+                    ? ReplyMarshaler.Kind.ERR_VERS : ReplyMarshaler.Kind.ERR_CHUNK;
+            LOG.debug("{}: {}", this, e.getMessage());
+            slot.marshaler.error(e.xid(), credits, kind, e.getMessage());
+            postReply(slot);
+            return;
+        }
+        RpcRdmaHeader call = slot.call;
+        int inlineLength = call.proc() == RpcRdmaProc.RDMA_MSG ? length - headerLength : 0;
+        String invalid = slot.layout.layOut(call, inlineLength, server.config.maxReadChunks(),
+                server.config.maxReadChunkBytes(), server.config.maxCallSize());
+        if (invalid != null) {
+            recycle(index);
+            LOG.debug("{}: ERR_CHUNK for xid 0x{}: {}", this, Integer.toHexString(call.xid()), invalid);
+            slot.marshaler.errChunk(call, credits, invalid);
+            postReply(slot);
+            return;
+        }
+        recvRegion.getBytes(offset + headerLength, slot.inline, 0, inlineLength);
+        slot.inlineLength = inlineLength;
+        recycle(index);
+        if (!slot.layout.needsRead()) {
+            slot.callLength = slot.layout.totalLength();
+            dispatch(slot);
+            return;
+        }
+        slot.state.set(CallSlot.PREPARING);
+        try {
+            server.ioExecutor.execute(slot.prepareTask);
+        } catch (RejectedExecutionException e) {
+            slot.marshaler.errChunk(call, credits, "server stopping");
+            postReply(slot);
+        }
+    }
+
+    private void dispatch(CallSlot slot) {
+        slot.setDispatchQueued();
+        add(ServerCounter.DISPATCH_QUEUE_DEPTH, 1);
+        try {
+            server.dispatchExecutor.execute(slot);
+        } catch (RejectedExecutionException e) {
+            add(ServerCounter.DISPATCH_QUEUE_DEPTH, -1);
+            count(ServerCounter.DISPATCH_REJECTED);
+            LOG.warn("{}: dispatch executor refused xid 0x{}; answering SYSTEM_ERR", this,
+                    Integer.toHexString(slot.call.xid()));
+            slot.state.set(CallSlot.MARSHALING);
+            int length = RpcReplies.accepted(slotMemory[slot.index], headerArea, slot.call.xid(),
+                    RpcReplies.SYSTEM_ERR);
+            slot.replyBytes.loadInSlot(length);
+            try {
+                slot.marshaler.marshal(slot.call, slot.replyBytes, null, 0, 0, inlineSend, credits,
+                        sendWithInvalidate);
+            } catch (Exception impossible) {
+                slot.marshaler.errChunk(slot.call, credits, impossible.toString());
+            }
+            postReply(slot);
+        }
+    }
+
+    /** A dispatch task started running (any thread). */
+    void dispatchStarted() {
+        add(ServerCounter.DISPATCH_QUEUE_DEPTH, -1);
+    }
+
+    private void recycle(int index) {
+        repost[repostCount++] = index;
+    }
+
+    private void repostReceives() {
+        if (repostCount == 0) {
+            return;
+        }
+        RecvWorkRequest head = null;
+        for (int i = repostCount - 1; i >= 0; i--) {
+            RecvWorkRequest wr = receives[repost[i]];
+            wr.next = head;
+            head = wr;
+        }
+        try {
+            qp.postRecv(head);
+            postedReceives += repostCount;
+            repostCount = 0;
+        } catch (PostException e) {
+            drop(ServerCounter.DROPPED_INTERNAL_ERROR, "posting receives failed: " + e.getMessage());
+        } finally {
+            while (head != null) {
+                RecvWorkRequest next = head.next;
+                head.next = null;
+                head = next;
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ the mailbox
+
+    private int drainMailbox() {
+        int n = 0;
+        for (CallSlot slot = mailbox.drain(); slot != null; ) {
+            CallSlot next = slot.mailboxNext;
+            slot.mailboxNext = null;
+            n++;
+            int state = slot.state.get();
+            if (state == CallSlot.READ_QUEUED) {
+                readsPrepared(slot);
+            } else if (state == CallSlot.REPLY_QUEUED) {
+                if (closing) {
+                    slot.replyDone(false, closedException());
+                    freeSlot(slot, false);
+                } else {
+                    postReply(slot);
+                }
+            } else {
+                LOG.error("{}: slot in state {} in the mailbox", this, state);
+            }
+            slot = next;
+        }
+        return n;
+    }
+
+    // ------------------------------------------------------------------ RDMA READ
+
+    private void readsPrepared(CallSlot slot) {
+        if (closing) {
+            slot.releaseCallMemory();
+            freeSlot(slot, true);
+            return;
+        }
+        if (slot.prepareFailed) {
+            slot.releaseCallMemory();
+            slot.marshaler.errChunk(slot.call, credits, "the read chunks could not be prepared");
+            postReply(slot);
+            return;
+        }
+        slot.state.set(CallSlot.READING);
+        slot.queueNext = null;
+        if (readTail == null) {
+            readHead = slot;
+        } else {
+            readTail.queueNext = slot;
+        }
+        readTail = slot;
+    }
+
+    private int postReads() {
+        int posted = 0;
+        while (readHead != null && readsOutstanding < ord && sqUsed < sqBudget) {
+            CallSlot slot = readHead;
+            ReadOps reads = slot.reads;
+            int n = Math.min(reads.count() - reads.posted,
+                    Math.min(ord - readsOutstanding, Math.min(wrs.length, sqBudget - sqUsed)));
+            SendWorkRequest head = null;
+            SendWorkRequest tail = null;
+            for (int k = 0; k < n; k++) {
+                int op = reads.posted + k;
+                SendWorkRequest wr = wrs[k].reset();
+                int invalidate = reads.invalidate(op);
+                wr.opcode = invalidate != 0 ? Opcode.RDMA_READ_WITH_INV : Opcode.RDMA_READ;
+                wr.invalidateStag = invalidate;
+                wr.flags = SendWorkRequest.SIGNALED;
+                wr.wrId = WrIds.of(WrIds.Kind.RDMA_READ, 0, slot.index);
+                wr.rkey = reads.rkey(op);
+                wr.remoteAddress = reads.remoteAddress(op);
+                wr.addSge().set(reads.localAddress(op), reads.length(op), reads.lkey(op));
+                if (head == null) {
+                    head = wr;
+                } else {
+                    tail.next = wr;
+                }
+                tail = wr;
+            }
+            if (reads.posted == 0) {
+                head = slot.sinkRegistration.linkAfterPending(head);
+            }
+            try {
+                qp.postSend(head);
+            } catch (PostException e) {
+                drop(ServerCounter.DROPPED_INTERNAL_ERROR, "posting RDMA READs failed: " + e.getMessage());
+                return posted;
+            } finally {
+                unlink(head);
+            }
+            reads.posted += n;
+            reads.outstanding += n;
+            readsOutstanding += n;
+            sqUsed += n;
+            posted += n;
+            add(ServerCounter.RDMA_READS, n);
+            if (reads.posted == reads.count()) {
+                readHead = slot.queueNext;
+                slot.queueNext = null;
+                if (readHead == null) {
+                    readTail = null;
+                }
+            }
+        }
+        return posted;
+    }
+
+    private void onReadComplete(WorkCompletion wc) {
+        CallSlot slot = slots[WrIds.index(wc.wrId)];
+        readsOutstanding--;
+        sqUsed--;
+        ReadOps reads = slot.reads;
+        reads.outstanding--;
+        if (!wc.ok()) {
+            reads.failed = true;
+            if (wc.status != WcStatus.WR_FLUSH_ERR) {
+                drop(ServerCounter.DROPPED_READ_FAILED, "RDMA READ of xid 0x" + Integer.toHexString(slot.call.xid())
+                        + " failed: " + wc);
+            }
+        }
+        if (reads.outstanding > 0 || reads.posted < reads.count()) {
+            return;
+        }
+        if (reads.failed || closing) {
+            slot.releaseCallMemory();
+            freeSlot(slot, true);
+            return;
+        }
+        reads.reportInvalidated(slot.sinkRegistration);
+        count(ServerCounter.READ_CHUNKS, slot.layout.chunkCount());
+        count(ServerCounter.READ_CHUNK_BYTES, slot.layout.remoteBytes());
+        if (slot.sinkRegistration.invalidate(slot)) {
+            readsInvalidated(slot);
+        }
+    }
+
+    /** Agent: the call's sink is no longer reachable by the client; dispatch it. */
+    void readsInvalidated(CallSlot slot) {
+        if (closing) {
+            slot.releaseCallMemory();
+            freeSlot(slot, true);
+            return;
+        }
+        slot.callLength = slot.layout.totalLength();
+        dispatch(slot);
+    }
+
+    // ------------------------------------------------------------------ send path
+
+    private void postReply(CallSlot slot) {
+        if (slot.noReply) {
+            slot.releaseCallMemory();
+            freeSlot(slot, true);
+            return;
+        }
+        WritePlan writes = slot.marshaler.writes();
+        if (writes.count() + 1 > sqBudget / 2) {
+            slot.marshaler.errChunk(slot.call, credits, writes.count() + " RDMA WRITEs for one reply");
+        }
+        if (waitHead != null || sqUsed + writes.count() + 1 > sqBudget) {
+            slot.queueNext = null;
+            if (waitTail == null) {
+                waitHead = slot;
+            } else {
+                waitTail.queueNext = slot;
+            }
+            waitTail = slot;
+            return;
+        }
+        post(slot);
+    }
+
+    private int postWaitingReplies() {
+        int n = 0;
+        while (waitHead != null) {
+            CallSlot slot = waitHead;
+            if (sqUsed + slot.marshaler.writes().count() + 1 > sqBudget) {
+                break;
+            }
+            waitHead = slot.queueNext;
+            slot.queueNext = null;
+            if (waitHead == null) {
+                waitTail = null;
+            }
+            post(slot);
+            n++;
+        }
+        return n;
+    }
+
+    private void post(CallSlot slot) {
+        ReplyMarshaler m = slot.marshaler;
+        WritePlan writes = m.writes();
+        SgeList sges = writes.sges();
+        int total = writes.count() + 1;
+        slot.state.set(CallSlot.SENDING);
+        slot.postedWrs = total;
+        sqUsed += total;
+        inFlight--;
+        add(ServerCounter.CALLS_IN_FLIGHT, -1);
+        int op = 0;
+        try {
+            while (op < total) {
+                SendWorkRequest head = null;
+                SendWorkRequest tail = null;
+                int k = 0;
+                for (; k < wrs.length && op < total; k++, op++) {
+                    SendWorkRequest wr = wrs[k].reset();
+                    if (op < writes.count()) {
+                        wr.opcode = Opcode.RDMA_WRITE;
+                        wr.wrId = WrIds.of(WrIds.Kind.RDMA_WRITE, 0, slot.index);
+                        wr.rkey = writes.rkey(op);
+                        wr.remoteAddress = writes.remoteAddress(op);
+                        int first = writes.firstSge(op);
+                        for (int s = first; s < first + writes.sgeCount(op); s++) {
+                            wr.addSge().set(sges.address(s), sges.length(s), sges.lkey(s));
+                        }
+                    } else {
+                        SgeList send = m.sendSges();
+                        wr.opcode = m.opcode();
+                        wr.invalidateStag = m.invalidateStag();
+                        wr.flags = SendWorkRequest.SIGNALED;
+                        wr.wrId = WrIds.of(WrIds.Kind.SEND, 0, slot.index);
+                        for (int s = 0; s < send.count(); s++) {
+                            wr.addSge().set(send.address(s), send.length(s), send.lkey(s));
+                        }
+                    }
+                    if (head == null) {
+                        head = wr;
+                    } else {
+                        tail.next = wr;
+                    }
+                    tail = wr;
+                }
+                try {
+                    qp.postSend(head);
+                } finally {
+                    unlink(head);
+                }
+            }
+        } catch (PostException e) {
+            drop(ServerCounter.DROPPED_INTERNAL_ERROR, "posting a reply failed: " + e.getMessage());
+            return;
+        }
+        countReply(slot);
+    }
+
+    private void countReply(CallSlot slot) {
+        ReplyMarshaler m = slot.marshaler;
+        switch (m.kind()) {
+            case INLINE -> {
+                count(ServerCounter.REPLIES);
+                count(ServerCounter.INLINE_REPLIES);
+            }
+            case REPLY_CHUNK -> {
+                count(ServerCounter.REPLIES);
+                count(ServerCounter.REPLY_CHUNKS);
+                count(ServerCounter.REPLY_CHUNK_BYTES, m.replyChunkBytes());
+            }
+            case ERR_CHUNK -> count(ServerCounter.ERR_CHUNK_SENT);
+            case ERR_VERS -> count(ServerCounter.ERR_VERS_SENT);
+            default -> throw new IllegalStateException("kind " + m.kind());
+        }
+        if (m.writeChunkBytes() > 0) {
+            count(ServerCounter.WRITE_CHUNKS);
+            count(ServerCounter.WRITE_CHUNK_BYTES, m.writeChunkBytes());
+        }
+        count(ServerCounter.RDMA_WRITES, m.writes().count());
+        count(ServerCounter.ZERO_COPY_BYTES, slot.replyBytes.zeroCopyBytes());
+        count(ServerCounter.COPIED_REPLY_BYTES, slot.replyBytes.copiedBytes());
+        if (m.opcode() == Opcode.SEND_WITH_INV) {
+            count(ServerCounter.REMOTE_INVALIDATIONS);
+        }
+    }
+
+    private int pollSend() {
+        int total = 0;
+        int n;
+        while ((n = sendCq.poll(batch)) > 0) {
+            for (int i = 0; i < n; i++) {
+                onSendQueueCompletion(batch[i]);
+            }
+            total += n;
+        }
+        return total;
+    }
+
+    private void onSendQueueCompletion(WorkCompletion wc) {
+        if (registrations.owns(wc.wrId)) {
+            if (!wc.ok() && wc.status != WcStatus.WR_FLUSH_ERR) {
+                drop(ServerCounter.DROPPED_INTERNAL_ERROR, "registration work request failed: " + wc);
+            }
+            registrations.onCompletion(wc);
+            return;
+        }
+        switch (WrIds.kind(wc.wrId)) {
+            case SEND -> onSendComplete(wc);
+            case RDMA_READ -> onReadComplete(wc);
+            case RDMA_WRITE -> {
+                if (wc.status != WcStatus.WR_FLUSH_ERR) {
+                    drop(ServerCounter.DROPPED_SEND_FAILED, "RDMA WRITE failed: " + wc);
+                }
+            }
+            default -> LOG.warn("{}: unexpected completion {}", this, wc);
+        }
+    }
+
+    private void onSendComplete(WorkCompletion wc) {
+        CallSlot slot = slots[WrIds.index(wc.wrId)];
+        if (slot.state.get() != CallSlot.SENDING) {
+            LOG.error("{}: Send completion for {}", this, slot);
+            return;
+        }
+        sqUsed -= slot.postedWrs;
+        slot.postedWrs = 0;
+        if (wc.ok()) {
+            slot.replyDone(true, null);
+        } else {
+            if (wc.status != WcStatus.WR_FLUSH_ERR) {
+                drop(ServerCounter.DROPPED_SEND_FAILED, "reply Send failed: " + wc);
+            }
+            slot.replyDone(false, new IOException("reply Send failed: " + wc.status));
+        }
+        freeSlot(slot, false);
+    }
+
+    private static void unlink(SendWorkRequest head) {
+        while (head != null) {
+            SendWorkRequest next = head.next;
+            head.next = null;
+            head = next;
+        }
+    }
+
+    // ------------------------------------------------------------------ slots
+
+    private CallSlot takeSlot() {
+        return slots[freeSlots[--freeCount]];
+    }
+
+    /** Returns a slot; {@code unanswered}: the call got no reply, so it leaves the client's credits now. */
+    private void freeSlot(CallSlot slot, boolean unanswered) {
+        if (unanswered) {
+            inFlight--;
+            add(ServerCounter.CALLS_IN_FLIGHT, -1);
+        }
+        slot.state.set(CallSlot.FREE);
+        freeSlots[freeCount++] = slot.index;
+    }
+
+    ByteBuf slotMemory(CallSlot slot) {
+        return slotMemory[slot.index];
+    }
+
+    // ------------------------------------------------------------------ closing
+
+    /** Drops the connection for {@code reason} (counted), e.g. on hostile input. Agent thread. */
+    private void drop(ServerCounter reason, String why) {
+        if (closing) {
+            return;
+        }
+        if (reason != ServerCounter.DROPPED_SERVER_STOP) {
+            LOG.warn("{}: dropping the connection: {}", this, why);
+        }
+        count(reason);
+        beginClose(reason);
+    }
+
+    private void beginClose(ServerCounter reason) {
+        if (closing) {
+            return;
+        }
+        if (reason == ServerCounter.CLOSED_BY_PEER) {
+            count(reason);
+        }
+        closeReason = reason;
+        closing = true;
+        flushDeadline = System.nanoTime() + FLUSH_WAIT_NANOS;
+        qp.disconnect();
+    }
+
+    boolean isClosing() {
+        return closing;
+    }
+
+    private int advanceClose(long nowNanos) {
+        if (!finalStage) {
+            boolean flushed = disconnectedEvent && postedReceives == 0 && sqUsed == 0;
+            if (!flushed && nowNanos - flushDeadline < 0) {
+                return 0;
+            }
+            finalStage = true;
+            registrations.close();
+            // replies and READs the device never completed (a device that does not flush, or a failed post)
+            for (CallSlot slot : slots) {
+                int s = slot.state.get();
+                if (s == CallSlot.SENDING) {
+                    slot.replyDone(false, closedException());
+                    freeSlot(slot, false);
+                } else if (s == CallSlot.READING) {
+                    slot.releaseCallMemory();
+                    freeSlot(slot, true);
+                }
+            }
+            readHead = readTail = null;
+            for (CallSlot slot = waitHead; slot != null; ) {
+                CallSlot next = slot.queueNext;
+                slot.queueNext = null;
+                slot.replyDone(false, closedException());
+                freeSlot(slot, false);
+                slot = next;
+            }
+            waitHead = waitTail = null;
+        }
+        int waiting = 0;
+        for (CallSlot slot : slots) {
+            int s = slot.state.get();
+            if (s == CallSlot.DISPATCH_QUEUED || s == CallSlot.DISPATCHING) {
+                if (!slot.state.compareAndSet(s, CallSlot.DEAD)) {
+                    waiting++;
+                }
+            } else if (s == CallSlot.PREPARING || s == CallSlot.MARSHALING || s == CallSlot.READ_QUEUED
+                    || s == CallSlot.REPLY_QUEUED) {
+                waiting++;
+            }
+        }
+        if (waiting > 0) {
+            return 0;
+        }
+        release();
+        return 1;
+    }
+
+    /** Everything is back: give the resources back and leave the runner. */
+    private void release() {
+        closed = true;
+        settleGauges();
+        resources.close();
+        count(ServerCounter.CONNECTIONS_CLOSED);
+        server.connectionClosed(this);
+        runner.remove(this);
+        LOG.debug("{}: closed ({})", this, closeReason);
+    }
+
+    private void forceRelease() {
+        closing = true;
+        closed = true;
+        settleGauges();
+        resources.close();
+        count(ServerCounter.CONNECTIONS_CLOSED);
+        server.connectionClosed(this);
+    }
+
+    /** The connection's calls no longer count as in flight server-wide. */
+    private void settleGauges() {
+        long left = counters.get(ServerCounter.CALLS_IN_FLIGHT);
+        add(ServerCounter.CALLS_IN_FLIGHT, -left);
+        inFlight = 0;
+    }
+
+    private IOException closedException() {
+        return new IOException("connection " + remoteAddress + " is closed");
+    }
+
+    // ------------------------------------------------------------------ accessors, counters
+
+    InetSocketAddress localAddress() {
+        return localAddress;
+    }
+
+    InetSocketAddress remoteAddress() {
+        return remoteAddress;
+    }
+
+    /** Calls received and not yet answered (an agent-owned value, read racily by the server's drain). */
+    long callsInFlight() {
+        return counters.get(ServerCounter.CALLS_IN_FLIGHT);
+    }
+
+    boolean isClosed() {
+        return closed;
+    }
+
+    void count(ServerCounter counter) {
+        counters.increment(counter);
+        server.counters.increment(counter);
+    }
+
+    void count(ServerCounter counter, long n) {
+        add(counter, n);
+    }
+
+    private void add(ServerCounter counter, long n) {
+        counters.add(counter, n);
+        server.counters.add(counter, n);
+    }
+
+    @Override
+    public String toString() {
+        return "RDMA connection " + remoteAddress;
+    }
+}

@@ -170,6 +170,9 @@ final class Connection implements Agent {
             batch[i] = new WorkCompletion();
         }
         scratch = new RpcRdmaHeader(server.config.limits());
+        CompletionQueue.CompletionListener wake = cq -> runner.wake();
+        sendCq.setListener(wake);
+        recvCq.setListener(wake);
     }
 
     /** Posts every receive buffer; before the connection is accepted. */

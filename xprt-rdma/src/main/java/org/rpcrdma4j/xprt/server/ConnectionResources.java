@@ -117,7 +117,9 @@ final class ConnectionResources implements AutoCloseable {
         deviceSendCq = server.device.createCompletionQueue(cqEntries);
         sendCq = registrations.wrap(deviceSendCq);
         recvCq = server.device.createCompletionQueue(Math.min(attributes.maxCqe(), receiveCount));
-        qp = server.pd.createQueuePair(new QueuePairConfig(deviceSendCq, recvCq, maxSendWr, receiveCount,
+        // receive queue with headroom: a device may report a receive before it frees the receive's ring slot
+        int maxRecvWr = Math.min(attributes.maxQpWr(), 2 * receiveCount);
+        qp = server.pd.createQueuePair(new QueuePairConfig(deviceSendCq, recvCq, maxSendWr, maxRecvWr,
                 maxSendSge, 1, 0));
         registrations.attach(qp);
         recvRegion = server.bufferPool.allocate((int) ((long) receiveCount * inlineReceive));

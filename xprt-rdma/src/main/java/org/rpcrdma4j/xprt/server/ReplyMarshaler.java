@@ -85,7 +85,8 @@ final class ReplyMarshaler {
         reply.clear().xid(call.xid()).credits(credits).proc(RpcRdmaProc.RDMA_MSG);
         if (call.writeChunkCount() > 0) {
             reply.copyWriteListFrom(call);
-            for (int c = 0; c < call.writeChunkCount(); c++) {
+            // only the first write chunk can carry this reply's one DDP-eligible result: the others stay unused
+            for (int c = 1; c < call.writeChunkCount(); c++) {
                 reply.setWriteChunkBytesWritten(c, 0);
             }
         }
@@ -109,6 +110,9 @@ final class ReplyMarshaler {
                 reply.setWriteChunkBytesWritten(0, item.length());
                 writeChunkBytes = item.length();
             }
+        }
+        if (call.writeChunkCount() > 0 && !ddp) {
+            reply.setWriteChunkBytesWritten(0, 0);
         }
         int headLength = ddp ? itemStart : length;
         int tailLength = ddp ? length - itemEnd : 0;

@@ -944,6 +944,24 @@ final class Connection implements Agent {
         server.counters.add(counter, n);
     }
 
+    /** A one-line view of the agent's state for diagnostics (read racily from any thread). */
+    String describe() {
+        StringBuilder sb = new StringBuilder(toString()).append(": closing=").append(closing)
+                .append(" final=").append(finalStage).append(" inFlight=").append(inFlight)
+                .append(" held=").append(heldCount).append(" free=").append(freeCount)
+                .append(" postedReceives=").append(postedReceives).append(" sqUsed=").append(sqUsed)
+                .append('/').append(sqBudget).append(" reads=").append(readsOutstanding)
+                .append(" readQueue=").append(readHead != null).append(" waiting=").append(waitHead != null)
+                .append(" slots=");
+        for (CallSlot slot : slots) {
+            int s = slot.state.get();
+            if (s != CallSlot.FREE) {
+                sb.append(slot.index).append(':').append(s).append(' ');
+            }
+        }
+        return sb.toString();
+    }
+
     @Override
     public String toString() {
         return "RDMA connection " + remoteAddress;

@@ -413,6 +413,15 @@ public final class RdmaRpcServer implements AutoCloseable {
         return p == null ? 0 : p.pagesInUse();
     }
 
+    /** Each open connection's agent state, one line each (diagnostics). */
+    String describeConnections() {
+        StringBuilder sb = new StringBuilder();
+        for (Connection c : connections) {
+            sb.append(c.describe()).append('\n');
+        }
+        return sb.toString();
+    }
+
     /** The device the server runs on (null before start). */
     public RdmaDevice device() {
         return device;

@@ -102,11 +102,11 @@ abstract class ServerFixture {
         assertThat(server.counters().get(ServerCounter.DISPATCH_QUEUE_DEPTH)).isZero();
     }
 
-    static void await(String what, BooleanSupplier condition) {
+    void await(String what, BooleanSupplier condition) {
         long deadline = System.nanoTime() + WAIT.toNanos();
         while (!condition.getAsBoolean()) {
             if (System.nanoTime() - deadline > 0) {
-                fail("not within " + WAIT + ": " + what);
+                fail("not within " + WAIT + ": " + what + "; server connections:\n" + server.describeConnections());
             }
             try {
                 Thread.sleep(5);

@@ -228,6 +228,10 @@ final class Connection implements Agent {
             return 0;
         }
         int work = 0;
+        // completions first: an error completion explains a disconnect reported at the same time
+        work += drainMailbox();
+        work += pollSend();
+        work += pollReceive();
         if (!closing) {
             ServerCounter request = closeRequest;
             if (request != null) {
@@ -236,9 +240,6 @@ final class Connection implements Agent {
                 beginClose(ServerCounter.CLOSED_BY_PEER);
             }
         }
-        work += drainMailbox();
-        work += pollSend();
-        work += pollReceive();
         if (!closing) {
             work += serveHeld();
             work += postReads();
@@ -647,6 +648,7 @@ final class Connection implements Agent {
         sqUsed += total;
         inFlight--;
         add(ServerCounter.CALLS_IN_FLIGHT, -1);
+        countReply(slot);
         int op = 0;
         try {
             while (op < total) {
@@ -689,9 +691,7 @@ final class Connection implements Agent {
             }
         } catch (PostException e) {
             drop(ServerCounter.DROPPED_INTERNAL_ERROR, "posting a reply failed: " + e.getMessage());
-            return;
         }
-        countReply(slot);
     }
 
     private void countReply(CallSlot slot) {
@@ -803,24 +803,27 @@ final class Connection implements Agent {
 
     // ------------------------------------------------------------------ closing
 
-    /** Drops the connection for {@code reason} (counted), e.g. on hostile input. Agent thread. */
+    /**
+     * Drops the connection for {@code reason}, e.g. on hostile input. Agent thread. When the client's disconnect
+     * was seen first, the error that caused it (a failed RDMA READ or WRITE completing just after) becomes the reason.
+     */
     private void drop(ServerCounter reason, String why) {
         if (closing) {
+            if (closeReason == ServerCounter.CLOSED_BY_PEER && reason != ServerCounter.DROPPED_SERVER_STOP) {
+                LOG.warn("{}: the connection ended: {}", this, why);
+                closeReason = reason;
+            }
             return;
         }
         if (reason != ServerCounter.DROPPED_SERVER_STOP) {
             LOG.warn("{}: dropping the connection: {}", this, why);
         }
-        count(reason);
         beginClose(reason);
     }
 
     private void beginClose(ServerCounter reason) {
         if (closing) {
             return;
-        }
-        if (reason == ServerCounter.CLOSED_BY_PEER) {
-            count(reason);
         }
         closeReason = reason;
         closing = true;
@@ -885,6 +888,7 @@ final class Connection implements Agent {
         closed = true;
         settleGauges();
         resources.close();
+        count(closeReason);
         count(ServerCounter.CONNECTIONS_CLOSED);
         server.connectionClosed(this);
         runner.remove(this);
@@ -896,6 +900,7 @@ final class Connection implements Agent {
         closed = true;
         settleGauges();
         resources.close();
+        count(closeReason != null ? closeReason : ServerCounter.DROPPED_SERVER_STOP);
         count(ServerCounter.CONNECTIONS_CLOSED);
         server.connectionClosed(this);
     }

@@ -100,6 +100,11 @@ final class GoodClient implements AutoCloseable {
         }
     }
 
+    /** Whether a call went wrong (the error is thrown by {@link #stop()}). */
+    boolean failed() {
+        return failure.get() != null;
+    }
+
     /** Calls completed so far. */
     int calls() {
         return calls.get();

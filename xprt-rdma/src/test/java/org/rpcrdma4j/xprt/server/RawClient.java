@@ -125,7 +125,8 @@ final class RawClient implements AutoCloseable {
         pd = own(device.allocProtectionDomain());
         sendCq = own(device.createCompletionQueue(1024));
         recvCq = own(device.createCompletionQueue(256));
-        qp = own(pd.createQueuePair(new QueuePairConfig(sendCq, recvCq, 512, RECEIVES, 4, 1, 0)));
+        // receive queue headroom: a device may show a receive's completion before it frees the receive's slot
+        qp = own(pd.createQueuePair(new QueuePairConfig(sendCq, recvCq, 512, 2 * RECEIVES, 4, 1, 0)));
         sendMemory = own(pd.registerMemory(ByteBuffer.allocateDirect(SEND_SLOTS * SLOT_SIZE), Access.LOCAL_WRITE));
         recvMemory = own(pd.registerMemory(ByteBuffer.allocateDirect(RECEIVES * RECEIVE_SIZE), Access.LOCAL_WRITE));
         for (int i = 0; i < RECEIVES; i++) {

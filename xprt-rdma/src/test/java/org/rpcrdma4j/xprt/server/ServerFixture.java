@@ -121,6 +121,13 @@ abstract class ServerFixture {
         return server.counters().get(c);
     }
 
+    /** A counter of the server's connection to {@code client} (which must still be open). */
+    long counter(RawClient client, ServerCounter c) {
+        Map<ServerCounter, Long> counters = server.connectionCounters().get(client.info.localAddress());
+        assertThat(counters).as("the server's connection to " + client.info.localAddress()).isNotNull();
+        return counters.get(c);
+    }
+
     private static ReplyBuffer plain(int length) {
         io.netty.buffer.ByteBuf buf = PooledByteBufAllocator.DEFAULT.directBuffer(Math.max(1, length));
         java.nio.ByteBuffer view = buf.nioBuffer(0, length);

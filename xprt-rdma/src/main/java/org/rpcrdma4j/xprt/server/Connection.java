@@ -1,6 +1,7 @@
 package org.rpcrdma4j.xprt.server;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.concurrent.RejectedExecutionException;
@@ -144,7 +145,9 @@ final class Connection implements Agent {
         freeSlots = new int[n];
         int slotSize = 2 * headerArea;
         for (int i = 0; i < n; i++) {
-            ByteBuf memory = slotRegion.slice(i * slotSize, slotSize);
+            // a buffer object of its own per slot: slots are written by different threads at once, and a derived
+            // buffer (slice) would share the region's internal NIO buffer between them
+            ByteBuf memory = Unpooled.wrappedBuffer(slotRegion.nioBuffer(i * slotSize, slotSize));
             slotMemory[i] = memory;
             slots[i] = new CallSlot(i, this, new RpcRdmaHeader(server.config.limits()),
                     new RpcRdmaHeader(server.config.limits()), inlineReceive, memory, slotRegion.lkey(),
@@ -375,7 +378,8 @@ final class Connection implements Agent {
             postReply(slot);
             return;
         }
-        recvRegion.getBytes(offset + headerLength, slot.inline, 0, inlineLength);
+        // the receive region is the agent's alone: its internal NIO view copies without a duplicate per call
+        recvRegion.internalNioBuffer(offset + headerLength, inlineLength).get(slot.inline, 0, inlineLength);
         slot.inlineLength = inlineLength;
         recycle(index);
         if (!slot.layout.needsRead()) {

@@ -1,0 +1,127 @@
+package org.rpcrdma4j.xprt.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadInfo;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
+
+import com.sun.management.ThreadMXBean;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.rpcrdma4j.codec.RpcRdmaProc;
+
+/** Threading, counters over JMX, and the allocation-free receive and reply path. */
+@Timeout(120)
+class ServerBehaviourTest extends ServerFixture {
+    private static final AtomicInteger IDS = new AtomicInteger(0x9000);
+
+    private static void nullCall(RawClient c, int xid) throws Exception {
+        c.send(RawClient.header().xid(xid).credits(32).proc(RpcRdmaProc.RDMA_MSG),
+                Rpc.echoCall(xid, EchoProgram.NULL, null));
+    }
+
+    @Test
+    void aSlowCallStallsNeitherItsConnectionNorOthers() throws Exception {
+        RawClient slow = client(false);
+        RawClient other = client(false);
+        int id = IDS.incrementAndGet();
+        int started = program.slowStarted.get();
+        slow.send(RawClient.header().xid(id).credits(32).proc(RpcRdmaProc.RDMA_MSG),
+                Rpc.echoCall(id, EchoProgram.SLOW, Rpc.ints(id)));
+        await("the slow call runs", () -> program.slowStarted.get() > started);
+        // the same connection and another one are served while it runs
+        for (int i = 0; i < 20; i++) {
+            nullCall(slow, 0x100 + i);
+            Rpc.assertBytes(slow.receive().message(), Rpc.successHeader(0x100 + i));
+            nullCall(other, 0x200 + i);
+            Rpc.assertBytes(other.receive().message(), Rpc.successHeader(0x200 + i));
+        }
+        assertThat(program.slowFinished.get()).as("the slow call is still running").isLessThan(
+                program.slowStarted.get());
+        program.release(id);
+        RawClient.Received r = slow.receive();
+        assertThat(r.header().xid()).isEqualTo(id);
+        Rpc.assertBytes(r.message(), Rpc.successHeader(id));
+    }
+
+    @Test
+    void repliesToOneConnectionMayComeOutOfOrder() throws Exception {
+        RawClient c = client(false);
+        int id = IDS.incrementAndGet();
+        c.send(RawClient.header().xid(id).credits(32).proc(RpcRdmaProc.RDMA_MSG),
+                Rpc.echoCall(id, EchoProgram.SLOW, Rpc.ints(id)));
+        nullCall(c, 0x301);
+        assertThat(c.receive().header().xid()).isEqualTo(0x301);
+        program.release(id);
+        assertThat(c.receive().header().xid()).isEqualTo(id);
+    }
+
+    @Test
+    void countersPerConnectionServerWideAndOverJmx() throws Exception {
+        RawClient c = client(false);
+        long calls = counter(ServerCounter.CALLS);
+        for (int i = 0; i < 5; i++) {
+            nullCall(c, 0x400 + i);
+            c.receive();
+        }
+        assertThat(counter(c, ServerCounter.CALLS)).isEqualTo(5);
+        assertThat(counter(c, ServerCounter.REPLIES)).isEqualTo(5);
+        assertThat(counter(c, ServerCounter.INLINE_REPLIES)).isEqualTo(5);
+        assertThat(counter(ServerCounter.CALLS) - calls).isEqualTo(5);
+        assertThat(counter(ServerCounter.CONNECTIONS_OPEN)).isEqualTo(1);
+
+        MBeanServer jmx = ManagementFactory.getPlatformMBeanServer();
+        ObjectName name = ServerMBean.objectName(server.name());
+        assertThat(jmx.isRegistered(name)).isTrue();
+        assertThat((Long) jmx.getAttribute(name, "CALLS")).isEqualTo(counter(ServerCounter.CALLS));
+        assertThat((Long) jmx.getAttribute(name, "INLINE_REPLIES")).isEqualTo(counter(ServerCounter.INLINE_REPLIES));
+        assertThat((Integer) jmx.getAttribute(name, "ConnectionCount")).isEqualTo(1);
+        assertThat(jmx.getMBeanInfo(name).getAttributes()).hasSize(ServerCounter.values().length + 2);
+    }
+
+    @Test
+    void jmxBeanGoesAwayWithTheServer() throws Exception {
+        RdmaRpcServer other = RdmaRpcServer.builder().name("jmx-check").provider("soft", java.util.Map.of())
+                .bindAddress(java.net.InetAddress.getLoopbackAddress()).port(0).build();
+        ObjectName name = ServerMBean.objectName("jmx-check");
+        MBeanServer jmx = ManagementFactory.getPlatformMBeanServer();
+        assertThat(jmx.isRegistered(name)).isFalse();
+        other.start();
+        assertThat(jmx.isRegistered(name)).isTrue();
+        other.stop();
+        assertThat(jmx.isRegistered(name)).isFalse();
+    }
+
+    /**
+     * The agent's share of a call (receive, decode, copy out, dispatch hand-off, reply post, Send completion) and
+     * the replying thread's marshaling of a small reply allocate nothing once warm: measured on the agent thread.
+     */
+    @Test
+    void agentAllocatesNothingPerCallOnceWarm() throws Exception {
+        RawClient c = client(false);
+        for (int i = 0; i < 3000; i++) {
+            nullCall(c, i);
+            c.receive().bytes().release();
+        }
+        ThreadMXBean threads = (ThreadMXBean) ManagementFactory.getThreadMXBean();
+        long agent = -1;
+        for (ThreadInfo info : threads.dumpAllThreads(false, false)) {
+            if (info.getThreadName().equals(server.name() + "-agent-0")) {
+                agent = info.getThreadId();
+            }
+        }
+        assertThat(agent).isPositive();
+        long before = threads.getThreadAllocatedBytes(agent);
+        int calls = 2000;
+        for (int i = 0; i < calls; i++) {
+            nullCall(c, 5000 + i);
+            c.receive().bytes().release();
+        }
+        long perCall = (threads.getThreadAllocatedBytes(agent) - before) / calls;
+        assertThat(perCall).as("bytes the agent allocates per call").isLessThan(16);
+    }
+}

@@ -26,7 +26,9 @@ import io.netty.buffer.ByteBuf;
  * validating it as it goes. Stateless; the limits are the header's ({@link RpcRdmaHeader#limits()}).
  * <p>
  * Allocation: none, once the header's arrays have grown to the largest message seen. A count read from the wire is
- * compared with the bytes that remain and with the limits <em>before</em> anything grows.
+ * compared with the bytes that remain and with the limits <em>before</em> anything grows. The bytes are copied
+ * into the header's scratch space in a few bulk copies and read from there (see {@code RpcRdmaWire}); the buffer
+ * is only borrowed for the call.
  * <p>
  * Checks, each reported as an {@link RpcRdmaDecodeException} (the only exception decoding of wire input throws):
  * <ul>
@@ -40,6 +42,11 @@ import io.netty.buffer.ByteBuf;
  *   <li>the limits of {@link RpcRdmaLimits}: read segments, Write chunks, segments per chunk, segments in all;</li>
  *   <li>RDMA_ERROR bodies: ERR_VERS (low, then high), ERR_CHUNK; any other code is refused.</li>
  * </ul>
+ * The answer each failure carries ({@link RpcRdmaDecodeException#response()}): fewer than 4 bytes, RDMA_DONE, and
+ * anything wrong with an RDMA_ERROR (of any version) are dropped, since there is no xid to answer or answering an
+ * error with an error can loop; another version is answered with ERR_VERS 1..1; everything else with ERR_CHUNK,
+ * as the Linux server does for short, malformed and unknown-procedure messages.
+ * <p>
  * Not checked here (they depend on direction and role, which the transport knows): whether a Call or a Reply may
  * carry a given list, whether the word after an RDMA_MSG header repeats the xid, and trailing bytes after an
  * RDMA_NOMSG or RDMA_ERROR header.
@@ -79,7 +86,8 @@ public final class RpcRdmaDecoder {
      * @return the header length in bytes
      * @throws RpcRdmaDecodeException    when the bytes are not an acceptable header
      * @throws IndexOutOfBoundsException when {@code index} and {@code length} do not lie inside the buffer's capacity
-     *                                   (a caller error, not a wire error)
+     *                                   (a caller error, not a wire error); likewise a released buffer raises
+     *                                   Netty's {@code IllegalReferenceCountException}
      */
     public static int decodeAt(ByteBuf buffer, int index, int length, RpcRdmaHeader header)
             throws RpcRdmaDecodeException {
@@ -88,24 +96,39 @@ public final class RpcRdmaDecoder {
                     + buffer.capacity());
         }
         header.clear();
+        RpcRdmaWire wire = header.wire();
+        wire.wrap(buffer, index, length);
+        try {
+            return decode(wire, header);
+        } finally {
+            wire.release();
+        }
+    }
+
+    /** Offsets below are relative to the header's first byte; {@code w.need(end)} precedes every read. */
+    private static int decode(RpcRdmaWire w, RpcRdmaHeader header) throws RpcRdmaDecodeException {
+        int length = w.length();
         if (length < WORD) {
             throw new RpcRdmaDecodeException(Reason.TRUNCATED, Response.DROP, false, 0, XID_OFFSET,
                     "only " + length + " bytes, the xid needs 4");
         }
-        int xid = buffer.getInt(index + XID_OFFSET);
+        w.need(WORD);
+        int xid = w.getInt(XID_OFFSET);
         if (length < VERS_OFFSET + WORD) {
             throw truncated(Response.ERR_CHUNK, xid, VERS_OFFSET, length, "rdma_vers");
         }
-        int vers = buffer.getInt(index + VERS_OFFSET);
+        w.need(VERS_OFFSET + WORD);
+        int vers = w.getInt(VERS_OFFSET);
         if (vers != VERSION) {
-            return decodeOtherVersion(buffer, index, length, header, xid, vers);
+            return decodeOtherVersion(w, header, xid, vers);
         }
         if (length < FIXED_HEADER_LENGTH) {
             int missing = length < PROC_OFFSET ? CREDITS_OFFSET : PROC_OFFSET;
             throw truncated(Response.ERR_CHUNK, xid, missing, length, missing == PROC_OFFSET ? "rdma_proc" : "rdma_credit");
         }
-        int credits = buffer.getInt(index + CREDITS_OFFSET);
-        int procValue = buffer.getInt(index + PROC_OFFSET);
+        w.need(FIXED_HEADER_LENGTH);
+        int credits = w.getInt(CREDITS_OFFSET);
+        int procValue = w.getInt(PROC_OFFSET);
         RpcRdmaProc proc = RpcRdmaProc.forValue(procValue);
         if (proc == null) {
             throw new RpcRdmaDecodeException(Reason.UNKNOWN_PROC, Response.ERR_CHUNK, true, xid, PROC_OFFSET,
@@ -115,9 +138,9 @@ public final class RpcRdmaDecoder {
         switch (proc) {
             case RDMA_MSG:
             case RDMA_NOMSG:
-                return decodeChunkLists(buffer, index, length, header, xid);
+                return decodeChunkLists(w, header, xid);
             case RDMA_ERROR:
-                return decodeError(buffer, index, length, header, xid);
+                return decodeError(w, header, xid);
             case RDMA_MSGP:
                 throw new RpcRdmaDecodeException(Reason.UNSUPPORTED_PROC, Response.ERR_CHUNK, true, xid, PROC_OFFSET,
                         "RDMA_MSGP is not to be used (RFC 8166)");
@@ -131,29 +154,36 @@ public final class RpcRdmaDecoder {
      * A version other than 1: refuse with ERR_VERS, except that an RDMA_ERROR / ERR_VERS from a peer of any
      * version is decoded, and that any other RDMA_ERROR is dropped rather than answered.
      */
-    private static int decodeOtherVersion(ByteBuf buffer, int index, int length, RpcRdmaHeader header, int xid,
-                                          int vers) throws RpcRdmaDecodeException {
+    private static int decodeOtherVersion(RpcRdmaWire w, RpcRdmaHeader header, int xid, int vers)
+            throws RpcRdmaDecodeException {
+        int length = w.length();
         String what = "rdma_vers " + Integer.toUnsignedString(vers) + ", only " + VERSION + " is supported";
-        if (length >= FIXED_HEADER_LENGTH && buffer.getInt(index + PROC_OFFSET) == RpcRdmaProc.RDMA_ERROR.value()) {
-            if (length >= ERR_VERS_LENGTH
-                    && buffer.getInt(index + ERROR_CODE_OFFSET) == RpcRdmaErrorCode.ERR_VERS.value()) {
-                header.setFixed(xid, vers, buffer.getInt(index + CREDITS_OFFSET), RpcRdmaProc.RDMA_ERROR);
-                header.setError(RpcRdmaErrorCode.ERR_VERS, buffer.getInt(index + ERROR_VERS_LOW_OFFSET),
-                        buffer.getInt(index + ERROR_VERS_HIGH_OFFSET));
-                return ERR_VERS_LENGTH;
+        if (length >= FIXED_HEADER_LENGTH) {
+            w.need(FIXED_HEADER_LENGTH);
+            if (w.getInt(PROC_OFFSET) == RpcRdmaProc.RDMA_ERROR.value()) {
+                if (length >= ERR_VERS_LENGTH) {
+                    w.need(ERR_VERS_LENGTH);
+                    if (w.getInt(ERROR_CODE_OFFSET) == RpcRdmaErrorCode.ERR_VERS.value()) {
+                        header.setFixed(xid, vers, w.getInt(CREDITS_OFFSET), RpcRdmaProc.RDMA_ERROR);
+                        header.setError(RpcRdmaErrorCode.ERR_VERS, w.getInt(ERROR_VERS_LOW_OFFSET),
+                                w.getInt(ERROR_VERS_HIGH_OFFSET));
+                        return ERR_VERS_LENGTH;
+                    }
+                }
+                throw new RpcRdmaDecodeException(Reason.BAD_VERSION, Response.DROP, true, xid, VERS_OFFSET,
+                        what + " (an RDMA_ERROR, not answered)");
             }
-            throw new RpcRdmaDecodeException(Reason.BAD_VERSION, Response.DROP, true, xid, VERS_OFFSET,
-                    what + " (an RDMA_ERROR, not answered)");
         }
         throw new RpcRdmaDecodeException(Reason.BAD_VERSION, Response.ERR_VERS, true, xid, VERS_OFFSET, what);
     }
 
-    private static int decodeError(ByteBuf buffer, int index, int length, RpcRdmaHeader header, int xid)
-            throws RpcRdmaDecodeException {
+    private static int decodeError(RpcRdmaWire w, RpcRdmaHeader header, int xid) throws RpcRdmaDecodeException {
+        int length = w.length();
         if (length < ERR_CHUNK_LENGTH) {
             throw truncated(Response.DROP, xid, ERROR_CODE_OFFSET, length, "rdma_err");
         }
-        int code = buffer.getInt(index + ERROR_CODE_OFFSET);
+        w.need(ERR_CHUNK_LENGTH);
+        int code = w.getInt(ERROR_CODE_OFFSET);
         switch (RpcRdmaErrorCode.forValue(code)) {
             case ERR_CHUNK:
                 header.setError(RpcRdmaErrorCode.ERR_CHUNK, 0, 0);
@@ -164,8 +194,9 @@ public final class RpcRdmaDecoder {
                     throw truncated(Response.DROP, xid, missing, length,
                             missing == ERROR_VERS_LOW_OFFSET ? "rdma_vers_low" : "rdma_vers_high");
                 }
-                header.setError(RpcRdmaErrorCode.ERR_VERS, buffer.getInt(index + ERROR_VERS_LOW_OFFSET),
-                        buffer.getInt(index + ERROR_VERS_HIGH_OFFSET));
+                w.need(ERR_VERS_LENGTH);
+                header.setError(RpcRdmaErrorCode.ERR_VERS, w.getInt(ERROR_VERS_LOW_OFFSET),
+                        w.getInt(ERROR_VERS_HIGH_OFFSET));
                 return ERR_VERS_LENGTH;
             default:
                 throw new RpcRdmaDecodeException(Reason.UNKNOWN_ERROR_CODE, Response.DROP, true, xid,
@@ -173,15 +204,14 @@ public final class RpcRdmaDecoder {
         }
     }
 
-    private static int decodeChunkLists(ByteBuf buffer, int index, int length, RpcRdmaHeader header, int xid)
-            throws RpcRdmaDecodeException {
+    private static int decodeChunkLists(RpcRdmaWire w, RpcRdmaHeader header, int xid) throws RpcRdmaDecodeException {
         RpcRdmaLimits limits = header.limits();
-        int p = decodeReadList(buffer, index, length, FIXED_HEADER_LENGTH, header, limits, xid);
+        int p = decodeReadList(w, FIXED_HEADER_LENGTH, header, limits, xid);
 
         // Write list: {1, count, count x segment}* 0
         RpcRdmaSegments write = header.writeSegments();
         while (true) {
-            int discriminator = discriminator(buffer, index, length, p, xid, "Write list");
+            int discriminator = discriminator(w, p, xid, "Write list");
             if (discriminator == ABSENT) {
                 p += WORD;
                 break;
@@ -190,122 +220,138 @@ public final class RpcRdmaDecoder {
                 throw new RpcRdmaDecodeException(Reason.TOO_MANY_WRITE_CHUNKS, Response.ERR_CHUNK, true, xid, p,
                         "more than " + limits.maxWriteChunks() + " Write chunks");
             }
-            int count = segmentCount(buffer, index, length, p + WORD, header, limits, xid, header.writeChunkCount());
+            int count = segmentCount(w, p + WORD, header, limits, xid, header.writeChunkCount());
             p += 2 * WORD;
             header.appendWriteChunk();
-            p = readSegments(buffer, index + p, count, write) - index;
+            p = readSegments(w, p, count, write);
         }
 
         // Reply chunk: 0 | 1, count, count x segment
-        int discriminator = discriminator(buffer, index, length, p, xid, "Reply chunk");
+        int discriminator = discriminator(w, p, xid, "Reply chunk");
         p += WORD;
         if (discriminator == PRESENT) {
-            int count = segmentCount(buffer, index, length, p, header, limits, xid, REPLY_CHUNK);
+            int count = segmentCount(w, p, header, limits, xid, REPLY_CHUNK);
             p += WORD;
             header.markReplyChunkPresent();
-            p = readSegments(buffer, index + p, count, header.replySegments()) - index;
+            p = readSegments(w, p, count, header.replySegments());
         }
         return p;
     }
 
-    /** Read list: {1, position, segment}* 0. Returns the offset after the terminating 0. */
-    private static int decodeReadList(ByteBuf buffer, int index, int length, int p, RpcRdmaHeader header,
-                                      RpcRdmaLimits limits, int xid) throws RpcRdmaDecodeException {
-        RpcRdmaSegments read = header.readSegments();
-        int previous = 0;
-        while (true) {
-            int discriminator = discriminator(buffer, index, length, p, xid, "Read list");
-            if (discriminator == ABSENT) {
-                return p + WORD;
-            }
+    /**
+     * Read list: {1, position, segment}* 0. Returns the offset after the terminating 0. Two passes: the first walks
+     * the discriminators to find how many entries there are (checking truncation and the limits), the second reads
+     * them in one tight loop (checking positions).
+     */
+    private static int decodeReadList(RpcRdmaWire w, int start, RpcRdmaHeader header, RpcRdmaLimits limits, int xid)
+            throws RpcRdmaDecodeException {
+        int length = w.length();
+        int maxRead = Math.min(limits.maxReadSegments(), limits.maxSegments());
+        int n = 0;
+        int p = start;
+        while (discriminator(w, p, xid, "Read list") == PRESENT) {
             if (length - p < READ_LIST_ENTRY_LENGTH) {
-                throw truncated(Response.ERR_CHUNK, xid, p + WORD, length,
-                        "read segment " + read.count() + " (24-byte entry)");
+                throw truncated(Response.ERR_CHUNK, xid, p + WORD, length, "read segment " + n + " (24-byte entry)");
             }
-            int positionOffset = p + WORD;
-            int position = buffer.getInt(index + positionOffset);
-            if ((position & 3) != 0) {
-                throw new RpcRdmaDecodeException(Reason.MISALIGNED_POSITION, Response.ERR_CHUNK, true, xid,
-                        positionOffset, "read segment " + read.count() + " position "
-                        + Integer.toUnsignedString(position) + " is not a multiple of 4");
+            if (n >= maxRead) {
+                throw n >= limits.maxReadSegments()
+                        ? new RpcRdmaDecodeException(Reason.TOO_MANY_READ_SEGMENTS, Response.ERR_CHUNK, true, xid, p,
+                                "more than " + limits.maxReadSegments() + " read segments")
+                        : new RpcRdmaDecodeException(Reason.TOO_MANY_SEGMENTS, Response.ERR_CHUNK, true, xid, p,
+                                "more than " + limits.maxSegments() + " segments in the header");
             }
-            int n = read.count();
-            boolean sameChunk = n > 0 && position == previous;
-            if (n > 0 && Integer.compareUnsigned(position, previous) < 0) {
-                throw new RpcRdmaDecodeException(Reason.DECREASING_POSITION, Response.ERR_CHUNK, true, xid,
-                        positionOffset, "read segment " + n + " position " + Integer.toUnsignedString(position)
-                        + " is below the previous position " + Integer.toUnsignedString(previous));
-            }
-            if (n >= limits.maxReadSegments()) {
-                throw new RpcRdmaDecodeException(Reason.TOO_MANY_READ_SEGMENTS, Response.ERR_CHUNK, true, xid, p,
-                        "more than " + limits.maxReadSegments() + " read segments");
-            }
-            if (sameChunk && n - header.lastReadChunkStart() >= limits.maxSegmentsPerChunk()) {
-                throw new RpcRdmaDecodeException(Reason.TOO_MANY_SEGMENTS_IN_CHUNK, Response.ERR_CHUNK, true, xid,
-                        p, "more than " + limits.maxSegmentsPerChunk() + " segments in the Read chunk at position "
-                        + Integer.toUnsignedString(position));
-            }
-            if (n >= limits.maxSegments()) {
-                throw new RpcRdmaDecodeException(Reason.TOO_MANY_SEGMENTS, Response.ERR_CHUNK, true, xid, p,
-                        "more than " + limits.maxSegments() + " segments in the header");
-            }
-            int s = index + positionOffset + WORD;
-            header.appendRead(position, buffer.getInt(s), buffer.getInt(s + 4), buffer.getLong(s + 8));
-            previous = position;
+            n++;
             p += READ_LIST_ENTRY_LENGTH;
         }
+        // the discriminator check made every entry up to the terminator readable
+        if (n > 0) {
+            int bad = header.decodeReadEntries(w, start, n, limits.maxSegmentsPerChunk());
+            if (bad >= 0) {
+                throw refuseReadEntry(header, limits, xid, start + bad * READ_LIST_ENTRY_LENGTH, bad);
+            }
+        }
+        return p + WORD;
+    }
+
+    /** Read entry {@code i} at offset {@code p} was refused: a misplaced position or one segment too many. */
+    private static RpcRdmaDecodeException refuseReadEntry(RpcRdmaHeader header, RpcRdmaLimits limits, int xid, int p,
+                                                          int i) {
+        RpcRdmaSegments read = header.readSegments();
+        int position = read.position(i);
+        String pos = Integer.toUnsignedString(position);
+        if ((position & 3) != 0) {
+            return new RpcRdmaDecodeException(Reason.MISALIGNED_POSITION, Response.ERR_CHUNK, true, xid, p + WORD,
+                    "read segment " + i + " position " + pos + " is not a multiple of 4");
+        }
+        if (i > 0 && Integer.compareUnsigned(position, read.position(i - 1)) < 0) {
+            return new RpcRdmaDecodeException(Reason.DECREASING_POSITION, Response.ERR_CHUNK, true, xid, p + WORD,
+                    "read segment " + i + " position " + pos + " is below the previous position "
+                    + Integer.toUnsignedString(read.position(i - 1)));
+        }
+        return new RpcRdmaDecodeException(Reason.TOO_MANY_SEGMENTS_IN_CHUNK, Response.ERR_CHUNK, true, xid, p,
+                "more than " + limits.maxSegmentsPerChunk() + " segments in the Read chunk at position " + pos);
     }
 
     /** Reads and checks the discriminator word at {@code p}: 0 or 1. */
-    private static int discriminator(ByteBuf buffer, int index, int length, int p, int xid, String list)
-            throws RpcRdmaDecodeException {
-        if (length - p < WORD) {
-            throw truncated(Response.ERR_CHUNK, xid, p, length, list + " discriminator");
+    private static int discriminator(RpcRdmaWire w, int p, int xid, String list) throws RpcRdmaDecodeException {
+        if (w.length() - p < WORD) {
+            throw truncated(Response.ERR_CHUNK, xid, p, w.length(), list + " discriminator");
         }
-        int value = buffer.getInt(index + p);
+        w.need(p + WORD);
+        int value = w.getInt(p);
         if (value != ABSENT && value != PRESENT) {
-            throw new RpcRdmaDecodeException(Reason.BAD_DISCRIMINATOR, Response.ERR_CHUNK, true, xid, p,
-                    list + " discriminator " + Integer.toUnsignedString(value) + " is neither 0 nor 1");
+            throw badDiscriminator(xid, p, list, value);
         }
         return value;
+    }
+
+    private static RpcRdmaDecodeException badDiscriminator(int xid, int p, String list, int value) {
+        return new RpcRdmaDecodeException(Reason.BAD_DISCRIMINATOR, Response.ERR_CHUNK, true, xid, p,
+                list + " discriminator " + Integer.toUnsignedString(value) + " is neither 0 nor 1");
     }
 
     /**
      * Reads the segment count of a Write or Reply chunk at {@code p} and checks it against the bytes that follow
      * and the limits, before any array grows. {@code chunk} is the Write chunk's index or {@link #REPLY_CHUNK}.
      */
-    private static int segmentCount(ByteBuf buffer, int index, int length, int p, RpcRdmaHeader header,
-                                    RpcRdmaLimits limits, int xid, int chunk) throws RpcRdmaDecodeException {
+    private static int segmentCount(RpcRdmaWire w, int p, RpcRdmaHeader header, RpcRdmaLimits limits, int xid,
+                                    int chunk) throws RpcRdmaDecodeException {
+        int length = w.length();
         if (length - p < WORD) {
             throw truncated(Response.ERR_CHUNK, xid, p, length, chunkName(chunk) + " segment count");
         }
-        long count = Integer.toUnsignedLong(buffer.getInt(index + p));
-        long remaining = length - p - WORD;
-        if (count * SEGMENT_LENGTH > remaining) {
-            throw new RpcRdmaDecodeException(Reason.COUNT_EXCEEDS_BUFFER, Response.ERR_CHUNK, true, xid, p,
-                    chunkName(chunk) + " claims " + count + " segments (" + count * SEGMENT_LENGTH + " bytes) but only "
-                    + remaining + " bytes remain");
-        }
-        if (count > limits.maxSegmentsPerChunk()) {
-            throw new RpcRdmaDecodeException(Reason.TOO_MANY_SEGMENTS_IN_CHUNK, Response.ERR_CHUNK, true, xid, p,
-                    chunkName(chunk) + " has " + count + " segments, more than " + limits.maxSegmentsPerChunk());
-        }
-        if (header.totalSegmentCount() + count > limits.maxSegments()) {
-            throw new RpcRdmaDecodeException(Reason.TOO_MANY_SEGMENTS, Response.ERR_CHUNK, true, xid, p,
-                    chunkName(chunk) + " brings the header past " + limits.maxSegments() + " segments");
+        w.need(p + WORD);
+        long count = Integer.toUnsignedLong(w.getInt(p));
+        if (count * SEGMENT_LENGTH > length - p - WORD || count > limits.maxSegmentsPerChunk()
+                || header.totalSegmentCount() + count > limits.maxSegments()) {
+            throw refuseCount(header, limits, xid, p, length, count, chunk);
         }
         return (int) count;
     }
 
-    /** Appends {@code count} checked segments found at absolute index {@code at}; returns the index after them. */
-    private static int readSegments(ByteBuf buffer, int at, int count, RpcRdmaSegments into) {
-        into.ensureCapacity(into.count() + count);
-        int s = at;
-        for (int i = 0; i < count; i++) {
-            into.add(0, buffer.getInt(s), buffer.getInt(s + 4), buffer.getLong(s + 8));
-            s += SEGMENT_LENGTH;
+    /** The cold half of the segment count checks, in the order they apply. */
+    private static RpcRdmaDecodeException refuseCount(RpcRdmaHeader header, RpcRdmaLimits limits, int xid, int p,
+                                                      int length, long count, int chunk) {
+        long remaining = length - p - WORD;
+        if (count * SEGMENT_LENGTH > remaining) {
+            return new RpcRdmaDecodeException(Reason.COUNT_EXCEEDS_BUFFER, Response.ERR_CHUNK, true, xid, p,
+                    chunkName(chunk) + " claims " + count + " segments (" + count * SEGMENT_LENGTH + " bytes) but only "
+                    + remaining + " bytes remain");
         }
-        return s;
+        if (count > limits.maxSegmentsPerChunk()) {
+            return new RpcRdmaDecodeException(Reason.TOO_MANY_SEGMENTS_IN_CHUNK, Response.ERR_CHUNK, true, xid, p,
+                    chunkName(chunk) + " has " + count + " segments, more than " + limits.maxSegmentsPerChunk());
+        }
+        return new RpcRdmaDecodeException(Reason.TOO_MANY_SEGMENTS, Response.ERR_CHUNK, true, xid, p,
+                chunkName(chunk) + " brings the header past " + limits.maxSegments() + " segments");
+    }
+
+    /** Appends {@code count} checked segments found at offset {@code at}; returns the offset after them. */
+    private static int readSegments(RpcRdmaWire w, int at, int count, RpcRdmaSegments into) {
+        int end = at + count * SEGMENT_LENGTH;
+        w.need(end);
+        into.decode(w, at, count);
+        return end;
     }
 
     private static String chunkName(int chunk) {

@@ -35,7 +35,7 @@ import java.util.Objects;
  * Builder methods check what the decoder would refuse (misaligned or decreasing positions, limits) and throw
  * {@link IllegalArgumentException} or {@link IllegalStateException}.
  * <p>
- * Not thread-safe: one owner thread at a time.
+ * Not thread-safe: one owner thread at a time. That includes encoding, which uses scratch space inside the header.
  */
 public final class RpcRdmaHeader {
 
@@ -62,6 +62,9 @@ public final class RpcRdmaHeader {
     private RpcRdmaErrorCode errorCode;
     private int errorVersLow;
     private int errorVersHigh;
+
+    /** Scratch space the decoder reads from and the encoder writes into. */
+    private final RpcRdmaWire wire = new RpcRdmaWire();
 
     /** A header bounded by {@link RpcRdmaLimits#DEFAULT}. */
     public RpcRdmaHeader() {
@@ -604,33 +607,8 @@ public final class RpcRdmaHeader {
      * @return that handle as an unsigned value, or -1 when the header names no handle or more than one
      */
     public long soleHandle() {
-        boolean found = false;
-        int handle = 0;
-        for (int i = 0; i < read.count(); i++) {
-            if (!found) {
-                handle = read.handle(i);
-                found = true;
-            } else if (read.handle(i) != handle) {
-                return -1;
-            }
-        }
-        for (int i = 0; i < write.count(); i++) {
-            if (!found) {
-                handle = write.handle(i);
-                found = true;
-            } else if (write.handle(i) != handle) {
-                return -1;
-            }
-        }
-        for (int i = 0; i < reply.count(); i++) {
-            if (!found) {
-                handle = reply.handle(i);
-                found = true;
-            } else if (reply.handle(i) != handle) {
-                return -1;
-            }
-        }
-        return found ? Integer.toUnsignedLong(handle) : -1;
+        long sole = reply.foldSoleHandle(write.foldSoleHandle(read.foldSoleHandle(RpcRdmaSegments.NO_HANDLE)));
+        return sole < 0 ? -1 : sole;
     }
 
     /**
@@ -695,6 +673,10 @@ public final class RpcRdmaHeader {
 
     // --------------------------------------------------------------------- package-private decoder fast path
 
+    RpcRdmaWire wire() {
+        return wire;
+    }
+
     RpcRdmaSegments readSegments() {
         return read;
     }
@@ -707,14 +689,20 @@ public final class RpcRdmaHeader {
         return reply;
     }
 
-    /** Index of the first segment of the last Read chunk; only when {@code readChunkCount() > 0}. */
-    int lastReadChunkStart() {
-        return readChunkStart[readChunkCount - 1];
-    }
-
-    /** Index of the first segment of the last Write chunk; only when {@code writeChunkCount() > 0}. */
-    int lastWriteChunkStart() {
-        return writeChunkStart[writeChunkCount - 1];
+    /**
+     * Decodes {@code n} Read list entries at offset {@code at} of {@code wire} and groups them into Read chunks; see
+     * {@link RpcRdmaSegments#decodeReadEntries}.
+     *
+     * @return -1, or the index of the refused entry
+     */
+    int decodeReadEntries(RpcRdmaWire wire, int at, int n, int maxPerChunk) {
+        ensureReadChunkCapacity(n);
+        int chunks = read.decodeReadEntries(wire, at, n, readChunkStart, maxPerChunk);
+        if (chunks < 0) {
+            return -1 - chunks;
+        }
+        readChunkCount = chunks;
+        return -1;
     }
 
     /** Appends a read segment without checks; the caller has checked alignment, order and limits. */

@@ -60,6 +60,19 @@ record HeaderSpec(int xid, int credits, Kind kind, List<ReadChunk> reads, List<L
         return Combinators.combine(Arbitraries.integers(), Arbitraries.integers(), Arbitraries.longs()).as(Seg::new);
     }
 
+    /** RDMA_MSG headers of 30 to 130 segments: longer than the decoder's first bulk copy of 512 bytes. */
+    static Arbitrary<HeaderSpec> largeHeaders() {
+        Arbitrary<ReadChunk> readChunk = Combinators.combine(
+                Arbitraries.longs().between(0, 0x3FFFFFFFL),
+                segments().list().ofMinSize(1).ofMaxSize(10)).as(ReadChunk::new);
+        return Combinators.combine(
+                Arbitraries.integers(),
+                readChunk.list().ofMaxSize(3),
+                segments().list().ofMinSize(10).ofMaxSize(25).list().ofMinSize(1).ofMaxSize(4),
+                segments().list().ofMinSize(0).ofMaxSize(25))
+                .as((xid, reads, writes, reply) -> new HeaderSpec(xid, 1, Kind.MSG, reads, writes, reply, 0, 0));
+    }
+
     static Arbitrary<HeaderSpec> headers() {
         Arbitrary<ReadChunk> readChunk = Combinators.combine(
                 Arbitraries.longs().between(0, 0x3FFFFFFFL),

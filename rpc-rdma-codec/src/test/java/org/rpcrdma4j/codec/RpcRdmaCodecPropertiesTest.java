@@ -48,6 +48,23 @@ class RpcRdmaCodecPropertiesTest {
     }
 
     @Property(tries = 300)
+    void largeHeadersRoundTripThroughAReusedHeader(@ForAll @Size(min = 1, max = 4) List<@From("largeHeaders") HeaderSpec> specs)
+            throws Exception {
+        RpcRdmaHeader reused = new RpcRdmaHeader();
+        for (HeaderSpec spec : specs) {
+            RpcRdmaHeader original = spec.build();
+            byte[] bytes = Hex.encode(original);
+            assertThat(RpcRdmaDecoder.decode(Unpooled.wrappedBuffer(bytes), reused)).isEqualTo(bytes.length);
+            assertThat(reused.contentEquals(original)).as("%s%n%s", original, reused).isTrue();
+        }
+    }
+
+    @Provide
+    Arbitrary<HeaderSpec> largeHeaders() {
+        return HeaderSpec.largeHeaders();
+    }
+
+    @Property(tries = 300)
     void aReusedHeaderKeepsNothingFromEarlierMessages(@ForAll @Size(min = 1, max = 6) List<@From("headers") HeaderSpec> specs)
             throws Exception {
         RpcRdmaHeader reused = new RpcRdmaHeader();

@@ -403,6 +403,15 @@ final class CallSlot implements RpcTransport, InvalidationListener, Runnable {
         queueReply();
     }
 
+    /**
+     * Replaces the marshaled reply by RDMA_ERROR / ERR_CHUNK (agent or replying thread); the program's completion
+     * handler will be told the reply failed.
+     */
+    void replaceWithErrChunk(String why) {
+        replyFailure = new IOException("reply not sent: " + why);
+        marshaler.errChunk(call, connection.credits, why);
+    }
+
     private void queueReply() {
         state.set(REPLY_QUEUED);
         connection.submit(this);

@@ -80,6 +80,11 @@ final class Connection implements Agent {
     private final CompletionQueue recvCq;
     private final RegistrationPool registrations;
     private final RegisteredBuffer recvRegion;
+    /**
+     * The receive region seen through a buffer object of the agent's own (a plain wrapper of the same memory),
+     * through which messages are decoded and copied out: bulk reads from it allocate nothing.
+     */
+    private final ByteBuf received;
     private final RegisteredBuffer slotRegion;
     private final CallSlot[] slots;
     private final ByteBuf[] slotMemory;
@@ -135,6 +140,7 @@ final class Connection implements Agent {
         this.recvCq = r.recvCq;
         this.registrations = r.registrations;
         this.recvRegion = r.recvRegion;
+        this.received = Unpooled.wrappedBuffer(recvRegion.nioBuffer(0, recvRegion.capacity()));
         this.slotRegion = r.slotRegion;
         this.sqBudget = r.sqBudget;
         this.localAddress = r.localAddress;
@@ -307,7 +313,7 @@ final class Connection implements Agent {
             return;
         }
         try {
-            RpcRdmaDecoder.decodeAt(recvRegion, index * inlineReceive, length, scratch);
+            RpcRdmaDecoder.decodeAt(received, index * inlineReceive, length, scratch);
         } catch (RpcRdmaDecodeException e) {
             if (e.response() == RpcRdmaDecodeException.Response.DROP) {
                 if (!e.hasXid()) {
@@ -357,7 +363,7 @@ final class Connection implements Agent {
         int offset = index * inlineReceive;
         int headerLength;
         try {
-            headerLength = RpcRdmaDecoder.decodeAt(recvRegion, offset, length, slot.call);
+            headerLength = RpcRdmaDecoder.decodeAt(received, offset, length, slot.call);
         } catch (RpcRdmaDecodeException e) {
             recycle(index);
             ReplyMarshaler.Kind kind = e.response() == RpcRdmaDecodeException.Response.ERR_VERS
@@ -378,8 +384,7 @@ final class Connection implements Agent {
             postReply(slot);
             return;
         }
-        // the receive region is the agent's alone: its internal NIO view copies without a duplicate per call
-        recvRegion.internalNioBuffer(offset + headerLength, inlineLength).get(slot.inline, 0, inlineLength);
+        received.getBytes(offset + headerLength, slot.inline, 0, inlineLength);
         slot.inlineLength = inlineLength;
         recycle(index);
         if (!slot.layout.needsRead()) {
@@ -490,7 +495,7 @@ final class Connection implements Agent {
         }
         if (slot.prepareFailed) {
             slot.releaseCallMemory();
-            slot.marshaler.errChunk(slot.call, credits, "the read chunks could not be prepared");
+            slot.replaceWithErrChunk("the read chunks could not be prepared");
             postReply(slot);
             return;
         }
@@ -609,7 +614,7 @@ final class Connection implements Agent {
         }
         WritePlan writes = slot.marshaler.writes();
         if (writes.count() + 1 > sqBudget / 2) {
-            slot.marshaler.errChunk(slot.call, credits, writes.count() + " RDMA WRITEs for one reply");
+            slot.replaceWithErrChunk(writes.count() + " RDMA WRITEs for one reply exceed the send queue's share");
         }
         if (waitHead != null || sqUsed + writes.count() + 1 > sqBudget) {
             slot.queueNext = null;

@@ -84,6 +84,10 @@ final class ConnectionResources implements AutoCloseable {
             throws VerbsException, InterruptedException {
         ServerConfig config = server.config;
         DeviceAttributes attributes = server.device.attributes();
+        if (attributes.maxSge() < 2) {
+            throw new IllegalArgumentException("the device offers " + attributes.maxSge() + " SGE per work request; "
+                    + "replies need 2 (header and message)");
+        }
         if (request.responderResources() < 1) {
             throw new IllegalArgumentException("the client offers no RDMA READ (IRD 0); read chunks could not be "
                     + "pulled");

@@ -20,8 +20,6 @@ import org.rpcrdma4j.verbs.ConnectionInfo;
 import org.rpcrdma4j.verbs.Opcode;
 import org.rpcrdma4j.verbs.PostException;
 import org.rpcrdma4j.verbs.QueuePair;
-import org.rpcrdma4j.verbs.RecvWorkRequest;
-import org.rpcrdma4j.verbs.SendWorkRequest;
 import org.rpcrdma4j.verbs.WcStatus;
 import org.rpcrdma4j.verbs.WorkCompletion;
 import org.rpcrdma4j.verbs.util.EnumCounters;
@@ -71,7 +69,6 @@ final class Connection implements Agent {
     final int maxSendSge;
     final boolean sendWithInvalidate;
     final boolean readWithInvalidate;
-    final int ord;
 
     private final AgentRunner runner;
     private final ConnectionResources resources;
@@ -79,39 +76,17 @@ final class Connection implements Agent {
     private final CompletionQueue sendCq;
     private final CompletionQueue recvCq;
     private final RegistrationPool registrations;
-    private final RegisteredBuffer recvRegion;
-    /**
-     * The receive region seen through a buffer object of the agent's own (a plain wrapper of the same memory),
-     * through which messages are decoded and copied out: bulk reads from it allocate nothing.
-     */
-    private final ByteBuf received;
-    private final RegisteredBuffer slotRegion;
+    private final ReceiveRing receives;
+    private final WorkPoster poster;
     private final CallSlot[] slots;
     private final ByteBuf[] slotMemory;
     private final int[] freeSlots;
     private int freeCount;
-    private final RecvWorkRequest[] receives;
-    private final int[] repost;
-    private int repostCount;
-    private int postedReceives;
-    /** Calls received while no slot was free: their receive indexes and lengths, in arrival order. */
-    private final int[] heldIndex;
-    private final int[] heldLength;
-    private int heldHead;
-    private int heldCount;
-    private final SendWorkRequest[] wrs;
     private final WorkCompletion[] batch;
     private final RpcRdmaHeader scratch;
     final EnumCounters<ServerCounter> counters = new EnumCounters<>(ServerCounter.class);
     private final SlotMailbox mailbox = new SlotMailbox();
-    private final int sqBudget;
-    private int sqUsed;
-    private int readsOutstanding;
     private int inFlight;
-    private CallSlot readHead;
-    private CallSlot readTail;
-    private CallSlot waitHead;
-    private CallSlot waitTail;
 
     private volatile InetSocketAddress localAddress;
     private volatile InetSocketAddress remoteAddress;
@@ -134,17 +109,15 @@ final class Connection implements Agent {
         this.maxSendSge = r.maxSendSge;
         this.sendWithInvalidate = r.sendWithInvalidate;
         this.readWithInvalidate = r.registrations.readWithInvalidate();
-        this.ord = r.ord;
         this.qp = r.qp;
         this.sendCq = r.sendCq;
         this.recvCq = r.recvCq;
         this.registrations = r.registrations;
-        this.recvRegion = r.recvRegion;
-        this.received = Unpooled.wrappedBuffer(recvRegion.nioBuffer(0, recvRegion.capacity()));
-        this.slotRegion = r.slotRegion;
-        this.sqBudget = r.sqBudget;
         this.localAddress = r.localAddress;
         this.remoteAddress = r.remoteAddress;
+        this.receives = new ReceiveRing(qp, r.recvRegion, r.receiveCount, inlineReceive);
+        this.poster = new WorkPoster(qp, maxSendSge, WR_BATCH, r.ord, r.sqBudget);
+        RegisteredBuffer slotRegion = r.slotRegion;
         int n = r.slotCount;
         slots = new CallSlot[n];
         slotMemory = new ByteBuf[n];
@@ -160,20 +133,6 @@ final class Connection implements Agent {
                     slotRegion.address(i * slotSize), headerArea, registrations.newRegistration());
             freeSlots[freeCount++] = n - 1 - i;
         }
-        receives = new RecvWorkRequest[r.receiveCount];
-        for (int i = 0; i < receives.length; i++) {
-            RecvWorkRequest wr = new RecvWorkRequest(1);
-            wr.wrId = WrIds.of(WrIds.Kind.RECEIVE, 0, i);
-            wr.addSge().set(recvRegion.address(i * inlineReceive), inlineReceive, recvRegion.lkey());
-            receives[i] = wr;
-        }
-        repost = new int[receives.length];
-        heldIndex = new int[receives.length];
-        heldLength = new int[receives.length];
-        wrs = new SendWorkRequest[WR_BATCH];
-        for (int i = 0; i < wrs.length; i++) {
-            wrs[i] = new SendWorkRequest(maxSendSge);
-        }
         batch = new WorkCompletion[POLL_BATCH];
         for (int i = 0; i < batch.length; i++) {
             batch[i] = new WorkCompletion();
@@ -186,13 +145,8 @@ final class Connection implements Agent {
 
     /** Posts every receive buffer; before the connection is accepted. */
     void postAllReceives() throws PostException {
-        for (int i = 0; i < receives.length; i++) {
-            repost[repostCount++] = i;
-        }
-        repostReceives();
-        if (repostCount != 0) {
-            throw new PostException("receives not posted", 0, 0);
-        }
+        receives.recycleAll();
+        receives.repost();
     }
 
     // ------------------------------------------------------------------ events (device thread)
@@ -254,7 +208,8 @@ final class Connection implements Agent {
             work += postReads();
             work += postWaitingReplies();
             repostReceives();
-        } else {
+        }
+        if (closing) {
             work += advanceClose(nowNanos);
         }
         if (work == 0 && !closed) {
@@ -293,7 +248,7 @@ final class Connection implements Agent {
     }
 
     private void onReceive(WorkCompletion wc) {
-        postedReceives--;
+        receives.completed();
         int index = WrIds.index(wc.wrId);
         if (!wc.ok()) {
             if (wc.status != WcStatus.WR_FLUSH_ERR) {
@@ -313,7 +268,7 @@ final class Connection implements Agent {
             return;
         }
         try {
-            RpcRdmaDecoder.decodeAt(received, index * inlineReceive, length, scratch);
+            RpcRdmaDecoder.decodeAt(receives.bytes(), receives.offset(index), length, scratch);
         } catch (RpcRdmaDecodeException e) {
             if (e.response() == RpcRdmaDecodeException.Response.DROP) {
                 if (!e.hasXid()) {
@@ -334,11 +289,8 @@ final class Connection implements Agent {
             return;
         }
         count(ServerCounter.CALLS);
-        if (heldCount > 0 || freeCount == 0) {
-            int at = (heldHead + heldCount) % heldIndex.length;
-            heldIndex[at] = index;
-            heldLength[at] = length;
-            heldCount++;
+        if (receives.heldCount() > 0 || freeCount == 0) {
+            receives.hold(index, length);
             return;
         }
         serve(index, length, takeSlot());
@@ -346,11 +298,10 @@ final class Connection implements Agent {
 
     private int serveHeld() {
         int served = 0;
-        while (heldCount > 0 && freeCount > 0 && !closing) {
-            int index = heldIndex[heldHead];
-            int length = heldLength[heldHead];
-            heldHead = (heldHead + 1) % heldIndex.length;
-            heldCount--;
+        while (receives.heldCount() > 0 && freeCount > 0 && !closing) {
+            int index = receives.heldIndexAtHead();
+            int length = receives.heldLengthAtHead();
+            receives.dropHead();
             serve(index, length, takeSlot());
             served++;
         }
@@ -360,10 +311,10 @@ final class Connection implements Agent {
     /** A call in receive buffer {@code index} gets slot {@code slot}. */
     private void serve(int index, int length, CallSlot slot) {
         slot.begin();
-        int offset = index * inlineReceive;
+        int offset = receives.offset(index);
         int headerLength;
         try {
-            headerLength = RpcRdmaDecoder.decodeAt(received, offset, length, slot.call);
+            headerLength = RpcRdmaDecoder.decodeAt(receives.bytes(), offset, length, slot.call);
         } catch (RpcRdmaDecodeException e) {
             recycle(index);
             ReplyMarshaler.Kind kind = e.response() == RpcRdmaDecodeException.Response.ERR_VERS
@@ -384,7 +335,7 @@ final class Connection implements Agent {
             postReply(slot);
             return;
         }
-        received.getBytes(offset + headerLength, slot.inline, 0, inlineLength);
+        receives.bytes().getBytes(offset + headerLength, slot.inline, 0, inlineLength);
         slot.inlineLength = inlineLength;
         recycle(index);
         if (!slot.layout.needsRead()) {
@@ -431,31 +382,14 @@ final class Connection implements Agent {
     }
 
     private void recycle(int index) {
-        repost[repostCount++] = index;
+        receives.recycle(index);
     }
 
     private void repostReceives() {
-        if (repostCount == 0) {
-            return;
-        }
-        RecvWorkRequest head = null;
-        for (int i = repostCount - 1; i >= 0; i--) {
-            RecvWorkRequest wr = receives[repost[i]];
-            wr.next = head;
-            head = wr;
-        }
         try {
-            qp.postRecv(head);
-            postedReceives += repostCount;
-            repostCount = 0;
+            receives.repost();
         } catch (PostException e) {
             drop(ServerCounter.DROPPED_INTERNAL_ERROR, "posting receives failed: " + e.getMessage());
-        } finally {
-            while (head != null) {
-                RecvWorkRequest next = head.next;
-                head.next = null;
-                head = next;
-            }
         }
     }
 
@@ -500,74 +434,25 @@ final class Connection implements Agent {
             return;
         }
         slot.state.set(CallSlot.READING);
-        slot.queueNext = null;
-        if (readTail == null) {
-            readHead = slot;
-        } else {
-            readTail.queueNext = slot;
-        }
-        readTail = slot;
+        poster.queueReads(slot);
     }
 
     private int postReads() {
-        int posted = 0;
-        while (readHead != null && readsOutstanding < ord && sqUsed < sqBudget) {
-            CallSlot slot = readHead;
-            ReadOps reads = slot.reads;
-            int n = Math.min(reads.count() - reads.posted,
-                    Math.min(ord - readsOutstanding, Math.min(wrs.length, sqBudget - sqUsed)));
-            SendWorkRequest head = null;
-            SendWorkRequest tail = null;
-            for (int k = 0; k < n; k++) {
-                int op = reads.posted + k;
-                SendWorkRequest wr = wrs[k].reset();
-                int invalidate = reads.invalidate(op);
-                wr.opcode = invalidate != 0 ? Opcode.RDMA_READ_WITH_INV : Opcode.RDMA_READ;
-                wr.invalidateStag = invalidate;
-                wr.flags = SendWorkRequest.SIGNALED;
-                wr.wrId = WrIds.of(WrIds.Kind.RDMA_READ, 0, slot.index);
-                wr.rkey = reads.rkey(op);
-                wr.remoteAddress = reads.remoteAddress(op);
-                wr.addSge().set(reads.localAddress(op), reads.length(op), reads.lkey(op));
-                if (head == null) {
-                    head = wr;
-                } else {
-                    tail.next = wr;
-                }
-                tail = wr;
+        try {
+            int n = poster.postReads();
+            if (n > 0) {
+                add(ServerCounter.RDMA_READS, n);
             }
-            if (reads.posted == 0) {
-                head = slot.sinkRegistration.linkAfterPending(head);
-            }
-            try {
-                qp.postSend(head);
-            } catch (PostException e) {
-                drop(ServerCounter.DROPPED_INTERNAL_ERROR, "posting RDMA READs failed: " + e.getMessage());
-                return posted;
-            } finally {
-                unlink(head);
-            }
-            reads.posted += n;
-            reads.outstanding += n;
-            readsOutstanding += n;
-            sqUsed += n;
-            posted += n;
-            add(ServerCounter.RDMA_READS, n);
-            if (reads.posted == reads.count()) {
-                readHead = slot.queueNext;
-                slot.queueNext = null;
-                if (readHead == null) {
-                    readTail = null;
-                }
-            }
+            return n;
+        } catch (PostException e) {
+            drop(ServerCounter.DROPPED_INTERNAL_ERROR, "posting RDMA READs failed: " + e.getMessage());
+            return 0;
         }
-        return posted;
     }
 
     private void onReadComplete(WorkCompletion wc) {
         CallSlot slot = slots[WrIds.index(wc.wrId)];
-        readsOutstanding--;
-        sqUsed--;
+        poster.readCompleted();
         ReadOps reads = slot.reads;
         reads.outstanding--;
         if (!wc.ok()) {
@@ -612,18 +497,12 @@ final class Connection implements Agent {
             freeSlot(slot, true);
             return;
         }
-        WritePlan writes = slot.marshaler.writes();
-        if (writes.count() + 1 > sqBudget / 2) {
-            slot.replaceWithErrChunk(writes.count() + " RDMA WRITEs for one reply exceed the send queue's share");
+        if (slot.marshaler.writes().count() + 1 > poster.maxReplyEntries()) {
+            slot.replaceWithErrChunk(slot.marshaler.writes().count()
+                    + " RDMA WRITEs for one reply exceed the send queue's share");
         }
-        if (waitHead != null || sqUsed + writes.count() + 1 > sqBudget) {
-            slot.queueNext = null;
-            if (waitTail == null) {
-                waitHead = slot;
-            } else {
-                waitTail.queueNext = slot;
-            }
-            waitTail = slot;
+        if (!poster.canPost(slot)) {
+            poster.queue(slot);
             return;
         }
         post(slot);
@@ -631,73 +510,25 @@ final class Connection implements Agent {
 
     private int postWaitingReplies() {
         int n = 0;
-        while (waitHead != null) {
-            CallSlot slot = waitHead;
-            if (sqUsed + slot.marshaler.writes().count() + 1 > sqBudget) {
-                break;
-            }
-            waitHead = slot.queueNext;
-            slot.queueNext = null;
-            if (waitHead == null) {
-                waitTail = null;
-            }
+        CallSlot slot;
+        while (!closing && (slot = poster.nextWaitingReply()) != null) {
             post(slot);
             n++;
         }
         return n;
     }
 
+    /**
+     * Posts a reply; the call leaves the client's credits. Counted first: the client may read the counters as soon
+     * as it has the reply.
+     */
     private void post(CallSlot slot) {
-        ReplyMarshaler m = slot.marshaler;
-        WritePlan writes = m.writes();
-        SgeList sges = writes.sges();
-        int total = writes.count() + 1;
         slot.state.set(CallSlot.SENDING);
-        slot.postedWrs = total;
-        sqUsed += total;
         inFlight--;
         add(ServerCounter.CALLS_IN_FLIGHT, -1);
         countReply(slot);
-        int op = 0;
         try {
-            while (op < total) {
-                SendWorkRequest head = null;
-                SendWorkRequest tail = null;
-                int k = 0;
-                for (; k < wrs.length && op < total; k++, op++) {
-                    SendWorkRequest wr = wrs[k].reset();
-                    if (op < writes.count()) {
-                        wr.opcode = Opcode.RDMA_WRITE;
-                        wr.wrId = WrIds.of(WrIds.Kind.RDMA_WRITE, 0, slot.index);
-                        wr.rkey = writes.rkey(op);
-                        wr.remoteAddress = writes.remoteAddress(op);
-                        int first = writes.firstSge(op);
-                        for (int s = first; s < first + writes.sgeCount(op); s++) {
-                            wr.addSge().set(sges.address(s), sges.length(s), sges.lkey(s));
-                        }
-                    } else {
-                        SgeList send = m.sendSges();
-                        wr.opcode = m.opcode();
-                        wr.invalidateStag = m.invalidateStag();
-                        wr.flags = SendWorkRequest.SIGNALED;
-                        wr.wrId = WrIds.of(WrIds.Kind.SEND, 0, slot.index);
-                        for (int s = 0; s < send.count(); s++) {
-                            wr.addSge().set(send.address(s), send.length(s), send.lkey(s));
-                        }
-                    }
-                    if (head == null) {
-                        head = wr;
-                    } else {
-                        tail.next = wr;
-                    }
-                    tail = wr;
-                }
-                try {
-                    qp.postSend(head);
-                } finally {
-                    unlink(head);
-                }
-            }
+            poster.post(slot);
         } catch (PostException e) {
             drop(ServerCounter.DROPPED_INTERNAL_ERROR, "posting a reply failed: " + e.getMessage());
         }
@@ -769,8 +600,7 @@ final class Connection implements Agent {
             LOG.error("{}: Send completion for {}", this, slot);
             return;
         }
-        sqUsed -= slot.postedWrs;
-        slot.postedWrs = 0;
+        poster.sendCompleted(slot);
         if (wc.ok()) {
             slot.replyDone(true, null);
         } else {
@@ -780,14 +610,6 @@ final class Connection implements Agent {
             slot.replyDone(false, new IOException("reply Send failed: " + wc.status));
         }
         freeSlot(slot, false);
-    }
-
-    private static void unlink(SendWorkRequest head) {
-        while (head != null) {
-            SendWorkRequest next = head.next;
-            head.next = null;
-            head = next;
-        }
     }
 
     // ------------------------------------------------------------------ slots
@@ -846,7 +668,7 @@ final class Connection implements Agent {
 
     private int advanceClose(long nowNanos) {
         if (!finalStage) {
-            boolean flushed = disconnectedEvent && postedReceives == 0 && sqUsed == 0;
+            boolean flushed = disconnectedEvent && receives.posted() == 0 && poster.used() == 0;
             if (!flushed && nowNanos - flushDeadline < 0) {
                 return 0;
             }
@@ -863,15 +685,13 @@ final class Connection implements Agent {
                     freeSlot(slot, true);
                 }
             }
-            readHead = readTail = null;
-            for (CallSlot slot = waitHead; slot != null; ) {
+            for (CallSlot slot = poster.abandon(); slot != null; ) {
                 CallSlot next = slot.queueNext;
                 slot.queueNext = null;
                 slot.replyDone(false, closedException());
                 freeSlot(slot, false);
                 slot = next;
             }
-            waitHead = waitTail = null;
         }
         int waiting = 0;
         for (CallSlot slot : slots) {
@@ -962,10 +782,11 @@ final class Connection implements Agent {
     String describe() {
         StringBuilder sb = new StringBuilder(toString()).append(": closing=").append(closing)
                 .append(" final=").append(finalStage).append(" inFlight=").append(inFlight)
-                .append(" held=").append(heldCount).append(" free=").append(freeCount)
-                .append(" postedReceives=").append(postedReceives).append(" sqUsed=").append(sqUsed)
-                .append('/').append(sqBudget).append(" reads=").append(readsOutstanding)
-                .append(" readQueue=").append(readHead != null).append(" waiting=").append(waitHead != null)
+                .append(" held=").append(receives.heldCount()).append(" free=").append(freeCount)
+                .append(" postedReceives=").append(receives.posted()).append(" sendQueue=").append(poster.used())
+                .append(" reads=").append(poster.readsOutstanding())
+                .append(" readQueue=").append(poster.hasQueuedReads())
+                .append(" waiting=").append(poster.hasQueuedReplies())
                 .append(" slots=");
         for (CallSlot slot : slots) {
             int s = slot.state.get();

@@ -82,6 +82,8 @@ final class Connection implements Agent {
     private final ByteBuf[] slotMemory;
     private final int[] freeSlots;
     private int freeCount;
+    /** Slots in use (calls received and not yet completely answered), for the server's drain; written by the agent. */
+    private volatile int busySlots;
     private final WorkCompletion[] batch;
     private final RpcRdmaHeader scratch;
     final EnumCounters<ServerCounter> counters = new EnumCounters<>(ServerCounter.class);
@@ -475,6 +477,8 @@ final class Connection implements Agent {
         count(ServerCounter.READ_CHUNK_BYTES, slot.layout.remoteBytes());
         if (slot.sinkRegistration.invalidate(slot)) {
             readsInvalidated(slot);
+        } else {
+            count(ServerCounter.SINK_LOCAL_INVALIDATIONS);
         }
     }
 
@@ -615,6 +619,7 @@ final class Connection implements Agent {
     // ------------------------------------------------------------------ slots
 
     private CallSlot takeSlot() {
+        busySlots = slots.length - freeCount + 1;
         return slots[freeSlots[--freeCount]];
     }
 
@@ -626,6 +631,7 @@ final class Connection implements Agent {
         }
         slot.state.set(CallSlot.FREE);
         freeSlots[freeCount++] = slot.index;
+        busySlots = slots.length - freeCount;
     }
 
     ByteBuf slotMemory(CallSlot slot) {
@@ -755,9 +761,9 @@ final class Connection implements Agent {
         return remoteAddress;
     }
 
-    /** Calls received and not yet answered (an agent-owned value, read racily by the server's drain). */
-    long callsInFlight() {
-        return counters.get(ServerCounter.CALLS_IN_FLIGHT);
+    /** Calls received whose reply has not completed yet, held receives included (for the server's drain). */
+    int busy() {
+        return busySlots + (int) counters.get(ServerCounter.CALLS_IN_FLIGHT);
     }
 
     boolean isClosed() {

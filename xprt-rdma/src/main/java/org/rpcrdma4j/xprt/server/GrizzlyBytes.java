@@ -7,6 +7,7 @@ import org.dcache.oncrpc4j.xdr.Xdr;
 import org.glassfish.grizzly.Buffer;
 import org.glassfish.grizzly.memory.ByteBufferArray;
 import org.glassfish.grizzly.memory.Buffers;
+import org.glassfish.grizzly.memory.BuffersBuffer;
 import org.glassfish.grizzly.memory.MemoryManager;
 
 /**
@@ -35,9 +36,13 @@ final class GrizzlyBytes {
         return new Xdr(Buffers.wrap(MEMORY, array, 0, length), MEMORY);
     }
 
-    /** A decoding stream over {@code buffer}'s position..limit; borrows the memory. */
+    /**
+     * A decoding stream over {@code buffer}'s position..limit; borrows the memory. The buffer is wrapped in a
+     * composite: oncrpc4j encodes the reply into the call's stream, and Grizzly can grow a composite (it appends heap
+     * memory) but not a plain wrapper of a direct buffer.
+     */
     static Xdr over(ByteBuffer buffer) {
-        return new Xdr(Buffers.wrap(MEMORY, buffer), MEMORY);
+        return new Xdr(BuffersBuffer.create(MEMORY, Buffers.wrap(MEMORY, buffer)), MEMORY);
     }
 
     /**

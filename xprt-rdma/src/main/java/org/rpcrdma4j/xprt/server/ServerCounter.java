@@ -79,5 +79,7 @@ public enum ServerCounter {
     /** Gauge: open connections (server-wide only). */
     CONNECTIONS_OPEN,
     /** Gauge: calls received and not yet answered (their reply not yet posted). */
-    CALLS_IN_FLIGHT;
+    CALLS_IN_FLIGHT,
+    /** Calls whose RDMA READ sink needed LOCAL_INV after the READs (no RDMA READ with Invalidate on the device). */
+    SINK_LOCAL_INVALIDATIONS;
 }

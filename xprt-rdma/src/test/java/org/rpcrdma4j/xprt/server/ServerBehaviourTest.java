@@ -124,4 +124,44 @@ class ServerBehaviourTest extends ServerFixture {
         long perCall = (threads.getThreadAllocatedBytes(agent) - before) / calls;
         assertThat(perCall).as("bytes the agent allocates per call").isLessThan(16);
     }
+
+    @Test
+    void stopAnswersCallsInFlightThenClosesEverything() throws Exception {
+        EchoProgram own = new EchoProgram(p -> (call, length) -> {
+            throw new UnsupportedOperationException();
+        });
+        RdmaRpcServer stopping = RdmaRpcServer.builder().name("drain-check").provider("soft", java.util.Map.of())
+                .bindAddress(java.net.InetAddress.getLoopbackAddress()).port(0).jmx(false)
+                .stopTimeout(java.time.Duration.ofSeconds(30))
+                .program(new org.dcache.oncrpc4j.rpc.OncRpcProgram(EchoProgram.PROGRAM, EchoProgram.VERSION), own)
+                .build();
+        stopping.start();
+        try (RawClient c = RawClient.connect(stopping.boundAddress(), false)) {
+            c.send(RawClient.header().xid(0x501).credits(32).proc(RpcRdmaProc.RDMA_MSG),
+                    Rpc.echoCall(0x501, EchoProgram.SLOW, Rpc.ints(0x501)));
+            await("the call runs", () -> own.slowStarted.get() == 1);
+            Thread stopper = new Thread(stopping::stop, "stopper");
+            stopper.start();
+            // the listener goes first: new clients are refused while the call in flight still runs
+            long deadline = System.nanoTime() + WAIT.toNanos();
+            boolean refused = false;
+            while (!refused && System.nanoTime() < deadline) {
+                try {
+                    RawClient.connect(stopping.boundAddress(), false).close();
+                    Thread.sleep(10);
+                } catch (Exception e) {
+                    refused = true;
+                }
+            }
+            assertThat(refused).as("new connections refused while stopping").isTrue();
+            assertThat(stopper.isAlive()).as("stop waits for the call in flight").isTrue();
+            own.release(0x501);
+            RawClient.Received r = c.receive();
+            Rpc.assertBytes(r.message(), Rpc.successHeader(0x501));
+            assertThat(c.awaitDisconnected(WAIT)).as("then the connection is closed").isTrue();
+            stopper.join(WAIT.toMillis());
+            assertThat(stopper.isAlive()).isFalse();
+        }
+        assertThat(stopping.counters().get(ServerCounter.DROPPED_SERVER_STOP)).isEqualTo(1);
+    }
 }

@@ -40,6 +40,15 @@ abstract class ServerFixture {
     void configure(RdmaRpcServer.Builder builder) {
     }
 
+    /** Options of the server's software device (all capabilities by default). */
+    Map<String, String> deviceOptions() {
+        return Map.of("name", "test-server", "engineThreads", "1");
+    }
+
+    boolean serverHas(org.rpcrdma4j.verbs.DeviceCapability capability) {
+        return server.device().attributes().has(capability);
+    }
+
     @BeforeAll
     void startServer() throws Exception {
         program = new EchoProgram(procedure -> procedure == EchoProgram.READ_PLAIN
@@ -47,7 +56,7 @@ abstract class ServerFixture {
                 : (call, length) -> server.bufferAllocator().allocate(call, length));
         RdmaRpcServer.Builder builder = RdmaRpcServer.builder()
                 .name("test-server-" + SERVERS.incrementAndGet())
-                .provider("soft", Map.of("name", "test-server", "engineThreads", "1"))
+                .provider("soft", deviceOptions())
                 .bindAddress(InetAddress.getLoopbackAddress())
                 .port(0)
                 .stopTimeout(Duration.ofSeconds(5))

@@ -69,8 +69,6 @@ final class CallSlot implements RpcTransport, InvalidationListener, Runnable {
     static final int SENDING = 9;
     static final int DEAD = 10;
 
-    private static final ThreadLocal<ScatterList> SINK_LISTS = ThreadLocal.withInitial(() -> new ScatterList(1024));
-
     final int index;
     final Connection connection;
     final AtomicInteger state = new AtomicInteger(FREE);
@@ -174,7 +172,7 @@ final class CallSlot implements RpcTransport, InvalidationListener, Runnable {
         RegisteredBuffer buffer = connection.server.bufferPool.allocate(Math.max(1, callLength));
         sink = buffer;
         connection.server.memoryIndex.record(buffer);
-        ScatterList remote = SINK_LISTS.get().clear();
+        ScatterList remote = connection.server.sinkList();
         int at = 0;
         for (int i = 0; i < layout.extentCount(); i++) {
             int length = layout.length(i);
@@ -249,8 +247,12 @@ final class CallSlot implements RpcTransport, InvalidationListener, Runnable {
                 connection.count(ServerCounter.MESSAGES_DROPPED);
                 LOG.debug("{}: dropping a message that is not a call ({}), xid 0x{}", connection, verdict,
                         Integer.toHexString(call.xid()));
-                noReply = true;
-                queueReply();
+                if (state.compareAndSet(DISPATCHING, MARSHALING)) {
+                    noReply = true;
+                    queueReply();
+                } else {
+                    abandoned();
+                }
             }
             case RPC_MISMATCH -> {
                 connection.count(ServerCounter.RPC_MISMATCHES);

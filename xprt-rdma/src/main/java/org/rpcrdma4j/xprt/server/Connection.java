@@ -430,6 +430,8 @@ final class Connection implements Agent {
             return;
         }
         if (slot.prepareFailed) {
+            // handles a failed mapping took are given back (none was posted, so none needs a LOCAL_INV)
+            slot.sinkRegistration.invalidate(registration -> { });
             slot.releaseCallMemory();
             slot.replaceWithErrChunk("the read chunks could not be prepared");
             postReply(slot);

@@ -26,6 +26,7 @@ import org.rpcrdma4j.codec.RpcRdmaPrivateData;
 import org.rpcrdma4j.registration.BufferPoolConfig;
 import org.rpcrdma4j.registration.RegisteredBufferPool;
 import org.rpcrdma4j.registration.RegistrationMode;
+import org.rpcrdma4j.registration.ScatterList;
 import org.rpcrdma4j.verbs.AcceptParameters;
 import org.rpcrdma4j.verbs.ConnectionRequest;
 import org.rpcrdma4j.verbs.ProtectionDomain;
@@ -85,6 +86,8 @@ public final class RdmaRpcServer implements AutoCloseable {
     private final AtomicInteger accepting = new AtomicInteger();
     private volatile ReplyQueue replyQueue;
     private final RdmaBufferAllocator allocator;
+    /** Per io thread: the scatter list a call's READ sink is mapped from (any call up to the size limit fits). */
+    private final ThreadLocal<ScatterList> sinkLists;
     private ServerMBean mbean;
     private volatile State state = State.NEW;
 
@@ -92,6 +95,16 @@ public final class RdmaRpcServer implements AutoCloseable {
         this.config = config;
         this.programs = new ProgramTable(config.programs(), config.bindings());
         this.allocator = new RdmaBufferAllocator(this);
+        // every page of the largest call, plus a partial page at each end of every READ extent (at most one extent
+        // per read segment, plus the pieces around the data items)
+        int pieces = config.maxCallSize() / ServerConfig.PAGE + 2 * config.limits().maxReadSegments()
+                + 4 * config.maxReadChunks() + 8;
+        this.sinkLists = ThreadLocal.withInitial(() -> new ScatterList(pieces));
+    }
+
+    /** The calling io thread's scatter list, cleared. */
+    ScatterList sinkList() {
+        return sinkLists.get().clear();
     }
 
     public static Builder builder() {

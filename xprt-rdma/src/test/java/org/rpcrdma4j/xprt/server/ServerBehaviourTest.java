@@ -164,4 +164,49 @@ class ServerBehaviourTest extends ServerFixture {
         }
         assertThat(stopping.counters().get(ServerCounter.DROPPED_SERVER_STOP)).isEqualTo(1);
     }
+
+    /** Inline sizes come from RFC 8797 private data: the server sends at most what the client receives. */
+    @Test
+    void inlineThresholdFollowsTheClientsPrivateData() throws Exception {
+        // the client receives at most 2 KiB: a 2000-byte echo no longer fits inline
+        RawClient small = RawClient.connect(address, org.rpcrdma4j.codec.RpcRdmaPrivateData.of(false, 4096, 2048)
+                .encode(), 16);
+        try {
+            byte[] fits = EchoProgram.pattern(1900, 1);
+            small.send(RawClient.header().xid(0x601).credits(32).proc(RpcRdmaProc.RDMA_MSG),
+                    Rpc.echoCall(0x601, EchoProgram.ECHO, Rpc.opaque(fits)));
+            Rpc.assertBytes(small.receive().message(), Rpc.concat(Rpc.successHeader(0x601), Rpc.opaque(fits)));
+            small.send(RawClient.header().xid(0x602).credits(32).proc(RpcRdmaProc.RDMA_MSG),
+                    Rpc.echoCall(0x602, EchoProgram.READ_HEAP, Rpc.ints(2100, 1)));
+            Rpc.assertBytes(small.receive().bytes(), Rpc.ints(0x602, 1, 128, 4, 2));
+        } finally {
+            small.close();
+        }
+        // no private data: version 1 defaults, 1024 bytes each way
+        RawClient plain = RawClient.connect(address, new byte[0], 16);
+        try {
+            byte[] fits = EchoProgram.pattern(900, 2);
+            plain.send(RawClient.header().xid(0x603).credits(32).proc(RpcRdmaProc.RDMA_MSG),
+                    Rpc.echoCall(0x603, EchoProgram.ECHO, Rpc.opaque(fits)));
+            Rpc.assertBytes(plain.receive().message(), Rpc.concat(Rpc.successHeader(0x603), Rpc.opaque(fits)));
+            plain.send(RawClient.header().xid(0x604).credits(32).proc(RpcRdmaProc.RDMA_MSG),
+                    Rpc.echoCall(0x604, EchoProgram.READ_HEAP, Rpc.ints(1000, 1)));
+            Rpc.assertBytes(plain.receive().bytes(), Rpc.ints(0x604, 1, 128, 4, 2));
+            // and the server's receive buffers hold 1024 bytes: a longer message breaks the connection
+            plain.send(Rpc.concat(Rpc.ints(0x605, 1, 32, 0, 0, 0, 0), Rpc.echoCall(0x605, EchoProgram.ECHO,
+                    Rpc.opaque(new byte[1100]))));
+            assertThat(plain.awaitDisconnected(WAIT)).isTrue();
+        } finally {
+            plain.close();
+        }
+    }
+
+    /** The server's answer to the client's connection request: RFC 8797 private data, flags 0, 4 KiB each way. */
+    @Test
+    void serverPrivateData() throws Exception {
+        RawClient c = client(true);
+        assertThat(c.info.privateData()).containsExactly(0xF6, 0xAB, 0x0E, 0x18, 1, 0, 3, 3);
+        assertThat(c.info.ord()).as("the client offers no RDMA READ target to the server... ").isZero();
+        assertThat(c.info.ird()).as("...but serves the server's READs").isEqualTo(16);
+    }
 }

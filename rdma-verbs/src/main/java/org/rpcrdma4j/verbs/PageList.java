@@ -19,6 +19,11 @@ import java.util.Arrays;
  * <p>
  * Reusable and allocation-free once built: {@link #clear()} then {@link #add(ByteBuffer)} up to {@link #capacity()}
  * pages. Owned by one thread at a time; a device copies what it needs when the work request is posted.
+ * <p>
+ * The page buffers themselves are lent, not copied: while a registration made from this list (REG_MR, FMR map) is
+ * valid, the device may move each page buffer's position and limit to reach its bytes, so the consumer must not rely
+ * on them (use absolute accessors or its own duplicates), and one page buffer may be in at most one valid
+ * registration at a time. The bytes stay the consumer's under the usual rules of RDMA memory.
  */
 public final class PageList {
     public static final int DEFAULT_PAGE_SIZE = 4096;

@@ -32,10 +32,14 @@ import org.rpcrdma4j.verbs.VerbsException;
  *                          {@code confirmPlacement}, default true; see the package documentation)
  * @param socketBufferSize  SO_SNDBUF/SO_RCVBUF in bytes, 0 for the system's (auto-tuned) default (key
  *                          {@code socketBufferSize}, default 0)
+ * @param readyToReceive    as initiator, send a zero-length RDMA Write to STag 1 right after the MPA Reply (the RFC
+ *                          6581 ready-to-receive frame), so that a responder that waits for the initiator's first
+ *                          FPDU (this device does) may send first (key {@code readyToReceive}, default true; Linux siw
+ *                          accepts and ignores the frame)
  */
 public record SoftIwarpOptions(String name, boolean crc, int mpaRevision, int maxUlpdu, int engineThreads,
                                Set<DeviceCapability> capabilities, Duration handshakeTimeout,
-                               boolean confirmPlacement, int socketBufferSize) {
+                               boolean confirmPlacement, int socketBufferSize, boolean readyToReceive) {
 
     /** Largest payload per segment: 65535 minus the 18-byte untagged header, rounded down to a multiple of 4. */
     public static final int MAX_ULPDU = 65516;
@@ -43,7 +47,7 @@ public record SoftIwarpOptions(String name, boolean crc, int mpaRevision, int ma
     public static final int DEFAULT_MAX_ULPDU = 65504;
 
     private static final Set<String> KEYS = Set.of("name", "crc", "mpaRevision", "maxUlpdu", "engineThreads",
-            "capabilities", "handshakeTimeoutMs", "confirmPlacement", "socketBufferSize");
+            "capabilities", "handshakeTimeoutMs", "confirmPlacement", "socketBufferSize", "readyToReceive");
 
     public SoftIwarpOptions {
         Objects.requireNonNull(name, "name");
@@ -69,7 +73,7 @@ public record SoftIwarpOptions(String name, boolean crc, int mpaRevision, int ma
     /** Every default. */
     public static SoftIwarpOptions defaults() {
         return new SoftIwarpOptions("soft-iwarp", false, 2, DEFAULT_MAX_ULPDU, 2, EnumSet.allOf(DeviceCapability.class),
-                Duration.ofSeconds(5), true, 0);
+                Duration.ofSeconds(5), true, 0, true);
     }
 
     /**
@@ -95,7 +99,8 @@ public record SoftIwarpOptions(String name, boolean crc, int mpaRevision, int ma
                     capabilities(options.get("capabilities"), d.capabilities()),
                     Duration.ofMillis(integer(options, "handshakeTimeoutMs", (int) d.handshakeTimeout().toMillis())),
                     bool(options, "confirmPlacement", d.confirmPlacement()),
-                    integer(options, "socketBufferSize", d.socketBufferSize()));
+                    integer(options, "socketBufferSize", d.socketBufferSize()),
+                    bool(options, "readyToReceive", d.readyToReceive()));
         } catch (IllegalArgumentException e) {
             throw new VerbsException("bad soft iWARP device option: " + e.getMessage(), e);
         }
@@ -119,6 +124,7 @@ public record SoftIwarpOptions(String name, boolean crc, int mpaRevision, int ma
         map.put("handshakeTimeoutMs", Long.toString(handshakeTimeout.toMillis()));
         map.put("confirmPlacement", Boolean.toString(confirmPlacement));
         map.put("socketBufferSize", Integer.toString(socketBufferSize));
+        map.put("readyToReceive", Boolean.toString(readyToReceive));
         return map;
     }
 

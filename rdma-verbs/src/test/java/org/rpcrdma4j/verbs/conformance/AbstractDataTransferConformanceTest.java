@@ -240,6 +240,34 @@ public abstract class AbstractDataTransferConformanceTest extends VerbsFixture {
     }
 
     @Test
+    void crossedReadsBeyondTheOrdOnBothSidesAllComplete() throws Exception {
+        Connection c = connect(endpoint(device, new Sizes(128, 4, 1, 0, 256)),
+                endpoint(peerDevice, new Sizes(128, 4, 1, 0, 256)),
+                new org.rpcrdma4j.verbs.ConnectParameters(new byte[0], 2, 2),
+                new org.rpcrdma4j.verbs.AcceptParameters(new byte[0], 2, 2));
+        int reads = 64;
+        int size = 32 * 1024;
+        RegisteredMemory a = register(c.client().pd, reads * size, RW);
+        RegisteredMemory b = register(c.server().pd, reads * size, RW);
+        RegisteredMemory aSink = register(c.client().pd, reads * size, RW);
+        RegisteredMemory bSink = register(c.server().pd, reads * size, RW);
+        fill(a.buffer(), 14);
+        fill(b.buffer(), 15);
+        SendWorkRequest[] fromA = new SendWorkRequest[reads];
+        SendWorkRequest[] fromB = new SendWorkRequest[reads];
+        for (int i = 0; i < reads; i++) {
+            fromA[i] = read(i, aSink, (long) i * size, size, b.rkey(), b.address((long) i * size));
+            fromB[i] = read(i, bSink, (long) i * size, size, a.rkey(), a.address((long) i * size));
+        }
+        c.client().qp.postSend(chain(fromA));
+        c.server().qp.postSend(chain(fromB));
+        assertThat(awaitAll(c.client().sendCq, reads)).extracting(wc -> wc.status).containsOnly(WcStatus.SUCCESS);
+        assertThat(awaitAll(c.server().sendCq, reads)).extracting(wc -> wc.status).containsOnly(WcStatus.SUCCESS);
+        assertThat(aSink.buffer()).isEqualTo(b.buffer());
+        assertThat(bSink.buffer()).isEqualTo(a.buffer());
+    }
+
+    @Test
     void fencedSendWaitsForTheEarlierRead() throws Exception {
         Connection c = connect();
         RegisteredMemory local = register(c.client().pd, 65536, RW);
@@ -288,6 +316,19 @@ public abstract class AbstractDataTransferConformanceTest extends VerbsFixture {
                 .as("unsignaled requests keep their slots until a signaled completion retires them")
                 .isInstanceOf(PostException.class);
         assertThat(drain(c.client().sendCq)).isEmpty();
+    }
+
+    @Test
+    void aSlotIsReusableAsSoonAsItsCompletionIsSeen() throws Exception {
+        Connection c = connect(new Sizes(1, 1, 1, 0, 4));
+        RegisteredMemory src = register(c.client().pd, 64, Access.LOCAL_WRITE);
+        RegisteredMemory dst = register(c.server().pd, 64, Access.LOCAL_WRITE);
+        for (int i = 0; i < 300; i++) {
+            c.server().qp.postRecv(recv(i, dst, 0, 64));
+            c.client().qp.postSend(send(i, src, 0, 8));
+            assertThat(await(c.server().recvCq).wrId).isEqualTo(i);
+            assertThat(await(c.client().sendCq).wrId).isEqualTo(i);
+        }
     }
 
     @Test
@@ -342,6 +383,39 @@ public abstract class AbstractDataTransferConformanceTest extends VerbsFixture {
         assertThat(called.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
         assertThat(drain(cq)).hasSize(1);
         await(c.client().sendCq);
+    }
+
+    @Test
+    void requestsPostedFromAListenerComplete() throws Exception {
+        Connection c = connect();
+        RegisteredMemory in = register(c.server().pd, 4096, Access.LOCAL_WRITE);
+        RegisteredMemory out = register(c.server().pd, 4096, RW);
+        RegisteredMemory clientIn = register(c.client().pd, 4096, Access.LOCAL_WRITE);
+        RegisteredMemory clientOut = register(c.client().pd, 4096, Access.LOCAL_WRITE);
+        fill(clientOut.buffer(), 16);
+        CompletionQueue serverRecv = c.server().recvCq;
+        java.util.concurrent.atomic.AtomicReference<Throwable> failure = new java.util.concurrent.atomic.AtomicReference<>();
+        WorkCompletion[] batch = {new WorkCompletion()};
+        serverRecv.setListener(cq -> {
+            try {
+                while (cq.poll(batch) > 0) {
+                    out.buffer().put(0, bytes(in.buffer(), 0, 100));
+                    c.server().qp.postSend(send(50, out, 0, 100));
+                }
+            } catch (Exception | AssertionError e) {
+                failure.set(e);
+            }
+        });
+        serverRecv.requestNotify();
+        c.server().qp.postRecv(recv(1, in, 0, 4096));
+        c.client().qp.postRecv(recv(2, clientIn, 0, 4096));
+        c.client().qp.postSend(send(3, clientOut, 0, 100));
+        WorkCompletion echo = awaitWrId(c.client().recvCq, 2);
+        assertThat(echo.status).isEqualTo(WcStatus.SUCCESS);
+        assertThat(bytes(clientIn.buffer(), 0, 100)).isEqualTo(bytes(clientOut.buffer(), 0, 100));
+        assertThat(awaitWrId(c.server().sendCq, 50).status).as("the listener's own Send completes")
+                .isEqualTo(WcStatus.SUCCESS);
+        assertThat(failure.get()).isNull();
     }
 
     @Test

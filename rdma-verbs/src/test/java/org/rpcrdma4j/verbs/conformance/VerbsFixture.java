@@ -73,6 +73,37 @@ public abstract class VerbsFixture {
         return device.attributes().has(capability) && peerDevice.attributes().has(capability);
     }
 
+    /**
+     * Whether a Write or Send the peer refuses completes with the remote error itself (REM_ACCESS_ERR / REM_OP_ERR),
+     * as on InfiniBand and on the software device with placement confirmation. On an iWARP RNIC that completes such
+     * requests once they are sent (Linux siw), the request may complete successfully and only the connection breaks;
+     * such a provider returns false and the suite then asks only for the broken connection and untouched memory.
+     */
+    protected boolean remoteErrorsReachTheRequest() {
+        return true;
+    }
+
+    /** Asserts the completion of a Write or Send the peer refused (see {@link #remoteErrorsReachTheRequest()}). */
+    protected void assertRefused(WorkCompletion wc, org.rpcrdma4j.verbs.WcStatus status) {
+        if (remoteErrorsReachTheRequest()) {
+            assertThat(wc.status).as("completion of the refused request " + wc).isEqualTo(status);
+        } else {
+            assertThat(wc.status).as("completion of the refused request " + wc)
+                    .isIn(status, org.rpcrdma4j.verbs.WcStatus.SUCCESS);
+        }
+    }
+
+    /** Asserts the completion of a request posted after a refused one (flushed, or already done where allowed). */
+    protected void assertAfterRefused(WorkCompletion wc) {
+        if (remoteErrorsReachTheRequest()) {
+            assertThat(wc.status).as("completion after the refused request " + wc)
+                    .isEqualTo(org.rpcrdma4j.verbs.WcStatus.WR_FLUSH_ERR);
+        } else {
+            assertThat(wc.status).as("completion after the refused request " + wc)
+                    .isIn(org.rpcrdma4j.verbs.WcStatus.WR_FLUSH_ERR, org.rpcrdma4j.verbs.WcStatus.SUCCESS);
+        }
+    }
+
     protected boolean iwarp() {
         return device.attributes().transportType() == TransportType.IWARP;
     }
@@ -149,7 +180,7 @@ public abstract class VerbsFixture {
     }
 
     /** Queue sizes of a test queue pair. */
-    protected record Sizes(int sendWr, int recvWr, int sge, int inline, int cqEntries) {
+    public record Sizes(int sendWr, int recvWr, int sge, int inline, int cqEntries) {
         public static Sizes defaults() {
             return new Sizes(64, 64, 4, 64, 512);
         }
@@ -173,7 +204,7 @@ public abstract class VerbsFixture {
     }
 
     /** A connected pair: the active side ({@code client}, on {@link #device}) and the passive side. */
-    protected record Connection(Endpoint client, Endpoint server) {
+    public record Connection(Endpoint client, Endpoint server) {
     }
 
     /** Records connection events. */

@@ -6,7 +6,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 import org.rpcrdma4j.verbs.RdmaDevice;
 import org.rpcrdma4j.verbs.conformance.AbstractProtectionErrorConformanceTest;
 
-@ParameterizedClass
+@ParameterizedClass(name = "{0}")
 @EnumSource(SoftVariant.class)
 class SoftProtectionErrorTest extends AbstractProtectionErrorConformanceTest {
     @Parameter

@@ -64,7 +64,7 @@ final class Engine implements Runnable {
     Engine(String deviceName, int id) throws IOException {
         this.id = id;
         this.selector = Selector.open();
-        this.thread = new Thread(this, deviceName + "-engine-" + id);
+        this.thread = new EngineThread(this, deviceName + "-engine-" + id);
         this.thread.setDaemon(true);
     }
 
@@ -74,6 +74,18 @@ final class Engine implements Runnable {
 
     boolean inEngine() {
         return Thread.currentThread() == thread;
+    }
+
+    /** Whether the caller is any engine thread (which must never wait for another engine). */
+    static boolean onAnyEngine() {
+        return Thread.currentThread() instanceof EngineThread;
+    }
+
+    /** The engine threads' class, so that code can tell it runs on one. */
+    private static final class EngineThread extends Thread {
+        EngineThread(Runnable body, String name) {
+            super(body, name);
+        }
     }
 
     /** Queues a control task. Any thread. */
@@ -123,7 +135,7 @@ final class Engine implements Runnable {
     /** Stops the loop after the tasks queued so far; waits for it unless called on the engine itself. */
     void stop() {
         execute(() -> stopping = true);
-        if (!inEngine()) {
+        if (!onAnyEngine()) {
             try {
                 thread.join(TimeUnit.SECONDS.toMillis(10));
             } catch (InterruptedException e) {

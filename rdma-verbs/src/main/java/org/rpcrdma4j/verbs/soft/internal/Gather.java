@@ -34,6 +34,8 @@ final class Gather {
     private int headersUsed;
     private int trailersUsed;
     private int fpdus;
+    /** Whether the first entry continues an FPDU whose start went out in an earlier write. */
+    private boolean continuation;
     /** Bytes still allowed before the stream is cut (truncation fault), or -1. */
     private long budget = -1;
 
@@ -44,10 +46,6 @@ final class Gather {
             headers[i] = h.duplicate().position(i * HEADER_SLOT).limit((i + 1) * HEADER_SLOT).slice();
             trailers[i] = t.duplicate().position(i * TRAILER_SLOT).limit((i + 1) * TRAILER_SLOT).slice();
         }
-    }
-
-    boolean isEmpty() {
-        return count == 0;
     }
 
     int count() {
@@ -110,15 +108,6 @@ final class Gather {
 
     boolean budgetExhausted() {
         return budget == 0;
-    }
-
-    /** Bytes of the complete FPDUs not yet written plus the open tail. */
-    long pendingBytes() {
-        long n = 0;
-        for (int i = start; i < count; i++) {
-            n += limit[i] - position[i];
-        }
-        return n;
     }
 
     /** Bytes from the unwritten start of the list to the end of the last complete FPDU. */
@@ -207,7 +196,8 @@ final class Gather {
             fpduStart = fpduEnds[f];
             boundariesBefore = f + 1;
         }
-        if (start == fpduStart && position[start] == from[start]) {
+        boolean atFpduStart = fpduStart > 0 || !continuation;
+        if (start == fpduStart && atFpduStart && position[start] == from[start]) {
             truncate(start, boundariesBefore);
             return true;
         }
@@ -226,6 +216,11 @@ final class Gather {
         }
         count = newCount;
         fpdus = newFpdus;
+    }
+
+    /** Says whether what is added next continues an FPDU already partly written (called after a complete write). */
+    void continuesFpdu(boolean midFpdu) {
+        continuation = midFpdu;
     }
 
     /** Forgets everything (connection gone). */

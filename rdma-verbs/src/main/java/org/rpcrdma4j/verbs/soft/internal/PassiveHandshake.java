@@ -110,7 +110,7 @@ final class PassiveHandshake implements Engine.Handler, SoftConnectionManager.Ha
         byte[] pd = Arrays.copyOfRange(in.array(), MpaFrame.HEADER_LENGTH, in.limit());
         if (request.markers()) {
             LOG.debug("MPA Request from {} wants markers: rejected", remote());
-            sendReject(new byte[0]);
+            sendReject(null);
             return;
         }
         boolean enhanced = request.enhanced();
@@ -233,9 +233,11 @@ final class PassiveHandshake implements Engine.Handler, SoftConnectionManager.Ha
         }
     }
 
+    /** Sends a Reply with R set: with the upper layer's private data, or none at all (protocol refusals). */
     private void sendReject(byte[] ulp) {
-        int flags = MpaFrame.FLAG_REJECT | (request.enhanced() ? MpaFrame.FLAG_ENHANCED : 0);
-        byte[] pd = request.enhanced() ? MpaFrame.enhancedPrivateData(0, 0, ulp) : ulp;
+        boolean enhanced = ulp != null && request.enhanced();
+        int flags = MpaFrame.FLAG_REJECT | (enhanced ? MpaFrame.FLAG_ENHANCED : 0);
+        byte[] pd = ulp == null ? new byte[0] : enhanced ? MpaFrame.enhancedPrivateData(0, 0, ulp) : ulp;
         try {
             channel.write(ByteBuffer.wrap(MpaFrame.encode(true, flags, request.revision(), pd)));
             channel.shutdownOutput();

@@ -34,16 +34,8 @@ final class ReadRing {
         return count >= limit;
     }
 
-    int size() {
-        return count;
-    }
-
     ReadEntry head() {
         return count == 0 ? null : entries[head];
-    }
-
-    ReadEntry get(int i) {
-        return entries[(head + i) % entries.length];
     }
 
     /** The next free entry, cleared; becomes part of the ring. Caller checked {@link #isFull()}. */

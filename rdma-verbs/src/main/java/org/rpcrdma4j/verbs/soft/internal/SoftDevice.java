@@ -255,11 +255,7 @@ public final class SoftDevice implements RdmaDevice {
                 removed.countDown();
             });
         }
-        boolean onEngine = false;
-        for (Engine engine : engines) {
-            onEngine |= engine.inEngine();
-        }
-        if (!onEngine) {
+        if (!Engine.onAnyEngine()) {
             try {
                 removed.await(10, TimeUnit.SECONDS);
             } catch (InterruptedException e) {

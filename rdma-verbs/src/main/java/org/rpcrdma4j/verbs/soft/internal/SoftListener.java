@@ -89,7 +89,7 @@ final class SoftListener implements RdmaListener, Engine.Handler {
             closeOnEngine();
             done.complete(null);
         });
-        if (!engine.inEngine() && !cm.device.isClosed()) {
+        if (!Engine.onAnyEngine() && !cm.device.isClosed()) {
             try {
                 done.get(10, TimeUnit.SECONDS);
             } catch (InterruptedException e) {

@@ -37,7 +37,7 @@ import org.slf4j.LoggerFactory;
  * A reliable-connected queue pair of the software device: one TCP connection, owned by one engine thread.
  * <p>
  * Posting threads touch only the send and receive rings (under each ring's lock) and then schedule the queue pair on
- * its engine. Everything else — the socket, the {@link Transmitter} and {@link Receiver}, the ORQ and IRQ, completion
+ * its engine; a post made on the engine thread itself (from a listener) is transmitted at once. Everything else — the socket, the {@link Transmitter} and {@link Receiver}, the ORQ and IRQ, completion
  * decisions, the state machine — belongs to the engine thread. Control requests from other threads (disconnect,
  * close, faults) travel as engine tasks.
  * <p>
@@ -136,7 +136,11 @@ public final class SoftQp implements QueuePair, Engine.Handler {
     @Override
     public void postSend(SendWorkRequest chain) throws PostException {
         sq.post(chain);
-        if (state != QpState.INIT) {
+        QpState s = state;
+        if (s == QpState.RTS && engine.inEngine()) {
+            tx.pump();
+            retire();
+        } else if (s != QpState.INIT) {
             engine.schedule(this);
         }
     }
@@ -167,7 +171,7 @@ public final class SoftQp implements QueuePair, Engine.Handler {
                 done.complete(null);
             }
         });
-        if (!engine.inEngine()) {
+        if (!Engine.onAnyEngine()) {
             try {
                 done.get(10, TimeUnit.SECONDS);
             } catch (InterruptedException e) {
@@ -218,7 +222,7 @@ public final class SoftQp implements QueuePair, Engine.Handler {
         orq.limit(ord);
         irq.limit(ird);
         boolean confirm = device.options().confirmPlacement() && ord > 0;
-        tx.start(ch, crc, confirm, !active, active);
+        tx.start(ch, crc, confirm, !active, active && device.options().readyToReceive());
         rx.start(ch, crc);
         info = connection;
         listener = eventListener;
@@ -541,10 +545,7 @@ public final class SoftQp implements QueuePair, Engine.Handler {
     }
 
     void failHeadReceive(WcStatus status, int vendorError) {
-        RecvWqe r = rq.slot(rq.head);
-        completeRecv(r, status, 0, 0, 0, vendorError);
-        rq.head++;
-        rq.free = rq.head;
+        completeHeadReceive(status, 0, 0, 0, vendorError);
     }
 
     /** A whole Send landed in the receive at the head of the receive queue. */
@@ -569,12 +570,14 @@ public final class SoftQp implements QueuePair, Engine.Handler {
             flags = WorkCompletion.WITH_INVALIDATE;
             invalidated = invalidateStag;
         }
-        completeRecv(recv, WcStatus.SUCCESS, byteLen, flags, invalidated, 0);
-        rq.head++;
-        rq.free = rq.head;
+        completeHeadReceive(WcStatus.SUCCESS, byteLen, flags, invalidated, 0);
     }
 
-    /** Decides send-queue completions in posting order. */
+    /**
+     * Decides send-queue completions in posting order. A slot is released (the free counter advanced) only after its
+     * completion has been copied out and before the completion becomes visible, so that a consumer who sees a
+     * completion can always post again.
+     */
     void retire() {
         long published = sq.published;
         SendWqe current = tx.current();
@@ -583,14 +586,20 @@ public final class SoftQp implements QueuePair, Engine.Handler {
             if (w.state != SendWqe.DONE) {
                 break;
             }
-            if (w.signaled() || w.status != WcStatus.SUCCESS) {
-                completeSend(w);
-                sq.free = sq.retire + 1;
+            boolean report = w.signaled() || w.status != WcStatus.SUCCESS;
+            if (report) {
+                fillSend(w);
             }
             if (w != current) {
                 w.clearReferences();
             }
             sq.retire++;
+            if (report) {
+                sq.free = sq.retire;
+                if (!sendCq.add(wc)) {
+                    cqOverrun();
+                }
+            }
         }
     }
 
@@ -608,16 +617,14 @@ public final class SoftQp implements QueuePair, Engine.Handler {
         retire();
         long recvPublished = rq.published;
         while (rq.head < recvPublished) {
-            completeRecv(rq.slot(rq.head), WcStatus.WR_FLUSH_ERR, 0, 0, 0, 0);
-            rq.head++;
+            completeHeadReceive(WcStatus.WR_FLUSH_ERR, 0, 0, 0, 0);
         }
-        rq.free = rq.head;
         orq.clear();
         irq.clear();
         userReads = 0;
     }
 
-    private void completeSend(SendWqe w) {
+    private void fillSend(SendWqe w) {
         wc.clear();
         wc.wrId = w.wrId;
         wc.status = w.status;
@@ -631,12 +638,11 @@ public final class SoftQp implements QueuePair, Engine.Handler {
         wc.byteLen = w.byteLen;
         wc.qpNum = qpNum;
         wc.vendorError = w.vendorError;
-        if (!sendCq.add(wc)) {
-            cqOverrun();
-        }
     }
 
-    private void completeRecv(RecvWqe r, WcStatus status, int byteLen, int flags, int invalidated, int vendor) {
+    /** Completes the receive at the head of the receive queue; its slot is free again before the completion shows. */
+    private void completeHeadReceive(WcStatus status, int byteLen, int flags, int invalidated, int vendor) {
+        RecvWqe r = rq.slot(rq.head);
         wc.clear();
         wc.wrId = r.wrId;
         wc.status = status;
@@ -647,6 +653,8 @@ public final class SoftQp implements QueuePair, Engine.Handler {
         wc.qpNum = qpNum;
         wc.vendorError = vendor;
         r.clearReferences();
+        rq.head++;
+        rq.free = rq.head;
         if (!recvCq.add(wc)) {
             cqOverrun();
         }

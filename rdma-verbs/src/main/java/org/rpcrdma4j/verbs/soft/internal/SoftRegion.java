@@ -176,6 +176,15 @@ abstract class SoftRegion implements MemoryRegion {
     /** The buffer holding the byte at mapping offset {@code offset}, for use on engine {@code engineId}. */
     abstract ByteBuffer piece(long offset, int engineId);
 
+    /**
+     * Another buffer object over the same bytes as {@link #piece}, number {@code variant} (from 1), or null when the
+     * region has no more: lets one gathering write name the same memory several times (a region has one position
+     * per buffer object). Engine thread only.
+     */
+    ByteBuffer pieceVariant(long offset, int engineId, int variant) {
+        return null;
+    }
+
     /** The index within {@link #piece} of the byte at mapping offset {@code offset}. */
     abstract int pieceIndex(long offset);
 

@@ -8,18 +8,22 @@ import org.rpcrdma4j.verbs.Stag;
 
 /**
  * Memory registered synchronously: one direct buffer, valid from registration to close, never invalidated by a
- * work request or a peer. Each engine thread gets its own duplicate of the buffer, made on first use (so at most one
- * per engine), whose position and limit only that engine moves.
+ * work request or a peer. Each engine thread gets its own duplicates of the buffer, made on first use (at most
+ * {@value #VARIANTS} per engine, so that one gathering write can take several pieces of the region), whose position
+ * and limit only that engine moves.
  */
 final class SoftRegisteredMemory extends SoftRegion implements RegisteredMemory {
+    /** Duplicates per engine at most. */
+    static final int VARIANTS = 8;
+
     /** The registered bytes: position 0, limit = capacity = length. Never moved after construction. */
     private final ByteBuffer base;
-    private final ByteBuffer[] engineViews;
+    private final ByteBuffer[][] engineViews;
 
     SoftRegisteredMemory(SoftDevice device, SoftPd pd, int index, ByteBuffer buffer, long iova, int access) {
         super(device, pd, index, MrState.INVALID);
         this.base = buffer.slice();
-        this.engineViews = new ByteBuffer[device.engineCount()];
+        this.engineViews = new ByteBuffer[device.engineCount()][];
         synchronized (this) {
             validate(Stag.of(index, 0), iova, base.capacity(), access);
         }
@@ -37,10 +41,24 @@ final class SoftRegisteredMemory extends SoftRegion implements RegisteredMemory 
 
     @Override
     ByteBuffer piece(long offset, int engineId) {
-        ByteBuffer view = engineViews[engineId];
+        return view(engineId, 0);
+    }
+
+    @Override
+    ByteBuffer pieceVariant(long offset, int engineId, int variant) {
+        return variant < VARIANTS ? view(engineId, variant) : null;
+    }
+
+    private ByteBuffer view(int engineId, int variant) {
+        ByteBuffer[] views = engineViews[engineId];
+        if (views == null) {
+            views = new ByteBuffer[VARIANTS];
+            engineViews[engineId] = views;
+        }
+        ByteBuffer view = views[variant];
         if (view == null) {
             view = base.duplicate();
-            engineViews[engineId] = view;
+            views[variant] = view;
         }
         return view;
     }

@@ -88,8 +88,4 @@ final class StagTable {
         }
         all.forEach(action);
     }
-
-    synchronized int size() {
-        return size;
-    }
 }

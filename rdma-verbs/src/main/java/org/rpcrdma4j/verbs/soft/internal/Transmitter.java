@@ -35,6 +35,8 @@ final class Transmitter {
     private static final int RTR = 6;
     private static final int TERMINATE = 7;
 
+    /** Unconfirmed bytes after which a probe goes out even while more work is queued. */
+    private static final int PROBE_BYTES = 256 * 1024;
     /** Most Read Responses sent in a row while the send queue has work. */
     private static final int IRQ_BURST = 4;
     /** The STag of zero-length frames (ready-to-receive, probes): index 0 is never allocated. */
@@ -77,6 +79,7 @@ final class Transmitter {
     private int terminateMsn;
     private int irqBurst;
     private int unackedSinceReadRequest;
+    private long unackedBytes;
     private boolean probeOutstanding;
 
     private boolean terminateStaged;
@@ -105,10 +108,6 @@ final class Transmitter {
         this.ackMode = ackMode;
         this.gated = gated;
         this.rtrPending = sendRtr;
-    }
-
-    boolean ackMode() {
-        return ackMode;
     }
 
     /** The work request whose message is being built, or null. */
@@ -156,6 +155,7 @@ final class Transmitter {
         }
         if (delayedUntil != 0) {
             if (System.nanoTime() - delayedUntil < 0) {
+                interestWrite(false);
                 return;
             }
             delayedUntil = 0;
@@ -171,6 +171,7 @@ final class Transmitter {
                         interestWrite(true);
                         return;
                     }
+                    gather.continuesFpdu(segOpen);
                     onFlushed();
                 }
                 if (!fill()) {
@@ -243,18 +244,18 @@ final class Transmitter {
             return true;
         }
         for (;;) {
-            boolean sqWork = sq.exec < sq.published;
-            if (!qp.irq.isEmpty() && (irqBurst < IRQ_BURST || !sqWork)) {
+            boolean sqReady = sqHeadReady();
+            if (!qp.irq.isEmpty() && (irqBurst < IRQ_BURST || !sqReady)) {
                 irqBurst++;
                 return startReadResponse();
             }
-            if (!sqWork) {
+            if (!sqReady) {
                 break;
+            }
+            if (probeDue(true)) {
+                return startProbe();
             }
             SendWqe w = sq.slot(sq.exec);
-            if (w.fenced() && qp.hasOutstandingUserReads()) {
-                break;
-            }
             switch (w.opcode) {
                 case REG_MR, LOCAL_INV -> {
                     executeLocal(w);
@@ -267,9 +268,6 @@ final class Transmitter {
                     if (qp.orq.limit() == 0) {
                         failLocal(w, WcStatus.LOC_QP_OP_ERR, "RDMA READ with an ORD of 0");
                         return false;
-                    }
-                    if (qp.orq.isFull()) {
-                        break;
                     }
                     if (!checkSges(w, Access.LOCAL_WRITE)) {
                         return false;
@@ -285,15 +283,46 @@ final class Transmitter {
                     return startMessage(w, w.opcode == Opcode.RDMA_WRITE ? SQ_WRITE : SQ_SEND);
                 }
             }
-            break;
         }
-        if (ackMode && unackedSinceReadRequest > 0 && !probeOutstanding && !qp.orq.isFull()) {
-            kind = PROBE;
-            msgLength = 0;
-            msgDone = 0;
-            return true;
+        if (probeDue(false)) {
+            return startProbe();
         }
         return false;
+    }
+
+    /**
+     * Whether to send a placement-confirmation probe now: when there is unconfirmed data and no probe in flight —
+     * at once when the send queue has nothing else ready, or, while more work follows, once enough data (a quarter
+     * of the send queue, or {@value #PROBE_BYTES} bytes) went out unconfirmed, so that completions keep flowing
+     * during long streams.
+     */
+    private boolean probeDue(boolean moreWork) {
+        if (!ackMode || unackedSinceReadRequest == 0 || probeOutstanding || qp.orq.isFull()) {
+            return false;
+        }
+        return !moreWork || unackedBytes >= PROBE_BYTES || unackedSinceReadRequest >= Math.max(1, sq.depth / 4);
+    }
+
+    private boolean startProbe() {
+        kind = PROBE;
+        msgLength = 0;
+        msgDone = 0;
+        return true;
+    }
+
+    /**
+     * Whether the send queue's next request can go now: not fenced behind an outstanding Read, and not a Read while
+     * the ORD is used up (a Read with an ORD of 0 can "go": it fails).
+     */
+    private boolean sqHeadReady() {
+        if (sq.exec >= sq.published) {
+            return false;
+        }
+        SendWqe w = sq.slot(sq.exec);
+        if (w.fenced() && qp.hasOutstandingUserReads()) {
+            return false;
+        }
+        return !w.isRead() || qp.orq.limit() == 0 || !qp.orq.isFull();
     }
 
     private boolean startMessage(SendWqe w, int messageKind) {
@@ -490,7 +519,10 @@ final class Transmitter {
                 n = Math.min(Math.min(segRemaining, region.pieceRemaining(offset)), wqe.len[sgeIndex] - sgeOffset);
             }
             if (gather.contains(buffer)) {
-                return false;
+                buffer = variantNotInGather();
+                if (buffer == null) {
+                    return false;
+                }
             }
             gather.add(buffer, index, index + n);
             if (crcOn) {
@@ -501,6 +533,27 @@ final class Transmitter {
             sgeOffset += n;
         }
         return true;
+    }
+
+    /** Another buffer object over the same bytes that the gather list does not hold yet, or null. */
+    private ByteBuffer variantNotInGather() {
+        SoftRegion region;
+        long offset;
+        if (kind == READ_RESPONSE) {
+            region = source;
+            offset = sourceOffset + msgDone;
+        } else if (wqe != null && !wqe.inline) {
+            region = wqe.regions[sgeIndex];
+            offset = wqe.offsets[sgeIndex] + sgeOffset;
+        } else {
+            return null;
+        }
+        for (int v = 1;; v++) {
+            ByteBuffer candidate = region.pieceVariant(offset, engineId, v);
+            if (candidate == null || !gather.contains(candidate)) {
+                return candidate;
+            }
+        }
     }
 
     private boolean appendTrailer() {
@@ -547,6 +600,7 @@ final class Transmitter {
                 wqe.state = SendWqe.AWAITING_ACK;
                 sq.exec++;
                 unackedSinceReadRequest++;
+                unackedBytes += msgLength;
             }
             case READ_REQUEST -> {
                 wqe.state = SendWqe.AWAITING_RESPONSE;
@@ -567,6 +621,7 @@ final class Transmitter {
                 }
                 sq.exec++;
                 unackedSinceReadRequest = 0;
+                unackedBytes = 0;
                 qp.userReadIssued();
             }
             case PROBE -> {
@@ -579,6 +634,7 @@ final class Transmitter {
                 e.size = 0;
                 probeOutstanding = true;
                 unackedSinceReadRequest = 0;
+                unackedBytes = 0;
             }
             case READ_RESPONSE -> {
                 qp.irq.pop();

@@ -1,0 +1,101 @@
+package org.rpcrdma4j.benchmarks.verbs;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import org.rpcrdma4j.verbs.AcceptParameters;
+import org.rpcrdma4j.verbs.CompletionQueue;
+import org.rpcrdma4j.verbs.ConnectParameters;
+import org.rpcrdma4j.verbs.ConnectionInfo;
+import org.rpcrdma4j.verbs.ConnectionRequest;
+import org.rpcrdma4j.verbs.ProtectionDomain;
+import org.rpcrdma4j.verbs.QueuePair;
+import org.rpcrdma4j.verbs.QueuePairConfig;
+import org.rpcrdma4j.verbs.RdmaDevice;
+import org.rpcrdma4j.verbs.RdmaListener;
+import org.rpcrdma4j.verbs.RdmaProviders;
+import org.rpcrdma4j.verbs.RegisteredMemory;
+
+/**
+ * Two connected queue pairs on one software device (its two engine threads: one per side), for benchmarks. Not a
+ * benchmark itself: states build it in their setup and close it in their teardown.
+ */
+final class VerbsPair implements AutoCloseable {
+    final RdmaDevice device;
+    final ProtectionDomain pd;
+    final CompletionQueue clientSendCq;
+    final CompletionQueue clientRecvCq;
+    final CompletionQueue serverSendCq;
+    final CompletionQueue serverRecvCq;
+    final QueuePair client;
+    final QueuePair server;
+    private final RdmaListener listener;
+    private final List<RegisteredMemory> regions = new ArrayList<>();
+
+    VerbsPair(Map<String, String> options, int depth) throws Exception {
+        device = RdmaProviders.select("soft").open(options);
+        pd = device.allocProtectionDomain();
+        clientSendCq = device.createCompletionQueue(depth * 2);
+        clientRecvCq = device.createCompletionQueue(depth * 2);
+        serverSendCq = device.createCompletionQueue(depth * 2);
+        serverRecvCq = device.createCompletionQueue(depth * 2);
+        client = pd.createQueuePair(new QueuePairConfig(clientSendCq, clientRecvCq, depth, depth, 1, 1, 64));
+        server = pd.createQueuePair(new QueuePairConfig(serverSendCq, serverRecvCq, depth, depth, 1, 1, 64));
+        CompletableFuture<ConnectionRequest> requested = new CompletableFuture<>();
+        listener = device.connectionManager().listen(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
+                requested::complete);
+        CompletableFuture<ConnectionInfo> connected = device.connectionManager().connect(client,
+                listener.localAddress(), new ConnectParameters(new byte[0], 16, 16), e -> { });
+        requested.get(10, TimeUnit.SECONDS).accept(server, new AcceptParameters(new byte[0], 16, 16), e -> { });
+        connected.get(10, TimeUnit.SECONDS);
+        while (server.connectionInfo() == null) {
+            Thread.onSpinWait();
+        }
+    }
+
+    /**
+     * Polls {@code cq} into {@code batch}; when it is empty, arms it and parks the calling thread until a completion
+     * arrives (the way a consumer waits without burning a core). Allocation-free.
+     */
+    static int pollOrWait(CompletionQueue cq, org.rpcrdma4j.verbs.WorkCompletion[] batch) {
+        int n = cq.poll(batch);
+        if (n > 0) {
+            return n;
+        }
+        cq.requestNotify();
+        n = cq.poll(batch);
+        if (n > 0) {
+            return n;
+        }
+        java.util.concurrent.locks.LockSupport.parkNanos(1_000_000);
+        return cq.poll(batch);
+    }
+
+    /** Makes {@code cq}'s listener wake {@code thread} (for {@link #pollOrWait}). */
+    static void wakes(CompletionQueue cq, Thread thread) {
+        cq.setListener(q -> java.util.concurrent.locks.LockSupport.unpark(thread));
+    }
+
+    RegisteredMemory register(int size, int access) throws Exception {
+        RegisteredMemory mr = pd.registerMemory(ByteBuffer.allocateDirect(size), access);
+        regions.add(mr);
+        return mr;
+    }
+
+    @Override
+    public void close() {
+        client.close();
+        server.close();
+        listener.close();
+        for (RegisteredMemory r : regions) {
+            r.close();
+        }
+        device.close();
+    }
+}

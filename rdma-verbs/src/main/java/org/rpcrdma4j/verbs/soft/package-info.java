@@ -1,0 +1,60 @@
+/**
+ * The software iWARP device: a real RNIC in software, speaking MPA (RFC 5044/6581), DDP (RFC 5041) and RDMAP
+ * (RFC 5040) over one TCP connection per queue pair, interoperable on the wire with Linux {@code siw}. Provider
+ * name {@code soft} ({@link org.rpcrdma4j.verbs.soft.SoftIwarpProvider}); options in
+ * {@link org.rpcrdma4j.verbs.soft.SoftIwarpOptions}; test-only fault injection in
+ * {@link org.rpcrdma4j.verbs.soft.SoftIwarpFaults}.
+ *
+ * <h2>Attributes</h2>
+ * iWARP; fast-register depth 256 pages (1 MiB of 4 KiB pages); 8 SGEs per work request; 256 bytes of inline data
+ * (copied at post time; more than siw's 80 so that a Send header plus a small call fits); IRD and ORD 128 per queue
+ * pair; 16384 work requests per queue; 262144 completion-queue entries; messages up to 2 GiB - 1; private data 252
+ * bytes with MPA revision 2 (256 with revision 1); capabilities FAST_REG, FMR, LOCAL_INV, SEND_WITH_INV,
+ * READ_WITH_INV, REMOTE_INV unless restricted by the {@code capabilities} option.
+ *
+ * <h2>What upper layers can rely on</h2>
+ * <ul>
+ * <li><b>Threads.</b> A fixed set of engine threads ({@code engineThreads}, default 2) serves every queue pair,
+ * listener and handshake; a queue pair is bound to one engine for life. Completion-queue listeners, connection
+ * listeners, connection-request handlers and the completion of {@code connect} futures run on engine threads and
+ * must not block. Posting, polling, disconnect and close may be called from any thread, listeners included (a
+ * post from an engine thread needs no wake-up; disconnect and close requested there take effect right after the
+ * callback returns).</li>
+ * <li><b>Completion order.</b> Send-queue completions come in posting order, also across RDMA Reads. Receive
+ * completions come in posting order. An unsignaled request completes silently unless it fails; its slot counts
+ * against {@code maxSendWr} until a later signaled (or failed) completion retires it. A failed or flushed request
+ * always completes.</li>
+ * <li><b>Placement.</b> With {@code confirmPlacement} (default) and an ORD of at least 1, an RDMA Write or Send
+ * completes only after the peer has placed it: the device follows its data with a zero-length RDMA Read Request
+ * (at most one outstanding; every Read Response also confirms everything sent before its request). So a Write or
+ * Send the peer refuses completes with REM_ACCESS_ERR or REM_OP_ERR, as on InfiniBand. Without it (or with ORD 0)
+ * a Write or Send completes once written to the socket, as siw does, and a refusal shows only as the connection
+ * breaking. On the receiving side a Send after a Write is delivered after the Write's data is placed (one
+ * connection, one engine, stream order).</li>
+ * <li><b>Reads.</b> At most ORD Reads are in flight; further Reads (and everything behind them) wait in the send
+ * queue. FENCE makes a request wait for every earlier Read. An iWARP Read has one sink SGE, needing LOCAL_WRITE and,
+ * when the response arrives, REMOTE_WRITE (iWARP Read Responses are tagged writes to the sink STag). Inbound Read
+ * Requests beyond the IRD end the connection (Terminate), as in siw.</li>
+ * <li><b>Errors.</b> A violation found here sends a Terminate (layer/type/code as siw uses them) and ends the
+ * connection; a Terminate from the peer ends it too. The work request concerned completes with its status (remote
+ * errors REM_ACCESS_ERR / REM_OP_ERR at the initiator; LOC_LEN_ERR, LOC_PROT_ERR, REM_INV_REQ_ERR at the receiver;
+ * LOC_PROT_ERR / LOC_ACCESS_ERR for local SGE and registration faults) with the Terminate code in
+ * {@code vendorError} (see {@link org.rpcrdma4j.verbs.soft.wire.Terminate#vendorError}); every other outstanding
+ * and later request is flushed (WR_FLUSH_ERR) and the connection listener gets DISCONNECTED exactly once
+ * (DEVICE_REMOVAL instead when the device closes).</li>
+ * <li><b>Memory.</b> Registered memory is read and written in place: socket reads go straight into the registered
+ * buffer or the receive's SGEs, socket writes gather straight from them. Memory named by a work request must stay
+ * put until its completion. The page buffers of a {@link org.rpcrdma4j.verbs.PageList} are lent to the device while
+ * the registration is valid: engine threads move their position and limit.</li>
+ * <li><b>Allocation.</b> Nothing is allocated per work request, per FPDU or per completion in steady state: work
+ * request slots, inline areas, header and trailer slots, gather and scatter arrays, read queues and completion
+ * entries are made when the queue pair or queue is created; registered buffers get one duplicate per engine, made on
+ * first use. Connection setup, events and errors allocate.</li>
+ * <li><b>Wire.</b> The initiator sends its MPA Request right after the TCP connect (revision 2 with the enhanced
+ * flag and IRD/ORD by default; C when {@code crc}), reads exactly the Reply, then sends a zero-length RDMA Write to
+ * STag 1 so that a responder may start; a responder sends nothing until the initiator's first FPDU. CRC is used when
+ * either side asks; markers are refused; private data up to 252 bytes (256 minus the IRD/ORD block). A listener
+ * closes, after {@code handshakeTimeoutMs}, a socket that sent junk, nothing, or got no decision, and lives on.</li>
+ * </ul>
+ */
+package org.rpcrdma4j.verbs.soft;

@@ -1,0 +1,19 @@
+package org.rpcrdma4j.verbs.soft;
+
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.rpcrdma4j.verbs.RdmaDevice;
+import org.rpcrdma4j.verbs.conformance.AbstractDeviceConformanceTest;
+
+@ParameterizedClass(name = "{0}")
+@EnumSource(SoftVariant.class)
+class SoftDeviceTest extends AbstractDeviceConformanceTest {
+    @Parameter
+    SoftVariant variant;
+
+    @Override
+    protected RdmaDevice newDevice() throws Exception {
+        return variant.open();
+    }
+}

@@ -1,0 +1,340 @@
+package org.rpcrdma4j.verbs.soft;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.HexFormat;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.rpcrdma4j.verbs.AcceptParameters;
+import org.rpcrdma4j.verbs.Access;
+import org.rpcrdma4j.verbs.ConnectParameters;
+import org.rpcrdma4j.verbs.ConnectionEventType;
+import org.rpcrdma4j.verbs.ConnectionInfo;
+import org.rpcrdma4j.verbs.RdmaDevice;
+import org.rpcrdma4j.verbs.RdmaListener;
+import org.rpcrdma4j.verbs.RdmaProviders;
+import org.rpcrdma4j.verbs.RegisteredMemory;
+import org.rpcrdma4j.verbs.WcStatus;
+import org.rpcrdma4j.verbs.WorkCompletion;
+import org.rpcrdma4j.verbs.conformance.VerbsFixture;
+import org.rpcrdma4j.verbs.soft.wire.Ddp;
+import org.rpcrdma4j.verbs.soft.wire.Fpdu;
+import org.rpcrdma4j.verbs.soft.wire.MpaFrame;
+import org.rpcrdma4j.verbs.soft.wire.Rdmap;
+import org.rpcrdma4j.verbs.soft.wire.Terminate;
+
+/**
+ * What the device does with FPDUs a hand-driven peer sends: odd segmentations, CRC, every sequence and protection
+ * violation (with the Terminate it must answer), the IRD, a Terminate laid out as siw lays it out, and a connection
+ * that ends inside an FPDU.
+ */
+@Timeout(60)
+class SoftFpduHandlingTest extends VerbsFixture {
+    private static final HexFormat HEX = HexFormat.of();
+    private static final int REMOTE = Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ;
+
+    @Override
+    protected RdmaDevice newDevice() throws Exception {
+        return RdmaProviders.select("soft").open(Map.of());
+    }
+
+    @Override
+    protected RdmaDevice newPeerDevice() {
+        return device;
+    }
+
+    /** The device as responder to a raw initiator. */
+    private final class Responder implements AutoCloseable {
+        final Endpoint server;
+        final RawPeer peer;
+
+        Responder(boolean crc, int ird) throws Exception {
+            server = endpoint(device, Sizes.defaults());
+            RdmaListener listener = own(device.connectionManager().listen(listenAddress(), request -> {
+                try {
+                    request.accept(server.qp, new AcceptParameters(new byte[0], ird, 4), server.events);
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            }));
+            peer = RawPeer.connect(listener.localAddress());
+            peer.write(MpaFrame.encode(false, MpaFrame.FLAG_ENHANCED | (crc ? MpaFrame.FLAG_CRC : 0), 2,
+                    MpaFrame.enhancedPrivateData(0, 8, new byte[0])));
+            RawPeer.Frame reply = peer.readFrame(true);
+            assertThat(reply.header().crc()).isEqualTo(crc);
+            peer.crc = crc;
+            server.events.await(ConnectionEventType.ESTABLISHED);
+        }
+
+        @Override
+        public void close() throws java.io.IOException {
+            peer.close();
+        }
+    }
+
+    private static byte[] concat(byte[]... parts) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        for (byte[] p : parts) {
+            out.writeBytes(p);
+        }
+        return out.toByteArray();
+    }
+
+    @Test
+    void oddSegmentationsAndTinyTcpWritesAreReassembled() throws Exception {
+        try (Responder r = new Responder(false, 4)) {
+            RegisteredMemory sink = register(r.server.pd, 3000, REMOTE);
+            RegisteredMemory inbox = register(r.server.pd, 5000, Access.LOCAL_WRITE);
+            r.server.qp.postRecv(recv(1, inbox, 0, 5000));
+            byte[] data = new byte[5000];
+            fill(ByteBuffer.wrap(data), 51);
+            long to = sink.address(0);
+            int[] writeCuts = {0, 1, 1000, 3000};
+            for (int i = 0; i + 1 < writeCuts.length; i++) {
+                r.peer.sendFpdu(RawPeer.tagged(i + 2 == writeCuts.length, Rdmap.WRITE, sink.rkey(), to + writeCuts[i],
+                        Arrays.copyOfRange(data, writeCuts[i], writeCuts[i + 1])), 7);
+            }
+            int[] sendCuts = {0, 1, 3, 6, 1003, 5000};
+            for (int i = 0; i + 1 < sendCuts.length; i++) {
+                r.peer.sendFpdu(RawPeer.untagged(i + 2 == sendCuts.length, Rdmap.SEND, 0, Ddp.QN_SEND, 1,
+                        sendCuts[i], Arrays.copyOfRange(data, sendCuts[i], sendCuts[i + 1])), 7);
+            }
+            WorkCompletion wc = await(r.server.recvCq);
+            assertThat(wc.status).isEqualTo(WcStatus.SUCCESS);
+            assertThat(wc.byteLen).isEqualTo(5000);
+            assertThat(bytes(inbox.buffer(), 0, 5000)).isEqualTo(data);
+            assertThat(bytes(sink.buffer(), 0, 3000)).isEqualTo(Arrays.copyOf(data, 3000));
+        }
+    }
+
+    @Test
+    void largestSegmentTheLengthFieldAllows() throws Exception {
+        try (Responder r = new Responder(true, 4)) {
+            int payload = Fpdu.MAX_ULPDU_LENGTH - Ddp.TAGGED_HEADER_LENGTH;
+            RegisteredMemory sink = register(r.server.pd, payload, REMOTE);
+            RegisteredMemory inbox = register(r.server.pd, 64, Access.LOCAL_WRITE);
+            r.server.qp.postRecv(recv(1, inbox, 0, 64));
+            byte[] data = new byte[payload];
+            fill(ByteBuffer.wrap(data), 52);
+            r.peer.sendFpdu(RawPeer.tagged(true, Rdmap.WRITE, sink.rkey(), sink.address(0), data));
+            r.peer.sendFpdu(RawPeer.untagged(true, Rdmap.SEND, 0, Ddp.QN_SEND, 1, 0, new byte[3]));
+            assertThat(await(r.server.recvCq).status).isEqualTo(WcStatus.SUCCESS);
+            assertThat(bytes(sink.buffer(), 0, payload)).isEqualTo(data);
+        }
+    }
+
+    @Test
+    void crcMismatchIsTerminatedWithAnLlpCrcError() throws Exception {
+        try (Responder r = new Responder(true, 4)) {
+            RegisteredMemory inbox = register(r.server.pd, 64, Access.LOCAL_WRITE);
+            r.server.qp.postRecv(recv(1, inbox, 0, 64));
+            r.server.qp.postRecv(recv(2, inbox, 0, 64));
+            r.peer.sendFpdu(RawPeer.untagged(true, Rdmap.SEND, 0, Ddp.QN_SEND, 1, 0, new byte[] {1, 2, 3}));
+            assertThat(await(r.server.recvCq).status).isEqualTo(WcStatus.SUCCESS);
+            byte[] bad = RawPeer.fpdu(RawPeer.untagged(true, Rdmap.SEND, 0, Ddp.QN_SEND, 2, 0, new byte[] {4}), true);
+            bad[bad.length - 1] ^= 0x40;
+            r.peer.write(bad);
+            byte[] terminate = r.peer.readFpdu();
+            assertThat(HEX.formatHex(terminate)).isEqualTo("4147" + "00000000" + "00000002" + "00000001"
+                    + "00000000" + "20020000");
+            assertThat(awaitWrId(r.server.recvCq, 2).status).isEqualTo(WcStatus.WR_FLUSH_ERR);
+            r.server.events.await(ConnectionEventType.DISCONNECTED);
+            assertThat(r.peer.closedByPeer()).isTrue();
+        }
+    }
+
+    /** A violation: the FPDU to send and the Terminate control word the device must answer with. */
+    record Violation(String name, Function<Integer, byte[]> ulpdu, int controlWord, boolean quotes) {
+        @Override
+        public String toString() {
+            return name;
+        }
+    }
+
+    static java.util.stream.Stream<Arguments> violations() {
+        int md = Terminate.FLAG_M | Terminate.FLAG_D;
+        return java.util.stream.Stream.of(
+                new Violation("Send with MSN 2 first", stag -> RawPeer.untagged(true, Rdmap.SEND, 0, Ddp.QN_SEND, 2, 0,
+                        new byte[4]), 0x1203_0000 | md, true),
+                new Violation("Send starting at MO 8", stag -> RawPeer.untagged(true, Rdmap.SEND, 0, Ddp.QN_SEND, 1, 8,
+                        new byte[4]), 0x1204_0000 | md, true),
+                new Violation("Send on queue 1", stag -> RawPeer.untagged(true, Rdmap.SEND, 0, 1, 1, 0, new byte[4]),
+                        0x1201_0000 | md, true),
+                new Violation("tagged Send", stag -> RawPeer.tagged(true, Rdmap.SEND, stag, 0, new byte[4]),
+                        0x0206_0000 | md, true),
+                new Violation("opcode 10 (atomics)", stag -> RawPeer.untagged(true, 10, 0, 0, 1, 0, new byte[4]),
+                        0x0206_0000 | md, true),
+                new Violation("DDP version 0", stag -> {
+                    byte[] u = RawPeer.untagged(true, Rdmap.SEND, 0, Ddp.QN_SEND, 1, 0, new byte[4]);
+                    u[0] = (byte) Ddp.FLAG_LAST;
+                    return u;
+                }, 0x1206_0000, false),
+                new Violation("RDMAP version 2", stag -> {
+                    byte[] u = RawPeer.untagged(true, Rdmap.SEND, 0, Ddp.QN_SEND, 1, 0, new byte[4]);
+                    u[1] = (byte) (0x80 | Rdmap.SEND);
+                    return u;
+                }, 0x0205_0000, false),
+                new Violation("Write to an unknown STag", stag -> RawPeer.tagged(true, Rdmap.WRITE, stag + 0x100, 0,
+                        new byte[4]), 0x1100_0000 | md, true),
+                new Violation("Write past the end", stag -> RawPeer.tagged(true, Rdmap.WRITE, stag, Long.MIN_VALUE,
+                        new byte[4]), 0x1101_0000 | md, true),
+                new Violation("Send with no receive posted", stag -> RawPeer.untagged(true, Rdmap.SEND, 0,
+                        Ddp.QN_SEND, 1, 0, new byte[4]), 0x1202_0000 | md, true),
+                new Violation("Read Response nobody asked for", stag -> RawPeer.tagged(true, Rdmap.READ_RESPONSE,
+                        stag, 0, new byte[4]), 0x0206_0000 | md, true),
+                new Violation("Read Request of a region without REMOTE_READ", stag -> RawPeer.readRequest(1, 1, 0, 4,
+                        stag, 0), 0x0102_0000 | md | Terminate.FLAG_R, true))
+                .map(Arguments::of);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("violations")
+    void violationIsAnsweredWithTheRightTerminate(Violation v) throws Exception {
+        try (Responder r = new Responder(false, 4)) {
+            RegisteredMemory region = register(r.server.pd, 4096, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
+            byte[] ulpdu = v.ulpdu().apply(region.rkey());
+            if (v.name().startsWith("Write past")) {
+                ulpdu = RawPeer.tagged(true, Rdmap.WRITE, region.rkey(), region.address(4094), new byte[4]);
+            }
+            if (v.name().startsWith("Read Request")) {
+                ulpdu = RawPeer.readRequest(1, 1, 0, 4, region.rkey(), region.address(0));
+            }
+            r.peer.sendFpdu(ulpdu);
+            byte[] terminate = r.peer.readFpdu();
+            ByteBuffer t = ByteBuffer.wrap(terminate);
+            assertThat(RawPeer.opcode(terminate)).isEqualTo(Rdmap.TERMINATE);
+            assertThat(t.getInt(Ddp.OFFSET_QN)).isEqualTo(Ddp.QN_TERMINATE);
+            assertThat(t.getInt(Ddp.OFFSET_MSN)).isEqualTo(1);
+            assertThat(Integer.toHexString(t.getInt(Terminate.OFFSET_CONTROL)))
+                    .isEqualTo(Integer.toHexString(v.controlWord()));
+            if (v.quotes()) {
+                assertThat(t.getShort(Terminate.OFFSET_SEGMENT_LENGTH) & 0xFFFF).isEqualTo(ulpdu.length);
+                int quoted = terminate.length - Terminate.OFFSET_TERMINATED_HEADER;
+                int expected = (ulpdu[0] & Ddp.FLAG_TAGGED) != 0 ? Ddp.TAGGED_HEADER_LENGTH
+                        : (v.controlWord() & Terminate.FLAG_R) != 0 ? Rdmap.READ_REQUEST_ULPDU_LENGTH
+                        : Ddp.UNTAGGED_HEADER_LENGTH;
+                assertThat(quoted).isEqualTo(expected);
+                assertThat(Arrays.copyOfRange(terminate, Terminate.OFFSET_TERMINATED_HEADER, terminate.length))
+                        .isEqualTo(Arrays.copyOf(ulpdu, expected));
+            } else {
+                assertThat(terminate).hasSize(Terminate.OFFSET_CONTROL + 4);
+            }
+            r.server.events.await(ConnectionEventType.DISCONNECTED);
+            assertThat(r.peer.closedByPeer()).isTrue();
+            assertThat(bytes(region.buffer(), 0, 4096)).containsOnly(0);
+        }
+    }
+
+    @Test
+    void readRequestsBeyondTheIrdAreTerminated() throws Exception {
+        try (Responder r = new Responder(false, 1)) {
+            RegisteredMemory source = register(r.server.pd, 1 << 20, REMOTE);
+            r.peer.write(concat(RawPeer.fpdu(RawPeer.readRequest(1, 0x100, 0, 1 << 20, source.rkey(),
+                    source.address(0)), false), RawPeer.fpdu(RawPeer.readRequest(2, 0x100, 0, 4, source.rkey(),
+                    source.address(0)), false)));
+            byte[] fpdu;
+            do {
+                fpdu = r.peer.readFpdu();
+            } while (RawPeer.opcode(fpdu) == Rdmap.READ_RESPONSE);
+            assertThat(RawPeer.opcode(fpdu)).isEqualTo(Rdmap.TERMINATE);
+            assertThat(Integer.toHexString(ByteBuffer.wrap(fpdu).getInt(Terminate.OFFSET_CONTROL)))
+                    .isEqualTo(Integer.toHexString(0x0207_0000 | Terminate.FLAG_M | Terminate.FLAG_D));
+            r.server.events.await(ConnectionEventType.DISCONNECTED);
+        }
+    }
+
+    /** The device as initiator to a raw responder. */
+    private final class Initiator implements AutoCloseable {
+        final Endpoint client;
+        final RawPeer peer;
+        final ServerSocket server;
+
+        Initiator() throws Exception {
+            client = endpoint(device, Sizes.defaults());
+            server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+            CompletableFuture<ConnectionInfo> connected = device.connectionManager().connect(client.qp,
+                    (InetSocketAddress) server.getLocalSocketAddress(), new ConnectParameters(new byte[0], 4, 4),
+                    client.events);
+            peer = new RawPeer(server.accept());
+            peer.readFrame(false);
+            peer.write(MpaFrame.encode(true, MpaFrame.FLAG_ENHANCED, 2, MpaFrame.enhancedPrivateData(4, 4,
+                    new byte[0])));
+            connected.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+            assertThat(RawPeer.opcode(peer.readFpdu())).isEqualTo(Rdmap.WRITE);
+        }
+
+        @Override
+        public void close() throws java.io.IOException {
+            peer.close();
+            server.close();
+        }
+    }
+
+    @Test
+    void terminateLaidOutAsSiwDoesFailsTheWriteItQuotes() throws Exception {
+        try (Initiator i = new Initiator()) {
+            RegisteredMemory src = register(i.client.pd, 64, REMOTE);
+            i.client.qp.postSend(write(1, src, 0, 64, 0x00123400, 0x8000));
+            byte[] write = i.peer.readFpdu();
+            assertThat(RawPeer.opcode(write)).isEqualTo(Rdmap.WRITE);
+            assertThat(RawPeer.opcode(i.peer.readFpdu())).isEqualTo(Rdmap.READ_REQUEST);
+            ByteBuffer body = ByteBuffer.allocate(4 + 2 + Ddp.TAGGED_HEADER_LENGTH);
+            body.put((byte) 0x11).put((byte) Terminate.DDP_TAGGED_INVALID_STAG).put((byte) 0x03).put((byte) 0);
+            body.putShort((short) write.length).put(write, 0, Ddp.TAGGED_HEADER_LENGTH);
+            i.peer.sendFpdu(RawPeer.untagged(true, Rdmap.TERMINATE, 0, Ddp.QN_TERMINATE, 1, 0, body.array()));
+            WorkCompletion wc = await(i.client.sendCq);
+            assertThat(wc.wrId).isEqualTo(1);
+            assertThat(wc.status).isEqualTo(WcStatus.REM_ACCESS_ERR);
+            assertThat(Terminate.isReceived(wc.vendorError)).isTrue();
+            assertThat(Terminate.layerOf(wc.vendorError)).isEqualTo(Terminate.LAYER_DDP);
+            assertThat(Terminate.etypeOf(wc.vendorError)).isEqualTo(Terminate.DDP_TAGGED_BUFFER);
+            assertThat(Terminate.codeOf(wc.vendorError)).isEqualTo(Terminate.DDP_TAGGED_INVALID_STAG);
+            i.client.events.await(ConnectionEventType.DISCONNECTED);
+        }
+    }
+
+    @Test
+    void connectionEndingInsideAnFpduDisconnects() throws Exception {
+        try (Initiator i = new Initiator()) {
+            RegisteredMemory inbox = register(i.client.pd, 64, Access.LOCAL_WRITE);
+            i.client.qp.postRecv(recv(1, inbox, 0, 64));
+            byte[] fpdu = RawPeer.fpdu(RawPeer.untagged(true, Rdmap.SEND, 0, Ddp.QN_SEND, 1, 0, new byte[40]), false);
+            i.peer.write(Arrays.copyOf(fpdu, 30));
+            i.peer.socket.shutdownOutput();
+            i.client.events.await(ConnectionEventType.DISCONNECTED);
+            assertThat(await(i.client.recvCq).status).isEqualTo(WcStatus.WR_FLUSH_ERR);
+            assertThat(bytes(inbox.buffer(), 0, 64)).as("a half-received Send is not delivered").isNotNull();
+        }
+    }
+
+    @Test
+    void readResponseWithTheWrongSinkIsRefused() throws Exception {
+        try (Initiator i = new Initiator()) {
+            RegisteredMemory sink = register(i.client.pd, 64, REMOTE);
+            i.client.qp.postSend(read(1, sink, 0, 64, 0x00ABCD00, 0));
+            byte[] request = i.peer.readFpdu();
+            assertThat(RawPeer.opcode(request)).isEqualTo(Rdmap.READ_REQUEST);
+            assertThat(ByteBuffer.wrap(request).getInt(Rdmap.OFFSET_SINK_STAG)).isEqualTo(sink.lkey());
+            i.peer.sendFpdu(RawPeer.tagged(true, Rdmap.READ_RESPONSE, sink.lkey() + 0x100, sink.address(0),
+                    new byte[64]));
+            byte[] terminate = i.peer.readFpdu();
+            assertThat(Integer.toHexString(ByteBuffer.wrap(terminate).getInt(Terminate.OFFSET_CONTROL)))
+                    .isEqualTo(Integer.toHexString(0x1100_0000 | Terminate.FLAG_M | Terminate.FLAG_D));
+            assertThat(await(i.client.sendCq).status).isNotEqualTo(WcStatus.SUCCESS);
+        }
+    }
+}

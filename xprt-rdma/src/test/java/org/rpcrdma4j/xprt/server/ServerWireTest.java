@@ -317,4 +317,47 @@ class ServerWireTest extends ServerFixture {
         }
         r.bytes().release();
     }
+
+    /**
+     * The reply's write list repeats the call's: every chunk, every segment, the same handles and offsets; lengths
+     * are what was written (the result into the first chunk, nothing into the others or when there is no result).
+     */
+    @Test
+    void writeListEchoedWithWrittenLengths() throws Exception {
+        RawClient c = client(false);
+        RawClient.Chunk first = c.registered(16 << 10, Access.REMOTE_WRITE | Access.LOCAL_WRITE);
+        RawClient.Chunk second = c.registered(16 << 10, Access.REMOTE_WRITE | Access.LOCAL_WRITE);
+        c.send(RawClient.header().xid(0x27).credits(32).proc(RpcRdmaProc.RDMA_MSG)
+                .beginWriteChunk().addWriteSegment(first.stag, 8 << 10, first.iova)
+                .addWriteSegment(first.stag, 8 << 10, first.iova + (8 << 10))
+                .beginWriteChunk().addWriteSegment(second.stag, 16 << 10, second.iova),
+                Rpc.echoCall(0x27, EchoProgram.READ, Rpc.ints(9000, 4)));
+        RawClient.Received r = c.receive();
+        RpcRdmaHeader h = r.header();
+        assertThat(h.writeChunkCount()).isEqualTo(2);
+        assertThat(h.writeSegmentCount(0)).isEqualTo(2);
+        assertThat(h.writeLength(0, 0)).isEqualTo(8 << 10);
+        assertThat(h.writeLength(0, 1)).isEqualTo(9000 - (8 << 10));
+        assertThat(h.writeOffset(0, 1)).isEqualTo(first.iova + (8 << 10));
+        assertThat(h.writeSegmentCount(1)).isEqualTo(1);
+        assertThat(h.writeHandle(1, 0)).isEqualTo(second.stag);
+        assertThat(h.writeOffset(1, 0)).isEqualTo(second.iova);
+        assertThat(h.writeLength(1, 0)).isZero();
+        assertThat(first.bytes(0, 9000)).isEqualTo(EchoProgram.pattern(9000, 4));
+        assertThat(second.bytes(0, 16)).containsOnly(0);
+        Rpc.assertBytes(r.message(), Rpc.concat(Rpc.successHeader(0x27), Rpc.ints(9000)));
+        r.bytes().release();
+
+        // a procedure without a DDP-eligible result: the chunk comes back unused, the reply goes inline
+        c.send(RawClient.header().xid(0x28).credits(32).proc(RpcRdmaProc.RDMA_MSG)
+                .beginWriteChunk().addWriteSegment(second.stag, 16 << 10, second.iova),
+                Rpc.echoCall(0x28, EchoProgram.NULL, null));
+        r = c.receive();
+        h = r.header();
+        assertThat(h.writeChunkCount()).isEqualTo(1);
+        assertThat(h.writeSegmentCount(0)).isEqualTo(1);
+        assertThat(h.writeLength(0, 0)).isZero();
+        Rpc.assertBytes(r.message(), Rpc.successHeader(0x28));
+        r.bytes().release();
+    }
 }

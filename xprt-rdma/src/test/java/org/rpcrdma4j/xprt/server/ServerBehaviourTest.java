@@ -209,4 +209,30 @@ class ServerBehaviourTest extends ServerFixture {
         assertThat(c.info.ord()).as("the client offers no RDMA READ target to the server... ").isZero();
         assertThat(c.info.ird()).as("...but serves the server's READs").isEqualTo(16);
     }
+
+    /** Connection requests beyond the limit, and from clients that offer no RDMA READ, are refused. */
+    @Test
+    void connectionsBeyondTheLimitOrWithoutReadAreRefused() throws Exception {
+        RdmaRpcServer limited = RdmaRpcServer.builder().name("limit-check").provider("soft", java.util.Map.of())
+                .bindAddress(java.net.InetAddress.getLoopbackAddress()).port(0).jmx(false).maxConnections(1)
+                .program(new org.dcache.oncrpc4j.rpc.OncRpcProgram(EchoProgram.PROGRAM, EchoProgram.VERSION), program)
+                .build();
+        limited.start();
+        try {
+            byte[] pdata = org.rpcrdma4j.codec.RpcRdmaPrivateData.of(false, 4096, 4096).encode();
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> RawClient.connect(limited.boundAddress(),
+                    pdata, 0).close()).hasRootCauseInstanceOf(org.rpcrdma4j.verbs.ConnectException.class);
+            try (RawClient first = RawClient.connect(limited.boundAddress(), false)) {
+                org.assertj.core.api.Assertions.assertThatThrownBy(() -> RawClient.connect(limited.boundAddress(),
+                        false).close()).hasRootCauseInstanceOf(org.rpcrdma4j.verbs.ConnectException.class);
+                first.send(RawClient.header().xid(0x701).credits(32).proc(RpcRdmaProc.RDMA_MSG),
+                        Rpc.echoCall(0x701, EchoProgram.NULL, null));
+                Rpc.assertBytes(first.receive().message(), Rpc.successHeader(0x701));
+            }
+            assertThat(limited.counters().get(ServerCounter.CONNECTIONS_REJECTED)).isEqualTo(2);
+            assertThat(limited.counters().get(ServerCounter.CONNECTIONS_ACCEPTED)).isEqualTo(1);
+        } finally {
+            limited.stop();
+        }
+    }
 }

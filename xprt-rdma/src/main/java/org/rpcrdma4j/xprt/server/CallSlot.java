@@ -22,6 +22,7 @@ import org.rpcrdma4j.registration.InvalidationListener;
 import org.rpcrdma4j.registration.RegisteredBuffer;
 import org.rpcrdma4j.registration.Registration;
 import org.rpcrdma4j.registration.ScatterList;
+import org.rpcrdma4j.verbs.Opcode;
 import org.rpcrdma4j.verbs.VerbsException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -490,6 +491,35 @@ final class CallSlot implements RpcTransport, InvalidationListener, Runnable {
         sink = null;
         if (s != null) {
             s.release();
+        }
+    }
+
+    /** Agent: counts the marshaled reply as it is posted. */
+    void countReply() {
+        ReplyMarshaler m = marshaler;
+        switch (m.kind()) {
+            case INLINE -> {
+                connection.count(ServerCounter.REPLIES);
+                connection.count(ServerCounter.INLINE_REPLIES);
+            }
+            case REPLY_CHUNK -> {
+                connection.count(ServerCounter.REPLIES);
+                connection.count(ServerCounter.REPLY_CHUNKS);
+                connection.count(ServerCounter.REPLY_CHUNK_BYTES, m.replyChunkBytes());
+            }
+            case ERR_CHUNK -> connection.count(ServerCounter.ERR_CHUNK_SENT);
+            case ERR_VERS -> connection.count(ServerCounter.ERR_VERS_SENT);
+            default -> throw new IllegalStateException("kind " + m.kind());
+        }
+        if (m.writeChunkBytes() > 0) {
+            connection.count(ServerCounter.WRITE_CHUNKS);
+            connection.count(ServerCounter.WRITE_CHUNK_BYTES, m.writeChunkBytes());
+        }
+        connection.count(ServerCounter.RDMA_WRITES, m.writes().count());
+        connection.count(ServerCounter.ZERO_COPY_BYTES, replyBytes.zeroCopyBytes());
+        connection.count(ServerCounter.COPIED_REPLY_BYTES, replyBytes.copiedBytes());
+        if (m.opcode() == Opcode.SEND_WITH_INV) {
+            connection.count(ServerCounter.REMOTE_INVALIDATIONS);
         }
     }
 

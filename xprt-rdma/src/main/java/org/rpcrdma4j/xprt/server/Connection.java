@@ -17,7 +17,6 @@ import org.rpcrdma4j.registration.WrIds;
 import org.rpcrdma4j.verbs.CompletionQueue;
 import org.rpcrdma4j.verbs.ConnectionEvent;
 import org.rpcrdma4j.verbs.ConnectionInfo;
-import org.rpcrdma4j.verbs.Opcode;
 import org.rpcrdma4j.verbs.PostException;
 import org.rpcrdma4j.verbs.QueuePair;
 import org.rpcrdma4j.verbs.WcStatus;
@@ -532,39 +531,11 @@ final class Connection implements Agent {
         slot.state.set(CallSlot.SENDING);
         inFlight--;
         add(ServerCounter.CALLS_IN_FLIGHT, -1);
-        countReply(slot);
+        slot.countReply();
         try {
             poster.post(slot);
         } catch (PostException e) {
             drop(ServerCounter.DROPPED_INTERNAL_ERROR, "posting a reply failed: " + e.getMessage());
-        }
-    }
-
-    private void countReply(CallSlot slot) {
-        ReplyMarshaler m = slot.marshaler;
-        switch (m.kind()) {
-            case INLINE -> {
-                count(ServerCounter.REPLIES);
-                count(ServerCounter.INLINE_REPLIES);
-            }
-            case REPLY_CHUNK -> {
-                count(ServerCounter.REPLIES);
-                count(ServerCounter.REPLY_CHUNKS);
-                count(ServerCounter.REPLY_CHUNK_BYTES, m.replyChunkBytes());
-            }
-            case ERR_CHUNK -> count(ServerCounter.ERR_CHUNK_SENT);
-            case ERR_VERS -> count(ServerCounter.ERR_VERS_SENT);
-            default -> throw new IllegalStateException("kind " + m.kind());
-        }
-        if (m.writeChunkBytes() > 0) {
-            count(ServerCounter.WRITE_CHUNKS);
-            count(ServerCounter.WRITE_CHUNK_BYTES, m.writeChunkBytes());
-        }
-        count(ServerCounter.RDMA_WRITES, m.writes().count());
-        count(ServerCounter.ZERO_COPY_BYTES, slot.replyBytes.zeroCopyBytes());
-        count(ServerCounter.COPIED_REPLY_BYTES, slot.replyBytes.copiedBytes());
-        if (m.opcode() == Opcode.SEND_WITH_INV) {
-            count(ServerCounter.REMOTE_INVALIDATIONS);
         }
     }
 

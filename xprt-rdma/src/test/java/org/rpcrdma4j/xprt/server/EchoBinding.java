@@ -43,6 +43,19 @@ final class EchoBinding implements UpperLayerBinding {
         }
     }
 
+    /** In a reduced reply the item's bytes are gone: only its length word is there. */
+    @Override
+    public boolean locateReducedReplyItem(int version, int procedure, ByteBuf results, DataItem out)
+            throws XdrFormatException {
+        switch (procedure) {
+            case EchoProgram.ECHO, EchoProgram.READ, EchoProgram.READ_HEAP, EchoProgram.READ_PLAIN:
+                out.set(4, new XdrCursor().wrap(results).readUnsignedInt());
+                return true;
+            default:
+                return false;
+        }
+    }
+
     private synchronized boolean opaqueAtStart(ByteBuf buf, DataItem out) throws XdrFormatException {
         XdrCursor c = cursor.wrap(buf);
         long length = c.readUnsignedInt();

@@ -188,6 +188,7 @@ class ServerHostileTest extends ServerFixture {
         // hold back the client's READ responses, wait for the server's READ, then cut the connection
         SoftIwarpFaults.of(c.queuePair()).delayTransmit(Duration.ofSeconds(20));
         await("the server's RDMA READ posted", () -> counter(ServerCounter.RDMA_READS) > reads);
+        assertThat(counter(c, ServerCounter.READ_CHUNKS)).as("the READ has not completed").isZero();
         SoftIwarpFaults.of(c.queuePair()).dropConnection();
         await("the server closed the connection", () -> counter(ServerCounter.CONNECTIONS_CLOSED) > closed);
     }

@@ -726,6 +726,11 @@ final class Connection implements Agent {
 
     // ------------------------------------------------------------------ accessors, counters
 
+    /** The connection's queue pair (diagnostics and fault injection in tests). */
+    QueuePair queuePair() {
+        return qp;
+    }
+
     InetSocketAddress localAddress() {
         return localAddress;
     }

@@ -427,6 +427,16 @@ public final class RdmaRpcServer implements AutoCloseable {
         return p == null ? 0 : p.pagesInUse();
     }
 
+    /** The open connection to the client at {@code remote}, or null. */
+    Connection connectionTo(InetSocketAddress remote) {
+        for (Connection c : connections) {
+            if (remote.equals(c.remoteAddress())) {
+                return c;
+            }
+        }
+        return null;
+    }
+
     /** Each open connection's agent state, one line each (diagnostics). */
     String describeConnections() {
         StringBuilder sb = new StringBuilder();

@@ -51,6 +51,7 @@ final class EchoProgram implements RpcDispatchable {
     final AtomicInteger slowFinished = new AtomicInteger();
     final AtomicInteger buffersReleased = new AtomicInteger();
     final AtomicInteger sendFailures = new AtomicInteger();
+    final AtomicInteger digests = new AtomicInteger();
 
     /** Where READ gets its buffer: per call, the server's allocator (or plain memory for READ_PLAIN). */
     interface ReplyBufferSource {
@@ -85,6 +86,7 @@ final class EchoProgram implements RpcDispatchable {
             case DIGEST -> {
                 Opaque data = new Opaque();
                 call.retrieveCall(data);
+                digests.incrementAndGet();
                 CRC32C crc = new CRC32C();
                 crc.update(data.bytes);
                 int length = data.bytes.length;

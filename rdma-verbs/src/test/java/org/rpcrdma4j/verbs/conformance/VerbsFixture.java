@@ -104,6 +104,14 @@ public abstract class VerbsFixture {
         }
     }
 
+    /**
+     * Whether the connection manager carries private data both ways (connect, accept, reject). DiSNI delivers none
+     * to the Java side; such a provider returns false and the suite skips the checks of the data itself.
+     */
+    protected boolean privateDataTravels() {
+        return true;
+    }
+
     protected boolean iwarp() {
         return device.attributes().transportType() == TransportType.IWARP;
     }

@@ -1,0 +1,29 @@
+package org.rpcrdma4j.verbs.disni;
+
+import java.net.InetSocketAddress;
+
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.rpcrdma4j.verbs.RdmaDevice;
+import org.rpcrdma4j.verbs.conformance.AbstractProtectionErrorConformanceTest;
+
+/** The conformance suite's protectionerror tests over a real device; skipped with the reason unless -Drdma.disni=true. */
+@ExtendWith(HardwareOnly.class)
+class DisniProtectionErrorConformanceTest extends AbstractProtectionErrorConformanceTest {
+
+    @Override
+    protected RdmaDevice newDevice() throws Exception {
+        return new DisniProvider().open(HardwareSetup.options());
+    }
+
+    /** An iWARP RNIC (siw, hardware) completes Writes and Sends once sent: a peer's refusal only breaks the link. */
+    @Override
+    protected boolean remoteErrorsReachTheRequest() {
+        return !iwarp();
+    }
+
+    /** A DiSNI device listens on its own address. */
+    @Override
+    protected InetSocketAddress listenAddress() {
+        return new InetSocketAddress(HardwareSetup.address(), 0);
+    }
+}

@@ -1,0 +1,1 @@
+package org.rpcrdma4j.mount;

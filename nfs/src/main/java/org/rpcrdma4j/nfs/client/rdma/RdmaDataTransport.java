@@ -1,0 +1,283 @@
+package org.rpcrdma4j.nfs.client.rdma;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import org.dcache.oncrpc4j.rpc.RpcAuth;
+import org.dcache.oncrpc4j.rpc.RpcReply;
+import org.dcache.oncrpc4j.xdr.Xdr;
+import org.dcache.oncrpc4j.xdr.XdrAble;
+import org.rpcrdma4j.nfs.binding.Nfs3UpperLayerBinding;
+import org.rpcrdma4j.nfs.client.AcceptStatus;
+import org.rpcrdma4j.nfs.client.DataTransport;
+import org.rpcrdma4j.nfs.client.NfsClientConfig;
+import org.rpcrdma4j.nfs.client.RpcBadReplyException;
+import org.rpcrdma4j.nfs.client.RpcCallException;
+import org.rpcrdma4j.nfs.client.RpcConnectionException;
+import org.rpcrdma4j.nfs.client.RpcDeniedException;
+import org.rpcrdma4j.nfs.client.RpcNotAcceptedException;
+import org.rpcrdma4j.nfs.client.RpcTimeoutException;
+import org.rpcrdma4j.nfs.xdr.DdpArgument;
+import org.rpcrdma4j.nfs.xdr.DdpResult;
+import org.rpcrdma4j.registration.RegisteredBuffer;
+import org.rpcrdma4j.verbs.VerbsException;
+import org.rpcrdma4j.xprt.client.RdmaBadReplyException;
+import org.rpcrdma4j.xprt.client.RdmaCall;
+import org.rpcrdma4j.xprt.client.RdmaCallListener;
+import org.rpcrdma4j.xprt.client.RdmaCallTimeoutException;
+import org.rpcrdma4j.xprt.client.RdmaClientConfig;
+import org.rpcrdma4j.xprt.client.RdmaClientTransport;
+import org.rpcrdma4j.xprt.client.RdmaConnectionException;
+import org.rpcrdma4j.xprt.client.RdmaErrorReplyException;
+import org.rpcrdma4j.xprt.client.RdmaMarshalException;
+import org.rpcrdma4j.xprt.internal.Xdrs;
+
+/**
+ * {@link DataTransport} over RPC-over-RDMA ({@link RdmaClientTransport}'s DDP API). The RFC 8267 items move without a
+ * copy when they live in the transport's registered memory ({@link #bufferPool()}): a {@link DdpArgument}'s item goes
+ * out as a Read chunk straight from it, a {@link DdpResult}'s sink receives the data through a Write chunk. Items in
+ * other memory are copied once, into (or out of) a registered transport buffer.
+ * <p>
+ * Calls lost with a connection are sent again by the transport itself after it reconnects; a call fails when its
+ * timeout ({@link NfsClientConfig#callTimeout()}) expires. Completions run on a thread of this transport, never on the
+ * connection's. Thread-safe.
+ */
+public final class RdmaDataTransport implements DataTransport {
+    private final RdmaClientTransport transport;
+    private final InetSocketAddress server;
+    private final RpcAuth auth;
+    private final long timeoutMillis;
+    private final ExecutorService completions;
+
+    private RdmaDataTransport(RdmaClientTransport transport, InetSocketAddress server, NfsClientConfig config) {
+        this.transport = transport;
+        this.server = server;
+        this.auth = config.credential();
+        this.timeoutMillis = config.callTimeout().toMillis();
+        this.completions = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "nfs-rdma-completions-" + server);
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /**
+     * Connects to an NFS server over RDMA. {@code rdma} gives the transport settings; the NFSv3 binding is added and
+     * the connect timeout taken from {@code config}.
+     */
+    public static RdmaDataTransport connect(InetSocketAddress server, NfsClientConfig config, RdmaClientConfig rdma)
+            throws IOException {
+        RdmaClientConfig.Builder b = rdma.toBuilder().timeouts(rdma.resolveTimeout(), config.connectTimeout());
+        if (rdma.bindings().stream().noneMatch(x -> x.program() == Nfs3UpperLayerBinding.INSTANCE.program())) {
+            b.binding(Nfs3UpperLayerBinding.INSTANCE);
+        }
+        RdmaClientTransport t;
+        try {
+            t = RdmaClientTransport.connect(server, b.build());
+        } catch (RdmaConnectionException e) {
+            Throwable cause = e.getCause() != null ? e.getCause() : e;
+            throw new RpcConnectionException("cannot connect to rdma://" + server.getHostString() + ":"
+                    + server.getPort() + ": " + cause.getMessage(), e);
+        }
+        return new RdmaDataTransport(t, server, config);
+    }
+
+    /** Registered memory of this transport: READ sinks and WRITE data allocated here move without a copy. */
+    public org.rpcrdma4j.registration.RegisteredBufferPool bufferPool() {
+        return transport.bufferPool();
+    }
+
+    /** The RPC-over-RDMA transport underneath (counters, JMX). */
+    public RdmaClientTransport transport() {
+        return transport;
+    }
+
+    @Override
+    public InetSocketAddress remoteAddress() {
+        return server;
+    }
+
+    @Override
+    public <T extends XdrAble> CompletableFuture<T> call(int program, int version, int procedure, XdrAble args,
+                                                         T result) {
+        CompletableFuture<T> future = new CompletableFuture<>();
+        Pending<T> p = new Pending<>(future, result);
+        try {
+            p.start(program, version, procedure, args);
+        } catch (IOException | RuntimeException | InterruptedException e) {
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+            p.releaseBuffers();
+            future.completeExceptionally(e instanceof RpcCallException ? e
+                    : new IllegalArgumentException("cannot encode the call's arguments: " + e.getMessage(), e));
+        }
+        return future;
+    }
+
+    /** One call: its encoding, the registered copies it may need, and the decoding of its reply. */
+    private final class Pending<T extends XdrAble> implements RdmaCallListener {
+        private final CompletableFuture<T> future;
+        private final T result;
+        private final RdmaCall call = new RdmaCall();
+        private final ByteBuf reply = Unpooled.buffer(512);
+        private RegisteredBuffer ownedPayload;
+        private RegisteredBuffer ownedSink;
+        private ByteBuf userSink;
+
+        Pending(CompletableFuture<T> future, T result) {
+            this.future = future;
+            this.result = result;
+        }
+
+        void start(int program, int version, int procedure, XdrAble args)
+                throws IOException, InterruptedException {
+            int xid = transport.nextXid();
+            Xdr xdr = new Xdr(512);
+            xdr.beginEncoding();
+            xdr.xdrEncodeInt(xid);
+            xdr.xdrEncodeInt(0); // CALL
+            xdr.xdrEncodeInt(2); // RPC version
+            xdr.xdrEncodeInt(program);
+            xdr.xdrEncodeInt(version);
+            xdr.xdrEncodeInt(procedure);
+            auth.xdrEncode(xdr);
+            ByteBuf item = null;
+            if (args instanceof DdpArgument ddp) {
+                ddp.encodeBeforeItem(xdr);
+                item = ddp.item();
+                xdr.xdrEncodeInt(item.readableBytes());
+            } else {
+                args.xdrEncode(xdr);
+            }
+            xdr.endEncoding();
+            ByteBuf message = Unpooled.buffer(Xdrs.length(xdr));
+            Xdrs.copyTo(xdr, message);
+            call.message(message).reply(reply).timeout(timeoutMillis, TimeUnit.MILLISECONDS);
+            if (item != null && item.readableBytes() > 0) {
+                RegisteredBuffer own = ours(item);
+                if (own != null) {
+                    call.payload(own, item.readerIndex(), item.readableBytes());
+                } else {
+                    ownedPayload = allocate(item.readableBytes());
+                    ownedPayload.setBytes(0, item, item.readerIndex(), item.readableBytes());
+                    call.payload(ownedPayload, 0, item.readableBytes());
+                }
+            }
+            if (result instanceof DdpResult ddp && ddp.sink() != null && ddp.sink().writableBytes() > 0) {
+                userSink = ddp.sink();
+                RegisteredBuffer own = ours(userSink);
+                if (own != null) {
+                    call.sink(own, userSink.writerIndex(), userSink.writableBytes());
+                } else {
+                    ownedSink = allocate(userSink.writableBytes());
+                    call.sink(ownedSink, 0, userSink.writableBytes());
+                }
+            }
+            transport.submit(call, this);
+        }
+
+        private RegisteredBuffer ours(ByteBuf b) {
+            return transport.isRegisteredHere(b) ? (RegisteredBuffer) b : null;
+        }
+
+        private RegisteredBuffer allocate(int size) throws IOException, InterruptedException {
+            try {
+                return transport.bufferPool().allocate(Math.max(1, size));
+            } catch (VerbsException e) {
+                throw new RpcConnectionException("no registered memory for " + size + " bytes: " + e.getMessage(), e);
+            }
+        }
+
+        /** The transport's runs on the connection's thread: hand over. */
+        @Override
+        public void onComplete(RdmaCall done) {
+            completions.execute(this::finish);
+        }
+
+        private void finish() {
+            try {
+                Throwable failure = call.failure();
+                if (failure != null) {
+                    future.completeExceptionally(map(failure));
+                    return;
+                }
+                byte[] bytes = new byte[reply.readableBytes()];
+                reply.getBytes(reply.readerIndex(), bytes);
+                Xdr xdr = new Xdr(bytes);
+                xdr.beginDecoding();
+                int xid = xdr.xdrDecodeInt();
+                xdr.xdrDecodeInt(); // REPLY
+                RpcReply r = new RpcReply(xid, xdr, transport);
+                if (!r.isAccepted()) {
+                    future.completeExceptionally(new RpcDeniedException("call denied by " + server + ": status "
+                            + r.getRejectStatus(), null));
+                    return;
+                }
+                if (r.getAcceptStatus() != 0) {
+                    future.completeExceptionally(new RpcNotAcceptedException(acceptStatus(r.getAcceptStatus()),
+                            "from " + server, null));
+                    return;
+                }
+                if (result instanceof DdpResult ddp && userSink != null && call.writeChunkReturned()) {
+                    long placed = call.placedBytes();
+                    if (ownedSink != null && placed > 0) {
+                        userSink.setBytes(userSink.writerIndex(), ownedSink, 0, (int) placed);
+                    }
+                    ddp.decodeReduced(xdr, placed);
+                } else {
+                    result.xdrDecode(xdr);
+                }
+                future.complete(result);
+            } catch (IOException | RuntimeException e) {
+                future.completeExceptionally(new RpcBadReplyException("the reply from " + server
+                        + " does not decode: " + e.getMessage(), e));
+            } finally {
+                releaseBuffers();
+            }
+        }
+
+        void releaseBuffers() {
+            if (ownedPayload != null) {
+                ownedPayload.release();
+                ownedPayload = null;
+            }
+            if (ownedSink != null) {
+                ownedSink.release();
+                ownedSink = null;
+            }
+        }
+    }
+
+    private static AcceptStatus acceptStatus(int wire) {
+        for (AcceptStatus s : AcceptStatus.values()) {
+            if (s.wireValue() == wire) {
+                return s;
+            }
+        }
+        return AcceptStatus.UNKNOWN;
+    }
+
+    private RpcCallException map(Throwable e) {
+        if (e instanceof RdmaCallTimeoutException) {
+            return new RpcTimeoutException(e.getMessage(), e);
+        }
+        if (e instanceof RdmaBadReplyException || e instanceof RdmaErrorReplyException
+                || e instanceof RdmaMarshalException) {
+            return new RpcBadReplyException(e.getMessage(), e);
+        }
+        return new RpcConnectionException(e.getMessage(), e);
+    }
+
+    @Override
+    public void close() {
+        transport.close();
+        completions.shutdown();
+    }
+}

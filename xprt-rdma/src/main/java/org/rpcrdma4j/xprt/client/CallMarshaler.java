@@ -1,0 +1,405 @@
+package org.rpcrdma4j.xprt.client;
+
+import io.netty.buffer.ByteBuf;
+import org.rpcrdma4j.codec.RpcRdmaEncoder;
+import org.rpcrdma4j.codec.RpcRdmaHeader;
+import org.rpcrdma4j.codec.RpcRdmaLayout;
+import org.rpcrdma4j.codec.RpcRdmaProc;
+import org.rpcrdma4j.registration.ChunkRole;
+import org.rpcrdma4j.registration.RegisteredBuffer;
+import org.rpcrdma4j.registration.RegisteredBufferPool;
+import org.rpcrdma4j.registration.Registration;
+import org.rpcrdma4j.registration.ScatterList;
+import org.rpcrdma4j.verbs.Opcode;
+import org.rpcrdma4j.verbs.Sge;
+import org.rpcrdma4j.verbs.SendWorkRequest;
+import org.rpcrdma4j.verbs.VerbsException;
+import org.rpcrdma4j.verbs.util.EnumCounters;
+import org.rpcrdma4j.xprt.UpperLayerBinding;
+import org.rpcrdma4j.xprt.XdrFormatException;
+import org.rpcrdma4j.xprt.XprtCounter;
+import org.rpcrdma4j.xprt.internal.RpcHeader;
+
+/**
+ * Puts calls on the wire the way Linux's {@code rpcrdma_marshal_req} does, on the caller's thread (registration may
+ * wait for free handles there).
+ * <p>
+ * <b>Reply</b> (decided first, it may add chunks to the header): a Write chunk over the caller's sink (DDP API), or,
+ * for a program with a binding, inline when the largest possible reply fits the inline receive threshold, else a Write
+ * chunk for a DDP-eligible result (sized by {@link UpperLayerBinding#maxReplyItemLength}) when the rest of the reply
+ * fits inline, else a Reply chunk for the whole reply. Programs without a binding get an inline reply when the
+ * configured default maximum reply fits, else a Reply chunk of that size. Never a Write list and a Reply chunk together.
+ * <p>
+ * <b>Call</b>: RDMA_MSG inline when header + call fit the inline send threshold; else RDMA_MSG with a Read chunk for
+ * the DDP-eligible argument at its position (the inline stream reduced: the length word stays, the bytes and pad move);
+ * else RDMA_NOMSG with a position-zero Read chunk holding the whole (padded) call.
+ */
+final class CallMarshaler {
+    private final ClientAgent agent;
+    private final EnumCounters<XprtCounter> counters;
+    private final RegisteredBufferPool buffers;
+    private final int maxCredits;
+    private final int defaultMaxReplySize;
+    private final int maxCallSize;
+
+    CallMarshaler(ClientAgent agent, RdmaClientConfig config) {
+        this.agent = agent;
+        this.counters = agent.counters();
+        this.buffers = agent.buffers();
+        this.maxCredits = config.maxCredits();
+        this.defaultMaxReplySize = config.defaultMaxReplySize();
+        this.maxCallSize = config.maxPayloadSize() + config.inlineSendSize();
+    }
+
+    // ------------------------------------------------------------------ preparing a DDP call
+
+    /** Copies a DDP call's message (and trailer) into registered memory and plans its reply. Caller's thread. */
+    void prepare(RequestSlot slot, RdmaCall call) throws RdmaMarshalException, InterruptedException {
+        ByteBuf message = call.message();
+        int messageLength = message.readableBytes();
+        RegisteredBuffer payload = call.payload();
+        ByteBuf trailer = call.trailer();
+        int pad = payload == null ? 0 : pad(call.payloadLength());
+        int trailerLength = trailer == null ? 0 : trailer.readableBytes();
+        long total = (long) messageLength + pad + trailerLength;
+        RegisteredBuffer base;
+        int at;
+        if (total <= slot.room()) {
+            base = slot.sendBuffer;
+            at = RequestSlot.RESERVE;
+        } else {
+            base = allocate(slot, total, "message");
+            slot.ownedCall = base;
+            at = 0;
+        }
+        Copies.into(message, message.readerIndex(), base, at, messageLength);
+        for (int i = 0; i < pad; i++) {
+            base.setByte(at + messageLength + i, 0);
+        }
+        if (trailerLength > 0) {
+            Copies.into(trailer, trailer.readerIndex(), base, at + messageLength + pad, trailerLength);
+        }
+        counters.add(XprtCounter.PULLUP_COPY_COUNT, total);
+        parseCall(slot, base, at, messageLength);
+        slot.headBuf = base;
+        slot.headIndex = at;
+        slot.headLength = messageLength;
+        slot.tailBuf = base;
+        slot.tailIndex = at + messageLength;
+        slot.padLength = pad;
+        slot.tailLength = trailerLength;
+        if (payload != null) {
+            if (payload.arena().region().protectionDomain() != agent.protectionDomain()) {
+                throw new IllegalArgumentException("the payload must come from this transport's buffer pool");
+            }
+            if ((messageLength & 3) != 0) {
+                throw new RdmaMarshalException("a payload must follow an XDR-aligned message; message is "
+                        + messageLength + " bytes");
+            }
+            slot.itemBuf = payload;
+            slot.itemIndex = call.payloadIndex();
+            slot.itemLength = call.payloadLength();
+            slot.hasItem = true;
+        } else if (trailerLength == 0) {
+            locateCallItem(slot, base, at, messageLength);
+        }
+        if (call.sink() != null) {
+            if (call.sink().arena().region().protectionDomain() != agent.protectionDomain()) {
+                throw new IllegalArgumentException("the sink must come from this transport's buffer pool");
+            }
+            slot.replyPlan = RequestSlot.ReplyPlan.WRITE_CHUNK;
+            slot.sinkBuf = call.sink();
+            slot.sinkIndex = call.sinkIndex();
+            slot.sinkLength = call.sinkLength();
+        } else {
+            planReply(slot, base, at, call.maxReplySizeOverride());
+        }
+    }
+
+    // ------------------------------------------------------------------ preparing an oncrpc4j call
+
+    /** Copies an encoded call (a flat XDR message) into registered memory and plans its reply. Caller's thread. */
+    void prepare(RequestSlot slot, ByteBuf message) throws RdmaMarshalException, InterruptedException {
+        int length = message.readableBytes();
+        if (length > maxCallSize) {
+            throw new RdmaMarshalException("a call of " + length + " bytes exceeds the largest this transport sends ("
+                    + maxCallSize + ": max payload + inline send size)");
+        }
+        RegisteredBuffer base;
+        int at;
+        if (length <= slot.room()) {
+            base = slot.sendBuffer;
+            at = RequestSlot.RESERVE;
+        } else {
+            base = allocate(slot, length, "message");
+            slot.ownedCall = base;
+            at = 0;
+        }
+        Copies.into(message, message.readerIndex(), base, at, length);
+        counters.add(XprtCounter.PULLUP_COPY_COUNT, length);
+        parseCall(slot, base, at, length);
+        slot.headBuf = base;
+        slot.headIndex = at;
+        slot.headLength = length;
+        slot.tailBuf = base;
+        slot.tailIndex = at + length;
+        locateCallItem(slot, base, at, length);
+        planReply(slot, base, at, -1);
+    }
+
+    private void parseCall(RequestSlot slot, RegisteredBuffer base, int at, int length) throws RdmaMarshalException {
+        RpcHeader h = slot.callHeader;
+        try {
+            h.parse(base, at, at + length);
+        } catch (XdrFormatException e) {
+            throw new RdmaMarshalException("not an ONC RPC call: " + e.getMessage(), e);
+        }
+        if (!h.isCall()) {
+            throw new RdmaMarshalException("not an ONC RPC call: message type is a reply");
+        }
+        slot.xid = h.xid();
+        slot.program = h.program();
+        slot.version = h.version();
+        slot.procedure = h.procedure();
+        slot.binding = agent.bindings().find(h.program(), h.version());
+    }
+
+    /** With a binding and no payload: splits the copied message around its DDP-eligible argument, if it has one. */
+    private void locateCallItem(RequestSlot slot, RegisteredBuffer base, int at, int length)
+            throws RdmaMarshalException {
+        UpperLayerBinding binding = slot.binding;
+        if (binding == null) {
+            return;
+        }
+        int args = at + slot.callHeader.bodyOffset();
+        try {
+            if (!binding.locateCallItem(slot.version, slot.procedure, view(slot, base, args, at + length),
+                    slot.callItem.clear())) {
+                return;
+            }
+        } catch (XdrFormatException e) {
+            throw new RdmaMarshalException("the arguments do not decode for the program's binding: "
+                    + e.getMessage(), e);
+        }
+        int itemAt = args + slot.callItem.offset();
+        long padded = slot.callItem.paddedLength();
+        if (itemAt + padded > at + length) {
+            throw new RdmaMarshalException("the binding located a data item beyond the message");
+        }
+        slot.headLength = itemAt - at;
+        slot.itemBuf = base;
+        slot.itemIndex = itemAt;
+        slot.itemLength = (int) slot.callItem.length();
+        slot.hasItem = true;
+        slot.tailIndex = itemAt + slot.itemLength;
+        slot.padLength = (int) (padded - slot.itemLength);
+        slot.tailLength = at + length - (itemAt + (int) padded);
+    }
+
+    private static ByteBuf view(RequestSlot slot, RegisteredBuffer base, int from, int to) {
+        ByteBuf v = base == slot.sendBuffer ? slot.argsView : base.duplicate();
+        return v.setIndex(from, to);
+    }
+
+    private void planReply(RequestSlot slot, RegisteredBuffer base, int at, int maxReplyOverride)
+            throws RdmaMarshalException, InterruptedException {
+        int inlineReceive = agent.thresholds().receive();
+        long maxItem = -1;
+        long maxInline;
+        UpperLayerBinding binding = slot.binding;
+        if (maxReplyOverride >= 0) {
+            maxInline = maxReplyOverride;
+        } else if (binding != null) {
+            ByteBuf args = view(slot, base, at + slot.callHeader.bodyOffset(), at + slot.headLength
+                    + (slot.hasItem && slot.itemBuf == base ? slot.itemLength + slot.padLength + slot.tailLength : 0));
+            try {
+                maxItem = binding.maxReplyItemLength(slot.version, slot.procedure, args);
+                maxInline = binding.maxInlineReplySize(slot.version, slot.procedure, args);
+            } catch (XdrFormatException e) {
+                throw new RdmaMarshalException("the arguments do not decode for the program's binding: "
+                        + e.getMessage(), e);
+            }
+        } else {
+            maxInline = defaultMaxReplySize;
+        }
+        long itemSpace = maxItem > 0 ? (maxItem + 3) & ~3L : 0;
+        if (maxInline >= 0 && maxInline + itemSpace + RpcRdmaLayout.MIN_HEADER_LENGTH <= inlineReceive) {
+            slot.replyPlan = RequestSlot.ReplyPlan.INLINE;
+            return;
+        }
+        // header of a reply echoing a one-segment Write chunk, with some room for a second segment
+        int writeEcho = RpcRdmaLayout.MIN_HEADER_LENGTH + RpcRdmaLayout.CHUNK_PREFIX_LENGTH
+                + 2 * RpcRdmaLayout.SEGMENT_LENGTH;
+        if (maxItem > 0 && maxInline >= 0 && maxInline + writeEcho <= inlineReceive) {
+            RegisteredBuffer sink = allocate(slot, maxItem, "write chunk");
+            slot.ownedReply = sink;
+            slot.replyPlan = RequestSlot.ReplyPlan.WRITE_CHUNK;
+            slot.sinkBuf = sink;
+            slot.sinkIndex = 0;
+            slot.sinkLength = (int) maxItem;
+            return;
+        }
+        long size = maxInline >= 0 ? maxInline + itemSpace : defaultMaxReplySize;
+        size = (size + 3) & ~3L;
+        RegisteredBuffer sink = allocate(slot, size, "reply chunk");
+        slot.ownedReply = sink;
+        slot.replyPlan = RequestSlot.ReplyPlan.REPLY_CHUNK;
+        slot.sinkBuf = sink;
+        slot.sinkIndex = 0;
+        slot.sinkLength = (int) size;
+    }
+
+    private RegisteredBuffer allocate(RequestSlot slot, long size, String what)
+            throws RdmaMarshalException, InterruptedException {
+        if (size > buffers.config().arenaSize()) {
+            throw new RdmaMarshalException("a " + what + " of " + size + " bytes exceeds the largest registered "
+                    + "buffer (" + buffers.config().arenaSize() + " bytes)");
+        }
+        try {
+            return buffers.allocate((int) size);
+        } catch (VerbsException e) {
+            throw new RdmaMarshalException("no registered memory for a " + what + " of " + size + " bytes (xid 0x"
+                    + Integer.toHexString(slot.xid) + "): " + e.getMessage(), e);
+        }
+    }
+
+    // ------------------------------------------------------------------ marshaling
+
+    /**
+     * Registers the call's chunks, builds and writes its transport header and its Send. Runs on the caller's thread or
+     * the recovery thread; re-run after every reconnect (the parts stay, the handles do not).
+     *
+     * @throws RdmaMarshalException a limit was exceeded or registration failed (nothing may be sent)
+     * @throws VerbsException       the connection was reset while mapping: marshal again
+     */
+    void marshal(RequestSlot slot) throws RdmaMarshalException, VerbsException, InterruptedException {
+        InlineThresholds limits = agent.thresholds();
+        Registration r = slot.registration;
+        slot.resetStamp = agent.resetCount();
+        r.begin(slot.xid);
+        RpcRdmaHeader h = slot.header.clear().xid(slot.xid).credits(maxCredits).proc(RpcRdmaProc.RDMA_MSG);
+        try {
+            if (slot.replyPlan == RequestSlot.ReplyPlan.WRITE_CHUNK) {
+                slot.writeSegFrom = r.segmentCount();
+                slot.sinkList.clear().add(slot.sinkBuf, slot.sinkIndex, slot.sinkLength);
+                r.map(slot.sinkList, ChunkRole.WRITE_CHUNK_SINK);
+                slot.writeSegTo = r.segmentCount();
+                h.beginWriteChunk();
+                for (int i = slot.writeSegFrom; i < slot.writeSegTo; i++) {
+                    h.addWriteSegment(r.handle(i), r.length(i), r.offset(i));
+                }
+                counters.increment(XprtCounter.WRITE_CHUNK_COUNT);
+            } else if (slot.replyPlan == RequestSlot.ReplyPlan.REPLY_CHUNK) {
+                slot.replySegFrom = r.segmentCount();
+                slot.sinkList.clear().add(slot.sinkBuf, slot.sinkIndex, slot.sinkLength);
+                r.map(slot.sinkList, ChunkRole.REPLY_CHUNK_SINK);
+                slot.replySegTo = r.segmentCount();
+                h.beginReplyChunk();
+                for (int i = slot.replySegFrom; i < slot.replySegTo; i++) {
+                    h.addReplySegment(r.handle(i), r.length(i), r.offset(i));
+                }
+                counters.increment(XprtCounter.REPLY_CHUNK_COUNT);
+            }
+            int itemSpace = slot.hasItem ? slot.itemLength + slot.padLength : 0;
+            slot.rpcLength = slot.headLength + itemSpace + slot.tailLength;
+            int base = RpcRdmaEncoder.encodedLength(h);
+            SendWorkRequest wr = slot.sendWr.reset();
+            wr.opcode = Opcode.SEND;
+            wr.flags = SendWorkRequest.SIGNALED;
+            if (base + slot.rpcLength <= limits.send()) {
+                writeHeader(slot, h);
+                addSge(wr, slot.headBuf, slot.headIndex, slot.headLength);
+                if (slot.hasItem) {
+                    addSge(wr, slot.itemBuf, slot.itemIndex, slot.itemLength);
+                }
+                addSge(wr, slot.tailBuf, slot.tailIndex, slot.padLength + slot.tailLength);
+                return;
+            }
+            if (slot.hasItem && base + readSegmentEstimate(slot) * RpcRdmaLayout.READ_LIST_ENTRY_LENGTH
+                    + slot.headLength + slot.tailLength <= limits.send()) {
+                slot.readSegFrom = r.segmentCount();
+                slot.itemList.clear().add(slot.itemBuf, slot.itemIndex, slot.itemLength);
+                r.map(slot.itemList, ChunkRole.READ_CHUNK_SOURCE);
+                slot.readSegTo = r.segmentCount();
+                for (int i = slot.readSegFrom; i < slot.readSegTo; i++) {
+                    h.addReadSegment(slot.headLength, r.handle(i), r.length(i), r.offset(i));
+                }
+                counters.increment(XprtCounter.READ_CHUNK_COUNT);
+                if (RpcRdmaEncoder.encodedLength(h) + slot.headLength + slot.tailLength > limits.send()) {
+                    throw new RdmaMarshalException("the read chunk took more segments than estimated");
+                }
+                writeHeader(slot, h);
+                addSge(wr, slot.headBuf, slot.headIndex, slot.headLength);
+                addSge(wr, slot.tailBuf, slot.tailIndex + slot.padLength, slot.tailLength);
+                return;
+            }
+            // the whole call in a position-zero Read chunk
+            ScatterList body = slot.bodyList.clear();
+            body.add(slot.headBuf, slot.headIndex, slot.headLength);
+            if (slot.hasItem) {
+                body.add(slot.itemBuf, slot.itemIndex, slot.itemLength);
+            }
+            body.add(slot.tailBuf, slot.tailIndex, slot.padLength + slot.tailLength);
+            slot.readSegFrom = r.segmentCount();
+            r.map(body, ChunkRole.READ_CHUNK_SOURCE);
+            slot.readSegTo = r.segmentCount();
+            for (int i = slot.readSegFrom; i < slot.readSegTo; i++) {
+                h.addReadSegment(0, r.handle(i), r.length(i), r.offset(i));
+            }
+            h.proc(RpcRdmaProc.RDMA_NOMSG);
+            if (RpcRdmaEncoder.encodedLength(h) > limits.send()) {
+                throw new RdmaMarshalException("the transport header of an RDMA_NOMSG call needs "
+                        + RpcRdmaEncoder.encodedLength(h) + " bytes, above the inline send threshold "
+                        + limits.send());
+            }
+            counters.increment(XprtCounter.READ_CHUNK_COUNT);
+            counters.increment(XprtCounter.NOMSG_CALL_COUNT);
+            writeHeader(slot, h);
+        } catch (IllegalStateException e) {
+            // a limit of the header or the registration: too many segments for one RPC
+            throw new RdmaMarshalException("xid 0x" + Integer.toHexString(slot.xid) + " cannot be marshaled: "
+                    + e.getMessage(), e);
+        }
+    }
+
+    /** An upper bound of the segments a contiguous item takes. */
+    private int readSegmentEstimate(RequestSlot slot) {
+        int firstOffset = (slot.itemBuf.arenaOffset() + slot.itemIndex) & 4095;
+        int pages = (firstOffset + slot.itemLength + 4095) / 4096;
+        int perHandle = agent.registrationPool().maxPagesPerHandle();
+        return Math.max(1, (pages + perHandle - 1) / perHandle);
+    }
+
+    private static void writeHeader(RequestSlot slot, RpcRdmaHeader h) throws RdmaMarshalException {
+        int length = RpcRdmaEncoder.encodedLength(h);
+        if (length > RequestSlot.RESERVE) {
+            throw new RdmaMarshalException("a transport header of " + length + " bytes exceeds the " + RequestSlot.RESERVE
+                    + " reserved for it");
+        }
+        int at = RequestSlot.RESERVE - length;
+        RpcRdmaEncoder.encodeAt(slot.sendBuffer, at, h);
+        addSge(slot.sendWr, slot.sendBuffer, at, length);
+    }
+
+    /** Adds an SGE, or extends the last one when the bytes follow it in the same region. */
+    private static void addSge(SendWorkRequest wr, RegisteredBuffer buf, int index, int length) {
+        if (length == 0) {
+            return;
+        }
+        long address = buf.address(index);
+        int lkey = buf.lkey();
+        int n = wr.numSge();
+        if (n > 0) {
+            Sge last = wr.sge(n - 1);
+            if (last.lkey == lkey && last.address + last.length == address) {
+                last.length += length;
+                return;
+            }
+        }
+        wr.addSge().set(address, length, lkey);
+    }
+
+    static int pad(int length) {
+        return (4 - (length & 3)) & 3;
+    }
+}

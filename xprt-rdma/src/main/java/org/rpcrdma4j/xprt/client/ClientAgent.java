@@ -1,0 +1,863 @@
+package org.rpcrdma4j.xprt.client;
+
+import java.net.InetSocketAddress;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+
+import org.rpcrdma4j.codec.RpcRdmaLimits;
+import org.rpcrdma4j.registration.RegisteredBufferPool;
+import org.rpcrdma4j.registration.RegistrationPool;
+import org.rpcrdma4j.registration.WrIds;
+import org.rpcrdma4j.verbs.ConnectParameters;
+import org.rpcrdma4j.verbs.ConnectionInfo;
+import org.rpcrdma4j.verbs.DeviceAttributes;
+import org.rpcrdma4j.verbs.PostException;
+import org.rpcrdma4j.verbs.ProtectionDomain;
+import org.rpcrdma4j.verbs.RdmaDevice;
+import org.rpcrdma4j.verbs.VerbsException;
+import org.rpcrdma4j.verbs.WcStatus;
+import org.rpcrdma4j.verbs.WorkCompletion;
+import org.rpcrdma4j.verbs.util.EnumCounters;
+import org.rpcrdma4j.xprt.XprtCounter;
+import org.rpcrdma4j.xprt.internal.Agent;
+import org.rpcrdma4j.xprt.internal.AgentRunner;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The connection's agent: the one thread that owns the queue pair, its completion queues, the credits, the receive
+ * buffers and every request slot from submission to completion (Linux's xprtrdma connection and reply handling in one
+ * owner). Callers and the recovery thread hand it slots through {@link #submit}; completion and connection events only
+ * wake it.
+ * <p>
+ * <b>Life cycle.</b> IDLE (no connection; one is made when a call arrives) -&gt; CONNECTING -&gt; CONNECTED -&gt; on a
+ * loss: the queue pair is destroyed, every registration handle with it ({@link RegistrationPool#onDisconnect()}), and
+ * every call not yet answered is re-marshaled on the recovery thread and queued again; the first reconnect follows at
+ * once, failed attempts back off ({@link RdmaClientConfig#reconnectDelayMin()} doubling to the max). A call that times
+ * out on the wire, or an unanswered keep-alive probe, drops the connection (RC has no keep-alive).
+ * <p>
+ * <b>Credits.</b> At most the last grant of calls are on the wire (a grant of 0 counts as 1; 1 after every connect);
+ * one credit is kept for the keep-alive probe when the grant allows. Calls wait for credits in the send queue, in
+ * submission order; a call whose deadline passes there leaves it.
+ */
+final class ClientAgent implements Agent {
+    private static final Logger LOG = LoggerFactory.getLogger(ClientAgent.class);
+    private static final int BATCH = 32;
+
+    enum State { IDLE, CONNECTING, CONNECTED, BACKOFF, CLOSED }
+
+    /** Hands oncrpc4j replies and failures to their handlers, off the agent thread. */
+    interface PlainDelivery {
+        void deliver(int xid, byte[] reply, Throwable failure);
+    }
+
+    private final RdmaClientConfig config;
+    private final InetSocketAddress server;
+    private final String name;
+    private final RdmaDevice device;
+    private final ProtectionDomain pd;
+    private final RegistrationPool registrations;
+    private final RegisteredBufferPool buffers;
+    private final Bindings bindings;
+    private final EnumCounters<XprtCounter> counters = new EnumCounters<>(XprtCounter.class);
+    private final EnumCounters<ClientCounter> own = new EnumCounters<>(ClientCounter.class);
+    private final CallMarshaler marshaler;
+    private final ReplyProcessor replies;
+    private final ReceiveRing receives;
+    private final SlotPool pool;
+    private final RequestSlot[] slots;
+    private final RequestSlot probe;
+    private final ArrayBlockingQueue<RequestSlot> submitted;
+    private final SlotList sendQueue = new SlotList();
+    private final XidTable onTheWire;
+    private final WorkCompletion[] batch = new WorkCompletion[BATCH];
+    private final ClientConnection.Sizes sizes;
+    private final PlainDelivery plain;
+    private final Remarshaler recovery;
+    private final Runnable wake;
+    private final KeepAlive keepAlive;
+    private final int maxCredits;
+    private final ConnectParameters connectParameters;
+    private final java.util.concurrent.atomic.AtomicInteger xids;
+    private final java.util.function.BooleanSupplier closedCheck = this::closeRequested;
+    private final String serverName;
+
+    private volatile AgentRunner runner;
+    private volatile State state = State.IDLE;
+    private volatile InlineThresholds thresholds = InlineThresholds.V1_DEFAULTS;
+    private volatile int resetCount;
+    private volatile boolean closeRequested;
+    private volatile boolean quiesced;
+    private volatile String lossReason;
+    private volatile Throwable lastConnectError;
+    private volatile InetSocketAddress localAddress;
+    private volatile int granted = 1;
+    private volatile int inFlight;
+    private volatile long lastActivity = System.nanoTime();
+    private final CompletableFuture<Void> closed = new CompletableFuture<>();
+
+    private ClientConnection conn;
+    private int generation;
+    private boolean everConnected;
+    private long connectStartedNanos;
+    private long reconnectAtNanos;
+    private long backoffNanos;
+    private long nextTimeoutCheck = Long.MAX_VALUE;
+    private long nextDeadline = Long.MAX_VALUE;
+    private CompletableFuture<Void> firstConnect;
+    private boolean forceDisconnect;
+    private String forceReason;
+
+    ClientAgent(RdmaClientConfig config, InetSocketAddress server, String name, RdmaDevice device,
+                ProtectionDomain pd, RegistrationPool registrations, RegisteredBufferPool buffers,
+                PlainDelivery plain, Executor recovery, java.util.concurrent.atomic.AtomicInteger xids)
+            throws VerbsException, InterruptedException {
+        this.xids = xids;
+        this.config = config;
+        this.server = server;
+        this.serverName = server.toString();
+        this.name = name;
+        this.device = device;
+        this.pd = pd;
+        this.registrations = registrations;
+        this.buffers = buffers;
+        this.bindings = new Bindings(config.bindings());
+        this.plain = plain;
+        this.wake = this::wake;
+        this.maxCredits = config.maxCredits();
+        DeviceAttributes attributes = device.attributes();
+        for (int i = 0; i < BATCH; i++) {
+            batch[i] = new WorkCompletion();
+        }
+        RpcRdmaLimits limits = RpcRdmaLimits.DEFAULT;
+        this.marshaler = new CallMarshaler(this, config);
+        this.replies = new ReplyProcessor(this, limits, server.toString());
+        int receiveCount = maxCredits + config.extraReceives();
+        int slotCount = maxCredits + 1;
+        this.submitted = new ArrayBlockingQueue<>(slotCount);
+        this.onTheWire = new XidTable(slotCount);
+        this.pool = new SlotPool(this, config, buffers, registrations, limits);
+        try {
+            this.receives = new ReceiveRing(buffers, receiveCount, config.inlineReceiveSize());
+        } catch (VerbsException | InterruptedException | RuntimeException e) {
+            pool.releaseBuffers();
+            throw e;
+        }
+        this.slots = pool.all();
+        this.probe = pool.probe();
+        this.recovery = new Remarshaler(this, marshaler, recovery);
+        this.sizes = ClientConnection.Sizes.of(attributes, slotCount, receiveCount,
+                registrations.maxSegmentsPerRpc());
+        this.keepAlive = new KeepAlive(config, this, marshaler);
+        this.connectParameters = ClientConnection.parameters(config, attributes,
+                registrations.mode() == org.rpcrdma4j.registration.RegistrationMode.FRWR);
+    }
+
+    // ------------------------------------------------------------------ accessors for the other pieces
+
+    EnumCounters<XprtCounter> counters() {
+        return counters;
+    }
+
+    EnumCounters<ClientCounter> ownCounters() {
+        return own;
+    }
+
+    RegisteredBufferPool buffers() {
+        return buffers;
+    }
+
+    RegistrationPool registrationPool() {
+        return registrations;
+    }
+
+    ProtectionDomain protectionDomain() {
+        return pd;
+    }
+
+    Bindings bindings() {
+        return bindings;
+    }
+
+    CallMarshaler marshaler() {
+        return marshaler;
+    }
+
+    InlineThresholds thresholds() {
+        return thresholds;
+    }
+
+    int resetCount() {
+        return resetCount;
+    }
+
+    State state() {
+        return state;
+    }
+
+    int granted() {
+        return granted;
+    }
+
+    int inFlight() {
+        return inFlight;
+    }
+
+    InetSocketAddress localAddress() {
+        return localAddress;
+    }
+
+    int freeSlots() {
+        return pool.freeCount();
+    }
+
+    boolean isQuiesced() {
+        return quiesced;
+    }
+
+    // ------------------------------------------------------------------ other threads
+
+    void start(AgentRunner agentRunner, CompletableFuture<Void> connected) {
+        this.runner = agentRunner;
+        this.firstConnect = connected;
+        agentRunner.add(this);
+    }
+
+    void wake() {
+        AgentRunner r = runner;
+        if (r != null) {
+            r.wake();
+        }
+    }
+
+    /** Takes a free slot, waiting in arrival order until {@code deadlineNanos} (0: without end); null on timeout. */
+    RequestSlot acquire(long deadlineNanos) throws RdmaConnectionException, InterruptedException {
+        return pool.acquire(deadlineNanos, counters, closedCheck, serverName);
+    }
+
+    /** Hands a slot to the agent: to send ({@link RequestSlot.Command#SEND}) or to clean up and fail. Any thread. */
+    void submit(RequestSlot slot) {
+        if (!submitted.offer(slot)) {
+            throw new IllegalStateException("submission queue overflow: " + slot);
+        }
+        wake();
+    }
+
+    /** Asks the agent to close: every call still in the transport fails. */
+    void requestClose() {
+        closeRequested = true;
+        wake();
+    }
+
+    boolean closeRequested() {
+        return closeRequested;
+    }
+
+    // ------------------------------------------------------------------ the agent
+
+    @Override
+    public String roleName() {
+        return name;
+    }
+
+    @Override
+    public int doWork(long now) {
+        int work = 0;
+        if (closeRequested && state != State.CLOSED) {
+            shutdown();
+            work++;
+        }
+        if (firstConnect != null && state == State.IDLE) {
+            startConnect(now);
+            work++;
+        }
+        work += drainSubmitted(now);
+        if (conn != null) {
+            work += pollReceives(now);
+            work += pollSends();
+            work += checkConnection(now);
+        }
+        if (state == State.CONNECTED) {
+            work += sendQueued();
+            work += keepAlive.check(now);
+        }
+        work += timers(now);
+        if (forceDisconnect) {
+            forceDisconnect = false;
+            own.increment(ClientCounter.FORCED_DISCONNECTS);
+            teardown(forceReason);
+            work++;
+        }
+        if (work == 0 && conn != null) {
+            conn.sendCq.requestNotify();
+            conn.recvCq.requestNotify();
+            work += pollReceives(now) + pollSends();
+        }
+        if (state == State.CLOSED && !quiesced && pool.freeCount() == maxCredits) {
+            quiesced = true;
+        }
+        nextDeadline = computeDeadline();
+        return work;
+    }
+
+    @Override
+    public long nextDeadlineNanos() {
+        return nextDeadline;
+    }
+
+    @Override
+    public void onClose() {
+        try {
+            if (state != State.CLOSED) {
+                closeRequested = true;
+                shutdown();
+            }
+        } finally {
+            closed.complete(null);
+        }
+    }
+
+    /** Completes once the agent's runner has let go of it. */
+    CompletableFuture<Void> closed() {
+        return closed;
+    }
+
+    long idleSeconds() {
+        return TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - lastActivity);
+    }
+
+    private long computeDeadline() {
+        long d = nextTimeoutCheck;
+        if (state == State.BACKOFF) {
+            d = Math.min(d, reconnectAtNanos);
+        }
+        if (state == State.CONNECTED) {
+            d = Math.min(d, keepAlive.nextCheck());
+        }
+        return d;
+    }
+
+    // ------------------------------------------------------------------ submissions
+
+    private int drainSubmitted(long now) {
+        int n = 0;
+        RequestSlot slot;
+        while ((slot = submitted.poll()) != null) {
+            n++;
+            if (slot.command == RequestSlot.Command.FAIL) {
+                fail(slot, slot.failure);
+            } else if (state == State.CLOSED) {
+                fail(slot, closedException());
+            } else if (slot.deadlineNanos != 0 && now - slot.deadlineNanos >= 0) {
+                counters.increment(XprtCounter.TIMEOUTS);
+                fail(slot, timeout(slot));
+            } else if (slot.resetStamp != resetCount) {
+                toRecovery(slot);
+            } else {
+                slot.state = RequestSlot.State.QUEUED;
+                sendQueue.addLast(slot);
+                noteDeadline(slot);
+                if (state == State.IDLE) {
+                    startConnect(now);
+                }
+            }
+        }
+        return n;
+    }
+
+    private void noteDeadline(RequestSlot slot) {
+        if (slot.deadlineNanos != 0 && slot.deadlineNanos - nextTimeoutCheck < 0) {
+            nextTimeoutCheck = slot.deadlineNanos;
+        }
+    }
+
+    private int sendQueued() {
+        int n = 0;
+        RequestSlot slot;
+        while ((slot = sendQueue.peekFirst()) != null) {
+            int limit = granted > 1 ? granted - 1 : 1;
+            if (inFlight >= limit) {
+                if (!slot.creditWaitCounted) {
+                    slot.creditWaitCounted = true;
+                    counters.increment(XprtCounter.CREDIT_WAITS);
+                }
+                break;
+            }
+            sendQueue.remove(slot);
+            post(slot);
+            n++;
+            if (forceDisconnect) {
+                break; // the post failed: the connection is dropped at the end of this round
+            }
+        }
+        return n;
+    }
+
+    /** Posts a slot's pending registrations and its Send. */
+    void post(RequestSlot slot) {
+        slot.sendWr.wrId = WrIds.of(WrIds.Kind.SEND, conn.generation, slot.index);
+        slot.sendWr.next = null;
+        slot.state = RequestSlot.State.SENT;
+        slot.sendPending = true;
+        slot.sentGeneration = conn.generation;
+        inFlight++;
+        if (inFlight == 1 && !slot.keepAliveProbe) {
+            keepAlive.firstCallSent(System.nanoTime());
+        }
+        onTheWire.put(slot.xid, slot);
+        own.increment(ClientCounter.SENDS);
+        lastActivity = System.nanoTime();
+        own.add(ClientCounter.REQUEST_USAGE, inFlight);
+        own.add(ClientCounter.BACKLOG_USAGE, sendQueue.size());
+        counters.add(XprtCounter.TOTAL_RDMA_REQUEST, slot.rpcLength);
+        if (slot.everSent) {
+            counters.increment(XprtCounter.RETRANSMITS);
+        }
+        slot.everSent = true;
+        try {
+            conn.qp.postSend(slot.registration.linkAfterPending(slot.sendWr));
+        } catch (PostException e) {
+            LOG.warn("{}: posting the call xid 0x{} failed: {}", name, Integer.toHexString(slot.xid), e.toString());
+            disconnectSoon("posting a Send failed: " + e.getMessage());
+        }
+    }
+
+    // ------------------------------------------------------------------ completions
+
+    private int pollReceives(long now) {
+        ClientConnection c = conn;
+        return c == null ? 0 : replies.poll(c, receives, batch, now);
+    }
+
+    /** The connection now (null when there is none); agent thread. */
+    ClientConnection connection() {
+        return conn;
+    }
+
+    /** A message arrived on the current connection. */
+    void received(long now) {
+        own.increment(ClientCounter.RECEIVES);
+        lastActivity = now;
+        keepAlive.received(now);
+    }
+
+    private int pollSends() {
+        ClientConnection c = conn;
+        int total = 0;
+        int n;
+        while (c == conn && c != null && (n = c.sendCq.poll(batch)) > 0) {
+            total += n;
+            for (int i = 0; i < n; i++) {
+                onSendCompletion(batch[i], c.generation);
+            }
+        }
+        return total;
+    }
+
+    private void onSendCompletion(WorkCompletion wc, int gen) {
+        if (registrations.owns(wc.wrId)) {
+            if (!wc.ok() && wc.status != WcStatus.WR_FLUSH_ERR) {
+                disconnectSoon("a registration work request failed: " + wc.status);
+            }
+            registrations.onCompletion(wc);
+            return;
+        }
+        if (WrIds.kind(wc.wrId) != WrIds.Kind.SEND || WrIds.epoch(wc.wrId) != (gen & WrIds.EPOCH_MASK)) {
+            return;
+        }
+        int index = WrIds.index(wc.wrId);
+        if (index < 0 || index >= slots.length) {
+            return;
+        }
+        RequestSlot slot = slots[index];
+        if (!slot.sendPending || slot.sentGeneration != gen) {
+            return;
+        }
+        slot.sendPending = false;
+        if (!wc.ok() && wc.status != WcStatus.WR_FLUSH_ERR) {
+            disconnectSoon("the Send of xid 0x" + Integer.toHexString(slot.xid) + " failed: " + wc.status);
+        }
+        tryFinish(slot);
+    }
+
+    // ------------------------------------------------------------------ replies (from ReplyProcessor)
+
+    /** Takes the slot of a call on the wire by xid (null when there is none): it is answered now. */
+    RequestSlot takeSent(int xid) {
+        RequestSlot slot = onTheWire.remove(xid);
+        if (slot != null) {
+            inFlight--;
+            slot.state = RequestSlot.State.COMPLETING;
+            if (slot.keepAliveProbe) {
+                keepAlive.probeAnswered();
+            }
+        }
+        return slot;
+    }
+
+    /** Applies a credit grant: 0 counts as 1, more than requested is clamped. */
+    void grant(int credits) {
+        long value = Integer.toUnsignedLong(credits);
+        granted = (int) Math.max(1, Math.min(maxCredits, value));
+    }
+
+    /** A reply (or a bad one) arrived for {@code slot}: invalidate its handles, then complete it. */
+    void replied(RequestSlot slot, WorkCompletion wc, Throwable failure) {
+        slot.failure = failure;
+        slot.state = RequestSlot.State.COMPLETING;
+        if (slot.sendPending) {
+            counters.increment(XprtCounter.REPLY_WAITS_FOR_SEND);
+        }
+        if (wc != null && wc.withInvalidate() && slot.hasSegments() && !ownsStag(slot, wc.invalidatedStag)) {
+            LOG.warn("{}: the reply to xid 0x{} invalidated STag 0x{}, which is not one of the call's; refused",
+                    name, Integer.toHexString(slot.xid), Integer.toHexString(wc.invalidatedStag));
+        }
+        if (!invalidate(slot, wc)) {
+            counters.increment(XprtCounter.LOCAL_INV_NEEDED);
+        }
+        tryFinish(slot);
+    }
+
+    private static boolean ownsStag(RequestSlot slot, int stag) {
+        for (int i = 0; i < slot.registration.segmentCount(); i++) {
+            if (slot.registration.hasHandle(i) && slot.registration.handle(i) == stag) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Starts invalidating the slot's handles; returns whether they are all invalid already. */
+    private boolean invalidate(RequestSlot slot, WorkCompletion wc) {
+        slot.invalidating = true;
+        if (slot.registration.invalidate(wc, slot)) {
+            slot.invalidating = false;
+            return true;
+        }
+        return false;
+    }
+
+    /** From the registration pool: every handle of the slot is invalid. Agent thread. */
+    void onInvalidated(RequestSlot slot) {
+        slot.invalidating = false;
+        if (slot.state == RequestSlot.State.RECOVERING) {
+            dispatchRecovery(slot);
+        } else {
+            tryFinish(slot);
+        }
+    }
+
+    private void fail(RequestSlot slot, Throwable failure) {
+        sendQueue.remove(slot);
+        slot.failure = failure;
+        slot.state = RequestSlot.State.COMPLETING;
+        invalidate(slot, null);
+        tryFinish(slot);
+    }
+
+    private void tryFinish(RequestSlot slot) {
+        if (slot.state != RequestSlot.State.COMPLETING || slot.sendPending || slot.invalidating) {
+            return;
+        }
+        RdmaCall call = slot.ddpCall;
+        boolean isPlain = slot.plain;
+        boolean isProbe = slot.keepAliveProbe;
+        int xid = slot.xid;
+        Throwable failure = slot.failure;
+        byte[] reply = slot.plainReply;
+        slot.clearCall();
+        pool.release(slot);
+        if (call != null) {
+            try {
+                call.complete(failure);
+            } catch (RuntimeException e) {
+                LOG.warn("{}: a call listener failed", name, e);
+            }
+        } else if (isPlain) {
+            plain.deliver(xid, reply, failure);
+        } else if (isProbe && failure != null) {
+            LOG.debug("{}: keep-alive probe failed: {}", name, failure.toString());
+        }
+    }
+
+    // ------------------------------------------------------------------ timeouts
+
+    private int timers(long now) {
+        int work = 0;
+        if (now - nextTimeoutCheck >= 0) {
+            nextTimeoutCheck = Long.MAX_VALUE;
+            for (int i = 0; i < maxCredits; i++) {
+                RequestSlot slot = slots[i];
+                long deadline = slot.deadlineNanos;
+                if (deadline == 0) {
+                    continue;
+                }
+                RequestSlot.State s = slot.state;
+                if (s != RequestSlot.State.QUEUED && s != RequestSlot.State.SENT) {
+                    continue;
+                }
+                if (now - deadline < 0) {
+                    if (deadline - nextTimeoutCheck < 0) {
+                        nextTimeoutCheck = deadline;
+                    }
+                    continue;
+                }
+                work++;
+                if (s == RequestSlot.State.QUEUED) {
+                    counters.increment(XprtCounter.TIMEOUTS);
+                    fail(slot, timeout(slot));
+                } else if (!slot.timedOut) {
+                    counters.increment(XprtCounter.TIMEOUTS);
+                    slot.timedOut = true;
+                    disconnectSoon("call xid 0x" + Integer.toHexString(slot.xid) + " got no reply in time");
+                }
+            }
+        }
+        if (state == State.BACKOFF && now - reconnectAtNanos >= 0) {
+            startConnect(now);
+            work++;
+        }
+        return work;
+    }
+
+    Throwable timeout(RequestSlot slot) {
+        return CallFailures.timeout(slot, server, state == State.CONNECTED, everConnected, lossReason,
+                lastConnectError);
+    }
+
+    private RdmaConnectionException closedException() {
+        return new RdmaConnectionException("the RDMA transport to " + server + " was closed");
+    }
+
+    // ------------------------------------------------------------------ keep-alive probe
+
+    /** Whether a credit is free for the keep-alive probe and its slot is free. */
+    boolean probeAllowed() {
+        return probe.state == RequestSlot.State.FREE && inFlight < granted;
+    }
+
+    RequestSlot probeSlot() {
+        return probe;
+    }
+
+    /** Remembers the program a caller used last: the keep-alive probe calls its NULL procedure. */
+    void noteProgram(int program, int version) {
+        keepAlive.noteProgram(program, version);
+    }
+
+    int nextXid() {
+        return xids.incrementAndGet();
+    }
+
+    int regularInFlight() {
+        return probe.state == RequestSlot.State.SENT ? inFlight - 1 : inFlight;
+    }
+
+    void keepAliveFailed(String reason) {
+        own.increment(ClientCounter.KEEPALIVE_FAILURES);
+        disconnectSoon(reason);
+    }
+
+    // ------------------------------------------------------------------ connection life cycle
+
+    private void startConnect(long now) {
+        generation++;
+        connectStartedNanos = now;
+        state = State.CONNECTING;
+        try {
+            conn = ClientConnection.open(device, pd, registrations, generation, sizes, wake, receives, server,
+                    connectParameters);
+        } catch (VerbsException | RuntimeException e) {
+            connectFailed(now, e);
+        }
+    }
+
+    private int checkConnection(long now) {
+        ClientConnection c = conn;
+        if (state == State.CONNECTING && c.connecting != null && c.connecting.isDone()) {
+            ConnectionInfo info;
+            try {
+                info = c.connecting.join();
+            } catch (RuntimeException e) {
+                connectFailed(now, e.getCause() != null ? e.getCause() : e);
+                return 1;
+            }
+            connected(now, info);
+            return 1;
+        }
+        if (c.lostBy != null && conn == c) {
+            Throwable cause = c.lostCause;
+            String reason = forceDisconnect ? forceReason : "the connection ended (" + c.lostBy
+                    + (cause != null ? ": " + cause.getMessage() : "") + ")";
+            forceDisconnect = false;
+            teardown(reason);
+            return 1;
+        }
+        return 0;
+    }
+
+    private void connected(long now, ConnectionInfo info) {
+        conn.info = info;
+        own.add(ClientCounter.CONNECT_TIME_MILLIS, TimeUnit.NANOSECONDS.toMillis(now - connectStartedNanos));
+        thresholds = InlineThresholds.negotiate(info.privateData(), config.inlineSendSize(),
+                config.inlineReceiveSize());
+        localAddress = info.localAddress();
+        granted = 1;
+        inFlight = 0;
+        state = State.CONNECTED;
+        backoffNanos = 0;
+        lastConnectError = null;
+        keepAlive.connected(now);
+        counters.increment(XprtCounter.CONNECTS);
+        if (everConnected) {
+            counters.increment(XprtCounter.RECONNECTS);
+        }
+        everConnected = true;
+        LOG.debug("{}: connected to {} from {}, inline {}/{}{}", name, info.remoteAddress(), info.localAddress(),
+                thresholds.send(), thresholds.receive(), thresholds.peerPrivateData() ? "" : " (no private data)");
+        if (firstConnect != null) {
+            firstConnect.complete(null);
+            firstConnect = null;
+        }
+    }
+
+    private void connectFailed(long now, Throwable error) {
+        counters.increment(XprtCounter.CONNECT_FAILURES);
+        own.add(ClientCounter.CONNECT_TIME_MILLIS, TimeUnit.NANOSECONDS.toMillis(now - connectStartedNanos));
+        lastConnectError = error;
+        LOG.debug("{}: connecting to {} failed: {}", name, server, error.toString());
+        destroyConnection();
+        if (firstConnect != null) {
+            firstConnect.completeExceptionally(error);
+            firstConnect = null;
+            state = State.IDLE;
+            return;
+        }
+        long min = config.reconnectDelayMin().toNanos();
+        backoffNanos = backoffNanos == 0 ? min : Math.min(config.reconnectDelayMax().toNanos(), backoffNanos * 2);
+        reconnectAtNanos = now + backoffNanos;
+        state = State.BACKOFF;
+        if (!resendAll()) {
+            state = State.IDLE; // nothing waits: the next call connects
+        }
+    }
+
+    /** Drops the connection at the end of this round (the first reason given is kept). */
+    void disconnectSoon(String reason) {
+        if (!forceDisconnect) {
+            forceDisconnect = true;
+            forceReason = reason;
+        }
+    }
+
+    /**
+     * The connection is gone (or is being dropped): destroys its queue pair and every registration handle, finishes
+     * what was answered, fails what timed out, and sends the rest to be marshaled again for the next connection.
+     */
+    private void teardown(String reason) {
+        if (conn == null) {
+            return;
+        }
+        lossReason = reason;
+        LOG.info("{}: connection to {} lost: {}", name, server, reason);
+        destroyConnection();
+        boolean pending = resendAll();
+        if (state == State.CLOSED) {
+            return;
+        }
+        if (pending) {
+            startConnect(System.nanoTime());
+        } else {
+            state = State.IDLE;
+        }
+    }
+
+    /** Destroys the queue pair, CQs and every handle; completes or releases what depended on them. */
+    private void destroyConnection() {
+        ClientConnection c = conn;
+        conn = null;
+        inFlight = 0;
+        granted = 1;
+        keepAlive.reset();
+        if (c != null) {
+            c.close(batch, wc -> { });
+        }
+        receives.reset();
+        for (RequestSlot slot : slots) {
+            slot.sendPending = false;
+        }
+        try {
+            registrations.onDisconnect();
+        } catch (VerbsException e) {
+            LOG.warn("{}: the registration pool could not be rebuilt fully: {}", name, e.toString());
+        }
+        resetCount++;
+        onTheWire.clear();
+        for (RequestSlot slot : slots) {
+            if (slot.state == RequestSlot.State.COMPLETING) {
+                tryFinish(slot);
+            }
+        }
+    }
+
+    /** Sends every call that was queued or on the wire to be marshaled again; fails those that timed out. */
+    private boolean resendAll() {
+        boolean pending = false;
+        for (RequestSlot slot : slots) {
+            if (slot == probe) {
+                if (slot.state == RequestSlot.State.SENT || slot.state == RequestSlot.State.QUEUED) {
+                    slot.failure = null;
+                    slot.state = RequestSlot.State.COMPLETING;
+                    invalidate(slot, null);
+                    tryFinish(slot);
+                }
+                continue;
+            }
+            if (slot.state == RequestSlot.State.SENT || slot.state == RequestSlot.State.QUEUED) {
+                sendQueue.remove(slot);
+                if (slot.timedOut || state == State.CLOSED) {
+                    fail(slot, state == State.CLOSED ? closedException() : timeout(slot));
+                } else {
+                    toRecovery(slot);
+                    pending = true;
+                }
+            } else if (slot.state == RequestSlot.State.RECOVERING || slot.state == RequestSlot.State.MARSHALING) {
+                pending = true;
+            }
+        }
+        return pending || !submitted.isEmpty();
+    }
+
+    private void toRecovery(RequestSlot slot) {
+        slot.state = RequestSlot.State.RECOVERING;
+        slot.invalidating = true;
+        if (slot.registration.invalidate(slot)) {
+            dispatchRecovery(slot);
+        }
+    }
+
+    private void dispatchRecovery(RequestSlot slot) {
+        recovery.dispatch(slot);
+    }
+
+    private void shutdown() {
+        state = State.CLOSED;
+        lossReason = "the transport was closed";
+        if (conn != null) {
+            destroyConnection();
+        }
+        resendAll();
+        if (firstConnect != null) {
+            firstConnect.completeExceptionally(closedException());
+            firstConnect = null;
+        }
+    }
+
+    /** Releases the slots' and receives' buffers. After the agent was removed from its runner. */
+    void releaseBuffers() {
+        receives.release();
+        pool.releaseBuffers();
+    }
+}

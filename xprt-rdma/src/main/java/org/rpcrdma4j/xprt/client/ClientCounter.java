@@ -1,0 +1,36 @@
+package org.rpcrdma4j.xprt.client;
+
+/**
+ * Counters of the client transport that {@link org.rpcrdma4j.xprt.XprtCounter} does not have: the generic fields of
+ * Linux's mountstats {@code xprt:} line and a few of this transport's own. Ordinals never change meaning.
+ */
+public enum ClientCounter {
+    /** Sends of RPC calls (first sends, retransmits and keep-alive probes): mountstats {@code sends}. */
+    SENDS("sends"),
+    /** Messages received: mountstats {@code recvs}. */
+    RECEIVES("recvs"),
+    /** Sum, over every send, of the calls on the wire after it: mountstats {@code req_u} (divide by sends). */
+    REQUEST_USAGE("req_u"),
+    /** Sum, over every send, of the calls still waiting for a credit: mountstats {@code bklog_u}. */
+    BACKLOG_USAGE("bklog_u"),
+    /** Milliseconds spent connecting (successful and failed attempts): mountstats {@code connect_time}. */
+    CONNECT_TIME_MILLIS("connect_time_ms"),
+    /** Reverse-direction (RFC 8167) calls received and dropped: no backchannel is set up yet. */
+    BACKCHANNEL_CALLS_DROPPED("backchannel_calls_dropped"),
+    /** Connections this side dropped: a call timed out on the wire, a keep-alive probe went unanswered, a post failed. */
+    FORCED_DISCONNECTS("forced_disconnects"),
+    /** Keep-alive probes that went unanswered (each dropped the connection). */
+    KEEPALIVE_FAILURES("keepalive_failures"),
+    /** Send With Invalidate naming an STag that was not the answered call's: refused, the call's handles invalidated locally. */
+    REMOTE_INVALIDATIONS_REFUSED("remote_invalidations_refused");
+
+    private final String label;
+
+    ClientCounter(String label) {
+        this.label = label;
+    }
+
+    public String label() {
+        return label;
+    }
+}

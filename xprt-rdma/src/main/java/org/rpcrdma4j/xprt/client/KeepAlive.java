@@ -1,0 +1,151 @@
+package org.rpcrdma4j.xprt.client;
+
+import java.time.Duration;
+
+import org.rpcrdma4j.xprt.internal.RpcHeader;
+
+/**
+ * The keep-alive probe (RC connections have none of their own): when calls are on the wire and nothing has been
+ * received for the configured interval, the agent sends a NULL call of the last program used, on the credit it keeps
+ * in reserve; when nothing arrives within the probe timeout after that, the connection is dropped, so a dead server
+ * cannot hang its callers. With only one credit granted (and it in use) no probe can be sent: the probe then counts as
+ * sent, and the same timeout applies. Agent thread.
+ */
+final class KeepAlive {
+    private final long interval;
+    private final long timeout;
+    private long lastReceive;
+    private long probeSentAt;
+    private boolean probing;
+    private long nextCheck = Long.MAX_VALUE;
+    private final ClientAgent agent;
+    private final CallMarshaler marshaler;
+    private volatile int lastProgram;
+    private volatile int lastVersion;
+
+    KeepAlive(RdmaClientConfig config, ClientAgent agent, CallMarshaler marshaler) {
+        this.agent = agent;
+        this.marshaler = marshaler;
+        Duration i = config.keepAliveInterval();
+        this.interval = i.isZero() ? 0 : i.toNanos();
+        this.timeout = config.keepAliveTimeout().toNanos();
+    }
+
+    void connected(long now) {
+        lastReceive = now;
+        probing = false;
+        nextCheck = interval == 0 ? Long.MAX_VALUE : now + interval;
+    }
+
+    void reset() {
+        probing = false;
+        nextCheck = Long.MAX_VALUE;
+    }
+
+    void received(long now) {
+        lastReceive = now;
+    }
+
+    void probeAnswered() {
+        probing = false;
+    }
+
+    long nextCheck() {
+        return nextCheck;
+    }
+
+    /** A call went out while none was on the wire: the quiet period starts now, not at the last receive. */
+    void firstCallSent(long now) {
+        if (now - lastReceive > 0) {
+            lastReceive = now;
+        }
+    }
+
+    /** Sends a probe or drops the connection when it is time; returns the work done. */
+    int check(long now) {
+        if (interval == 0) {
+            return 0;
+        }
+        if (probing) {
+            if (lastReceive - probeSentAt >= 0) {
+                probing = false; // something arrived since the probe went out: the server is alive
+            } else if (now - probeSentAt >= timeout) {
+                probing = false;
+                nextCheck = Long.MAX_VALUE;
+                agent.keepAliveFailed("keep-alive probe not answered within " + timeout / 1_000_000 + " ms");
+                return 1;
+            } else {
+                nextCheck = probeSentAt + timeout;
+                return 0;
+            }
+        }
+        if (agent.regularInFlight() == 0) {
+            nextCheck = Long.MAX_VALUE;
+            return 0;
+        }
+        if (now - lastReceive >= interval) {
+            probing = true;
+            probeSentAt = now;
+            sendProbe();
+            nextCheck = now + timeout;
+            return 1;
+        }
+        nextCheck = lastReceive + interval;
+        return 0;
+    }
+
+    /** Remembers the program a caller used last: the probe calls its NULL procedure. */
+    void noteProgram(int program, int version) {
+        if (program != lastProgram || version != lastVersion) {
+            lastProgram = program;
+            lastVersion = version;
+        }
+    }
+
+    /** Sends the probe on its own slot when a credit is free (else it counts as sent; see the class comment). */
+    private void sendProbe() {
+        if (!agent.probeAllowed()) {
+            return;
+        }
+        RequestSlot probe = agent.probeSlot();
+        probe.state = RequestSlot.State.MARSHALING;
+        probe.keepAliveProbe = true;
+        encodeNullCall(probe, agent.nextXid(), lastProgram, lastVersion);
+        try {
+            marshaler.marshal(probe);
+        } catch (RdmaMarshalException | org.rpcrdma4j.verbs.VerbsException | InterruptedException
+                 | RuntimeException e) {
+            probe.clearCall();
+            probe.state = RequestSlot.State.FREE;
+            return;
+        }
+        agent.counters().increment(org.rpcrdma4j.xprt.XprtCounter.KEEPALIVE_PROBES);
+        agent.post(probe);
+    }
+
+    /** Writes a NULL call (AUTH_NONE) into the probe slot's send buffer and describes it as the slot's call. */
+    static void encodeNullCall(RequestSlot slot, int xid, int program, int version) {
+        int at = RequestSlot.RESERVE;
+        var b = slot.sendBuffer;
+        b.setInt(at, xid);
+        b.setInt(at + 4, RpcHeader.CALL);
+        b.setInt(at + 8, RpcHeader.RPC_VERSION);
+        b.setInt(at + 12, program);
+        b.setInt(at + 16, version);
+        b.setInt(at + 20, 0);
+        b.setInt(at + 24, 0);
+        b.setInt(at + 28, 0);
+        b.setInt(at + 32, 0);
+        b.setInt(at + 36, 0);
+        slot.xid = xid;
+        slot.program = program;
+        slot.version = version;
+        slot.procedure = 0;
+        slot.headBuf = b;
+        slot.headIndex = at;
+        slot.headLength = 40;
+        slot.tailBuf = b;
+        slot.tailIndex = at + 40;
+        slot.replyPlan = RequestSlot.ReplyPlan.INLINE;
+    }
+}

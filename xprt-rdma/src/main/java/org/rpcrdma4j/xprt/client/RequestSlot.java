@@ -1,0 +1,204 @@
+package org.rpcrdma4j.xprt.client;
+
+import io.netty.buffer.ByteBuf;
+import org.rpcrdma4j.codec.RpcRdmaHeader;
+import org.rpcrdma4j.codec.RpcRdmaLimits;
+import org.rpcrdma4j.registration.InvalidationListener;
+import org.rpcrdma4j.registration.RegisteredBuffer;
+import org.rpcrdma4j.registration.Registration;
+import org.rpcrdma4j.registration.ScatterList;
+import org.rpcrdma4j.verbs.SendWorkRequest;
+import org.rpcrdma4j.xprt.DataItem;
+import org.rpcrdma4j.xprt.UpperLayerBinding;
+import org.rpcrdma4j.xprt.internal.RpcHeader;
+
+/**
+ * One request slot: everything one RPC needs from marshaling to completion, made once when the transport starts and
+ * reused for every call (Linux's {@code rpcrdma_req}). There are as many slots as credits the client asks for, plus
+ * one reserved for the keep-alive probe.
+ * <p>
+ * <b>Send buffer layout.</b> The transport header is written right-aligned just before {@link #RESERVE}, so that it
+ * and an RPC message copied at {@code RESERVE} form one contiguous SGE:
+ * <pre>
+ *  0                 RESERVE - hdr   RESERVE
+ *  |      unused      | transport hdr | head (message ...) | pad | tail |
+ * </pre>
+ * <b>The call</b> is described as three parts of registered memory: <em>head</em> (the RPC message up to and including
+ * the DDP-eligible item's length word, or the whole message when there is no item), <em>item</em> (the item's bytes,
+ * optional; the caller's payload or a part of a copied message), and <em>tail</em> (the item's XDR pad, then the rest
+ * of the message). Re-marshaling after a reconnect only needs these parts.
+ * <p>
+ * <b>Ownership.</b> A slot belongs to one thread at a time: the caller that took it from the free pool (marshaling,
+ * which may block), then the agent (queued, on the wire, completing), possibly the recovery thread (re-marshaling after
+ * a reconnect), then the agent again, which returns it to the pool. Hand-offs go through queues.
+ */
+final class RequestSlot implements InvalidationListener {
+    /** Bytes kept in front of the message for the transport header. */
+    static final int RESERVE = 1024;
+
+    enum State {
+        /** In the free pool. */
+        FREE,
+        /** Owned by a caller or the recovery thread. */
+        MARSHALING,
+        /** In the agent's send queue: waiting for a credit or a connection. */
+        QUEUED,
+        /** On the wire, awaiting its reply. */
+        SENT,
+        /** Replied or failed; waiting for its Send completion and the invalidation of its handles. */
+        COMPLETING,
+        /** Waiting for the invalidation of its handles before going to the recovery thread. */
+        RECOVERING
+    }
+
+    /** What the agent should do with a slot handed to it. */
+    enum Command { SEND, FAIL }
+
+    /** How the reply comes back. */
+    enum ReplyPlan { INLINE, WRITE_CHUNK, REPLY_CHUNK }
+
+    final int index;
+    final ClientAgent agent;
+    final RegisteredBuffer sendBuffer;
+    /** A second view of the send buffer for bindings (indexes set per use). */
+    final ByteBuf argsView;
+    final RpcRdmaHeader header;
+    final Registration registration;
+    final ScatterList itemList;
+    final ScatterList sinkList;
+    final ScatterList bodyList;
+    final SendWorkRequest sendWr;
+    final RpcHeader callHeader = new RpcHeader();
+    final RpcHeader replyHeader = new RpcHeader();
+    final DataItem callItem = new DataItem();
+    final DataItem replyItem = new DataItem();
+
+    // ---------------------------------------------------------------- the call
+    int xid;
+    int program;
+    int version;
+    int procedure;
+    UpperLayerBinding binding;
+    RegisteredBuffer headBuf;
+    int headIndex;
+    int headLength;
+    RegisteredBuffer itemBuf;
+    int itemIndex;
+    int itemLength;
+    boolean hasItem;
+    RegisteredBuffer tailBuf;
+    int tailIndex;
+    int padLength;
+    int tailLength;
+    ReplyPlan replyPlan = ReplyPlan.INLINE;
+    RegisteredBuffer sinkBuf;
+    int sinkIndex;
+    int sinkLength;
+    /** Transport buffers this call holds (a copied message, a reply or write chunk sink); released at completion. */
+    RegisteredBuffer ownedCall;
+    RegisteredBuffer ownedReply;
+    /** Segments of the registration by chunk: [from, to). */
+    int writeSegFrom;
+    int writeSegTo;
+    int replySegFrom;
+    int replySegTo;
+    int readSegFrom;
+    int readSegTo;
+    /** Bytes of the RPC call (unreduced). */
+    int rpcLength;
+    long deadlineNanos;
+
+    // ---------------------------------------------------------------- completion targets (one of them)
+    RdmaCall ddpCall;
+    boolean plain;
+    boolean keepAliveProbe;
+
+    // ---------------------------------------------------------------- agent state
+    volatile State state = State.FREE;
+    Command command = Command.SEND;
+    /** The agent's reset count when marshaling began: a later reset means the handles are gone. */
+    int resetStamp;
+    boolean sendPending;
+    boolean invalidating;
+    boolean timedOut;
+    boolean creditWaitCounted;
+    boolean everSent;
+    Throwable failure;
+    /** Reply bytes for an oncrpc4j call (a flat message), set by the reply processing. */
+    byte[] plainReply;
+    /** The connection generation the Send went out on. */
+    int sentGeneration;
+
+    // ---------------------------------------------------------------- intrusive list links
+    SlotList list;
+    RequestSlot prev;
+    RequestSlot next;
+
+    RequestSlot(int index, ClientAgent agent, RegisteredBuffer sendBuffer, Registration registration,
+                RpcRdmaLimits limits, int maxPieces) {
+        this.index = index;
+        this.agent = agent;
+        this.sendBuffer = sendBuffer;
+        this.argsView = sendBuffer.duplicate();
+        this.header = new RpcRdmaHeader(limits);
+        this.registration = registration;
+        this.itemList = new ScatterList(maxPieces);
+        this.sinkList = new ScatterList(maxPieces);
+        this.bodyList = new ScatterList(maxPieces * 2 + 8);
+        this.sendWr = new SendWorkRequest(4);
+    }
+
+    /** Room for the message parts in the send buffer. */
+    int room() {
+        return sendBuffer.capacity() - RESERVE;
+    }
+
+    /** Forgets the call; releases the transport buffers it held. The registration must be idle. */
+    void clearCall() {
+        xid = 0;
+        program = version = procedure = 0;
+        binding = null;
+        headBuf = itemBuf = tailBuf = sinkBuf = null;
+        headIndex = headLength = itemIndex = itemLength = tailIndex = padLength = tailLength = 0;
+        sinkIndex = sinkLength = 0;
+        hasItem = false;
+        replyPlan = ReplyPlan.INLINE;
+        if (ownedCall != null) {
+            ownedCall.release();
+            ownedCall = null;
+        }
+        if (ownedReply != null) {
+            ownedReply.release();
+            ownedReply = null;
+        }
+        writeSegFrom = writeSegTo = replySegFrom = replySegTo = readSegFrom = readSegTo = 0;
+        rpcLength = 0;
+        deadlineNanos = 0;
+        ddpCall = null;
+        plain = false;
+        keepAliveProbe = false;
+        command = Command.SEND;
+        sendPending = invalidating = timedOut = creditWaitCounted = everSent = false;
+        failure = null;
+        plainReply = null;
+        itemList.clear();
+        sinkList.clear();
+        bodyList.clear();
+        sendWr.reset();
+    }
+
+    /** Whether the handles of this call are exposed on the current connection (some segment has a handle). */
+    boolean hasSegments() {
+        return registration.segmentCount() > 0;
+    }
+
+    @Override
+    public void onInvalidated(Registration r) {
+        agent.onInvalidated(this);
+    }
+
+    @Override
+    public String toString() {
+        return "RequestSlot[" + index + " " + state + ", xid=0x" + Integer.toHexString(xid) + "]";
+    }
+}

@@ -1,0 +1,71 @@
+/**
+ * The RPC-over-RDMA version 1 client transport (RFC 8166, RFC 8797), the Java counterpart of Linux's xprtrdma.
+ *
+ * <h2>API</h2>
+ * <ul>
+ * <li>{@link org.rpcrdma4j.xprt.client.RdmaClientTransport}: one connection to one server. It is an oncrpc4j
+ * {@code RpcTransport} (an unmodified {@code RpcCall} runs over it) and offers the DDP API:
+ * {@link org.rpcrdma4j.xprt.client.RdmaClientTransport#call} / {@code submit} with a reusable
+ * {@link org.rpcrdma4j.xprt.client.RdmaCall} whose payload goes out as a Read chunk straight from the caller's
+ * registered memory and whose result lands in the caller's registered memory through a Write chunk.</li>
+ * <li>{@link org.rpcrdma4j.xprt.client.RdmaClientConfig}: every setting, with defaults.</li>
+ * <li>Failures: {@link org.rpcrdma4j.xprt.client.RdmaTransportException} and its subclasses
+ * ({@code RdmaConnectionException}, {@code RdmaCallTimeoutException}, {@code RdmaBadReplyException},
+ * {@code RdmaVersionMismatchException} and {@code RdmaChunkErrorException} for RDMA_ERROR, {@code RdmaMarshalException}).
+ * Over the oncrpc4j interface a timeout is a {@link java.util.concurrent.TimeoutException}, as oncrpc4j reports it.</li>
+ * <li>Counters: {@link org.rpcrdma4j.xprt.XprtCounter} (the mountstats {@code xprt: rdma} fields and the transport's
+ * own) and {@link org.rpcrdma4j.xprt.client.ClientCounter}, snapshot as
+ * {@link org.rpcrdma4j.xprt.client.RdmaClientStats} (with the mountstats line), and over JMX
+ * ({@link org.rpcrdma4j.xprt.client.RdmaClientTransportMXBean}).</li>
+ * </ul>
+ *
+ * <h2>Threads</h2>
+ * One <em>agent</em> per connection ({@code ClientAgent}, run by an {@link org.rpcrdma4j.xprt.internal.AgentRunner},
+ * its own or a shared one) owns the queue pair, both completion queues, the credits, the receive buffers and every
+ * request slot from submission to completion. Completion queue and connection listeners (device threads) only wake it.
+ * <p>
+ * A caller marshals its call on its own thread: it takes a free request slot (waiting in arrival order when there is
+ * none), copies the message into the slot's registered send buffer, registers the chunks (which may wait for free
+ * registration handles) and hands the slot to the agent through a queue. The agent sends it when a credit is free, and
+ * when the reply comes checks it, invalidates every handle the call exposed, and only then completes it: an
+ * {@link org.rpcrdma4j.xprt.client.RdmaCallListener} runs on the agent thread; a blocked caller is unparked; oncrpc4j
+ * handlers run on the callback executor. After a connection loss, calls are marshaled again on a recovery thread,
+ * because registering may block.
+ *
+ * <h2>Marshaling (as Linux's rpc_rdma.c)</h2>
+ * Reply first: a Write chunk over the DDP caller's sink; or, for a program with an
+ * {@link org.rpcrdma4j.xprt.UpperLayerBinding}, nothing when the largest reply fits the inline receive threshold, a
+ * Write chunk for a DDP-eligible result (sized by {@code maxReplyItemLength}), else a Reply chunk; for other programs
+ * a Reply chunk whenever the configured default maximum reply does not fit inline. Never a Write list and a Reply
+ * chunk together. Then the call: inline when it fits the inline send threshold (a DDP payload is gathered into the
+ * Send from the caller's memory); else a Read chunk for the DDP-eligible argument at its position; else RDMA_NOMSG
+ * with a position-zero Read chunk.
+ *
+ * <h2>Replies</h2>
+ * Version, xid (unknown: counted and dropped), credit grant (0 counts as 1), chunk lists (a returned length beyond the
+ * registered one fails the RPC as a bad reply) and RDMA_ERROR are checked; reverse-direction calls (RFC 8167) are
+ * recognised by their RPC message type, counted and dropped. A Send With Invalidate is honoured only for a handle of
+ * the call it answers.
+ *
+ * <h2>Credits</h2>
+ * Every call asks for {@link org.rpcrdma4j.xprt.client.RdmaClientConfig#maxCredits()} credits (also the number of
+ * request slots and, plus a few, of receive buffers). At most the last grant of calls are on the wire; a grant of 0
+ * counts as 1, a grant above the request is clamped, and every new connection starts at 1. When the grant is 2 or
+ * more, one credit is kept for the keep-alive probe, as the NFS upper-layer binding recommends. Calls beyond the grant
+ * wait in the agent's send queue in submission order; callers beyond the slots wait for a slot in arrival order; a
+ * call whose timeout passes while it waits leaves the queue.
+ *
+ * <h2>Life cycle</h2>
+ * A call that times out on the wire makes the agent drop the connection (RC has no keep-alive); so does a keep-alive
+ * probe (a NULL call on a reserved credit, sent when calls are outstanding and nothing arrived for a while) that is not
+ * answered. On a loss every registration handle is destroyed and every call not yet answered is marshaled again and
+ * resent on the next connection, or failed when its own timeout expires first. The first reconnect after a loss is
+ * immediate; failed attempts back off from {@code reconnectDelayMin} doubling to {@code reconnectDelayMax}. Without
+ * calls waiting, the transport stays disconnected until the next call.
+ *
+ * <h2>Remote invalidation</h2>
+ * Offered in the RFC 8797 private data only when the device reports {@code REMOTE_INV} <em>and</em> the registration
+ * strategy is FRWR: an FMR or a synchronous registration cannot be invalidated by a peer, and a Send With Invalidate
+ * naming one would break the connection.
+ */
+package org.rpcrdma4j.xprt.client;

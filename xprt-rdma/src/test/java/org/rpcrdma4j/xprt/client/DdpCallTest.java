@@ -1,0 +1,186 @@
+package org.rpcrdma4j.xprt.client;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.rpcrdma4j.codec.RpcRdmaProc;
+import org.rpcrdma4j.registration.RegisteredBuffer;
+import org.rpcrdma4j.verbs.WcStatus;
+import org.rpcrdma4j.xprt.XprtCounter;
+import org.rpcrdma4j.xprt.client.fake.ReceivedCall;
+import org.rpcrdma4j.xprt.client.fake.TestProgram;
+
+/** The DDP API against a well-behaved peer: what goes on the wire for each size, and the bytes that arrive. */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class DdpCallTest extends ClientTestBase {
+
+    @Test
+    void nullCallGoesInlineAndAsksForCredits() throws Exception {
+        RdmaClientTransport t = connect();
+        RdmaCall call = new RdmaCall();
+        ByteBuf reply = Unpooled.buffer(256);
+        int xid = t.nextXid();
+        t.call(call.message(nullCall(xid)).reply(reply));
+        assertThat(call.failure()).isNull();
+        assertThat(call.xid()).isEqualTo(xid);
+        assertThat(reply.getInt(reply.readerIndex())).isEqualTo(xid);
+        assertThat(TestProgram.results(reply)).isEqualTo(reply.readerIndex() + 24);
+        ReceivedCall seen = server.nextCall();
+        assertThat(seen.proc()).isEqualTo(RpcRdmaProc.RDMA_MSG);
+        assertThat(seen.hasReadChunk() || seen.hasWriteChunk() || seen.hasReplyChunk()).isFalse();
+        assertThat(seen.creditsRequested()).isEqualTo(128);
+        assertThat(seen.call()).isEqualTo(bytes(nullCall(xid), 0, 40));
+        RdmaClientStats s = t.stats();
+        assertThat(s.get(XprtCounter.CONNECTS)).isEqualTo(1);
+        assertThat(s.get(ClientCounter.SENDS)).isEqualTo(1);
+        assertThat(s.get(XprtCounter.TOTAL_RDMA_REQUEST)).isEqualTo(40);
+        assertThat(s.get(XprtCounter.TOTAL_RDMA_REPLY)).isEqualTo(24);
+        assertThat(s.creditsGranted()).isEqualTo(32);
+    }
+
+    @Test
+    void smallPayloadIsGatheredIntoTheSendFromTheCallersMemory() throws Exception {
+        RdmaClientTransport t = connect();
+        byte[] data = TestProgram.pattern(7, 1001);
+        RegisteredBuffer payload = registered(t, data);
+        ByteBuf reply = Unpooled.buffer(256);
+        RdmaCall call = new RdmaCall().message(putHead(t.nextXid(), 42, data.length)).payload(payload, 0, data.length)
+                .reply(reply);
+        t.call(call);
+        ReceivedCall seen = server.nextCall();
+        assertThat(seen.hasReadChunk()).isFalse();
+        assertThat(seen.inline()).hasSize(48 + 1004);
+        assertThat(java.util.Arrays.copyOfRange(seen.inline(), 48, 48 + data.length)).isEqualTo(data);
+        assertThat(java.util.Arrays.copyOfRange(seen.inline(), 48 + 1001, 48 + 1004)).containsOnly(0);
+        int at = TestProgram.results(reply);
+        assertThat(reply.getInt(at)).isEqualTo(data.length);
+        assertThat(reply.getInt(at + 4)).isEqualTo((int) TestProgram.crc(data, 0, data.length));
+        assertThat(reply.getInt(at + 8)).isEqualTo(42);
+        assertThat(t.stats().get(XprtCounter.READ_CHUNK_COUNT)).isZero();
+    }
+
+    @Test
+    void largePayloadGoesAsAReadChunkAtItsPositionStraightFromTheCallersMemory() throws Exception {
+        RdmaClientTransport t = connect();
+        byte[] data = TestProgram.pattern(11, (1 << 20) - 3);
+        RegisteredBuffer payload = registered(t, 1 << 20);
+        payload.setBytes(0, data);
+        ByteBuf trailer = null;
+        ByteBuf reply = Unpooled.buffer(256);
+        RdmaCall call = new RdmaCall().message(putHead(t.nextXid(), 9, data.length)).payload(payload, 0, data.length)
+                .trailer(trailer).reply(reply);
+        t.call(call);
+        ReceivedCall seen = server.nextCall();
+        assertThat(seen.proc()).isEqualTo(RpcRdmaProc.RDMA_MSG);
+        assertThat(seen.header().readChunkCount()).isEqualTo(1);
+        assertThat(seen.header().readChunkPosition(0)).isEqualTo(48);
+        assertThat(seen.header().readChunkLength(0)).as("unpadded").isEqualTo(data.length);
+        assertThat(seen.chunkData()).isEqualTo(data);
+        assertThat(seen.inline()).hasSize(48);
+        assertThat(java.util.Arrays.copyOfRange(seen.call(), 48, 48 + data.length)).isEqualTo(data);
+        assertThat(seen.call()).hasSize(48 + data.length + 3);
+        int at = TestProgram.results(reply);
+        assertThat(reply.getInt(at + 4)).isEqualTo((int) TestProgram.crc(data, 0, data.length));
+        assertThat(t.stats().get(XprtCounter.READ_CHUNK_COUNT)).isEqualTo(1);
+        assertExposedNothing(seen);
+    }
+
+    @Test
+    void resultLandsInTheCallersSinkThroughAWriteChunk() throws Exception {
+        RdmaClientTransport t = connect();
+        int count = 1 << 20;
+        RegisteredBuffer sink = registered(t, count);
+        ByteBuf reply = Unpooled.buffer(256);
+        RdmaCall call = new RdmaCall().message(getCall(t.nextXid(), count, 5)).sink(sink, 0, count).reply(reply);
+        t.call(call);
+        ReceivedCall seen = server.nextCall();
+        assertThat(seen.header().writeChunkCount()).isEqualTo(1);
+        assertThat(seen.header().writeChunkLength(0)).isEqualTo(count);
+        assertThat(seen.hasReplyChunk()).isFalse();
+        assertThat(call.writeChunkReturned()).isTrue();
+        assertThat(call.placedBytes()).isEqualTo(count);
+        assertThat(bytes(sink, 0, count)).isEqualTo(TestProgram.pattern(5, count));
+        int at = TestProgram.results(reply);
+        assertThat(reply.getInt(at)).as("the reduced reply keeps the length word").isEqualTo(count);
+        assertThat(reply.writerIndex() - at).as("and nothing of the data").isEqualTo(4);
+        assertThat(t.stats().get(XprtCounter.WRITE_CHUNK_COUNT)).isEqualTo(1);
+        assertExposedNothing(seen);
+    }
+
+    @Test
+    void oddSizedResultIsPlacedWithoutPad() throws Exception {
+        RdmaClientTransport t = connect();
+        int count = 100_001;
+        RegisteredBuffer sink = registered(t, count + 64);
+        sink.setBytes(count, new byte[64]);
+        ByteBuf reply = Unpooled.buffer(256);
+        RdmaCall call = new RdmaCall().message(getCall(t.nextXid(), count, 77)).sink(sink, 0, count + 64).reply(reply);
+        t.call(call);
+        assertThat(call.placedBytes()).isEqualTo(count);
+        assertThat(bytes(sink, 0, count)).isEqualTo(TestProgram.pattern(77, count));
+        assertThat(bytes(sink, count, 64)).containsOnly(0);
+    }
+
+    @Test
+    void callTooLargeForInlineWithoutADataItemGoesInAPositionZeroReadChunkAndItsReplyInAReplyChunk()
+            throws Exception {
+        RdmaClientTransport t = connect();
+        byte[] data = TestProgram.pattern(3, 100 * 1024 + 1);
+        ByteBuf reply = Unpooled.buffer(256);
+        int xid = t.nextXid();
+        ByteBuf message = echoCall(xid, data);
+        byte[] sent = bytes(message, 0, message.readableBytes());
+        RdmaCall call = new RdmaCall().message(message).reply(reply);
+        t.call(call);
+        ReceivedCall seen = server.nextCall();
+        assertThat(seen.proc()).isEqualTo(RpcRdmaProc.RDMA_NOMSG);
+        assertThat(seen.header().readChunkPosition(0)).isZero();
+        assertThat(seen.chunkData()).as("the whole call, padded").isEqualTo(sent);
+        assertThat(seen.hasReplyChunk()).isTrue();
+        assertThat(seen.hasWriteChunk()).isFalse();
+        int at = TestProgram.results(reply);
+        assertThat(reply.getInt(at)).isEqualTo(data.length);
+        assertThat(bytes(reply, at + 4, data.length)).isEqualTo(data);
+        RdmaClientStats s = t.stats();
+        assertThat(s.get(XprtCounter.NOMSG_CALL_COUNT)).isEqualTo(1);
+        assertThat(s.get(XprtCounter.REPLY_CHUNK_COUNT)).isEqualTo(1);
+        assertThat(s.get(XprtCounter.FIXUP_COPY_COUNT)).isEqualTo(reply.readableBytes());
+        assertExposedNothing(seen);
+    }
+
+    @Test
+    void manyConcurrentCallsAllComplete() throws Exception {
+        RdmaClientTransport t = connect();
+        int n = 64;
+        RdmaCall[] calls = new RdmaCall[n];
+        RegisteredBuffer[] sinks = new RegisteredBuffer[n];
+        java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(n);
+        for (int i = 0; i < n; i++) {
+            sinks[i] = registered(t, 8192 + i);
+            calls[i] = new RdmaCall().message(getCall(t.nextXid(), 8192 + i, i)).sink(sinks[i], 0, 8192 + i)
+                    .reply(Unpooled.buffer(128));
+            t.submit(calls[i], c -> done.countDown());
+        }
+        assertThat(done.await(60, TimeUnit.SECONDS)).isTrue();
+        for (int i = 0; i < n; i++) {
+            assertThat(calls[i].failure()).isNull();
+            assertThat(bytes(sinks[i], 0, 8192 + i)).isEqualTo(TestProgram.pattern(i, 8192 + i));
+        }
+        assertThat(t.stats().get(XprtCounter.RECONNECTS)).isZero();
+        assertThat(server.maxOutstanding()).as("never more than the grant (minus the keep-alive reserve)")
+                .isLessThanOrEqualTo(31);
+    }
+
+    /** The server's RDMA READ with a handle the call exposed fails once the call is done. */
+    private void assertExposedNothing(ReceivedCall seen) throws Exception {
+        List<WcStatus> statuses = server.probe(seen, false);
+        assertThat(statuses).isNotEmpty();
+        assertThat(statuses.get(0)).as("access with the first handle of a finished call").isNotEqualTo(WcStatus.SUCCESS);
+    }
+}

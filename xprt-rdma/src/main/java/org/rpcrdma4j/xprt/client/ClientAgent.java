@@ -1,7 +1,6 @@
 package org.rpcrdma4j.xprt.client;
 
 import java.net.InetSocketAddress;
-import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
@@ -23,6 +22,11 @@ import org.rpcrdma4j.verbs.util.EnumCounters;
 import org.rpcrdma4j.xprt.XprtCounter;
 import org.rpcrdma4j.xprt.internal.Agent;
 import org.rpcrdma4j.xprt.internal.AgentRunner;
+import org.rpcrdma4j.xprt.internal.Bindings;
+import org.rpcrdma4j.xprt.internal.InlineThresholds;
+import org.rpcrdma4j.xprt.internal.Mailbox;
+import org.rpcrdma4j.xprt.internal.QueueSet;
+import org.rpcrdma4j.xprt.internal.ReceiveRing;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -69,12 +73,11 @@ final class ClientAgent implements Agent {
     private final SlotPool pool;
     private final RequestSlot[] slots;
     private final RequestSlot probe;
-    private final ArrayBlockingQueue<RequestSlot> submitted;
-    private final SlotList sendQueue = new SlotList();
-    private final XidTable onTheWire;
+    private final Mailbox<RequestSlot> submitted = new Mailbox<>();
+    private final CreditWindow window;
     private final WorkCompletion[] batch = new WorkCompletion[BATCH];
-    private final ClientConnection.Sizes sizes;
-    private final PlainDelivery plain;
+    private final QueueSet.Sizes sizes;
+    private final CallCompletion completion;
     private final Remarshaler recovery;
     private final Runnable wake;
     private final KeepAlive keepAlive;
@@ -93,8 +96,6 @@ final class ClientAgent implements Agent {
     private volatile String lossReason;
     private volatile Throwable lastConnectError;
     private volatile InetSocketAddress localAddress;
-    private volatile int granted = 1;
-    private volatile int inFlight;
     private volatile long lastActivity = System.nanoTime();
     private final CompletableFuture<Void> closed = new CompletableFuture<>();
 
@@ -124,7 +125,6 @@ final class ClientAgent implements Agent {
         this.registrations = registrations;
         this.buffers = buffers;
         this.bindings = new Bindings(config.bindings());
-        this.plain = plain;
         this.wake = this::wake;
         this.maxCredits = config.maxCredits();
         DeviceAttributes attributes = device.attributes();
@@ -136,19 +136,19 @@ final class ClientAgent implements Agent {
         this.replies = new ReplyProcessor(this, limits, server.toString());
         int receiveCount = maxCredits + config.extraReceives();
         int slotCount = maxCredits + 1;
-        this.submitted = new ArrayBlockingQueue<>(slotCount);
-        this.onTheWire = new XidTable(slotCount);
+        this.window = new CreditWindow(maxCredits, slotCount, counters, own);
         this.pool = new SlotPool(this, config, buffers, registrations, limits);
         try {
-            this.receives = new ReceiveRing(buffers, receiveCount, config.inlineReceiveSize());
+            this.receives = ReceiveRing.allocate(buffers, receiveCount, config.inlineReceiveSize());
         } catch (VerbsException | InterruptedException | RuntimeException e) {
             pool.releaseBuffers();
             throw e;
         }
         this.slots = pool.all();
+        this.completion = new CallCompletion(name, pool, plain, counters);
         this.probe = pool.probe();
         this.recovery = new Remarshaler(this, marshaler, recovery);
-        this.sizes = ClientConnection.Sizes.of(attributes, slotCount, receiveCount,
+        this.sizes = ClientConnection.sizes(attributes, slotCount, receiveCount,
                 registrations.maxSegmentsPerRpc());
         this.keepAlive = new KeepAlive(config, this, marshaler);
         this.connectParameters = ClientConnection.parameters(config, attributes,
@@ -198,11 +198,11 @@ final class ClientAgent implements Agent {
     }
 
     int granted() {
-        return granted;
+        return window.granted();
     }
 
     int inFlight() {
-        return inFlight;
+        return window.inFlight();
     }
 
     InetSocketAddress localAddress() {
@@ -239,9 +239,7 @@ final class ClientAgent implements Agent {
 
     /** Hands a slot to the agent: to send ({@link RequestSlot.Command#SEND}) or to clean up and fail. Any thread. */
     void submit(RequestSlot slot) {
-        if (!submitted.offer(slot)) {
-            throw new IllegalStateException("submission queue overflow: " + slot);
-        }
+        submitted.push(slot);
         wake();
     }
 
@@ -291,8 +289,7 @@ final class ClientAgent implements Agent {
             work++;
         }
         if (work == 0 && conn != null) {
-            conn.sendCq.requestNotify();
-            conn.recvCq.requestNotify();
+            conn.queues.requestNotify();
             work += pollReceives(now) + pollSends();
         }
         if (state == State.CLOSED && !quiesced && pool.freeCount() == maxCredits) {
@@ -343,8 +340,9 @@ final class ClientAgent implements Agent {
 
     private int drainSubmitted(long now) {
         int n = 0;
-        RequestSlot slot;
-        while ((slot = submitted.poll()) != null) {
+        RequestSlot next;
+        for (RequestSlot slot = submitted.drain(); slot != null; slot = next) {
+            next = Mailbox.next(slot);
             n++;
             if (slot.command == RequestSlot.Command.FAIL) {
                 fail(slot, slot.failure);
@@ -356,8 +354,7 @@ final class ClientAgent implements Agent {
             } else if (slot.resetStamp != resetCount) {
                 toRecovery(slot);
             } else {
-                slot.state = RequestSlot.State.QUEUED;
-                sendQueue.addLast(slot);
+                window.queue(slot);
                 noteDeadline(slot);
                 if (state == State.IDLE) {
                     startConnect(now);
@@ -376,16 +373,7 @@ final class ClientAgent implements Agent {
     private int sendQueued() {
         int n = 0;
         RequestSlot slot;
-        while ((slot = sendQueue.peekFirst()) != null) {
-            int limit = granted > 1 ? granted - 1 : 1;
-            if (inFlight >= limit) {
-                if (!slot.creditWaitCounted) {
-                    slot.creditWaitCounted = true;
-                    counters.increment(XprtCounter.CREDIT_WAITS);
-                }
-                break;
-            }
-            sendQueue.remove(slot);
+        while ((slot = window.nextSendable()) != null) {
             post(slot);
             n++;
             if (forceDisconnect) {
@@ -402,20 +390,11 @@ final class ClientAgent implements Agent {
         slot.state = RequestSlot.State.SENT;
         slot.sendPending = true;
         slot.sentGeneration = conn.generation;
-        inFlight++;
-        if (inFlight == 1 && !slot.keepAliveProbe) {
+        window.sent(slot);
+        if (window.inFlight() == 1 && !slot.keepAliveProbe) {
             keepAlive.firstCallSent(System.nanoTime());
         }
-        onTheWire.put(slot.xid, slot);
-        own.increment(ClientCounter.SENDS);
         lastActivity = System.nanoTime();
-        own.add(ClientCounter.REQUEST_USAGE, inFlight);
-        own.add(ClientCounter.BACKLOG_USAGE, sendQueue.size());
-        counters.add(XprtCounter.TOTAL_RDMA_REQUEST, slot.rpcLength);
-        if (slot.everSent) {
-            counters.increment(XprtCounter.RETRANSMITS);
-        }
-        slot.everSent = true;
         try {
             conn.qp.postSend(slot.registration.linkAfterPending(slot.sendWr));
         } catch (PostException e) {
@@ -447,7 +426,7 @@ final class ClientAgent implements Agent {
         ClientConnection c = conn;
         int total = 0;
         int n;
-        while (c == conn && c != null && (n = c.sendCq.poll(batch)) > 0) {
+        while (c == conn && c != null && (n = c.queues.sendCq().poll(batch)) > 0) {
             total += n;
             for (int i = 0; i < n; i++) {
                 onSendCompletion(batch[i], c.generation);
@@ -479,16 +458,15 @@ final class ClientAgent implements Agent {
         if (!wc.ok() && wc.status != WcStatus.WR_FLUSH_ERR) {
             disconnectSoon("the Send of xid 0x" + Integer.toHexString(slot.xid) + " failed: " + wc.status);
         }
-        tryFinish(slot);
+        completion.tryFinish(slot);
     }
 
     // ------------------------------------------------------------------ replies (from ReplyProcessor)
 
     /** Takes the slot of a call on the wire by xid (null when there is none): it is answered now. */
     RequestSlot takeSent(int xid) {
-        RequestSlot slot = onTheWire.remove(xid);
+        RequestSlot slot = window.take(xid);
         if (slot != null) {
-            inFlight--;
             slot.state = RequestSlot.State.COMPLETING;
             if (slot.keepAliveProbe) {
                 keepAlive.probeAnswered();
@@ -499,87 +477,27 @@ final class ClientAgent implements Agent {
 
     /** Applies a credit grant: 0 counts as 1, more than requested is clamped. */
     void grant(int credits) {
-        long value = Integer.toUnsignedLong(credits);
-        granted = (int) Math.max(1, Math.min(maxCredits, value));
+        window.grant(credits);
     }
 
     /** A reply (or a bad one) arrived for {@code slot}: invalidate its handles, then complete it. */
     void replied(RequestSlot slot, WorkCompletion wc, Throwable failure) {
-        slot.failure = failure;
-        slot.state = RequestSlot.State.COMPLETING;
-        if (slot.sendPending) {
-            counters.increment(XprtCounter.REPLY_WAITS_FOR_SEND);
-        }
-        if (wc != null && wc.withInvalidate() && slot.hasSegments() && !ownsStag(slot, wc.invalidatedStag)) {
-            LOG.warn("{}: the reply to xid 0x{} invalidated STag 0x{}, which is not one of the call's; refused",
-                    name, Integer.toHexString(slot.xid), Integer.toHexString(wc.invalidatedStag));
-        }
-        if (!invalidate(slot, wc)) {
-            counters.increment(XprtCounter.LOCAL_INV_NEEDED);
-        }
-        tryFinish(slot);
-    }
-
-    private static boolean ownsStag(RequestSlot slot, int stag) {
-        for (int i = 0; i < slot.registration.segmentCount(); i++) {
-            if (slot.registration.hasHandle(i) && slot.registration.handle(i) == stag) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /** Starts invalidating the slot's handles; returns whether they are all invalid already. */
-    private boolean invalidate(RequestSlot slot, WorkCompletion wc) {
-        slot.invalidating = true;
-        if (slot.registration.invalidate(wc, slot)) {
-            slot.invalidating = false;
-            return true;
-        }
-        return false;
+        completion.replied(slot, wc, failure);
     }
 
     /** From the registration pool: every handle of the slot is invalid. Agent thread. */
     void onInvalidated(RequestSlot slot) {
         slot.invalidating = false;
         if (slot.state == RequestSlot.State.RECOVERING) {
-            dispatchRecovery(slot);
+            recovery.dispatch(slot);
         } else {
-            tryFinish(slot);
+            completion.tryFinish(slot);
         }
     }
 
     private void fail(RequestSlot slot, Throwable failure) {
-        sendQueue.remove(slot);
-        slot.failure = failure;
-        slot.state = RequestSlot.State.COMPLETING;
-        invalidate(slot, null);
-        tryFinish(slot);
-    }
-
-    private void tryFinish(RequestSlot slot) {
-        if (slot.state != RequestSlot.State.COMPLETING || slot.sendPending || slot.invalidating) {
-            return;
-        }
-        RdmaCall call = slot.ddpCall;
-        boolean isPlain = slot.plain;
-        boolean isProbe = slot.keepAliveProbe;
-        int xid = slot.xid;
-        Throwable failure = slot.failure;
-        byte[] reply = slot.plainReply;
-        slot.clearCall();
-        pool.release(slot);
-        if (call != null) {
-            try {
-                call.complete(failure);
-            } catch (RuntimeException e) {
-                LOG.warn("{}: a call listener failed", name, e);
-            }
-        } else if (isPlain) {
-            plain.deliver(xid, reply, failure);
-        } else if (isProbe && failure != null) {
-            LOG.debug("{}: keep-alive probe failed: {}", name, failure.toString());
-        }
+        window.remove(slot);
+        completion.fail(slot, failure);
     }
 
     // ------------------------------------------------------------------ timeouts
@@ -635,7 +553,7 @@ final class ClientAgent implements Agent {
 
     /** Whether a credit is free for the keep-alive probe and its slot is free. */
     boolean probeAllowed() {
-        return probe.state == RequestSlot.State.FREE && inFlight < granted;
+        return probe.state == RequestSlot.State.FREE && window.creditFree();
     }
 
     RequestSlot probeSlot() {
@@ -652,7 +570,7 @@ final class ClientAgent implements Agent {
     }
 
     int regularInFlight() {
-        return probe.state == RequestSlot.State.SENT ? inFlight - 1 : inFlight;
+        return probe.state == RequestSlot.State.SENT ? window.inFlight() - 1 : window.inFlight();
     }
 
     void keepAliveFailed(String reason) {
@@ -704,8 +622,7 @@ final class ClientAgent implements Agent {
         thresholds = InlineThresholds.negotiate(info.privateData(), config.inlineSendSize(),
                 config.inlineReceiveSize());
         localAddress = info.localAddress();
-        granted = 1;
-        inFlight = 0;
+        window.reset();
         state = State.CONNECTED;
         backoffNanos = 0;
         lastConnectError = null;
@@ -778,11 +695,10 @@ final class ClientAgent implements Agent {
     private void destroyConnection() {
         ClientConnection c = conn;
         conn = null;
-        inFlight = 0;
-        granted = 1;
+        window.reset();
         keepAlive.reset();
         if (c != null) {
-            c.close(batch, wc -> { });
+            c.close();
         }
         receives.reset();
         for (RequestSlot slot : slots) {
@@ -794,10 +710,9 @@ final class ClientAgent implements Agent {
             LOG.warn("{}: the registration pool could not be rebuilt fully: {}", name, e.toString());
         }
         resetCount++;
-        onTheWire.clear();
         for (RequestSlot slot : slots) {
             if (slot.state == RequestSlot.State.COMPLETING) {
-                tryFinish(slot);
+                completion.tryFinish(slot);
             }
         }
     }
@@ -808,15 +723,12 @@ final class ClientAgent implements Agent {
         for (RequestSlot slot : slots) {
             if (slot == probe) {
                 if (slot.state == RequestSlot.State.SENT || slot.state == RequestSlot.State.QUEUED) {
-                    slot.failure = null;
-                    slot.state = RequestSlot.State.COMPLETING;
-                    invalidate(slot, null);
-                    tryFinish(slot);
+                    completion.fail(slot, null);
                 }
                 continue;
             }
             if (slot.state == RequestSlot.State.SENT || slot.state == RequestSlot.State.QUEUED) {
-                sendQueue.remove(slot);
+                window.remove(slot);
                 if (slot.timedOut || state == State.CLOSED) {
                     fail(slot, state == State.CLOSED ? closedException() : timeout(slot));
                 } else {
@@ -834,12 +746,8 @@ final class ClientAgent implements Agent {
         slot.state = RequestSlot.State.RECOVERING;
         slot.invalidating = true;
         if (slot.registration.invalidate(slot)) {
-            dispatchRecovery(slot);
+            recovery.dispatch(slot);
         }
-    }
-
-    private void dispatchRecovery(RequestSlot slot) {
-        recovery.dispatch(slot);
     }
 
     private void shutdown() {

@@ -13,6 +13,7 @@ import org.rpcrdma4j.verbs.ConnectParameters;
 import org.rpcrdma4j.verbs.RdmaDevice;
 import org.rpcrdma4j.xprt.UpperLayerBinding;
 import org.rpcrdma4j.xprt.internal.AgentRunner;
+import org.rpcrdma4j.xprt.internal.Bindings;
 
 /**
  * Settings of one {@link RdmaClientTransport}. Immutable; made with {@link #builder()}. Every setting has a default,
@@ -385,14 +386,16 @@ public final class RdmaClientConfig {
             return this;
         }
 
-        /** Adds an upper-layer binding (one per program); calls of that program get DDP through it. */
+        /**
+         * Adds an upper-layer binding; calls of its program get DDP through it. A program may have several (NFSv3 and
+         * NFSv4 are both program 100003): a call uses the first added whose
+         * {@link UpperLayerBinding#supportsVersion supportsVersion} accepts the call's version.
+         *
+         * @throws IllegalArgumentException when the same binding object was added already
+         */
         public Builder binding(UpperLayerBinding binding) {
             Objects.requireNonNull(binding, "binding");
-            for (UpperLayerBinding b : bindings) {
-                if (b.program() == binding.program()) {
-                    throw new IllegalArgumentException("a binding for program " + binding.program() + " is set");
-                }
-            }
+            Bindings.checkAddable(bindings, binding);
             bindings.add(binding);
             return this;
         }

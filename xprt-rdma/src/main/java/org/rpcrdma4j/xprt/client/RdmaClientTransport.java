@@ -41,6 +41,7 @@ import org.rpcrdma4j.verbs.VerbsException;
 import org.rpcrdma4j.verbs.util.EnumCounters;
 import org.rpcrdma4j.xprt.XprtCounter;
 import org.rpcrdma4j.xprt.internal.AgentRunner;
+import org.rpcrdma4j.xprt.internal.InlineThresholds;
 import org.rpcrdma4j.xprt.internal.RpcHeader;
 import org.rpcrdma4j.xprt.internal.Xdrs;
 import org.slf4j.Logger;

@@ -25,7 +25,7 @@
  *       an xid drops the connection, a bad version gets RDMA_ERROR / ERR_VERS (1, 1), malformed chunk lists
  *       ERR_CHUNK, both with the call's xid and the usual credit grant. A client with more calls unanswered than
  *       granted is disconnected. The inline part is copied into the call's slot and its receive buffer reposted.</li>
- *   <li><b>Read chunks</b> ({@code CallLayout}, {@code CallSlot}, {@code WorkPoster}): the layout of the rebuilt
+ *   <li><b>Read chunks</b> ({@code StreamLayout}, {@code CallSlot}, {@code WorkPoster}): the layout of the rebuilt
  *       call is checked against the limits before any READ (ERR_CHUNK when too large); an io thread takes a sink
  *       buffer for the whole call, copies the inline pieces into place and maps the rest as
  *       {@link org.rpcrdma4j.registration.ChunkRole#RDMA_READ_SINK} (on iWARP a per-I/O handle); the agent posts

@@ -8,7 +8,7 @@ import java.util.function.LongSupplier;
  * Settings of a {@link DuplicateRequestCache}; every setting has a default ({@link #DEFAULT}). Immutable.
  * <p>
  * Memory: at most {@link #maxEntries()} entries and {@link #maxBytes()} bytes of cached replies and key credentials
- * (the {@link DrcCounter#BYTES_HELD} gauge); each entry also costs a fixed ~150 bytes of objects, and a parked
+ * (the {@link DrcCounter#BYTES_HELD} gauge); each entry also costs about 200 bytes of objects, and a parked
  * retransmission one reference.
  */
 public final class DrcConfig {

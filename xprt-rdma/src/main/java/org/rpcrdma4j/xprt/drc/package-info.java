@@ -27,7 +27,7 @@
  * A client that lost its connection reconnects from a new source port and sends every unanswered call again with the
  * same xid, so the key is the client's IP address without the port (as the NFS upper-layer binding for RPC-over-RDMA,
  * RFC 8267 section 6, asks), its credential's flavor and body bytes (two users behind one address with the same xid
- * stay apart), the xid, program, version and procedure, the arguments' length and the CRC32C of their first 256
+ * stay apart; an AUTH_SYS stamp is left out, a client may pick a new one per transmission), the xid, program, version and procedure, the arguments' length and the CRC32C of their first 256
  * bytes (as knfsd: a reused xid with other arguments is a new call). Arguments that differ only after the checksummed
  * bytes and have the same length are taken for the same call; raise {@link org.rpcrdma4j.xprt.drc.DrcConfig#checksumBytes()}
  * where that matters.

@@ -40,6 +40,29 @@ class AllocationTest {
     }
 
     @Test
+    void aProcedureTheCacheDoesNotCacheGoesThroughWithoutAllocating() throws Exception {
+        int[] dispatched = new int[1];
+        org.dcache.oncrpc4j.rpc.RpcDispatchable program = call -> dispatched[0]++;
+        DuplicateRequestCache drc = DuplicateRequestCache.create(CachedProcedures.of(LedgerProgram.PROGRAM,
+                LedgerProgram.VERSION, LedgerProgram.APPEND), DrcConfig.DEFAULT);
+        org.dcache.oncrpc4j.rpc.RpcDispatchable served = drc.wrap(program);
+        org.dcache.oncrpc4j.rpc.RpcCall count = Calls.accepted(Calls.call(1, LedgerProgram.PROGRAM,
+                LedgerProgram.VERSION, LedgerProgram.COUNT, Calls.unix(1), LedgerProgram.name("a")),
+                new RecordingTransport("10.0.0.1", 800));
+        for (int i = 0; i < 200_000; i++) {
+            served.dispatchOncRpcCall(count);
+        }
+        long before = allocated();
+        for (int i = 0; i < 100_000; i++) {
+            served.dispatchOncRpcCall(count);
+        }
+        long bytes = allocated() - before;
+        assertThat(dispatched[0]).isEqualTo(300_000);
+        assertThat(drc.counter(DrcCounter.NOT_CACHED)).isEqualTo(300_000);
+        assertThat(bytes).isLessThan(1024);
+    }
+
+    @Test
     void lookingUpAHitOrAnExecutingCallAllocatesNothing() throws Exception {
         DrcConfig config = DrcConfig.builder().maxWaiters(0).build();
         ReplyTable table = new ReplyTable(config, new EnumCounters<>(DrcCounter.class));

@@ -28,7 +28,8 @@ public enum DrcCounter {
     EXPIRATIONS,
     /**
      * Calls of a cached procedure that could not be cached: a reply above {@link DrcConfig#maxReplyBytes()}, a reply
-     * that does not answer the call's xid, an {@code RpcCall} subclass (e.g. RPCSEC_GSS, whose replies are wrapped
+     * that does not fit within {@link DrcConfig#maxBytes()} beside the keys of the calls executing, a reply that does
+     * not answer the call's xid, an {@code RpcCall} subclass (e.g. RPCSEC_GSS, whose replies are wrapped
      * per call), a call header that could not be located in the call's stream, a peer without an address.
      */
     UNCACHEABLE,

@@ -116,7 +116,13 @@ final class ReplyTable {
                 entry.stampNanos = now;
                 append(entry, true);
                 bytes += reply.length;
-                while (bytes > maxBytes && cachedOldest != entry) {
+                while (bytes > maxBytes) {
+                    if (cachedOldest == entry) {
+                        // only executing calls' keys are left besides it: this reply does not fit
+                        remove(entry);
+                        counters.increment(DrcCounter.UNCACHEABLE);
+                        break;
+                    }
                     remove(cachedOldest);
                     counters.increment(DrcCounter.EVICTIONS);
                 }

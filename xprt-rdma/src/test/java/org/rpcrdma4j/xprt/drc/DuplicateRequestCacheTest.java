@@ -345,6 +345,28 @@ class DuplicateRequestCacheTest {
     }
 
     @Test
+    void aReplyThatDoesNotFitBesideTheExecutingCallsKeysIsNotCached() throws Exception {
+        // room for one largest reply and one largest credential; two calls with large credentials execute meanwhile
+        DuplicateRequestCache drc = cache(config().maxReplyBytes(1500).maxBytes(1500 + DrcConfig.MAX_CREDENTIAL_BYTES));
+        RpcDispatchable served = drc.wrap(ledger);
+        ledger.closeGate();
+        RpcAuth large = new org.dcache.oncrpc4j.rpc.RpcAuthTypeUnix(1000, 100, new int[16], 7, "m".repeat(255));
+        for (int xid = 1; xid <= 2; xid++) {
+            dispatch(served, call(xid, LedgerProgram.LATER, "a", large), new RecordingTransport("10.0.0.1", 801));
+        }
+        long executingKeys = drc.bytes();
+        assertThat(executingKeys).isEqualTo(2 * credentialLength(large));
+        byte[] big = Calls.call(3, LedgerProgram.PROGRAM, LedgerProgram.VERSION, LedgerProgram.BLOB,
+                Calls.unix(1000), new LedgerProgram.Ints(1472, 3));
+        RecordingTransport t = new RecordingTransport("10.0.0.1", 801);
+        dispatch(served, big, t);
+        assertThat(t.single()).hasSize(1500); // sent; within maxReplyBytes, but not beside the executing keys
+        assertThat(drc.counter(DrcCounter.UNCACHEABLE)).isEqualTo(1);
+        assertThat(drc.bytes()).isEqualTo(executingKeys).isLessThanOrEqualTo(drc.config().maxBytes());
+        assertThat(drc.entries()).isEqualTo(2);
+    }
+
+    @Test
     void repliesExpireAfterTheMaximumAge() throws Exception {
         DuplicateRequestCache drc = cache(config().maxAge(Duration.ofSeconds(120)));
         RpcDispatchable served = drc.wrap(ledger);

@@ -128,7 +128,8 @@ public final class DuplicateRequestCache implements AutoCloseable {
 
     /**
      * {@code program} behind this cache. A program this cache fronts already is returned as it is (so a server can
-     * wrap what it was given without caching twice).
+     * wrap what it was given without caching twice). Do not put this cache in front of a program twice with another
+     * wrapper in between: the inner front would find the outer one's entry executing and park the call for good.
      */
     public CachingDispatchable wrap(RpcDispatchable program) {
         if (program instanceof CachingDispatchable c && c.cache() == this) {

@@ -1,6 +1,7 @@
 package org.rpcrdma4j.xprt.client;
 
 import java.net.InetSocketAddress;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
@@ -23,8 +24,10 @@ import org.rpcrdma4j.xprt.XprtCounter;
 import org.rpcrdma4j.xprt.internal.Agent;
 import org.rpcrdma4j.xprt.internal.AgentRunner;
 import org.rpcrdma4j.xprt.internal.Bindings;
+import org.rpcrdma4j.xprt.internal.InlineSends;
 import org.rpcrdma4j.xprt.internal.InlineThresholds;
 import org.rpcrdma4j.xprt.internal.Mailbox;
+import org.rpcrdma4j.xprt.internal.ProgramTable;
 import org.rpcrdma4j.xprt.internal.QueueSet;
 import org.rpcrdma4j.xprt.internal.ReceiveRing;
 import org.slf4j.Logger;
@@ -81,6 +84,7 @@ final class ClientAgent implements Agent {
     private final Remarshaler recovery;
     private final Runnable wake;
     private final KeepAlive keepAlive;
+    private final ReverseServer reverse;
     private final int maxCredits;
     private final ConnectParameters connectParameters;
     private final java.util.concurrent.atomic.AtomicInteger xids;
@@ -113,7 +117,8 @@ final class ClientAgent implements Agent {
 
     ClientAgent(RdmaClientConfig config, InetSocketAddress server, String name, RdmaDevice device,
                 ProtectionDomain pd, RegistrationPool registrations, RegisteredBufferPool buffers,
-                PlainDelivery plain, Executor recovery, java.util.concurrent.atomic.AtomicInteger xids)
+                PlainDelivery plain, Executor recovery, Executor reverseExecutor,
+                java.util.concurrent.atomic.AtomicInteger xids)
             throws VerbsException, InterruptedException {
         this.xids = xids;
         this.config = config;
@@ -134,21 +139,31 @@ final class ClientAgent implements Agent {
         RpcRdmaLimits limits = RpcRdmaLimits.DEFAULT;
         this.marshaler = new CallMarshaler(this, config);
         this.replies = new ReplyProcessor(this, limits, server.toString());
-        int receiveCount = maxCredits + config.extraReceives();
+        // RFC 8167: receives of their own for the server's reverse-direction calls, beyond the forward credits
+        int receiveCount = maxCredits + config.extraReceives() + ReverseServer.REQUESTS;
         int slotCount = maxCredits + 1;
         this.window = new CreditWindow(maxCredits, slotCount, counters, own);
         this.pool = new SlotPool(this, config, buffers, registrations, limits);
+        InlineSends reverseSends;
         try {
             this.receives = ReceiveRing.allocate(buffers, receiveCount, config.inlineReceiveSize());
+            try {
+                reverseSends = InlineSends.allocate(buffers, ReverseServer.SLOTS, config.inlineSendSize());
+            } catch (VerbsException | InterruptedException | RuntimeException e) {
+                receives.release();
+                throw e;
+            }
         } catch (VerbsException | InterruptedException | RuntimeException e) {
             pool.releaseBuffers();
             throw e;
         }
+        this.reverse = new ReverseServer(this, name, new ProgramTable(config.reversePrograms(), List.of()),
+                reverseExecutor, reverseSends, slotCount, config.inlineReceiveSize(), own);
         this.slots = pool.all();
         this.completion = new CallCompletion(name, pool, plain, counters);
         this.probe = pool.probe();
         this.recovery = new Remarshaler(this, marshaler, recovery);
-        this.sizes = ClientConnection.sizes(attributes, slotCount, receiveCount,
+        this.sizes = ClientConnection.sizes(attributes, slotCount + ReverseServer.SLOTS, receiveCount,
                 registrations.maxSegmentsPerRpc());
         this.keepAlive = new KeepAlive(config, this, marshaler);
         this.connectParameters = ClientConnection.parameters(config, attributes,
@@ -272,6 +287,7 @@ final class ClientAgent implements Agent {
             work++;
         }
         work += drainSubmitted(now);
+        work += drainReverseReplies();
         if (conn != null) {
             work += pollReceives(now);
             work += pollSends();
@@ -337,6 +353,20 @@ final class ClientAgent implements Agent {
     }
 
     // ------------------------------------------------------------------ submissions
+
+    private int drainReverseReplies() {
+        ClientConnection c = state == State.CONNECTED ? conn : null;
+        try {
+            return reverse.drainReturned(c != null ? c.qp : null, c != null ? c.generation : -1, thresholds.send());
+        } catch (PostException e) {
+            disconnectSoon("posting a reverse-direction reply failed: " + e.getMessage());
+            return 1;
+        }
+    }
+
+    ReverseServer reverse() {
+        return reverse;
+    }
 
     private int drainSubmitted(long now) {
         int n = 0;
@@ -447,6 +477,13 @@ final class ClientAgent implements Agent {
             return;
         }
         int index = WrIds.index(wc.wrId);
+        if (reverse.ownsSend(index)) {
+            if (!wc.ok() && wc.status != WcStatus.WR_FLUSH_ERR) {
+                disconnectSoon("the Send of a reverse-direction reply failed: " + wc.status);
+            }
+            reverse.onSendComplete(index, wc.ok(), String.valueOf(wc.status));
+            return;
+        }
         if (index < 0 || index >= slots.length) {
             return;
         }
@@ -700,6 +737,7 @@ final class ClientAgent implements Agent {
         if (c != null) {
             c.close();
         }
+        reverse.connectionLost();
         receives.reset();
         for (RequestSlot slot : slots) {
             slot.sendPending = false;
@@ -766,6 +804,7 @@ final class ClientAgent implements Agent {
     /** Releases the slots' and receives' buffers. After the agent was removed from its runner. */
     void releaseBuffers() {
         receives.release();
+        reverse.release();
         pool.releaseBuffers();
     }
 }

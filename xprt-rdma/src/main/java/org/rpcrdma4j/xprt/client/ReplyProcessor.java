@@ -109,12 +109,10 @@ final class ReplyProcessor {
         }
         int messageLength = length - headerLength;
         int at = offset + headerLength;
-        if (header.proc() == org.rpcrdma4j.codec.RpcRdmaProc.RDMA_MSG && messageLength >= 8
-                && buf.getInt(at + 4) == RpcHeader.CALL) {
+        if (ReverseServer.isCall(header, buf, at, messageLength)) {
             // RFC 8167 reverse direction: a call from the server, with an xid of the other direction's space
-            own.increment(ClientCounter.BACKCHANNEL_CALLS_DROPPED);
-            LOG.debug("dropped a reverse-direction call xid 0x{} from {}: no backchannel is set up",
-                    Integer.toHexString(header.xid()), server);
+            ClientConnection c = agent.connection();
+            agent.reverse().onCall(header, buf, at, messageLength, c != null ? c.generation : -1);
             return;
         }
         RequestSlot slot = agent.takeSent(header.xid());

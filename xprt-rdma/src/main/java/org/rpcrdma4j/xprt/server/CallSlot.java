@@ -57,8 +57,8 @@ import org.slf4j.LoggerFactory;
  * {@link #send} marshals the reply (inline, write chunk, reply chunk, or ERR_CHUNK) and queues it; the handler is
  * called on the connection's agent thread once the reply's Send completed (so every RDMA WRITE before it is placed)
  * or failed: it must be short and must not block, as with oncrpc4j's own transports. The addresses are the
- * connection's. {@link #getPeerTransport()} throws {@link UnsupportedOperationException}: reverse-direction calls
- * (RFC 8167) are not supported yet; the connection is where they would be sent from.
+ * connection's. {@link #getPeerTransport()} is the connection's reverse direction (RFC 8167, {@link PeerTransport}):
+ * calls to the client over the same connection.
  */
 final class CallSlot implements RpcTransport, InvalidationListener, Runnable, Mailbox.Linked<CallSlot>,
         SlotQueue.Entry<CallSlot> {
@@ -421,7 +421,7 @@ final class CallSlot implements RpcTransport, InvalidationListener, Runnable, Ma
      */
     @Override
     public RpcTransport getPeerTransport() {
-        throw new UnsupportedOperationException("reverse-direction RPC (RFC 8167) is not supported by this server yet");
+        return connection.peerTransport();
     }
 
     @Override

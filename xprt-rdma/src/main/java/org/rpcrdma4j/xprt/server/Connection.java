@@ -26,6 +26,7 @@ import org.rpcrdma4j.xprt.internal.Agent;
 import org.rpcrdma4j.xprt.internal.AgentRunner;
 import org.rpcrdma4j.xprt.internal.Mailbox;
 import org.rpcrdma4j.xprt.internal.ReceiveRing;
+import org.rpcrdma4j.xprt.internal.RpcHeader;
 import org.rpcrdma4j.xprt.internal.RpcReplies;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -91,6 +92,7 @@ final class Connection implements Agent {
     private final RpcRdmaHeader scratch;
     final EnumCounters<ServerCounter> counters = new EnumCounters<>(ServerCounter.class);
     private final Mailbox<CallSlot> mailbox = new Mailbox<>();
+    private final ReverseChannel reverse;
     private int inFlight;
 
     private volatile InetSocketAddress localAddress;
@@ -143,6 +145,8 @@ final class Connection implements Agent {
             batch[i] = new WorkCompletion();
         }
         scratch = new RpcRdmaHeader(server.config.limits());
+        // replies to reverse calls are delivered on the io threads: the dispatch threads may all be waiting for them
+        reverse = new ReverseChannel(this, r.reverseSends, n, server.ioExecutor);
         r.queues.wakeOnCompletion(runner::wake);
     }
 
@@ -172,6 +176,16 @@ final class Connection implements Agent {
     void requestClose(ServerCounter reason) {
         closeRequest = reason;
         runner.wake();
+    }
+
+    /** Wakes the agent: reverse-direction calls were queued (any thread). */
+    void wakeAgent() {
+        runner.wake();
+    }
+
+    /** The reverse direction of this connection (RFC 8167): calls to the client. */
+    PeerTransport peerTransport() {
+        return reverse.transport();
     }
 
     /** Hands a slot to the agent (any thread). */
@@ -209,6 +223,7 @@ final class Connection implements Agent {
             work += serveHeld();
             work += postReads();
             work += postWaitingReplies();
+            work += postReverseCalls();
             repostReceives();
         }
         if (closing) {
@@ -269,8 +284,9 @@ final class Connection implements Agent {
             drop(ServerCounter.DROPPED_GARBAGE, "a " + length + "-byte message cannot carry an xid");
             return;
         }
+        int headerLength = -1;
         try {
-            RpcRdmaDecoder.decodeAt(receives.buffer(index), receives.offset(index), length, scratch);
+            headerLength = RpcRdmaDecoder.decodeAt(receives.buffer(index), receives.offset(index), length, scratch);
         } catch (RpcRdmaDecodeException e) {
             if (e.response() == RpcRdmaDecodeException.Response.DROP) {
                 if (!e.hasXid()) {
@@ -282,6 +298,17 @@ final class Connection implements Agent {
                 }
                 return;
             }
+        }
+        if (headerLength >= 0 && isReverseReply(index, length, headerLength)) {
+            // RFC 8167: the client's reply to a reverse-direction call; it uses none of the forward credits
+            if (!reverse.onReply(receives.buffer(index), receives.offset(index) + headerLength,
+                    length - headerLength)) {
+                count(ServerCounter.MESSAGES_DROPPED);
+                LOG.debug("{}: dropped a reply (xid 0x{}) that answers no reverse-direction call", this,
+                        Integer.toHexString(scratch.xid()));
+            }
+            recycle(index);
+            return;
         }
         inFlight++;
         add(ServerCounter.CALLS_IN_FLIGHT, 1);
@@ -296,6 +323,16 @@ final class Connection implements Agent {
             return;
         }
         serve(index, length, takeSlot());
+    }
+
+    /**
+     * Whether the message is an RPC REPLY (msg_type after the xid, RFC 8167: version 1 has no direction field) in an
+     * RDMA_MSG without chunks, the only form reverse-direction replies take.
+     */
+    private boolean isReverseReply(int index, int length, int headerLength) {
+        return scratch.proc() == RpcRdmaProc.RDMA_MSG && length - headerLength >= 8
+                && scratch.readChunkCount() == 0 && scratch.writeChunkCount() == 0 && !scratch.hasReplyChunk()
+                && receives.buffer(index).getInt(receives.offset(index) + headerLength + 4) == RpcHeader.REPLY;
     }
 
     private int serveHeld() {
@@ -571,8 +608,25 @@ final class Connection implements Agent {
         }
     }
 
+    private int postReverseCalls() {
+        try {
+            return reverse.post(qp);
+        } catch (PostException e) {
+            drop(ServerCounter.DROPPED_INTERNAL_ERROR, "posting a reverse-direction call failed: " + e.getMessage());
+            return 0;
+        }
+    }
+
     private void onSendComplete(WorkCompletion wc) {
-        CallSlot slot = slots[WrIds.index(wc.wrId)];
+        int index = WrIds.index(wc.wrId);
+        if (reverse.ownsSend(index)) {
+            if (!wc.ok() && wc.status != WcStatus.WR_FLUSH_ERR) {
+                drop(ServerCounter.DROPPED_SEND_FAILED, "reverse-direction call Send failed: " + wc);
+            }
+            reverse.onSendComplete(index, wc);
+            return;
+        }
+        CallSlot slot = slots[index];
         if (slot.state.get() != CallSlot.SENDING) {
             LOG.error("{}: Send completion for {}", this, slot);
             return;
@@ -637,6 +691,7 @@ final class Connection implements Agent {
         }
         closeReason = reason;
         closing = true;
+        reverse.close();
         flushDeadline = System.nanoTime() + FLUSH_WAIT_NANOS;
         qp.disconnect();
     }
@@ -701,6 +756,7 @@ final class Connection implements Agent {
     }
 
     private void forceRelease() {
+        reverse.close();
         closing = true;
         closed = true;
         settleGauges();

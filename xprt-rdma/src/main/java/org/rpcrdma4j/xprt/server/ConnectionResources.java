@@ -9,6 +9,7 @@ import org.rpcrdma4j.verbs.ConnectionRequest;
 import org.rpcrdma4j.verbs.DeviceAttributes;
 import org.rpcrdma4j.verbs.DeviceCapability;
 import org.rpcrdma4j.verbs.VerbsException;
+import org.rpcrdma4j.xprt.internal.InlineSends;
 import org.rpcrdma4j.xprt.internal.InlineThresholds;
 import org.rpcrdma4j.xprt.internal.QueueSet;
 import org.rpcrdma4j.xprt.internal.ReceiveRing;
@@ -48,6 +49,8 @@ final class ConnectionResources implements AutoCloseable {
     QueueSet queues;
     ReceiveRing receives;
     RegisteredBuffer slotRegion;
+    /** The send buffers of reverse-direction calls (RFC 8167), {@link ReverseChannel#REQUESTS} of them. */
+    InlineSends reverseSends;
     private boolean closed;
 
     private ConnectionResources(ServerConfig config, DeviceAttributes device, ConnectionRequest request) {
@@ -55,7 +58,8 @@ final class ConnectionResources implements AutoCloseable {
                 config.inlineReceive());
         credits = config.credits();
         slotCount = config.slotsPerConnection();
-        receiveCount = slotCount;
+        // the replies to reverse-direction calls arrive in receives of their own, beyond the forward credits
+        receiveCount = slotCount + ReverseChannel.REQUESTS;
         inlineSend = thresholds.send();
         inlineReceive = thresholds.receive();
         maxSendSge = Math.min(device.maxSge(), 8);
@@ -109,7 +113,7 @@ final class ConnectionResources implements AutoCloseable {
                 .withHandles(handles, Math.max(handles, perCall * slotCount))
                 .withExecutor(server.ioExecutor));
         int reserve = 2 * registrations.maxHandles() + 16;
-        int maxSendWr = Math.min(attributes.maxQpWr(), sqBudget + reserve);
+        int maxSendWr = Math.min(attributes.maxQpWr(), sqBudget + ReverseChannel.REQUESTS + reserve);
         int cqEntries = Math.min(attributes.maxCqe(), maxSendWr + reserve);
         // receive queue with headroom: a device may report a receive before it frees the receive's ring slot
         int maxRecvWr = Math.min(attributes.maxQpWr(), 2 * receiveCount);
@@ -117,6 +121,7 @@ final class ConnectionResources implements AutoCloseable {
                 maxSendSge, cqEntries, Math.min(attributes.maxCqe(), receiveCount)));
         receives = ReceiveRing.allocate(server.bufferPool, receiveCount, inlineReceive);
         slotRegion = server.bufferPool.allocate(slotCount * 2 * inlineSend);
+        reverseSends = InlineSends.allocate(server.bufferPool, ReverseChannel.REQUESTS, inlineSend);
         server.memoryIndex.record(slotRegion);
     }
 
@@ -138,6 +143,9 @@ final class ConnectionResources implements AutoCloseable {
         }
         if (slotRegion != null) {
             slotRegion.release();
+        }
+        if (reverseSends != null) {
+            reverseSends.release();
         }
     }
 }

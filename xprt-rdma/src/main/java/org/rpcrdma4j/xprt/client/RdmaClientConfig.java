@@ -8,10 +8,10 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.Executor;
 
-import org.rpcrdma4j.codec.RpcRdmaPrivateData;
-import org.rpcrdma4j.registration.RegistrationMode;
 import org.dcache.oncrpc4j.rpc.OncRpcProgram;
 import org.dcache.oncrpc4j.rpc.RpcDispatchable;
+import org.rpcrdma4j.codec.RpcRdmaPrivateData;
+import org.rpcrdma4j.registration.RegistrationMode;
 import org.rpcrdma4j.verbs.ConnectParameters;
 import org.rpcrdma4j.verbs.RdmaDevice;
 import org.rpcrdma4j.xprt.UpperLayerBinding;
@@ -22,7 +22,8 @@ import org.rpcrdma4j.xprt.internal.Bindings;
  * Settings of one {@link RdmaClientTransport}. Immutable; made with {@link #builder()}. Every setting has a default,
  * listed with its builder method.
  * <p>
- * Borrowed objects ({@link Builder#device}, {@link Builder#runner}, {@link Builder#callbackExecutor}) are used but
+ * Borrowed objects ({@link Builder#device}, {@link Builder#runner}, {@link Builder#callbackExecutor},
+ * {@link Builder#reverseExecutor}) are used but
  * never closed by the transport; without them the transport opens, owns and closes its own.
  */
 public final class RdmaClientConfig {

@@ -20,6 +20,8 @@
  *   <li>{@link org.rpcrdma4j.xprt.internal.QueueSet}: the queue pair and completion queues, attached to the
  *       connection's registration pool.</li>
  *   <li>{@link org.rpcrdma4j.xprt.internal.ReceiveRing}: the receive buffers, posted again in batches.</li>
+ *   <li>{@link org.rpcrdma4j.xprt.internal.InlineSends}: the send buffers of reverse-direction messages (RFC 8167:
+ *       RDMA_MSG without chunks), the server's calls and the client's replies.</li>
  * </ul>
  *
  * <h2>XDR and chunks</h2>
@@ -35,9 +37,10 @@
  * </ul>
  *
  * <h2>Serving calls</h2>
- * An endpoint that serves calls screens each before oncrpc4j decodes it ({@link org.rpcrdma4j.xprt.internal.CallScreen} over a
- * {@link org.rpcrdma4j.xprt.internal.ProgramTable}), answer what they refuse themselves
- * ({@link org.rpcrdma4j.xprt.internal.RpcReplies}) and hand the rest to the program
+ * An endpoint that serves calls (the server; the client, for reverse-direction calls) screens each before oncrpc4j
+ * decodes it ({@link org.rpcrdma4j.xprt.internal.CallScreen} over a
+ * {@link org.rpcrdma4j.xprt.internal.ProgramTable}), answers what the screen refuses itself
+ * ({@link org.rpcrdma4j.xprt.internal.RpcReplies}) and hands the rest to the program
  * ({@link org.rpcrdma4j.xprt.internal.RpcDispatch}).
  */
 package org.rpcrdma4j.xprt.internal;

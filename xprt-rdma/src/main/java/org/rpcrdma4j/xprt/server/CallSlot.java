@@ -415,10 +415,7 @@ final class CallSlot implements RpcTransport, InvalidationListener, Runnable, Ma
         return connection.remoteAddress();
     }
 
-    /**
-     * Reverse-direction calls (RFC 8167) are not supported yet. They will share this connection, its credits and
-     * its receive buffers; the connection is the object that will hand out a peer transport.
-     */
+    /** The connection's reverse direction (RFC 8167): calls to the client over the same connection. */
     @Override
     public RpcTransport getPeerTransport() {
         return connection.peerTransport();

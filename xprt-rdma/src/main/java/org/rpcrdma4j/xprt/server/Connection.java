@@ -26,7 +26,6 @@ import org.rpcrdma4j.xprt.internal.Agent;
 import org.rpcrdma4j.xprt.internal.AgentRunner;
 import org.rpcrdma4j.xprt.internal.Mailbox;
 import org.rpcrdma4j.xprt.internal.ReceiveRing;
-import org.rpcrdma4j.xprt.internal.RpcHeader;
 import org.rpcrdma4j.xprt.internal.RpcReplies;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -299,15 +298,9 @@ final class Connection implements Agent {
                 return;
             }
         }
-        if (headerLength >= 0 && isReverseReply(index, length, headerLength)) {
-            // RFC 8167: the client's reply to a reverse-direction call; it uses none of the forward credits
-            if (!reverse.onReply(receives.buffer(index), receives.offset(index) + headerLength,
-                    length - headerLength)) {
-                count(ServerCounter.MESSAGES_DROPPED);
-                LOG.debug("{}: dropped a reply (xid 0x{}) that answers no reverse-direction call", this,
-                        Integer.toHexString(scratch.xid()));
-            }
-            recycle(index);
+        if (headerLength >= 0 && reverse.takeReply(scratch, receives.buffer(index), receives.offset(index)
+                + headerLength, length - headerLength)) {
+            recycle(index); // RFC 8167: a reply to a reverse-direction call; it uses none of the forward credits
             return;
         }
         inFlight++;
@@ -323,16 +316,6 @@ final class Connection implements Agent {
             return;
         }
         serve(index, length, takeSlot());
-    }
-
-    /**
-     * Whether the message is an RPC REPLY (msg_type after the xid, RFC 8167: version 1 has no direction field) in an
-     * RDMA_MSG without chunks, the only form reverse-direction replies take.
-     */
-    private boolean isReverseReply(int index, int length, int headerLength) {
-        return scratch.proc() == RpcRdmaProc.RDMA_MSG && length - headerLength >= 8
-                && scratch.readChunkCount() == 0 && scratch.writeChunkCount() == 0 && !scratch.hasReplyChunk()
-                && receives.buffer(index).getInt(receives.offset(index) + headerLength + 4) == RpcHeader.REPLY;
     }
 
     private int serveHeld() {

@@ -14,12 +14,15 @@ import org.dcache.oncrpc4j.rpc.RpcAccepsStatus;
 import org.dcache.oncrpc4j.rpc.RpcReply;
 import org.dcache.oncrpc4j.rpc.RpcTransport;
 import org.dcache.oncrpc4j.xdr.Xdr;
+import org.rpcrdma4j.codec.RpcRdmaHeader;
+import org.rpcrdma4j.codec.RpcRdmaProc;
 import org.rpcrdma4j.registration.WrIds;
 import org.rpcrdma4j.verbs.PostException;
 import org.rpcrdma4j.verbs.QueuePair;
 import org.rpcrdma4j.verbs.WcStatus;
 import org.rpcrdma4j.verbs.WorkCompletion;
 import org.rpcrdma4j.xprt.internal.InlineSends;
+import org.rpcrdma4j.xprt.internal.RpcHeader;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -177,12 +180,33 @@ final class ReverseChannel {
     }
 
     /**
+     * Takes the message if it is a reverse-direction reply: an RPC REPLY (msg_type after the xid; RFC 8167, version 1
+     * has no direction field) in an RDMA_MSG without chunks, the only form reverse-direction replies take. One that
+     * answers no call on the wire is dropped and counted. Agent thread.
+     *
+     * @param buf borrowed; the RPC message is {@code buf[at, at + length)}
+     * @return whether the message was a reply (the caller recycles its receive buffer); false: treat it as a call
+     */
+    boolean takeReply(RpcRdmaHeader header, ByteBuf buf, int at, int length) {
+        if (header.proc() != RpcRdmaProc.RDMA_MSG || length < 8 || header.readChunkCount() != 0
+                || header.writeChunkCount() != 0 || header.hasReplyChunk() || buf.getInt(at + 4) != RpcHeader.REPLY) {
+            return false;
+        }
+        if (!onReply(buf, at, length)) {
+            connection.count(ServerCounter.MESSAGES_DROPPED);
+            LOG.debug("{}: dropped a reply (xid 0x{}) that answers no reverse-direction call", connection,
+                    Integer.toHexString(header.xid()));
+        }
+        return true;
+    }
+
+    /**
      * A message whose RPC msg_type is REPLY arrived: the reply to one of the calls on the wire, matched by xid.
      *
      * @param buf    borrowed; the RPC message is {@code buf[at, at + length)}
      * @return false when no reverse call on the wire has that xid (the caller drops the message)
      */
-    boolean onReply(ByteBuf buf, int at, int length) {
+    private boolean onReply(ByteBuf buf, int at, int length) {
         int xid = buf.getInt(at);
         for (int r = 0; r < REQUESTS; r++) {
             Pending call = onWire[r];

@@ -481,7 +481,7 @@ public final class RdmaClientTransport implements RpcTransport, AutoCloseable {
     @Override
     public RpcTransport getPeerTransport() {
         throw new UnsupportedOperationException("the RDMA client transport to " + server + " sends calls; "
-                + "reverse-direction calls from the server are served by the programs registered with "
+                + "reverse-direction calls from the server (RFC 8167) are served by the programs registered with "
                 + "RdmaClientConfig.Builder.reverseProgram");
     }
 

@@ -409,15 +409,14 @@ public final class RdmaClientConfig {
         }
 
         /**
-         * Adds an upper-layer binding; calls of its program get DDP through it. A program may have several (NFSv3 and
-         * NFSv4 are both program 100003): a call uses the first added whose
-         * {@link UpperLayerBinding#supportsVersion supportsVersion} accepts the call's version.
+         * Adds an upper-layer binding (one per program); calls of its program get DDP through it when it
+         * {@linkplain UpperLayerBinding#supportsVersion supports} their version.
          *
-         * @throws IllegalArgumentException when the same binding object was added already
+         * @throws IllegalArgumentException when a binding for the same program is set
          */
         public Builder binding(UpperLayerBinding binding) {
             Objects.requireNonNull(binding, "binding");
-            Bindings.checkAddable(bindings, binding);
+            Bindings.checkOnePerProgram(bindings, binding);
             bindings.add(binding);
             return this;
         }

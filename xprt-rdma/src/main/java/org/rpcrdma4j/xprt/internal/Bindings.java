@@ -5,10 +5,10 @@ import java.util.List;
 import org.rpcrdma4j.xprt.UpperLayerBinding;
 
 /**
- * The upper-layer bindings of a transport, found by program <em>and</em> version without allocation. Several bindings
- * may describe one program (NFSv3 and NFSv4 are both program 100003): a call's binding is the first, in the order
- * they were given, whose {@link UpperLayerBinding#program()} is the call's program and which
- * {@linkplain UpperLayerBinding#supportsVersion supports} its version. Immutable.
+ * The upper-layer bindings of a transport, found by program <em>and</em> version without allocation: a call's binding
+ * is the first, in the order given, whose {@link UpperLayerBinding#program()} is the call's program and which
+ * {@linkplain UpperLayerBinding#supportsVersion supports} its version. The transports' builders give at most one
+ * per program ({@link #checkOnePerProgram}). Immutable.
  */
 public final class Bindings {
     private final UpperLayerBinding[] bindings;
@@ -28,17 +28,15 @@ public final class Bindings {
     }
 
     /**
-     * Checks that {@code added} may join {@code existing}: the same object may not be added twice. Bindings of one
-     * program are told apart by the versions they support, which the interface cannot enumerate, so overlapping
-     * bindings are allowed; the first one given wins.
+     * Checks that {@code added} may join {@code existing}: a transport takes one binding per program (a program whose
+     * versions need different bindings, such as NFS, gives one binding that dispatches on the version).
      *
-     * @throws IllegalArgumentException when {@code added} is already in {@code existing}
+     * @throws IllegalArgumentException when {@code existing} has a binding for the same program
      */
-    public static void checkAddable(List<UpperLayerBinding> existing, UpperLayerBinding added) {
+    public static void checkOnePerProgram(List<UpperLayerBinding> existing, UpperLayerBinding added) {
         for (UpperLayerBinding b : existing) {
-            if (b == added) {
-                throw new IllegalArgumentException("binding " + added + " of program " + added.program()
-                        + " is added twice");
+            if (b.program() == added.program()) {
+                throw new IllegalArgumentException("a binding for program " + added.program() + " is set");
             }
         }
     }

@@ -39,7 +39,6 @@ import org.rpcrdma4j.verbs.VerbsException;
 import org.rpcrdma4j.verbs.util.EnumCounters;
 import org.rpcrdma4j.xprt.UpperLayerBinding;
 import org.rpcrdma4j.xprt.internal.AgentRunner;
-import org.rpcrdma4j.xprt.internal.Bindings;
 import org.rpcrdma4j.xprt.internal.ProgramTable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -581,15 +580,12 @@ public final class RdmaRpcServer implements AutoCloseable {
         }
 
         /**
-         * Adds an upper-layer binding: which result of its program is DDP-eligible. A program may have several (NFSv3
-         * and NFSv4 are both program 100003): a program version uses the first added whose
-         * {@link UpperLayerBinding#supportsVersion supportsVersion} accepts it.
-         *
-         * @throws IllegalArgumentException when the same binding object was added already
+         * The upper-layer binding of a program (by {@link UpperLayerBinding#program()}; a later one replaces it): which
+         * result is DDP-eligible, for the versions it {@linkplain UpperLayerBinding#supportsVersion supports}.
          */
         public Builder binding(UpperLayerBinding binding) {
             Objects.requireNonNull(binding, "binding");
-            Bindings.checkAddable(bindings, binding);
+            bindings.removeIf(b -> b.program() == binding.program());
             bindings.add(binding);
             return this;
         }

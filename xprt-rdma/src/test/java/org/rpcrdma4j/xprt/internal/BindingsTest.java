@@ -29,10 +29,10 @@ class BindingsTest {
     }
 
     @Test
-    void theSameBindingCannotBeAddedTwiceButAnotherOfTheSameProgramCan() {
-        assertThatThrownBy(() -> Bindings.checkAddable(List.of(v3), v3))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("twice");
-        Bindings.checkAddable(List.of(v3), v4);
+    void aTransportTakesOneBindingPerProgram() {
+        assertThatThrownBy(() -> Bindings.checkOnePerProgram(List.of(v3), v4))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("program 100003");
+        Bindings.checkOnePerProgram(List.of(v3), new OpaqueBinding(100005, 3, 4));
     }
 
     @Test

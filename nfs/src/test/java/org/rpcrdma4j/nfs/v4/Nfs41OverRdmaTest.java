@@ -21,6 +21,7 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.rpcrdma4j.nfs.client.NfsClientConfig;
 import org.rpcrdma4j.nfs.client.rdma.RdmaDataTransport;
 import org.rpcrdma4j.nfs.v4.Compound41.GetAttr;
 import org.rpcrdma4j.nfs.v4.Compound41.PutFh;
@@ -315,12 +316,49 @@ class Nfs41OverRdmaTest {
         }
     }
 
+    /**
+     * The NFS client's RDMA transport ({@link RdmaDataTransport}) adds the NFS binding of both versions by default:
+     * NFSv4 COMPOUNDs sent with oncrpc4j over its transport get their Read and Write chunks too.
+     */
+    @Test
+    void theNfsClientsRdmaTransportPlacesNfs4DataDirectly() throws Exception {
+        int size = 100_001;
+        try (RdmaDataTransport nfs = RdmaDataTransport.connect(server.boundAddress(), NfsClientConfig.defaults(),
+                RdmaClientConfig.builder().provider("soft", Map.of("name", "nfs41-nfs-client", "engineThreads", "1"))
+                        .jmx(false).build())) {
+            RdmaClientTransport transport = nfs.transport();
+            assertThat(transport.config().bindings()).containsExactly(RdmaDataTransport.NFS_BINDING);
+            byte[] fh = program.createFile();
+            byte[] data = pattern(size, 19);
+            var before = transport.stats();
+            long pulled = server.counters().get(ServerCounter.READ_CHUNK_BYTES);
+            long pushed = server.counters().get(ServerCounter.WRITE_CHUNK_BYTES);
+
+            assertThat(compound(transport, Compound41.of(sequence(), new PutFh(fh), new Write(0, data))).status)
+                    .isZero();
+            Compound41Res res = compound(transport, Compound41.of(sequence(), new PutFh(fh), new Read(0, size)));
+
+            assertThat(program.contents(fh)).isEqualTo(data);
+            assertThat(res.result(2, ReadOk.class).bytes()).isEqualTo(data);
+            var after = transport.stats();
+            assertThat(after.get(XprtCounter.READ_CHUNK_COUNT) - before.get(XprtCounter.READ_CHUNK_COUNT)).isOne();
+            assertThat(after.get(XprtCounter.NOMSG_CALL_COUNT) - before.get(XprtCounter.NOMSG_CALL_COUNT)).isZero();
+            assertThat(after.get(XprtCounter.WRITE_CHUNK_COUNT) - before.get(XprtCounter.WRITE_CHUNK_COUNT)).isOne();
+            assertThat(server.counters().get(ServerCounter.READ_CHUNK_BYTES) - pulled).isEqualTo(size);
+            assertThat(server.counters().get(ServerCounter.WRITE_CHUNK_BYTES) - pushed).isEqualTo(size);
+        }
+    }
+
     // ---------------------------------------------------------------------------------------------- helpers
 
     private Compound41Res compound(Compound41 args) throws Exception {
+        return compound(client, args);
+    }
+
+    private static Compound41Res compound(RdmaClientTransport transport, Compound41 args) throws Exception {
         args.tag = "e2e";
         Compound41Res res = new Compound41Res();
-        new RpcCall(Nfs4.PROGRAM, Nfs4.VERSION, new RpcAuthTypeNone(), client)
+        new RpcCall(Nfs4.PROGRAM, Nfs4.VERSION, new RpcAuthTypeNone(), transport)
                 .call(Nfs4.PROC_COMPOUND, args, res, 60, TimeUnit.SECONDS);
         assertThat(res.tag).isEqualTo("e2e");
         return res;

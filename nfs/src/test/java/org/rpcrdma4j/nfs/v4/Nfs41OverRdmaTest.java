@@ -5,8 +5,13 @@ import static org.assertj.core.api.Assertions.fail;
 
 import java.net.InetAddress;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
@@ -76,7 +81,7 @@ class Nfs41OverRdmaTest {
     private RdmaClientTransport client;
     private RecordingBinding clientBinding;
     private RecordingBinding serverBinding;
-    private int sequence;
+    private final AtomicInteger sequence = new AtomicInteger();
 
     @BeforeAll
     void start() throws Exception {
@@ -316,6 +321,58 @@ class Nfs41OverRdmaTest {
         }
     }
 
+    /** A READ whose COMPOUND fails before it: the Write chunk goes unused, the error reply decodes. */
+    @Test
+    void aCompoundFailingBeforeItsReadLeavesTheWriteChunkUnused() throws Exception {
+        byte[] unknownHandle = new byte[27];
+        Counts before = counts();
+
+        Compound41Res res = compound(Compound41.of(sequence(), new PutFh(unknownHandle), new Read(0, MIB),
+                new GetAttr(ATTRS)));
+
+        assertThat(res.status).isEqualTo(Compound41Res.NFS4ERR_BADHANDLE);
+        assertThat(res.results).hasSize(2);
+        assertThat(res.result(1, Compound41Res.Failed.class).status()).isEqualTo(Compound41Res.NFS4ERR_BADHANDLE);
+        Counts after = counts();
+        assertThat(after.minus(before, XprtCounter.WRITE_CHUNK_COUNT)).isOne();
+        assertThat(after.minus(before, ServerCounter.WRITE_CHUNKS)).isZero();
+        assertThat(after.minus(before, ServerCounter.WRITE_CHUNK_BYTES)).isZero();
+        assertThat(after.minus(before, ServerCounter.INLINE_REPLIES)).isOne();
+    }
+
+    /** Many COMPOUNDs at once from several threads, each with its own file: every byte lands where it belongs. */
+    @Test
+    void compoundsInParallel() throws Exception {
+        int threads = 6;
+        int filesPerThread = 8;
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            List<Future<?>> done = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                int thread = t;
+                done.add(pool.submit(() -> {
+                    for (int f = 0; f < filesPerThread; f++) {
+                        int size = 20_000 + 4097 * thread + 13 * f;
+                        byte[] fh = program.createFile();
+                        byte[] data = pattern(size, 100 * thread + f);
+                        assertThat(compound(Compound41.of(sequence(), new PutFh(fh), new Write(0, data),
+                                new GetAttr(ATTRS))).status).isZero();
+                        Compound41Res res = compound(Compound41.of(sequence(), new PutFh(fh), new Read(0, size),
+                                new GetAttr(ATTRS)));
+                        assertThat(res.result(2, ReadOk.class).bytes()).isEqualTo(data);
+                        assertThat(program.contents(fh)).isEqualTo(data);
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> f : done) {
+                f.get(60, TimeUnit.SECONDS);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
     /**
      * The NFS client's RDMA transport ({@link RdmaDataTransport}) adds the NFS binding of both versions by default:
      * NFSv4 COMPOUNDs sent with oncrpc4j over its transport get their Read and Write chunks too.
@@ -365,7 +422,7 @@ class Nfs41OverRdmaTest {
     }
 
     private Sequence sequence() {
-        return new Sequence(MemoryNfs41Program.SESSION, ++sequence, 0);
+        return new Sequence(MemoryNfs41Program.SESSION, sequence.incrementAndGet(), 0);
     }
 
     /** Deterministic bytes. */

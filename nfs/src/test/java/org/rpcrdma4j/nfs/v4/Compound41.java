@@ -11,10 +11,11 @@ import org.dcache.oncrpc4j.xdr.XdrEncodingStream;
 /**
  * The arguments of an NFSv4.1 COMPOUND (RFC 8881 section 16.2) made of the few operations the end-to-end tests and
  * {@link MemoryNfs41Program} use: SEQUENCE, PUTFH, WRITE, READ, GETATTR, and WANT_DELEGATION, an operation the
- * upper-layer binding does not walk. Encoded by the client, decoded by the program; the decoder stops at the first
+ * upper-layer binding does not walk, plus CREATE of a symbolic link, GETFH and READLINK. Encoded by the client, decoded by the program; the decoder stops at the first
  * operation it does not know (its arguments cannot be skipped), which the program then answers with an error.
  * <p>
- * {@link #itemOffset()} computes, from the XDR sizes of RFC 8881 alone, where the first WRITE's data starts relative
+ * {@link #itemOffset()} computes, from the XDR sizes of RFC 8881 alone, where the first WRITE's data (or symbolic link
+ * CREATE's link text) starts relative
  * to the start of the arguments: the offset the binding must find, and (after the RPC header) the Read chunk's
  * position.
  */
@@ -23,6 +24,7 @@ final class Compound41 implements XdrAble {
     static final int ATTR_CHANGE = 3;
     static final int ATTR_SIZE = 4;
     static final int NF4REG = 1;
+    static final int NF4DIR = 2;
     static final int FILE_SYNC4 = 2;
     /** {@code OPEN4_SHARE_ACCESS_WANT_NO_DELEG}. */
     static final int WANT_NO_DELEG = 0x0400;
@@ -30,7 +32,8 @@ final class Compound41 implements XdrAble {
     static final int CLAIM_FH = 4;
 
     /** One operation's arguments. */
-    sealed interface Op permits Sequence, PutFh, Write, Read, GetAttr, WantDelegation, Unknown {
+    sealed interface Op permits Sequence, PutFh, Write, Read, GetAttr, WantDelegation, CreateSymlink, GetFh,
+            ReadLink, Unknown {
         int opcode();
 
         /** Bytes of the arguments after the opcode. */
@@ -142,6 +145,51 @@ final class Compound41 implements XdrAble {
         }
     }
 
+    /** CREATE of a symbolic link (createtype4 NF4LNK with its linkdata) named {@code name}, with no attributes. */
+    record CreateSymlink(byte[] linkdata, String name) implements Op {
+        public int opcode() {
+            return Nfs4.OP_CREATE;
+        }
+
+        public int size() {
+            return 4 + 4 + padded(linkdata.length) + 4 + padded(name.length()) + 4 + 4;
+        }
+
+        public void encode(XdrEncodingStream xdr) throws OncRpcException, IOException {
+            xdr.xdrEncodeInt(Nfs4.NF4LNK);
+            xdr.xdrEncodeDynamicOpaque(linkdata);
+            xdr.xdrEncodeString(name);
+            xdr.xdrEncodeInt(0); // createattrs: an empty bitmap4...
+            xdr.xdrEncodeInt(0); // ...and an empty attrlist4
+        }
+    }
+
+    record GetFh() implements Op {
+        public int opcode() {
+            return Nfs4.OP_GETFH;
+        }
+
+        public int size() {
+            return 0;
+        }
+
+        public void encode(XdrEncodingStream xdr) {
+        }
+    }
+
+    record ReadLink() implements Op {
+        public int opcode() {
+            return Nfs4.OP_READLINK;
+        }
+
+        public int size() {
+            return 0;
+        }
+
+        public void encode(XdrEncodingStream xdr) {
+        }
+    }
+
     /** An operation the decoder does not know: decoding stops at it. */
     record Unknown(int opcode) implements Op {
         public int size() {
@@ -185,12 +233,18 @@ final class Compound41 implements XdrAble {
         return n;
     }
 
-    /** Offset of the first WRITE's data relative to the start of the arguments, or -1 without a WRITE. */
+    /**
+     * Offset of the first WRITE's data or symbolic link's text relative to the start of the arguments, or -1 without
+     * either.
+     */
     int itemOffset() {
         int n = 4 + padded(tag.length()) + 4 + 4;
         for (Op op : ops) {
             if (op instanceof Write) {
                 return n + 4 + Write.beforeData() + 4;
+            }
+            if (op instanceof CreateSymlink) {
+                return n + 4 + 4 + 4; // opcode, type, length
             }
             n += 4 + op.size();
         }
@@ -248,6 +302,19 @@ final class Compound41 implements XdrAble {
                     }
                     yield new GetAttr(first);
                 }
+                case Nfs4.OP_CREATE -> {
+                    if (xdr.xdrDecodeInt() != Nfs4.NF4LNK) {
+                        yield new Unknown(opcode); // only symbolic links are created here
+                    }
+                    byte[] linkdata = xdr.xdrDecodeDynamicOpaque();
+                    String name = xdr.xdrDecodeString();
+                    if (xdr.xdrDecodeInt() != 0 || xdr.xdrDecodeInt() != 0) {
+                        yield new Unknown(opcode); // attributes at creation are not served here
+                    }
+                    yield new CreateSymlink(linkdata, name);
+                }
+                case Nfs4.OP_GETFH -> new GetFh();
+                case Nfs4.OP_READLINK -> new ReadLink();
                 case Nfs4.OP_WANT_DELEGATION -> {
                     xdr.xdrDecodeInt(); // want
                     int claim = xdr.xdrDecodeInt();

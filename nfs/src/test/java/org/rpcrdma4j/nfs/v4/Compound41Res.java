@@ -16,6 +16,8 @@ import org.dcache.oncrpc4j.xdr.XdrEncodingStream;
  */
 final class Compound41Res implements XdrAble {
     static final int NFS4ERR_NOENT = 2;
+    static final int NFS4ERR_NOTDIR = 20;
+    static final int NFS4ERR_INVAL = 22;
     static final int NFS4ERR_BADHANDLE = 10001;
     static final int NFS4ERR_NOTSUPP = 10004;
     static final int NFS4ERR_NOFILEHANDLE = 10020;
@@ -28,7 +30,8 @@ final class Compound41Res implements XdrAble {
     static final int WND4_NOT_WANTED = 0;
 
     /** One operation's result. */
-    sealed interface Result permits SequenceOk, PutFhOk, WriteOk, ReadOk, GetAttrOk, WantDelegationOk, Failed {
+    sealed interface Result permits SequenceOk, PutFhOk, WriteOk, ReadOk, GetAttrOk, WantDelegationOk, CreateOk,
+            GetFhOk, ReadLinkOk, Failed {
         int opcode();
 
         default int status() {
@@ -92,7 +95,7 @@ final class Compound41Res implements XdrAble {
     }
 
     /** GETATTR of type, change and size (whichever were asked for). */
-    record GetAttrOk(int bitmap, long change, long size) implements Result {
+    record GetAttrOk(int bitmap, int type, long change, long size) implements Result {
         public int opcode() {
             return Nfs4.OP_GETATTR;
         }
@@ -105,7 +108,7 @@ final class Compound41Res implements XdrAble {
                     + ((bitmap & (1 << Compound41.ATTR_SIZE)) != 0 ? 8 : 0);
             xdr.xdrEncodeInt(length); // attrlist4
             if ((bitmap & (1 << Compound41.ATTR_TYPE)) != 0) {
-                xdr.xdrEncodeInt(Compound41.NF4REG);
+                xdr.xdrEncodeInt(type);
             }
             if ((bitmap & (1 << Compound41.ATTR_CHANGE)) != 0) {
                 xdr.xdrEncodeLong(change);
@@ -125,6 +128,40 @@ final class Compound41Res implements XdrAble {
         public void encodeBody(XdrEncodingStream xdr) {
             xdr.xdrEncodeInt(OPEN_DELEGATE_NONE_EXT);
             xdr.xdrEncodeInt(WND4_NOT_WANTED);
+        }
+    }
+
+    /** CREATE4resok: change_info4 of the directory, no attributes set. */
+    record CreateOk(long before, long after) implements Result {
+        public int opcode() {
+            return Nfs4.OP_CREATE;
+        }
+
+        public void encodeBody(XdrEncodingStream xdr) {
+            xdr.xdrEncodeBoolean(true); // atomic
+            xdr.xdrEncodeLong(before);
+            xdr.xdrEncodeLong(after);
+            xdr.xdrEncodeInt(0); // attrset: an empty bitmap4
+        }
+    }
+
+    record GetFhOk(byte[] handle) implements Result {
+        public int opcode() {
+            return Nfs4.OP_GETFH;
+        }
+
+        public void encodeBody(XdrEncodingStream xdr) {
+            xdr.xdrEncodeDynamicOpaque(handle);
+        }
+    }
+
+    record ReadLinkOk(byte[] link) implements Result {
+        public int opcode() {
+            return Nfs4.OP_READLINK;
+        }
+
+        public void encodeBody(XdrEncodingStream xdr) {
+            xdr.xdrEncodeDynamicOpaque(link);
         }
     }
 
@@ -184,6 +221,16 @@ final class Compound41Res implements XdrAble {
                 case Nfs4.OP_WRITE -> new WriteOk(xdr.xdrDecodeInt(), xdr.xdrDecodeInt(), xdr.xdrDecodeLong());
                 case Nfs4.OP_READ -> new ReadOk(xdr.xdrDecodeBoolean(), xdr.xdrDecodeDynamicOpaque(), null);
                 case Nfs4.OP_GETATTR -> decodeGetAttr(xdr);
+                case Nfs4.OP_CREATE -> {
+                    xdr.xdrDecodeBoolean();
+                    CreateOk c = new CreateOk(xdr.xdrDecodeLong(), xdr.xdrDecodeLong());
+                    if (xdr.xdrDecodeInt() != 0) {
+                        throw new IOException("CREATE set attributes");
+                    }
+                    yield c;
+                }
+                case Nfs4.OP_GETFH -> new GetFhOk(xdr.xdrDecodeDynamicOpaque());
+                case Nfs4.OP_READLINK -> new ReadLinkOk(xdr.xdrDecodeDynamicOpaque());
                 case Nfs4.OP_WANT_DELEGATION -> {
                     int type = xdr.xdrDecodeInt();
                     int why = xdr.xdrDecodeInt();
@@ -204,13 +251,12 @@ final class Compound41Res implements XdrAble {
         }
         int bitmap = xdr.xdrDecodeInt();
         int length = xdr.xdrDecodeInt();
+        int type = -1;
         long change = -1;
         long size = -1;
         int read = 0;
         if ((bitmap & (1 << Compound41.ATTR_TYPE)) != 0) {
-            if (xdr.xdrDecodeInt() != Compound41.NF4REG) {
-                throw new IOException("not a regular file");
-            }
+            type = xdr.xdrDecodeInt();
             read += 4;
         }
         if ((bitmap & (1 << Compound41.ATTR_CHANGE)) != 0) {
@@ -224,6 +270,6 @@ final class Compound41Res implements XdrAble {
         if (read != length) {
             throw new IOException("attrlist4 of " + length + " bytes, " + read + " decoded");
         }
-        return new GetAttrOk(bitmap, change, size);
+        return new GetAttrOk(bitmap, type, change, size);
     }
 }

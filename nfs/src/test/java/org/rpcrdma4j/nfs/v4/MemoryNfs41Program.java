@@ -15,10 +15,13 @@ import org.dcache.oncrpc4j.rpc.OncRpcException;
 import org.dcache.oncrpc4j.rpc.RpcCall;
 import org.dcache.oncrpc4j.rpc.RpcDispatchable;
 import org.dcache.oncrpc4j.xdr.XdrVoid;
+import org.rpcrdma4j.nfs.v4.Compound41.CreateSymlink;
 import org.rpcrdma4j.nfs.v4.Compound41.GetAttr;
+import org.rpcrdma4j.nfs.v4.Compound41.GetFh;
 import org.rpcrdma4j.nfs.v4.Compound41.Op;
 import org.rpcrdma4j.nfs.v4.Compound41.PutFh;
 import org.rpcrdma4j.nfs.v4.Compound41.Read;
+import org.rpcrdma4j.nfs.v4.Compound41.ReadLink;
 import org.rpcrdma4j.nfs.v4.Compound41.Sequence;
 import org.rpcrdma4j.nfs.v4.Compound41.Unknown;
 import org.rpcrdma4j.nfs.v4.Compound41.WantDelegation;
@@ -30,8 +33,10 @@ import org.rpcrdma4j.xprt.server.ReplyBuffer;
 /**
  * A minimal NFSv4.1 server as a plain oncrpc4j program (program 100003, version 4: NULL and COMPOUND), over files
  * held in memory: SEQUENCE on one fixed session ({@link #SESSION}; there is no EXCHANGE_ID or CREATE_SESSION, the
- * tests start in it), PUTFH, WRITE (always FILE_SYNC4), READ, GETATTR (type, change, size) and WANT_DELEGATION (never
- * grants one). Anything else ends the COMPOUND with NFS4ERR_NOTSUPP, or NFS4ERR_OP_ILLEGAL outside minor version 1.
+ * tests start in it), PUTFH, WRITE (always FILE_SYNC4), READ, GETATTR (type, change, size), WANT_DELEGATION (never
+ * grants one), CREATE of a symbolic link in a directory, GETFH and READLINK. Anything else ends the COMPOUND with
+ * NFS4ERR_NOTSUPP, or NFS4ERR_OP_ILLEGAL outside minor version 1. There is no name space: files and directories
+ * are made by the test ({@link #createFile}, {@link #createDirectory}), links by CREATE.
  * <p>
  * READ data is encoded by reference from memory of the {@link ReadBuffers} given (the RDMA server's registered
  * buffers, so that the transport RDMA-writes it without a copy), released once the reply was sent, as the NFSv3
@@ -48,7 +53,7 @@ final class MemoryNfs41Program implements RpcDispatchable {
     }
 
     private final ReadBuffers readBuffers;
-    private final Map<String, FileData> files = new ConcurrentHashMap<>();
+    private final Map<String, Node> files = new ConcurrentHashMap<>();
     private final AtomicInteger handles = new AtomicInteger();
     final AtomicInteger buffersHeld = new AtomicInteger();
 
@@ -58,6 +63,15 @@ final class MemoryNfs41Program implements RpcDispatchable {
 
     /** A new empty file; its handle is 27 bytes (so that its XDR needs padding). */
     byte[] createFile() {
+        return add(Compound41.NF4REG, null).handle;
+    }
+
+    /** A new empty directory. */
+    byte[] createDirectory() {
+        return add(Compound41.NF4DIR, null).handle;
+    }
+
+    private Node add(int type, byte[] link) {
         byte[] handle = new byte[27];
         Arrays.fill(handle, (byte) 0xF4);
         int n = handles.incrementAndGet();
@@ -65,13 +79,19 @@ final class MemoryNfs41Program implements RpcDispatchable {
         handle[24] = (byte) (n >>> 16);
         handle[25] = (byte) (n >>> 8);
         handle[26] = (byte) n;
-        files.put(key(handle), new FileData());
-        return handle;
+        Node node = new Node(handle, type, link);
+        files.put(key(handle), node);
+        return node;
     }
 
     /** A copy of the file's bytes. */
     byte[] contents(byte[] handle) {
         return files.get(key(handle)).copy();
+    }
+
+    /** A copy of the symbolic link's text. */
+    byte[] linkText(byte[] handle) {
+        return files.get(key(handle)).link.clone();
     }
 
     private static String key(byte[] handle) {
@@ -99,7 +119,7 @@ final class MemoryNfs41Program implements RpcDispatchable {
         if (args.minorVersion != 1) {
             res.status = Compound41Res.NFS4ERR_MINOR_VERS_MISMATCH;
         } else {
-            FileData current = null;
+            Node current = null;
             for (int i = 0; i < args.ops.size(); i++) {
                 Op op = args.ops.get(i);
                 Result r;
@@ -118,6 +138,11 @@ final class MemoryNfs41Program implements RpcDispatchable {
                             : new Failed(op.opcode(), Compound41Res.NFS4ERR_BADSESSION);
                 } else if (current == null) {
                     r = new Failed(op.opcode(), Compound41Res.NFS4ERR_NOFILEHANDLE);
+                } else if (op instanceof CreateSymlink c && current.type == Compound41.NF4DIR) {
+                    long before = current.change();
+                    long after = current.changed();
+                    current = add(Nfs4.NF4LNK, c.linkdata().clone()); // the new link becomes the current handle
+                    r = new Compound41Res.CreateOk(before, after);
                 } else {
                     r = execute(call, op, current, held);
                 }
@@ -144,7 +169,24 @@ final class MemoryNfs41Program implements RpcDispatchable {
         call.reply(res);
     }
 
-    private Result execute(RpcCall call, Op op, FileData file, List<ReplyBuffer> held) {
+    private Result execute(RpcCall call, Op op, Node file, List<ReplyBuffer> held) {
+        if (op instanceof GetFh) {
+            return new Compound41Res.GetFhOk(file.handle);
+        }
+        if (op instanceof GetAttr g) {
+            return new Compound41Res.GetAttrOk(g.bitmap() & Compound41.bitmap(Compound41.ATTR_TYPE,
+                    Compound41.ATTR_CHANGE, Compound41.ATTR_SIZE), file.type, file.change(), file.size());
+        }
+        if (op instanceof CreateSymlink) {
+            return new Failed(op.opcode(), Compound41Res.NFS4ERR_NOTDIR); // in a directory, CREATE runs in compound()
+        }
+        if (op instanceof ReadLink) {
+            return file.type == Nfs4.NF4LNK ? new Compound41Res.ReadLinkOk(file.link.clone())
+                    : new Failed(op.opcode(), Compound41Res.NFS4ERR_INVAL);
+        }
+        if (file.type != Compound41.NF4REG) {
+            return new Failed(op.opcode(), Compound41Res.NFS4ERR_INVAL);
+        }
         if (op instanceof Write w) {
             file.write(w.offset(), w.data());
             return new Compound41Res.WriteOk(w.data().length, Compound41.FILE_SYNC4, WRITE_VERIFIER);
@@ -162,10 +204,6 @@ final class MemoryNfs41Program implements RpcDispatchable {
             data.put(0, bytes);
             return new Compound41Res.ReadOk(eof, null, data);
         }
-        if (op instanceof GetAttr g) {
-            return new Compound41Res.GetAttrOk(g.bitmap() & Compound41.bitmap(Compound41.ATTR_TYPE,
-                    Compound41.ATTR_CHANGE, Compound41.ATTR_SIZE), file.change(), file.size());
-        }
         if (op instanceof WantDelegation) {
             return new Compound41Res.WantDelegationOk();
         }
@@ -179,11 +217,24 @@ final class MemoryNfs41Program implements RpcDispatchable {
         }
     }
 
-    /** One file's bytes and change attribute. */
-    private static final class FileData {
+    /** A file (its bytes), a directory or a symbolic link (its text), with its handle and change attribute. */
+    private static final class Node {
+        final byte[] handle;
+        final int type;
+        final byte[] link;
         private byte[] bytes = new byte[0];
         private int size;
         private long change = 1;
+
+        Node(byte[] handle, int type, byte[] link) {
+            this.handle = handle;
+            this.type = type;
+            this.link = link;
+        }
+
+        synchronized long changed() {
+            return ++change;
+        }
 
         synchronized void write(long offset, byte[] data) {
             long end = offset + data.length;

@@ -28,9 +28,12 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.rpcrdma4j.nfs.client.NfsClientConfig;
 import org.rpcrdma4j.nfs.client.rdma.RdmaDataTransport;
+import org.rpcrdma4j.nfs.v4.Compound41.CreateSymlink;
 import org.rpcrdma4j.nfs.v4.Compound41.GetAttr;
+import org.rpcrdma4j.nfs.v4.Compound41.GetFh;
 import org.rpcrdma4j.nfs.v4.Compound41.PutFh;
 import org.rpcrdma4j.nfs.v4.Compound41.Read;
+import org.rpcrdma4j.nfs.v4.Compound41.ReadLink;
 import org.rpcrdma4j.nfs.v4.Compound41.Sequence;
 import org.rpcrdma4j.nfs.v4.Compound41.WantDelegation;
 import org.rpcrdma4j.nfs.v4.Compound41.Write;
@@ -56,6 +59,7 @@ import org.rpcrdma4j.xprt.server.ServerCounter;
  * those bytes;</li>
  * <li>a READ's data comes back through a Write chunk sized by the READ's count, RDMA-written from the program's
  * registered buffer, and the client rebuilds the reply (GETATTR after the READ included) with the same bytes;</li>
+ * <li>a symbolic link's text travels the same ways in CREATE and READLINK;</li>
  * <li>when an operation the binding does not walk (WANT_DELEGATION) comes first, nothing is placed directly: the
  * call goes inline or whole in a position-zero Read chunk, the reply inline or through the Reply chunk, and the
  * bytes are still right.</li>
@@ -319,6 +323,50 @@ class Nfs41OverRdmaTest {
         } else {
             assertThat(after.minus(before, ServerCounter.INLINE_REPLIES)).isOne();
         }
+    }
+
+    /**
+     * The other two DDP-eligible items of RFC 8267: a symbolic link's text goes out in a Read chunk at its position in
+     * CREATE, and READLINK's text comes back through a Write chunk as large as the longest link text the binding
+     * expects.
+     */
+    @ParameterizedTest(name = "{0} bytes")
+    @ValueSource(ints = {1, 4000})
+    void symbolicLinkTextTravelsInChunks(int length) throws Exception {
+        byte[] dir = program.createDirectory();
+        byte[] text = new byte[length];
+        for (int i = 0; i < length; i++) {
+            text[i] = (byte) ('a' + i % 26);
+        }
+        Compound41 create = Compound41.of(sequence(), new PutFh(dir), new CreateSymlink(text, "link"), new GetFh());
+        Counts before = counts();
+
+        Compound41Res created = compound(create);
+
+        assertThat(created.status).isZero();
+        byte[] link = created.result(3, Compound41Res.GetFhOk.class).handle();
+        assertThat(program.linkText(link)).isEqualTo(text);
+        assertThat(clientBinding.lastCallItem).isEqualTo(new RecordingBinding.Located(Nfs4.VERSION,
+                Nfs4.PROC_COMPOUND, create.itemOffset(), length));
+        Counts after = counts();
+        if (RPC_CALL_HEADER + create.size() + RDMA_HEADER <= INLINE) {
+            assertThat(after.minus(before, XprtCounter.READ_CHUNK_COUNT)).isZero();
+        } else {
+            assertThat(after.minus(before, XprtCounter.READ_CHUNK_COUNT)).isOne();
+            assertThat(after.minus(before, XprtCounter.NOMSG_CALL_COUNT)).isZero();
+            assertThat(after.minus(before, ServerCounter.READ_CHUNK_BYTES)).isEqualTo(length);
+        }
+
+        before = counts();
+        Compound41Res read = compound(Compound41.of(sequence(), new PutFh(link), new ReadLink()));
+
+        assertThat(read.status).isZero();
+        assertThat(read.result(2, Compound41Res.ReadLinkOk.class).link()).isEqualTo(text);
+        assertThat(clientBinding.lastMaxReplyItemLength).isEqualTo(Nfs4.DECODE_MAX_PATH);
+        after = counts();
+        assertThat(after.minus(before, XprtCounter.WRITE_CHUNK_COUNT)).isOne();
+        assertThat(after.minus(before, ServerCounter.WRITE_CHUNKS)).isOne();
+        assertThat(after.minus(before, ServerCounter.WRITE_CHUNK_BYTES)).isEqualTo(length);
     }
 
     /** A READ whose COMPOUND fails before it: the Write chunk goes unused, the error reply decodes. */

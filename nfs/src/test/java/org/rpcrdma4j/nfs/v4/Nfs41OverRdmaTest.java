@@ -119,10 +119,13 @@ class Nfs41OverRdmaTest {
             client.close();
         }
         if (server != null) {
-            await("connections closed", () -> server.connectionCount() == 0);
-            await("registered buffer pages returned", () -> server.registeredPagesInUse() == 0);
-            assertThat(program.buffersHeld).hasValue(0);
-            server.stop();
+            try {
+                await("connections closed", () -> server.connectionCount() == 0);
+                await("registered buffer pages returned", () -> server.registeredPagesInUse() == 0);
+                assertThat(program.buffersHeld).hasValue(0);
+            } finally {
+                server.stop();
+            }
             assertThat(server.device().resourceCounts()).isEqualTo(ResourceCounts.NONE);
         }
     }
@@ -451,6 +454,24 @@ class Nfs41OverRdmaTest {
             assertThat(after.get(XprtCounter.WRITE_CHUNK_COUNT) - before.get(XprtCounter.WRITE_CHUNK_COUNT)).isOne();
             assertThat(server.counters().get(ServerCounter.READ_CHUNK_BYTES) - pulled).isEqualTo(size);
             assertThat(server.counters().get(ServerCounter.WRITE_CHUNK_BYTES) - pushed).isEqualTo(size);
+
+            // the same through the transport's own call(), which encodes the COMPOUND as any XdrAble
+            byte[] more = pattern(size, 20);
+            Compound41 write = Compound41.of(sequence(), new PutFh(fh), new Write(0, more));
+            write.tag = "e2e";
+            assertThat(nfs.call(Nfs4.PROGRAM, Nfs4.VERSION, Nfs4.PROC_COMPOUND, write, new Compound41Res())
+                    .get(60, TimeUnit.SECONDS).status).isZero();
+            Compound41 read = Compound41.of(sequence(), new PutFh(fh), new Read(0, size));
+            read.tag = "e2e";
+            Compound41Res back = nfs.call(Nfs4.PROGRAM, Nfs4.VERSION, Nfs4.PROC_COMPOUND, read, new Compound41Res())
+                    .get(60, TimeUnit.SECONDS);
+            assertThat(program.contents(fh)).isEqualTo(more);
+            assertThat(back.result(2, ReadOk.class).bytes()).isEqualTo(more);
+            var last = transport.stats();
+            assertThat(last.get(XprtCounter.READ_CHUNK_COUNT) - after.get(XprtCounter.READ_CHUNK_COUNT)).isOne();
+            assertThat(last.get(XprtCounter.WRITE_CHUNK_COUNT) - after.get(XprtCounter.WRITE_CHUNK_COUNT)).isOne();
+            assertThat(server.counters().get(ServerCounter.READ_CHUNK_BYTES) - pulled).isEqualTo(2L * size);
+            assertThat(server.counters().get(ServerCounter.WRITE_CHUNK_BYTES) - pushed).isEqualTo(2L * size);
         }
     }
 

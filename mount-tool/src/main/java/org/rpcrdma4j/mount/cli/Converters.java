@@ -72,6 +72,11 @@ public final class Converters {
     public static final class Url implements ITypeConverter<NfsUrl> {
         @Override
         public NfsUrl convert(String value) {
+            int sep = value.indexOf("://");
+            String scheme = sep < 0 ? "" : value.substring(0, sep).toLowerCase(Locale.ROOT);
+            if (sep > 0 && !scheme.equals("rdma") && !scheme.equals("tcp") && !scheme.equals("nfs")) {
+                throw new TypeConversionException("unknown scheme '" + scheme + "' in " + value + " (rdma or tcp)");
+            }
             NfsUrl url;
             try {
                 url = NfsUrl.parse(value);

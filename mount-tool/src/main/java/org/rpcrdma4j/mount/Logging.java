@@ -39,6 +39,10 @@ public final class Logging {
         setDefault(PREFIX + "showShortLogName", "true");
         setDefault(PREFIX + "showDateTime", verbosity >= 2 ? "true" : "false");
         setDefault(PREFIX + "dateTimeFormat", "HH:mm:ss.SSS");
+        if (verbosity <= 0) {
+            // oncrpc4j logs every reply it could not send to a client that went away: not actionable for a user
+            setDefault(PREFIX + "log.org.dcache.oncrpc4j.rpc.RpcCall", "off");
+        }
         java.util.logging.Logger.getLogger("").setLevel(verbosity <= 0 ? Level.WARNING
                 : verbosity == 1 ? Level.INFO : Level.FINE);
         for (java.util.logging.Handler h : java.util.logging.Logger.getLogger("").getHandlers()) {

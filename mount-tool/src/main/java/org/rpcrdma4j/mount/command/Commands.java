@@ -9,6 +9,6 @@ public final class Commands {
 
     public static List<Class<?>> all() {
         return List.of(LsCommand.class, StatCommand.class, DfCommand.class, GetCommand.class, PutCommand.class,
-                StatsCommand.class, ShellCommand.class);
+                StatsCommand.class, ShellCommand.class, BenchCommand.class);
     }
 }

@@ -23,10 +23,18 @@ public final class RegisteredBuffer extends UnpooledDirectByteBuf {
     private final RegisteredArena arena;
     private final int firstPage;
     private final int pageCount;
+    /** The same memory as the superclass's buffer, for absolute bulk copies that need no duplicate. */
+    private final ByteBuffer memory;
     private ResourceLeakTracker<RegisteredBuffer> leak;
 
     RegisteredBuffer(RegisteredBufferPool pool, RegisteredArena arena, int firstPage, int pageCount, int size) {
-        super(UnpooledByteBufAllocator.DEFAULT, slice(arena, firstPage, size), size);
+        this(pool, arena, firstPage, pageCount, slice(arena, firstPage, size));
+    }
+
+    private RegisteredBuffer(RegisteredBufferPool pool, RegisteredArena arena, int firstPage, int pageCount,
+                             ByteBuffer memory) {
+        super(UnpooledByteBufAllocator.DEFAULT, memory, memory.capacity());
+        this.memory = memory;
         this.pool = pool;
         this.arena = arena;
         this.firstPage = firstPage;
@@ -73,6 +81,25 @@ public final class RegisteredBuffer extends UnpooledDirectByteBuf {
             throw new IndexOutOfBoundsException("index " + index + " outside buffer of " + capacity());
         }
         return arena.address(arenaOffset() + index);
+    }
+
+    /*
+     * Bulk copies between this buffer and arrays use the JDK's absolute bulk accessors: the superclass makes a
+     * ByteBuffer duplicate per call for them, and they are on the transports' per-message path.
+     */
+
+    @Override
+    public ByteBuf getBytes(int index, byte[] dst, int dstIndex, int length) {
+        checkDstIndex(index, length, dstIndex, dst.length);
+        memory.get(index, dst, dstIndex, length);
+        return this;
+    }
+
+    @Override
+    public ByteBuf setBytes(int index, byte[] src, int srcIndex, int length) {
+        checkSrcIndex(index, length, srcIndex, src.length);
+        memory.put(index, src, srcIndex, length);
+        return this;
     }
 
     /** The capacity is fixed: registered memory cannot move. */

@@ -154,4 +154,36 @@ class RegisteredBufferPoolTest {
         c.release();
         d.release();
     }
+
+    @Test
+    void bulkCopiesWithArraysAllocateNothing() throws Exception {
+        RegisteredBuffer buf = pool.allocate(2 * PAGE);
+        try {
+            byte[] bytes = new byte[300];
+            for (int i = 0; i < bytes.length; i++) {
+                bytes[i] = (byte) (i * 13);
+            }
+            byte[] back = new byte[bytes.length];
+            com.sun.management.ThreadMXBean threads =
+                    (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+            RegisteredBuffer raw = buf;
+            for (int i = 0; i < 20_000; i++) {
+                raw.setBytes(i % 4000, bytes, 0, bytes.length);
+                raw.getBytes(i % 4000, back, 0, back.length);
+            }
+            long before = threads.getThreadAllocatedBytes(Thread.currentThread().getId());
+            for (int i = 0; i < 100_000; i++) {
+                raw.setBytes(i % 4000, bytes, 0, bytes.length);
+                raw.getBytes(i % 4000, back, 0, back.length);
+            }
+            long allocated = threads.getThreadAllocatedBytes(Thread.currentThread().getId()) - before;
+            assertThat(back).isEqualTo(bytes);
+            assertThat(allocated).as("bytes allocated by 200,000 bulk copies").isLessThan(4096);
+            assertThatThrownBy(() -> raw.getBytes(2 * PAGE - 10, back, 0, back.length))
+                    .isInstanceOf(IndexOutOfBoundsException.class);
+            assertThatThrownBy(() -> raw.setBytes(-1, bytes, 0, 4)).isInstanceOf(IndexOutOfBoundsException.class);
+        } finally {
+            buf.release();
+        }
+    }
 }

@@ -45,15 +45,14 @@ public interface UpperLayerBinding {
     /**
      * Finds, in a reply whose DDP-eligible item was moved into a write chunk (reduced: the length word stays
      * inline, the bytes and their padding are gone), the offset just after that item's length word: where the
-     * item's bytes belong when the reply is rebuilt.
+     * item's bytes belong when the reply is rebuilt. There is no default: a walk that checks the item's bytes are
+     * present (as {@link XdrCursor#skipOpaque} does) would fail on a reduced reply.
      *
      * @param results the reduced reply's results, beginning just after the accept status. Borrowed.
      * @return true when the reply has such an item (and {@code out} is set, with the length word's value)
      */
-    default boolean locateReducedReplyItem(int version, int procedure, ByteBuf results, DataItem out)
-            throws XdrFormatException {
-        return locateReplyItem(version, procedure, results, out);
-    }
+    boolean locateReducedReplyItem(int version, int procedure, ByteBuf results, DataItem out)
+            throws XdrFormatException;
 
     /**
      * The most bytes the DDP-eligible result of this call can carry (e.g. the count of an NFSv3 READ), so that the

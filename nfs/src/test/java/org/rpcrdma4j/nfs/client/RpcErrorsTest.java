@@ -175,7 +175,15 @@ class RpcErrorsTest {
 
     @Test
     void anUnknownSchemeNamesWhatIsMissing() {
+        assertThatThrownBy(() -> NfsClient.mount("sctp://127.0.0.1:" + server.port() + "/m?mountport="
+                + server.port())).isInstanceOf(IOException.class).hasMessageContaining("sctp");
+    }
+
+    @Test
+    void rdmaToAPortThatSpeaksNoRdmaFailsWithinTheConnectTimeout() {
+        // the NFS server's TCP port answers no MPA handshake: the RDMA connect must give up, not hang
+        NfsClientConfig config = NfsClientConfig.defaults().withConnectTimeout(java.time.Duration.ofSeconds(1));
         assertThatThrownBy(() -> NfsClient.mount("rdma://127.0.0.1:" + server.port() + "/m?mountport="
-                + server.port())).isInstanceOf(IOException.class).hasMessageContaining("rdma");
+                + server.port(), config)).isInstanceOf(IOException.class).hasMessageContaining("rdma");
     }
 }

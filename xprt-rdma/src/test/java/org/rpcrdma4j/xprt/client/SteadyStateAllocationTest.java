@@ -46,6 +46,11 @@ class SteadyStateAllocationTest extends ClientTestBase {
         }
 
         @Override
+        public boolean locateReducedReplyItem(int version, int procedure, ByteBuf results, DataItem out) {
+            return false;
+        }
+
+        @Override
         public long maxReplyItemLength(int version, int procedure, ByteBuf args) {
             return procedure == TestProgram.GET ? args.getInt(args.readerIndex()) : -1;
         }

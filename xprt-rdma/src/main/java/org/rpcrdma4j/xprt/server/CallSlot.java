@@ -1,0 +1,539 @@
+package org.rpcrdma4j.xprt.server;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.channels.CompletionHandler;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.dcache.oncrpc4j.rpc.OncRpcException;
+import org.dcache.oncrpc4j.rpc.ReplyQueue;
+import org.dcache.oncrpc4j.rpc.RpcAuthError;
+import org.dcache.oncrpc4j.rpc.RpcAuthException;
+import org.dcache.oncrpc4j.rpc.RpcAuthStat;
+import org.dcache.oncrpc4j.rpc.RpcCall;
+import org.dcache.oncrpc4j.rpc.RpcException;
+import org.dcache.oncrpc4j.rpc.RpcTransport;
+import org.dcache.oncrpc4j.xdr.Xdr;
+import org.rpcrdma4j.codec.RpcRdmaHeader;
+import org.rpcrdma4j.registration.ChunkRole;
+import org.rpcrdma4j.registration.InvalidationListener;
+import org.rpcrdma4j.registration.RegisteredBuffer;
+import org.rpcrdma4j.registration.Registration;
+import org.rpcrdma4j.registration.ScatterList;
+import org.rpcrdma4j.verbs.Opcode;
+import org.rpcrdma4j.verbs.VerbsException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One call in progress on a connection, and the {@link RpcTransport} its {@link RpcCall} is bound to. A connection
+ * makes {@code credits + margin} slots when it is set up and reuses them; nothing here is allocated per call except
+ * what oncrpc4j allocates itself (the {@code RpcCall}, its {@code Xdr}, the decoded arguments).
+ *
+ * <h2>Life of a call, and who owns the slot</h2>
+ * <pre>
+ *  FREE -(agent: message received, bytes copied out)-&gt; RECEIVED
+ *  RECEIVED -(no read chunk)-&gt; DISPATCH_QUEUED
+ *  RECEIVED -(read chunks)-&gt; PREPARING (io thread: sink buffer, sink registration, READ list)
+ *           -&gt; READ_QUEUED (mailbox) -&gt; READING (agent: READs posted within ORD, completed, sink invalidated)
+ *           -&gt; DISPATCH_QUEUED
+ *  DISPATCH_QUEUED -(dispatch thread)-&gt; DISPATCHING (the program owns the call)
+ *  DISPATCHING -(send(): the program's thread)-&gt; MARSHALING -&gt; REPLY_QUEUED (mailbox)
+ *  REPLY_QUEUED -(agent: WRITEs + Send posted)-&gt; SENDING -(Send completion: handler called)-&gt; FREE
+ *  DISPATCH_QUEUED, DISPATCHING -(connection closed)-&gt; DEAD: a later send() fails and frees the call's memory
+ * </pre>
+ * Each hand-over between threads goes through the connection's mailbox or an executor, both happens-before edges;
+ * the state word says who may act. The agent never blocks: taking a sink buffer and mapping the sink (which may wait
+ * for handles) happen on an io thread, marshaling a reply (which may wait for a staging buffer) on the program's.
+ *
+ * <h2>As an RpcTransport</h2>
+ * {@link #send} marshals the reply (inline, write chunk, reply chunk, or ERR_CHUNK) and queues it; the handler is
+ * called on the connection's agent thread once the reply's Send completed (so every RDMA WRITE before it is placed)
+ * or failed: it must be short and must not block, as with oncrpc4j's own transports. The addresses are the
+ * connection's. {@link #getPeerTransport()} throws {@link UnsupportedOperationException}: reverse-direction calls
+ * (RFC 8167) are not supported yet; the connection is where they would be sent from.
+ */
+final class CallSlot implements RpcTransport, InvalidationListener, Runnable {
+    private static final Logger LOG = LoggerFactory.getLogger(CallSlot.class);
+
+    static final int FREE = 0;
+    static final int RECEIVED = 1;
+    static final int PREPARING = 2;
+    static final int READ_QUEUED = 3;
+    static final int READING = 4;
+    static final int DISPATCH_QUEUED = 5;
+    static final int DISPATCHING = 6;
+    static final int MARSHALING = 7;
+    static final int REPLY_QUEUED = 8;
+    static final int SENDING = 9;
+    static final int DEAD = 10;
+
+    final int index;
+    final Connection connection;
+    final AtomicInteger state = new AtomicInteger(FREE);
+    /** Link in the connection's mailbox (see {@link SlotMailbox}). */
+    CallSlot mailboxNext;
+    /** Link in the agent's queues (reads waiting for ORD, replies waiting for send-queue room). */
+    CallSlot queueNext;
+
+    // ---- the call (agent, then the preparing / dispatching thread)
+    final RpcRdmaHeader call;
+    final byte[] inline;
+    private final ByteBuf inlineView;
+    int inlineLength;
+    final CallLayout layout = new CallLayout();
+    final Registration sinkRegistration;
+    RegisteredBuffer sink;
+    int callLength;
+    final ReadOps reads = new ReadOps();
+    /** The preparation failed (no sink memory, mapping refused): answer ERR_CHUNK. */
+    boolean prepareFailed;
+    private final CallScreen screen = new CallScreen();
+    /** Program version and procedure, for the reply's binding lookup. */
+    private int version;
+    private int procedure;
+    private ProgramTable.Entry entry;
+
+    // ---- the reply (the replying thread, then the agent)
+    final ReplyBytes replyBytes;
+    final ReplyMarshaler marshaler;
+    /** No reply goes out: the call was dropped. The agent frees the slot. */
+    boolean noReply;
+    private CompletionHandler<Integer, Object> handler;
+    private Object attachment;
+    private int replyLength;
+    /** Why the reply did not reach the client as the program meant it (ERR_CHUNK, connection lost), or null. */
+    private Throwable replyFailure;
+    /** Send-queue entries this reply holds until its Send completes (agent). */
+    int postedWrs;
+
+    final Runnable prepareTask = this::prepare;
+
+    CallSlot(int index, Connection connection, RpcRdmaHeader call, RpcRdmaHeader reply, int inlineReceive,
+             ByteBuf slotMemory, int slotLkey, long slotIova, int headerArea, Registration sinkRegistration) {
+        this.index = index;
+        this.connection = connection;
+        this.call = call;
+        this.inline = new byte[inlineReceive];
+        this.inlineView = Unpooled.wrappedBuffer(inline);
+        this.sinkRegistration = sinkRegistration;
+        this.replyBytes = new ReplyBytes(slotMemory, slotLkey, slotIova, headerArea, headerArea,
+                connection.server.memoryIndex, connection.server.bufferPool);
+        this.marshaler = new ReplyMarshaler(reply, slotMemory, slotLkey, slotIova, headerArea,
+                connection.maxSendSge);
+    }
+
+    /** Agent: a new call begins in this slot. */
+    void begin() {
+        state.set(RECEIVED);
+        inlineLength = 0;
+        callLength = 0;
+        sink = null;
+        prepareFailed = false;
+        noReply = false;
+        handler = null;
+        attachment = null;
+        replyFailure = null;
+        replyLength = 0;
+        postedWrs = 0;
+        entry = null;
+        reads.clear();
+    }
+
+    // ------------------------------------------------------------------ read chunks (io thread)
+
+    /**
+     * Takes a sink buffer for the rebuilt call, copies the inline pieces into it, maps the bytes the READs fill
+     * (role RDMA_READ_SINK: a per-I/O handle on iWARP) and lists the READs. Runs on an io thread because the buffer
+     * pool and the handle pool may wait; then hands the slot to the agent.
+     */
+    private void prepare() {
+        try {
+            if (!connection.isClosing()) {
+                prepareReads();
+            } else {
+                prepareFailed = true;
+            }
+        } catch (VerbsException | RuntimeException e) {
+            LOG.warn("{}: cannot prepare the RDMA READs of xid 0x{}: {}", connection, Integer.toHexString(call.xid()),
+                    e.toString());
+            prepareFailed = true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            prepareFailed = true;
+        }
+        state.set(READ_QUEUED);
+        connection.submit(this);
+    }
+
+    private void prepareReads() throws VerbsException, InterruptedException {
+        callLength = layout.totalLength();
+        RegisteredBuffer buffer = connection.server.bufferPool.allocate(Math.max(1, callLength));
+        sink = buffer;
+        connection.server.memoryIndex.record(buffer);
+        ScatterList remote = connection.server.sinkList();
+        int at = 0;
+        for (int i = 0; i < layout.extentCount(); i++) {
+            int length = layout.length(i);
+            switch (layout.kind(i)) {
+                case CallLayout.INLINE -> buffer.setBytes(at, inline, layout.source(i), length);
+                case CallLayout.ZERO -> buffer.setZero(at, length);
+                default -> remote.add(buffer, at, length);
+            }
+            at += length;
+        }
+        sinkRegistration.begin(call.xid());
+        sinkRegistration.map(remote, ChunkRole.RDMA_READ_SINK);
+        // pair remote extents with sink segments: one SGE per READ, no READ across a segment on either side
+        int segment = 0;
+        long segmentUsed = 0;
+        for (int i = 0; i < layout.extentCount(); i++) {
+            if (layout.kind(i) != CallLayout.REMOTE) {
+                continue;
+            }
+            int readSegment = layout.source(i);
+            int rkey = call.readHandle(readSegment);
+            long remoteAddress = call.readOffset(readSegment) + layout.segmentOffset(i);
+            long left = layout.length(i);
+            while (left > 0) {
+                long room = sinkRegistration.length(segment) - segmentUsed;
+                if (room == 0) {
+                    segment++;
+                    segmentUsed = 0;
+                    continue;
+                }
+                int take = (int) Math.min(left, room);
+                reads.add(rkey, remoteAddress, sinkRegistration.handle(segment),
+                        sinkRegistration.offset(segment) + segmentUsed, take, segment);
+                remoteAddress += take;
+                segmentUsed += take;
+                left -= take;
+            }
+        }
+        if (connection.readWithInvalidate) {
+            reads.invalidateWithLastRead(sinkRegistration);
+        }
+    }
+
+    /** Agent: the sink's handles are invalid (LOCAL_INV completed); the call can be dispatched. */
+    @Override
+    public void onInvalidated(Registration registration) {
+        connection.readsInvalidated(this);
+    }
+
+    // ------------------------------------------------------------------ dispatch (dispatch thread)
+
+    /** Agent: hands the call to the dispatch executor. */
+    void setDispatchQueued() {
+        state.set(DISPATCH_QUEUED);
+    }
+
+    /** The dispatch task: screens the call, then hands it to its program as an oncrpc4j {@link RpcCall}. */
+    @Override
+    public void run() {
+        connection.dispatchStarted();
+        if (!state.compareAndSet(DISPATCH_QUEUED, DISPATCHING)) {
+            abandoned();
+            return;
+        }
+        ByteBuf bytes = sink != null ? sink : inlineView;
+        CallScreen.Verdict verdict = screen.screen(bytes, 0, callLength, connection.server.programs);
+        version = screen.version();
+        procedure = screen.procedure();
+        switch (verdict) {
+            case DISPATCH -> dispatch(screen.entry());
+            case DROP, DROP_BACKCHANNEL_REPLY -> {
+                connection.count(ServerCounter.MESSAGES_DROPPED);
+                LOG.debug("{}: dropping a message that is not a call ({}), xid 0x{}", connection, verdict,
+                        Integer.toHexString(call.xid()));
+                if (state.compareAndSet(DISPATCHING, MARSHALING)) {
+                    noReply = true;
+                    queueReply();
+                } else {
+                    abandoned();
+                }
+            }
+            case RPC_MISMATCH -> {
+                connection.count(ServerCounter.RPC_MISMATCHES);
+                ownReply(RpcReplies.rpcMismatch(marshalerSlot(), replyBase(), screen.xid()));
+            }
+            case AUTH_ERROR -> {
+                connection.count(ServerCounter.AUTH_REJECTIONS);
+                LOG.debug("{}: AUTH_ERROR {} for xid 0x{} (flavor {})", connection, screen.authStat(),
+                        Integer.toHexString(screen.xid()), screen.credentialFlavor());
+                ownReply(RpcReplies.authError(marshalerSlot(), replyBase(), screen.xid(), screen.authStat()));
+            }
+            case PROG_UNAVAIL -> {
+                connection.count(ServerCounter.PROG_UNAVAIL);
+                ownReply(RpcReplies.accepted(marshalerSlot(), replyBase(), screen.xid(), RpcReplies.PROG_UNAVAIL));
+            }
+            case PROG_MISMATCH -> {
+                connection.count(ServerCounter.PROG_MISMATCH);
+                ownReply(RpcReplies.progMismatch(marshalerSlot(), replyBase(), screen.xid(), screen.lowVersion(),
+                        screen.highVersion()));
+            }
+            default -> throw new IllegalStateException("verdict " + verdict);
+        }
+    }
+
+    private void dispatch(ProgramTable.Entry program) {
+        entry = program;
+        Xdr xdr = sink != null ? GrizzlyBytes.over(sink.nioBuffer(0, callLength)) : GrizzlyBytes.over(inline,
+                callLength);
+        RpcCall rpcCall = null;
+        try {
+            xdr.beginDecoding();
+            int xid = xdr.xdrDecodeInt();
+            xdr.xdrDecodeInt(); // CALL, checked by the screen
+            rpcCall = new RpcCall(xid, xdr, this);
+            rpcCall.accept();
+            program.dispatchable().dispatchOncRpcCall(rpcCall);
+        } catch (RpcException e) {
+            LOG.debug("{}: call rejected: {}", connection, e.getMessage());
+            if (rpcCall != null) {
+                rpcCall.reject(e.getStatus(), e.getRpcReply());
+            }
+        } catch (OncRpcException e) {
+            LOG.debug("{}: garbage arguments: {}", connection, e.getMessage());
+            if (rpcCall != null) {
+                rpcCall.failRpcGarbage();
+            }
+        } catch (IOException e) {
+            LOG.debug("{}: garbage arguments: {}", connection, e.getMessage());
+            if (rpcCall != null) {
+                rpcCall.failRpcGarbage();
+            }
+        } catch (RuntimeException e) {
+            LOG.error("{}: program {} failed on procedure {}", connection, program.program(), procedure, e);
+            if (rpcCall != null) {
+                rpcCall.failRpcSystem();
+            }
+        }
+    }
+
+    /** Sends a reply the server wrote itself at the slot's message area. */
+    private void ownReply(int length) {
+        if (!state.compareAndSet(DISPATCHING, MARSHALING)) {
+            abandoned();
+            return;
+        }
+        replyBytes.loadInSlot(length);
+        marshal(null, length);
+    }
+
+    private ByteBuf marshalerSlot() {
+        return connection.slotMemory(this);
+    }
+
+    private int replyBase() {
+        return connection.headerArea;
+    }
+
+    /** The connection went away while the program had the call: give back its memory. */
+    private void abandoned() {
+        releaseCallMemory();
+    }
+
+    // ------------------------------------------------------------------ RpcTransport
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public <A> void send(Xdr xdr, A attachment, CompletionHandler<Integer, ? super A> handler) {
+        if (!state.compareAndSet(DISPATCHING, MARSHALING)) {
+            int s = state.get();
+            if (s == DEAD) {
+                releaseCallMemory();
+                handler.failed(new IOException("connection " + connection.remoteAddress() + " is closed"),
+                        attachment);
+            } else {
+                handler.failed(new IllegalStateException("xid 0x" + Integer.toHexString(call.xid())
+                        + " has been answered already"), attachment);
+            }
+            return;
+        }
+        this.handler = (CompletionHandler<Integer, Object>) handler;
+        this.attachment = attachment;
+        int length;
+        try {
+            replyBytes.load(xdr);
+            length = replyBytes.length();
+        } catch (RuntimeException e) {
+            LOG.error("{}: cannot read the reply of xid 0x{}", connection, Integer.toHexString(call.xid()), e);
+            replyFailure = e;
+            marshaler.errChunk(call, connection.credits, "unreadable reply");
+            queueReply();
+            return;
+        }
+        if (length >= 4 && replyXid() != call.xid()) {
+            replyFailure = new IllegalStateException("reply xid 0x" + Integer.toHexString(replyXid())
+                    + " does not answer call xid 0x" + Integer.toHexString(call.xid()));
+            LOG.error("{}: {}", connection, replyFailure.getMessage());
+            replyBytes.release();
+            marshaler.errChunk(call, connection.credits, replyFailure.getMessage());
+            queueReply();
+            return;
+        }
+        marshal(entry == null ? null : entry.binding(), length);
+    }
+
+    private int replyXid() {
+        return replyBytes.view().getInt(replyBytes.viewBase());
+    }
+
+    private void marshal(org.rpcrdma4j.xprt.UpperLayerBinding binding, int length) {
+        replyLength = length;
+        try {
+            ReplyMarshaler.Kind kind = marshaler.marshal(call, replyBytes, binding, version, procedure,
+                    connection.inlineSend, connection.credits, connection.sendWithInvalidate);
+            if (kind == ReplyMarshaler.Kind.ERR_CHUNK) {
+                LOG.debug("{}: ERR_CHUNK for xid 0x{}: {}", connection, Integer.toHexString(call.xid()),
+                        marshaler.error());
+                replyFailure = new IOException("reply not sent, the client's chunks cannot hold it: "
+                        + marshaler.error());
+            }
+        } catch (VerbsException | RuntimeException e) {
+            LOG.warn("{}: cannot marshal the reply of xid 0x{}: {}", connection, Integer.toHexString(call.xid()),
+                    e.toString());
+            replyFailure = e;
+            marshaler.errChunk(call, connection.credits, e.toString());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            replyFailure = e;
+            marshaler.errChunk(call, connection.credits, "interrupted");
+        }
+        queueReply();
+    }
+
+    /**
+     * Replaces the marshaled reply by RDMA_ERROR / ERR_CHUNK (agent or replying thread); the program's completion
+     * handler will be told the reply failed.
+     */
+    void replaceWithErrChunk(String why) {
+        replyFailure = new IOException("reply not sent: " + why);
+        marshaler.errChunk(call, connection.credits, why);
+    }
+
+    private void queueReply() {
+        state.set(REPLY_QUEUED);
+        connection.submit(this);
+    }
+
+    @Override
+    public ReplyQueue getReplyQueue() {
+        return connection.server.replyQueue();
+    }
+
+    @Override
+    public boolean isOpen() {
+        return !connection.isClosing();
+    }
+
+    @Override
+    public InetSocketAddress getLocalSocketAddress() {
+        return connection.localAddress();
+    }
+
+    @Override
+    public InetSocketAddress getRemoteSocketAddress() {
+        return connection.remoteAddress();
+    }
+
+    /**
+     * Reverse-direction calls (RFC 8167) are not supported yet. They will share this connection, its credits and
+     * its receive buffers; the connection is the object that will hand out a peer transport.
+     */
+    @Override
+    public RpcTransport getPeerTransport() {
+        throw new UnsupportedOperationException("reverse-direction RPC (RFC 8167) is not supported by this server yet");
+    }
+
+    @Override
+    public void startTLS() throws RpcAuthException {
+        throw new RpcAuthException("TLS is not available over RPC-over-RDMA",
+                new RpcAuthError(RpcAuthStat.AUTH_FAILED));
+    }
+
+    @Override
+    public boolean isTLS() {
+        return false;
+    }
+
+    // ------------------------------------------------------------------ completion (agent)
+
+    /** Agent: the reply's Send completed, or the reply was not sent. Calls the handler, frees the memory. */
+    void replyDone(boolean sent, Throwable failure) {
+        CompletionHandler<Integer, Object> h = handler;
+        Object a = attachment;
+        Throwable why = replyFailure != null ? replyFailure : failure;
+        boolean ok = sent && why == null;
+        handler = null;
+        attachment = null;
+        replyBytes.release();
+        releaseCallMemory();
+        if (h != null) {
+            try {
+                if (ok) {
+                    h.completed(replyLength, a);
+                } else {
+                    h.failed(why != null ? why : new IOException("reply not sent"), a);
+                }
+            } catch (RuntimeException e) {
+                LOG.warn("{}: a send completion handler failed", connection, e);
+            }
+        }
+    }
+
+    /** Returns the sink buffer (the call's bytes when it came through read chunks). */
+    void releaseCallMemory() {
+        RegisteredBuffer s = sink;
+        sink = null;
+        if (s != null) {
+            s.release();
+        }
+    }
+
+    /** Agent: counts the marshaled reply as it is posted. */
+    void countReply() {
+        ReplyMarshaler m = marshaler;
+        switch (m.kind()) {
+            case INLINE -> {
+                connection.count(ServerCounter.REPLIES);
+                connection.count(ServerCounter.INLINE_REPLIES);
+            }
+            case REPLY_CHUNK -> {
+                connection.count(ServerCounter.REPLIES);
+                connection.count(ServerCounter.REPLY_CHUNKS);
+                connection.count(ServerCounter.REPLY_CHUNK_BYTES, m.replyChunkBytes());
+            }
+            case ERR_CHUNK -> connection.count(ServerCounter.ERR_CHUNK_SENT);
+            case ERR_VERS -> connection.count(ServerCounter.ERR_VERS_SENT);
+            default -> throw new IllegalStateException("kind " + m.kind());
+        }
+        if (m.writeChunkBytes() > 0) {
+            connection.count(ServerCounter.WRITE_CHUNKS);
+            connection.count(ServerCounter.WRITE_CHUNK_BYTES, m.writeChunkBytes());
+        }
+        connection.count(ServerCounter.RDMA_WRITES, m.writes().count());
+        connection.count(ServerCounter.ZERO_COPY_BYTES, replyBytes.zeroCopyBytes());
+        connection.count(ServerCounter.COPIED_REPLY_BYTES, replyBytes.copiedBytes());
+        if (m.opcode() == Opcode.SEND_WITH_INV) {
+            connection.count(ServerCounter.REMOTE_INVALIDATIONS);
+        }
+    }
+
+    /** The call's program version and procedure (after the screen). */
+    int version() {
+        return version;
+    }
+
+    int procedure() {
+        return procedure;
+    }
+
+    @Override
+    public String toString() {
+        return "CallSlot[" + index + " state " + state.get() + " xid 0x" + Integer.toHexString(call.xid()) + "]";
+    }
+}

@@ -1,0 +1,788 @@
+package org.rpcrdma4j.xprt.server;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+
+import org.rpcrdma4j.codec.RpcRdmaDecodeException;
+import org.rpcrdma4j.codec.RpcRdmaDecoder;
+import org.rpcrdma4j.codec.RpcRdmaHeader;
+import org.rpcrdma4j.codec.RpcRdmaProc;
+import org.rpcrdma4j.registration.RegisteredBuffer;
+import org.rpcrdma4j.registration.RegistrationPool;
+import org.rpcrdma4j.registration.WrIds;
+import org.rpcrdma4j.verbs.CompletionQueue;
+import org.rpcrdma4j.verbs.ConnectionEvent;
+import org.rpcrdma4j.verbs.ConnectionInfo;
+import org.rpcrdma4j.verbs.PostException;
+import org.rpcrdma4j.verbs.QueuePair;
+import org.rpcrdma4j.verbs.WcStatus;
+import org.rpcrdma4j.verbs.WorkCompletion;
+import org.rpcrdma4j.verbs.util.EnumCounters;
+import org.rpcrdma4j.xprt.internal.Agent;
+import org.rpcrdma4j.xprt.internal.AgentRunner;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One client connection of an {@link RdmaRpcServer}: the agent that owns its queue pair, completion queues, receive
+ * buffers, call slots, credits and send-queue budget. Every one of those is touched only from {@link #doWork}; other
+ * threads hand slots back through the {@link SlotMailbox} and {@link AgentRunner#wake()}. The agent never blocks.
+ *
+ * <h2>Receive path</h2>
+ * A receive completion is decoded ({@link RpcRdmaDecoder}) in place. Messages that need no answer (RDMA_DONE, a
+ * client's RDMA_ERROR) are dropped; a message too short for an xid drops the connection. Every other message is a
+ * call: it counts against the client's credits (received and not yet answered; one more than granted drops the
+ * connection), takes a free slot (or waits, holding its receive buffer, until one frees), has its inline bytes
+ * copied into the slot, and its receive buffer goes back to the queue pair at the end of the round (receives are
+ * replenished in batches). Chunk lists are checked ({@link CallLayout}) before any RDMA READ; a call with read chunks
+ * then goes to an io thread for its sink, and comes back to have its READs posted within the connection's ORD.
+ *
+ * <h2>Send path</h2>
+ * A reply marshaled by the program's thread arrives in the mailbox; the agent posts its RDMA WRITEs unsignaled and
+ * its Send signaled behind them, within the send queue's budget (replies that do not fit wait, in order). The Send's
+ * completion calls the reply's completion handler and frees the slot.
+ *
+ * <h2>Closing</h2>
+ * A drop or the client's disconnect moves the queue pair to error; the agent then waits (bounded) until every posted
+ * work request has completed or flushed, closes the registration pool (which wakes an io thread waiting for
+ * handles), marks calls still with their program as dead (their later {@code send} fails and frees their memory),
+ * waits for slots that are between threads to come back, and releases everything.
+ */
+final class Connection implements Agent {
+    private static final Logger LOG = LoggerFactory.getLogger(Connection.class);
+
+    /** How long a closing connection waits for its work requests to flush before it gives up on them. */
+    private static final long FLUSH_WAIT_NANOS = TimeUnit.SECONDS.toNanos(5);
+    private static final int POLL_BATCH = 16;
+    private static final int WR_BATCH = 16;
+
+    final RdmaRpcServer server;
+    final int credits;
+    final int inlineSend;
+    final int inlineReceive;
+    final int headerArea;
+    final int maxSendSge;
+    final boolean sendWithInvalidate;
+    final boolean readWithInvalidate;
+
+    private final AgentRunner runner;
+    private final ConnectionResources resources;
+    private final QueuePair qp;
+    private final CompletionQueue sendCq;
+    private final CompletionQueue recvCq;
+    private final RegistrationPool registrations;
+    private final ReceiveRing receives;
+    private final WorkPoster poster;
+    private final CallSlot[] slots;
+    private final ByteBuf[] slotMemory;
+    private final int[] freeSlots;
+    private int freeCount;
+    /** Slots in use (calls received and not yet completely answered), for the server's drain; written by the agent. */
+    private volatile int busySlots;
+    private final WorkCompletion[] batch;
+    private final RpcRdmaHeader scratch;
+    final EnumCounters<ServerCounter> counters = new EnumCounters<>(ServerCounter.class);
+    private final SlotMailbox mailbox = new SlotMailbox();
+    private int inFlight;
+
+    private volatile InetSocketAddress localAddress;
+    private volatile InetSocketAddress remoteAddress;
+    private volatile boolean disconnectedEvent;
+    private volatile ServerCounter closeRequest;
+    private volatile boolean closing;
+    private ServerCounter closeReason;
+    private long flushDeadline;
+    private boolean finalStage;
+    private volatile boolean closed;
+
+    Connection(RdmaRpcServer server, ConnectionResources r, AgentRunner runner) {
+        this.server = server;
+        this.resources = r;
+        this.runner = runner;
+        this.credits = r.credits;
+        this.inlineSend = r.inlineSend;
+        this.inlineReceive = r.inlineReceive;
+        this.headerArea = r.inlineSend;
+        this.maxSendSge = r.maxSendSge;
+        this.sendWithInvalidate = r.sendWithInvalidate;
+        this.readWithInvalidate = r.registrations.readWithInvalidate();
+        this.qp = r.qp;
+        this.sendCq = r.sendCq;
+        this.recvCq = r.recvCq;
+        this.registrations = r.registrations;
+        this.localAddress = r.localAddress;
+        this.remoteAddress = r.remoteAddress;
+        this.receives = new ReceiveRing(qp, r.recvRegion, r.receiveCount, inlineReceive);
+        this.poster = new WorkPoster(qp, maxSendSge, WR_BATCH, r.ord, r.sqBudget);
+        RegisteredBuffer slotRegion = r.slotRegion;
+        int n = r.slotCount;
+        slots = new CallSlot[n];
+        slotMemory = new ByteBuf[n];
+        freeSlots = new int[n];
+        int slotSize = 2 * headerArea;
+        for (int i = 0; i < n; i++) {
+            // a buffer object of its own per slot: slots are written by different threads at once, and a derived
+            // buffer (slice) would share the region's internal NIO buffer between them
+            ByteBuf memory = Unpooled.wrappedBuffer(slotRegion.nioBuffer(i * slotSize, slotSize));
+            slotMemory[i] = memory;
+            slots[i] = new CallSlot(i, this, new RpcRdmaHeader(server.config.limits()),
+                    new RpcRdmaHeader(server.config.limits()), inlineReceive, memory, slotRegion.lkey(),
+                    slotRegion.address(i * slotSize), headerArea, registrations.newRegistration());
+            freeSlots[freeCount++] = n - 1 - i;
+        }
+        batch = new WorkCompletion[POLL_BATCH];
+        for (int i = 0; i < batch.length; i++) {
+            batch[i] = new WorkCompletion();
+        }
+        scratch = new RpcRdmaHeader(server.config.limits());
+        CompletionQueue.CompletionListener wake = cq -> runner.wake();
+        sendCq.setListener(wake);
+        recvCq.setListener(wake);
+    }
+
+    /** Posts every receive buffer; before the connection is accepted. */
+    void postAllReceives() throws PostException {
+        receives.recycleAll();
+        receives.repost();
+    }
+
+    // ------------------------------------------------------------------ events (device thread)
+
+    /** Connection events: wake the agent, which acts on them. */
+    void onEvent(ConnectionEvent event) {
+        switch (event.type()) {
+            case ESTABLISHED -> {
+                ConnectionInfo info = event.queuePair().connectionInfo();
+                if (info != null) {
+                    localAddress = info.localAddress();
+                    remoteAddress = info.remoteAddress();
+                }
+            }
+            default -> disconnectedEvent = true;
+        }
+        runner.wake();
+    }
+
+    /** Asks the agent to close the connection (any thread). */
+    void requestClose(ServerCounter reason) {
+        closeRequest = reason;
+        runner.wake();
+    }
+
+    /** Hands a slot to the agent (any thread). */
+    void submit(CallSlot slot) {
+        mailbox.push(slot);
+        runner.wake();
+    }
+
+    // ------------------------------------------------------------------ the agent
+
+    @Override
+    public String roleName() {
+        return "rpcrdma-server " + remoteAddress;
+    }
+
+    @Override
+    public int doWork(long nowNanos) {
+        if (closed) {
+            return 0;
+        }
+        int work = 0;
+        // completions first: an error completion explains a disconnect reported at the same time
+        work += drainMailbox();
+        work += pollSend();
+        work += pollReceive();
+        if (!closing) {
+            ServerCounter request = closeRequest;
+            if (request != null) {
+                drop(request, "requested");
+            } else if (disconnectedEvent) {
+                beginClose(ServerCounter.CLOSED_BY_PEER);
+            }
+        }
+        if (!closing) {
+            work += serveHeld();
+            work += postReads();
+            work += postWaitingReplies();
+            repostReceives();
+        }
+        if (closing) {
+            work += advanceClose(nowNanos);
+        }
+        if (work == 0 && !closed) {
+            sendCq.requestNotify();
+            recvCq.requestNotify();
+            work += pollSend() + pollReceive();
+        }
+        return work;
+    }
+
+    @Override
+    public long nextDeadlineNanos() {
+        return closing && !closed ? flushDeadline : Long.MAX_VALUE;
+    }
+
+    @Override
+    public void onClose() {
+        if (!closed) {
+            // the runner stopped under us (server stop): release what can be released
+            forceRelease();
+        }
+    }
+
+    // ------------------------------------------------------------------ receive path
+
+    private int pollReceive() {
+        int total = 0;
+        int n;
+        while ((n = recvCq.poll(batch)) > 0) {
+            for (int i = 0; i < n; i++) {
+                onReceive(batch[i]);
+            }
+            total += n;
+        }
+        return total;
+    }
+
+    private void onReceive(WorkCompletion wc) {
+        receives.completed();
+        int index = WrIds.index(wc.wrId);
+        if (!wc.ok()) {
+            if (wc.status != WcStatus.WR_FLUSH_ERR) {
+                drop(ServerCounter.DROPPED_RECEIVE_FAILED, "receive failed: " + wc);
+            }
+            return;
+        }
+        if (closing) {
+            return;
+        }
+        arrive(index, wc.byteLen);
+    }
+
+    private void arrive(int index, int length) {
+        if (length < 4) {
+            drop(ServerCounter.DROPPED_GARBAGE, "a " + length + "-byte message cannot carry an xid");
+            return;
+        }
+        try {
+            RpcRdmaDecoder.decodeAt(receives.bytes(), receives.offset(index), length, scratch);
+        } catch (RpcRdmaDecodeException e) {
+            if (e.response() == RpcRdmaDecodeException.Response.DROP) {
+                if (!e.hasXid()) {
+                    drop(ServerCounter.DROPPED_GARBAGE, e.getMessage());
+                } else {
+                    count(ServerCounter.MESSAGES_DROPPED);
+                    LOG.debug("{}: dropped: {}", this, e.getMessage());
+                    recycle(index);
+                }
+                return;
+            }
+        }
+        inFlight++;
+        add(ServerCounter.CALLS_IN_FLIGHT, 1);
+        if (inFlight > credits) {
+            count(ServerCounter.CREDIT_VIOLATIONS);
+            drop(ServerCounter.DROPPED_CREDIT_VIOLATION, inFlight + " calls in flight, " + credits + " granted");
+            return;
+        }
+        count(ServerCounter.CALLS);
+        if (receives.heldCount() > 0 || freeCount == 0) {
+            receives.hold(index, length);
+            return;
+        }
+        serve(index, length, takeSlot());
+    }
+
+    private int serveHeld() {
+        int served = 0;
+        while (receives.heldCount() > 0 && freeCount > 0 && !closing) {
+            int index = receives.heldIndexAtHead();
+            int length = receives.heldLengthAtHead();
+            receives.dropHead();
+            serve(index, length, takeSlot());
+            served++;
+        }
+        return served;
+    }
+
+    /** A call in receive buffer {@code index} gets slot {@code slot}. */
+    private void serve(int index, int length, CallSlot slot) {
+        slot.begin();
+        int offset = receives.offset(index);
+        int headerLength;
+        try {
+            headerLength = RpcRdmaDecoder.decodeAt(receives.bytes(), offset, length, slot.call);
+        } catch (RpcRdmaDecodeException e) {
+            recycle(index);
+            ReplyMarshaler.Kind kind = e.response() == RpcRdmaDecodeException.Response.ERR_VERS
+                    ? ReplyMarshaler.Kind.ERR_VERS : ReplyMarshaler.Kind.ERR_CHUNK;
+            LOG.debug("{}: {}", this, e.getMessage());
+            slot.marshaler.error(e.xid(), credits, kind, e.getMessage());
+            postReply(slot);
+            return;
+        }
+        RpcRdmaHeader call = slot.call;
+        int inlineLength = call.proc() == RpcRdmaProc.RDMA_MSG ? length - headerLength : 0;
+        String invalid = slot.layout.layOut(call, inlineLength, server.config.maxReadChunks(),
+                server.config.maxReadChunkBytes(), server.config.maxCallSize());
+        if (invalid != null) {
+            recycle(index);
+            LOG.debug("{}: ERR_CHUNK for xid 0x{}: {}", this, Integer.toHexString(call.xid()), invalid);
+            slot.marshaler.errChunk(call, credits, invalid);
+            postReply(slot);
+            return;
+        }
+        receives.bytes().getBytes(offset + headerLength, slot.inline, 0, inlineLength);
+        slot.inlineLength = inlineLength;
+        recycle(index);
+        if (!slot.layout.needsRead()) {
+            slot.callLength = slot.layout.totalLength();
+            dispatch(slot);
+            return;
+        }
+        slot.state.set(CallSlot.PREPARING);
+        try {
+            server.ioExecutor.execute(slot.prepareTask);
+        } catch (RejectedExecutionException e) {
+            slot.marshaler.errChunk(call, credits, "server stopping");
+            postReply(slot);
+        }
+    }
+
+    private void dispatch(CallSlot slot) {
+        slot.setDispatchQueued();
+        add(ServerCounter.DISPATCH_QUEUE_DEPTH, 1);
+        try {
+            server.dispatchExecutor.execute(slot);
+        } catch (RejectedExecutionException e) {
+            add(ServerCounter.DISPATCH_QUEUE_DEPTH, -1);
+            count(ServerCounter.DISPATCH_REJECTED);
+            LOG.warn("{}: dispatch executor refused xid 0x{}; answering SYSTEM_ERR", this,
+                    Integer.toHexString(slot.call.xid()));
+            slot.state.set(CallSlot.MARSHALING);
+            int length = RpcReplies.accepted(slotMemory[slot.index], headerArea, slot.call.xid(),
+                    RpcReplies.SYSTEM_ERR);
+            slot.replyBytes.loadInSlot(length);
+            try {
+                slot.marshaler.marshal(slot.call, slot.replyBytes, null, 0, 0, inlineSend, credits,
+                        sendWithInvalidate);
+            } catch (Exception impossible) {
+                slot.marshaler.errChunk(slot.call, credits, impossible.toString());
+            }
+            postReply(slot);
+        }
+    }
+
+    /** A dispatch task started running (any thread). */
+    void dispatchStarted() {
+        add(ServerCounter.DISPATCH_QUEUE_DEPTH, -1);
+    }
+
+    private void recycle(int index) {
+        receives.recycle(index);
+    }
+
+    private void repostReceives() {
+        try {
+            receives.repost();
+        } catch (PostException e) {
+            drop(ServerCounter.DROPPED_INTERNAL_ERROR, "posting receives failed: " + e.getMessage());
+        }
+    }
+
+    // ------------------------------------------------------------------ the mailbox
+
+    private int drainMailbox() {
+        int n = 0;
+        for (CallSlot slot = mailbox.drain(); slot != null; ) {
+            CallSlot next = slot.mailboxNext;
+            slot.mailboxNext = null;
+            n++;
+            int state = slot.state.get();
+            if (state == CallSlot.READ_QUEUED) {
+                readsPrepared(slot);
+            } else if (state == CallSlot.REPLY_QUEUED) {
+                if (closing) {
+                    slot.replyDone(false, closedException());
+                    freeSlot(slot, false);
+                } else {
+                    postReply(slot);
+                }
+            } else {
+                LOG.error("{}: slot in state {} in the mailbox", this, state);
+            }
+            slot = next;
+        }
+        return n;
+    }
+
+    // ------------------------------------------------------------------ RDMA READ
+
+    private void readsPrepared(CallSlot slot) {
+        if (closing) {
+            slot.releaseCallMemory();
+            freeSlot(slot, true);
+            return;
+        }
+        if (slot.prepareFailed) {
+            // handles a failed mapping took are given back (none was posted, so none needs a LOCAL_INV)
+            slot.sinkRegistration.invalidate(registration -> { });
+            slot.releaseCallMemory();
+            slot.replaceWithErrChunk("the read chunks could not be prepared");
+            postReply(slot);
+            return;
+        }
+        slot.state.set(CallSlot.READING);
+        poster.queueReads(slot);
+    }
+
+    private int postReads() {
+        try {
+            int n = poster.postReads();
+            if (n > 0) {
+                add(ServerCounter.RDMA_READS, n);
+            }
+            return n;
+        } catch (PostException e) {
+            drop(ServerCounter.DROPPED_INTERNAL_ERROR, "posting RDMA READs failed: " + e.getMessage());
+            return 0;
+        }
+    }
+
+    private void onReadComplete(WorkCompletion wc) {
+        CallSlot slot = slots[WrIds.index(wc.wrId)];
+        poster.readCompleted();
+        ReadOps reads = slot.reads;
+        reads.outstanding--;
+        if (!wc.ok()) {
+            reads.failed = true;
+            if (wc.status != WcStatus.WR_FLUSH_ERR) {
+                drop(ServerCounter.DROPPED_READ_FAILED, "RDMA READ of xid 0x" + Integer.toHexString(slot.call.xid())
+                        + " failed: " + wc);
+            }
+        }
+        if (reads.outstanding > 0 || reads.posted < reads.count()) {
+            return;
+        }
+        if (reads.failed || closing) {
+            slot.releaseCallMemory();
+            freeSlot(slot, true);
+            return;
+        }
+        reads.reportInvalidated(slot.sinkRegistration);
+        count(ServerCounter.READ_CHUNKS, slot.layout.chunkCount());
+        count(ServerCounter.READ_CHUNK_BYTES, slot.layout.remoteBytes());
+        if (slot.sinkRegistration.invalidate(slot)) {
+            readsInvalidated(slot);
+        } else {
+            count(ServerCounter.SINK_LOCAL_INVALIDATIONS);
+        }
+    }
+
+    /** Agent: the call's sink is no longer reachable by the client; dispatch it. */
+    void readsInvalidated(CallSlot slot) {
+        if (closing) {
+            slot.releaseCallMemory();
+            freeSlot(slot, true);
+            return;
+        }
+        slot.callLength = slot.layout.totalLength();
+        dispatch(slot);
+    }
+
+    // ------------------------------------------------------------------ send path
+
+    private void postReply(CallSlot slot) {
+        if (slot.noReply) {
+            slot.releaseCallMemory();
+            freeSlot(slot, true);
+            return;
+        }
+        if (slot.marshaler.writes().count() + 1 > poster.maxReplyEntries()) {
+            slot.replaceWithErrChunk(slot.marshaler.writes().count()
+                    + " RDMA WRITEs for one reply exceed the send queue's share");
+        }
+        if (!poster.canPost(slot)) {
+            poster.queue(slot);
+            return;
+        }
+        post(slot);
+    }
+
+    private int postWaitingReplies() {
+        int n = 0;
+        CallSlot slot;
+        while (!closing && (slot = poster.nextWaitingReply()) != null) {
+            post(slot);
+            n++;
+        }
+        return n;
+    }
+
+    /**
+     * Posts a reply; the call leaves the client's credits. Counted first: the client may read the counters as soon
+     * as it has the reply.
+     */
+    private void post(CallSlot slot) {
+        slot.state.set(CallSlot.SENDING);
+        inFlight--;
+        add(ServerCounter.CALLS_IN_FLIGHT, -1);
+        slot.countReply();
+        try {
+            poster.post(slot);
+        } catch (PostException e) {
+            drop(ServerCounter.DROPPED_INTERNAL_ERROR, "posting a reply failed: " + e.getMessage());
+        }
+    }
+
+    private int pollSend() {
+        int total = 0;
+        int n;
+        while ((n = sendCq.poll(batch)) > 0) {
+            for (int i = 0; i < n; i++) {
+                onSendQueueCompletion(batch[i]);
+            }
+            total += n;
+        }
+        return total;
+    }
+
+    private void onSendQueueCompletion(WorkCompletion wc) {
+        if (registrations.owns(wc.wrId)) {
+            if (!wc.ok() && wc.status != WcStatus.WR_FLUSH_ERR) {
+                drop(ServerCounter.DROPPED_INTERNAL_ERROR, "registration work request failed: " + wc);
+            }
+            registrations.onCompletion(wc);
+            return;
+        }
+        switch (WrIds.kind(wc.wrId)) {
+            case SEND -> onSendComplete(wc);
+            case RDMA_READ -> onReadComplete(wc);
+            case RDMA_WRITE -> {
+                if (wc.status != WcStatus.WR_FLUSH_ERR) {
+                    drop(ServerCounter.DROPPED_SEND_FAILED, "RDMA WRITE failed: " + wc);
+                }
+            }
+            default -> LOG.warn("{}: unexpected completion {}", this, wc);
+        }
+    }
+
+    private void onSendComplete(WorkCompletion wc) {
+        CallSlot slot = slots[WrIds.index(wc.wrId)];
+        if (slot.state.get() != CallSlot.SENDING) {
+            LOG.error("{}: Send completion for {}", this, slot);
+            return;
+        }
+        poster.sendCompleted(slot);
+        if (wc.ok()) {
+            slot.replyDone(true, null);
+        } else {
+            if (wc.status != WcStatus.WR_FLUSH_ERR) {
+                drop(ServerCounter.DROPPED_SEND_FAILED, "reply Send failed: " + wc);
+            }
+            slot.replyDone(false, new IOException("reply Send failed: " + wc.status));
+        }
+        freeSlot(slot, false);
+    }
+
+    // ------------------------------------------------------------------ slots
+
+    private CallSlot takeSlot() {
+        busySlots = slots.length - freeCount + 1;
+        return slots[freeSlots[--freeCount]];
+    }
+
+    /** Returns a slot; {@code unanswered}: the call got no reply, so it leaves the client's credits now. */
+    private void freeSlot(CallSlot slot, boolean unanswered) {
+        if (unanswered) {
+            inFlight--;
+            add(ServerCounter.CALLS_IN_FLIGHT, -1);
+        }
+        slot.state.set(CallSlot.FREE);
+        freeSlots[freeCount++] = slot.index;
+        busySlots = slots.length - freeCount;
+    }
+
+    ByteBuf slotMemory(CallSlot slot) {
+        return slotMemory[slot.index];
+    }
+
+    // ------------------------------------------------------------------ closing
+
+    /**
+     * Drops the connection for {@code reason}, e.g. on hostile input. Agent thread. When the client's disconnect
+     * was seen first, the error that caused it (a failed RDMA READ or WRITE completing just after) becomes the reason.
+     */
+    private void drop(ServerCounter reason, String why) {
+        if (closing) {
+            if (closeReason == ServerCounter.CLOSED_BY_PEER && reason != ServerCounter.DROPPED_SERVER_STOP) {
+                LOG.warn("{}: the connection ended: {}", this, why);
+                closeReason = reason;
+            }
+            return;
+        }
+        if (reason != ServerCounter.DROPPED_SERVER_STOP) {
+            LOG.warn("{}: dropping the connection: {}", this, why);
+        }
+        beginClose(reason);
+    }
+
+    private void beginClose(ServerCounter reason) {
+        if (closing) {
+            return;
+        }
+        closeReason = reason;
+        closing = true;
+        flushDeadline = System.nanoTime() + FLUSH_WAIT_NANOS;
+        qp.disconnect();
+    }
+
+    boolean isClosing() {
+        return closing;
+    }
+
+    private int advanceClose(long nowNanos) {
+        if (!finalStage) {
+            boolean flushed = disconnectedEvent && receives.posted() == 0 && poster.used() == 0;
+            if (!flushed && nowNanos - flushDeadline < 0) {
+                return 0;
+            }
+            finalStage = true;
+            registrations.close();
+            // replies and READs the device never completed (a device that does not flush, or a failed post)
+            for (CallSlot slot : slots) {
+                int s = slot.state.get();
+                if (s == CallSlot.SENDING) {
+                    slot.replyDone(false, closedException());
+                    freeSlot(slot, false);
+                } else if (s == CallSlot.READING) {
+                    slot.releaseCallMemory();
+                    freeSlot(slot, true);
+                }
+            }
+            for (CallSlot slot = poster.abandon(); slot != null; ) {
+                CallSlot next = slot.queueNext;
+                slot.queueNext = null;
+                slot.replyDone(false, closedException());
+                freeSlot(slot, false);
+                slot = next;
+            }
+        }
+        int waiting = 0;
+        for (CallSlot slot : slots) {
+            int s = slot.state.get();
+            if (s == CallSlot.DISPATCH_QUEUED || s == CallSlot.DISPATCHING) {
+                if (!slot.state.compareAndSet(s, CallSlot.DEAD)) {
+                    waiting++;
+                }
+            } else if (s == CallSlot.PREPARING || s == CallSlot.MARSHALING || s == CallSlot.READ_QUEUED
+                    || s == CallSlot.REPLY_QUEUED) {
+                waiting++;
+            }
+        }
+        if (waiting > 0) {
+            return 0;
+        }
+        release();
+        return 1;
+    }
+
+    /** Everything is back: give the resources back and leave the runner. */
+    private void release() {
+        closed = true;
+        settleGauges();
+        resources.close();
+        count(closeReason);
+        count(ServerCounter.CONNECTIONS_CLOSED);
+        server.connectionClosed(this);
+        runner.remove(this);
+        LOG.debug("{}: closed ({})", this, closeReason);
+    }
+
+    private void forceRelease() {
+        closing = true;
+        closed = true;
+        settleGauges();
+        resources.close();
+        count(closeReason != null ? closeReason : ServerCounter.DROPPED_SERVER_STOP);
+        count(ServerCounter.CONNECTIONS_CLOSED);
+        server.connectionClosed(this);
+    }
+
+    /** The connection's calls no longer count as in flight server-wide. */
+    private void settleGauges() {
+        long left = counters.get(ServerCounter.CALLS_IN_FLIGHT);
+        add(ServerCounter.CALLS_IN_FLIGHT, -left);
+        inFlight = 0;
+    }
+
+    private IOException closedException() {
+        return new IOException("connection " + remoteAddress + " is closed");
+    }
+
+    // ------------------------------------------------------------------ accessors, counters
+
+    /** The connection's queue pair (diagnostics and fault injection in tests). */
+    QueuePair queuePair() {
+        return qp;
+    }
+
+    InetSocketAddress localAddress() {
+        return localAddress;
+    }
+
+    InetSocketAddress remoteAddress() {
+        return remoteAddress;
+    }
+
+    /** Calls received whose reply has not completed yet, held receives included (for the server's drain). */
+    int busy() {
+        return busySlots + (int) counters.get(ServerCounter.CALLS_IN_FLIGHT);
+    }
+
+    boolean isClosed() {
+        return closed;
+    }
+
+    void count(ServerCounter counter) {
+        counters.increment(counter);
+        server.counters.increment(counter);
+    }
+
+    void count(ServerCounter counter, long n) {
+        add(counter, n);
+    }
+
+    private void add(ServerCounter counter, long n) {
+        counters.add(counter, n);
+        server.counters.add(counter, n);
+    }
+
+    /** A one-line view of the agent's state for diagnostics (read racily from any thread). */
+    String describe() {
+        StringBuilder sb = new StringBuilder(toString()).append(": closing=").append(closing)
+                .append(" final=").append(finalStage).append(" inFlight=").append(inFlight)
+                .append(" held=").append(receives.heldCount()).append(" free=").append(freeCount)
+                .append(" postedReceives=").append(receives.posted()).append(" sendQueue=").append(poster.used())
+                .append(" reads=").append(poster.readsOutstanding())
+                .append(" readQueue=").append(poster.hasQueuedReads())
+                .append(" waiting=").append(poster.hasQueuedReplies())
+                .append(" slots=");
+        for (CallSlot slot : slots) {
+            int s = slot.state.get();
+            if (s != CallSlot.FREE) {
+                sb.append(slot.index).append(':').append(s).append(' ');
+            }
+        }
+        return sb.toString();
+    }
+
+    @Override
+    public String toString() {
+        return "RDMA connection " + remoteAddress;
+    }
+}

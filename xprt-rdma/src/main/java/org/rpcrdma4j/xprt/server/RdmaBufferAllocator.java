@@ -1,0 +1,134 @@
+package org.rpcrdma4j.xprt.server;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.PooledByteBufAllocator;
+import java.nio.ByteBuffer;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import org.dcache.oncrpc4j.rpc.RpcCall;
+import org.rpcrdma4j.registration.RegisteredBuffer;
+import org.rpcrdma4j.registration.RegisteredBufferPool;
+import org.rpcrdma4j.verbs.VerbsException;
+
+/**
+ * The zero-copy seam for replies: hands a program memory for a reply's DDP-eligible result. For a call that arrived
+ * on this server's RDMA connections the memory comes from the server's registered buffer pool, so the reply's
+ * result is RDMA-written into the client's write chunk straight from it; for any other call (the same program object
+ * registered with an oncrpc4j TCP service, say) it is pooled direct memory, as a stream transport wants.
+ * <p>
+ * The program encodes the result by reference with {@code Xdr.xdrEncodeShallowByteBuffer(buffer.buffer())} and
+ * releases the buffer in a send listener ({@code call.registerSendOnceListener}), which the server calls once the
+ * reply's Send has completed. The NFS server's {@code ReadBufferAllocator} adapts to this class in three lines:
+ * <pre>{@code
+ * ReadBufferAllocator readBuffers = (call, length) -> {
+ *     ReplyBuffer b = server.bufferAllocator().allocate(call, length);
+ *     return new ReadBuffer() { public ByteBuffer buffer() { return b.buffer(); } public void release() { b.release(); } };
+ * };
+ * }</pre>
+ * Never blocks: when the pool has no room the buffer is plain direct memory and the reply is copied into
+ * registered memory instead (counted as {@link ServerCounter#COPIED_REPLY_BYTES}). Thread-safe.
+ */
+public final class RdmaBufferAllocator {
+    private final RdmaRpcServer server;
+
+    RdmaBufferAllocator(RdmaRpcServer server) {
+        this.server = server;
+    }
+
+    /**
+     * A buffer of exactly {@code length} bytes for the reply to {@code call}: registered when the call came over
+     * this server's RDMA connections and the pool has room, else pooled direct memory.
+     */
+    public ReplyBuffer allocate(RpcCall call, int length) {
+        if (isRdma(call)) {
+            return allocate(length);
+        }
+        return direct(length);
+    }
+
+    /** A buffer of exactly {@code length} bytes, registered if the server's pool has room now. */
+    public ReplyBuffer allocate(int length) {
+        if (length < 0) {
+            throw new IllegalArgumentException("negative length " + length);
+        }
+        RegisteredBufferPool pool = server.bufferPool;
+        if (length > 0 && pool != null && length <= pool.config().arenaSize()) {
+            try {
+                RegisteredBuffer buffer = pool.tryAllocate(length);
+                if (buffer != null) {
+                    server.memoryIndex.record(buffer);
+                    return new Registered(buffer, length);
+                }
+            } catch (VerbsException | IllegalStateException e) {
+                // closed or exhausted: plain memory below
+            }
+        }
+        return direct(length);
+    }
+
+    /** Whether {@code call} arrived on one of this server's RDMA connections. */
+    public boolean isRdma(RpcCall call) {
+        return call.getTransport() instanceof CallSlot slot && slot.connection.server == server;
+    }
+
+    private static ReplyBuffer direct(int length) {
+        ByteBuf buf = PooledByteBufAllocator.DEFAULT.directBuffer(Math.max(1, length), Math.max(1, length));
+        return new Plain(buf, length);
+    }
+
+    private static final class Registered implements ReplyBuffer {
+        private final RegisteredBuffer memory;
+        private final ByteBuffer view;
+        private final AtomicBoolean released = new AtomicBoolean();
+
+        Registered(RegisteredBuffer memory, int length) {
+            this.memory = memory;
+            this.view = memory.nioBuffer(0, length);
+        }
+
+        @Override
+        public ByteBuffer buffer() {
+            return view;
+        }
+
+        @Override
+        public boolean isRegistered() {
+            return true;
+        }
+
+        @Override
+        public void release() {
+            if (released.compareAndSet(false, true)) {
+                memory.release();
+            }
+        }
+    }
+
+    private static final class Plain implements ReplyBuffer {
+        private final ByteBuf memory;
+        private final ByteBuffer view;
+        private final AtomicBoolean released = new AtomicBoolean();
+
+        Plain(ByteBuf memory, int length) {
+            this.memory = memory;
+            this.view = memory.nioBuffer(0, length);
+        }
+
+        @Override
+        public ByteBuffer buffer() {
+            return view;
+        }
+
+        @Override
+        public boolean isRegistered() {
+            return false;
+        }
+
+        @Override
+        public void release() {
+            if (released.compareAndSet(false, true)) {
+                memory.release();
+            }
+        }
+    }
+}

@@ -1,0 +1,77 @@
+package org.rpcrdma4j.xprt.server;
+
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+
+import org.dcache.oncrpc4j.rpc.OncRpcProgram;
+import org.dcache.oncrpc4j.rpc.RpcDispatchable;
+import org.rpcrdma4j.codec.RpcRdmaLimits;
+import org.rpcrdma4j.registration.RegistrationMode;
+import org.rpcrdma4j.verbs.RdmaDevice;
+import org.rpcrdma4j.xprt.UpperLayerBinding;
+
+/**
+ * The settings of an {@link RdmaRpcServer}, as its {@link RdmaRpcServer.Builder} collected and checked them.
+ * Immutable (the maps are copies).
+ */
+record ServerConfig(
+        String name,
+        InetSocketAddress bindAddress,
+        String provider,
+        Map<String, String> providerOptions,
+        RdmaDevice device,
+        int credits,
+        int receiveMargin,
+        int inlineSend,
+        int inlineReceive,
+        Map<OncRpcProgram, RpcDispatchable> programs,
+        Map<Integer, UpperLayerBinding> bindings,
+        ExecutorService dispatchExecutor,
+        int dispatchThreads,
+        int ioThreads,
+        int agentThreads,
+        int maxConnections,
+        int maxCallSize,
+        int maxReadChunkBytes,
+        int maxReadChunks,
+        int maxReadsInFlight,
+        long registeredMemoryBytes,
+        Duration bufferWait,
+        Duration stopTimeout,
+        RegistrationMode registrationMode,
+        RpcRdmaLimits limits,
+        boolean jmx) {
+
+    static final int PAGE = 4096;
+
+    /** Slots (and receive buffers) per connection: the grant plus a margin for replies whose Send is completing. */
+    int slotsPerConnection() {
+        return credits + receiveMargin;
+    }
+
+    /** Bytes of one connection's receive buffers. */
+    long receiveRegionBytes() {
+        return (long) slotsPerConnection() * inlineReceive;
+    }
+
+    /** Bytes of one connection's slot memory (header area and message area per slot). */
+    long slotRegionBytes() {
+        return (long) slotsPerConnection() * 2 * inlineSend;
+    }
+
+    /** The buffer pool's arena size: large enough for any one buffer the server takes. */
+    int arenaSize() {
+        long largest = Math.max(4L << 20, Math.max(roundUp(maxCallSize), Math.max(roundUp(receiveRegionBytes()),
+                roundUp(slotRegionBytes()))));
+        if (largest > 1 << 30) {
+            throw new IllegalArgumentException("a connection or call would need " + largest + " bytes in one buffer");
+        }
+        return (int) largest;
+    }
+
+    private static long roundUp(long bytes) {
+        return (bytes + PAGE - 1) / PAGE * PAGE;
+    }
+}

@@ -1,0 +1,241 @@
+package org.rpcrdma4j.xprt.server;
+
+import org.rpcrdma4j.registration.WrIds;
+import org.rpcrdma4j.verbs.Opcode;
+import org.rpcrdma4j.verbs.PostException;
+import org.rpcrdma4j.verbs.QueuePair;
+import org.rpcrdma4j.verbs.SendWorkRequest;
+
+/**
+ * Posts a connection's RDMA READs and replies to its send queue, within two budgets: at most {@code ord} READs in
+ * flight (the client's IRD), and at most {@code sqBudget} send-queue entries held by this transport (each reply
+ * holds its RDMA WRITEs and its Send until the Send completes; each READ until it completes; the registration
+ * pool's REG_MR and LOCAL_INV work requests have room of their own beyond the budget). Work that does not fit waits,
+ * in order: READs per call slot, replies per call slot. Work requests are built in a small array of reusable
+ * objects, posted in chains of at most its length (a device copies a chain when it is posted).
+ * <p>
+ * Owned by the connection's agent thread; allocation-free.
+ */
+final class WorkPoster {
+    private final QueuePair qp;
+    private final SendWorkRequest[] wrs;
+    private final int ord;
+    private final int budget;
+    private int used;
+    private int readsOutstanding;
+    private CallSlot readHead;
+    private CallSlot readTail;
+    private CallSlot replyHead;
+    private CallSlot replyTail;
+
+    WorkPoster(QueuePair qp, int maxSge, int chainLength, int ord, int budget) {
+        this.qp = qp;
+        this.ord = ord;
+        this.budget = budget;
+        wrs = new SendWorkRequest[chainLength];
+        for (int i = 0; i < wrs.length; i++) {
+            wrs[i] = new SendWorkRequest(maxSge);
+        }
+    }
+
+    /** The most send-queue entries one reply may take (larger replies are refused with ERR_CHUNK). */
+    int maxReplyEntries() {
+        return budget / 2;
+    }
+
+    // ------------------------------------------------------------------ RDMA READ
+
+    /** Queues the READs of a call slot (state READING). */
+    void queueReads(CallSlot slot) {
+        slot.queueNext = null;
+        if (readTail == null) {
+            readHead = slot;
+        } else {
+            readTail.queueNext = slot;
+        }
+        readTail = slot;
+    }
+
+    /** Posts queued READs while the ORD and the budget allow. @return READs posted */
+    int postReads() throws PostException {
+        int posted = 0;
+        while (readHead != null && readsOutstanding < ord && used < budget) {
+            CallSlot slot = readHead;
+            ReadOps reads = slot.reads;
+            int n = Math.min(reads.count() - reads.posted,
+                    Math.min(ord - readsOutstanding, Math.min(wrs.length, budget - used)));
+            SendWorkRequest head = null;
+            SendWorkRequest tail = null;
+            for (int k = 0; k < n; k++) {
+                int op = reads.posted + k;
+                SendWorkRequest wr = wrs[k].reset();
+                int invalidate = reads.invalidate(op);
+                wr.opcode = invalidate != 0 ? Opcode.RDMA_READ_WITH_INV : Opcode.RDMA_READ;
+                wr.invalidateStag = invalidate;
+                wr.flags = SendWorkRequest.SIGNALED;
+                wr.wrId = WrIds.of(WrIds.Kind.RDMA_READ, 0, slot.index);
+                wr.rkey = reads.rkey(op);
+                wr.remoteAddress = reads.remoteAddress(op);
+                wr.addSge().set(reads.localAddress(op), reads.length(op), reads.lkey(op));
+                if (head == null) {
+                    head = wr;
+                } else {
+                    tail.next = wr;
+                }
+                tail = wr;
+            }
+            if (reads.posted == 0) {
+                // the sink's fast registrations go first, in the same chain
+                head = slot.sinkRegistration.linkAfterPending(head);
+            }
+            try {
+                qp.postSend(head);
+            } finally {
+                unlink(head);
+            }
+            reads.posted += n;
+            reads.outstanding += n;
+            readsOutstanding += n;
+            used += n;
+            posted += n;
+            if (reads.posted == reads.count()) {
+                readHead = slot.queueNext;
+                slot.queueNext = null;
+                if (readHead == null) {
+                    readTail = null;
+                }
+            }
+        }
+        return posted;
+    }
+
+    /** A READ completed or flushed. */
+    void readCompleted() {
+        readsOutstanding--;
+        used--;
+    }
+
+    // ------------------------------------------------------------------ replies
+
+    /** Whether a marshaled reply can be posted now: nothing queued before it, and room in the budget. */
+    boolean canPost(CallSlot slot) {
+        return replyHead == null && used + slot.marshaler.writes().count() + 1 <= budget;
+    }
+
+    /** Queues a reply behind the others until the budget has room ({@link #nextWaitingReply()}). */
+    void queue(CallSlot slot) {
+        slot.queueNext = null;
+        if (replyTail == null) {
+            replyHead = slot;
+        } else {
+            replyTail.queueNext = slot;
+        }
+        replyTail = slot;
+    }
+
+    /** The oldest queued reply if the budget now has room for it (removed from the queue), else null. */
+    CallSlot nextWaitingReply() {
+        CallSlot slot = replyHead;
+        if (slot == null || used + slot.marshaler.writes().count() + 1 > budget) {
+            return null;
+        }
+        replyHead = slot.queueNext;
+        slot.queueNext = null;
+        if (replyHead == null) {
+            replyTail = null;
+        }
+        return slot;
+    }
+
+    /**
+     * Posts a reply: its RDMA WRITEs unsignaled, then its Send (or Send With Invalidate) signaled, in chains. The
+     * slot holds its entries of the budget until {@link #sendCompleted}.
+     */
+    void post(CallSlot slot) throws PostException {
+        ReplyMarshaler m = slot.marshaler;
+        WritePlan writes = m.writes();
+        SgeList sges = writes.sges();
+        int total = writes.count() + 1;
+        slot.postedWrs = total;
+        used += total;
+        int op = 0;
+        while (op < total) {
+            SendWorkRequest head = null;
+            SendWorkRequest tail = null;
+            for (int k = 0; k < wrs.length && op < total; k++, op++) {
+                SendWorkRequest wr = wrs[k].reset();
+                if (op < writes.count()) {
+                    wr.opcode = Opcode.RDMA_WRITE;
+                    wr.wrId = WrIds.of(WrIds.Kind.RDMA_WRITE, 0, slot.index);
+                    wr.rkey = writes.rkey(op);
+                    wr.remoteAddress = writes.remoteAddress(op);
+                    int first = writes.firstSge(op);
+                    for (int s = first; s < first + writes.sgeCount(op); s++) {
+                        wr.addSge().set(sges.address(s), sges.length(s), sges.lkey(s));
+                    }
+                } else {
+                    SgeList send = m.sendSges();
+                    wr.opcode = m.opcode();
+                    wr.invalidateStag = m.invalidateStag();
+                    wr.flags = SendWorkRequest.SIGNALED;
+                    wr.wrId = WrIds.of(WrIds.Kind.SEND, 0, slot.index);
+                    for (int s = 0; s < send.count(); s++) {
+                        wr.addSge().set(send.address(s), send.length(s), send.lkey(s));
+                    }
+                }
+                if (head == null) {
+                    head = wr;
+                } else {
+                    tail.next = wr;
+                }
+                tail = wr;
+            }
+            try {
+                qp.postSend(head);
+            } finally {
+                unlink(head);
+            }
+        }
+    }
+
+    /** A reply's Send completed or flushed: its entries are free again. */
+    void sendCompleted(CallSlot slot) {
+        used -= slot.postedWrs;
+        slot.postedWrs = 0;
+    }
+
+    // ------------------------------------------------------------------ closing
+
+    /** Entries held now (READs and replies posted, not completed). */
+    int used() {
+        return used;
+    }
+
+    int readsOutstanding() {
+        return readsOutstanding;
+    }
+
+    boolean hasQueuedReads() {
+        return readHead != null;
+    }
+
+    boolean hasQueuedReplies() {
+        return replyHead != null;
+    }
+
+    /** Takes every queued reply, oldest first, linked through {@link CallSlot#queueNext}; forgets queued READs. */
+    CallSlot abandon() {
+        CallSlot replies = replyHead;
+        replyHead = replyTail = null;
+        readHead = readTail = null;
+        return replies;
+    }
+
+    private static void unlink(SendWorkRequest head) {
+        while (head != null) {
+            SendWorkRequest next = head.next;
+            head.next = null;
+            head = next;
+        }
+    }
+}

@@ -1,0 +1,95 @@
+/**
+ * The RPC-over-RDMA version 1 server (RFC 8166): Java's counterpart of Linux svcrdma, serving unmodified oncrpc4j
+ * {@link org.dcache.oncrpc4j.rpc.RpcDispatchable} programs over RDMA.
+ *
+ * <h2>API</h2>
+ * <ul>
+ *   <li>{@link org.rpcrdma4j.xprt.server.RdmaRpcServer} and its builder: where to listen, which device, credits,
+ *       inline sizes, programs and their {@link org.rpcrdma4j.xprt.UpperLayerBinding}s, the dispatch executor,
+ *       limits; {@code start()}, {@code stop()}, counters.</li>
+ *   <li>{@link org.rpcrdma4j.xprt.server.RdmaBufferAllocator} and {@link org.rpcrdma4j.xprt.server.ReplyBuffer}:
+ *       registered memory for zero-copy replies.</li>
+ *   <li>{@link org.rpcrdma4j.xprt.server.ServerCounter}: what is counted, per connection and server-wide, also
+ *       over JMX ({@code org.rpcrdma4j:type=RdmaRpcServer,name=...}).</li>
+ * </ul>
+ * Everything else is package-private.
+ *
+ * <h2>A call's way through the server</h2>
+ * <ol>
+ *   <li><b>Connect</b> ({@code ConnectionResources}): the client's RFC 8797 private data sets the inline sizes
+ *       (ours capped by its) and whether it takes Send With Invalidate; its IRD caps our ORD. The connection gets a
+ *       queue pair, completion queues, a registration pool for RDMA READ sinks, {@code credits + margin} receive
+ *       buffers (posted before the accept) and as many call slots, all from the server's registered buffer
+ *       pool.</li>
+ *   <li><b>Receive</b> ({@code Connection}): the transport header is decoded in place; a header that cannot carry
+ *       an xid drops the connection, a bad version gets RDMA_ERROR / ERR_VERS (1, 1), malformed chunk lists
+ *       ERR_CHUNK, both with the call's xid and the usual credit grant. A client with more calls unanswered than
+ *       granted is disconnected. The inline part is copied into the call's slot and its receive buffer reposted.</li>
+ *   <li><b>Read chunks</b> ({@code CallLayout}, {@code CallSlot}, {@code WorkPoster}): the layout of the rebuilt
+ *       call is checked against the limits before any READ (ERR_CHUNK when too large); an io thread takes a sink
+ *       buffer for the whole call, copies the inline pieces into place and maps the rest as
+ *       {@link org.rpcrdma4j.registration.ChunkRole#RDMA_READ_SINK} (on iWARP a per-I/O handle); the agent posts
+ *       one-SGE READs within the ORD, the last one into each handle with Invalidate when the device can, else a
+ *       LOCAL_INV follows. A position-zero chunk is the call; a chunk at position P is the data item whose bytes (and
+ *       pad, added when the chunk lacks it) belong at P. A READ the client's NIC refuses (bad STag, out of bounds)
+ *       drops that connection only.</li>
+ *   <li><b>Dispatch</b> ({@code CallScreen}, {@code CallSlot}): on the dispatch executor, the ONC RPC header and
+ *       credential are checked before oncrpc4j sees them (oncrpc4j's AUTH_SYS decoder allocates lengths from the
+ *       wire): AUTH_SYS bodies must be exactly {@code stamp, machinename<255>, uid, gid, gids<16>}; RPCSEC_GSS,
+ *       AUTH_TLS and other flavors get AUTH_ERROR / AUTH_BADCRED (no authenticator for them here, Linux's answer too);
+ *       oversized bodies AUTH_BADCRED / AUTH_BADVERF. Unknown programs get PROG_UNAVAIL, unknown versions
+ *       PROG_MISMATCH (oncrpc4j's own dispatcher answers PROG_UNAVAIL to both). Then an oncrpc4j {@code RpcCall} over
+ *       the call's bytes, bound to the slot as its {@code RpcTransport}, goes to the program.</li>
+ *   <li><b>Reply</b> ({@code ReplyMarshaler}, {@code ReplyBytes}): the program's {@code call.reply(...)} ends in
+ *       the slot's {@code send}, on the program's thread: the DDP-eligible result (found by the program's binding)
+ *       goes by RDMA WRITE into the call's first write chunk, segment by segment and never past a segment, and the
+ *       reply is reduced (length word kept, bytes and pad removed); the header echoes the write list with the bytes
+ *       written. The rest goes inline if header and message fit the inline threshold, else into the reply chunk
+ *       (RDMA_NOMSG), else the client gets RDMA_ERROR / ERR_CHUNK and the program's handler a failure. The agent
+ *       posts the WRITEs unsignaled and the Send signaled behind them; Send With Invalidate names the call's one
+ *       handle when there is exactly one and the client offered remote invalidation (never for RDMA_ERROR). The
+ *       completion handler given to {@code send} is called when the Send completed, which means every WRITE before
+ *       it was placed.</li>
+ * </ol>
+ *
+ * <h2>Zero-copy replies</h2>
+ * A program that wants its bulk result sent without a copy takes its buffer from
+ * {@link org.rpcrdma4j.xprt.server.RdmaRpcServer#bufferAllocator()} ({@code allocate(call, length)}: registered
+ * memory for calls on this server's connections, pooled direct memory for any other transport), encodes it with
+ * oncrpc4j's {@code Xdr.xdrEncodeShallowByteBuffer}, and releases it in a send listener
+ * ({@code call.registerSendOnceListener}). The reply then reaches the transport as a Grizzly composite buffer;
+ * each piece's native address is looked up among the pool's registered arenas, and a result that lies in one is
+ * RDMA-written straight from it ({@link org.rpcrdma4j.xprt.server.ServerCounter#ZERO_COPY_BYTES}). Anything else
+ * (heap arrays, unregistered direct memory, a pool with no room) is copied into registered memory first
+ * ({@link org.rpcrdma4j.xprt.server.ServerCounter#COPIED_REPLY_BYTES}). The NFS server's
+ * {@code ReadBufferAllocator} is this allocator behind a three-line adapter (see
+ * {@link org.rpcrdma4j.xprt.server.RdmaBufferAllocator}).
+ *
+ * <h2>Threads</h2>
+ * <ul>
+ *   <li><b>Agents</b>: each connection is an {@link org.rpcrdma4j.xprt.internal.Agent}; the server runs them on
+ *       {@code agentThreads} {@link org.rpcrdma4j.xprt.internal.AgentRunner}s (default 1). The agent alone touches
+ *       the queue pair, the completion queues, the receive buffers, credits, the send-queue budget and the slots'
+ *       posting state. It never blocks and, per call, allocates nothing once warm. Completion and connection
+ *       listeners (device threads) only wake it.</li>
+ *   <li><b>io threads</b> ({@code ioThreads}, default 2): connection set-up and the preparation of RDMA READs,
+ *       both of which may wait for registered memory or handles.</li>
+ *   <li><b>Dispatch threads</b>: the dispatch executor runs the programs; a slow call holds one thread and nothing
+ *       else (other calls of its connection and other connections go on; replies may leave out of order). A reply
+ *       is marshaled on the thread that calls {@code reply} and handed to the agent through a lock-free mailbox.</li>
+ *   <li>Send completion handlers run on the agent thread and must be short and non-blocking (as with oncrpc4j's own
+ *       transports, where they run on a Grizzly thread).</li>
+ * </ul>
+ *
+ * <h2>Connection loss</h2>
+ * A drop (hostile input, a failed READ or WRITE) or the client's disconnect moves the queue pair to error; the agent
+ * waits (bounded) for every work request to flush, fails the replies that were in flight, gives back READ sinks and
+ * staging buffers, and marks calls still running as dead: their later {@code send} fails their handler and frees
+ * their memory. A call whose program never answers keeps its memory until it does (or until the server stops).
+ *
+ * <h2>Not yet</h2>
+ * Reverse-direction RPC (RFC 8167): a REPLY arriving on the forward channel is counted and dropped, and
+ * {@code getPeerTransport()} throws. It belongs on the connection (which owns the queue pair, the credits and the
+ * receive buffers a backchannel shares); the call slot is where a program reaches it.
+ */
+package org.rpcrdma4j.xprt.server;

@@ -1,0 +1,238 @@
+package org.rpcrdma4j.xprt.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadInfo;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
+
+import com.sun.management.ThreadMXBean;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.rpcrdma4j.codec.RpcRdmaProc;
+
+/** Threading, counters over JMX, and the allocation-free receive and reply path. */
+@Timeout(120)
+class ServerBehaviourTest extends ServerFixture {
+    private static final AtomicInteger IDS = new AtomicInteger(0x9000);
+
+    private static void nullCall(RawClient c, int xid) throws Exception {
+        c.send(RawClient.header().xid(xid).credits(32).proc(RpcRdmaProc.RDMA_MSG),
+                Rpc.echoCall(xid, EchoProgram.NULL, null));
+    }
+
+    @Test
+    void aSlowCallStallsNeitherItsConnectionNorOthers() throws Exception {
+        RawClient slow = client(false);
+        RawClient other = client(false);
+        int id = IDS.incrementAndGet();
+        int started = program.slowStarted.get();
+        slow.send(RawClient.header().xid(id).credits(32).proc(RpcRdmaProc.RDMA_MSG),
+                Rpc.echoCall(id, EchoProgram.SLOW, Rpc.ints(id)));
+        await("the slow call runs", () -> program.slowStarted.get() > started);
+        // the same connection and another one are served while it runs
+        for (int i = 0; i < 20; i++) {
+            nullCall(slow, 0x100 + i);
+            Rpc.assertBytes(slow.receive().message(), Rpc.successHeader(0x100 + i));
+            nullCall(other, 0x200 + i);
+            Rpc.assertBytes(other.receive().message(), Rpc.successHeader(0x200 + i));
+        }
+        assertThat(program.slowFinished.get()).as("the slow call is still running").isLessThan(
+                program.slowStarted.get());
+        program.release(id);
+        RawClient.Received r = slow.receive();
+        assertThat(r.header().xid()).isEqualTo(id);
+        Rpc.assertBytes(r.message(), Rpc.successHeader(id));
+    }
+
+    @Test
+    void repliesToOneConnectionMayComeOutOfOrder() throws Exception {
+        RawClient c = client(false);
+        int id = IDS.incrementAndGet();
+        c.send(RawClient.header().xid(id).credits(32).proc(RpcRdmaProc.RDMA_MSG),
+                Rpc.echoCall(id, EchoProgram.SLOW, Rpc.ints(id)));
+        nullCall(c, 0x301);
+        assertThat(c.receive().header().xid()).isEqualTo(0x301);
+        program.release(id);
+        assertThat(c.receive().header().xid()).isEqualTo(id);
+    }
+
+    @Test
+    void countersPerConnectionServerWideAndOverJmx() throws Exception {
+        RawClient c = client(false);
+        long calls = counter(ServerCounter.CALLS);
+        for (int i = 0; i < 5; i++) {
+            nullCall(c, 0x400 + i);
+            c.receive();
+        }
+        assertThat(counter(c, ServerCounter.CALLS)).isEqualTo(5);
+        assertThat(counter(c, ServerCounter.REPLIES)).isEqualTo(5);
+        assertThat(counter(c, ServerCounter.INLINE_REPLIES)).isEqualTo(5);
+        assertThat(counter(ServerCounter.CALLS) - calls).isEqualTo(5);
+        assertThat(counter(ServerCounter.CONNECTIONS_OPEN)).isEqualTo(1);
+
+        MBeanServer jmx = ManagementFactory.getPlatformMBeanServer();
+        ObjectName name = ServerMBean.objectName(server.name());
+        assertThat(jmx.isRegistered(name)).isTrue();
+        assertThat((Long) jmx.getAttribute(name, "CALLS")).isEqualTo(counter(ServerCounter.CALLS));
+        assertThat((Long) jmx.getAttribute(name, "INLINE_REPLIES")).isEqualTo(counter(ServerCounter.INLINE_REPLIES));
+        assertThat((Integer) jmx.getAttribute(name, "ConnectionCount")).isEqualTo(1);
+        assertThat(jmx.getMBeanInfo(name).getAttributes()).hasSize(ServerCounter.values().length + 2);
+    }
+
+    @Test
+    void jmxBeanGoesAwayWithTheServer() throws Exception {
+        RdmaRpcServer other = RdmaRpcServer.builder().name("jmx-check").provider("soft", java.util.Map.of())
+                .bindAddress(java.net.InetAddress.getLoopbackAddress()).port(0).build();
+        ObjectName name = ServerMBean.objectName("jmx-check");
+        MBeanServer jmx = ManagementFactory.getPlatformMBeanServer();
+        assertThat(jmx.isRegistered(name)).isFalse();
+        other.start();
+        assertThat(jmx.isRegistered(name)).isTrue();
+        other.stop();
+        assertThat(jmx.isRegistered(name)).isFalse();
+    }
+
+    /**
+     * The agent's share of a call (receive, decode, copy out, dispatch hand-off, reply post, Send completion) and
+     * the replying thread's marshaling of a small reply allocate nothing once warm: measured on the agent thread.
+     */
+    @Test
+    void agentAllocatesNothingPerCallOnceWarm() throws Exception {
+        RawClient c = client(false);
+        for (int i = 0; i < 3000; i++) {
+            nullCall(c, i);
+            c.receive().bytes().release();
+        }
+        ThreadMXBean threads = (ThreadMXBean) ManagementFactory.getThreadMXBean();
+        long agent = -1;
+        for (ThreadInfo info : threads.dumpAllThreads(false, false)) {
+            if (info.getThreadName().equals(server.name() + "-agent-0")) {
+                agent = info.getThreadId();
+            }
+        }
+        assertThat(agent).isPositive();
+        long before = threads.getThreadAllocatedBytes(agent);
+        int calls = 2000;
+        for (int i = 0; i < calls; i++) {
+            nullCall(c, 5000 + i);
+            c.receive().bytes().release();
+        }
+        long perCall = (threads.getThreadAllocatedBytes(agent) - before) / calls;
+        assertThat(perCall).as("bytes the agent allocates per call").isLessThan(16);
+    }
+
+    @Test
+    void stopAnswersCallsInFlightThenClosesEverything() throws Exception {
+        EchoProgram own = new EchoProgram(p -> (call, length) -> {
+            throw new UnsupportedOperationException();
+        });
+        RdmaRpcServer stopping = RdmaRpcServer.builder().name("drain-check").provider("soft", java.util.Map.of())
+                .bindAddress(java.net.InetAddress.getLoopbackAddress()).port(0).jmx(false)
+                .stopTimeout(java.time.Duration.ofSeconds(30))
+                .program(new org.dcache.oncrpc4j.rpc.OncRpcProgram(EchoProgram.PROGRAM, EchoProgram.VERSION), own)
+                .build();
+        stopping.start();
+        try (RawClient c = RawClient.connect(stopping.boundAddress(), false)) {
+            c.send(RawClient.header().xid(0x501).credits(32).proc(RpcRdmaProc.RDMA_MSG),
+                    Rpc.echoCall(0x501, EchoProgram.SLOW, Rpc.ints(0x501)));
+            await("the call runs", () -> own.slowStarted.get() == 1);
+            Thread stopper = new Thread(stopping::stop, "stopper");
+            stopper.start();
+            // the listener goes first: new clients are refused while the call in flight still runs
+            long deadline = System.nanoTime() + WAIT.toNanos();
+            boolean refused = false;
+            while (!refused && System.nanoTime() < deadline) {
+                try {
+                    RawClient.connect(stopping.boundAddress(), false).close();
+                    Thread.sleep(10);
+                } catch (Exception e) {
+                    refused = true;
+                }
+            }
+            assertThat(refused).as("new connections refused while stopping").isTrue();
+            assertThat(stopper.isAlive()).as("stop waits for the call in flight").isTrue();
+            own.release(0x501);
+            RawClient.Received r = c.receive();
+            Rpc.assertBytes(r.message(), Rpc.successHeader(0x501));
+            assertThat(c.awaitDisconnected(WAIT)).as("then the connection is closed").isTrue();
+            stopper.join(WAIT.toMillis());
+            assertThat(stopper.isAlive()).isFalse();
+        }
+        assertThat(stopping.counters().get(ServerCounter.DROPPED_SERVER_STOP)).isEqualTo(1);
+    }
+
+    /** Inline sizes come from RFC 8797 private data: the server sends at most what the client receives. */
+    @Test
+    void inlineThresholdFollowsTheClientsPrivateData() throws Exception {
+        // the client receives at most 2 KiB: a 2000-byte echo no longer fits inline
+        RawClient small = RawClient.connect(address, org.rpcrdma4j.codec.RpcRdmaPrivateData.of(false, 4096, 2048)
+                .encode(), 16);
+        try {
+            byte[] fits = EchoProgram.pattern(1900, 1);
+            small.send(RawClient.header().xid(0x601).credits(32).proc(RpcRdmaProc.RDMA_MSG),
+                    Rpc.echoCall(0x601, EchoProgram.ECHO, Rpc.opaque(fits)));
+            Rpc.assertBytes(small.receive().message(), Rpc.concat(Rpc.successHeader(0x601), Rpc.opaque(fits)));
+            small.send(RawClient.header().xid(0x602).credits(32).proc(RpcRdmaProc.RDMA_MSG),
+                    Rpc.echoCall(0x602, EchoProgram.READ_HEAP, Rpc.ints(2100, 1)));
+            Rpc.assertBytes(small.receive().bytes(), Rpc.ints(0x602, 1, 128, 4, 2));
+        } finally {
+            small.close();
+        }
+        // no private data: version 1 defaults, 1024 bytes each way
+        RawClient plain = RawClient.connect(address, new byte[0], 16);
+        try {
+            byte[] fits = EchoProgram.pattern(900, 2);
+            plain.send(RawClient.header().xid(0x603).credits(32).proc(RpcRdmaProc.RDMA_MSG),
+                    Rpc.echoCall(0x603, EchoProgram.ECHO, Rpc.opaque(fits)));
+            Rpc.assertBytes(plain.receive().message(), Rpc.concat(Rpc.successHeader(0x603), Rpc.opaque(fits)));
+            plain.send(RawClient.header().xid(0x604).credits(32).proc(RpcRdmaProc.RDMA_MSG),
+                    Rpc.echoCall(0x604, EchoProgram.READ_HEAP, Rpc.ints(1000, 1)));
+            Rpc.assertBytes(plain.receive().bytes(), Rpc.ints(0x604, 1, 128, 4, 2));
+            // and the server's receive buffers hold 1024 bytes: a longer message breaks the connection
+            plain.send(Rpc.concat(Rpc.ints(0x605, 1, 32, 0, 0, 0, 0), Rpc.echoCall(0x605, EchoProgram.ECHO,
+                    Rpc.opaque(new byte[1100]))));
+            assertThat(plain.awaitDisconnected(WAIT)).isTrue();
+        } finally {
+            plain.close();
+        }
+    }
+
+    /** The server's answer to the client's connection request: RFC 8797 private data, flags 0, 4 KiB each way. */
+    @Test
+    void serverPrivateData() throws Exception {
+        RawClient c = client(true);
+        assertThat(c.info.privateData()).containsExactly(0xF6, 0xAB, 0x0E, 0x18, 1, 0, 3, 3);
+        assertThat(c.info.ord()).as("the client offers no RDMA READ target to the server... ").isZero();
+        assertThat(c.info.ird()).as("...but serves the server's READs").isEqualTo(16);
+    }
+
+    /** Connection requests beyond the limit, and from clients that offer no RDMA READ, are refused. */
+    @Test
+    void connectionsBeyondTheLimitOrWithoutReadAreRefused() throws Exception {
+        RdmaRpcServer limited = RdmaRpcServer.builder().name("limit-check").provider("soft", java.util.Map.of())
+                .bindAddress(java.net.InetAddress.getLoopbackAddress()).port(0).jmx(false).maxConnections(1)
+                .program(new org.dcache.oncrpc4j.rpc.OncRpcProgram(EchoProgram.PROGRAM, EchoProgram.VERSION), program)
+                .build();
+        limited.start();
+        try {
+            byte[] pdata = org.rpcrdma4j.codec.RpcRdmaPrivateData.of(false, 4096, 4096).encode();
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> RawClient.connect(limited.boundAddress(),
+                    pdata, 0).close()).hasRootCauseInstanceOf(org.rpcrdma4j.verbs.ConnectException.class);
+            try (RawClient first = RawClient.connect(limited.boundAddress(), false)) {
+                org.assertj.core.api.Assertions.assertThatThrownBy(() -> RawClient.connect(limited.boundAddress(),
+                        false).close()).hasRootCauseInstanceOf(org.rpcrdma4j.verbs.ConnectException.class);
+                first.send(RawClient.header().xid(0x701).credits(32).proc(RpcRdmaProc.RDMA_MSG),
+                        Rpc.echoCall(0x701, EchoProgram.NULL, null));
+                Rpc.assertBytes(first.receive().message(), Rpc.successHeader(0x701));
+            }
+            assertThat(limited.counters().get(ServerCounter.CONNECTIONS_REJECTED)).isEqualTo(2);
+            assertThat(limited.counters().get(ServerCounter.CONNECTIONS_ACCEPTED)).isEqualTo(1);
+        } finally {
+            limited.stop();
+        }
+    }
+}

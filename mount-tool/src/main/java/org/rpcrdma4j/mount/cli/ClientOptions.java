@@ -73,8 +73,21 @@ public final class ClientOptions {
             description = "READs or WRITEs in flight per file transfer (default: ${DEFAULT-VALUE}).")
     int window = 16;
 
+    /** Every default, with the RDMA provider {@code name} and its options (for commands that mount on their own). */
+    public static ClientOptions withProvider(String name, java.util.Map<String, String> options) {
+        ClientOptions o = new ClientOptions();
+        o.provider.provider = name;
+        o.provider.deviceOptions = new java.util.LinkedHashMap<>(options);
+        return o;
+    }
+
     public ProviderOptions provider() {
         return provider;
+    }
+
+    /** The registration mode asked for. */
+    public RegistrationMode registration() {
+        return registration;
     }
 
     public Duration connectTimeout() {

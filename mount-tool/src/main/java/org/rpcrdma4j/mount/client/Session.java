@@ -85,6 +85,11 @@ public final class Session implements AutoCloseable {
         return nfs;
     }
 
+    /** The RDMA device, for {@code rdma://} mounts. */
+    public Optional<RdmaDevice> device() {
+        return Optional.ofNullable(device);
+    }
+
     /** The RDMA transport, for {@code rdma://} mounts. */
     public Optional<RdmaDataTransport> rdma() {
         CountingTransport t = factory.last();

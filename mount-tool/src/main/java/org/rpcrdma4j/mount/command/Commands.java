@@ -8,7 +8,7 @@ public final class Commands {
     }
 
     public static List<Class<?>> all() {
-        return List.of(LsCommand.class, StatCommand.class, DfCommand.class, GetCommand.class, PutCommand.class,
-                StatsCommand.class, ShellCommand.class, BenchCommand.class);
+        return List.of(DemoCommand.class, ServeCommand.class, ShellCommand.class, LsCommand.class, GetCommand.class,
+                PutCommand.class, StatCommand.class, DfCommand.class, BenchCommand.class, StatsCommand.class);
     }
 }

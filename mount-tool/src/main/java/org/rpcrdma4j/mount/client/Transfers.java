@@ -1,6 +1,7 @@
 package org.rpcrdma4j.mount.client;
 
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -69,7 +70,11 @@ public final class Transfers {
             move(temp, target);
             return new Result(target.toString(), n);
         } catch (IOException | RuntimeException | Error e) {
+            boolean interrupted = Thread.currentThread().isInterrupted();
             deleteQuietly(temp);
+            if (interrupted) {
+                throw asInterruption(e);
+            }
             throw e;
         }
     }
@@ -111,14 +116,31 @@ public final class Transfers {
             created = false;
             return new Result(target, n);
         } catch (IOException | RuntimeException | Error e) {
+            boolean interrupted = Thread.currentThread().isInterrupted();
             if (created) {
                 removeQuietly(nfs, dir, tempName);
+            }
+            if (interrupted) {
+                throw asInterruption(e);
             }
             if (e instanceof NfsException n) {
                 throw remote(target, n);
             }
             throw e;
         }
+    }
+
+    /**
+     * The failure of a transfer whose thread was interrupted, as an interruption: an interrupt closes the local file's
+     * channel, so the copy may fail with a misleading error ("shrank", "closed") rather than an interruption.
+     */
+    private static IOException asInterruption(Throwable e) {
+        if (e instanceof IOException io && Failures.isInterruption(io)) {
+            return io;
+        }
+        InterruptedIOException i = new InterruptedIOException("interrupted");
+        i.initCause(e);
+        return i;
     }
 
     /** What a transfer wrote: the path (local or remote) and the byte count. */

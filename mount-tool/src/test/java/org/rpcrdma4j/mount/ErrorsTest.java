@@ -66,6 +66,13 @@ class ErrorsTest {
     }
 
     @Test
+    void refusedMountPortOfAnRdmaUrlSaysWhereMountGoes() throws IOException {
+        int port = freePort();
+        assertOneLine(Cli.run("ls", "rdma://127.0.0.1:20049/export?mountport=" + port, "--provider", "soft"),
+                ExitCode.TRANSPORT, "MOUNT goes over TCP to port " + port, "--mount-port");
+    }
+
+    @Test
     void unknownHostIsATransportError() {
         assertOneLine(Cli.run("ls", "tcp://no-such-host.invalid/export"), ExitCode.TRANSPORT,
                 "unknown host: no-such-host.invalid");

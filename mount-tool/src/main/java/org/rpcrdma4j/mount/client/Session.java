@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.Optional;
+import java.util.regex.Pattern;
 
 import org.rpcrdma4j.mount.CliException;
 import org.rpcrdma4j.mount.ExitCode;
@@ -12,6 +13,7 @@ import org.rpcrdma4j.nfs.client.DataTransport;
 import org.rpcrdma4j.nfs.client.DataTransportFactory;
 import org.rpcrdma4j.nfs.client.NfsClient;
 import org.rpcrdma4j.nfs.client.NfsUrl;
+import org.rpcrdma4j.nfs.client.RpcConnectionException;
 import org.rpcrdma4j.nfs.client.TcpDataTransport;
 import org.rpcrdma4j.nfs.client.rdma.RdmaDataTransport;
 import org.rpcrdma4j.nfs.client.rdma.RdmaDataTransportFactory;
@@ -72,8 +74,22 @@ public final class Session implements AutoCloseable {
             if (device != null) {
                 device.close();
             }
+            if (e instanceof RpcConnectionException && target.scheme().equals("rdma")
+                    && isTcpFailureTo(e.getMessage(), target.mountPort())) {
+                throw new CliException(ExitCode.TRANSPORT, e.getMessage() + " (MOUNT goes over TCP to port "
+                        + target.mountPort() + "; give the server's TCP port with ?mountport=N or --mount-port)", e);
+            }
             throw e;
         }
+    }
+
+    /**
+     * Whether a connection failure's message names a TCP connection to {@code port}: with an {@code rdma://} URL that
+     * is the MOUNT connection (the RDMA transport names its peer as {@code rdma://host:port}).
+     */
+    static boolean isTcpFailureTo(String message, int port) {
+        return message != null && !message.contains("rdma://")
+                && Pattern.compile(":" + port + "(?![0-9])").matcher(message).find();
     }
 
     /** The URL mounted (after --transport and port overrides). */

@@ -15,6 +15,7 @@ import org.dcache.oncrpc4j.rpc.net.IpProtocolType;
 import org.rpcrdma4j.nfs.vfs.Vfs;
 import org.rpcrdma4j.nfs.xdr.Mount3;
 import org.rpcrdma4j.nfs.xdr.Nfs3;
+import org.rpcrdma4j.xprt.drc.DuplicateRequestCache;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -56,6 +57,9 @@ public final class NfsServer implements AutoCloseable {
         VersionMismatchProgram mountOther = new VersionMismatchProgram(Mount3.VERSION, Mount3.VERSION);
         for (int v : new int[] {1, 2}) {
             programs.put(new OncRpcProgram(Mount3.PROGRAM, v), mountOther);
+        }
+        if (b.duplicateRequestCache != null) {
+            programs.replaceAll((program, dispatchable) -> b.duplicateRequestCache.wrap(dispatchable));
         }
     }
 
@@ -159,6 +163,7 @@ public final class NfsServer implements AutoCloseable {
         private int selectorThreads = 1;
         private ServerLimits limits = ServerLimits.DEFAULT;
         private ReadBufferAllocator readBuffers = new PooledReadBufferAllocator();
+        private DuplicateRequestCache duplicateRequestCache;
 
         private Builder() {
         }
@@ -203,6 +208,19 @@ public final class NfsServer implements AutoCloseable {
         /** Where READ data is read into (see {@link ReadBufferAllocator}). */
         public Builder readBuffers(ReadBufferAllocator allocator) {
             this.readBuffers = allocator;
+            return this;
+        }
+
+        /**
+         * Serves the programs through a duplicate request cache (borrowed; default none), so that a CREATE, REMOVE,
+         * RENAME... retransmitted after a reconnect gets its original reply instead of running twice.
+         * {@link NfsServer#programs()} are then the cached fronts: an RDMA server serving them shares the cache.
+         * <pre>{@code
+         * builder.duplicateRequestCache(DuplicateRequestCache.create(CachedProcedures.nfsV3(), DrcConfig.DEFAULT))
+         * }</pre>
+         */
+        public Builder duplicateRequestCache(DuplicateRequestCache cache) {
+            this.duplicateRequestCache = java.util.Objects.requireNonNull(cache, "cache");
             return this;
         }
 

@@ -495,6 +495,7 @@ public final class RdmaRpcServer implements AutoCloseable {
         private RpcRdmaLimits limits = RpcRdmaLimits.DEFAULT;
         private String name;
         private boolean jmx = true;
+        private org.rpcrdma4j.xprt.drc.DuplicateRequestCache duplicateRequestCache;
 
         private Builder() {
         }
@@ -686,6 +687,26 @@ public final class RdmaRpcServer implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Serves every program through {@code cache} (borrowed, and may be shared with other servers): a call of a
+         * procedure it caches that a client retransmits after a reconnect gets its original reply instead of running
+         * again. Default: none. See {@link org.rpcrdma4j.xprt.drc.DuplicateRequestCache}.
+         */
+        public Builder duplicateRequestCache(org.rpcrdma4j.xprt.drc.DuplicateRequestCache cache) {
+            this.duplicateRequestCache = Objects.requireNonNull(cache, "cache");
+            return this;
+        }
+
+        private Map<OncRpcProgram, RpcDispatchable> servedPrograms() {
+            if (duplicateRequestCache == null) {
+                return Map.copyOf(programs);
+            }
+            Map<OncRpcProgram, RpcDispatchable> wrapped = new LinkedHashMap<>();
+            programs.forEach((program, dispatchable) -> wrapped.put(program,
+                    duplicateRequestCache.wrap(dispatchable)));
+            return Map.copyOf(wrapped);
+        }
+
         private static int positive(String what, int value) {
             if (value < 1) {
                 throw new IllegalArgumentException(what + " must be positive: " + value);
@@ -703,7 +724,7 @@ public final class RdmaRpcServer implements AutoCloseable {
             int margin = receiveMargin > 0 ? receiveMargin : Math.max(4, credits / 8);
             String serverName = name != null ? name : "rpcrdma-" + port;
             ServerConfig config = new ServerConfig(serverName, bind, provider, providerOptions, device, credits,
-                    margin, inlineSend, inlineReceive, Map.copyOf(programs), Map.copyOf(bindings), dispatchExecutor,
+                    margin, inlineSend, inlineReceive, servedPrograms(), Map.copyOf(bindings), dispatchExecutor,
                     dispatchThreads, ioThreads, agentThreads, maxConnections, maxCallSize, maxReadChunkBytes,
                     maxReadChunks, maxReadsInFlight, registeredMemoryBytes, bufferWait, stopTimeout,
                     registrationMode, limits, jmx);

@@ -47,8 +47,23 @@ class ServeTest {
         Cli.Result stopped = serve.interrupt(30);
         assertThat(stopped.code()).as(stopped.toString()).isZero();
         assertThat(stopped.out()).contains("Stopping: 1 RDMA connections").endsWith("Stopped.\n");
+        Matcher cache = Pattern.compile("Reply cache: (\\d+) changes recorded, 0 retransmissions answered from it")
+                .matcher(stopped.out());
+        assertThat(cache.find()).as(stopped.out()).isTrue();
+        assertThat(Long.parseLong(cache.group(1))).as("CREATE, WRITE and RENAME of the put").isGreaterThanOrEqualTo(3);
         assertThat(accepts(rdmaPort)).as("RDMA port closed").isFalse();
         assertThat(accepts(tcpPort)).as("TCP port closed").isFalse();
+    }
+
+    @Test
+    void withoutTheReplyCacheNothingIsRecorded() throws Exception {
+        Path dir = Files.createDirectories(temp.resolve("plain"));
+        Cli.Running serve = Cli.start("serve", dir.toString(), "--port", "0", "--tcp-port", "0", "--bind",
+                "127.0.0.1", "--provider", "soft", "--no-reply-cache");
+        serve.awaitOutput("Serving; press Ctrl-C to stop.", 60);
+        Cli.Result stopped = serve.interrupt(30);
+        assertThat(stopped.code()).as(stopped.toString()).isZero();
+        assertThat(stopped.out()).contains("Stopping: 0 RDMA connections").doesNotContain("Reply cache");
     }
 
     @Test

@@ -13,6 +13,7 @@ import org.rpcrdma4j.mount.cli.Converters;
 import org.rpcrdma4j.mount.cli.ProviderOptions;
 import org.rpcrdma4j.mount.server.EmbeddedServer;
 import org.rpcrdma4j.registration.RegistrationMode;
+import org.rpcrdma4j.xprt.drc.DrcCounter;
 import org.rpcrdma4j.xprt.server.ServerCounter;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -21,7 +22,8 @@ import picocli.CommandLine.Parameters;
 
 /**
  * {@code serve DIR}: exports a directory over RDMA and TCP until interrupted (Ctrl-C), printing the URLs and the Linux
- * mount command; on the way out it prints what was served.
+ * mount command; on the way out it prints what was served. NFS calls go through a duplicate request cache unless
+ * {@code --no-reply-cache}.
  */
 @Command(name = "serve", mixinStandardHelpOptions = true,
         description = {"Export a directory over NFSv3 on RDMA and TCP until interrupted (Ctrl-C).",
@@ -75,6 +77,12 @@ final class ServeCommand implements Callable<Integer> {
             description = "Registration of the server's RDMA READ sinks (default: ${DEFAULT-VALUE}).")
     RegistrationMode registration;
 
+    @Option(names = "--no-reply-cache", negatable = false,
+            description = "Run every call, retransmissions too: no duplicate request cache in front of NFS (by default "
+                    + "SETATTR, WRITE, CREATE, MKDIR, SYMLINK, MKNOD, REMOVE, RMDIR, RENAME and LINK that a client "
+                    + "sends again after a reconnect get their first reply, as from Linux knfsd).")
+    boolean noReplyCache;
+
     ServeCommand(Io io) {
         this.io = io;
     }
@@ -92,7 +100,7 @@ final class ServeCommand implements Callable<Integer> {
         }
         EmbeddedServer.Settings settings = new EmbeddedServer.Settings(absolute, exportPath, bind, port, tcpPort,
                 provider.provider(), provider.deviceOptions(), readOnly, credits, inlineSend, inlineRecv,
-                registration, true);
+                registration, true, !noReplyCache);
         String shown = host != null ? host : displayHost(bind);
         try (EmbeddedServer server = EmbeddedServer.start(settings)) {
             io.out().println("Exporting " + absolute + " as " + exportPath + (readOnly ? " (read-only)" : ""));
@@ -109,6 +117,9 @@ final class ServeCommand implements Callable<Integer> {
                         + c.get(ServerCounter.CALLS) + " calls, " + c.get(ServerCounter.READ_CHUNK_BYTES)
                         + " bytes pulled by RDMA READ, " + c.get(ServerCounter.WRITE_CHUNK_BYTES)
                         + " bytes pushed by RDMA WRITE (" + c.get(ServerCounter.ZERO_COPY_BYTES) + " without a copy)");
+                server.replyCache().ifPresent(drc -> io.out().println("Reply cache: "
+                        + drc.counter(DrcCounter.MISSES) + " changes recorded, " + drc.counter(DrcCounter.HITS)
+                        + " retransmissions answered from it"));
                 io.out().flush();
             }
         }

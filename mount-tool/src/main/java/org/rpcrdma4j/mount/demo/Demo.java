@@ -186,20 +186,21 @@ public final class Demo {
         long total = 0;
         for (DemoFile f : FILES) {
             String rel = f.path().substring(1);
-            byte[] expected = digest(src.resolve(rel));
-            byte[] onServer = digest(exported.resolve(rel));
-            if (!MessageDigest.isEqual(expected, onServer)) {
-                throw new CliException(ExitCode.VERIFY, f.path() + ": the server's file differs from what was written");
+            Path written = src.resolve(rel);
+            long atServer = Files.mismatch(written, exported.resolve(rel));
+            if (atServer != -1) {
+                throw new CliException(ExitCode.VERIFY, f.path() + ": the server's file differs from what was written "
+                        + "from byte " + atServer);
             }
             Path copy = back.resolve(rel);
             Files.createDirectories(copy.getParent());
             long n = nfs.download(f.path(), copy);
-            byte[] readBack = digest(copy);
-            if (n != f.size() || Files.size(copy) != f.size() || !MessageDigest.isEqual(expected, readBack)) {
-                throw new CliException(ExitCode.VERIFY, f.path() + ": the bytes read back differ from those written ("
-                        + n + " bytes, sha256 " + shortDigest(readBack) + ", expected " + f.size() + " bytes, sha256 "
-                        + shortDigest(expected) + ")");
+            long readBackAt = Files.mismatch(written, copy);
+            if (n != f.size() || readBackAt != -1) {
+                throw new CliException(ExitCode.VERIFY, f.path() + ": the bytes read back differ from those written "
+                        + "from byte " + readBackAt + " (" + n + " bytes read, " + f.size() + " written)");
             }
+            byte[] readBack = digest(copy);
             FileAttributes a = nfs.stat(f.path());
             if (a.size() != f.size()) {
                 throw new CliException(ExitCode.VERIFY, f.path() + ": GETATTR says " + a.size() + " bytes, expected "

@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Optional;
 
 import org.rpcrdma4j.mount.CliException;
 import org.rpcrdma4j.mount.ExitCode;
@@ -17,12 +18,16 @@ import org.rpcrdma4j.nfs.server.rdma.NfsRdmaServer;
 import org.rpcrdma4j.nfs.vfs.LocalVfs;
 import org.rpcrdma4j.registration.RegistrationMode;
 import org.rpcrdma4j.verbs.RdmaDevice;
+import org.rpcrdma4j.xprt.drc.CachedProcedures;
+import org.rpcrdma4j.xprt.drc.DrcConfig;
+import org.rpcrdma4j.xprt.drc.DuplicateRequestCache;
 import org.rpcrdma4j.xprt.server.RdmaRpcServer;
 
 /**
  * A local directory exported over RDMA and TCP for {@code serve} and {@code demo}: the nfs module's
- * {@link NfsRdmaServer} over a {@link LocalVfs}, on a device opened here. Owns the VFS, the servers and the device;
- * {@link #close()} releases them in reverse order.
+ * {@link NfsRdmaServer} over a {@link LocalVfs}, on a device opened here, optionally behind a duplicate request cache
+ * shared by both transports. Owns the VFS, the servers, the cache and the device; {@link #close()} releases them in
+ * reverse order.
  */
 public final class EmbeddedServer implements AutoCloseable {
 
@@ -41,15 +46,17 @@ public final class EmbeddedServer implements AutoCloseable {
      * @param inlineSend    the server's inline send threshold
      * @param inlineRecv    the server's inline receive threshold
      * @param registration  registration strategy of the server's RDMA READ sinks
-     * @param jmx           whether the RDMA server registers its counters MBean
+     * @param jmx           whether the RDMA server (and the reply cache) register their counters MBeans
+     * @param replyCache    whether NFS calls go through a duplicate request cache (over both transports), so that a
+     *                      non-idempotent call a client retransmits after a reconnect is answered, not run again
      */
     public record Settings(Path dir, String exportPath, String bindAddress, int rdmaPort, int tcpPort, String provider,
                            Map<String, String> deviceOptions, boolean readOnly, int credits, int inlineSend,
-                           int inlineRecv, RegistrationMode registration, boolean jmx) {
-        /** Loopback, free ports, the software device, defaults otherwise: for the demo and tests. */
+                           int inlineRecv, RegistrationMode registration, boolean jmx, boolean replyCache) {
+        /** Loopback, free ports, the software device, the reply cache, defaults otherwise: for the demo and tests. */
         public static Settings local(Path dir, String exportPath, String provider, Map<String, String> options) {
             return new Settings(dir, exportPath, "127.0.0.1", 0, 0, provider, options, false, 128, 4096, 4096,
-                    RegistrationMode.AUTO, false);
+                    RegistrationMode.AUTO, false, true);
         }
     }
 
@@ -57,12 +64,15 @@ public final class EmbeddedServer implements AutoCloseable {
     private final LocalVfs vfs;
     private final RdmaDevice device;
     private final NfsRdmaServer server;
+    private final DuplicateRequestCache replyCache;
 
-    private EmbeddedServer(Settings settings, LocalVfs vfs, RdmaDevice device, NfsRdmaServer server) {
+    private EmbeddedServer(Settings settings, LocalVfs vfs, RdmaDevice device, NfsRdmaServer server,
+                           DuplicateRequestCache replyCache) {
         this.settings = settings;
         this.vfs = vfs;
         this.device = device;
         this.server = server;
+        this.replyCache = replyCache;
     }
 
     /** Exports and starts listening; failures are one-line {@link CliException}s with their exit status. */
@@ -83,17 +93,27 @@ public final class EmbeddedServer implements AutoCloseable {
             throw new CliException(ExitCode.LOCAL, "cannot export " + s.dir() + ": " + e.getMessage(), e);
         }
         RdmaDevice device = null;
+        DuplicateRequestCache replyCache = null;
         try {
             device = Devices.open(s.provider(), s.deviceOptions());
-            NfsRdmaServer server = NfsRdmaServer.start(
-                    NfsServer.builder().export(s.exportPath(), vfs, s.readOnly()).bindAddress(s.bindAddress())
-                            .port(s.tcpPort()),
+            NfsServer.Builder nfs = NfsServer.builder().export(s.exportPath(), vfs, s.readOnly())
+                    .bindAddress(s.bindAddress()).port(s.tcpPort());
+            if (s.replyCache()) {
+                DrcConfig config = DrcConfig.builder()
+                        .jmxName(s.jmx() ? "nfs-" + (s.tcpPort() == 0 ? "ephemeral" : s.tcpPort()) : null).build();
+                replyCache = DuplicateRequestCache.create(CachedProcedures.nfsV3(), config);
+                nfs.duplicateRequestCache(replyCache); // the RDMA server serves the same cached programs
+            }
+            NfsRdmaServer server = NfsRdmaServer.start(nfs,
                     RdmaRpcServer.builder().bindAddress(bind).port(s.rdmaPort()).device(device)
                             .credits(s.credits()).inlineSizes(s.inlineSend(), s.inlineRecv())
                             .registrationMode(s.registration()).stopTimeout(Duration.ofSeconds(5)).jmx(s.jmx())
                             .name("nfs-rdma-" + (s.rdmaPort() == 0 ? "ephemeral" : s.rdmaPort())));
-            return new EmbeddedServer(s, vfs, device, server);
+            return new EmbeddedServer(s, vfs, device, server, replyCache);
         } catch (IOException | RuntimeException e) {
+            if (replyCache != null) {
+                replyCache.close();
+            }
             vfs.close();
             if (device != null) {
                 device.close();
@@ -136,6 +156,11 @@ public final class EmbeddedServer implements AutoCloseable {
         return server;
     }
 
+    /** The duplicate request cache in front of the NFS program on both transports, if {@link Settings#replyCache()}. */
+    public Optional<DuplicateRequestCache> replyCache() {
+        return Optional.ofNullable(replyCache);
+    }
+
     /** {@code rdma://host:port/export?mountport=N}. */
     public String rdmaUrl(String host) {
         return "rdma://" + bracket(host) + ":" + rdmaPort() + settings.exportPath() + "?mountport=" + tcpPort();
@@ -159,7 +184,7 @@ public final class EmbeddedServer implements AutoCloseable {
         return host.indexOf(':') >= 0 ? "[" + host + "]" : host;
     }
 
-    /** Stops both servers (RDMA first), then closes the export and the device. */
+    /** Stops both servers (RDMA first), then closes the reply cache, the export and the device. */
     @Override
     public void close() {
         try {
@@ -167,6 +192,9 @@ public final class EmbeddedServer implements AutoCloseable {
         } catch (IOException e) {
             throw new java.io.UncheckedIOException(e);
         } finally {
+            if (replyCache != null) {
+                replyCache.close();
+            }
             vfs.close();
             device.close();
         }

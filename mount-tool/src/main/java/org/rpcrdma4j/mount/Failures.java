@@ -42,14 +42,14 @@ public final class Failures {
     /** Classifies {@code t} (wrappers such as {@link CompletionException} are looked through). */
     public static Failure classify(Throwable t) {
         Throwable e = unwrap(t);
-        if (e instanceof CliException c) {
-            return new Failure(c.exitCode(), c.getMessage());
-        }
         if (e instanceof CommandLine.ParameterException p) {
             return new Failure(ExitCode.USAGE, p.getMessage());
         }
-        if (isInterruption(e)) {
+        if (isInterruption(e)) { // before any explanation of the failure: the user stopped it
             return new Failure(ExitCode.INTERRUPTED, "interrupted");
+        }
+        if (e instanceof CliException c) {
+            return new Failure(c.exitCode(), c.getMessage());
         }
         if (e instanceof NfsException n) {
             return new Failure(ExitCode.NFS, describe(n.status()) + " (" + n.getMessage() + ")");

@@ -73,6 +73,35 @@ class ErrorsTest {
     }
 
     @Test
+    void interruptingAMountThatWaitsIsAnInterruptionNotAConnectionFailure() throws Exception {
+        // a MOUNT port whose accept queue is full: the kernel drops further handshakes, so connecting waits
+        try (ServerSocket full = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            java.util.List<java.net.Socket> queued = new java.util.ArrayList<>();
+            try {
+                for (int i = 0; i < 4; i++) {
+                    java.net.Socket s = new java.net.Socket();
+                    queued.add(s);
+                    try {
+                        s.connect(full.getLocalSocketAddress(), 300);
+                    } catch (IOException e) {
+                        break; // the queue is full
+                    }
+                }
+                Cli.Running ls = Cli.start("ls", "rdma://127.0.0.1:20049/export?mountport=" + full.getLocalPort(),
+                        "--provider", "soft", "--connect-timeout", "60s");
+                Thread.sleep(1000); // most likely connecting by now; earlier or later reads the same
+                Cli.Result r = ls.interrupt(30);
+                assertOneLine(r, ExitCode.INTERRUPTED, "rpcrdma ls: interrupted");
+                assertThat(r.err()).doesNotContain("MOUNT goes over TCP");
+            } finally {
+                for (java.net.Socket s : queued) {
+                    s.close();
+                }
+            }
+        }
+    }
+
+    @Test
     void unknownHostIsATransportError() {
         assertOneLine(Cli.run("ls", "tcp://no-such-host.invalid/export"), ExitCode.TRANSPORT,
                 "unknown host: no-such-host.invalid");

@@ -8,6 +8,7 @@ import java.util.regex.Pattern;
 
 import org.rpcrdma4j.mount.CliException;
 import org.rpcrdma4j.mount.ExitCode;
+import org.rpcrdma4j.mount.Failures;
 import org.rpcrdma4j.mount.cli.ClientOptions;
 import org.rpcrdma4j.nfs.client.DataTransport;
 import org.rpcrdma4j.nfs.client.DataTransportFactory;
@@ -75,7 +76,7 @@ public final class Session implements AutoCloseable {
                 device.close();
             }
             if (e instanceof RpcConnectionException && target.scheme().equals("rdma")
-                    && isTcpFailureTo(e.getMessage(), target.mountPort())) {
+                    && !Failures.isInterruption(e) && isTcpFailureTo(e.getMessage(), target.mountPort())) {
                 throw new CliException(ExitCode.TRANSPORT, e.getMessage() + " (MOUNT goes over TCP to port "
                         + target.mountPort() + "; give the server's TCP port with ?mountport=N or --mount-port)", e);
             }

@@ -42,6 +42,9 @@ public final class Logging {
         if (verbosity <= 0) {
             // oncrpc4j logs every reply it could not send to a client that went away: not actionable for a user
             setDefault(PREFIX + "log.org.dcache.oncrpc4j.rpc.RpcCall", "off");
+            // after Ctrl-C the READs/WRITEs abandoned in flight still hold their registered pages when the mount
+            // closes on the way out; the pool says so, which only -v users need to read
+            setDefault(PREFIX + "log.org.rpcrdma4j.registration.RegisteredBufferPool", "error");
         }
         java.util.logging.Logger.getLogger("").setLevel(verbosity <= 0 ? Level.WARNING
                 : verbosity == 1 ? Level.INFO : Level.FINE);

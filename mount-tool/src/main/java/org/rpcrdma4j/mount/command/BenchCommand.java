@@ -37,11 +37,11 @@ final class BenchCommand extends ClientCommand {
             description = "Bytes per READ/WRITE (default: ${DEFAULT-VALUE}).")
     int size;
 
-    @Option(names = "--depth", paramLabel = "N", defaultValue = "16",
+    @Option(names = {"--depth", "--outstanding"}, paramLabel = "N", defaultValue = "16",
             description = "Calls in flight (default: ${DEFAULT-VALUE}).")
     int depth;
 
-    @Option(names = "--time", paramLabel = "DURATION", defaultValue = "5s",
+    @Option(names = {"--time", "--duration"}, paramLabel = "DURATION", defaultValue = "5s",
             converter = Converters.DurationConverter.class,
             description = "Duration of each workload (default: ${DEFAULT-VALUE}).")
     Duration time;

@@ -71,11 +71,12 @@ class BenchCommandTest {
 
     @Test
     void jsonOutputAndAKeptFile() throws IOException {
-        Cli.Result r = Cli.run("bench", server.url(), "--time", "200ms", "--file-size", "1M", "--size", "128k",
-                "--depth", "2", "--workload", "seqread", "--json", "--file", "/kept.bin", "--keep");
+        Cli.Result r = Cli.run("bench", server.url(), "--duration", "200ms", "--file-size", "1M", "--size", "128k",
+                "--outstanding", "3", "--workload", "seqread", "--json", "--file", "/kept.bin", "--keep");
         assertThat(r.code()).as(r.toString()).isZero();
         assertThat(r.out()).startsWith("{").contains("\"workload\": \"seqread\"").contains("\"p99.9\"")
-                .contains("\"transport\": \"tcp\"");
+                .contains("\"transport\": \"tcp\"").contains("\"depth\": 3")
+                .contains("\"seconds_per_workload\": 0.2");
         assertThat(Files.size(temp.resolve("kept.bin"))).as("prefilled for reading").isEqualTo(1 << 20);
     }
 

@@ -1,0 +1,211 @@
+package org.rpcrdma4j.mount.client;
+
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.security.SecureRandom;
+import java.util.HexFormat;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import org.rpcrdma4j.mount.CliException;
+import org.rpcrdma4j.mount.ExitCode;
+import org.rpcrdma4j.mount.Failures;
+import org.rpcrdma4j.nfs.FileAttributes;
+import org.rpcrdma4j.nfs.FileHandle;
+import org.rpcrdma4j.nfs.NfsException;
+import org.rpcrdma4j.nfs.client.NfsClient;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * File copies that never leave a partial file under the final name. A download goes to a hidden temporary file in
+ * the target's directory and is renamed over the target only once complete; an upload goes to a hidden temporary
+ * name in the remote directory and is renamed at the end. On failure or interruption the temporary file is removed
+ * (remotely with a bounded wait, so that Ctrl-C stays prompt) and the original error is thrown.
+ */
+public final class Transfers {
+    private static final Logger LOG = LoggerFactory.getLogger(Transfers.class);
+    private static final SecureRandom RANDOM = new SecureRandom();
+    /** How long removing a remote temporary file may take after a failure. */
+    private static final long CLEANUP_SECONDS = 5;
+
+    private Transfers() {
+    }
+
+    /** The name partial data is kept under, next to {@code name}. */
+    public static String temporaryName(String name) {
+        byte[] r = new byte[4];
+        RANDOM.nextBytes(r);
+        return "." + name + ".part-" + HexFormat.of().formatHex(r);
+    }
+
+    /** Whether {@code name} is one {@link #temporaryName} made. */
+    public static boolean isTemporaryName(String name) {
+        return name.startsWith(".") && name.matches("\\..*\\.part-[0-9a-f]{8}");
+    }
+
+    /**
+     * Copies remote {@code remotePath} to {@code local} (a file, or a directory to put it in under the remote name);
+     * returns the local file written and the bytes copied.
+     */
+    public static Result download(NfsClient nfs, String remotePath, Path local) throws IOException {
+        String name = RemotePaths.name(remotePath);
+        Path target = Files.isDirectory(local) ? local.resolve(name.isEmpty() ? "root" : name) : local;
+        Path dir = target.toAbsolutePath().getParent();
+        if (dir == null || !Files.isDirectory(dir)) {
+            throw new CliException(ExitCode.LOCAL, (dir == null ? target : dir) + ": no such local directory");
+        }
+        FileAttributes a = stat(nfs, remotePath);
+        if (a.isDirectory()) {
+            throw new CliException(ExitCode.NFS, remotePath + ": is a directory");
+        }
+        Path temp = dir.resolve(temporaryName(target.getFileName().toString()));
+        try {
+            long n = nfs.download(remotePath, temp);
+            move(temp, target);
+            return new Result(target.toString(), n);
+        } catch (IOException | RuntimeException | Error e) {
+            boolean interrupted = Thread.currentThread().isInterrupted();
+            deleteQuietly(temp);
+            if (interrupted) {
+                throw asInterruption(e);
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * Copies {@code local} to remote {@code remotePath} (a file, or an existing directory to put it in under the local
+     * name); returns the remote path written and the bytes copied.
+     */
+    public static Result upload(NfsClient nfs, Path local, String remotePath) throws IOException {
+        if (!Files.exists(local)) {
+            throw new NoSuchFileException(local.toString());
+        }
+        if (Files.isDirectory(local)) {
+            throw new CliException(ExitCode.LOCAL, local + ": is a directory (copy files one by one)");
+        }
+        if (!Files.isReadable(local)) {
+            throw new CliException(ExitCode.LOCAL, local + ": permission denied");
+        }
+        String target = RemotePaths.resolve("/", remotePath);
+        FileAttributes existing = statOrNull(nfs, target);
+        if (existing != null && existing.isDirectory()) {
+            target = RemotePaths.child(target, local.getFileName().toString());
+        }
+        String dirPath = RemotePaths.parent(target);
+        FileHandle dir;
+        try {
+            dir = nfs.resolve(dirPath);
+        } catch (NfsException e) {
+            throw remote(dirPath, e);
+        }
+        String tempName = temporaryName(RemotePaths.name(target));
+        String temp = RemotePaths.child(dirPath, tempName);
+        boolean created = false;
+        try {
+            nfs.createFile(temp);
+            created = true;
+            long n = nfs.upload(local, temp);
+            nfs.rename(temp, target);
+            created = false;
+            return new Result(target, n);
+        } catch (IOException | RuntimeException | Error e) {
+            boolean interrupted = Thread.currentThread().isInterrupted();
+            if (created) {
+                removeQuietly(nfs, dir, tempName);
+            }
+            if (interrupted) {
+                throw asInterruption(e);
+            }
+            if (e instanceof NfsException n) {
+                throw remote(target, n);
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * The failure of a transfer whose thread was interrupted, as an interruption: an interrupt closes the local file's
+     * channel, so the copy may fail with a misleading error ("shrank", "closed") rather than an interruption.
+     */
+    private static IOException asInterruption(Throwable e) {
+        if (e instanceof IOException io && Failures.isInterruption(io)) {
+            return io;
+        }
+        InterruptedIOException i = new InterruptedIOException("interrupted");
+        i.initCause(e);
+        return i;
+    }
+
+    /** What a transfer wrote: the path (local or remote) and the byte count. */
+    public record Result(String path, long bytes) {
+    }
+
+    /** GETATTR of a path, with the path in the error. */
+    public static FileAttributes stat(NfsClient nfs, String path) throws IOException {
+        try {
+            return nfs.stat(path);
+        } catch (NfsException e) {
+            throw remote(path, e);
+        }
+    }
+
+    private static FileAttributes statOrNull(NfsClient nfs, String path) throws IOException {
+        try {
+            return nfs.stat(path);
+        } catch (NfsException e) {
+            if (e.status() == org.rpcrdma4j.nfs.Nfs3Status.NFS3ERR_NOENT) {
+                return null;
+            }
+            throw remote(path, e);
+        }
+    }
+
+    /** An NFS error about {@code path}, as one line. */
+    public static CliException remote(String path, NfsException e) {
+        return new CliException(ExitCode.NFS, path + ": " + Failures.describe(e.status()), e);
+    }
+
+    private static void move(Path from, Path to) throws IOException {
+        try {
+            Files.move(from, to, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        } catch (AtomicMoveNotSupportedException e) {
+            Files.move(from, to, StandardCopyOption.REPLACE_EXISTING);
+        }
+    }
+
+    private static void deleteQuietly(Path p) {
+        try {
+            Files.deleteIfExists(p);
+        } catch (IOException e) {
+            LOG.warn("could not remove the partial file {}: {}", p, e.toString());
+        }
+    }
+
+    /**
+     * Removes a remote temporary file, waiting a bounded time; runs with the interrupt flag cleared (the RPC layer
+     * refuses to wait otherwise) and restores it.
+     */
+    private static void removeQuietly(NfsClient nfs, FileHandle dir, String name) {
+        boolean interrupted = Thread.interrupted();
+        try {
+            CompletableFuture<Void> f = nfs.async().remove(dir, name);
+            f.get(CLEANUP_SECONDS, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            LOG.warn("could not remove the partial remote file {}: {}", name, e.toString());
+            if (e instanceof InterruptedException) {
+                interrupted = true;
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+}

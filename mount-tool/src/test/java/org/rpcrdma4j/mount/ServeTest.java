@@ -1,0 +1,96 @@
+package org.rpcrdma4j.mount;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/** serve: prints working URLs and the Linux mount line, serves over RDMA and TCP, stops cleanly when interrupted. */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class ServeTest {
+    @TempDir
+    Path temp;
+
+    @Test
+    void servesUntilInterruptedAndClosesItsPorts() throws Exception {
+        Path dir = Files.createDirectories(temp.resolve("shared"));
+        Files.writeString(dir.resolve("a.txt"), "served\n");
+        Cli.Running serve = Cli.start("serve", dir.toString(), "--port", "0", "--tcp-port", "0", "--bind",
+                "127.0.0.1", "--provider", "soft");
+        String banner = serve.awaitOutput("Serving; press Ctrl-C to stop.", 60);
+        Matcher rdma = Pattern.compile("NFS over RDMA: (rdma://127\\.0\\.0\\.1:(\\d+)/shared\\?mountport=(\\d+))")
+                .matcher(banner);
+        assertThat(rdma.find()).as(banner).isTrue();
+        int rdmaPort = Integer.parseInt(rdma.group(2));
+        int tcpPort = Integer.parseInt(rdma.group(3));
+        assertThat(banner).contains("NFS over TCP:  tcp://127.0.0.1:" + tcpPort + "/shared")
+                .contains("mount -o proto=rdma,port=" + rdmaPort + ",vers=3,mountport=" + tcpPort
+                        + ",mountproto=tcp,nolock 127.0.0.1:/shared /mnt");
+
+        Cli.Result overRdma = Cli.run("ls", rdma.group(1));
+        assertThat(overRdma.out()).as(overRdma.toString()).isEqualTo("a.txt\n");
+        Path src = Files.writeString(temp.resolve("up.txt"), "uploaded over tcp\n");
+        Cli.Result overTcp = Cli.run("put", "tcp://127.0.0.1:" + tcpPort + "/shared", src.toString(), "/up.txt");
+        assertThat(overTcp.code()).as(overTcp.toString()).isZero();
+        assertThat(Files.readString(dir.resolve("up.txt"))).isEqualTo("uploaded over tcp\n");
+
+        Cli.Result stopped = serve.interrupt(30);
+        assertThat(stopped.code()).as(stopped.toString()).isZero();
+        assertThat(stopped.out()).contains("Stopping: 1 RDMA connections").endsWith("Stopped.\n");
+        Matcher cache = Pattern.compile("Reply cache: (\\d+) changes recorded, 0 retransmissions answered from it")
+                .matcher(stopped.out());
+        assertThat(cache.find()).as(stopped.out()).isTrue();
+        assertThat(Long.parseLong(cache.group(1))).as("CREATE, WRITE and RENAME of the put").isGreaterThanOrEqualTo(3);
+        assertThat(accepts(rdmaPort)).as("RDMA port closed").isFalse();
+        assertThat(accepts(tcpPort)).as("TCP port closed").isFalse();
+    }
+
+    @Test
+    void withoutTheReplyCacheNothingIsRecorded() throws Exception {
+        Path dir = Files.createDirectories(temp.resolve("plain"));
+        Cli.Running serve = Cli.start("serve", dir.toString(), "--port", "0", "--tcp-port", "0", "--bind",
+                "127.0.0.1", "--provider", "soft", "--no-reply-cache");
+        serve.awaitOutput("Serving; press Ctrl-C to stop.", 60);
+        Cli.Result stopped = serve.interrupt(30);
+        assertThat(stopped.code()).as(stopped.toString()).isZero();
+        assertThat(stopped.out()).contains("Stopping: 0 RDMA connections").doesNotContain("Reply cache");
+    }
+
+    @Test
+    void aPortInUseIsOneClearLine() throws Exception {
+        try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 1,
+                java.net.InetAddress.getLoopbackAddress())) {
+            Cli.Result r = Cli.run("serve", temp.toString(), "--port", "0", "--tcp-port",
+                    String.valueOf(taken.getLocalPort()), "--bind", "127.0.0.1", "--provider", "soft");
+            assertThat(r.code()).as(r.toString()).isEqualTo(ExitCode.TRANSPORT.code());
+            assertThat(r.err().lines().toList()).as(r.toString()).hasSize(1);
+            assertThat(r.err()).contains("cannot listen on 127.0.0.1").contains("--tcp-port");
+        }
+    }
+
+    @Test
+    void aMissingDirectoryIsALocalError() {
+        Cli.Result r = Cli.run("serve", temp.resolve("none").toString(), "--port", "0", "--tcp-port", "0");
+        assertThat(r.code()).as(r.toString()).isEqualTo(ExitCode.LOCAL.code());
+        assertThat(r.err()).contains("no such local directory");
+    }
+
+    private static boolean accepts(int port) {
+        try (Socket s = new Socket()) {
+            s.connect(new InetSocketAddress("127.0.0.1", port), 1000);
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+}

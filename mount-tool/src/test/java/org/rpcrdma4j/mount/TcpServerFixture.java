@@ -1,0 +1,32 @@
+package org.rpcrdma4j.mount;
+
+import java.io.IOException;
+import java.nio.file.Path;
+
+import org.rpcrdma4j.nfs.server.NfsServer;
+import org.rpcrdma4j.nfs.vfs.LocalVfs;
+
+/** The nfs module's embedded server over TCP on loopback, exporting a directory as {@code /export}. */
+public final class TcpServerFixture implements AutoCloseable {
+    private final LocalVfs vfs;
+    private final NfsServer server;
+
+    public TcpServerFixture(Path dir) throws IOException {
+        this.vfs = LocalVfs.open(dir);
+        this.server = NfsServer.builder().bindAddress("127.0.0.1").port(0).export("/export", vfs).build().start();
+    }
+
+    public int port() {
+        return server.port();
+    }
+
+    public String url() {
+        return "tcp://127.0.0.1:" + server.port() + "/export";
+    }
+
+    @Override
+    public void close() throws IOException {
+        server.close();
+        vfs.close();
+    }
+}

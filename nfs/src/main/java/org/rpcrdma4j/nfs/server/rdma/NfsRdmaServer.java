@@ -1,0 +1,141 @@
+package org.rpcrdma4j.nfs.server.rdma;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+
+import org.dcache.oncrpc4j.rpc.RpcCall;
+import org.rpcrdma4j.nfs.binding.Nfs3UpperLayerBinding;
+import org.rpcrdma4j.nfs.server.NfsServer;
+import org.rpcrdma4j.nfs.server.ReadBuffer;
+import org.rpcrdma4j.nfs.server.ReadBufferAllocator;
+import org.rpcrdma4j.xprt.server.RdmaBufferAllocator;
+import org.rpcrdma4j.xprt.server.RdmaRpcServer;
+import org.rpcrdma4j.xprt.server.ReplyBuffer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The embedded NFSv3 server over RDMA and TCP at once: one {@link NfsServer} (NFS and MOUNT over oncrpc4j TCP) and
+ * one {@link RdmaRpcServer} serving the very same program objects over RPC-over-RDMA with the NFSv3 upper-layer
+ * binding. MOUNT stays reachable over TCP (clients mount there, as Linux does with {@code mountproto=tcp}).
+ * <p>
+ * <b>Zero-copy READ.</b> The NFS program's READ buffers come from the RDMA server's
+ * {@link RdmaRpcServer#bufferAllocator()}: for a call that arrived over RDMA, registered memory that the file is read
+ * into and that is then RDMA-written straight into the client's write chunk; for a call over TCP, pooled direct
+ * memory. The RDMA server counts the bytes that went without a copy ({@code ZERO_COPY_BYTES}).
+ * <pre>{@code
+ * NfsRdmaServer server = NfsRdmaServer.start(
+ *         NfsServer.builder().export("/data", LocalVfs.open(dir)).port(2049),
+ *         RdmaRpcServer.builder().port(20049).provider("soft", Map.of()));
+ * // rdma://host:20049/data?mountport=2049
+ * }</pre>
+ * Owns both servers: {@link #close()} stops them (RDMA first, then TCP). The exported VFSes stay the caller's.
+ */
+public final class NfsRdmaServer implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(NfsRdmaServer.class);
+
+    private final NfsServer nfs;
+    private final RdmaRpcServer rdma;
+
+    private NfsRdmaServer(NfsServer nfs, RdmaRpcServer rdma) {
+        this.nfs = nfs;
+        this.rdma = rdma;
+    }
+
+    /**
+     * Builds and starts both servers. Takes over both builders: sets the NFS builder's READ buffer allocator, and
+     * gives the RDMA builder the NFS server's programs and the NFSv3 binding. When either fails to start, nothing is
+     * left running.
+     */
+    public static NfsRdmaServer start(NfsServer.Builder nfsBuilder, RdmaRpcServer.Builder rdmaBuilder)
+            throws IOException {
+        LateBoundReadBuffers readBuffers = new LateBoundReadBuffers();
+        NfsServer nfs = nfsBuilder.readBuffers(readBuffers).build();
+        RdmaRpcServer rdma = rdmaBuilder.programs(nfs.programs()).binding(Nfs3UpperLayerBinding.INSTANCE).build();
+        readBuffers.bind(rdma.bufferAllocator());
+        nfs.start();
+        try {
+            rdma.start();
+        } catch (IOException | RuntimeException e) {
+            closeQuietly(nfs);
+            throw e;
+        }
+        LOG.info("NFSv3 over RDMA on {} and over TCP on port {}", rdma.boundAddress(), nfs.port());
+        return new NfsRdmaServer(nfs, rdma);
+    }
+
+    private static void closeQuietly(NfsServer nfs) {
+        try {
+            nfs.close();
+        } catch (IOException e) {
+            LOG.warn("closing the TCP server failed: {}", e.toString());
+        }
+    }
+
+    /** The TCP side (NFS and MOUNT). */
+    public NfsServer tcp() {
+        return nfs;
+    }
+
+    /** The RDMA side (counters, connections). */
+    public RdmaRpcServer rdma() {
+        return rdma;
+    }
+
+    /** The TCP port of NFS and MOUNT. */
+    public int tcpPort() {
+        return nfs.port();
+    }
+
+    /** The RDMA port of NFS. */
+    public int rdmaPort() {
+        return rdma.boundAddress().getPort();
+    }
+
+    public InetSocketAddress rdmaAddress() {
+        return rdma.boundAddress();
+    }
+
+    /** Stops the RDMA server (draining calls in flight for its stop timeout), then the TCP server. */
+    @Override
+    public void close() throws IOException {
+        try {
+            rdma.stop();
+        } finally {
+            nfs.close();
+        }
+    }
+
+    /**
+     * The NFS program's READ buffers from the RDMA server's allocator, which exists only once the RDMA server is
+     * built (after the NFS server, whose programs it serves); until then, plain direct memory.
+     */
+    private static final class LateBoundReadBuffers implements ReadBufferAllocator {
+        private volatile RdmaBufferAllocator allocator;
+
+        void bind(RdmaBufferAllocator a) {
+            this.allocator = a;
+        }
+
+        @Override
+        public ReadBuffer allocate(RpcCall call, int length) {
+            RdmaBufferAllocator a = allocator;
+            if (a == null) {
+                throw new IllegalStateException("READ before the RDMA server was built");
+            }
+            ReplyBuffer b = a.allocate(call, length);
+            return new ReadBuffer() {
+                @Override
+                public ByteBuffer buffer() {
+                    return b.buffer();
+                }
+
+                @Override
+                public void release() {
+                    b.release();
+                }
+            };
+        }
+    }
+}

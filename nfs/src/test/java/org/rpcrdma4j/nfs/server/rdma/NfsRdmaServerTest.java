@@ -1,0 +1,94 @@
+package org.rpcrdma4j.nfs.server.rdma;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.InetAddress;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.rpcrdma4j.nfs.FileHandle;
+import org.rpcrdma4j.nfs.client.NfsClient;
+import org.rpcrdma4j.nfs.client.NfsClientConfig;
+import org.rpcrdma4j.nfs.client.rdma.RdmaDataTransportFactory;
+import org.rpcrdma4j.nfs.server.NfsServer;
+import org.rpcrdma4j.nfs.vfs.MemoryVfs;
+import org.rpcrdma4j.verbs.RdmaDevice;
+import org.rpcrdma4j.verbs.RdmaProviders;
+import org.rpcrdma4j.verbs.ResourceCounts;
+import org.rpcrdma4j.xprt.client.RdmaClientConfig;
+import org.rpcrdma4j.xprt.server.ServerCounter;
+
+/**
+ * Our NFS client against the embedded server over RPC-over-RDMA on the software device: files written over RDMA come
+ * back byte for byte over RDMA and over TCP from the same server, READ data leaves the server by RDMA WRITE straight
+ * from the buffer the file was read into, and MOUNT is served over TCP.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class NfsRdmaServerTest {
+    private MemoryVfs vfs;
+    private RdmaDevice clientDevice;
+    private NfsRdmaServer server;
+    private RdmaDataTransportFactory factory;
+
+    @BeforeEach
+    void start() throws Exception {
+        vfs = new MemoryVfs(64L << 20);
+        server = NfsRdmaServer.start(
+                NfsServer.builder().bindAddress("127.0.0.1").port(0).export("/m", vfs),
+                org.rpcrdma4j.xprt.server.RdmaRpcServer.builder().bindAddress(InetAddress.getLoopbackAddress())
+                        .port(0).provider("soft", Map.of()).jmx(false));
+        clientDevice = RdmaProviders.select("soft").open(Map.of());
+        factory = new RdmaDataTransportFactory(RdmaClientConfig.builder().device(clientDevice).jmx(false).build());
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        server.close();
+        vfs.close();
+        assertThat(clientDevice.resourceCounts()).isEqualTo(ResourceCounts.NONE);
+        clientDevice.close();
+    }
+
+    private static byte[] pattern(int seed, int n) {
+        byte[] b = new byte[n];
+        new Random(seed).nextBytes(b);
+        return b;
+    }
+
+    @Test
+    void filesWrittenOverRdmaReadBackOverRdmaAndTcpWithZeroCopyReads() throws Exception {
+        byte[] data = pattern(1, (3 << 20) + 4097);
+        String rdmaUrl = "rdma://127.0.0.1:" + server.rdmaPort() + "/m?mountport=" + server.tcpPort();
+        java.nio.file.Path local = java.nio.file.Files.createTempFile("nfs-rdma", ".bin");
+        java.nio.file.Path back = java.nio.file.Files.createTempFile("nfs-rdma", ".back");
+        try {
+            java.nio.file.Files.write(local, data);
+            try (NfsClient client = NfsClient.mount(rdmaUrl, NfsClientConfig.defaults().withTransportFactory(factory))) {
+                assertThat(client.upload(local, "/f")).isEqualTo(data.length);
+                assertThat(client.download("/f", back)).isEqualTo(data.length);
+                assertThat(java.nio.file.Files.readAllBytes(back)).isEqualTo(data);
+                FileHandle fh = client.resolve("/f");
+                assertThat(client.getattr(fh).size()).isEqualTo(data.length);
+            }
+            Map<ServerCounter, Long> c = server.rdma().counters();
+            assertThat(c.get(ServerCounter.READ_CHUNK_BYTES)).as("WRITE data pulled by RDMA READ")
+                    .isGreaterThanOrEqualTo(data.length);
+            assertThat(c.get(ServerCounter.ZERO_COPY_BYTES)).as("READ data written from the read buffer")
+                    .isGreaterThanOrEqualTo(data.length);
+            assertThat(c.get(ServerCounter.COPIED_REPLY_BYTES)).isZero();
+
+            String tcpUrl = "tcp://127.0.0.1:" + server.tcpPort() + "/m";
+            try (NfsClient client = NfsClient.mount(tcpUrl)) {
+                assertThat(client.readAll("/f")).isEqualTo(data);
+            }
+        } finally {
+            java.nio.file.Files.deleteIfExists(local);
+            java.nio.file.Files.deleteIfExists(back);
+        }
+    }
+}

@@ -14,13 +14,14 @@ import org.rpcrdma4j.verbs.SendWorkRequest;
  * Decides, for every {@code postSend} and connect of a {@link FaultyDevice}, which fault to inject. Thread-safe: the
  * test arms it from its own thread while the transport posts from its agent thread. Rules, checked in this order:
  * <ol>
- * <li>an armed one-shot fault ({@link #armOnce}) fires on the next chain holding a work request of its opcode;</li>
+ * <li>an armed one-shot fault ({@link #armOnce}) fires on the next chain holding a work request of one of its
+ * opcodes;</li>
  * <li>a random fault ({@link #randomly}) fires on a chain holding its opcode with the given probability.</li>
  * </ol>
  * Every fault injected is counted ({@link #injected}).
  */
 public final class FaultPlan {
-    private record Armed(Opcode opcode, PostFault fault) {
+    private record Armed(java.util.Set<Opcode> opcodes, PostFault fault) {
     }
 
     private record Random(Opcode opcode, PostFault fault, double probability) {
@@ -38,9 +39,9 @@ public final class FaultPlan {
         }
     }
 
-    /** Injects {@code fault} once, into the next posted chain that holds a work request of {@code opcode}. */
-    public FaultPlan armOnce(Opcode opcode, PostFault fault) {
-        armed.set(new Armed(opcode, fault));
+    /** Injects {@code fault} once, into the next posted chain that holds a work request of one of {@code opcodes}. */
+    public FaultPlan armOnce(PostFault fault, Opcode... opcodes) {
+        armed.set(new Armed(java.util.Set.of(opcodes), fault));
         return this;
     }
 
@@ -82,7 +83,7 @@ public final class FaultPlan {
     /** The fault for {@code chain} (called on the posting thread). */
     PostFault decide(SendWorkRequest chain) {
         Armed a = armed.get();
-        if (a != null && holds(chain, a.opcode) && armed.compareAndSet(a, null)) {
+        if (a != null && holdsAny(chain, a.opcodes) && armed.compareAndSet(a, null)) {
             return count(a.fault);
         }
         Random r = random;
@@ -95,6 +96,15 @@ public final class FaultPlan {
     private PostFault count(PostFault f) {
         injected.get(f).incrementAndGet();
         return f;
+    }
+
+    private static boolean holdsAny(SendWorkRequest chain, java.util.Set<Opcode> opcodes) {
+        for (SendWorkRequest wr = chain; wr != null; wr = wr.next) {
+            if (opcodes.contains(wr.opcode)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static boolean holds(SendWorkRequest chain, Opcode opcode) {

@@ -106,7 +106,7 @@ public final class FaultyDevice implements RdmaDevice {
 
         @Override
         public RegisteredMemory registerMemory(ByteBuffer buffer, int access) throws VerbsException {
-            return pd.registerMemory(buffer, access);
+            return new Region(pd.registerMemory(buffer, access), this);
         }
 
         @Override
@@ -132,6 +132,65 @@ public final class FaultyDevice implements RdmaDevice {
         @Override
         public void close() throws VerbsException {
             pd.close();
+        }
+    }
+
+    /**
+     * A memory region of a wrapped protection domain: the device's own, except that it names the wrapper as its
+     * protection domain (users compare them). Work requests carry only its keys, so the device never sees it.
+     */
+    private static final class Region implements RegisteredMemory {
+        private final RegisteredMemory region;
+        private final ProtectionDomain pd;
+
+        Region(RegisteredMemory region, ProtectionDomain pd) {
+            this.region = region;
+            this.pd = pd;
+        }
+
+        @Override
+        public ByteBuffer buffer() {
+            return region.buffer();
+        }
+
+        @Override
+        public ProtectionDomain protectionDomain() {
+            return pd;
+        }
+
+        @Override
+        public int lkey() {
+            return region.lkey();
+        }
+
+        @Override
+        public int rkey() {
+            return region.rkey();
+        }
+
+        @Override
+        public long iova() {
+            return region.iova();
+        }
+
+        @Override
+        public long length() {
+            return region.length();
+        }
+
+        @Override
+        public int access() {
+            return region.access();
+        }
+
+        @Override
+        public org.rpcrdma4j.verbs.MrState state() {
+            return region.state();
+        }
+
+        @Override
+        public void close() {
+            region.close();
         }
     }
 

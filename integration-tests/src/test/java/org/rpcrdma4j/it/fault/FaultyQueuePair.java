@@ -62,6 +62,7 @@ final class FaultyQueuePair implements QueuePair {
             case FAIL_POST -> throw new PostException("post refused by the fault plan", 0, chain.wrId);
             case DROP_BEFORE -> {
                 drop();
+                awaitBroken();
                 qp.postSend(chain);
             }
             case DROP_AFTER -> {
@@ -91,8 +92,20 @@ final class FaultyQueuePair implements QueuePair {
             last.next = rest;
         }
         drop();
+        awaitBroken();
         if (rest != null) {
             qp.postSend(rest);
+        }
+    }
+
+    /**
+     * Waits (a little) until the drop has taken the queue pair out of RTS, so that what is posted next is flushed and
+     * never reaches the wire. The device carries a drop out on its own thread shortly after it is asked.
+     */
+    private void awaitBroken() {
+        long deadline = System.nanoTime() + 500_000_000L;
+        while (qp.state() == QpState.RTS && System.nanoTime() - deadline < 0) {
+            Thread.onSpinWait();
         }
     }
 

@@ -134,9 +134,29 @@ final class NfsRdmaRig implements AutoCloseable {
      * port); the proxy forwards new connections to the new RDMA server.
      */
     void restart(Vfs vfs) throws Exception {
+        restart(() -> { }, d -> vfs, null);
+    }
+
+    /** What happens to the disk while the servers are down. */
+    interface Downtime {
+        void run() throws Exception;
+    }
+
+    /** Opens a file system on a directory. */
+    interface VfsOpener {
+        Vfs open(java.nio.file.Path dir) throws IOException;
+    }
+
+    /**
+     * Stops both servers, runs {@code downtime}, and starts new ones on {@code opener.open(dir)} (MOUNT on the same
+     * TCP port); the proxy forwards new connections to the new RDMA server and resets the old ones.
+     */
+    void restart(Downtime downtime, VfsOpener opener, java.nio.file.Path dir) throws Exception {
         int port = nfs.port();
         rdma.stop();
         nfs.close();
+        downtime.run();
+        Vfs vfs = opener.open(dir);
         restarts++;
         for (int attempt = 0; ; attempt++) {
             try {

@@ -105,7 +105,7 @@ final class FaultyQueuePair implements QueuePair {
     private void awaitBroken() {
         long deadline = System.nanoTime() + 500_000_000L;
         while (qp.state() == QpState.RTS && System.nanoTime() - deadline < 0) {
-            Thread.onSpinWait();
+            java.util.concurrent.locks.LockSupport.parkNanos(10_000);
         }
     }
 

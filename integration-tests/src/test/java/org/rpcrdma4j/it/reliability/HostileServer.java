@@ -51,6 +51,9 @@ import org.rpcrdma4j.xprt.internal.RpcHeader;
  * and only serves the call if the try did not break the connection. A refused try tears the connection down (iWARP
  * Terminate); the client then sends the call again on a new connection, where it is served.
  * <p>
+ * With a {@link #mutator} set it fuzzes the client's receive path instead: every reply is preceded by a mutated
+ * copy of it.
+ * <p>
  * Handles the current call exposes are never tried (the same STag value may legitimately be open for it). RDMA WRITE
  * tries write {@link #POISON} bytes. Registered memory is shared by all connections and allocated once; a connection
  * costs a queue pair, two completion queues and 32 KiB of receives. One thread serves everything.
@@ -89,6 +92,9 @@ final class HostileServer implements AutoCloseable {
     final AtomicInteger connections = new AtomicInteger();
     final AtomicInteger handlesGiven = new AtomicInteger();
     volatile Throwable failure;
+    /** When set: tries nothing; instead every reply is preceded by a copy of it this mutates (fuzzing the client). */
+    volatile java.util.function.UnaryOperator<byte[]> mutator;
+    final AtomicInteger mutatedSent = new AtomicInteger();
 
     HostileServer(RdmaDevice device) throws VerbsException {
         for (WcStatus s : WcStatus.values()) {
@@ -242,7 +248,7 @@ final class HostileServer implements AutoCloseable {
             return; // the read chunk could not be pulled: the connection is gone
         }
         int[] open = handles(in);
-        if (probedXids.add(in.xid()) && !given.isEmpty() && !probe(c, open)) {
+        if (mutator == null && probedXids.add(in.xid()) && !given.isEmpty() && !probe(c, open)) {
             return; // the try broke the connection; the client sends the call again
         }
         serve(c, in, call);
@@ -378,12 +384,27 @@ final class HostileServer implements AutoCloseable {
         wire.writeBytes(inline);
         byte[] bytes = new byte[wire.readableBytes()];
         wire.getBytes(0, bytes);
+        java.util.function.UnaryOperator<byte[]> m = mutator;
+        if (m != null) {
+            byte[] mutated = m.apply(bytes);
+            if (mutated.length <= RECEIVE_SIZE) {
+                send.buffer().put(0, mutated);
+                SendWorkRequest first = new SendWorkRequest(1);
+                first.wrId = nextWrId++;
+                first.opcode = Opcode.SEND;
+                first.flags = SendWorkRequest.SIGNALED;
+                first.addSge().set(send, 0, mutated.length);
+                c.qp.postSend(first);
+                check(c, await(c, first.wrId));
+                mutatedSent.incrementAndGet();
+            }
+        }
         send.buffer().put(0, bytes);
         SendWorkRequest wr = new SendWorkRequest(1);
         wr.wrId = nextWrId++;
         // answer with Send With Invalidate every other time it is allowed, so both invalidation paths are used
         long sole = in.soleHandle();
-        if (c.remoteInvalidation && sole >= 0 && (served.get() & 1) == 1) {
+        if (m == null && c.remoteInvalidation && sole >= 0 && (served.get() & 1) == 1) {
             wr.opcode = Opcode.SEND_WITH_INV;
             wr.invalidateStag = (int) sole;
         } else {
@@ -442,7 +463,7 @@ final class HostileServer implements AutoCloseable {
                 }
                 continue;
             }
-            Thread.onSpinWait();
+            java.util.concurrent.locks.LockSupport.parkNanos(10_000); // two shared cores: no busy wait
         }
         return WcStatus.GENERAL_ERR;
     }

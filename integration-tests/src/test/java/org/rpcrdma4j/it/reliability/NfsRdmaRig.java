@@ -66,13 +66,22 @@ final class NfsRdmaRig implements AutoCloseable {
 
     NfsRdmaRig(Vfs vfs, boolean withCache, Map<String, String> clientDeviceOptions,
                Consumer<RdmaRpcServer.Builder> serverTweak) throws Exception {
+        this(vfs, withCache, clientDeviceOptions, Map.of(), serverTweak);
+    }
+
+    NfsRdmaRig(Vfs vfs, boolean withCache, Map<String, String> clientDeviceOptions,
+               Map<String, String> serverDeviceOptions, Consumer<RdmaRpcServer.Builder> serverTweak)
+            throws Exception {
         this.serverTweak = serverTweak;
         this.withCache = withCache;
         Map<String, String> options = new java.util.HashMap<>(clientDeviceOptions);
         options.put("name", "rig-client-" + id);
         options.put("engineThreads", "1");
         clientSoft = RdmaProviders.select("soft").open(options);
-        serverSoft = RdmaProviders.select("soft").open(Map.of("name", "rig-server-" + id, "engineThreads", "1"));
+        Map<String, String> serverOptions = new java.util.HashMap<>(serverDeviceOptions);
+        serverOptions.put("name", "rig-server-" + id);
+        serverOptions.put("engineThreads", "1");
+        serverSoft = RdmaProviders.select("soft").open(serverOptions);
         clientDevice = FaultyDevice.wrap(clientSoft, clientPlan);
         serverDevice = FaultyDevice.wrap(serverSoft, serverPlan);
         startServers(vfs, 0);

@@ -184,6 +184,7 @@ class FuzzCampaignTest {
         clientDevice = RdmaProviders.select("soft").open(Map.of("name", "fuzz-client-side", "engineThreads", "1"));
         serverDevice = RdmaProviders.select("soft").open(Map.of("name", "fuzz-server-side", "engineThreads", "1"));
         hostileServer = new HostileServer(serverDevice);
+        hostileServer.probing = false;
         Mutator mutator = new Mutator(SEED + 1);
         hostileServer.mutator = mutator::mutate;
         client = RdmaClientTransport.connect(hostileServer.address(), RdmaClientConfig.builder().device(clientDevice)
@@ -229,6 +230,7 @@ class FuzzCampaignTest {
                 .put("seed", SEED + 1).report();
         assertThat(hostileServer.failure).as("the fuzzing server's own work").isNull();
         assertThat(stats.get(XprtCounter.TIMEOUTS)).as("calls that hung until their timeout").isZero();
+        assertThat(hostileServer.tries()).isZero();
         assertThat(outcomes).doesNotContainKey("RdmaCallTimeoutException");
         RegisteredBufferPool pool = client.bufferPool();
         client.close();

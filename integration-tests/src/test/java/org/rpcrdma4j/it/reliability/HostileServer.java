@@ -94,6 +94,8 @@ final class HostileServer implements AutoCloseable {
     volatile Throwable failure;
     /** When set: tries nothing; instead every reply is preceded by a copy of it this mutates (fuzzing the client). */
     volatile java.util.function.UnaryOperator<byte[]> mutator;
+    /** Whether it tries handles between calls (on by default; off makes it a plain, correct responder). */
+    volatile boolean probing = true;
     final AtomicInteger mutatedSent = new AtomicInteger();
 
     HostileServer(RdmaDevice device) throws VerbsException {
@@ -248,7 +250,7 @@ final class HostileServer implements AutoCloseable {
             return; // the read chunk could not be pulled: the connection is gone
         }
         int[] open = handles(in);
-        if (mutator == null && probedXids.add(in.xid()) && !given.isEmpty() && !probe(c, open)) {
+        if (probing && mutator == null && probedXids.add(in.xid()) && !given.isEmpty() && !probe(c, open)) {
             return; // the try broke the connection; the client sends the call again
         }
         serve(c, in, call);

@@ -37,8 +37,9 @@ import org.rpcrdma4j.xprt.client.fake.TestProgram;
  * connection (the refused access is an iWARP Terminate), so the normal run makes 2,000 tries and the
  * {@code -Preliability} profile 10,000 ({@code reliability.hostileServer.tries}).
  * <p>
- * Asserted: 0 successful tries among at least that many tries the client's device judged, both operations tried, every result and every marker intact, the client's registered pages
- * all back in the pool and its device empty after close, and no Netty leak report.
+ * Asserted: 0 successful tries among at least that many tries the client's device judged, both operations tried,
+ * both invalidation paths used (Send With Invalidate and Local Invalidate), every result and every marker intact, the
+ * client's registered pages all back in the pool and its device empty after close, and no Netty leak report.
  */
 @Timeout(value = 600, unit = TimeUnit.SECONDS)
 class HostileServerCampaignTest {

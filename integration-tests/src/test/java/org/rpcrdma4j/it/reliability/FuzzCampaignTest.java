@@ -55,7 +55,7 @@ import org.rpcrdma4j.xprt.server.ServerCounter;
  */
 @Timeout(value = 3600, unit = TimeUnit.SECONDS)
 class FuzzCampaignTest {
-    private static final int INPUTS = Integer.getInteger("reliability.fuzz.inputs", 10_000);
+    private static final int INPUTS = Integer.getInteger("reliability.fuzz.inputs", 50_000);
     private static final long SEED = Long.getLong("reliability.fuzz.seed", 5666L);
     private static final Duration HANG = Duration.ofSeconds(10);
     /** Mutated calls sent before each probe. */

@@ -229,6 +229,11 @@ final class Receiver {
         }
     }
 
+    /** @return whether any FPDU arrived from the peer on this connection */
+    boolean seenFirstFpdu() {
+        return seenFirst;
+    }
+
     private void taggedHeader() {
         int op = seg.opcode;
         if (op != Rdmap.WRITE && op != Rdmap.READ_RESPONSE) {

@@ -91,6 +91,55 @@ class SoftMpaHandshakeTest extends VerbsFixture {
         }
     }
 
+    /**
+     * Linux siw sometimes answers a zero-length placement probe with a Read Response carrying stale bytes. The device
+     * drops them, takes the response as the confirmation and keeps the connection: no Terminate, the Send completes,
+     * and the next message from the peer lands where it should.
+     */
+    @Test
+    void aProbeAnsweredWithBytesStillConfirmsPlacementAndTheConnectionLives() throws Exception {
+        for (boolean withCrc : new boolean[] {false, true}) {
+            try (RdmaDevice d = RdmaProviders.select("soft").open(Map.of("crc", Boolean.toString(withCrc),
+                    "wakeResponder", "false"))) {
+                Endpoint client = endpoint(d, Sizes.defaults());
+                try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+                    CompletableFuture<ConnectionInfo> connected = d.connectionManager().connect(client.qp,
+                            (InetSocketAddress) server.getLocalSocketAddress(), new ConnectParameters(new byte[0], 1, 1),
+                            client.events);
+                    try (RawPeer peer = new RawPeer(server.accept())) {
+                        peer.readFrame(false);
+                        peer.write(MpaFrame.encode(true, MpaFrame.FLAG_ENHANCED | (withCrc ? MpaFrame.FLAG_CRC : 0),
+                                2, MpaFrame.enhancedPrivateData(1, 1, new byte[0])));
+                        peer.crc = withCrc;
+                        connected.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+                        assertThat(RawPeer.opcode(peer.readFpdu())).as("ready-to-receive").isEqualTo(Rdmap.WRITE);
+                        RegisteredMemory mem = register(client.pd, 64, Access.LOCAL_WRITE);
+                        client.qp.postRecv(recv(7, mem, 32, 32));
+                        mem.buffer().put(0, ascii("ping"));
+                        client.qp.postSend(send(1, mem, 0, 4));
+                        assertThat(RawPeer.opcode(peer.readFpdu())).isEqualTo(Rdmap.SEND);
+                        byte[] probe = peer.readFpdu();
+                        assertThat(RawPeer.opcode(probe)).isEqualTo(Rdmap.READ_REQUEST);
+                        java.nio.ByteBuffer p = java.nio.ByteBuffer.wrap(probe);
+                        assertThat(p.getInt(Rdmap.OFFSET_READ_SIZE)).as("a zero-length probe").isZero();
+                        byte[] stale = HEX.parseHex("90d3c3010000000100000080000000000000000000000000");
+                        peer.sendFpdu(RawPeer.tagged(true, Rdmap.READ_RESPONSE, p.getInt(Rdmap.OFFSET_SINK_STAG),
+                                p.getLong(Rdmap.OFFSET_SINK_TO), stale));
+                        WorkCompletion sent = await(client.sendCq);
+                        assertThat(sent.status).isEqualTo(WcStatus.SUCCESS);
+                        peer.sendFpdu(RawPeer.untagged(true, Rdmap.SEND, 0, Ddp.QN_SEND, 1, 0, ascii("pong")));
+                        WorkCompletion received = await(client.recvCq);
+                        assertThat(received.status).isEqualTo(WcStatus.SUCCESS);
+                        assertThat(bytes(mem.buffer(), 32, 4)).isEqualTo(ascii("pong"));
+                        assertThat(bytes(mem.buffer(), 4, 24)).as("the stale bytes were placed nowhere")
+                                .containsOnly(0);
+                        assertThat(peer.quietFor(300)).as("no Terminate").isTrue();
+                    }
+                }
+            }
+        }
+    }
+
     @Test
     void withoutTheReadyToReceiveFrameTheInitiatorsFirstFpduIsItsFirstRequest() throws Exception {
         try (RdmaDevice quiet = RdmaProviders.select("soft").open(Map.of("readyToReceive", "false",

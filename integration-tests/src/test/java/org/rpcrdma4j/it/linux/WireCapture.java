@@ -97,8 +97,8 @@ final class WireCapture implements AutoCloseable {
     }
 
     private static void knock(ServerSocket sentinel) throws IOException {
-        try (Socket s = new Socket(sentinel.getInetAddress(), sentinel.getLocalPort());
-             Socket accepted = sentinel.accept()) {
+        try (Socket s = new Socket(sentinel.getInetAddress(), sentinel.getLocalPort())) {
+            sentinel.accept().close();
             s.shutdownOutput();
         }
     }

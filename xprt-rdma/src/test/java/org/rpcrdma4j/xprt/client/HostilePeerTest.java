@@ -201,7 +201,7 @@ class HostilePeerTest extends ClientTestBase {
             return Reply.none();
         });
         RdmaClientTransport t = connect(b -> b.keepAlive(Duration.ofMillis(200), Duration.ofMillis(300))
-                .timeouts(Duration.ofSeconds(1), Duration.ofMillis(500)));
+                .timeouts(Duration.ofSeconds(5), Duration.ofSeconds(5)));
         warmUp(t);
         RdmaCall call = new RdmaCall().message(echoCall(t.nextXid(), new byte[8])).reply(Unpooled.buffer())
                 .timeout(3, TimeUnit.SECONDS);

@@ -11,6 +11,8 @@
  * <ul>
  * <li>{@code xdr}: hand-written, bounds-checked XDR codecs (oncrpc4j {@code XdrAble}) for NFSv3 and MOUNTv3;</li>
  * <li>{@code binding}: the RFC 8267 upper-layer binding the RDMA transports use to find DDP-eligible items;</li>
+ * <li>{@code v4}: the RFC 8267 binding of NFSv4.0, 4.1 and 4.2 COMPOUNDs, so that NFSv4 servers written for oncrpc4j
+ * (nfs4j) and oncrpc4j clients get direct data placement over RDMA;</li>
  * <li>{@code vfs}: the small file system interface the embedded server exports, in memory and over a local
  * directory;</li>
  * <li>{@code server}: the NFS, MOUNT and portmap programs as oncrpc4j {@code RpcDispatchable}s, and an embedded

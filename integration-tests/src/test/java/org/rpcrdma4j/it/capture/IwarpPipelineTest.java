@@ -295,6 +295,40 @@ class IwarpPipelineTest {
                 .hasMessageContaining("was not all written");
     }
 
+    /**
+     * Linux siw answers some zero-length Read Requests (placement probes) with bytes at the right sink: counted and
+     * left out of every chunk. A Read Response longer than a non-zero request is still refused.
+     */
+    @Test
+    void aZeroLengthReadAnsweredWithBytesIsCountedAndIgnored() throws Exception {
+        byte[] call = ByteBuffer.allocate(40).putInt(0x21).putInt(0).putInt(2).putInt(100003).putInt(3).putInt(0)
+                .putLong(0).putLong(0).array();
+        byte[] reply = ByteBuffer.allocate(24).putInt(0x21).putInt(1).putInt(0).putLong(0).putInt(0).array();
+        RpcRdmaHeader h = new RpcRdmaHeader().xid(0x21).credits(8).proc(RpcRdmaProc.RDMA_MSG);
+        for (int size : new int[] {0, 10}) {
+            byte[] probe = ByteBuffer.allocate(28).putInt(1).putLong(0).putInt(size).putInt(1).putLong(0).array();
+            byte[] client = concat(mpa(true, 0x10, new byte[] {0, 16, 0, 0}),
+                    fpdu(untagged(RdmapMessage.SEND, true, 0, 0, 1, 0, concat(encode(h), call)), false),
+                    fpdu(tagged(RdmapMessage.READ_RESPONSE, true, 1, 0, new byte[24]), false));
+            byte[] server = concat(mpa(false, 0x10, new byte[] {0, 0, 0, 16}),
+                    fpdu(untagged(RdmapMessage.SEND, true, 0, 0, 1, 0, concat(encode(h), reply)), false),
+                    fpdu(untagged(RdmapMessage.READ_REQUEST, true, 0, 1, 1, 0, probe), false));
+            PcapWriter pcap = new PcapWriter().segment(CLIENT, SERVER, 1, TcpSegment.ACK, client)
+                    .segment(SERVER, CLIENT, 1, TcpSegment.ACK, server);
+            IwarpConnection c = IwarpCapture.connections(TcpReassembler.reassemble(
+                    PcapFile.parse(pcap.toByteArray()))).get(0);
+            if (size == 0) {
+                RpcRdmaTrace trace = RpcRdmaTrace.of(c);
+                assertThat(trace.overlongZeroLengthReadResponses()).isEqualTo(1);
+                assertThat(trace.exchanges()).hasSize(1);
+                assertThat(trace.exchanges().get(0).reply().header().xid()).isEqualTo(0x21);
+            } else {
+                assertThatThrownBy(() -> RpcRdmaTrace.of(c)).isInstanceOf(CaptureFormatException.class)
+                        .hasMessageContaining("does not answer");
+            }
+        }
+    }
+
     private static byte[] encode(RpcRdmaHeader h) {
         ByteBuf b = Unpooled.buffer();
         RpcRdmaEncoder.encode(b, h);

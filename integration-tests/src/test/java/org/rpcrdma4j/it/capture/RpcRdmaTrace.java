@@ -30,16 +30,30 @@ import org.rpcrdma4j.codec.RpcRdmaHeader;
  *       invalidates it).</li>
  * </ul>
  * A chunk whose data the capture does not show, or shows only in part, raises {@link CaptureFormatException}.
+ * <p>
+ * One departure is tolerated and counted ({@link #overlongZeroLengthReadResponses()}): a zero-length Read Request
+ * (a placement probe) answered at the right sink with bytes, which Linux siw 6.1 sometimes sends.
  */
 public final class RpcRdmaTrace {
     private final IwarpConnection connection;
     private final List<RpcRdmaMessage> messages;
     private final List<RpcRdmaExchange> exchanges;
+    private final int overlongZeroLengthReadResponses;
 
-    private RpcRdmaTrace(IwarpConnection connection, List<RpcRdmaMessage> messages, List<RpcRdmaExchange> exchanges) {
+    private RpcRdmaTrace(IwarpConnection connection, List<RpcRdmaMessage> messages, List<RpcRdmaExchange> exchanges,
+                         int overlongZeroLengthReadResponses) {
         this.connection = connection;
         this.messages = messages;
         this.exchanges = exchanges;
+        this.overlongZeroLengthReadResponses = overlongZeroLengthReadResponses;
+    }
+
+    /**
+     * @return how many zero-length Read Requests were answered with a Read Response that carried bytes (to the right
+     *     sink STag and TO); those bytes belong to no chunk and are ignored
+     */
+    public int overlongZeroLengthReadResponses() {
+        return overlongZeroLengthReadResponses;
     }
 
     /** @return the connection the trace was read from */
@@ -64,17 +78,18 @@ public final class RpcRdmaTrace {
     /** Builds the trace of one connection. */
     public static RpcRdmaTrace of(IwarpConnection c) throws CaptureFormatException {
         // read chunks the server pulls from the client, and (rarely) the other way round
-        List<ReadTransfer> serverReads = transfers("responder", c.fromServer(), c.fromClient());
-        List<ReadTransfer> clientReads = transfers("initiator", c.fromClient(), c.fromServer());
+        int[] overlong = new int[1];
+        List<ReadTransfer> serverReads = transfers("responder", c.fromServer(), c.fromClient(), overlong);
+        List<ReadTransfer> clientReads = transfers("initiator", c.fromClient(), c.fromServer(), overlong);
         List<RpcRdmaMessage> all = new ArrayList<>();
         side(true, c.fromClient(), serverReads, all);
         side(false, c.fromServer(), clientReads, all);
         all.sort(Comparator.comparingInt(RpcRdmaMessage::frame).thenComparingInt(m -> m.send().index()));
-        return new RpcRdmaTrace(c, List.copyOf(all), pair(all));
+        return new RpcRdmaTrace(c, List.copyOf(all), pair(all), overlong[0]);
     }
 
-    private static List<ReadTransfer> transfers(String who, List<RdmapMessage> requester, List<RdmapMessage> responder)
-            throws CaptureFormatException {
+    private static List<ReadTransfer> transfers(String who, List<RdmapMessage> requester, List<RdmapMessage> responder,
+                                                int[] overlong) throws CaptureFormatException {
         List<RdmapMessage.ReadRequest> requests = new ArrayList<>();
         for (RdmapMessage m : requester) {
             if (m instanceof RdmapMessage.ReadRequest r) {
@@ -90,6 +105,11 @@ public final class RpcRdmaTrace {
                             + who);
                 }
                 RdmapMessage.ReadRequest r = requests.get(i++);
+                if (r.size() == 0 && t.stag() == r.sinkStag() && t.taggedOffset() == r.sinkOffset()
+                        && t.payload().length > 0) {
+                    overlong[0]++;
+                    continue; // a probe answered with stale bytes: no chunk's data
+                }
                 if (t.stag() != r.sinkStag() || t.taggedOffset() != r.sinkOffset() || t.payload().length != r.size()) {
                     throw new CaptureFormatException(String.format("Read Response (frame %d: STag %08x TO %x, %d bytes) "
                                     + "does not answer the %s's Read Request (frame %d: sink %08x TO %x, %d bytes)",

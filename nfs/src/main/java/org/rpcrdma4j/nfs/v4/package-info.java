@@ -31,6 +31,18 @@
  * (its delegation carries an ACE with a free-form name), SECINFO, GETATTR of owners or ACLs and the unknown are
  * unbounded. A READ COMPOUND of the Linux client, SEQUENCE + PUTFH + READ, is bounded at 504 bytes, RPC reply header included.
  *
+ * <h2>Plugging it in</h2>
+ * The binding serves both sides. A server registers the NFSv4 program (an nfs4j server, or any oncrpc4j
+ * {@code RpcDispatchable} for program 100003 version 4) with {@code RdmaRpcServer} and gives it
+ * {@code binding(Nfs4UpperLayerBinding.INSTANCE)}, or, to serve NFSv3 on the same port,
+ * {@code binding(VersionedBinding.of(Nfs3UpperLayerBinding.INSTANCE, Nfs4UpperLayerBinding.INSTANCE))} (the
+ * transports take one binding per program). A client gives the same to {@code RdmaClientConfig.Builder.binding};
+ * {@code RdmaDataTransport} does so by default. Then an unmodified oncrpc4j {@code RpcCall} carrying a COMPOUND
+ * with a WRITE sends the data as a Read chunk at the data item's XDR position, and one with a READ provides a Write
+ * chunk as large as the READ's count; the server pulls the one and fills the other from the program's encoded reply.
+ * A COMPOUND that cannot be bounded gets a Reply chunk of the client's {@code defaultMaxReplySize}, which NFSv4.1
+ * clients should set to their session's {@code ca_maxresponsesize}.
+ *
  * <h2>Ownership and threads</h2>
  * Every method borrows the buffer it is given and moves none of its indexes; the binding keeps one
  * {@link org.rpcrdma4j.xprt.XdrCursor} per thread, so calls allocate nothing and may come from any thread.

@@ -36,18 +36,31 @@ import org.rpcrdma4j.verbs.VerbsException;
  *                          6581 ready-to-receive frame), so that a responder that waits for the initiator's first
  *                          FPDU (this device does) may send first (key {@code readyToReceive}, default true; Linux siw
  *                          accepts and ignores the frame)
+ * @param wakeResponder     as initiator, while the responder has sent nothing since the MPA Reply although our first
+ *                          message went out {@value #WAKE_FIRST_MILLIS} ms ago, send a zero-length RDMA Write to STag 1
+ *                          (as the ready-to-receive frame), again after twice the delay, at most {@value #WAKE_TIMES}
+ *                          times (key {@code wakeResponder}, default true). Linux siw (seen in 6.1) as responder
+ *                          ignores FPDUs that reach its socket between sending its MPA Reply and taking the socket over,
+ *                          until more data arrives: an initiator that sends its first request at once and then waits
+ *                          for the answer would wait forever. A zero-length Write is ignored by siw and by this device.
  */
 public record SoftIwarpOptions(String name, boolean crc, int mpaRevision, int maxUlpdu, int engineThreads,
                                Set<DeviceCapability> capabilities, Duration handshakeTimeout,
-                               boolean confirmPlacement, int socketBufferSize, boolean readyToReceive) {
+                               boolean confirmPlacement, int socketBufferSize, boolean readyToReceive,
+                               boolean wakeResponder) {
 
     /** Largest payload per segment: 65535 minus the 18-byte untagged header, rounded down to a multiple of 4. */
     public static final int MAX_ULPDU = 65516;
     /** Default payload per segment: a little under 64 KiB, a multiple of 16. */
     public static final int DEFAULT_MAX_ULPDU = 65504;
+    /** With {@code wakeResponder}: the first wait for the responder, in milliseconds; each further wait doubles. */
+    public static final int WAKE_FIRST_MILLIS = 25;
+    /** With {@code wakeResponder}: how many zero-length Writes at most. */
+    public static final int WAKE_TIMES = 6;
 
     private static final Set<String> KEYS = Set.of("name", "crc", "mpaRevision", "maxUlpdu", "engineThreads",
-            "capabilities", "handshakeTimeoutMs", "confirmPlacement", "socketBufferSize", "readyToReceive");
+            "capabilities", "handshakeTimeoutMs", "confirmPlacement", "socketBufferSize", "readyToReceive",
+            "wakeResponder");
 
     public SoftIwarpOptions {
         Objects.requireNonNull(name, "name");
@@ -73,7 +86,7 @@ public record SoftIwarpOptions(String name, boolean crc, int mpaRevision, int ma
     /** Every default. */
     public static SoftIwarpOptions defaults() {
         return new SoftIwarpOptions("soft-iwarp", false, 2, DEFAULT_MAX_ULPDU, 2, EnumSet.allOf(DeviceCapability.class),
-                Duration.ofSeconds(5), true, 0, true);
+                Duration.ofSeconds(5), true, 0, true, true);
     }
 
     /**
@@ -100,7 +113,8 @@ public record SoftIwarpOptions(String name, boolean crc, int mpaRevision, int ma
                     Duration.ofMillis(integer(options, "handshakeTimeoutMs", (int) d.handshakeTimeout().toMillis())),
                     bool(options, "confirmPlacement", d.confirmPlacement()),
                     integer(options, "socketBufferSize", d.socketBufferSize()),
-                    bool(options, "readyToReceive", d.readyToReceive()));
+                    bool(options, "readyToReceive", d.readyToReceive()),
+                    bool(options, "wakeResponder", d.wakeResponder()));
         } catch (IllegalArgumentException e) {
             throw new VerbsException("bad soft iWARP device option: " + e.getMessage(), e);
         }
@@ -125,6 +139,7 @@ public record SoftIwarpOptions(String name, boolean crc, int mpaRevision, int ma
         map.put("confirmPlacement", Boolean.toString(confirmPlacement));
         map.put("socketBufferSize", Integer.toString(socketBufferSize));
         map.put("readyToReceive", Boolean.toString(readyToReceive));
+        map.put("wakeResponder", Boolean.toString(wakeResponder));
         return map;
     }
 

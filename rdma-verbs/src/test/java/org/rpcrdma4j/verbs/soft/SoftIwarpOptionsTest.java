@@ -29,17 +29,19 @@ class SoftIwarpOptionsTest {
         assertThat(o.handshakeTimeout()).isEqualTo(Duration.ofSeconds(5));
         assertThat(o.confirmPlacement()).isTrue();
         assertThat(o.readyToReceive()).isTrue();
+        assertThat(o.wakeResponder()).isTrue();
     }
 
     @Test
     void everyKeyIsRead() throws Exception {
-        SoftIwarpOptions o = SoftIwarpOptions.parse(Map.of("name", "x", "crc", "true", "mpaRevision", "1",
-                "maxUlpdu", "100", "engineThreads", "3", "capabilities", "fast_reg, LOCAL_INV",
-                "handshakeTimeoutMs", "250", "confirmPlacement", "false", "socketBufferSize", "65536",
-                "readyToReceive", "no"));
+        SoftIwarpOptions o = SoftIwarpOptions.parse(Map.ofEntries(Map.entry("name", "x"), Map.entry("crc", "true"),
+                Map.entry("mpaRevision", "1"), Map.entry("maxUlpdu", "100"), Map.entry("engineThreads", "3"),
+                Map.entry("capabilities", "fast_reg, LOCAL_INV"), Map.entry("handshakeTimeoutMs", "250"),
+                Map.entry("confirmPlacement", "false"), Map.entry("socketBufferSize", "65536"),
+                Map.entry("readyToReceive", "no"), Map.entry("wakeResponder", "off")));
         assertThat(o).isEqualTo(new SoftIwarpOptions("x", true, 1, 100, 3,
                 EnumSet.of(DeviceCapability.FAST_REG, DeviceCapability.LOCAL_INV), Duration.ofMillis(250), false,
-                65536, false));
+                65536, false, false));
         assertThat(SoftIwarpOptions.parse(o.toMap())).isEqualTo(o);
     }
 

@@ -25,6 +25,7 @@ import org.rpcrdma4j.verbs.RdmaListener;
 import org.rpcrdma4j.verbs.RdmaProviders;
 import org.rpcrdma4j.verbs.RegisteredMemory;
 import org.rpcrdma4j.verbs.WcStatus;
+import org.rpcrdma4j.verbs.WorkCompletion;
 import org.rpcrdma4j.verbs.conformance.VerbsFixture;
 import org.rpcrdma4j.verbs.soft.wire.Ddp;
 import org.rpcrdma4j.verbs.soft.wire.MpaFrame;
@@ -90,6 +91,55 @@ class SoftMpaHandshakeTest extends VerbsFixture {
         }
     }
 
+    /**
+     * Linux siw sometimes answers a zero-length placement probe with a Read Response carrying stale bytes. The device
+     * drops them, takes the response as the confirmation and keeps the connection: no Terminate, the Send completes,
+     * and the next message from the peer lands where it should.
+     */
+    @Test
+    void aProbeAnsweredWithBytesStillConfirmsPlacementAndTheConnectionLives() throws Exception {
+        for (boolean withCrc : new boolean[] {false, true}) {
+            try (RdmaDevice d = RdmaProviders.select("soft").open(Map.of("crc", Boolean.toString(withCrc),
+                    "wakeResponder", "false"))) {
+                Endpoint client = endpoint(d, Sizes.defaults());
+                try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+                    CompletableFuture<ConnectionInfo> connected = d.connectionManager().connect(client.qp,
+                            (InetSocketAddress) server.getLocalSocketAddress(), new ConnectParameters(new byte[0], 1, 1),
+                            client.events);
+                    try (RawPeer peer = new RawPeer(server.accept())) {
+                        peer.readFrame(false);
+                        peer.write(MpaFrame.encode(true, MpaFrame.FLAG_ENHANCED | (withCrc ? MpaFrame.FLAG_CRC : 0),
+                                2, MpaFrame.enhancedPrivateData(1, 1, new byte[0])));
+                        peer.crc = withCrc;
+                        connected.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+                        assertThat(RawPeer.opcode(peer.readFpdu())).as("ready-to-receive").isEqualTo(Rdmap.WRITE);
+                        RegisteredMemory mem = register(client.pd, 64, Access.LOCAL_WRITE);
+                        client.qp.postRecv(recv(7, mem, 32, 32));
+                        mem.buffer().put(0, ascii("ping"));
+                        client.qp.postSend(send(1, mem, 0, 4));
+                        assertThat(RawPeer.opcode(peer.readFpdu())).isEqualTo(Rdmap.SEND);
+                        byte[] probe = peer.readFpdu();
+                        assertThat(RawPeer.opcode(probe)).isEqualTo(Rdmap.READ_REQUEST);
+                        java.nio.ByteBuffer p = java.nio.ByteBuffer.wrap(probe);
+                        assertThat(p.getInt(Rdmap.OFFSET_READ_SIZE)).as("a zero-length probe").isZero();
+                        byte[] stale = HEX.parseHex("90d3c3010000000100000080000000000000000000000000");
+                        peer.sendFpdu(RawPeer.tagged(true, Rdmap.READ_RESPONSE, p.getInt(Rdmap.OFFSET_SINK_STAG),
+                                p.getLong(Rdmap.OFFSET_SINK_TO), stale));
+                        WorkCompletion sent = await(client.sendCq);
+                        assertThat(sent.status).isEqualTo(WcStatus.SUCCESS);
+                        peer.sendFpdu(RawPeer.untagged(true, Rdmap.SEND, 0, Ddp.QN_SEND, 1, 0, ascii("pong")));
+                        WorkCompletion received = await(client.recvCq);
+                        assertThat(received.status).isEqualTo(WcStatus.SUCCESS);
+                        assertThat(bytes(mem.buffer(), 32, 4)).isEqualTo(ascii("pong"));
+                        assertThat(bytes(mem.buffer(), 4, 24)).as("the stale bytes were placed nowhere")
+                                .containsOnly(0);
+                        assertThat(peer.quietFor(300)).as("no Terminate").isTrue();
+                    }
+                }
+            }
+        }
+    }
+
     @Test
     void withoutTheReadyToReceiveFrameTheInitiatorsFirstFpduIsItsFirstRequest() throws Exception {
         try (RdmaDevice quiet = RdmaProviders.select("soft").open(Map.of("readyToReceive", "false",
@@ -107,6 +157,65 @@ class SoftMpaHandshakeTest extends VerbsFixture {
                     RegisteredMemory src = register(client.pd, 64, Access.LOCAL_WRITE);
                     client.qp.postSend(send(1, src, 0, 3));
                     assertThat(RawPeer.opcode(peer.readFpdu())).isEqualTo(Rdmap.SEND);
+                }
+            }
+        }
+    }
+
+    /**
+     * Linux siw as responder sends its MPA Reply before it takes the socket over; FPDUs arriving in between stay unread
+     * until more data comes. The peer here plays that: it reads the initiator's first request but does not answer
+     * until something more arrives. The initiator, still without any FPDU from the responder, sends a zero-length
+     * Write after a short wait; once the responder has spoken, no more.
+     */
+    @Test
+    void anInitiatorWakesAResponderThatMissedItsFirstRequest() throws Exception {
+        Endpoint client = endpoint(device, Sizes.defaults());
+        try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            CompletableFuture<ConnectionInfo> connected = device.connectionManager().connect(client.qp,
+                    (InetSocketAddress) server.getLocalSocketAddress(), new ConnectParameters(new byte[0], 1, 0),
+                    client.events);
+            try (RawPeer peer = new RawPeer(server.accept())) {
+                peer.readFrame(false);
+                peer.write(MpaFrame.encode(true, MpaFrame.FLAG_ENHANCED, 2,
+                        MpaFrame.enhancedPrivateData(0, 1, new byte[0])));
+                connected.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+                String zeroLengthWrite = "c140" + "00000001" + "0000000000000000";
+                assertThat(HEX.formatHex(peer.readFpdu())).as("ready-to-receive").isEqualTo(zeroLengthWrite);
+                RegisteredMemory mem = register(client.pd, 64, Access.LOCAL_WRITE);
+                client.qp.postRecv(recv(7, mem, 32, 32));
+                mem.buffer().put(0, ascii("ping"));
+                client.qp.postSend(send(1, mem, 0, 4));
+                assertThat(RawPeer.opcode(peer.readFpdu())).as("the first request").isEqualTo(Rdmap.SEND);
+                // the "responder" missed it; what comes next wakes it
+                assertThat(HEX.formatHex(peer.readFpdu())).as("the wake-up").isEqualTo(zeroLengthWrite);
+                peer.sendFpdu(RawPeer.untagged(true, Rdmap.SEND, 0, Ddp.QN_SEND, 1, 0, ascii("pong")));
+                WorkCompletion wc = await(client.recvCq);
+                assertThat(wc.status).isEqualTo(WcStatus.SUCCESS);
+                assertThat(bytes(mem.buffer(), 32, 4)).isEqualTo(ascii("pong"));
+                assertThat(peer.quietFor(400)).as("no wake-up once the responder has spoken").isTrue();
+            }
+        }
+    }
+
+    @Test
+    void withoutWakeResponderTheInitiatorWaitsQuietlyForItsAnswer() throws Exception {
+        try (RdmaDevice patient = RdmaProviders.select("soft").open(Map.of("wakeResponder", "false"))) {
+            Endpoint client = endpoint(patient, Sizes.defaults());
+            try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+                CompletableFuture<ConnectionInfo> connected = patient.connectionManager().connect(client.qp,
+                        (InetSocketAddress) server.getLocalSocketAddress(), new ConnectParameters(new byte[0], 1, 0),
+                        client.events);
+                try (RawPeer peer = new RawPeer(server.accept())) {
+                    peer.readFrame(false);
+                    peer.write(MpaFrame.encode(true, MpaFrame.FLAG_ENHANCED, 2,
+                            MpaFrame.enhancedPrivateData(0, 1, new byte[0])));
+                    connected.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+                    assertThat(RawPeer.opcode(peer.readFpdu())).as("ready-to-receive").isEqualTo(Rdmap.WRITE);
+                    RegisteredMemory mem = register(client.pd, 64, Access.LOCAL_WRITE);
+                    client.qp.postSend(send(1, mem, 0, 4));
+                    assertThat(RawPeer.opcode(peer.readFpdu())).isEqualTo(Rdmap.SEND);
+                    assertThat(peer.quietFor(400)).isTrue();
                 }
             }
         }

@@ -18,6 +18,9 @@ import org.rpcrdma4j.verbs.util.EnumCounters;
 import org.rpcrdma4j.xprt.UpperLayerBinding;
 import org.rpcrdma4j.xprt.XdrFormatException;
 import org.rpcrdma4j.xprt.XprtCounter;
+import org.rpcrdma4j.xprt.internal.Copies;
+import org.rpcrdma4j.xprt.internal.DataItemCut;
+import org.rpcrdma4j.xprt.internal.InlineThresholds;
 import org.rpcrdma4j.xprt.internal.RpcHeader;
 
 /**
@@ -164,36 +167,30 @@ final class CallMarshaler {
         slot.binding = agent.bindings().find(h.program(), h.version());
     }
 
-    /** With a binding and no payload: splits the copied message around its DDP-eligible argument, if it has one. */
+    /** With a binding and no payload: cuts the copied message around its DDP-eligible argument, if it has one. */
     private void locateCallItem(RequestSlot slot, RegisteredBuffer base, int at, int length)
             throws RdmaMarshalException {
         UpperLayerBinding binding = slot.binding;
         if (binding == null) {
             return;
         }
-        int args = at + slot.callHeader.bodyOffset();
+        DataItemCut cut = slot.callCut;
         try {
-            if (!binding.locateCallItem(slot.version, slot.procedure, view(slot, base, args, at + length),
-                    slot.callItem.clear())) {
+            if (!cut.cutCall(binding, slot.callHeader, view(slot, base, at, at + length), at, at + length)) {
                 return;
             }
         } catch (XdrFormatException e) {
             throw new RdmaMarshalException("the arguments do not decode for the program's binding: "
                     + e.getMessage(), e);
         }
-        int itemAt = args + slot.callItem.offset();
-        long padded = slot.callItem.paddedLength();
-        if (itemAt + padded > at + length) {
-            throw new RdmaMarshalException("the binding located a data item beyond the message");
-        }
-        slot.headLength = itemAt - at;
+        slot.headLength = cut.headLength();
         slot.itemBuf = base;
-        slot.itemIndex = itemAt;
-        slot.itemLength = (int) slot.callItem.length();
+        slot.itemIndex = at + cut.itemOffset();
+        slot.itemLength = cut.itemLength();
         slot.hasItem = true;
-        slot.tailIndex = itemAt + slot.itemLength;
-        slot.padLength = (int) (padded - slot.itemLength);
-        slot.tailLength = at + length - (itemAt + (int) padded);
+        slot.tailIndex = slot.itemIndex + slot.itemLength;
+        slot.padLength = cut.padLength();
+        slot.tailLength = cut.tailLength();
     }
 
     private static ByteBuf view(RequestSlot slot, RegisteredBuffer base, int from, int to) {

@@ -1,7 +1,7 @@
 package org.rpcrdma4j.xprt.client;
 
 import java.net.InetSocketAddress;
-import java.util.concurrent.ArrayBlockingQueue;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
@@ -23,6 +23,13 @@ import org.rpcrdma4j.verbs.util.EnumCounters;
 import org.rpcrdma4j.xprt.XprtCounter;
 import org.rpcrdma4j.xprt.internal.Agent;
 import org.rpcrdma4j.xprt.internal.AgentRunner;
+import org.rpcrdma4j.xprt.internal.Bindings;
+import org.rpcrdma4j.xprt.internal.InlineSends;
+import org.rpcrdma4j.xprt.internal.InlineThresholds;
+import org.rpcrdma4j.xprt.internal.Mailbox;
+import org.rpcrdma4j.xprt.internal.ProgramTable;
+import org.rpcrdma4j.xprt.internal.QueueSet;
+import org.rpcrdma4j.xprt.internal.ReceiveRing;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -69,15 +76,15 @@ final class ClientAgent implements Agent {
     private final SlotPool pool;
     private final RequestSlot[] slots;
     private final RequestSlot probe;
-    private final ArrayBlockingQueue<RequestSlot> submitted;
-    private final SlotList sendQueue = new SlotList();
-    private final XidTable onTheWire;
+    private final Mailbox<RequestSlot> submitted = new Mailbox<>();
+    private final CreditWindow window;
     private final WorkCompletion[] batch = new WorkCompletion[BATCH];
-    private final ClientConnection.Sizes sizes;
-    private final PlainDelivery plain;
+    private final QueueSet.Sizes sizes;
+    private final CallCompletion completion;
     private final Remarshaler recovery;
     private final Runnable wake;
     private final KeepAlive keepAlive;
+    private final ReverseServer reverse;
     private final int maxCredits;
     private final ConnectParameters connectParameters;
     private final java.util.concurrent.atomic.AtomicInteger xids;
@@ -93,8 +100,6 @@ final class ClientAgent implements Agent {
     private volatile String lossReason;
     private volatile Throwable lastConnectError;
     private volatile InetSocketAddress localAddress;
-    private volatile int granted = 1;
-    private volatile int inFlight;
     private volatile long lastActivity = System.nanoTime();
     private final CompletableFuture<Void> closed = new CompletableFuture<>();
 
@@ -112,7 +117,8 @@ final class ClientAgent implements Agent {
 
     ClientAgent(RdmaClientConfig config, InetSocketAddress server, String name, RdmaDevice device,
                 ProtectionDomain pd, RegistrationPool registrations, RegisteredBufferPool buffers,
-                PlainDelivery plain, Executor recovery, java.util.concurrent.atomic.AtomicInteger xids)
+                PlainDelivery plain, Executor recovery, Executor reverseExecutor,
+                java.util.concurrent.atomic.AtomicInteger xids)
             throws VerbsException, InterruptedException {
         this.xids = xids;
         this.config = config;
@@ -124,7 +130,6 @@ final class ClientAgent implements Agent {
         this.registrations = registrations;
         this.buffers = buffers;
         this.bindings = new Bindings(config.bindings());
-        this.plain = plain;
         this.wake = this::wake;
         this.maxCredits = config.maxCredits();
         DeviceAttributes attributes = device.attributes();
@@ -134,21 +139,31 @@ final class ClientAgent implements Agent {
         RpcRdmaLimits limits = RpcRdmaLimits.DEFAULT;
         this.marshaler = new CallMarshaler(this, config);
         this.replies = new ReplyProcessor(this, limits, server.toString());
-        int receiveCount = maxCredits + config.extraReceives();
+        // RFC 8167: receives of their own for the server's reverse-direction calls, beyond the forward credits
+        int receiveCount = maxCredits + config.extraReceives() + ReverseServer.REQUESTS;
         int slotCount = maxCredits + 1;
-        this.submitted = new ArrayBlockingQueue<>(slotCount);
-        this.onTheWire = new XidTable(slotCount);
+        this.window = new CreditWindow(maxCredits, slotCount, counters, own);
         this.pool = new SlotPool(this, config, buffers, registrations, limits);
+        InlineSends reverseSends;
         try {
-            this.receives = new ReceiveRing(buffers, receiveCount, config.inlineReceiveSize());
+            this.receives = ReceiveRing.allocate(buffers, receiveCount, config.inlineReceiveSize());
+            try {
+                reverseSends = InlineSends.allocate(buffers, ReverseServer.SLOTS, config.inlineSendSize());
+            } catch (VerbsException | InterruptedException | RuntimeException e) {
+                receives.release();
+                throw e;
+            }
         } catch (VerbsException | InterruptedException | RuntimeException e) {
             pool.releaseBuffers();
             throw e;
         }
+        this.reverse = new ReverseServer(this, name, new ProgramTable(config.reversePrograms(), List.of()),
+                reverseExecutor, reverseSends, slotCount, config.inlineReceiveSize(), own);
         this.slots = pool.all();
+        this.completion = new CallCompletion(name, pool, plain, counters);
         this.probe = pool.probe();
         this.recovery = new Remarshaler(this, marshaler, recovery);
-        this.sizes = ClientConnection.Sizes.of(attributes, slotCount, receiveCount,
+        this.sizes = ClientConnection.sizes(attributes, slotCount + ReverseServer.SLOTS, receiveCount,
                 registrations.maxSegmentsPerRpc());
         this.keepAlive = new KeepAlive(config, this, marshaler);
         this.connectParameters = ClientConnection.parameters(config, attributes,
@@ -198,11 +213,11 @@ final class ClientAgent implements Agent {
     }
 
     int granted() {
-        return granted;
+        return window.granted();
     }
 
     int inFlight() {
-        return inFlight;
+        return window.inFlight();
     }
 
     InetSocketAddress localAddress() {
@@ -239,9 +254,7 @@ final class ClientAgent implements Agent {
 
     /** Hands a slot to the agent: to send ({@link RequestSlot.Command#SEND}) or to clean up and fail. Any thread. */
     void submit(RequestSlot slot) {
-        if (!submitted.offer(slot)) {
-            throw new IllegalStateException("submission queue overflow: " + slot);
-        }
+        submitted.push(slot);
         wake();
     }
 
@@ -274,6 +287,7 @@ final class ClientAgent implements Agent {
             work++;
         }
         work += drainSubmitted(now);
+        work += drainReverseReplies();
         if (conn != null) {
             work += pollReceives(now);
             work += pollSends();
@@ -291,8 +305,7 @@ final class ClientAgent implements Agent {
             work++;
         }
         if (work == 0 && conn != null) {
-            conn.sendCq.requestNotify();
-            conn.recvCq.requestNotify();
+            conn.queues.requestNotify();
             work += pollReceives(now) + pollSends();
         }
         if (state == State.CLOSED && !quiesced && pool.freeCount() == maxCredits) {
@@ -341,10 +354,25 @@ final class ClientAgent implements Agent {
 
     // ------------------------------------------------------------------ submissions
 
+    private int drainReverseReplies() {
+        ClientConnection c = state == State.CONNECTED ? conn : null;
+        try {
+            return reverse.drainReturned(c != null ? c.qp : null, c != null ? c.generation : -1, thresholds.send());
+        } catch (PostException e) {
+            disconnectSoon("posting a reverse-direction reply failed: " + e.getMessage());
+            return 1;
+        }
+    }
+
+    ReverseServer reverse() {
+        return reverse;
+    }
+
     private int drainSubmitted(long now) {
         int n = 0;
-        RequestSlot slot;
-        while ((slot = submitted.poll()) != null) {
+        RequestSlot next;
+        for (RequestSlot slot = submitted.drain(); slot != null; slot = next) {
+            next = Mailbox.next(slot);
             n++;
             if (slot.command == RequestSlot.Command.FAIL) {
                 fail(slot, slot.failure);
@@ -356,8 +384,7 @@ final class ClientAgent implements Agent {
             } else if (slot.resetStamp != resetCount) {
                 toRecovery(slot);
             } else {
-                slot.state = RequestSlot.State.QUEUED;
-                sendQueue.addLast(slot);
+                window.queue(slot);
                 noteDeadline(slot);
                 if (state == State.IDLE) {
                     startConnect(now);
@@ -376,16 +403,7 @@ final class ClientAgent implements Agent {
     private int sendQueued() {
         int n = 0;
         RequestSlot slot;
-        while ((slot = sendQueue.peekFirst()) != null) {
-            int limit = granted > 1 ? granted - 1 : 1;
-            if (inFlight >= limit) {
-                if (!slot.creditWaitCounted) {
-                    slot.creditWaitCounted = true;
-                    counters.increment(XprtCounter.CREDIT_WAITS);
-                }
-                break;
-            }
-            sendQueue.remove(slot);
+        while ((slot = window.nextSendable()) != null) {
             post(slot);
             n++;
             if (forceDisconnect) {
@@ -402,20 +420,11 @@ final class ClientAgent implements Agent {
         slot.state = RequestSlot.State.SENT;
         slot.sendPending = true;
         slot.sentGeneration = conn.generation;
-        inFlight++;
-        if (inFlight == 1 && !slot.keepAliveProbe) {
+        window.sent(slot);
+        if (window.inFlight() == 1 && !slot.keepAliveProbe) {
             keepAlive.firstCallSent(System.nanoTime());
         }
-        onTheWire.put(slot.xid, slot);
-        own.increment(ClientCounter.SENDS);
         lastActivity = System.nanoTime();
-        own.add(ClientCounter.REQUEST_USAGE, inFlight);
-        own.add(ClientCounter.BACKLOG_USAGE, sendQueue.size());
-        counters.add(XprtCounter.TOTAL_RDMA_REQUEST, slot.rpcLength);
-        if (slot.everSent) {
-            counters.increment(XprtCounter.RETRANSMITS);
-        }
-        slot.everSent = true;
         try {
             conn.qp.postSend(slot.registration.linkAfterPending(slot.sendWr));
         } catch (PostException e) {
@@ -447,7 +456,7 @@ final class ClientAgent implements Agent {
         ClientConnection c = conn;
         int total = 0;
         int n;
-        while (c == conn && c != null && (n = c.sendCq.poll(batch)) > 0) {
+        while (c == conn && c != null && (n = c.queues.sendCq().poll(batch)) > 0) {
             total += n;
             for (int i = 0; i < n; i++) {
                 onSendCompletion(batch[i], c.generation);
@@ -468,6 +477,13 @@ final class ClientAgent implements Agent {
             return;
         }
         int index = WrIds.index(wc.wrId);
+        if (reverse.ownsSend(index)) {
+            if (!wc.ok() && wc.status != WcStatus.WR_FLUSH_ERR) {
+                disconnectSoon("the Send of a reverse-direction reply failed: " + wc.status);
+            }
+            reverse.onSendComplete(index, wc.ok(), String.valueOf(wc.status));
+            return;
+        }
         if (index < 0 || index >= slots.length) {
             return;
         }
@@ -479,16 +495,15 @@ final class ClientAgent implements Agent {
         if (!wc.ok() && wc.status != WcStatus.WR_FLUSH_ERR) {
             disconnectSoon("the Send of xid 0x" + Integer.toHexString(slot.xid) + " failed: " + wc.status);
         }
-        tryFinish(slot);
+        completion.tryFinish(slot);
     }
 
     // ------------------------------------------------------------------ replies (from ReplyProcessor)
 
     /** Takes the slot of a call on the wire by xid (null when there is none): it is answered now. */
     RequestSlot takeSent(int xid) {
-        RequestSlot slot = onTheWire.remove(xid);
+        RequestSlot slot = window.take(xid);
         if (slot != null) {
-            inFlight--;
             slot.state = RequestSlot.State.COMPLETING;
             if (slot.keepAliveProbe) {
                 keepAlive.probeAnswered();
@@ -499,87 +514,27 @@ final class ClientAgent implements Agent {
 
     /** Applies a credit grant: 0 counts as 1, more than requested is clamped. */
     void grant(int credits) {
-        long value = Integer.toUnsignedLong(credits);
-        granted = (int) Math.max(1, Math.min(maxCredits, value));
+        window.grant(credits);
     }
 
     /** A reply (or a bad one) arrived for {@code slot}: invalidate its handles, then complete it. */
     void replied(RequestSlot slot, WorkCompletion wc, Throwable failure) {
-        slot.failure = failure;
-        slot.state = RequestSlot.State.COMPLETING;
-        if (slot.sendPending) {
-            counters.increment(XprtCounter.REPLY_WAITS_FOR_SEND);
-        }
-        if (wc != null && wc.withInvalidate() && slot.hasSegments() && !ownsStag(slot, wc.invalidatedStag)) {
-            LOG.warn("{}: the reply to xid 0x{} invalidated STag 0x{}, which is not one of the call's; refused",
-                    name, Integer.toHexString(slot.xid), Integer.toHexString(wc.invalidatedStag));
-        }
-        if (!invalidate(slot, wc)) {
-            counters.increment(XprtCounter.LOCAL_INV_NEEDED);
-        }
-        tryFinish(slot);
-    }
-
-    private static boolean ownsStag(RequestSlot slot, int stag) {
-        for (int i = 0; i < slot.registration.segmentCount(); i++) {
-            if (slot.registration.hasHandle(i) && slot.registration.handle(i) == stag) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /** Starts invalidating the slot's handles; returns whether they are all invalid already. */
-    private boolean invalidate(RequestSlot slot, WorkCompletion wc) {
-        slot.invalidating = true;
-        if (slot.registration.invalidate(wc, slot)) {
-            slot.invalidating = false;
-            return true;
-        }
-        return false;
+        completion.replied(slot, wc, failure);
     }
 
     /** From the registration pool: every handle of the slot is invalid. Agent thread. */
     void onInvalidated(RequestSlot slot) {
         slot.invalidating = false;
         if (slot.state == RequestSlot.State.RECOVERING) {
-            dispatchRecovery(slot);
+            recovery.dispatch(slot);
         } else {
-            tryFinish(slot);
+            completion.tryFinish(slot);
         }
     }
 
     private void fail(RequestSlot slot, Throwable failure) {
-        sendQueue.remove(slot);
-        slot.failure = failure;
-        slot.state = RequestSlot.State.COMPLETING;
-        invalidate(slot, null);
-        tryFinish(slot);
-    }
-
-    private void tryFinish(RequestSlot slot) {
-        if (slot.state != RequestSlot.State.COMPLETING || slot.sendPending || slot.invalidating) {
-            return;
-        }
-        RdmaCall call = slot.ddpCall;
-        boolean isPlain = slot.plain;
-        boolean isProbe = slot.keepAliveProbe;
-        int xid = slot.xid;
-        Throwable failure = slot.failure;
-        byte[] reply = slot.plainReply;
-        slot.clearCall();
-        pool.release(slot);
-        if (call != null) {
-            try {
-                call.complete(failure);
-            } catch (RuntimeException e) {
-                LOG.warn("{}: a call listener failed", name, e);
-            }
-        } else if (isPlain) {
-            plain.deliver(xid, reply, failure);
-        } else if (isProbe && failure != null) {
-            LOG.debug("{}: keep-alive probe failed: {}", name, failure.toString());
-        }
+        window.remove(slot);
+        completion.fail(slot, failure);
     }
 
     // ------------------------------------------------------------------ timeouts
@@ -635,7 +590,7 @@ final class ClientAgent implements Agent {
 
     /** Whether a credit is free for the keep-alive probe and its slot is free. */
     boolean probeAllowed() {
-        return probe.state == RequestSlot.State.FREE && inFlight < granted;
+        return probe.state == RequestSlot.State.FREE && window.creditFree();
     }
 
     RequestSlot probeSlot() {
@@ -652,7 +607,7 @@ final class ClientAgent implements Agent {
     }
 
     int regularInFlight() {
-        return probe.state == RequestSlot.State.SENT ? inFlight - 1 : inFlight;
+        return probe.state == RequestSlot.State.SENT ? window.inFlight() - 1 : window.inFlight();
     }
 
     void keepAliveFailed(String reason) {
@@ -704,8 +659,7 @@ final class ClientAgent implements Agent {
         thresholds = InlineThresholds.negotiate(info.privateData(), config.inlineSendSize(),
                 config.inlineReceiveSize());
         localAddress = info.localAddress();
-        granted = 1;
-        inFlight = 0;
+        window.reset();
         state = State.CONNECTED;
         backoffNanos = 0;
         lastConnectError = null;
@@ -778,12 +732,12 @@ final class ClientAgent implements Agent {
     private void destroyConnection() {
         ClientConnection c = conn;
         conn = null;
-        inFlight = 0;
-        granted = 1;
+        window.reset();
         keepAlive.reset();
         if (c != null) {
-            c.close(batch, wc -> { });
+            c.close();
         }
+        reverse.connectionLost();
         receives.reset();
         for (RequestSlot slot : slots) {
             slot.sendPending = false;
@@ -794,10 +748,9 @@ final class ClientAgent implements Agent {
             LOG.warn("{}: the registration pool could not be rebuilt fully: {}", name, e.toString());
         }
         resetCount++;
-        onTheWire.clear();
         for (RequestSlot slot : slots) {
             if (slot.state == RequestSlot.State.COMPLETING) {
-                tryFinish(slot);
+                completion.tryFinish(slot);
             }
         }
     }
@@ -808,15 +761,12 @@ final class ClientAgent implements Agent {
         for (RequestSlot slot : slots) {
             if (slot == probe) {
                 if (slot.state == RequestSlot.State.SENT || slot.state == RequestSlot.State.QUEUED) {
-                    slot.failure = null;
-                    slot.state = RequestSlot.State.COMPLETING;
-                    invalidate(slot, null);
-                    tryFinish(slot);
+                    completion.fail(slot, null);
                 }
                 continue;
             }
             if (slot.state == RequestSlot.State.SENT || slot.state == RequestSlot.State.QUEUED) {
-                sendQueue.remove(slot);
+                window.remove(slot);
                 if (slot.timedOut || state == State.CLOSED) {
                     fail(slot, state == State.CLOSED ? closedException() : timeout(slot));
                 } else {
@@ -834,12 +784,8 @@ final class ClientAgent implements Agent {
         slot.state = RequestSlot.State.RECOVERING;
         slot.invalidating = true;
         if (slot.registration.invalidate(slot)) {
-            dispatchRecovery(slot);
+            recovery.dispatch(slot);
         }
-    }
-
-    private void dispatchRecovery(RequestSlot slot) {
-        recovery.dispatch(slot);
     }
 
     private void shutdown() {
@@ -858,6 +804,7 @@ final class ClientAgent implements Agent {
     /** Releases the slots' and receives' buffers. After the agent was removed from its runner. */
     void releaseBuffers() {
         receives.release();
+        reverse.release();
         pool.releaseBuffers();
     }
 }

@@ -15,14 +15,28 @@ public enum ClientCounter {
     BACKLOG_USAGE("bklog_u"),
     /** Milliseconds spent connecting (successful and failed attempts): mountstats {@code connect_time}. */
     CONNECT_TIME_MILLIS("connect_time_ms"),
-    /** Reverse-direction (RFC 8167) calls received and dropped: no backchannel is set up yet. */
+    /**
+     * Reverse-direction (RFC 8167) calls received and dropped unanswered: with chunks (reverse messages are inline
+     * only), or beyond the reverse credits (every reverse slot busy).
+     */
     BACKCHANNEL_CALLS_DROPPED("backchannel_calls_dropped"),
     /** Connections this side dropped: a call timed out on the wire, a keep-alive probe went unanswered, a post failed. */
     FORCED_DISCONNECTS("forced_disconnects"),
     /** Keep-alive probes that went unanswered (each dropped the connection). */
     KEEPALIVE_FAILURES("keepalive_failures"),
     /** Send With Invalidate naming an STag that was not the answered call's: refused, the call's handles invalidated locally. */
-    REMOTE_INVALIDATIONS_REFUSED("remote_invalidations_refused");
+    REMOTE_INVALIDATIONS_REFUSED("remote_invalidations_refused"),
+    /** Reverse-direction (RFC 8167) calls received from the server and taken in (dispatched or refused). */
+    REVERSE_CALLS_RECEIVED("reverse_calls_received"),
+    /** Replies to reverse-direction calls sent to the server (their Send completed). */
+    REVERSE_REPLIES_SENT("reverse_replies_sent"),
+    /**
+     * Reverse-direction calls refused with an RPC error reply: no such program (PROG_UNAVAIL, every call when no
+     * reverse program is registered), version, credential, or a reply too large to send inline (SYSTEM_ERR instead).
+     */
+    REVERSE_CALLS_REFUSED("reverse_calls_refused"),
+    /** Replies to reverse-direction calls not sent, or whose Send did not complete: the connection was lost. */
+    REVERSE_REPLIES_LOST("reverse_replies_lost");
 
     private final String label;
 

@@ -2,23 +2,28 @@ package org.rpcrdma4j.xprt.client;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.Executor;
 
+import org.dcache.oncrpc4j.rpc.OncRpcProgram;
+import org.dcache.oncrpc4j.rpc.RpcDispatchable;
 import org.rpcrdma4j.codec.RpcRdmaPrivateData;
 import org.rpcrdma4j.registration.RegistrationMode;
 import org.rpcrdma4j.verbs.ConnectParameters;
 import org.rpcrdma4j.verbs.RdmaDevice;
 import org.rpcrdma4j.xprt.UpperLayerBinding;
 import org.rpcrdma4j.xprt.internal.AgentRunner;
+import org.rpcrdma4j.xprt.internal.Bindings;
 
 /**
  * Settings of one {@link RdmaClientTransport}. Immutable; made with {@link #builder()}. Every setting has a default,
  * listed with its builder method.
  * <p>
- * Borrowed objects ({@link Builder#device}, {@link Builder#runner}, {@link Builder#callbackExecutor}) are used but
+ * Borrowed objects ({@link Builder#device}, {@link Builder#runner}, {@link Builder#callbackExecutor},
+ * {@link Builder#reverseExecutor}) are used but
  * never closed by the transport; without them the transport opens, owns and closes its own.
  */
 public final class RdmaClientConfig {
@@ -45,6 +50,8 @@ public final class RdmaClientConfig {
     private final List<UpperLayerBinding> bindings;
     private final AgentRunner runner;
     private final Executor callbackExecutor;
+    private final Map<OncRpcProgram, RpcDispatchable> reversePrograms;
+    private final Executor reverseExecutor;
     private final boolean jmx;
     private final String name;
 
@@ -72,6 +79,8 @@ public final class RdmaClientConfig {
         this.bindings = List.copyOf(b.bindings);
         this.runner = b.runner;
         this.callbackExecutor = b.callbackExecutor;
+        this.reversePrograms = Map.copyOf(b.reversePrograms);
+        this.reverseExecutor = b.reverseExecutor;
         this.jmx = b.jmx;
         this.name = b.name;
     }
@@ -106,6 +115,8 @@ public final class RdmaClientConfig {
         b.bindings = new ArrayList<>(bindings);
         b.runner = runner;
         b.callbackExecutor = callbackExecutor;
+        b.reversePrograms = new LinkedHashMap<>(reversePrograms);
+        b.reverseExecutor = reverseExecutor;
         b.jmx = jmx;
         b.name = name;
         return b;
@@ -206,6 +217,16 @@ public final class RdmaClientConfig {
         return callbackExecutor;
     }
 
+    /** The programs served to the server's reverse-direction calls (RFC 8167); empty: every such call is refused. */
+    public Map<OncRpcProgram, RpcDispatchable> reversePrograms() {
+        return reversePrograms;
+    }
+
+    /** The borrowed executor reverse-direction calls run on, or null for the transport's own threads. */
+    public Executor reverseExecutor() {
+        return reverseExecutor;
+    }
+
     public boolean jmx() {
         return jmx;
     }
@@ -250,6 +271,8 @@ public final class RdmaClientConfig {
         private List<UpperLayerBinding> bindings = new ArrayList<>();
         private AgentRunner runner;
         private Executor callbackExecutor;
+        private Map<OncRpcProgram, RpcDispatchable> reversePrograms = new LinkedHashMap<>();
+        private Executor reverseExecutor;
         private boolean jmx = true;
         private String name;
 
@@ -385,14 +408,15 @@ public final class RdmaClientConfig {
             return this;
         }
 
-        /** Adds an upper-layer binding (one per program); calls of that program get DDP through it. */
+        /**
+         * Adds an upper-layer binding (one per program); calls of its program get DDP through it when it
+         * {@linkplain UpperLayerBinding#supportsVersion supports} their version.
+         *
+         * @throws IllegalArgumentException when a binding for the same program is set
+         */
         public Builder binding(UpperLayerBinding binding) {
             Objects.requireNonNull(binding, "binding");
-            for (UpperLayerBinding b : bindings) {
-                if (b.program() == binding.program()) {
-                    throw new IllegalArgumentException("a binding for program " + binding.program() + " is set");
-                }
-            }
+            Bindings.checkOnePerProgram(bindings, binding);
             bindings.add(binding);
             return this;
         }
@@ -412,6 +436,32 @@ public final class RdmaClientConfig {
         /** Where oncrpc4j reply handlers run (borrowed); default: one thread of the transport. */
         public Builder callbackExecutor(Executor borrowed) {
             this.callbackExecutor = Objects.requireNonNull(borrowed, "executor");
+            return this;
+        }
+
+        /**
+         * Serves {@code program} to the server's reverse-direction calls on this transport's connection (RFC 8167
+         * bidirectional RPC, e.g. NFSv4.1 callbacks): calls the server sends through a served call's
+         * {@code getPeerTransport()} are dispatched to it, off the connection's thread, and answered on the same
+         * connection. Without any, the transport answers every reverse-direction call PROG_UNAVAIL.
+         *
+         * @throws IllegalArgumentException when the program and version are served already
+         */
+        public Builder reverseProgram(OncRpcProgram program, RpcDispatchable dispatchable) {
+            Objects.requireNonNull(program, "program");
+            Objects.requireNonNull(dispatchable, "dispatchable");
+            if (reversePrograms.putIfAbsent(program, dispatchable) != null) {
+                throw new IllegalArgumentException("reverse-direction program " + program + " is served already");
+            }
+            return this;
+        }
+
+        /**
+         * Where reverse-direction calls run (borrowed); default: threads of the transport, one per reverse credit.
+         * Never the thread that delivers replies to this side's own calls, so a slow callback does not hold them up.
+         */
+        public Builder reverseExecutor(Executor borrowed) {
+            this.reverseExecutor = Objects.requireNonNull(borrowed, "executor");
             return this;
         }
 

@@ -41,6 +41,7 @@ import org.rpcrdma4j.verbs.VerbsException;
 import org.rpcrdma4j.verbs.util.EnumCounters;
 import org.rpcrdma4j.xprt.XprtCounter;
 import org.rpcrdma4j.xprt.internal.AgentRunner;
+import org.rpcrdma4j.xprt.internal.InlineThresholds;
 import org.rpcrdma4j.xprt.internal.RpcHeader;
 import org.rpcrdma4j.xprt.internal.Xdrs;
 import org.slf4j.Logger;
@@ -84,6 +85,8 @@ public final class RdmaClientTransport implements RpcTransport, AutoCloseable {
     private final Executor callbacks;
     private final ExecutorService ownedCallbacks;
     private final ExecutorService recovery;
+    private final Executor reverseCalls;
+    private final ExecutorService ownedReverseCalls;
     private final AtomicInteger xids = new AtomicInteger(new SecureRandom().nextInt());
     private final AtomicBoolean closed = new AtomicBoolean();
     private final ClientAgent agent;
@@ -143,10 +146,19 @@ public final class RdmaClientTransport implements RpcTransport, AutoCloseable {
             this.callbacks = ownedCallbacks;
         }
         this.recovery = Executors.newSingleThreadExecutor(daemon("rpcrdma-recovery-" + name));
+        if (config.reverseExecutor() != null) {
+            this.reverseCalls = config.reverseExecutor();
+            this.ownedReverseCalls = null;
+        } else {
+            // threads start on the first reverse-direction call; one per reverse credit
+            this.ownedReverseCalls = Executors.newFixedThreadPool(ReverseServer.REQUESTS,
+                    daemon("rpcrdma-reverse-" + name));
+            this.reverseCalls = ownedReverseCalls;
+        }
         ClientAgent a;
         try {
             a = new ClientAgent(config, server, name, device, pd, registrations, buffers, this::deliverPlain,
-                    recovery, xids);
+                    recovery, reverseCalls, xids);
         } catch (VerbsException e) {
             shutdownResources(null);
             throw e;
@@ -157,6 +169,7 @@ public final class RdmaClientTransport implements RpcTransport, AutoCloseable {
         }
         this.agent = a;
         this.marshaler = a.marshaler();
+        a.reverse().forward(this);
     }
 
     private static int roundToPage(int bytes) {
@@ -460,11 +473,16 @@ public final class RdmaClientTransport implements RpcTransport, AutoCloseable {
         return server;
     }
 
-    /** Reverse-direction RPC (RFC 8167, NFSv4.1 callbacks) is not supported yet; incoming calls are counted, dropped. */
+    /**
+     * Refused: this transport sends calls to the server. The server's reverse-direction calls (RFC 8167, e.g.
+     * NFSv4.1 callbacks) are served by the programs registered with
+     * {@link RdmaClientConfig.Builder#reverseProgram}; the transport of each such call has this transport as its peer.
+     */
     @Override
     public RpcTransport getPeerTransport() {
-        throw new UnsupportedOperationException("reverse-direction RPC (RFC 8167 backchannel) is not supported by "
-                + "the RDMA client transport yet");
+        throw new UnsupportedOperationException("the RDMA client transport to " + server + " sends calls; "
+                + "reverse-direction calls from the server (RFC 8167) are served by the programs registered with "
+                + "RdmaClientConfig.Builder.reverseProgram");
     }
 
     /** Refused: RPC-with-TLS (RFC 9289) is defined for stream transports; RPC-over-RDMA has no TLS. */
@@ -646,6 +664,9 @@ public final class RdmaClientTransport implements RpcTransport, AutoCloseable {
         }
         if (ownedCallbacks != null) {
             ownedCallbacks.shutdown();
+        }
+        if (ownedReverseCalls != null) {
+            ownedReverseCalls.shutdown();
         }
     }
 

@@ -15,7 +15,10 @@ import org.rpcrdma4j.verbs.util.EnumCounters;
 import org.rpcrdma4j.xprt.DataItem;
 import org.rpcrdma4j.xprt.XdrFormatException;
 import org.rpcrdma4j.xprt.XprtCounter;
+import org.rpcrdma4j.xprt.internal.Copies;
+import org.rpcrdma4j.xprt.internal.ReceiveRing;
 import org.rpcrdma4j.xprt.internal.RpcHeader;
+import org.rpcrdma4j.xprt.internal.StreamLayout;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -57,7 +60,7 @@ final class ReplyProcessor {
     int poll(ClientConnection c, ReceiveRing receives, WorkCompletion[] batch, long now) {
         int total = 0;
         int n;
-        while (agent.connection() == c && (n = c.recvCq.poll(batch)) > 0) {
+        while (agent.connection() == c && (n = c.queues.recvCq().poll(batch)) > 0) {
             total += n;
             for (int i = 0; i < n; i++) {
                 WorkCompletion wc = batch[i];
@@ -66,7 +69,7 @@ final class ReplyProcessor {
                     continue;
                 }
                 int index = WrIds.index(wc.wrId);
-                receives.consumed(index);
+                receives.completed();
                 if (!wc.ok()) {
                     if (wc.status != WcStatus.WR_FLUSH_ERR) {
                         agent.disconnectSoon("a receive failed: " + wc.status);
@@ -74,10 +77,10 @@ final class ReplyProcessor {
                     continue;
                 }
                 agent.received(now);
-                onReceive(wc, receives.view(index), wc.byteLen);
+                onReceive(wc, receives.buffer(index), receives.offset(index), wc.byteLen);
                 receives.recycle(index);
             }
-            if (agent.state() == ClientAgent.State.CONNECTED && receives.pendingCount() > 0) {
+            if (agent.state() == ClientAgent.State.CONNECTED && receives.recycledCount() > 0) {
                 try {
                     receives.repost(c.qp, c.generation);
                 } catch (PostException e) {
@@ -88,11 +91,11 @@ final class ReplyProcessor {
         return total;
     }
 
-    /** Processes the {@code length} bytes received into {@code buf} (a receive buffer's view, index 0), reported by {@code wc}. */
-    void onReceive(WorkCompletion wc, ByteBuf buf, int length) {
+    /** Processes the {@code length} bytes received into {@code buf} at {@code offset}, reported by {@code wc}. */
+    void onReceive(WorkCompletion wc, ByteBuf buf, int offset, int length) {
         int headerLength;
         try {
-            headerLength = RpcRdmaDecoder.decodeAt(buf, 0, length, header);
+            headerLength = RpcRdmaDecoder.decodeAt(buf, offset, length, header);
         } catch (RpcRdmaDecodeException e) {
             counters.increment(XprtCounter.BAD_REPLY_COUNT);
             RequestSlot slot = e.hasXid() ? agent.takeSent(e.xid()) : null;
@@ -105,12 +108,11 @@ final class ReplyProcessor {
             return;
         }
         int messageLength = length - headerLength;
-        if (header.proc() == org.rpcrdma4j.codec.RpcRdmaProc.RDMA_MSG && messageLength >= 8
-                && buf.getInt(headerLength + 4) == RpcHeader.CALL) {
+        int at = offset + headerLength;
+        if (ReverseServer.isCall(header, buf, at, messageLength)) {
             // RFC 8167 reverse direction: a call from the server, with an xid of the other direction's space
-            own.increment(ClientCounter.BACKCHANNEL_CALLS_DROPPED);
-            LOG.debug("dropped a reverse-direction call xid 0x{} from {}: no backchannel is set up",
-                    Integer.toHexString(header.xid()), server);
+            ClientConnection c = agent.connection();
+            agent.reverse().onCall(header, buf, at, messageLength, c != null ? c.generation : -1);
             return;
         }
         RequestSlot slot = agent.takeSent(header.xid());
@@ -132,7 +134,7 @@ final class ReplyProcessor {
                         + " or its reply did not fit the " + describePlan(slot));
                 break;
             case RDMA_MSG:
-                failure = inline(slot, buf, headerLength, messageLength);
+                failure = inline(slot, buf, at, messageLength);
                 break;
             case RDMA_NOMSG:
                 failure = nomsg(slot);
@@ -210,45 +212,43 @@ final class ReplyProcessor {
      */
     private Throwable rebuild(RequestSlot slot, ByteBuf buf, int at, int length, long placed) {
         RpcHeader rh = slot.replyHeader;
-        int insertAt = -1;
+        int position = -1;
         try {
             rh.parse(buf, at, at + length);
             if (rh.isSuccessfulReply() && slot.binding != null) {
-                int results = at + rh.bodyOffset();
+                int results = rh.bodyOffset();
                 DataItem item = slot.replyItem.clear();
-                ByteBuf view = buf.duplicate().setIndex(results, at + length);
+                ByteBuf view = buf.duplicate().setIndex(at + results, at + length);
                 if (slot.binding.locateReducedReplyItem(slot.version, slot.procedure, view, item)) {
                     if (item.length() != placed) {
                         return bad(slot, "the reply's data item says " + item.length() + " bytes, the server "
                                 + "placed " + placed + " in the Write chunk");
                     }
-                    insertAt = results + item.offset();
+                    position = results + item.offset();
+                    if (position > length) {
+                        return bad(slot, "the reply's data item lies beyond the " + length + "-byte reply");
+                    }
                 }
             }
         } catch (XdrFormatException e) {
             return bad(slot, "the reduced reply does not decode: " + e.getMessage());
         }
-        if (insertAt < 0 && placed > 0) {
+        if (position < 0 && placed > 0) {
             return bad(slot, placed + " bytes placed in the Write chunk, but the reply has no data item for them");
         }
-        int pad = CallMarshaler.pad((int) placed);
-        int total = length + (insertAt < 0 ? 0 : (int) placed + pad);
+        StreamLayout layout = slot.replyLayout;
+        layout.layOutReply(length, position < 0 ? length : position, position < 0 ? 0 : placed);
+        int total = layout.totalLength();
         ByteBuf target;
         byte[] flat = null;
         if (slot.ddpCall != null) {
             target = slot.ddpCall.replyBuffer();
-            target.ensureWritable(total);
         } else {
             flat = new byte[total];
             target = io.netty.buffer.Unpooled.wrappedBuffer(flat).clear();
         }
-        if (insertAt < 0) {
-            target.writeBytes(buf, at, length);
-        } else {
-            target.writeBytes(buf, at, insertAt - at);
-            target.writeBytes(slot.sinkBuf, slot.sinkIndex, (int) placed);
-            target.writeZero(pad);
-            target.writeBytes(buf, insertAt, at + length - insertAt);
+        layout.appendTo(target, buf, at, slot.sinkBuf, slot.sinkIndex);
+        if (position >= 0) {
             counters.add(XprtCounter.FIXUP_COPY_COUNT, placed);
         }
         if (slot.ddpCall != null) {

@@ -10,7 +10,11 @@ import org.rpcrdma4j.registration.ScatterList;
 import org.rpcrdma4j.verbs.SendWorkRequest;
 import org.rpcrdma4j.xprt.DataItem;
 import org.rpcrdma4j.xprt.UpperLayerBinding;
+import org.rpcrdma4j.xprt.internal.DataItemCut;
+import org.rpcrdma4j.xprt.internal.Mailbox;
 import org.rpcrdma4j.xprt.internal.RpcHeader;
+import org.rpcrdma4j.xprt.internal.SlotQueue;
+import org.rpcrdma4j.xprt.internal.StreamLayout;
 
 /**
  * One request slot: everything one RPC needs from marshaling to completion, made once when the transport starts and
@@ -32,7 +36,7 @@ import org.rpcrdma4j.xprt.internal.RpcHeader;
  * which may block), then the agent (queued, on the wire, completing), possibly the recovery thread (re-marshaling after
  * a reconnect), then the agent again, which returns it to the pool. Hand-offs go through queues.
  */
-final class RequestSlot implements InvalidationListener {
+final class RequestSlot implements InvalidationListener, SlotQueue.Entry<RequestSlot>, Mailbox.Linked<RequestSlot> {
     /** Bytes kept in front of the message for the transport header. */
     static final int RESERVE = 1024;
 
@@ -70,8 +74,11 @@ final class RequestSlot implements InvalidationListener {
     final SendWorkRequest sendWr;
     final RpcHeader callHeader = new RpcHeader();
     final RpcHeader replyHeader = new RpcHeader();
-    final DataItem callItem = new DataItem();
+    /** The call cut around its DDP-eligible argument. */
+    final DataItemCut callCut = new DataItemCut();
+    /** Where a reduced reply's data item belongs, and the reply rebuilt around it. */
     final DataItem replyItem = new DataItem();
+    final StreamLayout replyLayout = new StreamLayout();
 
     // ---------------------------------------------------------------- the call
     int xid;
@@ -129,10 +136,9 @@ final class RequestSlot implements InvalidationListener {
     /** The connection generation the Send went out on. */
     int sentGeneration;
 
-    // ---------------------------------------------------------------- intrusive list links
-    SlotList list;
-    RequestSlot prev;
-    RequestSlot next;
+    // ---------------------------------------------------------------- intrusive links
+    private final SlotQueue.Links<RequestSlot> queueLinks = new SlotQueue.Links<>();
+    private RequestSlot mailboxNext;
 
     RequestSlot(int index, ClientAgent agent, RegisteredBuffer sendBuffer, Registration registration,
                 RpcRdmaLimits limits, int maxPieces) {
@@ -190,6 +196,21 @@ final class RequestSlot implements InvalidationListener {
     /** Whether the handles of this call are exposed on the current connection (some segment has a handle). */
     boolean hasSegments() {
         return registration.segmentCount() > 0;
+    }
+
+    @Override
+    public SlotQueue.Links<RequestSlot> queueLinks() {
+        return queueLinks;
+    }
+
+    @Override
+    public RequestSlot mailboxNext() {
+        return mailboxNext;
+    }
+
+    @Override
+    public void mailboxNext(RequestSlot next) {
+        mailboxNext = next;
     }
 
     @Override

@@ -44,12 +44,26 @@
  * <h2>Replies</h2>
  * Version, xid (unknown: counted and dropped), credit grant (0 counts as 1), chunk lists (a returned length beyond the
  * registered one fails the RPC as a bad reply) and RDMA_ERROR are checked; reverse-direction calls (RFC 8167) are
- * recognised by their RPC message type, counted and dropped. A Send With Invalidate is honoured only for a handle of
+ * recognised by their RPC message type and served (below). A Send With Invalidate is honoured only for a handle of
  * the call it answers.
+ *
+ * <h2>Reverse direction (RFC 8167)</h2>
+ * The server may call the client on the same connection (NFSv4.1 callbacks, e.g. CB_RECALL). Programs registered with
+ * {@link org.rpcrdma4j.xprt.client.RdmaClientConfig.Builder#reverseProgram} serve those calls as oncrpc4j
+ * {@code RpcDispatchable}s; the transport each such call sees answers on the connection, and its
+ * {@code getPeerTransport()} is this client's transport. As Linux does it: reverse messages are RDMA_MSG with empty
+ * chunk lists (inline only; a call with chunks is dropped, a reply too large to send inline becomes SYSTEM_ERR); the
+ * reverse direction has 2 credits with 2 receives of its own beyond the forward ones (a call beyond them is dropped
+ * and counted) and xids of its own. Calls run on the reverse executor ({@code reverseExecutor}, default 2 threads of
+ * the transport), never on the connection's thread nor on the thread that delivers this side's replies, so a slow
+ * callback holds up neither. Without reverse programs every reverse call is answered PROG_UNAVAIL, so the server's
+ * caller fails at once. A reply to a call that came on a lost connection is not sent on the next one
+ * ({@link org.rpcrdma4j.xprt.client.ClientCounter#REVERSE_REPLIES_LOST}).
  *
  * <h2>Credits</h2>
  * Every call asks for {@link org.rpcrdma4j.xprt.client.RdmaClientConfig#maxCredits()} credits (also the number of
- * request slots and, plus a few, of receive buffers). At most the last grant of calls are on the wire; a grant of 0
+ * request slots and, plus a few and the 2 reverse-direction receives, of receive buffers). The credit request does
+ * not include the reverse-direction receives. At most the last grant of calls are on the wire; a grant of 0
  * counts as 1, a grant above the request is clamped, and every new connection starts at 1. When the grant is 2 or
  * more, one credit is kept for the keep-alive probe, as the NFS upper-layer binding recommends. Calls beyond the grant
  * wait in the agent's send queue in submission order; callers beyond the slots wait for a slot in arrival order; a

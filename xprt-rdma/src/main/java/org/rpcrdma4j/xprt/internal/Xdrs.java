@@ -3,15 +3,32 @@ package org.rpcrdma4j.xprt.internal;
 import java.nio.ByteBuffer;
 
 import io.netty.buffer.ByteBuf;
+import org.dcache.oncrpc4j.grizzly.GrizzlyMemoryManager;
 import org.dcache.oncrpc4j.xdr.Xdr;
 import org.glassfish.grizzly.Buffer;
+import org.glassfish.grizzly.memory.ByteBufferArray;
+import org.glassfish.grizzly.memory.Buffers;
+import org.glassfish.grizzly.memory.BuffersBuffer;
+import org.glassfish.grizzly.memory.MemoryManager;
 
 /**
- * Moves bytes between oncrpc4j's {@link Xdr} (a Grizzly buffer underneath) and Netty {@link ByteBuf}s. The only place
- * in the transports that sees Grizzly types.
+ * The transports' bridge to oncrpc4j's {@link Xdr} and the Grizzly buffers under it: copying an encoded message into a
+ * Netty {@link ByteBuf}, decoding streams over memory a transport owns, and the pieces of an encoded message without a
+ * copy. The only place in the transports that sees Grizzly types.
  */
 public final class Xdrs {
+    private static final MemoryManager MEMORY = GrizzlyMemoryManager.getDefaultMemoryManager();
+
     private Xdrs() {
+    }
+
+    /** Receives the pieces of an encoded message, in order ({@link #pieces}). */
+    public interface PieceSink {
+        /** The message is one heap array range (the common case: nothing shallow was encoded). */
+        void heap(byte[] array, int offset, int length);
+
+        /** One piece of a message made of several buffers (or of one direct buffer); the view is the sink's to keep. */
+        void piece(ByteBuffer view);
     }
 
     /** Bytes of an encoded message (after {@code endEncoding()}): from the buffer's position to its limit. */
@@ -41,5 +58,51 @@ public final class Xdrs {
         byte[] bytes = new byte[length];
         src.getBytes(index, bytes);
         return new Xdr(bytes);
+    }
+
+    /**
+     * A decoding stream over {@code array[0, length)}: borrows the array (oncrpc4j encodes a call's reply into the
+     * call's stream, so the reply may be written into it too).
+     */
+    public static Xdr over(byte[] array, int length) {
+        return new Xdr(Buffers.wrap(MEMORY, array, 0, length), MEMORY);
+    }
+
+    /**
+     * A decoding stream over {@code buffer}'s position..limit; borrows the memory. The buffer is wrapped in a
+     * composite: oncrpc4j encodes the reply into the call's stream, and Grizzly can grow a composite (it appends heap
+     * memory) but not a plain wrapper of a direct buffer.
+     */
+    public static Xdr over(ByteBuffer buffer) {
+        return new Xdr(BuffersBuffer.create(MEMORY, Buffers.wrap(MEMORY, buffer)), MEMORY);
+    }
+
+    /**
+     * Hands the bytes of an encoded message ({@code Xdr.asBuffer()}, position to limit) to {@code sink}, without
+     * copying: one heap range, or one view per underlying buffer (shallow buffers from
+     * {@code xdrEncodeShallowByteBuffer} appear as their own pieces, at their own addresses).
+     *
+     * @return the message length
+     */
+    public static int pieces(Xdr xdr, PieceSink sink) {
+        Buffer buffer = xdr.asBuffer();
+        int length = buffer.remaining();
+        if (!buffer.isComposite() && buffer.hasArray()) {
+            sink.heap(buffer.array(), buffer.arrayOffset() + buffer.position(), length);
+            return length;
+        }
+        ByteBufferArray array = buffer.toByteBufferArray();
+        try {
+            ByteBuffer[] views = array.getArray();
+            for (int i = 0; i < array.size(); i++) {
+                if (views[i].hasRemaining()) {
+                    sink.piece(views[i].slice());
+                }
+            }
+        } finally {
+            array.restore();
+            array.recycle();
+        }
+        return length;
     }
 }

@@ -7,13 +7,11 @@ import java.net.InetSocketAddress;
 import java.nio.channels.CompletionHandler;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import org.dcache.oncrpc4j.rpc.OncRpcException;
 import org.dcache.oncrpc4j.rpc.ReplyQueue;
 import org.dcache.oncrpc4j.rpc.RpcAuthError;
 import org.dcache.oncrpc4j.rpc.RpcAuthException;
 import org.dcache.oncrpc4j.rpc.RpcAuthStat;
 import org.dcache.oncrpc4j.rpc.RpcCall;
-import org.dcache.oncrpc4j.rpc.RpcException;
 import org.dcache.oncrpc4j.rpc.RpcTransport;
 import org.dcache.oncrpc4j.xdr.Xdr;
 import org.rpcrdma4j.codec.RpcRdmaHeader;
@@ -24,6 +22,13 @@ import org.rpcrdma4j.registration.Registration;
 import org.rpcrdma4j.registration.ScatterList;
 import org.rpcrdma4j.verbs.Opcode;
 import org.rpcrdma4j.verbs.VerbsException;
+import org.rpcrdma4j.xprt.internal.CallScreen;
+import org.rpcrdma4j.xprt.internal.Mailbox;
+import org.rpcrdma4j.xprt.internal.ProgramTable;
+import org.rpcrdma4j.xprt.internal.RpcDispatch;
+import org.rpcrdma4j.xprt.internal.SlotQueue;
+import org.rpcrdma4j.xprt.internal.StreamLayout;
+import org.rpcrdma4j.xprt.internal.Xdrs;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -52,10 +57,11 @@ import org.slf4j.LoggerFactory;
  * {@link #send} marshals the reply (inline, write chunk, reply chunk, or ERR_CHUNK) and queues it; the handler is
  * called on the connection's agent thread once the reply's Send completed (so every RDMA WRITE before it is placed)
  * or failed: it must be short and must not block, as with oncrpc4j's own transports. The addresses are the
- * connection's. {@link #getPeerTransport()} throws {@link UnsupportedOperationException}: reverse-direction calls
- * (RFC 8167) are not supported yet; the connection is where they would be sent from.
+ * connection's. {@link #getPeerTransport()} is the connection's reverse direction (RFC 8167, {@link PeerTransport}):
+ * calls to the client over the same connection.
  */
-final class CallSlot implements RpcTransport, InvalidationListener, Runnable {
+final class CallSlot implements RpcTransport, InvalidationListener, Runnable, Mailbox.Linked<CallSlot>,
+        SlotQueue.Entry<CallSlot> {
     private static final Logger LOG = LoggerFactory.getLogger(CallSlot.class);
 
     static final int FREE = 0;
@@ -73,17 +79,17 @@ final class CallSlot implements RpcTransport, InvalidationListener, Runnable {
     final int index;
     final Connection connection;
     final AtomicInteger state = new AtomicInteger(FREE);
-    /** Link in the connection's mailbox (see {@link SlotMailbox}). */
-    CallSlot mailboxNext;
-    /** Link in the agent's queues (reads waiting for ORD, replies waiting for send-queue room). */
-    CallSlot queueNext;
+    /** Link in the connection's mailbox. */
+    private CallSlot mailboxNext;
+    /** Links in the agent's queues (reads waiting for ORD, replies waiting for send-queue room). */
+    private final SlotQueue.Links<CallSlot> queueLinks = new SlotQueue.Links<>();
 
     // ---- the call (agent, then the preparing / dispatching thread)
     final RpcRdmaHeader call;
     final byte[] inline;
     private final ByteBuf inlineView;
     int inlineLength;
-    final CallLayout layout = new CallLayout();
+    final StreamLayout layout = new StreamLayout();
     final Registration sinkRegistration;
     RegisteredBuffer sink;
     int callLength;
@@ -178,8 +184,8 @@ final class CallSlot implements RpcTransport, InvalidationListener, Runnable {
         for (int i = 0; i < layout.extentCount(); i++) {
             int length = layout.length(i);
             switch (layout.kind(i)) {
-                case CallLayout.INLINE -> buffer.setBytes(at, inline, layout.source(i), length);
-                case CallLayout.ZERO -> buffer.setZero(at, length);
+                case StreamLayout.INLINE -> buffer.setBytes(at, inline, layout.source(i), length);
+                case StreamLayout.ZERO -> buffer.setZero(at, length);
                 default -> remote.add(buffer, at, length);
             }
             at += length;
@@ -190,7 +196,7 @@ final class CallSlot implements RpcTransport, InvalidationListener, Runnable {
         int segment = 0;
         long segmentUsed = 0;
         for (int i = 0; i < layout.extentCount(); i++) {
-            if (layout.kind(i) != CallLayout.REMOTE) {
+            if (layout.kind(i) != StreamLayout.REMOTE) {
                 continue;
             }
             int readSegment = layout.source(i);
@@ -243,7 +249,11 @@ final class CallSlot implements RpcTransport, InvalidationListener, Runnable {
         version = screen.version();
         procedure = screen.procedure();
         switch (verdict) {
-            case DISPATCH -> dispatch(screen.entry());
+            case DISPATCH -> {
+                entry = screen.entry();
+                RpcDispatch.dispatch(entry, sink != null ? Xdrs.over(sink.nioBuffer(0, callLength))
+                        : Xdrs.over(inline, callLength), this, connection);
+            }
             case DROP, DROP_BACKCHANNEL_REPLY -> {
                 connection.count(ServerCounter.MESSAGES_DROPPED);
                 LOG.debug("{}: dropping a message that is not a call ({}), xid 0x{}", connection, verdict,
@@ -255,60 +265,18 @@ final class CallSlot implements RpcTransport, InvalidationListener, Runnable {
                     abandoned();
                 }
             }
-            case RPC_MISMATCH -> {
-                connection.count(ServerCounter.RPC_MISMATCHES);
-                ownReply(RpcReplies.rpcMismatch(marshalerSlot(), replyBase(), screen.xid()));
-            }
-            case AUTH_ERROR -> {
-                connection.count(ServerCounter.AUTH_REJECTIONS);
-                LOG.debug("{}: AUTH_ERROR {} for xid 0x{} (flavor {})", connection, screen.authStat(),
-                        Integer.toHexString(screen.xid()), screen.credentialFlavor());
-                ownReply(RpcReplies.authError(marshalerSlot(), replyBase(), screen.xid(), screen.authStat()));
-            }
-            case PROG_UNAVAIL -> {
-                connection.count(ServerCounter.PROG_UNAVAIL);
-                ownReply(RpcReplies.accepted(marshalerSlot(), replyBase(), screen.xid(), RpcReplies.PROG_UNAVAIL));
-            }
-            case PROG_MISMATCH -> {
-                connection.count(ServerCounter.PROG_MISMATCH);
-                ownReply(RpcReplies.progMismatch(marshalerSlot(), replyBase(), screen.xid(), screen.lowVersion(),
-                        screen.highVersion()));
-            }
-            default -> throw new IllegalStateException("verdict " + verdict);
-        }
-    }
-
-    private void dispatch(ProgramTable.Entry program) {
-        entry = program;
-        Xdr xdr = sink != null ? GrizzlyBytes.over(sink.nioBuffer(0, callLength)) : GrizzlyBytes.over(inline,
-                callLength);
-        RpcCall rpcCall = null;
-        try {
-            xdr.beginDecoding();
-            int xid = xdr.xdrDecodeInt();
-            xdr.xdrDecodeInt(); // CALL, checked by the screen
-            rpcCall = new RpcCall(xid, xdr, this);
-            rpcCall.accept();
-            program.dispatchable().dispatchOncRpcCall(rpcCall);
-        } catch (RpcException e) {
-            LOG.debug("{}: call rejected: {}", connection, e.getMessage());
-            if (rpcCall != null) {
-                rpcCall.reject(e.getStatus(), e.getRpcReply());
-            }
-        } catch (OncRpcException e) {
-            LOG.debug("{}: garbage arguments: {}", connection, e.getMessage());
-            if (rpcCall != null) {
-                rpcCall.failRpcGarbage();
-            }
-        } catch (IOException e) {
-            LOG.debug("{}: garbage arguments: {}", connection, e.getMessage());
-            if (rpcCall != null) {
-                rpcCall.failRpcGarbage();
-            }
-        } catch (RuntimeException e) {
-            LOG.error("{}: program {} failed on procedure {}", connection, program.program(), procedure, e);
-            if (rpcCall != null) {
-                rpcCall.failRpcSystem();
+            default -> {
+                connection.count(switch (verdict) {
+                    case RPC_MISMATCH -> ServerCounter.RPC_MISMATCHES;
+                    case AUTH_ERROR -> ServerCounter.AUTH_REJECTIONS;
+                    case PROG_UNAVAIL -> ServerCounter.PROG_UNAVAIL;
+                    default -> ServerCounter.PROG_MISMATCH;
+                });
+                if (verdict == CallScreen.Verdict.AUTH_ERROR) {
+                    LOG.debug("{}: AUTH_ERROR {} for xid 0x{} (flavor {})", connection, screen.authStat(),
+                            Integer.toHexString(screen.xid()), screen.credentialFlavor());
+                }
+                ownReply(screen.writeRefusal(connection.slotMemory(this), connection.headerArea));
             }
         }
     }
@@ -323,20 +291,27 @@ final class CallSlot implements RpcTransport, InvalidationListener, Runnable {
         marshal(null, length);
     }
 
-    private ByteBuf marshalerSlot() {
-        return connection.slotMemory(this);
-    }
-
-    private int replyBase() {
-        return connection.headerArea;
-    }
-
     /** The connection went away while the program had the call: give back its memory. */
     private void abandoned() {
         releaseCallMemory();
     }
 
     // ------------------------------------------------------------------ RpcTransport
+
+    @Override
+    public CallSlot mailboxNext() {
+        return mailboxNext;
+    }
+
+    @Override
+    public void mailboxNext(CallSlot next) {
+        mailboxNext = next;
+    }
+
+    @Override
+    public SlotQueue.Links<CallSlot> queueLinks() {
+        return queueLinks;
+    }
 
     @Override
     @SuppressWarnings("unchecked")
@@ -440,13 +415,10 @@ final class CallSlot implements RpcTransport, InvalidationListener, Runnable {
         return connection.remoteAddress();
     }
 
-    /**
-     * Reverse-direction calls (RFC 8167) are not supported yet. They will share this connection, its credits and
-     * its receive buffers; the connection is the object that will hand out a peer transport.
-     */
+    /** The connection's reverse direction (RFC 8167): calls to the client over the same connection. */
     @Override
     public RpcTransport getPeerTransport() {
-        throw new UnsupportedOperationException("reverse-direction RPC (RFC 8167) is not supported by this server yet");
+        return connection.peerTransport();
     }
 
     @Override

@@ -24,13 +24,16 @@ import org.rpcrdma4j.verbs.WorkCompletion;
 import org.rpcrdma4j.verbs.util.EnumCounters;
 import org.rpcrdma4j.xprt.internal.Agent;
 import org.rpcrdma4j.xprt.internal.AgentRunner;
+import org.rpcrdma4j.xprt.internal.Mailbox;
+import org.rpcrdma4j.xprt.internal.ReceiveRing;
+import org.rpcrdma4j.xprt.internal.RpcReplies;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * One client connection of an {@link RdmaRpcServer}: the agent that owns its queue pair, completion queues, receive
  * buffers, call slots, credits and send-queue budget. Every one of those is touched only from {@link #doWork}; other
- * threads hand slots back through the {@link SlotMailbox} and {@link AgentRunner#wake()}. The agent never blocks.
+ * threads hand slots back through a {@link Mailbox} and {@link AgentRunner#wake()}. The agent never blocks.
  *
  * <h2>Receive path</h2>
  * A receive completion is decoded ({@link RpcRdmaDecoder}) in place. Messages that need no answer (RDMA_DONE, a
@@ -38,8 +41,9 @@ import org.slf4j.LoggerFactory;
  * call: it counts against the client's credits (received and not yet answered; one more than granted drops the
  * connection), takes a free slot (or waits, holding its receive buffer, until one frees), has its inline bytes
  * copied into the slot, and its receive buffer goes back to the queue pair at the end of the round (receives are
- * replenished in batches). Chunk lists are checked ({@link CallLayout}) before any RDMA READ; a call with read chunks
- * then goes to an io thread for its sink, and comes back to have its READs posted within the connection's ORD.
+ * replenished in batches). Chunk lists are checked ({@link org.rpcrdma4j.xprt.internal.StreamLayout}) before any
+ * RDMA READ; a call with read chunks then goes to an io thread for its sink, and comes back to have its READs posted
+ * within the connection's ORD.
  *
  * <h2>Send path</h2>
  * A reply marshaled by the program's thread arrives in the mailbox; the agent posts its RDMA WRITEs unsignaled and
@@ -86,7 +90,8 @@ final class Connection implements Agent {
     private final WorkCompletion[] batch;
     private final RpcRdmaHeader scratch;
     final EnumCounters<ServerCounter> counters = new EnumCounters<>(ServerCounter.class);
-    private final SlotMailbox mailbox = new SlotMailbox();
+    private final Mailbox<CallSlot> mailbox = new Mailbox<>();
+    private final ReverseChannel reverse;
     private int inFlight;
 
     private volatile InetSocketAddress localAddress;
@@ -110,13 +115,13 @@ final class Connection implements Agent {
         this.maxSendSge = r.maxSendSge;
         this.sendWithInvalidate = r.sendWithInvalidate;
         this.readWithInvalidate = r.registrations.readWithInvalidate();
-        this.qp = r.qp;
-        this.sendCq = r.sendCq;
-        this.recvCq = r.recvCq;
+        this.qp = r.queues.qp();
+        this.sendCq = r.queues.sendCq();
+        this.recvCq = r.queues.recvCq();
         this.registrations = r.registrations;
         this.localAddress = r.localAddress;
         this.remoteAddress = r.remoteAddress;
-        this.receives = new ReceiveRing(qp, r.recvRegion, r.receiveCount, inlineReceive);
+        this.receives = r.receives;
         this.poster = new WorkPoster(qp, maxSendSge, WR_BATCH, r.ord, r.sqBudget);
         RegisteredBuffer slotRegion = r.slotRegion;
         int n = r.slotCount;
@@ -139,15 +144,14 @@ final class Connection implements Agent {
             batch[i] = new WorkCompletion();
         }
         scratch = new RpcRdmaHeader(server.config.limits());
-        CompletionQueue.CompletionListener wake = cq -> runner.wake();
-        sendCq.setListener(wake);
-        recvCq.setListener(wake);
+        // replies to reverse calls are delivered on the io threads: the dispatch threads may all be waiting for them
+        reverse = new ReverseChannel(this, r.reverseSends, n, server.ioExecutor);
+        r.queues.wakeOnCompletion(runner::wake);
     }
 
     /** Posts every receive buffer; before the connection is accepted. */
     void postAllReceives() throws PostException {
-        receives.recycleAll();
-        receives.repost();
+        receives.postAll(qp, 0);
     }
 
     // ------------------------------------------------------------------ events (device thread)
@@ -171,6 +175,16 @@ final class Connection implements Agent {
     void requestClose(ServerCounter reason) {
         closeRequest = reason;
         runner.wake();
+    }
+
+    /** Wakes the agent: reverse-direction calls were queued (any thread). */
+    void wakeAgent() {
+        runner.wake();
+    }
+
+    /** The reverse direction of this connection (RFC 8167): calls to the client. */
+    PeerTransport peerTransport() {
+        return reverse.transport();
     }
 
     /** Hands a slot to the agent (any thread). */
@@ -208,6 +222,7 @@ final class Connection implements Agent {
             work += serveHeld();
             work += postReads();
             work += postWaitingReplies();
+            work += postReverseCalls();
             repostReceives();
         }
         if (closing) {
@@ -268,8 +283,9 @@ final class Connection implements Agent {
             drop(ServerCounter.DROPPED_GARBAGE, "a " + length + "-byte message cannot carry an xid");
             return;
         }
+        int headerLength = -1;
         try {
-            RpcRdmaDecoder.decodeAt(receives.bytes(), receives.offset(index), length, scratch);
+            headerLength = RpcRdmaDecoder.decodeAt(receives.buffer(index), receives.offset(index), length, scratch);
         } catch (RpcRdmaDecodeException e) {
             if (e.response() == RpcRdmaDecodeException.Response.DROP) {
                 if (!e.hasXid()) {
@@ -281,6 +297,11 @@ final class Connection implements Agent {
                 }
                 return;
             }
+        }
+        if (headerLength >= 0 && reverse.takeReply(scratch, receives.buffer(index), receives.offset(index)
+                + headerLength, length - headerLength)) {
+            recycle(index); // RFC 8167: a reply to a reverse-direction call; it uses none of the forward credits
+            return;
         }
         inFlight++;
         add(ServerCounter.CALLS_IN_FLIGHT, 1);
@@ -315,7 +336,7 @@ final class Connection implements Agent {
         int offset = receives.offset(index);
         int headerLength;
         try {
-            headerLength = RpcRdmaDecoder.decodeAt(receives.bytes(), offset, length, slot.call);
+            headerLength = RpcRdmaDecoder.decodeAt(receives.buffer(index), offset, length, slot.call);
         } catch (RpcRdmaDecodeException e) {
             recycle(index);
             ReplyMarshaler.Kind kind = e.response() == RpcRdmaDecodeException.Response.ERR_VERS
@@ -327,7 +348,7 @@ final class Connection implements Agent {
         }
         RpcRdmaHeader call = slot.call;
         int inlineLength = call.proc() == RpcRdmaProc.RDMA_MSG ? length - headerLength : 0;
-        String invalid = slot.layout.layOut(call, inlineLength, server.config.maxReadChunks(),
+        String invalid = slot.layout.layOutCall(call, inlineLength, server.config.maxReadChunks(),
                 server.config.maxReadChunkBytes(), server.config.maxCallSize());
         if (invalid != null) {
             recycle(index);
@@ -336,7 +357,7 @@ final class Connection implements Agent {
             postReply(slot);
             return;
         }
-        receives.bytes().getBytes(offset + headerLength, slot.inline, 0, inlineLength);
+        receives.buffer(index).getBytes(offset + headerLength, slot.inline, 0, inlineLength);
         slot.inlineLength = inlineLength;
         recycle(index);
         if (!slot.layout.needsRead()) {
@@ -388,7 +409,7 @@ final class Connection implements Agent {
 
     private void repostReceives() {
         try {
-            receives.repost();
+            receives.repost(qp, 0);
         } catch (PostException e) {
             drop(ServerCounter.DROPPED_INTERNAL_ERROR, "posting receives failed: " + e.getMessage());
         }
@@ -398,9 +419,9 @@ final class Connection implements Agent {
 
     private int drainMailbox() {
         int n = 0;
-        for (CallSlot slot = mailbox.drain(); slot != null; ) {
-            CallSlot next = slot.mailboxNext;
-            slot.mailboxNext = null;
+        CallSlot next;
+        for (CallSlot slot = mailbox.drain(); slot != null; slot = next) {
+            next = Mailbox.next(slot);
             n++;
             int state = slot.state.get();
             if (state == CallSlot.READ_QUEUED) {
@@ -415,7 +436,6 @@ final class Connection implements Agent {
             } else {
                 LOG.error("{}: slot in state {} in the mailbox", this, state);
             }
-            slot = next;
         }
         return n;
     }
@@ -571,8 +591,25 @@ final class Connection implements Agent {
         }
     }
 
+    private int postReverseCalls() {
+        try {
+            return reverse.post(qp);
+        } catch (PostException e) {
+            drop(ServerCounter.DROPPED_INTERNAL_ERROR, "posting a reverse-direction call failed: " + e.getMessage());
+            return 0;
+        }
+    }
+
     private void onSendComplete(WorkCompletion wc) {
-        CallSlot slot = slots[WrIds.index(wc.wrId)];
+        int index = WrIds.index(wc.wrId);
+        if (reverse.ownsSend(index)) {
+            if (!wc.ok() && wc.status != WcStatus.WR_FLUSH_ERR) {
+                drop(ServerCounter.DROPPED_SEND_FAILED, "reverse-direction call Send failed: " + wc);
+            }
+            reverse.onSendComplete(index, wc);
+            return;
+        }
+        CallSlot slot = slots[index];
         if (slot.state.get() != CallSlot.SENDING) {
             LOG.error("{}: Send completion for {}", this, slot);
             return;
@@ -637,6 +674,7 @@ final class Connection implements Agent {
         }
         closeReason = reason;
         closing = true;
+        reverse.close();
         flushDeadline = System.nanoTime() + FLUSH_WAIT_NANOS;
         qp.disconnect();
     }
@@ -664,12 +702,9 @@ final class Connection implements Agent {
                     freeSlot(slot, true);
                 }
             }
-            for (CallSlot slot = poster.abandon(); slot != null; ) {
-                CallSlot next = slot.queueNext;
-                slot.queueNext = null;
+            for (CallSlot slot = poster.abandonReply(); slot != null; slot = poster.abandonReply()) {
                 slot.replyDone(false, closedException());
                 freeSlot(slot, false);
-                slot = next;
             }
         }
         int waiting = 0;
@@ -704,6 +739,7 @@ final class Connection implements Agent {
     }
 
     private void forceRelease() {
+        reverse.close();
         closing = true;
         closed = true;
         settleGauges();

@@ -2,25 +2,23 @@ package org.rpcrdma4j.xprt.server;
 
 import java.net.InetSocketAddress;
 
-import org.rpcrdma4j.codec.RpcRdmaPrivateData;
 import org.rpcrdma4j.registration.RegisteredBuffer;
 import org.rpcrdma4j.registration.RegistrationConfig;
 import org.rpcrdma4j.registration.RegistrationPool;
-import org.rpcrdma4j.verbs.CompletionQueue;
 import org.rpcrdma4j.verbs.ConnectionRequest;
 import org.rpcrdma4j.verbs.DeviceAttributes;
 import org.rpcrdma4j.verbs.DeviceCapability;
-import org.rpcrdma4j.verbs.QueuePair;
-import org.rpcrdma4j.verbs.QueuePairConfig;
 import org.rpcrdma4j.verbs.VerbsException;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+import org.rpcrdma4j.xprt.internal.InlineSends;
+import org.rpcrdma4j.xprt.internal.InlineThresholds;
+import org.rpcrdma4j.xprt.internal.QueueSet;
+import org.rpcrdma4j.xprt.internal.ReceiveRing;
 
 /**
  * What one connection holds on the device and in the buffer pool, sized from the server's settings and the client's
  * connection request, made before the request is accepted and given back in one place ({@link #close()}).
  * <p>
- * Negotiation (RFC 8797, as the shared transport brief and Linux do it): the client's private data, or the version 1
+ * Negotiation ({@link InlineThresholds}, RFC 8797 as Linux does it): the client's private data, or the version 1
  * defaults (1024 bytes each way, no remote invalidation) when it sent none the codec understands; the server sends
  * inline = min(its own, the client's receive size); its receive buffers hold min(its own, the client's send size).
  * Send With Invalidate is used only when the client offered remote invalidation and the device can send it. ORD (the
@@ -31,7 +29,6 @@ import org.slf4j.LoggerFactory;
  * RDMA WRITEs, the READs of the ORD, and the registration pool's REG_MR and LOCAL_INV work requests.
  */
 final class ConnectionResources implements AutoCloseable {
-    private static final Logger LOG = LoggerFactory.getLogger(ConnectionResources.class);
     /** Send-queue entries reserved per slot for its reply (RDMA WRITEs + the Send); more waits or is refused. */
     private static final int WRS_PER_REPLY = 4;
 
@@ -49,28 +46,28 @@ final class ConnectionResources implements AutoCloseable {
     final byte[] privateData;
 
     RegistrationPool registrations;
-    CompletionQueue deviceSendCq;
-    CompletionQueue sendCq;
-    CompletionQueue recvCq;
-    QueuePair qp;
-    RegisteredBuffer recvRegion;
+    QueueSet queues;
+    ReceiveRing receives;
     RegisteredBuffer slotRegion;
+    /** The send buffers of reverse-direction calls (RFC 8167), {@link ReverseChannel#REQUESTS} of them. */
+    InlineSends reverseSends;
     private boolean closed;
 
     private ConnectionResources(ServerConfig config, DeviceAttributes device, ConnectionRequest request) {
-        RpcRdmaPrivateData peer = RpcRdmaPrivateData.decode(request.privateData())
-                .orElse(RpcRdmaPrivateData.V1_DEFAULTS);
+        InlineThresholds thresholds = InlineThresholds.negotiate(request.privateData(), config.inlineSend(),
+                config.inlineReceive());
         credits = config.credits();
         slotCount = config.slotsPerConnection();
-        receiveCount = slotCount;
-        inlineSend = peer.sendLimit(config.inlineSend());
-        inlineReceive = peer.receiveLimit(config.inlineReceive());
+        // the replies to reverse-direction calls arrive in receives of their own, beyond the forward credits
+        receiveCount = slotCount + ReverseChannel.REQUESTS;
+        inlineSend = thresholds.send();
+        inlineReceive = thresholds.receive();
         maxSendSge = Math.min(device.maxSge(), 8);
-        sendWithInvalidate = peer.remoteInvalidation() && device.has(DeviceCapability.SEND_WITH_INV);
+        sendWithInvalidate = thresholds.peerRemoteInvalidation() && device.has(DeviceCapability.SEND_WITH_INV);
         ord = Math.min(request.responderResources(), Math.min(device.maxQpInitRdAtom(), config.maxReadsInFlight()));
         localAddress = request.localAddress();
         remoteAddress = request.remoteAddress();
-        privateData = RpcRdmaPrivateData.of(false, config.inlineSend(), config.inlineReceive()).encode();
+        privateData = InlineThresholds.privateData(false, config.inlineSend(), config.inlineReceive());
         sqBudget = slotCount * WRS_PER_REPLY + ord;
     }
 
@@ -116,18 +113,15 @@ final class ConnectionResources implements AutoCloseable {
                 .withHandles(handles, Math.max(handles, perCall * slotCount))
                 .withExecutor(server.ioExecutor));
         int reserve = 2 * registrations.maxHandles() + 16;
-        int maxSendWr = Math.min(attributes.maxQpWr(), sqBudget + reserve);
+        int maxSendWr = Math.min(attributes.maxQpWr(), sqBudget + ReverseChannel.REQUESTS + reserve);
         int cqEntries = Math.min(attributes.maxCqe(), maxSendWr + reserve);
-        deviceSendCq = server.device.createCompletionQueue(cqEntries);
-        sendCq = registrations.wrap(deviceSendCq);
-        recvCq = server.device.createCompletionQueue(Math.min(attributes.maxCqe(), receiveCount));
         // receive queue with headroom: a device may report a receive before it frees the receive's ring slot
         int maxRecvWr = Math.min(attributes.maxQpWr(), 2 * receiveCount);
-        qp = server.pd.createQueuePair(new QueuePairConfig(deviceSendCq, recvCq, maxSendWr, maxRecvWr,
-                maxSendSge, 1, 0));
-        registrations.attach(qp);
-        recvRegion = server.bufferPool.allocate((int) ((long) receiveCount * inlineReceive));
+        queues = QueueSet.create(server.device, server.pd, registrations, new QueueSet.Sizes(maxSendWr, maxRecvWr,
+                maxSendSge, cqEntries, Math.min(attributes.maxCqe(), receiveCount)));
+        receives = ReceiveRing.allocate(server.bufferPool, receiveCount, inlineReceive);
         slotRegion = server.bufferPool.allocate(slotCount * 2 * inlineSend);
+        reverseSends = InlineSends.allocate(server.bufferPool, ReverseChannel.REQUESTS, inlineSend);
         server.memoryIndex.record(slotRegion);
     }
 
@@ -138,36 +132,20 @@ final class ConnectionResources implements AutoCloseable {
             return;
         }
         closed = true;
-        if (qp != null) {
-            qp.close();
+        if (queues != null) {
+            queues.close();
         }
-        closeQuietly(sendCq);
-        if (sendCq != deviceSendCq) {
-            // the wrapper closes the device queue; without one (never made) close it directly
-            if (sendCq == null) {
-                closeQuietly(deviceSendCq);
-            }
-        }
-        closeQuietly(recvCq);
         if (registrations != null) {
             registrations.close();
         }
-        if (recvRegion != null) {
-            recvRegion.release();
+        if (receives != null) {
+            receives.release();
         }
         if (slotRegion != null) {
             slotRegion.release();
         }
-    }
-
-    private static void closeQuietly(CompletionQueue cq) {
-        if (cq == null) {
-            return;
-        }
-        try {
-            cq.close();
-        } catch (VerbsException | RuntimeException e) {
-            LOG.warn("closing a completion queue failed: {}", e.toString());
+        if (reverseSends != null) {
+            reverseSends.release();
         }
     }
 }

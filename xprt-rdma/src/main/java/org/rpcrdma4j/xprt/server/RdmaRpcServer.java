@@ -4,8 +4,10 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -37,6 +39,7 @@ import org.rpcrdma4j.verbs.VerbsException;
 import org.rpcrdma4j.verbs.util.EnumCounters;
 import org.rpcrdma4j.xprt.UpperLayerBinding;
 import org.rpcrdma4j.xprt.internal.AgentRunner;
+import org.rpcrdma4j.xprt.internal.ProgramTable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -335,7 +338,7 @@ public final class RdmaRpcServer implements AutoCloseable {
             }
             runner.add(connection);
             try {
-                request.accept(resources.qp, new AcceptParameters(resources.privateData, 0, resources.ord),
+                request.accept(resources.queues.qp(), new AcceptParameters(resources.privateData, 0, resources.ord),
                         connection::onEvent);
             } catch (VerbsException | RuntimeException e) {
                 counters.increment(ServerCounter.CONNECTIONS_REJECTED);
@@ -478,7 +481,7 @@ public final class RdmaRpcServer implements AutoCloseable {
         private int inlineSend = 4096;
         private int inlineReceive = 4096;
         private final Map<OncRpcProgram, RpcDispatchable> programs = new LinkedHashMap<>();
-        private final Map<Integer, UpperLayerBinding> bindings = new LinkedHashMap<>();
+        private final List<UpperLayerBinding> bindings = new ArrayList<>();
         private ExecutorService dispatchExecutor;
         private int dispatchThreads = Math.max(4, 2 * Runtime.getRuntime().availableProcessors());
         private int ioThreads = 2;
@@ -576,9 +579,14 @@ public final class RdmaRpcServer implements AutoCloseable {
             return this;
         }
 
-        /** The upper-layer binding of a program (by {@link UpperLayerBinding#program()}): which result is DDP-eligible. */
+        /**
+         * The upper-layer binding of a program (by {@link UpperLayerBinding#program()}; a later one replaces it): which
+         * result is DDP-eligible, for the versions it {@linkplain UpperLayerBinding#supportsVersion supports}.
+         */
         public Builder binding(UpperLayerBinding binding) {
-            bindings.put(binding.program(), binding);
+            Objects.requireNonNull(binding, "binding");
+            bindings.removeIf(b -> b.program() == binding.program());
+            bindings.add(binding);
             return this;
         }
 
@@ -724,7 +732,7 @@ public final class RdmaRpcServer implements AutoCloseable {
             int margin = receiveMargin > 0 ? receiveMargin : Math.max(4, credits / 8);
             String serverName = name != null ? name : "rpcrdma-" + port;
             ServerConfig config = new ServerConfig(serverName, bind, provider, providerOptions, device, credits,
-                    margin, inlineSend, inlineReceive, servedPrograms(), Map.copyOf(bindings), dispatchExecutor,
+                    margin, inlineSend, inlineReceive, servedPrograms(), List.copyOf(bindings), dispatchExecutor,
                     dispatchThreads, ioThreads, agentThreads, maxConnections, maxCallSize, maxReadChunkBytes,
                     maxReadChunks, maxReadsInFlight, registeredMemoryBytes, bufferWait, stopTimeout,
                     registrationMode, limits, jmx);

@@ -9,6 +9,8 @@ import org.dcache.oncrpc4j.xdr.Xdr;
 import org.rpcrdma4j.registration.RegisteredBuffer;
 import org.rpcrdma4j.registration.RegisteredBufferPool;
 import org.rpcrdma4j.verbs.VerbsException;
+import org.rpcrdma4j.xprt.internal.Copies;
+import org.rpcrdma4j.xprt.internal.Xdrs;
 
 /**
  * The bytes of one encoded reply, and where they can be sent from. Reusable, one per call slot; used by the thread
@@ -26,7 +28,7 @@ import org.rpcrdma4j.verbs.VerbsException;
  *       buffer from the server's pool, allocated on first need and kept until the reply completed.</li>
  * </ul>
  */
-final class ReplyBytes implements GrizzlyBytes.PieceSink {
+final class ReplyBytes implements Xdrs.PieceSink {
     private final ByteBuf slot;
     private final int slotLkey;
     private final long slotIova;
@@ -71,7 +73,7 @@ final class ReplyBytes implements GrizzlyBytes.PieceSink {
     /** Takes the reply encoded in {@code xdr}: copies it into the slot when it fits, else keeps its pieces. */
     void load(Xdr xdr) {
         release();
-        length = GrizzlyBytes.pieces(xdr, this);
+        length = Xdrs.pieces(xdr, this);
         if (heapArray != null && length <= messageCapacity) {
             slot.setBytes(messageBase, heapArray, heapOffset, length);
             heapArray = null;
@@ -181,7 +183,7 @@ final class ReplyBytes implements GrizzlyBytes.PieceSink {
         if (stagingUsed + length > staging.capacity()) {
             throw new VerbsException("staging buffer of " + staging.capacity() + " bytes exhausted");
         }
-        staging.setBytes(stagingUsed, view, from, length);
+        Copies.into(view, from, staging, stagingUsed, length);
         out.add(staging.lkey(), staging.address(stagingUsed), length);
         stagingUsed += length;
         copiedBytes += length;

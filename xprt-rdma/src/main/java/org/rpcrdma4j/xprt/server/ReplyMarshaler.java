@@ -8,10 +8,9 @@ import org.rpcrdma4j.codec.RpcRdmaLayout;
 import org.rpcrdma4j.codec.RpcRdmaProc;
 import org.rpcrdma4j.verbs.Opcode;
 import org.rpcrdma4j.verbs.VerbsException;
-import org.rpcrdma4j.xprt.DataItem;
 import org.rpcrdma4j.xprt.UpperLayerBinding;
 import org.rpcrdma4j.xprt.XdrFormatException;
-import org.rpcrdma4j.xprt.internal.RpcHeader;
+import org.rpcrdma4j.xprt.internal.DataItemCut;
 
 /**
  * Turns one encoded reply into what goes on the wire, as Linux svcrdma does (PROTOCOLS.md A.3-A.6): the
@@ -33,8 +32,7 @@ final class ReplyMarshaler {
     enum Kind { INLINE, REPLY_CHUNK, ERR_CHUNK, ERR_VERS }
 
     private final RpcRdmaHeader reply;
-    private final RpcHeader rpc = new RpcHeader();
-    private final DataItem item = new DataItem();
+    private final DataItemCut cut = new DataItemCut();
     private final SgeList itemSges = new SgeList();
     private final SgeList messageSges = new SgeList();
     private final SgeList sendSges = new SgeList();
@@ -95,21 +93,17 @@ final class ReplyMarshaler {
         int itemEnd = 0;
         boolean ddp = false;
         if (binding != null && call.writeChunkCount() > 0 && locate(bytes, binding, version, procedure)) {
-            itemStart = rpc.bodyOffset() + item.offset();
-            long itemPadded = item.paddedLength();
-            if (itemStart + itemPadded > length) {
-                itemStart = 0; // the binding pointed outside the reply: send it whole
-            } else if (item.length() > call.writeChunkLength(0)) {
-                return errChunk(call, credits, "the " + item.length() + "-byte result exceeds the "
+            if (cut.itemLength() > call.writeChunkLength(0)) {
+                return errChunk(call, credits, "the " + cut.itemLength() + "-byte result exceeds the "
                         + call.writeChunkLength(0) + "-byte write chunk");
-            } else {
-                ddp = true;
-                itemEnd = (int) (itemStart + itemPadded);
-                bytes.sges(itemStart, (int) item.length(), itemSges, true);
-                writes.add(itemSges, call, 0, maxSge);
-                reply.setWriteChunkBytesWritten(0, item.length());
-                writeChunkBytes = item.length();
             }
+            ddp = true;
+            itemStart = cut.itemOffset();
+            itemEnd = cut.tailOffset();
+            bytes.sges(itemStart, cut.itemLength(), itemSges, true);
+            writes.add(itemSges, call, 0, maxSge);
+            reply.setWriteChunkBytesWritten(0, cut.itemLength());
+            writeChunkBytes = cut.itemLength();
         }
         if (call.writeChunkCount() > 0 && !ddp) {
             reply.setWriteChunkBytesWritten(0, 0);
@@ -161,18 +155,14 @@ final class ReplyMarshaler {
         return kind;
     }
 
+    /**
+     * Cuts the reply around its DDP-eligible result; a reply the binding cannot walk, or whose item it places outside
+     * the reply, is sent whole.
+     */
     private boolean locate(ReplyBytes bytes, UpperLayerBinding binding, int version, int procedure) {
-        ByteBuf view = bytes.view();
         int base = bytes.viewBase();
-        int end = base + bytes.length();
         try {
-            rpc.parse(view, base, end);
-            if (!rpc.isSuccessfulReply()) {
-                return false;
-            }
-            view.setIndex(base + rpc.bodyOffset(), end);
-            item.clear();
-            return binding.locateReplyItem(version, procedure, view, item) && item.isSet();
+            return cut.cutReply(binding, version, procedure, bytes.view(), base, base + bytes.length());
         } catch (XdrFormatException | RuntimeException e) {
             return false;
         }

@@ -2,6 +2,7 @@ package org.rpcrdma4j.xprt.server;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
 
@@ -27,7 +28,7 @@ record ServerConfig(
         int inlineSend,
         int inlineReceive,
         Map<OncRpcProgram, RpcDispatchable> programs,
-        Map<Integer, UpperLayerBinding> bindings,
+        List<UpperLayerBinding> bindings,
         ExecutorService dispatchExecutor,
         int dispatchThreads,
         int ioThreads,

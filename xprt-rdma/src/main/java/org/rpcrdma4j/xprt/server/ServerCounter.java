@@ -81,5 +81,18 @@ public enum ServerCounter {
     /** Gauge: calls received and not yet answered (their reply not yet posted). */
     CALLS_IN_FLIGHT,
     /** Calls whose RDMA READ sink needed LOCAL_INV after the READs (no RDMA READ with Invalidate on the device). */
-    SINK_LOCAL_INVALIDATIONS;
+    SINK_LOCAL_INVALIDATIONS,
+    /** Reverse-direction (RFC 8167) calls sent to the client through a call's {@code getPeerTransport()}. */
+    REVERSE_CALLS_SENT,
+    /** Replies to reverse-direction calls received from the client (and matched to a call sent). */
+    REVERSE_REPLIES,
+    /**
+     * Reverse-direction calls refused before sending: larger than the inline threshold (reverse messages are inline
+     * only), or the connection closing.
+     */
+    REVERSE_CALLS_REFUSED,
+    /** Reverse-direction calls sent whose reply never came: the connection ended first. */
+    REVERSE_CALLS_FAILED,
+    /** Gauge: reverse-direction calls waiting for one of the connection's reverse credits. */
+    REVERSE_QUEUE_DEPTH;
 }

@@ -5,6 +5,7 @@ import org.rpcrdma4j.verbs.Opcode;
 import org.rpcrdma4j.verbs.PostException;
 import org.rpcrdma4j.verbs.QueuePair;
 import org.rpcrdma4j.verbs.SendWorkRequest;
+import org.rpcrdma4j.xprt.internal.SlotQueue;
 
 /**
  * Posts a connection's RDMA READs and replies to its send queue, within two budgets: at most {@code ord} READs in
@@ -23,10 +24,8 @@ final class WorkPoster {
     private final int budget;
     private int used;
     private int readsOutstanding;
-    private CallSlot readHead;
-    private CallSlot readTail;
-    private CallSlot replyHead;
-    private CallSlot replyTail;
+    private final SlotQueue<CallSlot> readQueue = new SlotQueue<>();
+    private final SlotQueue<CallSlot> replyQueue = new SlotQueue<>();
 
     WorkPoster(QueuePair qp, int maxSge, int chainLength, int ord, int budget) {
         this.qp = qp;
@@ -47,20 +46,14 @@ final class WorkPoster {
 
     /** Queues the READs of a call slot (state READING). */
     void queueReads(CallSlot slot) {
-        slot.queueNext = null;
-        if (readTail == null) {
-            readHead = slot;
-        } else {
-            readTail.queueNext = slot;
-        }
-        readTail = slot;
+        readQueue.addLast(slot);
     }
 
     /** Posts queued READs while the ORD and the budget allow. @return READs posted */
     int postReads() throws PostException {
         int posted = 0;
-        while (readHead != null && readsOutstanding < ord && used < budget) {
-            CallSlot slot = readHead;
+        CallSlot slot;
+        while ((slot = readQueue.peekFirst()) != null && readsOutstanding < ord && used < budget) {
             ReadOps reads = slot.reads;
             int n = Math.min(reads.count() - reads.posted,
                     Math.min(ord - readsOutstanding, Math.min(wrs.length, budget - used)));
@@ -99,11 +92,7 @@ final class WorkPoster {
             used += n;
             posted += n;
             if (reads.posted == reads.count()) {
-                readHead = slot.queueNext;
-                slot.queueNext = null;
-                if (readHead == null) {
-                    readTail = null;
-                }
+                readQueue.remove(slot);
             }
         }
         return posted;
@@ -119,31 +108,21 @@ final class WorkPoster {
 
     /** Whether a marshaled reply can be posted now: nothing queued before it, and room in the budget. */
     boolean canPost(CallSlot slot) {
-        return replyHead == null && used + slot.marshaler.writes().count() + 1 <= budget;
+        return replyQueue.isEmpty() && used + slot.marshaler.writes().count() + 1 <= budget;
     }
 
     /** Queues a reply behind the others until the budget has room ({@link #nextWaitingReply()}). */
     void queue(CallSlot slot) {
-        slot.queueNext = null;
-        if (replyTail == null) {
-            replyHead = slot;
-        } else {
-            replyTail.queueNext = slot;
-        }
-        replyTail = slot;
+        replyQueue.addLast(slot);
     }
 
     /** The oldest queued reply if the budget now has room for it (removed from the queue), else null. */
     CallSlot nextWaitingReply() {
-        CallSlot slot = replyHead;
+        CallSlot slot = replyQueue.peekFirst();
         if (slot == null || used + slot.marshaler.writes().count() + 1 > budget) {
             return null;
         }
-        replyHead = slot.queueNext;
-        slot.queueNext = null;
-        if (replyHead == null) {
-            replyTail = null;
-        }
+        replyQueue.remove(slot);
         return slot;
     }
 
@@ -216,19 +195,19 @@ final class WorkPoster {
     }
 
     boolean hasQueuedReads() {
-        return readHead != null;
+        return !readQueue.isEmpty();
     }
 
     boolean hasQueuedReplies() {
-        return replyHead != null;
+        return !replyQueue.isEmpty();
     }
 
-    /** Takes every queued reply, oldest first, linked through {@link CallSlot#queueNext}; forgets queued READs. */
-    CallSlot abandon() {
-        CallSlot replies = replyHead;
-        replyHead = replyTail = null;
-        readHead = readTail = null;
-        return replies;
+    /** Closing: forgets the queued READs and takes the oldest queued reply (null when none is left). */
+    CallSlot abandonReply() {
+        while (readQueue.pollFirst() != null) {
+            // the READs will never be posted
+        }
+        return replyQueue.pollFirst();
     }
 
     private static void unlink(SendWorkRequest head) {

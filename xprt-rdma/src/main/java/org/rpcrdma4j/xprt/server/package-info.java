@@ -25,7 +25,7 @@
  *       an xid drops the connection, a bad version gets RDMA_ERROR / ERR_VERS (1, 1), malformed chunk lists
  *       ERR_CHUNK, both with the call's xid and the usual credit grant. A client with more calls unanswered than
  *       granted is disconnected. The inline part is copied into the call's slot and its receive buffer reposted.</li>
- *   <li><b>Read chunks</b> ({@code CallLayout}, {@code CallSlot}, {@code WorkPoster}): the layout of the rebuilt
+ *   <li><b>Read chunks</b> ({@code StreamLayout}, {@code CallSlot}, {@code WorkPoster}): the layout of the rebuilt
  *       call is checked against the limits before any READ (ERR_CHUNK when too large); an io thread takes a sink
  *       buffer for the whole call, copies the inline pieces into place and maps the rest as
  *       {@link org.rpcrdma4j.registration.ChunkRole#RDMA_READ_SINK} (on iWARP a per-I/O handle); the agent posts
@@ -87,9 +87,28 @@
  * staging buffers, and marks calls still running as dead: their later {@code send} fails their handler and frees
  * their memory. A call whose program never answers keeps its memory until it does (or until the server stops).
  *
- * <h2>Not yet</h2>
- * Reverse-direction RPC (RFC 8167): a REPLY arriving on the forward channel is counted and dropped, and
- * {@code getPeerTransport()} throws. It belongs on the connection (which owns the queue pair, the credits and the
- * receive buffers a backchannel shares); the call slot is where a program reaches it.
+ * <h2>Reverse direction (RFC 8167)</h2>
+ * {@code getPeerTransport()} of a served call's transport is its connection's reverse direction
+ * ({@code PeerTransport}): an unmodified oncrpc4j {@code RpcCall} over it calls the client on the same connection and
+ * gets the reply, which is how an NFSv4.1 server (nfs4j's among them) reaches its clients' callback programs:
+ * <pre>
+ * RpcCall cb = new RpcCall(cbProgram, cbVersion, auth, call.getTransport().getPeerTransport());
+ * cb.call(procedure, args, result, 10, TimeUnit.SECONDS);
+ * </pre>
+ * As Linux does it (PROTOCOLS.md A.9): reverse calls and replies are RDMA_MSG with empty chunk lists, inline only; a
+ * call longer than the inline threshold minus the 28-byte transport header is refused before anything is sent
+ * ({@link org.rpcrdma4j.xprt.server.ReverseCallTooLargeException}). The reverse direction has 2 credits of its own
+ * (Linux allows 2 backchannel requests), with a send buffer each and 2 receives beyond the forward ones for their
+ * replies; further calls wait in order. Xids are the caller's, independent of the forward direction's. A message
+ * whose RPC msg_type is REPLY (in an RDMA_MSG without chunks) is a reverse reply: it is matched by xid, takes none
+ * of the forward credits, and one that answers nothing is counted and dropped. Replies reach their oncrpc4j
+ * handlers on the io threads (the dispatch threads may all be waiting for them), so handlers must not block. When
+ * the connection ends, callers waiting for a reply fail with {@link java.io.EOFException} and later calls are
+ * refused at once. A client that serves no reverse program (this project's client without
+ * {@code reverseProgram}) answers PROG_UNAVAIL, which fails the caller at once with {@code OncRpcAcceptedException};
+ * a client that is not ready for reverse traffic at all may drop the connection, so an upper layer must learn that
+ * the client wants callbacks first (NFSv4.1: CREATE_SESSION with a back channel). Counters:
+ * {@code REVERSE_CALLS_SENT}, {@code REVERSE_REPLIES}, {@code REVERSE_CALLS_REFUSED}, {@code REVERSE_CALLS_FAILED},
+ * {@code REVERSE_QUEUE_DEPTH}.
  */
 package org.rpcrdma4j.xprt.server;

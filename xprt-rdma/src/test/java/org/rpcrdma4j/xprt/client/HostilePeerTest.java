@@ -272,7 +272,14 @@ class HostilePeerTest extends ClientTestBase {
 
     @Test
     void aReverseDirectionCallIsRecognisedAndNotTakenForTheReplyWithTheSameXid() throws Exception {
+        List<ReceivedCall> answers = new CopyOnWriteArrayList<>();
+        java.util.concurrent.atomic.AtomicInteger reverseXid = new java.util.concurrent.atomic.AtomicInteger();
         server.script(c -> {
+            if (c.call().length >= 8 && Unpooled.wrappedBuffer(c.call()).getInt(4) == 1) {
+                answers.add(c); // the client's answer to the reverse-direction call
+                return Reply.none();
+            }
+            reverseXid.set(c.xid());
             ByteBuf m = Unpooled.buffer();
             m.writeInt(c.xid()).writeInt(1).writeInt(8).writeInt(0).writeInt(0).writeInt(0).writeInt(0);
             m.writeInt(c.xid()).writeInt(0).writeInt(2).writeInt(0x40000000).writeInt(1).writeInt(0)
@@ -286,9 +293,24 @@ class HostilePeerTest extends ClientTestBase {
         t.call(call);
         assertThat(bytes(sink, 0, 6000)).isEqualTo(TestProgram.pattern(8, 6000));
         RdmaClientStats s = t.stats();
-        assertThat(s.get(ClientCounter.BACKCHANNEL_CALLS_DROPPED)).isEqualTo(1);
+        // taken as a call of the reverse direction (RFC 8167), not as the reply with the same xid; with no reverse
+        // program registered it is answered PROG_UNAVAIL, inline, with the call's xid
+        assertThat(s.get(ClientCounter.REVERSE_CALLS_RECEIVED)).isEqualTo(1);
+        assertThat(s.get(ClientCounter.REVERSE_CALLS_REFUSED)).isEqualTo(1);
+        assertThat(s.get(ClientCounter.BACKCHANNEL_CALLS_DROPPED)).isZero();
         assertThat(s.get(XprtCounter.UNKNOWN_XID_REPLIES)).isZero();
         assertThat(s.get(XprtCounter.BAD_REPLY_COUNT)).isZero();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (answers.isEmpty() && System.nanoTime() - deadline < 0) {
+            Thread.sleep(5);
+        }
+        assertThat(answers).hasSize(1);
+        ReceivedCall answer = answers.get(0);
+        assertThat(answer.hasReadChunk() || answer.hasWriteChunk() || answer.hasReplyChunk()).isFalse();
+        ByteBuf expected = Unpooled.buffer().writeInt(reverseXid.get()).writeInt(1).writeInt(0).writeInt(0).writeInt(0)
+                .writeInt(1);
+        assertThat(answer.call()).isEqualTo(bytes(expected, 0, expected.readableBytes()));
+        assertThat(answer.xid()).isEqualTo(reverseXid.get());
     }
 
     @Test

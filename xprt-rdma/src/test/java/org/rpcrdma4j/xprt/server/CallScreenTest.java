@@ -5,12 +5,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.io.IOException;
+import java.util.List;
 import java.util.Map;
 
 import org.dcache.oncrpc4j.rpc.OncRpcProgram;
 import org.dcache.oncrpc4j.rpc.RpcCall;
 import org.dcache.oncrpc4j.rpc.RpcDispatchable;
 import org.junit.jupiter.api.Test;
+import org.rpcrdma4j.xprt.internal.CallScreen;
+import org.rpcrdma4j.xprt.internal.ProgramTable;
 
 class CallScreenTest {
     private static final RpcDispatchable NOTHING = (RpcCall call) -> {
@@ -19,7 +22,7 @@ class CallScreenTest {
     private final ProgramTable programs = new ProgramTable(Map.of(
             new OncRpcProgram(100003, 3), NOTHING,
             new OncRpcProgram(100003, 4), NOTHING,
-            new OncRpcProgram(100005, 3), NOTHING), Map.of());
+            new OncRpcProgram(100005, 3), NOTHING), List.of());
     private final CallScreen screen = new CallScreen();
 
     private CallScreen.Verdict screen(ByteBuf message) {

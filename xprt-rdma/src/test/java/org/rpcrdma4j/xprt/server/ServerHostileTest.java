@@ -237,6 +237,22 @@ class ServerHostileTest extends ServerFixture {
                 Rpc.concat(Rpc.ints(0x6D, 1, CREDITS, 0, 0, 0, 0), Rpc.successHeader(0x6D)));
     }
 
+    @Test
+    void repliesThatAnswerNoReverseCallAreDroppedAndTakeNoCredit() throws Exception {
+        RawClient c = client(false);
+        // RFC 8167: an RPC REPLY in an RDMA_MSG is a reverse-direction reply, whatever its xid; more of them than the
+        // client has credits, none of which answers a call of the server's: dropped, and no credit violation
+        int n = CREDITS + 4;
+        for (int i = 0; i < n; i++) {
+            c.send(Rpc.concat(Rpc.ints(0x7000 + i, 1, 32, 0, 0, 0, 0), Rpc.successHeader(0x7000 + i)));
+        }
+        await("dropped", () -> counter(c, ServerCounter.MESSAGES_DROPPED) == n);
+        assertThat(counter(c, ServerCounter.CALLS)).isZero();
+        assertThat(counter(c, ServerCounter.REVERSE_REPLIES)).isZero();
+        expectAnswer(c, Rpc.concat(Rpc.ints(0x7100, 1, 32, 0, 0, 0, 0), Rpc.echoCall(0x7100, EchoProgram.NULL, null)),
+                Rpc.concat(Rpc.ints(0x7100, 1, CREDITS, 0, 0, 0, 0), Rpc.successHeader(0x7100)));
+    }
+
     static Stream<Arguments> badCredentials() {
         ByteBuf hugeName = Unpooled.buffer().writeInt(1).writeInt(0x7FFF_FFFF).writeInt(0).writeInt(0).writeInt(0);
         ByteBuf hugeGids = Unpooled.buffer().writeInt(1).writeInt(0).writeInt(0).writeInt(0).writeInt(0x4000_0000);

@@ -12,6 +12,8 @@ import org.rpcrdma4j.verbs.soft.wire.Ddp;
 import org.rpcrdma4j.verbs.soft.wire.Fpdu;
 import org.rpcrdma4j.verbs.soft.wire.Rdmap;
 import org.rpcrdma4j.verbs.soft.wire.Terminate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The receiving half of a connected queue pair: reads FPDUs, checks them as siw does and places their payload.
@@ -29,6 +31,7 @@ import org.rpcrdma4j.verbs.soft.wire.Terminate;
  * Engine thread only.
  */
 final class Receiver {
+    private static final Logger LOG = LoggerFactory.getLogger(Receiver.class);
     private static final int HEADER = 0;
     private static final int PAYLOAD = 1;
     private static final int DISCARD = 2;
@@ -59,6 +62,11 @@ final class Receiver {
     private SoftRegion destRegion;
     private long destOffset;
     private RecvWqe destRecv;
+    /** The current segment's payload is read into {@link #junk} and dropped (a probe's over-long Read Response). */
+    private boolean dropping;
+    /** Where dropped payload goes; allocated at the first drop (only peers with the siw defect ever need it). */
+    private ByteBuffer junk;
+    private long probeBytesDropped;
     private int payloadLength;
     private int payloadDone;
     private int padLength;
@@ -105,6 +113,7 @@ final class Receiver {
         channel = null;
         destRegion = null;
         destRecv = null;
+        dropping = false;
         currentRecv = null;
         pieceBuffer = null;
         for (int i = 0; i < scatter.length; i++) {
@@ -229,6 +238,16 @@ final class Receiver {
         }
     }
 
+    /** @return payload bytes of Read Responses to placement probes that were dropped (see dropProbePayload) */
+    long probeBytesDropped() {
+        return probeBytesDropped;
+    }
+
+    /** @return whether any FPDU arrived from the peer on this connection */
+    boolean seenFirstFpdu() {
+        return seenFirst;
+    }
+
     private void taggedHeader() {
         int op = seg.opcode;
         if (op != Rdmap.WRITE && op != Rdmap.READ_RESPONSE) {
@@ -272,18 +291,37 @@ final class Receiver {
                         "Read Response to " + Stag.toString(seg.stag) + ", expected " + Stag.toString(e.sinkStag));
                 return;
             }
+            boolean probe = e.kind == ReadEntry.PROBE;
             if ((!taggedOpen && seg.taggedOffset != e.sinkTo)
-                    || (long) e.progress + payloadLength > (e.size & 0xFFFF_FFFFL)) {
+                    || (!probe && (long) e.progress + payloadLength > (e.size & 0xFFFF_FFFFL))) {
                 failQuoting(Terminate.LAYER_DDP, Terminate.DDP_TAGGED_BUFFER, Terminate.DDP_TAGGED_BASE_BOUNDS,
                         "Read Response outside its Read Request");
                 return;
             }
-            if (payloadLength > 0 && !placeTagged(seg.stag, seg.taggedOffset, true)) {
+            if (probe && payloadLength > 0) {
+                dropProbePayload();
+            } else if (payloadLength > 0 && !placeTagged(seg.stag, seg.taggedOffset, true)) {
                 return;
             }
         }
         taggedOpen = !seg.last;
         startPayload(Ddp.TAGGED_HEADER_LENGTH);
+    }
+
+    /**
+     * Linux siw (seen in 6.1) sometimes answers our zero-length placement probe with a Read Response that carries
+     * bytes, apparently left over from an earlier message of its own. The probe asked for nothing and has no sink, so
+     * those bytes are read and dropped; the response still confirms placement. Refusing it (a DDP base-and-bounds
+     * Terminate) tore down every such connection.
+     */
+    private void dropProbePayload() {
+        if (junk == null) {
+            junk = ByteBuffer.allocateDirect(1 << 16); // a segment's whole ULPDU fits; kept for the CRC check
+        }
+        dropping = true;
+        probeBytesDropped += payloadLength;
+        LOG.debug("queue pair {}: dropped {} bytes of a Read Response to a zero-length probe ({} in all)",
+                qp.qpNum(), payloadLength, probeBytesDropped);
     }
 
     /** Checks a tagged destination (REMOTE_WRITE, for Write and Read Response sinks alike) and aims the payload at it. */
@@ -522,6 +560,12 @@ final class Receiver {
 
     /** Sets the piece fields to the destination bytes at payload offset {@code offset}, at most {@code max}. */
     private void locate(long offset, int max) {
+        if (dropping) {
+            pieceBuffer = junk;
+            pieceIndex = (int) offset;
+            pieceLength = max;
+            return;
+        }
         if (destRecv == null) {
             long o = destOffset + offset;
             pieceBuffer = destRegion.piece(o, engineId);
@@ -554,7 +598,8 @@ final class Receiver {
             taggedNextTo += payloadLength;
             if (seg.opcode == Rdmap.READ_RESPONSE) {
                 ReadEntry e = qp.orq.head();
-                e.progress += payloadLength;
+                e.progress += dropping ? 0 : payloadLength;
+                dropping = false;
                 if (seg.last) {
                     if (e.progress != e.size) {
                         failQuoting(Terminate.LAYER_DDP, Terminate.DDP_TAGGED_BUFFER,

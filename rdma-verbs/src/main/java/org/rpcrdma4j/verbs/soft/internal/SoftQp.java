@@ -28,6 +28,7 @@ import org.rpcrdma4j.verbs.VerbsException;
 import org.rpcrdma4j.verbs.WcOpcode;
 import org.rpcrdma4j.verbs.WcStatus;
 import org.rpcrdma4j.verbs.WorkCompletion;
+import org.rpcrdma4j.verbs.soft.SoftIwarpOptions;
 import org.rpcrdma4j.verbs.soft.wire.Rdmap;
 import org.rpcrdma4j.verbs.soft.wire.Terminate;
 import org.slf4j.Logger;
@@ -88,6 +89,10 @@ public final class SoftQp implements QueuePair, Engine.Handler {
     private boolean peerClosed;
     private Engine.Timer lingerTimer;
     private int userReads;
+    private boolean active;
+    private Engine.Timer wakeTimer;
+    private long wakeDelayNanos;
+    private int wakesLeft;
 
     SoftQp(SoftDevice device, SoftPd pd, QueuePairConfig config, int qpNum, Engine engine) {
         this.device = device;
@@ -221,6 +226,7 @@ public final class SoftQp implements QueuePair, Engine.Handler {
         }
         orq.limit(ord);
         irq.limit(ird);
+        this.active = active;
         boolean confirm = device.options().confirmPlacement() && ord > 0;
         tx.start(ch, crc, confirm, !active, active && device.options().readyToReceive());
         rx.start(ch, crc);
@@ -437,8 +443,42 @@ public final class SoftQp implements QueuePair, Engine.Handler {
     }
 
     void onFirstFpdu() {
+        if (wakeTimer != null) {
+            wakeTimer.cancel();
+            wakeTimer = null;
+        }
         tx.ungate();
         engine.schedule(this);
+    }
+
+    /**
+     * Our first message went out. An initiator with {@code wakeResponder} now waits for the responder's first FPDU,
+     * and while none comes sends zero-length Writes after growing delays (see
+     * {@link SoftIwarpOptions#wakeResponder()}): Linux siw leaves FPDUs that arrived before it
+     * took its socket over unread until more data arrives.
+     */
+    void firstMessageSent() {
+        if (active && device.options().wakeResponder() && !rx.seenFirstFpdu()) {
+            wakesLeft = SoftIwarpOptions.WAKE_TIMES;
+            wakeDelayNanos = TimeUnit.MILLISECONDS.toNanos(SoftIwarpOptions.WAKE_FIRST_MILLIS);
+            wakeTimer = engine.timer(wakeDelayNanos, this::onWakeTimer);
+        }
+    }
+
+    private void onWakeTimer() {
+        wakeTimer = null;
+        if (state != QpState.RTS || rx.seenFirstFpdu() || wakesLeft <= 0) {
+            return;
+        }
+        wakesLeft--;
+        LOG.debug("queue pair {}: no FPDU from the responder yet; sending a zero-length Write ({} left)", qpNum,
+                wakesLeft);
+        tx.wakePeer();
+        tx.pump();
+        if (wakesLeft > 0) {
+            wakeDelayNanos *= 2;
+            wakeTimer = engine.timer(wakeDelayNanos, this::onWakeTimer);
+        }
     }
 
     void readRequestQueued() {

@@ -56,6 +56,7 @@ final class Transmitter {
     private boolean ackMode;
     private boolean gated;
     private boolean rtrPending;
+    private boolean messageSent;
     private boolean writeInterest;
 
     private int kind = NONE;
@@ -118,6 +119,11 @@ final class Transmitter {
     /** The first FPDU from the peer arrived: a responder may now send (the initiator sends first). */
     void ungate() {
         gated = false;
+    }
+
+    /** Queues one more zero-length RDMA Write to STag 1 (like the ready-to-receive frame), sent between messages. */
+    void wakePeer() {
+        rtrPending = true;
     }
 
     /** A placement-confirmation probe's response arrived. */
@@ -326,6 +332,7 @@ final class Transmitter {
     }
 
     private boolean startMessage(SendWqe w, int messageKind) {
+        firstMessage();
         kind = messageKind;
         wqe = w;
         msgDone = 0;
@@ -343,7 +350,16 @@ final class Transmitter {
         return true;
     }
 
+    /** Tells the queue pair when the first message (not a ready-to-receive frame or probe) goes out. */
+    private void firstMessage() {
+        if (!messageSent) {
+            messageSent = true;
+            qp.firstMessageSent();
+        }
+    }
+
     private boolean startReadResponse() {
+        firstMessage();
         ReadEntry e = qp.irq.head();
         source = null;
         sourceOffset = 0;

@@ -1,4 +1,4 @@
-package org.rpcrdma4j.xprt.client;
+package org.rpcrdma4j.xprt.internal;
 
 import java.nio.ByteBuffer;
 
@@ -11,12 +11,12 @@ import org.rpcrdma4j.registration.RegisteredBuffer;
  * through the registered buffer's reused internal NIO view does not. The registered buffer must belong to the calling
  * thread for the duration (its internal view is shared by its users).
  */
-final class Copies {
+public final class Copies {
     private Copies() {
     }
 
     /** Copies {@code length} bytes of {@code src} at {@code srcIndex} into {@code dst} at {@code dstIndex}. */
-    static void into(ByteBuf src, int srcIndex, RegisteredBuffer dst, int dstIndex, int length) {
+    public static void into(ByteBuf src, int srcIndex, RegisteredBuffer dst, int dstIndex, int length) {
         if (length == 0) {
             return;
         }
@@ -25,7 +25,7 @@ final class Copies {
     }
 
     /** Appends {@code length} bytes of {@code src} at {@code srcIndex} to {@code dst} (at its writer index). */
-    static void append(RegisteredBuffer src, int srcIndex, int length, ByteBuf dst) {
+    public static void append(RegisteredBuffer src, int srcIndex, int length, ByteBuf dst) {
         if (length == 0) {
             return;
         }

@@ -1,4 +1,4 @@
-package org.rpcrdma4j.xprt.server;
+package org.rpcrdma4j.xprt.internal;
 
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -10,33 +10,30 @@ import org.dcache.oncrpc4j.rpc.RpcDispatchable;
 import org.rpcrdma4j.xprt.UpperLayerBinding;
 
 /**
- * The programs a server dispatches to, with their upper-layer bindings, in a form looked up per call without
- * allocating (oncrpc4j's own dispatcher builds an {@link OncRpcProgram} key per call). Immutable; a server has a
+ * The programs an endpoint dispatches calls to (a server's programs; a client's reverse-direction programs), with
+ * their upper-layer bindings (by program and version, see {@link Bindings}), in a form looked up per call without
+ * allocating (oncrpc4j's own dispatcher builds an {@link OncRpcProgram} key per call). Immutable; an endpoint has a
  * handful of programs, so lookups scan a small array.
  */
-final class ProgramTable {
+public final class ProgramTable {
 
-    /** One (program, version) and what serves it. */
-    record Entry(int program, int version, RpcDispatchable dispatchable, UpperLayerBinding binding) {
+    /** One (program, version) and what serves it; {@code binding} may be null. */
+    public record Entry(int program, int version, RpcDispatchable dispatchable, UpperLayerBinding binding) {
     }
 
     private final Entry[] entries;
 
-    ProgramTable(Map<OncRpcProgram, RpcDispatchable> programs, Map<Integer, UpperLayerBinding> bindings) {
+    public ProgramTable(Map<OncRpcProgram, RpcDispatchable> programs, List<UpperLayerBinding> bindings) {
+        Bindings byVersion = new Bindings(bindings);
         List<Entry> list = new ArrayList<>();
-        programs.forEach((p, d) -> {
-            UpperLayerBinding binding = bindings.get(p.getNumber());
-            if (binding != null && !binding.supportsVersion(p.getVersion())) {
-                binding = null;
-            }
-            list.add(new Entry(p.getNumber(), p.getVersion(), d, binding));
-        });
+        programs.forEach((p, d) -> list.add(new Entry(p.getNumber(), p.getVersion(), d,
+                byVersion.find(p.getNumber(), p.getVersion()))));
         list.sort(Comparator.comparingInt(Entry::program).thenComparingInt(Entry::version));
         entries = list.toArray(new Entry[0]);
     }
 
     /** The entry for {@code program} at {@code version}, or null. */
-    Entry find(int program, int version) {
+    public Entry find(int program, int version) {
         for (Entry e : entries) {
             if (e.program == program && e.version == version) {
                 return e;
@@ -45,7 +42,7 @@ final class ProgramTable {
         return null;
     }
 
-    boolean hasProgram(int program) {
+    public boolean hasProgram(int program) {
         for (Entry e : entries) {
             if (e.program == program) {
                 return true;
@@ -55,7 +52,7 @@ final class ProgramTable {
     }
 
     /** Lowest registered version of a known program (unsigned comparison, as versions are u32). */
-    int lowestVersion(int program) {
+    public int lowestVersion(int program) {
         int low = -1;
         boolean found = false;
         for (Entry e : entries) {
@@ -68,7 +65,7 @@ final class ProgramTable {
     }
 
     /** Highest registered version of a known program. */
-    int highestVersion(int program) {
+    public int highestVersion(int program) {
         int high = 0;
         for (Entry e : entries) {
             if (e.program == program && Integer.compareUnsigned(e.version, high) > 0) {
@@ -78,7 +75,7 @@ final class ProgramTable {
         return high;
     }
 
-    int size() {
+    public int size() {
         return entries.length;
     }
 }

@@ -1,4 +1,4 @@
-package org.rpcrdma4j.xprt.server;
+package org.rpcrdma4j.xprt.internal;
 
 import io.netty.buffer.ByteBuf;
 
@@ -11,7 +11,7 @@ import io.netty.buffer.ByteBuf;
  * {@code xdrDecodeDynamicOpaque}), so one hostile credential could make it attempt a 2 GiB allocation. A call reaches
  * {@code RpcCall.accept()} only after this screen has proven that everything accept() reads is within bounds:
  * <ul>
- *   <li>message type CALL (a REPLY on the forward channel is a backchannel reply: not supported yet, dropped);</li>
+ *   <li>message type CALL (a REPLY is dropped: reverse-direction replies are told apart before the screen);</li>
  *   <li>ONC RPC version 2, else MSG_DENIED / RPC_MISMATCH (2, 2);</li>
  *   <li>credential body at most 400 bytes and present, else AUTH_ERROR / AUTH_BADCRED; verifier likewise, else
  *       AUTH_BADVERF;</li>
@@ -24,15 +24,15 @@ import io.netty.buffer.ByteBuf;
  * </ul>
  * A message too short to hold a call header up to the credential is dropped (there is nothing sensible to answer).
  */
-final class CallScreen {
+public final class CallScreen {
 
     /** What to do with the call. */
-    enum Verdict {
+    public enum Verdict {
         /** Dispatch it. */
         DISPATCH,
         /** Drop it without an answer (not a call, or too short to be one). */
         DROP,
-        /** A REPLY where a call was expected: a backchannel reply, which this server does not take yet. */
+        /** A REPLY where a call was expected (a reverse-direction reply reaches its own path before any screen). */
         DROP_BACKCHANNEL_REPLY,
         /** MSG_DENIED / RPC_MISMATCH. */
         RPC_MISMATCH,
@@ -44,20 +44,15 @@ final class CallScreen {
         PROG_MISMATCH
     }
 
-    static final int CALL = 0;
-    static final int REPLY = 1;
-    static final int RPC_VERSION = 2;
-    static final int AUTH_NONE = 0;
-    static final int AUTH_SYS = 1;
-    /** RFC 5531: opaque_auth bodies are at most 400 bytes. */
-    static final int MAX_AUTH_BYTES = 400;
+    public static final int AUTH_NONE = 0;
+    public static final int AUTH_SYS = 1;
     /** RFC 5531 authsys_parms: machinename is string&lt;255&gt;. */
     static final int MAX_MACHINE_NAME = 255;
     /** RFC 5531 authsys_parms: gids is unsigned int&lt;16&gt;. */
     static final int MAX_GIDS = 16;
 
-    static final int AUTH_BADCRED = 1;
-    static final int AUTH_BADVERF = 3;
+    public static final int AUTH_BADCRED = 1;
+    public static final int AUTH_BADVERF = 3;
 
     private Verdict verdict;
     private int xid;
@@ -78,7 +73,7 @@ final class CallScreen {
      * @param programs the server's programs
      * @return the verdict (also {@link #verdict()})
      */
-    Verdict screen(ByteBuf buf, int from, int to, ProgramTable programs) {
+    public Verdict screen(ByteBuf buf, int from, int to, ProgramTable programs) {
         entry = null;
         xid = program = version = procedure = credentialFlavor = authStat = 0;
         lowVersion = highVersion = 0;
@@ -89,13 +84,13 @@ final class CallScreen {
         }
         xid = buf.getInt(from);
         int msgType = buf.getInt(from + 4);
-        if (msgType == REPLY) {
+        if (msgType == RpcHeader.REPLY) {
             return verdict = Verdict.DROP_BACKCHANNEL_REPLY;
         }
-        if (msgType != CALL || length < 12) {
+        if (msgType != RpcHeader.CALL || length < 12) {
             return verdict = Verdict.DROP;
         }
-        if (buf.getInt(from + 8) != RPC_VERSION) {
+        if (buf.getInt(from + 8) != RpcHeader.RPC_VERSION) {
             return verdict = Verdict.RPC_MISMATCH;
         }
         // prog, vers, proc, cred flavor, cred length
@@ -110,7 +105,7 @@ final class CallScreen {
         long credLength = buf.getUnsignedInt(from + p);
         p += 4;
         long credPadded = (credLength + 3) & ~3L;
-        if (credLength > MAX_AUTH_BYTES || credPadded > length - p) {
+        if (credLength > RpcHeader.MAX_AUTH_BYTES || credPadded > length - p) {
             return authError(AUTH_BADCRED);
         }
         int credBody = p;
@@ -122,7 +117,7 @@ final class CallScreen {
         long verfLength = buf.getUnsignedInt(from + p + 4);
         p += 8;
         long verfPadded = (verfLength + 3) & ~3L;
-        if (verfLength > MAX_AUTH_BYTES || verfPadded > length - p) {
+        if (verfLength > RpcHeader.MAX_AUTH_BYTES || verfPadded > length - p) {
             return authError(AUTH_BADVERF);
         }
         p += (int) verfPadded;
@@ -153,7 +148,7 @@ final class CallScreen {
      * nothing left over (oncrpc4j ignores the body length and reads the fields from the stream, so a body that says
      * less than its fields would make it read the verifier as credential).
      */
-    static boolean authSysBodyValid(ByteBuf buf, int at, int length) {
+    public static boolean authSysBodyValid(ByteBuf buf, int at, int length) {
         int p = 0;
         if (length - p < 8) {
             return false;
@@ -179,55 +174,71 @@ final class CallScreen {
         return p == length;
     }
 
+    /**
+     * Writes, at {@code out[index]}, the reply to a call refused by the last {@link #screen}: MSG_DENIED for
+     * RPC_MISMATCH and AUTH_ERROR, MSG_ACCEPTED for PROG_UNAVAIL and PROG_MISMATCH.
+     *
+     * @return the reply's length (at most {@link RpcReplies#MAX_LENGTH}), or -1 for a verdict that gets no reply
+     */
+    public int writeRefusal(ByteBuf out, int index) {
+        return switch (verdict) {
+            case RPC_MISMATCH -> RpcReplies.rpcMismatch(out, index, xid);
+            case AUTH_ERROR -> RpcReplies.authError(out, index, xid, authStat);
+            case PROG_UNAVAIL -> RpcReplies.accepted(out, index, xid, RpcReplies.PROG_UNAVAIL);
+            case PROG_MISMATCH -> RpcReplies.progMismatch(out, index, xid, lowVersion, highVersion);
+            default -> -1;
+        };
+    }
+
     private Verdict authError(int stat) {
         authStat = stat;
         return verdict = Verdict.AUTH_ERROR;
     }
 
-    Verdict verdict() {
+    public Verdict verdict() {
         return verdict;
     }
 
-    int xid() {
+    public int xid() {
         return xid;
     }
 
-    int program() {
+    public int program() {
         return program;
     }
 
-    int version() {
+    public int version() {
         return version;
     }
 
-    int procedure() {
+    public int procedure() {
         return procedure;
     }
 
-    int credentialFlavor() {
+    public int credentialFlavor() {
         return credentialFlavor;
     }
 
     /** For {@link Verdict#AUTH_ERROR}: AUTH_BADCRED or AUTH_BADVERF. */
-    int authStat() {
+    public int authStat() {
         return authStat;
     }
 
-    int lowVersion() {
+    public int lowVersion() {
         return lowVersion;
     }
 
-    int highVersion() {
+    public int highVersion() {
         return highVersion;
     }
 
     /** Offset, from the start of the message, of the procedure's arguments; -1 when the header did not parse. */
-    int argumentsOffset() {
+    public int argumentsOffset() {
         return argumentsOffset;
     }
 
     /** For {@link Verdict#DISPATCH}: the program to dispatch to. */
-    ProgramTable.Entry entry() {
+    public ProgramTable.Entry entry() {
         return entry;
     }
 }

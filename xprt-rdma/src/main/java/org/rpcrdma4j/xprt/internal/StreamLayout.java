@@ -1,17 +1,25 @@
-package org.rpcrdma4j.xprt.server;
+package org.rpcrdma4j.xprt.internal;
 
 import java.util.Arrays;
 
+import io.netty.buffer.ByteBuf;
 import org.rpcrdma4j.codec.RpcRdmaHeader;
 import org.rpcrdma4j.codec.RpcRdmaProc;
 
 /**
- * How a call with read chunks is put back together (RFC 8166 section 3.5.3, the "reduced" XDR stream): the bytes of
- * the rebuilt call, in order, as a list of extents, each taken from the inline message, from a read segment (pulled
- * with RDMA READ), or zeros (XDR padding). Reusable, one per call slot; grows to the largest call seen and never
- * shrinks, so steady state allocates nothing.
+ * How a reduced XDR stream (RFC 8166 section 3.5.3) is put back together: the bytes of the rebuilt message, in order,
+ * as a list of extents, each taken from the inline message, from a chunk, or zeros (XDR padding). The one
+ * implementation of "splicing chunks back in", for both directions:
+ * <ul>
+ *   <li>the server rebuilds a <em>call</em> from its inline part and its read chunks ({@link #layOutCall}), pulled
+ *       with RDMA READ: a chunk extent names a read segment;</li>
+ *   <li>the client rebuilds a <em>reply</em> from its inline part and the bytes the server placed in the call's
+ *       write chunk ({@link #layOutReply}): the one chunk extent is the write chunk's sink.</li>
+ * </ul>
+ * Its mirror, cutting a flat message around its data item, is {@link DataItemCut}. Reusable, one per slot; grows to
+ * the largest message seen and never shrinks, so steady state allocates nothing.
  * <p>
- * Rules:
+ * Rules for calls:
  * <ul>
  *   <li>A read chunk at position zero is the whole call (RDMA_NOMSG only); it includes its own XDR padding. Any
  *       other read chunk is one data item whose bytes belong at its position in the unreduced stream; it is
@@ -23,12 +31,15 @@ import org.rpcrdma4j.codec.RpcRdmaProc;
  *   <li>Limits, checked before any byte is read: at most {@code maxChunks} read chunks, at most
  *       {@code maxChunkBytes} in all chunks together, at most {@code maxCallSize} for the rebuilt call.</li>
  * </ul>
- * Every violation is reported as a message (the caller answers RDMA_ERROR / ERR_CHUNK).
+ * Every violation is reported as a message (the server answers RDMA_ERROR / ERR_CHUNK).
  */
-final class CallLayout {
-    static final byte INLINE = 0;
-    static final byte REMOTE = 1;
-    static final byte ZERO = 2;
+public final class StreamLayout {
+    /** Bytes of the inline message. */
+    public static final byte INLINE = 0;
+    /** Bytes of a chunk. */
+    public static final byte REMOTE = 1;
+    /** XDR padding. */
+    public static final byte ZERO = 2;
 
     private byte[] kinds = new byte[8];
     /** INLINE: offset in the inline message; REMOTE: read segment index. */
@@ -47,7 +58,8 @@ final class CallLayout {
      *
      * @return null when the layout is valid, else why not (for the log; the answer is ERR_CHUNK)
      */
-    String layOut(RpcRdmaHeader call, int inlineLength, int maxChunks, long maxChunkBytes, long maxCallSize) {
+    public String layOutCall(RpcRdmaHeader call, int inlineLength, int maxChunks, long maxChunkBytes,
+                             long maxCallSize) {
         count = 0;
         totalLength = 0;
         remoteBytes = 0;
@@ -109,6 +121,44 @@ final class CallLayout {
         return check(maxCallSize);
     }
 
+    /**
+     * Lays out a reply whose data item went into a write chunk: {@code inlineLength} bytes of reduced inline reply,
+     * with the {@code placed} bytes of the chunk (and their XDR pad) put back at {@code position}, just after the
+     * item's length word. A chunk extent's source is 0 and its offset counts from the chunk's first byte.
+     */
+    public void layOutReply(int inlineLength, int position, long placed) {
+        if (position < 0 || position > inlineLength || placed < 0 || placed > Integer.MAX_VALUE - inlineLength - 3) {
+            throw new IllegalArgumentException("item of " + placed + " bytes at " + position + " of a "
+                    + inlineLength + "-byte reply");
+        }
+        count = 0;
+        chunkCount = placed > 0 ? 1 : 0;
+        add(INLINE, 0, 0, position);
+        add(REMOTE, 0, 0, (int) placed);
+        int pad = (int) ((4 - (placed & 3)) & 3);
+        add(ZERO, 0, 0, pad);
+        add(INLINE, position, 0, inlineLength - position);
+        remoteBytes = placed;
+        totalLength = inlineLength + placed + pad;
+    }
+
+    /**
+     * Appends the laid-out message to {@code target} (grown as needed): inline extents from
+     * {@code inline[inlineIndex + source]}, chunk extents from {@code chunk[chunkIndex + offset]} (a chunk whose bytes
+     * lie contiguously, as a requester's sink), zeros for padding. All buffers are borrowed; indexes of
+     * {@code inline} and {@code chunk} are not moved.
+     */
+    public void appendTo(ByteBuf target, ByteBuf inline, int inlineIndex, ByteBuf chunk, int chunkIndex) {
+        target.ensureWritable((int) totalLength);
+        for (int i = 0; i < count; i++) {
+            switch (kinds[i]) {
+                case INLINE -> target.writeBytes(inline, inlineIndex + sources[i], lengths[i]);
+                case REMOTE -> target.writeBytes(chunk, chunkIndex + (int) segmentOffsets[i], lengths[i]);
+                default -> target.writeZero(lengths[i]);
+            }
+        }
+    }
+
     private String check(long maxCallSize) {
         if (totalLength > maxCallSize) {
             return "rebuilt call of " + totalLength + " bytes exceeds " + maxCallSize;
@@ -166,45 +216,45 @@ final class CallLayout {
         count++;
     }
 
-    /** Length of the rebuilt call. */
-    int totalLength() {
+    /** Length of the rebuilt message. */
+    public int totalLength() {
         return (int) totalLength;
     }
 
-    /** Bytes to pull with RDMA READ. */
-    long remoteBytes() {
+    /** Bytes that come from chunks (for a call: to pull with RDMA READ). */
+    public long remoteBytes() {
         return remoteBytes;
     }
 
-    /** Read chunks in the call. */
-    int chunkCount() {
+    /** Chunks in the message (read chunks of a call; 1 or 0 for a reply). */
+    public int chunkCount() {
         return chunkCount;
     }
 
-    /** Whether anything must be pulled with RDMA READ. */
-    boolean needsRead() {
+    /** Whether any byte comes from a chunk (for a call: must be pulled with RDMA READ). */
+    public boolean needsRead() {
         return remoteBytes > 0;
     }
 
-    int extentCount() {
+    public int extentCount() {
         return count;
     }
 
-    byte kind(int i) {
+    public byte kind(int i) {
         return kinds[i];
     }
 
-    /** INLINE: offset in the inline message; REMOTE: read segment index. */
-    int source(int i) {
+    /** INLINE: offset in the inline message; REMOTE: read segment index (0 for a reply's write chunk). */
+    public int source(int i) {
         return sources[i];
     }
 
-    /** REMOTE: offset within the read segment. */
-    long segmentOffset(int i) {
+    /** REMOTE: offset within the read segment (within the write chunk for a reply). */
+    public long segmentOffset(int i) {
         return segmentOffsets[i];
     }
 
-    int length(int i) {
+    public int length(int i) {
         return lengths[i];
     }
 }

@@ -1,0 +1,203 @@
+package org.rpcrdma4j.xprt.client;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.channels.CompletionHandler;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import org.dcache.oncrpc4j.rpc.ReplyQueue;
+import org.dcache.oncrpc4j.rpc.RpcAuthError;
+import org.dcache.oncrpc4j.rpc.RpcAuthException;
+import org.dcache.oncrpc4j.rpc.RpcAuthStat;
+import org.dcache.oncrpc4j.rpc.RpcTransport;
+import org.dcache.oncrpc4j.xdr.Xdr;
+import org.rpcrdma4j.xprt.internal.CallScreen;
+import org.rpcrdma4j.xprt.internal.Mailbox;
+import org.rpcrdma4j.xprt.internal.RpcDispatch;
+import org.rpcrdma4j.xprt.internal.RpcReplies;
+import org.rpcrdma4j.xprt.internal.Xdrs;
+
+/**
+ * One reverse-direction call (RFC 8167) the client serves: its bytes, copied out of the receive buffer; the screen and
+ * dispatch on the reverse executor; and, as the {@link RpcTransport} of the oncrpc4j call, the place its reply is
+ * copied to before the agent sends it. Made once per reverse credit, reused.
+ * <p>
+ * Ownership moves with the state: FREE and SENDING belong to the agent, DISPATCHING to the reverse executor (and the
+ * program, until it replies); the hand-overs go through the executor and the {@link ReverseServer}'s mailbox, which
+ * order the writes. {@link #getPeerTransport()} is the forward direction: this client's own transport.
+ */
+final class ReverseSlot implements Runnable, RpcTransport, Mailbox.Linked<ReverseSlot> {
+    static final int FREE = 0;
+    static final int DISPATCHING = 1;
+    static final int SENDING = 2;
+
+    final int index;
+    private final ReverseServer server;
+    private final byte[] call;
+    private final ByteBuf callView;
+    final byte[] reply;
+    private final ByteBuf replyView;
+    private final CallScreen screen = new CallScreen();
+    private ReverseSlot mailboxNext;
+
+    volatile int state = FREE;
+    int callLength;
+    int generation;
+    /** Bytes of the reply in {@link #reply}; -1: the call gets no reply. */
+    int replyLength;
+    private CompletionHandler<Integer, Object> handler;
+    private Object attachment;
+
+    ReverseSlot(ReverseServer server, int index, int maxCall, int maxReply) {
+        this.server = server;
+        this.index = index;
+        this.call = new byte[maxCall];
+        this.callView = Unpooled.wrappedBuffer(call);
+        this.reply = new byte[maxReply];
+        this.replyView = Unpooled.wrappedBuffer(reply);
+    }
+
+    int callCapacity() {
+        return call.length;
+    }
+
+    /** Agent: takes the call in {@code buf[at, at + length)} (copied; the receive buffer goes back at once). */
+    void take(ByteBuf buf, int at, int length, int connection) {
+        buf.getBytes(at, call, 0, length);
+        callLength = length;
+        generation = connection;
+        replyLength = -1;
+        handler = null;
+        attachment = null;
+        state = DISPATCHING;
+    }
+
+    /** Reverse executor: screens the call, then dispatches it or answers the refusal. */
+    @Override
+    public void run() {
+        CallScreen.Verdict verdict = screen.screen(callView, 0, callLength, server.programs);
+        switch (verdict) {
+            case DISPATCH -> RpcDispatch.dispatch(screen.entry(), Xdrs.over(call, callLength), this, server.name);
+            case DROP, DROP_BACKCHANNEL_REPLY -> server.handBack(this);
+            default -> {
+                server.own.increment(ClientCounter.REVERSE_CALLS_REFUSED);
+                replyLength = screen.writeRefusal(replyView, 0);
+                server.handBack(this);
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ RpcTransport: the program's reply
+
+    /**
+     * Takes the program's reply: copied into this slot and handed to the agent, which sends it inline; the handler
+     * hears of the Send's completion. A reply larger than an inline message is not sent: the handler fails and the
+     * server gets SYSTEM_ERR instead (its caller fails at once rather than waiting for a reply that cannot come).
+     */
+    @Override
+    @SuppressWarnings("unchecked")
+    public <A> void send(Xdr xdr, A attachment, CompletionHandler<Integer, ? super A> handler) {
+        int length = Xdrs.length(xdr);
+        if (length > reply.length) {
+            server.own.increment(ClientCounter.REVERSE_CALLS_REFUSED);
+            replyLength = RpcReplies.accepted(replyView, 0, callView.getInt(0), RpcReplies.SYSTEM_ERR);
+            this.handler = null;
+            this.attachment = null;
+            handler.failed(new IOException("the reply of " + length + " bytes to reverse-direction call xid 0x"
+                    + Integer.toHexString(callView.getInt(0)) + " exceeds the " + reply.length + " bytes an inline "
+                    + "message holds; SYSTEM_ERR sent instead"), attachment);
+        } else {
+            replyLength = Xdrs.copyTo(xdr, replyView.clear());
+            this.handler = (CompletionHandler<Integer, Object>) handler;
+            this.attachment = attachment;
+        }
+        server.handBack(this);
+    }
+
+    /**
+     * Agent: a reply no longer fitting the connection's negotiated inline threshold ({@code maxMessage} bytes of RPC
+     * message) is replaced by SYSTEM_ERR, and its handler fails.
+     */
+    void fitTo(int maxMessage) {
+        if (replyLength <= maxMessage) {
+            return;
+        }
+        server.own.increment(ClientCounter.REVERSE_CALLS_REFUSED);
+        int length = replyLength;
+        replyLength = RpcReplies.accepted(replyView, 0, callView.getInt(0), RpcReplies.SYSTEM_ERR);
+        CompletionHandler<Integer, Object> h = handler;
+        Object a = attachment;
+        handler = null;
+        attachment = null;
+        if (h != null) {
+            server.notify(() -> h.failed(new IOException("the reply of " + length + " bytes exceeds the "
+                    + maxMessage + " bytes the connection's inline threshold allows; SYSTEM_ERR sent instead"), a));
+        }
+    }
+
+    /** Agent: the reply's Send is over ({@code failure} null: completed), or it was never sent. The slot is free. */
+    void sendDone(IOException failure) {
+        CompletionHandler<Integer, Object> h = handler;
+        Object a = attachment;
+        int length = replyLength;
+        handler = null;
+        attachment = null;
+        state = FREE;
+        if (h != null) {
+            server.notify(failure == null ? () -> h.completed(length, a) : () -> h.failed(failure, a));
+        }
+    }
+
+    @Override
+    public ReplyQueue getReplyQueue() {
+        return server.forward().getReplyQueue();
+    }
+
+    @Override
+    public boolean isOpen() {
+        return server.forward().isOpen();
+    }
+
+    @Override
+    public InetSocketAddress getLocalSocketAddress() {
+        return server.forward().getLocalSocketAddress();
+    }
+
+    @Override
+    public InetSocketAddress getRemoteSocketAddress() {
+        return server.forward().getRemoteSocketAddress();
+    }
+
+    /** The forward direction: this client's transport to the server. */
+    @Override
+    public RpcTransport getPeerTransport() {
+        return server.forward();
+    }
+
+    /** Refused: RPC-with-TLS (RFC 9289) is defined for stream transports; RPC-over-RDMA has no TLS. */
+    @Override
+    public void startTLS() throws RpcAuthException {
+        throw new RpcAuthException("TLS is not available over RPC-over-RDMA", new RpcAuthError(RpcAuthStat.AUTH_FAILED));
+    }
+
+    @Override
+    public boolean isTLS() {
+        return false;
+    }
+
+    @Override
+    public ReverseSlot mailboxNext() {
+        return mailboxNext;
+    }
+
+    @Override
+    public void mailboxNext(ReverseSlot next) {
+        mailboxNext = next;
+    }
+
+    @Override
+    public String toString() {
+        return "reverse-direction call slot " + index + " of " + server.name;
+    }
+}

@@ -35,6 +35,9 @@ final class IoErrors {
             status = Nfs3Status.NFS3ERR_INVAL;
         } else if (e instanceof FileSystemException fse && fse.getReason() != null) {
             status = fromReason(fse.getReason());
+        } else if (e.getMessage() != null && e.getClass() == IOException.class) {
+            // FileChannel reports errno text as the message of a plain IOException (EFBIG: "File too large")
+            status = fromReason(e.getMessage());
         } else {
             status = Nfs3Status.NFS3ERR_IO;
         }

@@ -258,6 +258,9 @@ public final class LocalVfs implements Vfs {
             if (current.type() != FileType.REGULAR) {
                 throw new NfsException(Nfs3Status.NFS3ERR_INVAL, "size of a " + current.type());
             }
+            if (s.size() < 0) {
+                throw new NfsException(Nfs3Status.NFS3ERR_FBIG, "size beyond 2^63");
+            }
             try (FileChannel ch = FileChannel.open(p, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
                 long size = s.size();
                 if (size < ch.size()) {

@@ -183,6 +183,13 @@ public final class MemoryVfs implements Vfs {
         return new NfsObject(handleOf(n), attributes(n));
     }
 
+    /** Refuses a size attribute beyond {@link #maxFileSize()} with NFS3ERR_FBIG (nothing is changed). */
+    private void checkSize(SetAttributes s) throws NfsException {
+        if (s != null && s.size() != null && (s.size() < 0 || s.size() > maxFileSize())) {
+            throw new NfsException(Nfs3Status.NFS3ERR_FBIG, "size beyond the largest file size");
+        }
+    }
+
     private void apply(Node n, SetAttributes s) throws NfsException {
         if (s == null || s.isEmpty()) {
             return;
@@ -195,6 +202,7 @@ public final class MemoryVfs implements Vfs {
             if (n.type != FileType.REGULAR) {
                 throw new NfsException(Nfs3Status.NFS3ERR_INVAL, "size of a " + n.type);
             }
+            checkSize(s);
             if (s.size() > n.data.size()) {
                 // a grown file reads zeros; no storage is allocated for the hole
                 n.data.truncate(s.size());
@@ -326,7 +334,7 @@ public final class MemoryVfs implements Vfs {
     @Override
     public WriteResult write(FileHandle fh, long offset, ByteBuffer src, StableHow stable) throws NfsException {
         int count = src.remaining();
-        if (offset < 0 || offset + count < 0) {
+        if (offset < 0 || offset > maxFileSize() - count) {
             throw new NfsException(Nfs3Status.NFS3ERR_FBIG, "beyond the largest file size");
         }
         lock.writeLock().lock();
@@ -383,6 +391,9 @@ public final class MemoryVfs implements Vfs {
                     }
                     default -> throw new NfsException(Nfs3Status.NFS3ERR_EXIST, name);
                 }
+            }
+            if (mode != CreateMode.EXCLUSIVE) {
+                checkSize(attributes);
             }
             Node n = insert(dir, name, FileType.REGULAR, 0644);
             if (mode == CreateMode.EXCLUSIVE) {
@@ -599,7 +610,7 @@ public final class MemoryVfs implements Vfs {
 
     @Override
     public long maxFileSize() {
-        return capacityBytes;
+        return Math.min(capacityBytes, MemoryFileData.MAX_SIZE);
     }
 
     @Override

@@ -96,7 +96,10 @@ public interface Vfs extends AutoCloseable {
     /** Space and file counts of the file system holding {@code fh}. */
     FsStat fsstat(FileHandle fh) throws NfsException;
 
-    /** Largest file size supported. */
+    /**
+     * Largest file size supported: a WRITE ending beyond it, or a size attribute beyond it, is refused with
+     * NFS3ERR_FBIG and changes nothing.
+     */
     long maxFileSize();
 
     /** Makes data written unstable to {@code fh} durable ({@code count} 0: to the end of the file). */

@@ -42,5 +42,9 @@
  * {@link org.rpcrdma4j.xprt.internal.ProgramTable}), answers what the screen refuses itself
  * ({@link org.rpcrdma4j.xprt.internal.RpcReplies}) and hands the rest to the program
  * ({@link org.rpcrdma4j.xprt.internal.RpcDispatch}).
+ *
+ * <h2>Logging</h2>
+ * {@link org.rpcrdma4j.xprt.internal.WarningLimiter}: warnings a peer can provoke at will (hostile input dropping one
+ * connection after another) are logged at most once per kind per interval, with the count of those held back.
  */
 package org.rpcrdma4j.xprt.internal;

@@ -248,6 +248,11 @@ final class CallSlot implements RpcTransport, InvalidationListener, Runnable, Ma
         CallScreen.Verdict verdict = screen.screen(bytes, 0, callLength, connection.server.programs);
         version = screen.version();
         procedure = screen.procedure();
+        if (verdict != CallScreen.Verdict.DROP && verdict != CallScreen.Verdict.DROP_BACKCHANNEL_REPLY
+                && screen.xid() != call.xid()) {
+            refuseXidMismatch();
+            return;
+        }
         switch (verdict) {
             case DISPATCH -> {
                 entry = screen.entry();
@@ -279,6 +284,26 @@ final class CallSlot implements RpcTransport, InvalidationListener, Runnable, Ma
                 ownReply(screen.writeRefusal(connection.slotMemory(this), connection.headerArea));
             }
         }
+    }
+
+    /**
+     * The RPC call's xid differs from the transport header's (RFC 8166 section 4.2.1 requires them equal): the
+     * message is malformed, so it is answered RDMA_ERROR / ERR_CHUNK and never reaches its program (any reply would
+     * carry an xid the client did not send in the header). Logged at debug only: any client can send these.
+     */
+    private void refuseXidMismatch() {
+        connection.count(ServerCounter.XID_MISMATCHES);
+        if (LOG.isDebugEnabled()) {
+            LOG.debug("{}: RPC xid 0x{} differs from the transport header's xid 0x{}: ERR_CHUNK", connection,
+                    Integer.toHexString(screen.xid()), Integer.toHexString(call.xid()));
+        }
+        if (!state.compareAndSet(DISPATCHING, MARSHALING)) {
+            abandoned();
+            return;
+        }
+        replyFailure = new IOException("the RPC xid differs from the transport header's xid");
+        marshaler.errChunk(call, connection.credits, "RPC xid differs from the transport xid");
+        queueReply();
     }
 
     /** Sends a reply the server wrote itself at the slot's message area. */

@@ -27,6 +27,7 @@ import org.rpcrdma4j.xprt.internal.AgentRunner;
 import org.rpcrdma4j.xprt.internal.Mailbox;
 import org.rpcrdma4j.xprt.internal.ReceiveRing;
 import org.rpcrdma4j.xprt.internal.RpcReplies;
+import org.rpcrdma4j.xprt.internal.WarningLimiter;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -382,8 +383,8 @@ final class Connection implements Agent {
         } catch (RejectedExecutionException e) {
             add(ServerCounter.DISPATCH_QUEUE_DEPTH, -1);
             count(ServerCounter.DISPATCH_REJECTED);
-            LOG.warn("{}: dispatch executor refused xid 0x{}; answering SYSTEM_ERR", this,
-                    Integer.toHexString(slot.call.xid()));
+            warn(ServerCounter.DISPATCH_REJECTED, "dispatch executor refused a call; answering SYSTEM_ERR",
+                    "xid 0x" + Integer.toHexString(slot.call.xid()));
             slot.state.set(CallSlot.MARSHALING);
             int length = RpcReplies.accepted(slotMemory[slot.index], headerArea, slot.call.xid(),
                     RpcReplies.SYSTEM_ERR);
@@ -657,15 +658,28 @@ final class Connection implements Agent {
     private void drop(ServerCounter reason, String why) {
         if (closing) {
             if (closeReason == ServerCounter.CLOSED_BY_PEER && reason != ServerCounter.DROPPED_SERVER_STOP) {
-                LOG.warn("{}: the connection ended: {}", this, why);
+                warn(reason, "the connection ended", why);
                 closeReason = reason;
             }
             return;
         }
         if (reason != ServerCounter.DROPPED_SERVER_STOP) {
-            LOG.warn("{}: dropping the connection: {}", this, why);
+            warn(reason, "dropping the connection", why);
         }
         beginClose(reason);
+    }
+
+    /**
+     * Logs why the connection goes: a warning at most once per {@code reason} per the server's warning interval
+     * (a client can provoke these at will), debug otherwise.
+     */
+    private void warn(ServerCounter reason, String what, String why) {
+        long held = server.warnings.permit(reason);
+        if (held >= 0) {
+            LOG.warn("{}: {}: {}{}", this, what, why, WarningLimiter.suffix(held));
+        } else {
+            LOG.debug("{}: {}: {}", this, what, why);
+        }
     }
 
     private void beginClose(ServerCounter reason) {

@@ -40,6 +40,7 @@ import org.rpcrdma4j.verbs.util.EnumCounters;
 import org.rpcrdma4j.xprt.UpperLayerBinding;
 import org.rpcrdma4j.xprt.internal.AgentRunner;
 import org.rpcrdma4j.xprt.internal.ProgramTable;
+import org.rpcrdma4j.xprt.internal.WarningLimiter;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -75,6 +76,8 @@ public final class RdmaRpcServer implements AutoCloseable {
     final ProgramTable programs;
     final EnumCounters<ServerCounter> counters = new EnumCounters<>(ServerCounter.class);
     final RegisteredMemoryIndex memoryIndex = new RegisteredMemoryIndex();
+    /** Rate limit of the warnings a client can provoke, by the counter that records their reason. */
+    final WarningLimiter<ServerCounter> warnings;
     RdmaDevice device;
     ProtectionDomain pd;
     RegisteredBufferPool bufferPool;
@@ -96,6 +99,7 @@ public final class RdmaRpcServer implements AutoCloseable {
 
     private RdmaRpcServer(ServerConfig config) {
         this.config = config;
+        this.warnings = new WarningLimiter<>(ServerCounter.class, config.warningInterval());
         this.programs = new ProgramTable(config.programs(), config.bindings());
         this.allocator = new RdmaBufferAllocator(this);
         // every page of the largest call, plus a partial page at each end of every READ extent (at most one extent
@@ -357,7 +361,13 @@ public final class RdmaRpcServer implements AutoCloseable {
 
     private void reject(ConnectionRequest request, String why) {
         counters.increment(ServerCounter.CONNECTIONS_REJECTED);
-        LOG.warn("{}: refusing a connection from {}: {}", config.name(), request.remoteAddress(), why);
+        long held = warnings.permit(ServerCounter.CONNECTIONS_REJECTED);
+        if (held >= 0) {
+            LOG.warn("{}: refusing a connection from {}: {}{}", config.name(), request.remoteAddress(), why,
+                    WarningLimiter.suffix(held));
+        } else {
+            LOG.debug("{}: refusing a connection from {}: {}", config.name(), request.remoteAddress(), why);
+        }
         try {
             request.reject(null);
         } catch (RuntimeException e) {
@@ -494,6 +504,7 @@ public final class RdmaRpcServer implements AutoCloseable {
         private long registeredMemoryBytes = 256L << 20;
         private Duration bufferWait = Duration.ofSeconds(10);
         private Duration stopTimeout = Duration.ofSeconds(10);
+        private Duration warningInterval = Duration.ofSeconds(10);
         private RegistrationMode registrationMode = RegistrationMode.AUTO;
         private RpcRdmaLimits limits = RpcRdmaLimits.DEFAULT;
         private String name;
@@ -671,6 +682,20 @@ public final class RdmaRpcServer implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Warnings any client can provoke (connections dropped for hostile input, refused connections) are logged at
+         * most once per kind per {@code interval} (default 10 s); the next one says how many were held back, the
+         * others go to debug. {@link Duration#ZERO} logs every one.
+         */
+        public Builder warningInterval(Duration interval) {
+            Objects.requireNonNull(interval, "interval");
+            if (interval.isNegative()) {
+                throw new IllegalArgumentException("negative warning interval " + interval);
+            }
+            this.warningInterval = interval;
+            return this;
+        }
+
         /** Registration strategy for RDMA READ sinks (default AUTO: the best the device has). */
         public Builder registrationMode(RegistrationMode mode) {
             this.registrationMode = Objects.requireNonNull(mode, "mode");
@@ -735,7 +760,7 @@ public final class RdmaRpcServer implements AutoCloseable {
                     margin, inlineSend, inlineReceive, servedPrograms(), List.copyOf(bindings), dispatchExecutor,
                     dispatchThreads, ioThreads, agentThreads, maxConnections, maxCallSize, maxReadChunkBytes,
                     maxReadChunks, maxReadsInFlight, registeredMemoryBytes, bufferWait, stopTimeout,
-                    registrationMode, limits, jmx);
+                    warningInterval, registrationMode, limits, jmx);
             config.arenaSize(); // fails early for sizes no buffer can hold
             return new RdmaRpcServer(config);
         }

@@ -41,6 +41,7 @@ record ServerConfig(
         long registeredMemoryBytes,
         Duration bufferWait,
         Duration stopTimeout,
+        Duration warningInterval,
         RegistrationMode registrationMode,
         RpcRdmaLimits limits,
         boolean jmx) {

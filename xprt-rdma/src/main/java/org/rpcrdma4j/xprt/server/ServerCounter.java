@@ -94,5 +94,10 @@ public enum ServerCounter {
     /** Reverse-direction calls sent whose reply never came: the connection ended first. */
     REVERSE_CALLS_FAILED,
     /** Gauge: reverse-direction calls waiting for one of the connection's reverse credits. */
-    REVERSE_QUEUE_DEPTH;
+    REVERSE_QUEUE_DEPTH,
+    /**
+     * Calls whose RPC xid differs from the RPC-over-RDMA header's xid: answered RDMA_ERROR / ERR_CHUNK (also counted
+     * in {@link #ERR_CHUNK_SENT}) without reaching their program.
+     */
+    XID_MISMATCHES;
 }

@@ -38,7 +38,9 @@
  *       wire): AUTH_SYS bodies must be exactly {@code stamp, machinename<255>, uid, gid, gids<16>}; RPCSEC_GSS,
  *       AUTH_TLS and other flavors get AUTH_ERROR / AUTH_BADCRED (no authenticator for them here, Linux's answer too);
  *       oversized bodies AUTH_BADCRED / AUTH_BADVERF. Unknown programs get PROG_UNAVAIL, unknown versions
- *       PROG_MISMATCH (oncrpc4j's own dispatcher answers PROG_UNAVAIL to both). Then an oncrpc4j {@code RpcCall} over
+ *       PROG_MISMATCH (oncrpc4j's own dispatcher answers PROG_UNAVAIL to both). A call whose RPC xid differs from
+ *       the transport header's xid is malformed (RFC 8166 requires them equal): RDMA_ERROR / ERR_CHUNK, counted
+ *       {@code XID_MISMATCHES}, logged at debug only, and never dispatched. Then an oncrpc4j {@code RpcCall} over
  *       the call's bytes, bound to the slot as its {@code RpcTransport}, goes to the program.</li>
  *   <li><b>Reply</b> ({@code ReplyMarshaler}, {@code ReplyBytes}): the program's {@code call.reply(...)} ends in
  *       the slot's {@code send}, on the program's thread: the DDP-eligible result (found by the program's binding)

@@ -105,6 +105,39 @@ class ServerHostileTest extends ServerFixture {
     }
 
     @Test
+    void aCallWhoseRpcXidDiffersFromTheTransportXidGetsErrChunkAndIsNeverExecuted() throws Exception {
+        RawClient c = client(false);
+        int digests = program.digests.get();
+        ByteBuf call = Rpc.echoCall(0x72, EchoProgram.DIGEST, Rpc.opaque(new byte[] {1, 2, 3}));
+        expectAnswer(c, Rpc.concat(Rpc.ints(0x71, 1, 32, 0, 0, 0, 0), call), Rpc.ints(0x71, 1, CREDITS, 4, 2));
+        assertThat(program.digests.get()).as("the mismatched call never reached its program").isEqualTo(digests);
+        assertThat(counter(c, ServerCounter.XID_MISMATCHES)).isEqualTo(1);
+        assertThat(counter(c, ServerCounter.ERR_CHUNK_SENT)).isEqualTo(1);
+        // the same call with matching xids runs, and only that one
+        expectAnswer(c, Rpc.concat(Rpc.ints(0x73, 1, 32, 0, 0, 0, 0),
+                Rpc.echoCall(0x73, EchoProgram.NULL, null)),
+                Rpc.concat(Rpc.ints(0x73, 1, CREDITS, 0, 0, 0, 0), Rpc.successHeader(0x73)));
+        assertThat(program.digests.get()).as("the mismatched call never reached its program").isEqualTo(digests);
+    }
+
+    @Test
+    void aPositionZeroCallWhoseRpcXidDiffersFromTheTransportXidIsNeverExecuted() throws Exception {
+        RawClient c = client(false);
+        int digests = program.digests.get();
+        ByteBuf call = Rpc.echoCall(0x75, EchoProgram.DIGEST, Rpc.opaque(new byte[10_000]));
+        int length = call.readableBytes();
+        RawClient.Chunk chunk = c.registered(length, Access.REMOTE_READ);
+        call.getBytes(0, chunk.memory.duplicate().limit(length));
+        call.release();
+        c.send(RawClient.header().xid(0x74).credits(32).proc(RpcRdmaProc.RDMA_NOMSG)
+                .addReadSegment(0, chunk.stag, length, chunk.iova), null);
+        RawClient.Received r = c.receive();
+        Rpc.assertBytes(r.bytes(), Rpc.ints(0x74, 1, CREDITS, 4, 2));
+        assertThat(program.digests.get()).as("the mismatched call never reached its program").isEqualTo(digests);
+        assertThat(counter(c, ServerCounter.XID_MISMATCHES)).isEqualTo(1);
+    }
+
+    @Test
     void oversizedReadChunkGetsErrChunkBeforeAnyRead() throws Exception {
         RawClient c = client(false);
         RawClient.Chunk small = c.registered(4096, Access.REMOTE_READ);

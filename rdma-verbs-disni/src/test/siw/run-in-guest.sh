@@ -3,7 +3,7 @@
 # Soft-iWARP (siw) inside the disni-peer qemu guest, with a libdisni built from DiSNI 2.1's own sources.
 #
 #   DISNI_PEER=<dir of the disni-peer harness> LIBDISNI=<path to libdisni.so> \
-#       rdma-verbs-disni/src/test/siw/run-in-guest.sh [all|verbs|it] [extra JUnit console options]
+#       rdma-verbs-disni/src/test/siw/run-in-guest.sh [all|verbs|it|<test class>...]
 #
 # Steps (see rdma-verbs-disni/README.md, "Running the hardware tests over siw in a qemu guest"):
 #   1. compiles the test class paths of rdma-verbs-disni and integration-tests (reactor, nothing installed);
@@ -20,14 +20,14 @@
 #   DP_DIR         the harness's data directory, holding jre/ (jlink image of a JDK 17) (default /var/tmp/disni-peer)
 #   DISNI_OPTIONS  provider options for the tests (-Drdma.disni.options), e.g. maxSge=4,ird=128,ord=128
 #   GUEST_TIMEOUT  seconds the guest-side run may take (default 1800; qemu without KVM is slow)
+#   CLASS_TIMEOUT  seconds one test class's JVM may take in the guest (default 900)
 #   KEEP_GUEST=1   leave the guest running afterwards (stop it with $DISNI_PEER/stop.sh)
 #   SKIP_BUILD=1   reuse the class paths compiled by an earlier run
 #   REUSE_GUEST=1  run in the guest a KEEP_GUEST=1 run left up: it fetches the newly staged files over HTTP from
 #                  the host instead of a new initramfs and a reboot (a few seconds instead of minutes)
 set -euo pipefail
 
-WHAT=${1:-all}
-shift || true
+WHAT=${*:-all}
 : "${DISNI_PEER:?set DISNI_PEER to the disni-peer harness directory}"
 DP_DIR=${DP_DIR:-/var/tmp/disni-peer}
 LIBDISNI=${LIBDISNI:-$DP_DIR/libdisni.so}
@@ -40,7 +40,6 @@ log() { echo "[run-in-guest $(date +%T)] $*"; }
 
 [ -x "$DP_DIR/jre/bin/java" ] || { echo "missing $DP_DIR/jre (jlink image of a JDK 17, see the README)" >&2; exit 2; }
 [ -f "$LIBDISNI" ] || { echo "missing $LIBDISNI (build libdisni from DiSNI 2.1's sources, see the README)" >&2; exit 2; }
-case "$WHAT" in all|verbs|it) ;; *) echo "usage: $0 [all|verbs|it] [JUnit console options]" >&2; exit 2;; esac
 
 # ------------------------------------------------------------------ 1. class paths
 if [ "${SKIP_BUILD:-0}" != 1 ]; then
@@ -108,7 +107,7 @@ python3 "$DISNI_PEER/guest-exec.py" --timeout 60 \
 log "running '$WHAT' in the guest (timeout ${GUEST_TIMEOUT}s)"
 set +e
 python3 "$DISNI_PEER/guest-exec.py" --timeout "$GUEST_TIMEOUT" \
-  "DISNI_OPTIONS='${DISNI_OPTIONS:-}' /opt/disni/guest-tests.sh $WHAT $*"
+  "DISNI_OPTIONS='${DISNI_OPTIONS:-}' CLASS_TIMEOUT=${CLASS_TIMEOUT:-900} /opt/disni/guest-tests.sh $WHAT"
 rc=$?
 set -e
 log "guest run exit status $rc"

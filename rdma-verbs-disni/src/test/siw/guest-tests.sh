@@ -9,6 +9,7 @@ cd /opt/disni || exit 2
 ADDRESS=${ADDRESS:-10.0.2.15}
 CLASS_TIMEOUT=${CLASS_TIMEOUT:-900}
 ulimit -l unlimited 2>/dev/null
+ulimit -n 65536 2>/dev/null
 CP=$(tr '\n' ':' < /opt/disni/classpath)
 V=org.rpcrdma4j.verbs.disni
 I=org.rpcrdma4j.it.disni

@@ -19,6 +19,8 @@ final class DisniErrors {
     private static final Pattern ERRNO = Pattern.compile("(?:errno|error|failed with|ret(?:urn)?)[\\s:=]*-?(\\d{1,3})\\b",
             Pattern.CASE_INSENSITIVE);
 
+    private static final int ECONNREFUSED = 111;
+
     private DisniErrors() {
     }
 
@@ -58,6 +60,21 @@ final class DisniErrors {
             }
         }
         return null;
+    }
+
+    /**
+     * Whether a DiSNI call failed because the peer refused the connection (ECONNREFUSED): libdisni appends
+     * {@code strerror(errno)} to its messages ("j2c::connect: rdma_connect failed: Connection refused").
+     */
+    static boolean connectionRefused(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            String message = c.getMessage();
+            if (message != null && (message.contains("Connection refused") || message.contains("ECONNREFUSED")
+                    || errno(message) == ECONNREFUSED)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The first errno-like number in a message, or -1. */

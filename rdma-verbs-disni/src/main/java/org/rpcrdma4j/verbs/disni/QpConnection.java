@@ -202,7 +202,13 @@ final class QpConnection implements CmEndpoint {
             deadline = clock.getAsLong() + connectTimeout.toNanos();
             id.connect(privateData, settings.retryCount(), settings.rnrRetryCount());
         } catch (IOException e) {
-            fail(ConnectionEventType.CONNECT_ERROR, "rdma_connect to " + remote + " failed", e);
+            if (DisniErrors.connectionRefused(e)) {
+                // iWARP (siw, and RNICs whose driver opens the TCP connection in rdma_connect): a port nobody
+                // listens on refuses the TCP connection, and rdma_connect itself fails; no REJECTED event follows
+                fail(ConnectionEventType.REJECTED, "rdma_connect to " + remote + " refused: nobody listens there", e);
+            } else {
+                fail(ConnectionEventType.CONNECT_ERROR, "rdma_connect to " + remote + " failed", e);
+            }
         }
     }
 

@@ -14,7 +14,7 @@ import org.rpcrdma4j.verbs.SendWorkRequest;
  * DiSNI serialises a list of {@link IbvSendWR}s into native memory once ({@link NativeQp#prepareSend}); the resulting
  * {@link SVCPostSend} can be executed again and again, and its wr_id, send flags, remote address, rkey and SGE
  * address/length/lkey rewritten in place, but not its opcodes, SGE counts or chain length. So this class keeps the
- * serialised calls of the last {@value #CACHE_SIZE} chain <em>shapes</em> (per request: opcode and SGE count) and, for a
+ * serialised calls of the last {@value #CACHE_SIZE} chain <em>shapes</em> (per request: opcode and posted SGE count) and, for a
  * chain of a known shape, rewrites and re-executes the cached call. Only a new shape allocates (DiSNI's list, its SGE
  * objects and its native buffer); an RPC transport uses a handful of shapes, so after warm-up nothing is allocated.
  * When the cache is full the least recently used shape is freed.
@@ -54,7 +54,7 @@ final class SendPoster {
     void post(SendWorkRequest chain, int length) throws IOException {
         int i = 0;
         for (SendWorkRequest wr = chain; i < length; wr = wr.next) {
-            scratch[i++] = SendTranslation.ibvOpcode(wr.opcode) << 16 | wr.numSge();
+            scratch[i++] = SendTranslation.ibvOpcode(wr.opcode) << 16 | SendTranslation.postedSges(wr);
         }
         Shape shape = find(length);
         if (shape == null) {

@@ -166,8 +166,12 @@ final class SendTranslation {
         out.getRdma().setRemote_addr(rdma ? wr.remoteAddress : 0);
         out.getRdma().setRkey(rdma ? wr.rkey : 0);
         LinkedList<IbvSge> sges = new LinkedList<>();
+        boolean dropEmpty = dropsEmptySges(wr);
         for (int i = 0; i < wr.numSge(); i++) {
             Sge s = wr.sge(i);
+            if (dropEmpty && s.length == 0) {
+                continue;
+            }
             IbvSge ibv = new IbvSge();
             ibv.setAddr(s.address);
             ibv.setLength(s.length);
@@ -180,7 +184,7 @@ final class SendTranslation {
 
     /**
      * Rewrites a serialised DiSNI request in place with an SPI request of the same shape (same opcode, same number of
-     * SGEs: DiSNI's modifier cannot change those). Allocates nothing.
+     * {@linkplain #postedSges posted SGEs}: DiSNI's modifier cannot change those). Allocates nothing.
      */
     static void apply(SendWorkRequest wr, SVCPostSend.SendWRMod mod) throws IOException {
         mod.setWr_id(wr.wrId);
@@ -190,13 +194,51 @@ final class SendTranslation {
             rdma.setRemote_addr(wr.remoteAddress);
             rdma.setRkey(wr.rkey);
         }
+        boolean dropEmpty = dropsEmptySges(wr);
+        int posted = 0;
         for (int i = 0; i < wr.numSge(); i++) {
             Sge s = wr.sge(i);
-            SVCPostSend.SgeMod sge = mod.getSgeMod(i);
+            if (dropEmpty && s.length == 0) {
+                continue;
+            }
+            SVCPostSend.SgeMod sge = mod.getSgeMod(posted++);
             sge.setAddr(s.address);
             sge.setLength(s.length);
             sge.setLkey(s.lkey);
         }
+    }
+
+    /**
+     * Whether the zero-length SGEs of a request are left out of what is posted: when at least one of its SGEs carries
+     * data. They contribute no bytes, and siw (Linux 6.1) dereferences a null memory reference in its transmit path
+     * for a zero-length SGE followed by a non-empty one (a kernel oops, observed). A request whose SGEs are all empty
+     * is posted as it is (zero-length Sends, Writes and Reads work on siw).
+     */
+    static boolean dropsEmptySges(SendWorkRequest wr) {
+        boolean empty = false;
+        boolean data = false;
+        for (int i = 0; i < wr.numSge(); i++) {
+            if (wr.sge(i).length == 0) {
+                empty = true;
+            } else {
+                data = true;
+            }
+        }
+        return empty && data;
+    }
+
+    /** The number of SGEs posted for a request: {@link #dropsEmptySges} leaves the empty ones out. */
+    static int postedSges(SendWorkRequest wr) {
+        if (!dropsEmptySges(wr)) {
+            return wr.numSge();
+        }
+        int n = 0;
+        for (int i = 0; i < wr.numSge(); i++) {
+            if (wr.sge(i).length != 0) {
+                n++;
+            }
+        }
+        return n;
     }
 
     /** Whether a request is an RDMA operation (it names a remote address and rkey). */

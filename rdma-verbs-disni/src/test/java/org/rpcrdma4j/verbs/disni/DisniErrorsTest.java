@@ -30,6 +30,17 @@ class DisniErrorsTest {
     }
 
     @Test
+    void aRefusedConnectionIsRecognisedInLibdisnisMessages() {
+        assertThat(DisniErrors.connectionRefused(
+                new IOException("j2c::connect: rdma_connect failed: Connection refused\n"))).isTrue();
+        assertThat(DisniErrors.connectionRefused(new IOException("connect failed, errno 111"))).isTrue();
+        assertThat(DisniErrors.connectionRefused(new RuntimeException(new IOException("ECONNREFUSED")))).isTrue();
+        assertThat(DisniErrors.connectionRefused(
+                new IOException("j2c::connect: rdma_connect failed: Connection timed out\n"))).isFalse();
+        assertThat(DisniErrors.connectionRefused(new IOException((String) null))).isFalse();
+    }
+
+    @Test
     void theErrnosOfRdmaVerbsHaveNames() {
         assertThat(DisniErrors.errnoName(22)).startsWith("EINVAL");
         assertThat(DisniErrors.errnoName(111)).startsWith("ECONNREFUSED");

@@ -362,6 +362,29 @@ class QpConnectionTest {
                 .isEqualTo(ConnectionEventType.CONNECT_ERROR);
     }
 
+    /** Over siw the TCP connect of iWARP happens inside rdma_connect: a closed port fails the call itself. */
+    @Test
+    void aConnectRefusedByTheTcpPeerIsRejectedNotAConnectError() throws Exception {
+        QpConnection c = active(new byte[0]);
+        c.startActive();
+        c.onCmEvent(CmAction.ADDR_RESOLVED, CmEvents.ADDR_RESOLVED);
+        id.failNext = new IOException("j2c::connect: rdma_connect failed: Connection refused\n");
+        c.onCmEvent(CmAction.ROUTE_RESOLVED, CmEvents.ROUTE_RESOLVED);
+        ConnectException e = failure(future);
+        assertThat(e.type()).isEqualTo(ConnectionEventType.REJECTED);
+        assertThat(e).hasMessageContaining("refused");
+    }
+
+    @Test
+    void anotherRdmaConnectFailureIsAConnectError() throws Exception {
+        QpConnection c = active(new byte[0]);
+        c.startActive();
+        c.onCmEvent(CmAction.ADDR_RESOLVED, CmEvents.ADDR_RESOLVED);
+        id.failNext = new IOException("j2c::connect: rdma_connect failed: Invalid argument\n");
+        c.onCmEvent(CmAction.ROUTE_RESOLVED, CmEvents.ROUTE_RESOLVED);
+        assertThat(failure(future).type()).isEqualTo(ConnectionEventType.CONNECT_ERROR);
+    }
+
     @Test
     void aFailingAcceptIsTheCallersException() {
         id.failNext = null;

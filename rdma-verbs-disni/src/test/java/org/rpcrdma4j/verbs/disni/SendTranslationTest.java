@@ -105,6 +105,30 @@ class SendTranslationTest {
         assertThat(ibv.getSg_list()).isEmpty();
     }
 
+    /** A zero-length SGE before a non-empty one crashed siw's transmit path (kernel oops): it is not posted. */
+    @Test
+    void emptySgesBesideDataAreNotPosted() throws IOException {
+        SendWorkRequest send = wr(5, Opcode.SEND, SendWorkRequest.SIGNALED, 0, 100, 0);
+        assertThat(SendTranslation.postedSges(send)).isEqualTo(1);
+        IbvSendWR ibv = SendTranslation.toIbv(send, new IbvSendWR());
+        assertThat(ibv.getNum_sge()).isEqualTo(1);
+        assertThat(ibv.getSg_list()).extracting(IbvSge::getAddr, IbvSge::getLength, IbvSge::getLkey)
+                .containsExactly(org.assertj.core.groups.Tuple.tuple(0x2005L, 100, 0x101));
+
+        SendWorkRequest again = wr(6, Opcode.SEND, 0, 0, 300);
+        SendTranslation.apply(again, new Fakes.Mod(ibv));
+        assertThat(ibv.getSg_list()).extracting(IbvSge::getAddr, IbvSge::getLength, IbvSge::getLkey)
+                .containsExactly(org.assertj.core.groups.Tuple.tuple(0x2006L, 300, 0x101));
+    }
+
+    @Test
+    void aRequestWhoseSgesAreAllEmptyIsPostedAsItIs() {
+        SendWorkRequest send = wr(5, Opcode.SEND, SendWorkRequest.SIGNALED, 0, 0);
+        assertThat(SendTranslation.postedSges(send)).isEqualTo(2);
+        assertThat(SendTranslation.toIbv(send, new IbvSendWR()).getNum_sge()).isEqualTo(2);
+        assertThat(SendTranslation.postedSges(wr(6, Opcode.RDMA_WRITE, 0, 8, 9))).isEqualTo(2);
+    }
+
     @Test
     void rewritingASerialisedRequestGivesWhatAFreshTranslationGives() throws IOException {
         SendWorkRequest first = wr(1, Opcode.RDMA_WRITE, SendWorkRequest.SIGNALED, 100, 200);

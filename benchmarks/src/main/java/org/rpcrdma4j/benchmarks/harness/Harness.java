@@ -26,10 +26,11 @@ import org.rpcrdma4j.xprt.client.RdmaClientConfig;
  * <pre>
  * mvn -B -q -pl benchmarks -am package -DskipTests
  * java -cp benchmarks/target/benchmarks.jar org.rpcrdma4j.benchmarks.harness.Harness [--quick]
- *     [--only KEY-PART] [--warmup SECONDS] [--measure SECONDS]
+ *     [--only KEY-PART] [--warmup SECONDS] [--measure SECONDS] [--device key=value,...]
  * </pre>
  * {@code --quick} is the smoke mode the unit tests run (a few seconds; figures meaningless). {@code --only read_1m.rdma}
- * measures just the matching NFS rows, e.g. under {@code -XX:StartFlightRecording=filename=read.jfr,settings=profile}.
+ * measures just the matching NFS rows, e.g. under {@code -XX:StartFlightRecording=filename=read.jfr,settings=profile};
+ * {@code --device confirmPlacement=false} runs the software devices with other options (see {@code SoftIwarpOptions}).
  * Progress goes to standard error, the tables to standard output.
  */
 public final class Harness {
@@ -41,12 +42,16 @@ public final class Harness {
         HarnessConfig config = HarnessConfig.fullRun();
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
-                case "--quick" -> config = HarnessConfig.quickRun().withOnly(config.only());
+                case "--quick" -> config = new HarnessConfig(true, HarnessConfig.quickRun().warmup(),
+                        HarnessConfig.quickRun().measure(), HarnessConfig.quickRun().fileBytes(),
+                        config.outstanding(), config.only(), config.device());
+                case "--device" -> config = config.withDevice(args[++i]);
                 case "--only" -> config = config.withOnly(args[++i]);
                 case "--warmup" -> config = config.withWindows(seconds(args[++i]), config.measure());
                 case "--measure" -> config = config.withWindows(config.warmup(), seconds(args[++i]));
                 default -> {
-                    System.err.println("usage: Harness [--quick] [--only KEY-PART] [--warmup S] [--measure S]");
+                    System.err.println("usage: Harness [--quick] [--only KEY-PART] [--warmup S] [--measure S] "
+                            + "[--device key=value,...]");
                     System.exit(2);
                 }
             }
@@ -72,7 +77,7 @@ public final class Harness {
             progress.println("wire: soft iWARP RDMA READ");
             report.put(Report.WIRE_RDMA_READ, WireLimits.softRdma(config, true));
         }
-        RdmaDevice clientDevice = RdmaProviders.select("soft").open(Map.of());
+        RdmaDevice clientDevice = RdmaProviders.select("soft").open(config.device());
         try (NfsFixture fixture = NfsFixture.start(config)) {
             Map<Client, NfsDriver> drivers = new EnumMap<>(Client.class);
             try {
@@ -104,9 +109,9 @@ public final class Harness {
                         progress.println("nfs: " + key);
                         try {
                             if (row.latency()) {
-                                latency(config, driver, client, report);
+                                latency(config, driver, client, report, progress);
                             } else {
-                                throughput(config, driver, row, client, report);
+                                throughput(config, driver, row, client, report, progress);
                             }
                         } catch (Exception e) {
                             report.unavailable(key, key + " failed: " + e);
@@ -129,8 +134,8 @@ public final class Harness {
         return report;
     }
 
-    private static void throughput(HarnessConfig config, NfsDriver driver, NfsRow row, Client client, Report report)
-            throws Exception {
+    private static void throughput(HarnessConfig config, NfsDriver driver, NfsRow row, Client client, Report report,
+                                   PrintStream progress) throws Exception {
         try (NfsDriver.Load load = driver.load(row, config.outstanding())) {
             if (load.limitation() != null) {
                 report.note(row.figure(client), load.limitation());
@@ -144,13 +149,14 @@ public final class Harness {
             double seconds = (t1 - t0) / 1e9;
             double value = "IOPS".equals(row.unit()) ? calls / seconds
                     : WireLimits.mibPerSecond(calls * row.size(), t1 - t0);
+            progress.printf(Locale.ROOT, "  %s: %d calls in %.2f s%n", row.figure(client), calls, seconds);
             report.put(row.figure(client), value);
             report.put(row.allocation(client), Math.max(0, a1 - a0) / (double) Math.max(1, calls));
         }
     }
 
-    private static void latency(HarnessConfig config, NfsDriver driver, Client client, Report report)
-            throws Exception {
+    private static void latency(HarnessConfig config, NfsDriver driver, Client client, Report report,
+                                PrintStream progress) throws Exception {
         long warm = System.nanoTime() + config.warmup().toNanos();
         while (System.nanoTime() < warm) {
             driver.getattr();
@@ -166,6 +172,8 @@ public final class Harness {
             calls++;
         }
         long a1 = Allocation.total();
+        progress.printf(Locale.ROOT, "  %s: %d calls in %.2f s%n", NfsRow.GETATTR_P50.figure(client), calls,
+                config.measure().toNanos() / 1e9);
         report.put(NfsRow.GETATTR_P50.figure(client), histogram.getValueAtPercentile(50) / 1000.0);
         report.put(NfsRow.GETATTR_P99.figure(client), histogram.getValueAtPercentile(99) / 1000.0);
         report.put(NfsRow.GETATTR_P50.allocation(client), Math.max(0, a1 - a0) / (double) Math.max(1, calls));
@@ -204,11 +212,13 @@ public final class Harness {
             // not Linux: leave it unknown
         }
         return String.format(Locale.ROOT, "Machine: %s, %d cores visible to the JVM, %s %s, Java %s (%s), "
-                        + "max heap %d MiB. Windows: %d ms warm-up + %d ms measured per figure%s.%n",
+                        + "max heap %d MiB. Windows: %d ms warm-up + %d ms measured per figure%s. "
+                        + "Software device options: %s.%n",
                 cpu, Runtime.getRuntime().availableProcessors(), System.getProperty("os.name"),
                 System.getProperty("os.version"), System.getProperty("java.version"),
                 System.getProperty("java.vm.name"), Runtime.getRuntime().maxMemory() >> 20,
-                config.warmup().toMillis(), config.measure().toMillis(), config.quick() ? " (quick)" : "")
+                config.warmup().toMillis(), config.measure().toMillis(), config.quick() ? " (quick)" : "",
+                config.device().isEmpty() ? "defaults" : config.device())
                 + "JVM arguments: " + ManagementFactory.getRuntimeMXBean().getInputArguments() + "\n";
     }
 

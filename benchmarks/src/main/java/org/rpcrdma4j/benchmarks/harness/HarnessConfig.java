@@ -1,6 +1,8 @@
 package org.rpcrdma4j.benchmarks.harness;
 
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -13,9 +15,12 @@ import java.util.Objects;
  * @param outstanding calls in flight for the throughput rows (the issue's "16 outstanding")
  * @param only        when not null, only the NFS rows whose key contains it ({@code read_1m}, {@code rdma}, ...) run,
  *                    and the wire and memory rows are skipped: for profiling one row
+ * @param device      options of the software devices the harness opens (wire rows, NFS client and server), e.g.
+ *                    {@code confirmPlacement=false}; empty: the device's defaults. The memory probe always runs the
+ *                    client's defaults.
  */
 public record HarnessConfig(boolean quick, Duration warmup, Duration measure, long fileBytes, int outstanding,
-                            String only) {
+                            String only, Map<String, String> device) {
 
     public HarnessConfig {
         Objects.requireNonNull(warmup, "warmup");
@@ -29,24 +34,38 @@ public record HarnessConfig(boolean quick, Duration warmup, Duration measure, lo
         if (outstanding < 1 || outstanding > 64) {
             throw new IllegalArgumentException("outstanding within 1..64: " + outstanding);
         }
+        device = Map.copyOf(device);
     }
 
     /** 3 s warm-up and 5 s window per figure, a 64 MiB file, 16 outstanding: about three minutes in all. */
     public static HarnessConfig fullRun() {
-        return new HarnessConfig(false, Duration.ofSeconds(3), Duration.ofSeconds(5), 64L << 20, 16, null);
+        return new HarnessConfig(false, Duration.ofSeconds(3), Duration.ofSeconds(5), 64L << 20, 16, null, Map.of());
     }
 
     /** A smoke run of a few seconds: every row is measured, briefly. */
     public static HarnessConfig quickRun() {
-        return new HarnessConfig(true, Duration.ofMillis(150), Duration.ofMillis(250), 16L << 20, 16, null);
+        return new HarnessConfig(true, Duration.ofMillis(150), Duration.ofMillis(250), 16L << 20, 16, null, Map.of());
     }
 
     public HarnessConfig withWindows(Duration newWarmup, Duration newMeasure) {
-        return new HarnessConfig(quick, newWarmup, newMeasure, fileBytes, outstanding, only);
+        return new HarnessConfig(quick, newWarmup, newMeasure, fileBytes, outstanding, only, device);
     }
 
     public HarnessConfig withOnly(String filter) {
-        return new HarnessConfig(quick, warmup, measure, fileBytes, outstanding, filter);
+        return new HarnessConfig(quick, warmup, measure, fileBytes, outstanding, filter, device);
+    }
+
+    /** With software device options parsed from {@code key=value,key=value}. */
+    public HarnessConfig withDevice(String options) {
+        Map<String, String> map = new HashMap<>();
+        for (String kv : options.split(",")) {
+            int eq = kv.indexOf('=');
+            if (eq <= 0) {
+                throw new IllegalArgumentException("device options are key=value,...: " + options);
+            }
+            map.put(kv.substring(0, eq).trim(), kv.substring(eq + 1).trim());
+        }
+        return new HarnessConfig(quick, warmup, measure, fileBytes, outstanding, only, map);
     }
 
     /** Whether the row {@code key} is to be measured. */

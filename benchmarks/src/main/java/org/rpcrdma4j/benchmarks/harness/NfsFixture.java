@@ -3,7 +3,6 @@ package org.rpcrdma4j.benchmarks.harness;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
-import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -113,7 +112,7 @@ final class NfsFixture implements AutoCloseable {
             emcUnavailable = "EMC's nfs-client needs a portmapper on port 111 of the server's address, which could "
                     + "not be bound here (" + portmapFailure.getMessage() + ")";
         }
-        RdmaDevice device = RdmaProviders.select("soft").open(Map.of());
+        RdmaDevice device = RdmaProviders.select("soft").open(config.device());
         RdmaRpcServer rdma = RdmaRpcServer.builder().bindAddress(InetAddress.getByName(host)).port(0).device(device)
                 .programs(nfs.programs()).binding(Nfs3UpperLayerBinding.INSTANCE).jmx(false)
                 .name("harness-nfs-rdma").build();

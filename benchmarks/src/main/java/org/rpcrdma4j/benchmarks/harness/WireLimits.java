@@ -7,7 +7,6 @@ import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
-import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.rpcrdma4j.benchmarks.verbs.VerbsPair;
@@ -78,7 +77,7 @@ final class WireLimits {
 
     /** MiB/s of 1 MiB RDMA WRITEs ({@code read == false}) or READs, {@value #RDMA_DEPTH} in flight. */
     static double softRdma(HarnessConfig config, boolean read) throws Exception {
-        try (VerbsPair pair = new VerbsPair(Map.of(), RDMA_DEPTH * 2)) {
+        try (VerbsPair pair = new VerbsPair(config.device(), RDMA_DEPTH * 2)) {
             int rw = Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ;
             RegisteredMemory local = pair.register(SIZE, rw);
             RegisteredMemory remote = pair.register(SIZE, rw);

@@ -22,16 +22,18 @@ import org.rpcrdma4j.xprt.client.RdmaClientConfig;
 /**
  * The end-to-end harness: in one run, on loopback, the wire limits (raw NIO TCP, soft iWARP RDMA WRITE/READ), NFSv3
  * READ/WRITE throughput and GETATTR latency over RDMA, over oncrpc4j TCP and with EMC's client against one embedded
- * server, allocation per RPC, and memory per mount; printed as markdown tables with ratios and the targets.
+ * server, CPU time and allocation per RPC, and memory per mount; printed as markdown tables with ratios and the
+ * targets.
  * <pre>
  * mvn -B -q -pl benchmarks -am package -DskipTests
  * java -cp benchmarks/target/benchmarks.jar org.rpcrdma4j.benchmarks.harness.Harness [--quick]
- *     [--only KEY-PART] [--warmup SECONDS] [--measure SECONDS] [--device key=value,...]
+ *     [--only KEY-PART] [--warmup SECONDS] [--measure SECONDS] [--device key=value,...] [--jfr DIR]
  * </pre>
- * {@code --quick} is the smoke mode the unit tests run (a few seconds; figures meaningless). {@code --only read_1m.rdma}
- * measures just the matching NFS rows, e.g. under {@code -XX:StartFlightRecording=filename=read.jfr,settings=profile};
- * {@code --device confirmPlacement=false} runs the software devices with other options (see {@code SoftIwarpOptions}).
- * Progress goes to standard error, the tables to standard output.
+ * {@code --quick} is the smoke mode the unit tests run (a few seconds; figures meaningless). {@code --only KEY-PART}
+ * (e.g. {@code read_1m.rdma}) measures just the matching NFS rows and skips the others; {@code --jfr DIR} records each
+ * measured NFS window, and only the window, with Flight Recorder into {@code DIR/<key>.jfr}; {@code --device
+ * confirmPlacement=false} runs the software devices with other options (see {@code SoftIwarpOptions}). Progress goes
+ * to standard error, the tables to standard output.
  */
 public final class Harness {
 
@@ -44,14 +46,15 @@ public final class Harness {
             switch (args[i]) {
                 case "--quick" -> config = new HarnessConfig(true, HarnessConfig.quickRun().warmup(),
                         HarnessConfig.quickRun().measure(), HarnessConfig.quickRun().fileBytes(),
-                        config.outstanding(), config.only(), config.device());
+                        config.outstanding(), config.only(), config.device(), config.jfr());
+                case "--jfr" -> config = config.withJfr(Path.of(args[++i]));
                 case "--device" -> config = config.withDevice(args[++i]);
                 case "--only" -> config = config.withOnly(args[++i]);
                 case "--warmup" -> config = config.withWindows(seconds(args[++i]), config.measure());
                 case "--measure" -> config = config.withWindows(config.warmup(), seconds(args[++i]));
                 default -> {
                     System.err.println("usage: Harness [--quick] [--only KEY-PART] [--warmup S] [--measure S] "
-                            + "[--device key=value,...]");
+                            + "[--device key=value,...] [--jfr DIR]");
                     System.exit(2);
                 }
             }
@@ -69,6 +72,7 @@ public final class Harness {
     /** Runs every measurement {@code config} asks for; progress lines go to {@code progress}. */
     public static Report run(HarnessConfig config, PrintStream progress) throws Exception {
         Report report = new Report();
+        WindowRecorder recorder = new WindowRecorder(config.jfr());
         if (config.only() == null) {
             progress.println("wire: raw NIO TCP");
             report.put(Report.WIRE_TCP, WireLimits.rawTcp(config));
@@ -109,9 +113,9 @@ public final class Harness {
                         progress.println("nfs: " + key);
                         try {
                             if (row.latency()) {
-                                latency(config, driver, client, report, progress);
+                                latency(config, driver, client, report, progress, recorder);
                             } else {
-                                throughput(config, driver, row, client, report, progress);
+                                throughput(config, driver, row, client, report, progress, recorder);
                             }
                         } catch (Exception e) {
                             report.unavailable(key, key + " failed: " + e);
@@ -129,40 +133,49 @@ public final class Harness {
         } finally {
             clientDevice.close();
         }
-        report.note("alloc", "allocation: bytes allocated by every live thread of the JVM during the window "
-                + "(ThreadMXBean), divided by the calls completed; client, server and device threads together");
+        report.note("alloc", "cost per RPC: CPU time of the whole process (OperatingSystemMXBean) and bytes "
+                + "allocated by every live thread (ThreadMXBean) during the window, divided by the calls completed; "
+                + "client, server and device threads together. CPU per call is the figure least disturbed by other "
+                + "load on the machine");
         return report;
     }
 
     private static void throughput(HarnessConfig config, NfsDriver driver, NfsRow row, Client client, Report report,
-                                   PrintStream progress) throws Exception {
+                                   PrintStream progress, WindowRecorder recorder) throws Exception {
         try (NfsDriver.Load load = driver.load(row, config.outstanding())) {
             if (load.limitation() != null) {
                 report.note(row.figure(client), load.limitation());
             }
             load.run(System.nanoTime() + config.warmup().toNanos());
+            recorder.start(row.figure(client));
             long a0 = Allocation.total();
+            long c0 = Allocation.cpu();
             long t0 = System.nanoTime();
             long calls = load.run(t0 + config.measure().toNanos());
             long t1 = System.nanoTime();
+            long c1 = Allocation.cpu();
             long a1 = Allocation.total();
+            recorded(recorder.stop(), progress);
             double seconds = (t1 - t0) / 1e9;
             double value = "IOPS".equals(row.unit()) ? calls / seconds
                     : WireLimits.mibPerSecond(calls * row.size(), t1 - t0);
             progress.printf(Locale.ROOT, "  %s: %d calls in %.2f s%n", row.figure(client), calls, seconds);
             report.put(row.figure(client), value);
             report.put(row.allocation(client), Math.max(0, a1 - a0) / (double) Math.max(1, calls));
+            report.put(row.cpu(client), (c1 - c0) / 1000.0 / Math.max(1, calls));
         }
     }
 
     private static void latency(HarnessConfig config, NfsDriver driver, Client client, Report report,
-                                PrintStream progress) throws Exception {
+                                PrintStream progress, WindowRecorder recorder) throws Exception {
         long warm = System.nanoTime() + config.warmup().toNanos();
         while (System.nanoTime() < warm) {
             driver.getattr();
         }
         Histogram histogram = new Histogram(TimeUnit.SECONDS.toNanos(10), 3);
+        recorder.start(NfsRow.GETATTR_P50.figure(client));
         long a0 = Allocation.total();
+        long c0 = Allocation.cpu();
         long end = System.nanoTime() + config.measure().toNanos();
         long calls = 0;
         long now;
@@ -171,12 +184,21 @@ public final class Harness {
             histogram.recordValue(Math.min(System.nanoTime() - now, histogram.getHighestTrackableValue()));
             calls++;
         }
+        long c1 = Allocation.cpu();
         long a1 = Allocation.total();
+        recorded(recorder.stop(), progress);
         progress.printf(Locale.ROOT, "  %s: %d calls in %.2f s%n", NfsRow.GETATTR_P50.figure(client), calls,
                 config.measure().toNanos() / 1e9);
         report.put(NfsRow.GETATTR_P50.figure(client), histogram.getValueAtPercentile(50) / 1000.0);
         report.put(NfsRow.GETATTR_P99.figure(client), histogram.getValueAtPercentile(99) / 1000.0);
         report.put(NfsRow.GETATTR_P50.allocation(client), Math.max(0, a1 - a0) / (double) Math.max(1, calls));
+        report.put(NfsRow.GETATTR_P50.cpu(client), (c1 - c0) / 1000.0 / Math.max(1, calls));
+    }
+
+    private static void recorded(Path file, PrintStream progress) {
+        if (file != null) {
+            progress.println("  recorded the window into " + file);
+        }
     }
 
     private static void memory(NfsFixture fixture, Report report) {
@@ -222,9 +244,15 @@ public final class Harness {
                 + "JVM arguments: " + ManagementFactory.getRuntimeMXBean().getInputArguments() + "\n";
     }
 
-    /** Bytes allocated so far by the JVM's live threads. */
+    /** Bytes allocated so far by the JVM's live threads, and CPU time used so far by the process. */
     static final class Allocation {
         private Allocation() {
+        }
+
+        /** CPU time of the whole process (every thread, the JVM's own included), in nanoseconds. */
+        static long cpu() {
+            return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+                    .getProcessCpuTime();
         }
 
         static long total() {

@@ -1,5 +1,6 @@
 package org.rpcrdma4j.benchmarks.harness;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -18,9 +19,10 @@ import java.util.Objects;
  * @param device      options of the software devices the harness opens (wire rows, NFS client and server), e.g.
  *                    {@code confirmPlacement=false}; empty: the device's defaults. The memory probe always runs the
  *                    client's defaults.
+ * @param jfr         when not null, the directory each measured NFS window is recorded into with Flight Recorder
  */
 public record HarnessConfig(boolean quick, Duration warmup, Duration measure, long fileBytes, int outstanding,
-                            String only, Map<String, String> device) {
+                            String only, Map<String, String> device, Path jfr) {
 
     public HarnessConfig {
         Objects.requireNonNull(warmup, "warmup");
@@ -39,20 +41,22 @@ public record HarnessConfig(boolean quick, Duration warmup, Duration measure, lo
 
     /** 3 s warm-up and 5 s window per figure, a 64 MiB file, 16 outstanding: about three minutes in all. */
     public static HarnessConfig fullRun() {
-        return new HarnessConfig(false, Duration.ofSeconds(3), Duration.ofSeconds(5), 64L << 20, 16, null, Map.of());
+        return new HarnessConfig(false, Duration.ofSeconds(3), Duration.ofSeconds(5), 64L << 20, 16, null, Map.of(),
+                null);
     }
 
     /** A smoke run of a few seconds: every row is measured, briefly. */
     public static HarnessConfig quickRun() {
-        return new HarnessConfig(true, Duration.ofMillis(150), Duration.ofMillis(250), 16L << 20, 16, null, Map.of());
+        return new HarnessConfig(true, Duration.ofMillis(150), Duration.ofMillis(250), 16L << 20, 16, null, Map.of(),
+                null);
     }
 
     public HarnessConfig withWindows(Duration newWarmup, Duration newMeasure) {
-        return new HarnessConfig(quick, newWarmup, newMeasure, fileBytes, outstanding, only, device);
+        return new HarnessConfig(quick, newWarmup, newMeasure, fileBytes, outstanding, only, device, jfr);
     }
 
     public HarnessConfig withOnly(String filter) {
-        return new HarnessConfig(quick, warmup, measure, fileBytes, outstanding, filter, device);
+        return new HarnessConfig(quick, warmup, measure, fileBytes, outstanding, filter, device, jfr);
     }
 
     /** With software device options parsed from {@code key=value,key=value}. */
@@ -65,7 +69,12 @@ public record HarnessConfig(boolean quick, Duration warmup, Duration measure, lo
             }
             map.put(kv.substring(0, eq).trim(), kv.substring(eq + 1).trim());
         }
-        return new HarnessConfig(quick, warmup, measure, fileBytes, outstanding, only, map);
+        return new HarnessConfig(quick, warmup, measure, fileBytes, outstanding, only, map, jfr);
+    }
+
+    /** Recording each measured NFS window into {@code directory}. */
+    public HarnessConfig withJfr(Path directory) {
+        return new HarnessConfig(quick, warmup, measure, fileBytes, outstanding, only, device, directory);
     }
 
     /** Whether the row {@code key} is to be measured. */

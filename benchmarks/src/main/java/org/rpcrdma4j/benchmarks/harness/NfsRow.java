@@ -69,6 +69,11 @@ public enum NfsRow {
         return "alloc." + key + "." + client.key();
     }
 
+    /** The CPU figure's key for one client: {@code cpu.<row>.<client>} (µs of process CPU time per RPC). */
+    public String cpu(Client client) {
+        return "cpu." + key + "." + client.key();
+    }
+
     /** The columns: one client each. */
     public enum Client {
         RDMA("rdma", "RDMA: NfsClient rdma://"),

@@ -11,7 +11,8 @@ import org.rpcrdma4j.benchmarks.harness.NfsRow.Client;
 /**
  * The figures of one harness run, by key, and their rendering as markdown tables with ratios and the targets of the
  * issue. Keys: {@code wire.tcp}, {@code wire.rdma_write}, {@code wire.rdma_read} (MiB/s); {@code nfs.<row>.<client>}
- * (see {@link NfsRow}); {@code alloc.<row>.<client>} (bytes per RPC, whole JVM); {@code mem.*} (bytes). A figure that
+ * (see {@link NfsRow}); {@code alloc.<row>.<client>} (bytes per RPC, whole JVM); {@code cpu.<row>.<client>} (µs of
+ * process CPU time per RPC); {@code mem.*} (bytes). A figure that
  * could not be measured has a reason instead ({@link #unavailable}). Filled by one thread, then read.
  */
 public final class Report {
@@ -113,13 +114,17 @@ public final class Report {
                             ? ratio(row.figure(Client.RDMA), WIRE_TCP) : "").append(" |\n");
         }
 
-        md.append("\n#### Allocation per RPC, whole JVM (client, server and device threads), bytes\n\n");
-        md.append("| workload | RDMA | oncrpc4j TCP | EMC |\n|---|---:|---:|---:|\n");
+        md.append("\n#### Cost per RPC, whole JVM (client, server and device threads)\n\n");
+        md.append("| workload | CPU µs: RDMA | oncrpc4j TCP | EMC | bytes allocated: RDMA | oncrpc4j TCP | EMC |\n"
+                + "|---|---:|---:|---:|---:|---:|---:|\n");
         for (NfsRow row : NfsRow.values()) {
             if (row == NfsRow.GETATTR_P99) {
                 continue;
             }
             md.append("| ").append(row == NfsRow.GETATTR_P50 ? "GETATTR" : row.label()).append(" | ");
+            for (Client c : Client.values()) {
+                md.append(cell(row.cpu(c), "%,.0f")).append(" | ");
+            }
             for (Client c : Client.values()) {
                 md.append(cell(row.allocation(c), "%,.0f")).append(" | ");
             }

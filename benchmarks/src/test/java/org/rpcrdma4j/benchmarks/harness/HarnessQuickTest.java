@@ -43,6 +43,7 @@ class HarnessQuickTest {
                 assertThat(report.figure(key).getAsDouble()).as(key).isPositive();
                 if (row != NfsRow.GETATTR_P99) {
                     assertThat(report.figure(row.allocation(client))).as(row.allocation(client)).isPresent();
+                    assertThat(report.figure(row.cpu(client)).orElseThrow()).as(row.cpu(client)).isPositive();
                 }
             }
             assertThat(report.figure(NfsRow.GETATTR_P99.figure(Client.RDMA)).getAsDouble())

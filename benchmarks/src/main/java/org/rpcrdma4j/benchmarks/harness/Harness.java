@@ -27,13 +27,14 @@ import org.rpcrdma4j.xprt.client.RdmaClientConfig;
  * <pre>
  * mvn -B -q -pl benchmarks -am package -DskipTests
  * java -cp benchmarks/target/benchmarks.jar org.rpcrdma4j.benchmarks.harness.Harness [--quick]
- *     [--only KEY-PART] [--warmup SECONDS] [--measure SECONDS] [--device key=value,...] [--jfr DIR]
+ *     [--only KEY-PART] [--warmup SECONDS] [--measure SECONDS] [--device key=value,...] [--jfr DIR] [--inline N]
  * </pre>
  * {@code --quick} is the smoke mode the unit tests run (a few seconds; figures meaningless). {@code --only KEY-PART}
  * (e.g. {@code read_1m.rdma}) measures just the matching NFS rows and skips the others; {@code --jfr DIR} records each
  * measured NFS window, and only the window, with Flight Recorder into {@code DIR/<key>.jfr}; {@code --device
- * confirmPlacement=false} runs the software devices with other options (see {@code SoftIwarpOptions}). Progress goes
- * to standard error, the tables to standard output.
+ * confirmPlacement=false} runs the software devices with other options (see {@code SoftIwarpOptions}); {@code
+ * --inline 8192} sets both RDMA sides' inline thresholds. Progress goes to standard error, the tables to standard
+ * output.
  */
 public final class Harness {
 
@@ -46,7 +47,8 @@ public final class Harness {
             switch (args[i]) {
                 case "--quick" -> config = new HarnessConfig(true, HarnessConfig.quickRun().warmup(),
                         HarnessConfig.quickRun().measure(), HarnessConfig.quickRun().fileBytes(),
-                        config.outstanding(), config.only(), config.device(), config.jfr());
+                        config.outstanding(), config.only(), config.device(), config.jfr(), config.inline());
+                case "--inline" -> config = config.withInline(Integer.parseInt(args[++i]));
                 case "--jfr" -> config = config.withJfr(Path.of(args[++i]));
                 case "--device" -> config = config.withDevice(args[++i]);
                 case "--only" -> config = config.withOnly(args[++i]);
@@ -54,7 +56,7 @@ public final class Harness {
                 case "--measure" -> config = config.withWindows(config.warmup(), seconds(args[++i]));
                 default -> {
                     System.err.println("usage: Harness [--quick] [--only KEY-PART] [--warmup S] [--measure S] "
-                            + "[--device key=value,...] [--jfr DIR]");
+                            + "[--device key=value,...] [--jfr DIR] [--inline BYTES]");
                     System.exit(2);
                 }
             }
@@ -86,7 +88,8 @@ public final class Harness {
             Map<Client, NfsDriver> drivers = new EnumMap<>(Client.class);
             try {
                 NfsClientConfig rdma = NfsClientConfig.defaults().withTransportFactory(new RdmaDataTransportFactory(
-                        RdmaClientConfig.builder().device(clientDevice).jmx(false).build()));
+                        RdmaClientConfig.builder().device(clientDevice).inlineSizes(config.inline(), config.inline())
+                                .jmx(false).build()));
                 drivers.put(Client.RDMA, NfsClientDriver.mount(fixture.rdmaUrl(), rdma, fixture.fileBytes()));
                 drivers.put(Client.TCP, NfsClientDriver.mount(fixture.tcpUrl(), NfsClientConfig.defaults(),
                         fixture.fileBytes()));
@@ -235,12 +238,12 @@ public final class Harness {
         }
         return String.format(Locale.ROOT, "Machine: %s, %d cores visible to the JVM, %s %s, Java %s (%s), "
                         + "max heap %d MiB. Windows: %d ms warm-up + %d ms measured per figure%s. "
-                        + "Software device options: %s.%n",
+                        + "Software device options: %s; RDMA inline thresholds %d.%n",
                 cpu, Runtime.getRuntime().availableProcessors(), System.getProperty("os.name"),
                 System.getProperty("os.version"), System.getProperty("java.version"),
                 System.getProperty("java.vm.name"), Runtime.getRuntime().maxMemory() >> 20,
                 config.warmup().toMillis(), config.measure().toMillis(), config.quick() ? " (quick)" : "",
-                config.device().isEmpty() ? "defaults" : config.device())
+                config.device().isEmpty() ? "defaults" : config.device(), config.inline())
                 + "JVM arguments: " + ManagementFactory.getRuntimeMXBean().getInputArguments() + "\n";
     }
 

@@ -20,9 +20,11 @@ import java.util.Objects;
  *                    {@code confirmPlacement=false}; empty: the device's defaults. The memory probe always runs the
  *                    client's defaults.
  * @param jfr         when not null, the directory each measured NFS window is recorded into with Flight Recorder
+ * @param inline      RFC 8797 inline thresholds (send and receive) of the NFS client and server over RDMA; 4096 is
+ *                    both sides' default
  */
 public record HarnessConfig(boolean quick, Duration warmup, Duration measure, long fileBytes, int outstanding,
-                            String only, Map<String, String> device, Path jfr) {
+                            String only, Map<String, String> device, Path jfr, int inline) {
 
     public HarnessConfig {
         Objects.requireNonNull(warmup, "warmup");
@@ -37,26 +39,29 @@ public record HarnessConfig(boolean quick, Duration warmup, Duration measure, lo
             throw new IllegalArgumentException("outstanding within 1..64: " + outstanding);
         }
         device = Map.copyOf(device);
+        if (inline < 1024 || inline > 262144) {
+            throw new IllegalArgumentException("inline thresholds within 1024..262144: " + inline);
+        }
     }
 
     /** 3 s warm-up and 5 s window per figure, a 64 MiB file, 16 outstanding: about three minutes in all. */
     public static HarnessConfig fullRun() {
         return new HarnessConfig(false, Duration.ofSeconds(3), Duration.ofSeconds(5), 64L << 20, 16, null, Map.of(),
-                null);
+                null, 4096);
     }
 
     /** A smoke run of a few seconds: every row is measured, briefly. */
     public static HarnessConfig quickRun() {
         return new HarnessConfig(true, Duration.ofMillis(150), Duration.ofMillis(250), 16L << 20, 16, null, Map.of(),
-                null);
+                null, 4096);
     }
 
     public HarnessConfig withWindows(Duration newWarmup, Duration newMeasure) {
-        return new HarnessConfig(quick, newWarmup, newMeasure, fileBytes, outstanding, only, device, jfr);
+        return new HarnessConfig(quick, newWarmup, newMeasure, fileBytes, outstanding, only, device, jfr, inline);
     }
 
     public HarnessConfig withOnly(String filter) {
-        return new HarnessConfig(quick, warmup, measure, fileBytes, outstanding, filter, device, jfr);
+        return new HarnessConfig(quick, warmup, measure, fileBytes, outstanding, filter, device, jfr, inline);
     }
 
     /** With software device options parsed from {@code key=value,key=value}. */
@@ -69,12 +74,17 @@ public record HarnessConfig(boolean quick, Duration warmup, Duration measure, lo
             }
             map.put(kv.substring(0, eq).trim(), kv.substring(eq + 1).trim());
         }
-        return new HarnessConfig(quick, warmup, measure, fileBytes, outstanding, only, map, jfr);
+        return new HarnessConfig(quick, warmup, measure, fileBytes, outstanding, only, map, jfr, inline);
     }
 
     /** Recording each measured NFS window into {@code directory}. */
     public HarnessConfig withJfr(Path directory) {
-        return new HarnessConfig(quick, warmup, measure, fileBytes, outstanding, only, device, directory);
+        return new HarnessConfig(quick, warmup, measure, fileBytes, outstanding, only, device, directory, inline);
+    }
+
+    /** With both sides' inline thresholds at {@code bytes}. */
+    public HarnessConfig withInline(int bytes) {
+        return new HarnessConfig(quick, warmup, measure, fileBytes, outstanding, only, device, jfr, bytes);
     }
 
     /** Whether the row {@code key} is to be measured. */

@@ -114,7 +114,8 @@ final class NfsFixture implements AutoCloseable {
         }
         RdmaDevice device = RdmaProviders.select("soft").open(config.device());
         RdmaRpcServer rdma = RdmaRpcServer.builder().bindAddress(InetAddress.getByName(host)).port(0).device(device)
-                .programs(nfs.programs()).binding(Nfs3UpperLayerBinding.INSTANCE).jmx(false)
+                .programs(nfs.programs()).binding(Nfs3UpperLayerBinding.INSTANCE)
+                .inlineSizes(config.inline(), config.inline()).jmx(false)
                 .name("harness-nfs-rdma").build();
         try {
             rdma.start();

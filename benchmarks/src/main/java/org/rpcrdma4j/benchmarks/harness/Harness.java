@@ -77,11 +77,11 @@ public final class Harness {
         WindowRecorder recorder = new WindowRecorder(config.jfr());
         if (config.only() == null) {
             progress.println("wire: raw NIO TCP");
-            report.put(Report.WIRE_TCP, WireLimits.rawTcp(config));
+            wire(report, Report.WIRE_TCP, WireLimits.rawTcp(config));
             progress.println("wire: soft iWARP RDMA WRITE");
-            report.put(Report.WIRE_RDMA_WRITE, WireLimits.softRdma(config, false));
+            wire(report, Report.WIRE_RDMA_WRITE, WireLimits.softRdma(config, false));
             progress.println("wire: soft iWARP RDMA READ");
-            report.put(Report.WIRE_RDMA_READ, WireLimits.softRdma(config, true));
+            wire(report, Report.WIRE_RDMA_READ, WireLimits.softRdma(config, true));
         }
         RdmaDevice clientDevice = RdmaProviders.select("soft").open(config.device());
         try (NfsFixture fixture = NfsFixture.start(config)) {
@@ -205,6 +205,11 @@ public final class Harness {
         report.put(NfsRow.GETATTR_P99.figure(client), histogram.getValueAtPercentile(99) / 1000.0);
         report.put(NfsRow.GETATTR_P50.allocation(client), Math.max(0, a1 - a0) / (double) Math.max(1, calls));
         report.put(NfsRow.GETATTR_P50.cpu(client), (c1 - c0) / 1000.0 / Math.max(1, calls));
+    }
+
+    private static void wire(Report report, String key, WireLimits.Rate rate) {
+        report.put(key, rate.mibPerSecond());
+        report.put(Report.cpuPerMib(key), rate.cpuMicrosPerMib());
     }
 
     private static void recorded(Path file, PrintStream progress) {

@@ -36,16 +36,27 @@ final class WireLimits {
      * MiB/s of 1 MiB writes from one thread, drained by another, over loopback TCP: the best of three runs whose
      * reader reads 64 KiB, 256 KiB and 1 MiB at a time (each a third of the window, after its own warm-up).
      */
-    static double rawTcp(HarnessConfig config) throws IOException, InterruptedException {
-        double best = 0;
+    static Rate rawTcp(HarnessConfig config) throws IOException, InterruptedException {
+        Rate best = null;
         for (int readSize : READ_SIZES) {
-            best = Math.max(best, rawTcp(config.warmup().toNanos() / READ_SIZES.length,
-                    config.measure().toNanos() / READ_SIZES.length, readSize));
+            Rate r = rawTcp(config.warmup().toNanos() / READ_SIZES.length,
+                    config.measure().toNanos() / READ_SIZES.length, readSize);
+            if (best == null || r.mibPerSecond() > best.mibPerSecond()) {
+                best = r;
+            }
         }
         return best;
     }
 
-    private static double rawTcp(long warmupNanos, long measureNanos, int readSize)
+    /** A wire row's figures: payload MiB/s, and process CPU time per MiB moved (µs). */
+    record Rate(double mibPerSecond, double cpuMicrosPerMib) {
+        static Rate of(long bytes, long nanos, long cpuNanos) {
+            double mib = bytes / (double) (1 << 20);
+            return new Rate(WireLimits.mibPerSecond(bytes, nanos), mib == 0 ? 0 : cpuNanos / 1000.0 / mib);
+        }
+    }
+
+    private static Rate rawTcp(long warmupNanos, long measureNanos, int readSize)
             throws IOException, InterruptedException {
         try (ServerSocketChannel server = ServerSocketChannel.open()
                 .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
@@ -71,6 +82,7 @@ final class WireLimits {
                 writeFully(writer, source);
             }
             long r0 = received.get();
+            long c0 = Harness.Allocation.cpu();
             long t0 = System.nanoTime();
             long end = t0 + measureNanos;
             while (System.nanoTime() < end) {
@@ -78,9 +90,10 @@ final class WireLimits {
             }
             long r1 = received.get();
             long t1 = System.nanoTime();
+            long c1 = Harness.Allocation.cpu();
             writer.shutdownOutput();
             drain.join(10_000);
-            return mibPerSecond(r1 - r0, t1 - t0);
+            return Rate.of(r1 - r0, t1 - t0, c1 - c0);
         }
     }
 
@@ -92,7 +105,7 @@ final class WireLimits {
     }
 
     /** MiB/s of 1 MiB RDMA WRITEs ({@code read == false}) or READs, {@value #RDMA_DEPTH} in flight. */
-    static double softRdma(HarnessConfig config, boolean read) throws Exception {
+    static Rate softRdma(HarnessConfig config, boolean read) throws Exception {
         try (VerbsPair pair = new VerbsPair(config.device(), RDMA_DEPTH * 2)) {
             int rw = Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ;
             RegisteredMemory local = pair.register(SIZE, rw);
@@ -112,15 +125,17 @@ final class WireLimits {
             int[] outstanding = new int[1];
             long warm = System.nanoTime() + config.warmup().toNanos();
             pump(pair, wr, batch, completed, outstanding, warm);
-            long c0 = completed[0];
+            long done0 = completed[0];
+            long c0 = Harness.Allocation.cpu();
             long t0 = System.nanoTime();
             pump(pair, wr, batch, completed, outstanding, t0 + config.measure().toNanos());
-            long c1 = completed[0];
+            long done1 = completed[0];
             long t1 = System.nanoTime();
+            long c1 = Harness.Allocation.cpu();
             while (outstanding[0] > 0) {
                 outstanding[0] -= reap(pair, batch);
             }
-            return mibPerSecond((c1 - c0) * SIZE, t1 - t0);
+            return Rate.of((done1 - done0) * SIZE, t1 - t0, c1 - c0);
         }
     }
 

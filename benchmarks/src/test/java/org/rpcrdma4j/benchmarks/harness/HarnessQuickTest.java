@@ -26,6 +26,7 @@ class HarnessQuickTest {
         for (String wire : new String[] {Report.WIRE_TCP, Report.WIRE_RDMA_WRITE, Report.WIRE_RDMA_READ}) {
             assertThat(report.figure(wire)).as(wire).isPresent();
             assertThat(report.figure(wire).getAsDouble()).as(wire).isPositive();
+            assertThat(report.figure(Report.cpuPerMib(wire)).orElseThrow()).as(wire + " CPU").isPositive();
         }
         String emcMissing = report.unavailable().get(NfsRow.READ_1M.figure(Client.EMC));
         for (NfsRow row : NfsRow.values()) {

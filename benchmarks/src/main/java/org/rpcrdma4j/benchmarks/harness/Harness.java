@@ -61,9 +61,14 @@ public final class Harness {
                 }
             }
         }
-        Report report = run(config, System.err);
-        System.out.println(machine(config));
-        System.out.println(report.toMarkdown(config));
+        try {
+            Report report = run(config, System.err);
+            System.out.println(machine(config));
+            System.out.println(report.toMarkdown(config));
+        } catch (Exception e) {
+            e.printStackTrace();
+            System.exit(1); // threads of a half-built fixture must not keep the JVM alive
+        }
         System.exit(0);
     }
 

@@ -24,21 +24,24 @@ import org.rpcrdma4j.verbs.RegisteredMemory;
 
 /**
  * Two connected queue pairs on one software device (its two engine threads: one per side), for benchmarks. Not a
- * benchmark itself: states build it in their setup and close it in their teardown.
+ * benchmark itself: states build it in their setup and close it in their teardown; the end-to-end harness
+ * ({@code org.rpcrdma4j.benchmarks.harness}) uses it for its RDMA WRITE / READ rows. Owns the device, the queue pairs
+ * and every region made with {@link #register}; one thread drives it.
  */
-final class VerbsPair implements AutoCloseable {
-    final RdmaDevice device;
-    final ProtectionDomain pd;
-    final CompletionQueue clientSendCq;
-    final CompletionQueue clientRecvCq;
-    final CompletionQueue serverSendCq;
-    final CompletionQueue serverRecvCq;
-    final QueuePair client;
-    final QueuePair server;
+public final class VerbsPair implements AutoCloseable {
+    public final RdmaDevice device;
+    public final ProtectionDomain pd;
+    public final CompletionQueue clientSendCq;
+    public final CompletionQueue clientRecvCq;
+    public final CompletionQueue serverSendCq;
+    public final CompletionQueue serverRecvCq;
+    public final QueuePair client;
+    public final QueuePair server;
     private final RdmaListener listener;
     private final List<RegisteredMemory> regions = new ArrayList<>();
 
-    VerbsPair(Map<String, String> options, int depth) throws Exception {
+    /** Opens a software device with {@code options} and connects two queue pairs of {@code depth} work requests. */
+    public VerbsPair(Map<String, String> options, int depth) throws Exception {
         device = RdmaProviders.select("soft").open(options);
         pd = device.allocProtectionDomain();
         clientSendCq = device.createCompletionQueue(depth * 2);
@@ -63,7 +66,7 @@ final class VerbsPair implements AutoCloseable {
      * Polls {@code cq} into {@code batch}; when it is empty, arms it and parks the calling thread until a completion
      * arrives (the way a consumer waits without burning a core). Allocation-free.
      */
-    static int pollOrWait(CompletionQueue cq, org.rpcrdma4j.verbs.WorkCompletion[] batch) {
+    public static int pollOrWait(CompletionQueue cq, org.rpcrdma4j.verbs.WorkCompletion[] batch) {
         int n = cq.poll(batch);
         if (n > 0) {
             return n;
@@ -78,11 +81,12 @@ final class VerbsPair implements AutoCloseable {
     }
 
     /** Makes {@code cq}'s listener wake {@code thread} (for {@link #pollOrWait}). */
-    static void wakes(CompletionQueue cq, Thread thread) {
+    public static void wakes(CompletionQueue cq, Thread thread) {
         cq.setListener(q -> java.util.concurrent.locks.LockSupport.unpark(thread));
     }
 
-    RegisteredMemory register(int size, int access) throws Exception {
+    /** A direct buffer of {@code size} bytes registered with {@code access}; closed with the pair. */
+    public RegisteredMemory register(int size, int access) throws Exception {
         RegisteredMemory mr = pd.registerMemory(ByteBuffer.allocateDirect(size), access);
         regions.add(mr);
         return mr;

@@ -1,0 +1,292 @@
+package org.rpcrdma4j.benchmarks.harness;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.EnumMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import org.HdrHistogram.Histogram;
+import org.rpcrdma4j.benchmarks.harness.NfsRow.Client;
+import org.rpcrdma4j.nfs.client.NfsClientConfig;
+import org.rpcrdma4j.nfs.client.rdma.RdmaDataTransportFactory;
+import org.rpcrdma4j.verbs.RdmaDevice;
+import org.rpcrdma4j.verbs.RdmaProviders;
+import org.rpcrdma4j.xprt.client.RdmaClientConfig;
+
+/**
+ * The end-to-end harness: in one run, on loopback, the wire limits (raw NIO TCP, soft iWARP RDMA WRITE/READ), NFSv3
+ * READ/WRITE throughput and GETATTR latency over RDMA, over oncrpc4j TCP and with EMC's client against one embedded
+ * server, CPU time and allocation per RPC, and memory per mount; printed as markdown tables with ratios and the
+ * targets.
+ * <pre>
+ * mvn -B -q -pl benchmarks -am package -DskipTests
+ * java -cp benchmarks/target/benchmarks.jar org.rpcrdma4j.benchmarks.harness.Harness [--quick]
+ *     [--only KEY-PART] [--warmup SECONDS] [--measure SECONDS] [--device key=value,...] [--jfr DIR] [--inline N]
+ * </pre>
+ * {@code --quick} is the smoke mode the unit tests run (a few seconds; figures meaningless). {@code --only KEY-PART}
+ * (e.g. {@code read_1m.rdma}) measures just the matching NFS rows and skips the others; {@code --jfr DIR} records each
+ * measured NFS window, and only the window, with Flight Recorder into {@code DIR/<key>.jfr}; {@code --device
+ * confirmPlacement=false} runs the software devices with other options (see {@code SoftIwarpOptions}); {@code
+ * --inline 8192} sets both RDMA sides' inline thresholds. Progress goes to standard error, the tables to standard
+ * output.
+ */
+public final class Harness {
+
+    private Harness() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        HarnessConfig config = HarnessConfig.fullRun();
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--quick" -> config = new HarnessConfig(true, HarnessConfig.quickRun().warmup(),
+                        HarnessConfig.quickRun().measure(), HarnessConfig.quickRun().fileBytes(),
+                        config.outstanding(), config.only(), config.device(), config.jfr(), config.inline());
+                case "--inline" -> config = config.withInline(Integer.parseInt(args[++i]));
+                case "--jfr" -> config = config.withJfr(Path.of(args[++i]));
+                case "--device" -> config = config.withDevice(args[++i]);
+                case "--only" -> config = config.withOnly(args[++i]);
+                case "--warmup" -> config = config.withWindows(seconds(args[++i]), config.measure());
+                case "--measure" -> config = config.withWindows(config.warmup(), seconds(args[++i]));
+                default -> {
+                    System.err.println("usage: Harness [--quick] [--only KEY-PART] [--warmup S] [--measure S] "
+                            + "[--device key=value,...] [--jfr DIR] [--inline BYTES]");
+                    System.exit(2);
+                }
+            }
+        }
+        try {
+            Report report = run(config, System.err);
+            System.out.println(machine(config));
+            System.out.println(report.toMarkdown(config));
+        } catch (Exception e) {
+            e.printStackTrace();
+            System.exit(1); // threads of a half-built fixture must not keep the JVM alive
+        }
+        System.exit(0);
+    }
+
+    private static Duration seconds(String s) {
+        return Duration.ofMillis(Math.round(Double.parseDouble(s) * 1000));
+    }
+
+    /** Runs every measurement {@code config} asks for; progress lines go to {@code progress}. */
+    public static Report run(HarnessConfig config, PrintStream progress) throws Exception {
+        Report report = new Report();
+        WindowRecorder recorder = new WindowRecorder(config.jfr());
+        if (config.only() == null) {
+            progress.println("wire: raw NIO TCP");
+            wire(report, Report.WIRE_TCP, WireLimits.rawTcp(config));
+            progress.println("wire: soft iWARP RDMA WRITE");
+            wire(report, Report.WIRE_RDMA_WRITE, WireLimits.softRdma(config, false));
+            progress.println("wire: soft iWARP RDMA READ");
+            wire(report, Report.WIRE_RDMA_READ, WireLimits.softRdma(config, true));
+        }
+        RdmaDevice clientDevice = RdmaProviders.select("soft").open(config.device());
+        try (NfsFixture fixture = NfsFixture.start(config)) {
+            Map<Client, NfsDriver> drivers = new EnumMap<>(Client.class);
+            try {
+                NfsClientConfig rdma = NfsClientConfig.defaults().withTransportFactory(new RdmaDataTransportFactory(
+                        RdmaClientConfig.builder().device(clientDevice).inlineSizes(config.inline(), config.inline())
+                                .jmx(false).build()));
+                drivers.put(Client.RDMA, NfsClientDriver.mount(fixture.rdmaUrl(), rdma, fixture.fileBytes()));
+                drivers.put(Client.TCP, NfsClientDriver.mount(fixture.tcpUrl(), NfsClientConfig.defaults(),
+                        fixture.fileBytes()));
+                String emcUnavailable = fixture.emcUnavailable();
+                if (emcUnavailable == null) {
+                    try {
+                        drivers.put(Client.EMC, new EmcDriver(fixture.host(), fixture.fileBytes(),
+                                config.outstanding()));
+                    } catch (IOException | RuntimeException e) {
+                        emcUnavailable = "EMC's nfs-client could not mount: " + e;
+                    }
+                }
+                for (NfsRow row : NfsRow.values()) {
+                    if (row == NfsRow.GETATTR_P99) {
+                        continue; // measured with p50
+                    }
+                    for (Client client : Client.values()) {
+                        String key = row.figure(client);
+                        if (!config.runs(key)) {
+                            continue;
+                        }
+                        NfsDriver driver = drivers.get(client);
+                        if (driver == null) {
+                            report.unavailable(key, emcUnavailable);
+                            if (row == NfsRow.GETATTR_P50) {
+                                report.unavailable(NfsRow.GETATTR_P99.figure(client), emcUnavailable);
+                            }
+                            continue;
+                        }
+                        progress.println("nfs: " + key);
+                        try {
+                            if (row.latency()) {
+                                latency(config, driver, client, report, progress, recorder);
+                            } else {
+                                throughput(config, driver, row, client, report, progress, recorder);
+                            }
+                        } catch (Exception e) {
+                            report.unavailable(key, key + " failed: " + e);
+                            if (row == NfsRow.GETATTR_P50) {
+                                report.unavailable(NfsRow.GETATTR_P99.figure(client), key + " failed: " + e);
+                            }
+                            e.printStackTrace(progress);
+                        }
+                    }
+                }
+            } finally {
+                drivers.values().forEach(NfsDriver::close);
+            }
+            if (config.only() == null) {
+                progress.println("memory per mount (child JVM)");
+                memory(fixture, report);
+            }
+        } finally {
+            clientDevice.close();
+        }
+        report.note("alloc", "cost per RPC: CPU time of the whole process (OperatingSystemMXBean) and bytes "
+                + "allocated by every live thread (ThreadMXBean) during the window, divided by the calls completed; "
+                + "client, server and device threads together. CPU per call is the figure least disturbed by other "
+                + "load on the machine");
+        return report;
+    }
+
+    private static void throughput(HarnessConfig config, NfsDriver driver, NfsRow row, Client client, Report report,
+                                   PrintStream progress, WindowRecorder recorder) throws Exception {
+        try (NfsDriver.Load load = driver.load(row, config.outstanding())) {
+            if (load.limitation() != null) {
+                report.note(row.figure(client), load.limitation());
+            }
+            load.run(System.nanoTime() + config.warmup().toNanos());
+            recorder.start(row.figure(client));
+            long a0 = Allocation.total();
+            long c0 = Allocation.cpu();
+            long t0 = System.nanoTime();
+            long calls = load.run(t0 + config.measure().toNanos());
+            long t1 = System.nanoTime();
+            long c1 = Allocation.cpu();
+            long a1 = Allocation.total();
+            recorded(recorder.stop(), progress);
+            double seconds = (t1 - t0) / 1e9;
+            double value = "IOPS".equals(row.unit()) ? calls / seconds
+                    : WireLimits.mibPerSecond(calls * row.size(), t1 - t0);
+            progress.printf(Locale.ROOT, "  %s: %d calls in %.2f s%n", row.figure(client), calls, seconds);
+            report.put(row.figure(client), value);
+            report.put(row.allocation(client), Math.max(0, a1 - a0) / (double) Math.max(1, calls));
+            report.put(row.cpu(client), (c1 - c0) / 1000.0 / Math.max(1, calls));
+        }
+    }
+
+    private static void latency(HarnessConfig config, NfsDriver driver, Client client, Report report,
+                                PrintStream progress, WindowRecorder recorder) throws Exception {
+        long warm = System.nanoTime() + config.warmup().toNanos();
+        while (System.nanoTime() < warm) {
+            driver.getattr();
+        }
+        Histogram histogram = new Histogram(TimeUnit.SECONDS.toNanos(10), 3);
+        recorder.start(NfsRow.GETATTR_P50.figure(client));
+        long a0 = Allocation.total();
+        long c0 = Allocation.cpu();
+        long end = System.nanoTime() + config.measure().toNanos();
+        long calls = 0;
+        long now;
+        while ((now = System.nanoTime()) < end) {
+            driver.getattr();
+            histogram.recordValue(Math.min(System.nanoTime() - now, histogram.getHighestTrackableValue()));
+            calls++;
+        }
+        long c1 = Allocation.cpu();
+        long a1 = Allocation.total();
+        recorded(recorder.stop(), progress);
+        progress.printf(Locale.ROOT, "  %s: %d calls in %.2f s%n", NfsRow.GETATTR_P50.figure(client), calls,
+                config.measure().toNanos() / 1e9);
+        report.put(NfsRow.GETATTR_P50.figure(client), histogram.getValueAtPercentile(50) / 1000.0);
+        report.put(NfsRow.GETATTR_P99.figure(client), histogram.getValueAtPercentile(99) / 1000.0);
+        report.put(NfsRow.GETATTR_P50.allocation(client), Math.max(0, a1 - a0) / (double) Math.max(1, calls));
+        report.put(NfsRow.GETATTR_P50.cpu(client), (c1 - c0) / 1000.0 / Math.max(1, calls));
+    }
+
+    private static void wire(Report report, String key, WireLimits.Rate rate) {
+        report.put(key, rate.mibPerSecond());
+        report.put(Report.cpuPerMib(key), rate.cpuMicrosPerMib());
+    }
+
+    private static void recorded(Path file, PrintStream progress) {
+        if (file != null) {
+            progress.println("  recorded the window into " + file);
+        }
+    }
+
+    private static void memory(NfsFixture fixture, Report report) {
+        String[] keys = {Report.MEM_DIRECT, Report.MEM_REGISTERED, Report.MEM_IN_USE, Report.MEM_DIRECT_SECOND,
+            Report.MEM_REGISTERED_BURST};
+        try {
+            Map<String, Long> figures = MountMemoryProbe.measure(fixture.rdmaUrl());
+            for (String key : keys) {
+                Long v = figures.get(key);
+                if (v == null) {
+                    report.unavailable(key, "the memory probe did not report " + key);
+                } else {
+                    report.put(key, v);
+                }
+            }
+        } catch (IOException | InterruptedException e) {
+            for (String key : keys) {
+                report.unavailable(key, "memory probe: " + e.getMessage());
+            }
+        }
+        report.note("memory", "memory per mount: measured in a child JVM that only mounts (rdma://, client "
+                + "defaults: 128 credits, its own software device): direct memory (JDK direct buffers + Netty's "
+                + "counter) before and after; registered = the transport's RegisteredBufferPool arenas");
+    }
+
+    /** The machine line printed above the tables. */
+    static String machine(HarnessConfig config) {
+        String cpu = "unknown CPU";
+        try {
+            cpu = Files.readAllLines(Path.of("/proc/cpuinfo")).stream().filter(l -> l.startsWith("model name"))
+                    .map(l -> l.substring(l.indexOf(':') + 1).trim()).findFirst().orElse(cpu);
+        } catch (IOException | RuntimeException e) {
+            // not Linux: leave it unknown
+        }
+        return String.format(Locale.ROOT, "Machine: %s, %d cores visible to the JVM, %s %s, Java %s (%s), "
+                        + "max heap %d MiB. Windows: %d ms warm-up + %d ms measured per figure%s. "
+                        + "Software device options: %s; RDMA inline thresholds %d.%n",
+                cpu, Runtime.getRuntime().availableProcessors(), System.getProperty("os.name"),
+                System.getProperty("os.version"), System.getProperty("java.version"),
+                System.getProperty("java.vm.name"), Runtime.getRuntime().maxMemory() >> 20,
+                config.warmup().toMillis(), config.measure().toMillis(), config.quick() ? " (quick)" : "",
+                config.device().isEmpty() ? "defaults" : config.device(), config.inline())
+                + "JVM arguments: " + ManagementFactory.getRuntimeMXBean().getInputArguments() + "\n";
+    }
+
+    /** Bytes allocated so far by the JVM's live threads, and CPU time used so far by the process. */
+    static final class Allocation {
+        private Allocation() {
+        }
+
+        /** CPU time of the whole process (every thread, the JVM's own included), in nanoseconds. */
+        static long cpu() {
+            return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+                    .getProcessCpuTime();
+        }
+
+        static long total() {
+            com.sun.management.ThreadMXBean threads =
+                    (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+            long sum = 0;
+            for (long b : threads.getThreadAllocatedBytes(threads.getAllThreadIds())) {
+                if (b > 0) {
+                    sum += b;
+                }
+            }
+            return sum;
+        }
+    }
+}

@@ -1,0 +1,194 @@
+package org.rpcrdma4j.benchmarks.harness;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.nio.ByteBuffer;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicReference;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import org.rpcrdma4j.nfs.FileHandle;
+import org.rpcrdma4j.nfs.StableHow;
+import org.rpcrdma4j.nfs.binding.Nfs3UpperLayerBinding;
+import org.rpcrdma4j.nfs.client.NfsClient;
+import org.rpcrdma4j.nfs.server.NfsServer;
+import org.rpcrdma4j.nfs.server.PooledReadBufferAllocator;
+import org.rpcrdma4j.nfs.server.ReadBuffer;
+import org.rpcrdma4j.nfs.server.ReadBufferAllocator;
+import org.rpcrdma4j.nfs.vfs.MemoryVfs;
+import org.rpcrdma4j.verbs.RdmaDevice;
+import org.rpcrdma4j.verbs.RdmaProviders;
+import org.rpcrdma4j.xprt.server.RdmaRpcServer;
+import org.rpcrdma4j.xprt.server.ReplyBuffer;
+
+/**
+ * One embedded NFSv3 server for every column: an {@link NfsServer} over a {@link MemoryVfs} serving NFS and MOUNT
+ * over oncrpc4j TCP, and an {@link RdmaRpcServer} on its own software device serving the very same program objects
+ * with the NFSv3 upper-layer binding, READ data read straight into the RDMA server's registered memory (the
+ * {@link ReadBufferAllocator} seam). For EMC's client, which always asks the portmapper on port 111 of the server's
+ * host, the server binds a random 127.x.y.z address with a minimal portmapper there; where port 111 cannot be bound
+ * the EMC column is unavailable ({@link #emcUnavailable()}).
+ * <p>
+ * Files: {@value #DATA} ({@code fileBytes} of a known pattern, read by the READ rows) and {@value #SCRATCH} (as big,
+ * overwritten by the WRITE rows). Owns the VFS, both servers and the server's device.
+ */
+final class NfsFixture implements AutoCloseable {
+    static final String EXPORT = "/export";
+    static final String DATA = "/data.bin";
+    static final String SCRATCH = "/scratch.bin";
+    /** The pattern the data file repeats: 1 MiB of seeded random bytes. */
+    static final byte[] PATTERN = pattern();
+
+    private final MemoryVfs vfs;
+    private final NfsServer nfs;
+    private final RdmaDevice serverDevice;
+    private final RdmaRpcServer rdma;
+    private final String host;
+    private final String emcUnavailable;
+    private final long fileBytes;
+
+    private NfsFixture(MemoryVfs vfs, NfsServer nfs, RdmaDevice serverDevice, RdmaRpcServer rdma, String host,
+                       String emcUnavailable, long fileBytes) {
+        this.vfs = vfs;
+        this.nfs = nfs;
+        this.serverDevice = serverDevice;
+        this.rdma = rdma;
+        this.host = host;
+        this.emcUnavailable = emcUnavailable;
+        this.fileBytes = fileBytes;
+    }
+
+    private static byte[] pattern() {
+        byte[] p = new byte[1 << 20];
+        new java.util.Random(20049).nextBytes(p);
+        return p;
+    }
+
+    static NfsFixture start(HarnessConfig config) throws Exception {
+        MemoryVfs vfs = new MemoryVfs(2 * config.fileBytes() + (16L << 20));
+        AtomicReference<RdmaRpcServer> rdmaRef = new AtomicReference<>();
+        ReadBufferAllocator fallback = new PooledReadBufferAllocator();
+        ReadBufferAllocator readBuffers = (call, length) -> {
+            RdmaRpcServer s = rdmaRef.get();
+            if (s == null) {
+                return fallback.allocate(call, length);
+            }
+            ReplyBuffer b = s.bufferAllocator().allocate(call, length);
+            return new ReadBuffer() {
+                @Override
+                public ByteBuffer buffer() {
+                    return b.buffer();
+                }
+
+                @Override
+                public void release() {
+                    b.release();
+                }
+            };
+        };
+        NfsServer nfs = null;
+        String host = null;
+        String emcUnavailable = null;
+        IOException portmapFailure = null;
+        for (int attempt = 0; attempt < 5 && nfs == null; attempt++) {
+            ThreadLocalRandom r = ThreadLocalRandom.current();
+            String candidate = "127." + r.nextInt(1, 255) + "." + r.nextInt(0, 256) + "." + r.nextInt(2, 255);
+            NfsServer s = NfsServer.builder().bindAddress(candidate).port(0).portmap(111).readBuffers(readBuffers)
+                    .export(EXPORT, vfs).build();
+            try {
+                s.start();
+                nfs = s;
+                host = candidate;
+            } catch (IOException e) {
+                s.close();
+                portmapFailure = e;
+            }
+        }
+        if (nfs == null) {
+            host = "127.0.0.1";
+            nfs = NfsServer.builder().bindAddress(host).port(0).readBuffers(readBuffers).export(EXPORT, vfs).build()
+                    .start();
+            emcUnavailable = "EMC's nfs-client needs a portmapper on port 111 of the server's address, which could "
+                    + "not be bound here (" + portmapFailure.getMessage() + ")";
+        }
+        RdmaDevice device = RdmaProviders.select("soft").open(config.device());
+        RdmaRpcServer rdma = RdmaRpcServer.builder().bindAddress(InetAddress.getByName(host)).port(0).device(device)
+                .programs(nfs.programs()).binding(Nfs3UpperLayerBinding.INSTANCE)
+                .inlineSizes(config.inline(), config.inline()).jmx(false)
+                .name("harness-nfs-rdma").build();
+        try {
+            rdma.start();
+        } catch (IOException e) {
+            nfs.close();
+            device.close();
+            throw e;
+        }
+        rdmaRef.set(rdma);
+        NfsFixture f = new NfsFixture(vfs, nfs, device, rdma, host, emcUnavailable, config.fileBytes());
+        f.createFiles();
+        return f;
+    }
+
+    private void createFiles() throws IOException {
+        try (NfsClient client = NfsClient.mount(tcpUrl())) {
+            FileHandle data = client.createFile(DATA);
+            FileHandle scratch = client.createFile(SCRATCH);
+            ByteBuf block = Unpooled.wrappedBuffer(PATTERN);
+            for (long off = 0; off < fileBytes; off += PATTERN.length) {
+                client.write(data, off, block, StableHow.FILE_SYNC);
+                client.write(scratch, off, block, StableHow.FILE_SYNC);
+            }
+        }
+    }
+
+    String host() {
+        return host;
+    }
+
+    long fileBytes() {
+        return fileBytes;
+    }
+
+    /** {@code tcp://} URL of the export (NFS and MOUNT on one port). */
+    String tcpUrl() {
+        return "tcp://" + host + ":" + nfs.port() + EXPORT;
+    }
+
+    /** {@code rdma://} URL of the export (MOUNT over TCP to the NFS server's port). */
+    String rdmaUrl() {
+        return "rdma://" + host + ":" + rdma.boundAddress().getPort() + EXPORT + "?mountport=" + nfs.port();
+    }
+
+    /** Why EMC's client cannot run here, or null when it can. */
+    String emcUnavailable() {
+        return emcUnavailable;
+    }
+
+    RdmaRpcServer rdmaServer() {
+        return rdma;
+    }
+
+    /** Checks that {@code bytes[0..length)} read at offset {@code offset} of the data file hold the pattern. */
+    static void checkPattern(long offset, byte[] bytes, int length) {
+        for (int i = 0; i < length; i++) {
+            if (bytes[i] != PATTERN[(int) ((offset + i) % PATTERN.length)]) {
+                throw new IllegalStateException("READ at " + offset + " returned wrong data at byte " + i);
+            }
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        try {
+            rdma.close();
+        } finally {
+            try {
+                nfs.close();
+            } finally {
+                vfs.close();
+                serverDevice.close();
+            }
+        }
+    }
+}

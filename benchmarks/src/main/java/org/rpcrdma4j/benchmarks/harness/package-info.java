@@ -1,0 +1,14 @@
+/**
+ * The end-to-end harness ({@link org.rpcrdma4j.benchmarks.harness.Harness}): one command that measures, in one run
+ * on loopback, the wire limits (raw Java NIO TCP, the software iWARP device's RDMA WRITE and READ at 1 MiB), NFSv3
+ * READ and WRITE (1 MiB sequential, 4 KiB random, 16 outstanding) and GETATTR round trips (p50, p99) over RDMA, over
+ * oncrpc4j TCP and with EMC's NFSv3 client over TCP against one embedded server ({@code NfsFixture}: an
+ * {@code NfsServer} over a {@code MemoryVfs} whose programs an {@code RdmaRpcServer} also serves), allocation per RPC
+ * across the whole JVM, and memory per mount ({@code MountMemoryProbe}, in a child JVM), and prints markdown tables
+ * with absolute figures, ratios and the targets.
+ * <p>
+ * Each figure has its own warm-up and measured window; the columns of a row run one after the other against the
+ * same server, so background load affects them alike only as far as it is steady. The {@code --quick} mode, run by
+ * the unit tests, keeps the harness working; its figures mean nothing.
+ */
+package org.rpcrdma4j.benchmarks.harness;

@@ -62,6 +62,7 @@ final class Connection implements Agent {
 
     /** How long a closing connection waits for its work requests to flush before it gives up on them. */
     private static final long FLUSH_WAIT_NANOS = TimeUnit.SECONDS.toNanos(5);
+    private final long reverseReplyTimeoutNanos;
     private static final int POLL_BATCH = 16;
     private static final int WR_BATCH = 16;
 
@@ -147,6 +148,7 @@ final class Connection implements Agent {
         scratch = new RpcRdmaHeader(server.config.limits());
         // replies to reverse calls are delivered on the io threads: the dispatch threads may all be waiting for them
         reverse = new ReverseChannel(this, r.reverseSends, n, server.ioExecutor);
+        reverseReplyTimeoutNanos = server.config.reverseReplyTimeout().toNanos();
         r.queues.wakeOnCompletion(runner::wake);
     }
 
@@ -224,6 +226,7 @@ final class Connection implements Agent {
             work += postReads();
             work += postWaitingReplies();
             work += postReverseCalls();
+            checkReverseReplies(nowNanos);
             repostReceives();
         }
         if (closing) {
@@ -239,7 +242,14 @@ final class Connection implements Agent {
 
     @Override
     public long nextDeadlineNanos() {
-        return closing && !closed ? flushDeadline : Long.MAX_VALUE;
+        if (closed) {
+            return Long.MAX_VALUE;
+        }
+        if (closing) {
+            return flushDeadline;
+        }
+        long oldest = reverse.oldestUnansweredNanos();
+        return oldest == Long.MAX_VALUE ? Long.MAX_VALUE : oldest + reverseReplyTimeoutNanos;
     }
 
     @Override
@@ -589,6 +599,15 @@ final class Connection implements Agent {
                 }
             }
             default -> LOG.warn("{}: unexpected completion {}", this, wc);
+        }
+    }
+
+    /** Drops the connection when a reverse-direction call has gone unanswered for the reverse reply timeout. */
+    private void checkReverseReplies(long nowNanos) {
+        long oldest = reverse.oldestUnansweredNanos();
+        if (oldest != Long.MAX_VALUE && nowNanos - oldest >= reverseReplyTimeoutNanos) {
+            drop(ServerCounter.DROPPED_REVERSE_TIMEOUT, "a reverse-direction call went unanswered for "
+                    + TimeUnit.NANOSECONDS.toMillis(reverseReplyTimeoutNanos) + " ms");
         }
     }
 

@@ -505,6 +505,7 @@ public final class RdmaRpcServer implements AutoCloseable {
         private Duration bufferWait = Duration.ofSeconds(10);
         private Duration stopTimeout = Duration.ofSeconds(10);
         private Duration warningInterval = Duration.ofSeconds(10);
+        private Duration reverseReplyTimeout = Duration.ofSeconds(60);
         private RegistrationMode registrationMode = RegistrationMode.AUTO;
         private RpcRdmaLimits limits = RpcRdmaLimits.DEFAULT;
         private String name;
@@ -696,6 +697,23 @@ public final class RdmaRpcServer implements AutoCloseable {
             return this;
         }
 
+        /**
+         * How long a reverse-direction call (RFC 8167, sent through a served call's {@code getPeerTransport()}) may go
+         * unanswered on the wire (default 60 s). A reverse call holds one of the connection's two reverse credits until
+         * its reply comes, whatever its caller's own timeout; when one is unanswered this long the client's back
+         * channel is taken to be broken and the connection is dropped
+         * ({@link ServerCounter#DROPPED_REVERSE_TIMEOUT}): its reverse credits come back, the callers still waiting
+         * fail with an {@code EOFException}, and the client reconnects and sends its unanswered forward calls again.
+         */
+        public Builder reverseReplyTimeout(Duration timeout) {
+            Objects.requireNonNull(timeout, "timeout");
+            if (timeout.isNegative() || timeout.isZero()) {
+                throw new IllegalArgumentException("reverse reply timeout must be positive: " + timeout);
+            }
+            this.reverseReplyTimeout = timeout;
+            return this;
+        }
+
         /** Registration strategy for RDMA READ sinks (default AUTO: the best the device has). */
         public Builder registrationMode(RegistrationMode mode) {
             this.registrationMode = Objects.requireNonNull(mode, "mode");
@@ -760,7 +778,7 @@ public final class RdmaRpcServer implements AutoCloseable {
                     margin, inlineSend, inlineReceive, servedPrograms(), List.copyOf(bindings), dispatchExecutor,
                     dispatchThreads, ioThreads, agentThreads, maxConnections, maxCallSize, maxReadChunkBytes,
                     maxReadChunks, maxReadsInFlight, registeredMemoryBytes, bufferWait, stopTimeout,
-                    warningInterval, registrationMode, limits, jmx);
+                    warningInterval, reverseReplyTimeout, registrationMode, limits, jmx);
             config.arenaSize(); // fails early for sizes no buffer can hold
             return new RdmaRpcServer(config);
         }

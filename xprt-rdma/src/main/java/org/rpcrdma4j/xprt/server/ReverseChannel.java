@@ -37,7 +37,9 @@ import org.slf4j.LoggerFactory;
  * own ({@link InlineSends}) and a receive of its own for its reply (the connection posts that many receives beyond
  * the forward credits); more calls wait here, in order. Xids are the caller's (oncrpc4j's {@code RpcCall} picks them),
  * independent of the forward direction's; the reply is told from a forward call by its msg_type (REPLY) and matched
- * by xid among the calls on the wire.
+ * by xid among the calls on the wire. A call holds its credit until its reply comes, whatever its caller's own
+ * timeout; one unanswered for the server's reverse reply timeout makes the connection drop itself
+ * ({@link #oldestUnansweredNanos()}), which frees the credits and fails every caller still waiting.
  * <p>
  * Threads: {@link PeerTransport#send} runs on any thread and only queues; the connection's agent posts, sees Send
  * completions and replies; reply handlers and send notifications run on the server's io executor, never on the
@@ -67,6 +69,7 @@ final class ReverseChannel {
     private final Pending[] onWire = new Pending[REQUESTS];
     private final boolean[] sendPending = new boolean[REQUESTS];
     private final boolean[] answered = new boolean[REQUESTS];
+    private final long[] postedAt = new long[REQUESTS];
 
     /**
      * @param sends       the connection's reverse send buffers (borrowed; released with the connection)
@@ -144,12 +147,27 @@ final class ReverseChannel {
             onWire[r] = call;
             sendPending[r] = true;
             answered[r] = false;
+            postedAt[r] = System.nanoTime();
             sends.load(r, call.message, call.length, REQUESTS);
             connection.count(ServerCounter.REVERSE_CALLS_SENT);
             sends.post(qp, r, WrIds.of(WrIds.Kind.SEND, 0, wrIndexBase + r));
             posted++;
         }
         return posted;
+    }
+
+    /**
+     * When the oldest reverse call still waiting for its reply was posted ({@link System#nanoTime()}), or
+     * {@link Long#MAX_VALUE} when none waits. Agent thread.
+     */
+    long oldestUnansweredNanos() {
+        long oldest = Long.MAX_VALUE;
+        for (int r = 0; r < REQUESTS; r++) {
+            if (onWire[r] != null && !answered[r] && (oldest == Long.MAX_VALUE || postedAt[r] - oldest < 0)) {
+                oldest = postedAt[r];
+            }
+        }
+        return oldest;
     }
 
     /** Whether a Send completion with {@code index} belongs to this channel. */

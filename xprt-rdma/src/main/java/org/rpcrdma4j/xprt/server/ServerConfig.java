@@ -42,6 +42,7 @@ record ServerConfig(
         Duration bufferWait,
         Duration stopTimeout,
         Duration warningInterval,
+        Duration reverseReplyTimeout,
         RegistrationMode registrationMode,
         RpcRdmaLimits limits,
         boolean jmx) {

@@ -99,5 +99,10 @@ public enum ServerCounter {
      * Calls whose RPC xid differs from the RPC-over-RDMA header's xid: answered RDMA_ERROR / ERR_CHUNK (also counted
      * in {@link #ERR_CHUNK_SENT}) without reaching their program.
      */
-    XID_MISMATCHES;
+    XID_MISMATCHES,
+    /**
+     * Connections dropped because a reverse-direction call went unanswered for the server's reverse reply timeout
+     * ({@link RdmaRpcServer.Builder#reverseReplyTimeout}).
+     */
+    DROPPED_REVERSE_TIMEOUT;
 }

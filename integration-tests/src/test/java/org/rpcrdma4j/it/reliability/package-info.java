@@ -15,6 +15,6 @@
  * <p>
  * Sizes are system properties with the normal run's defaults: {@code reliability.hostileServer.tries} (2,000;
  * {@code -Preliability}: 10,000), {@code reliability.storm.ops} (10,000), {@code reliability.hostileClients.inputs}
- * (400), {@code reliability.fuzz.inputs} (50,000; {@code -Pfuzz}: 1,000,000).
+ * (400), {@code reliability.fuzz.inputs} (10,000; {@code -Pfuzz}: 1,000,000).
  */
 package org.rpcrdma4j.it.reliability;

@@ -65,16 +65,8 @@ final class CallMarshaler {
         int pad = payload == null ? 0 : pad(call.payloadLength());
         int trailerLength = trailer == null ? 0 : trailer.readableBytes();
         long total = (long) messageLength + pad + trailerLength;
-        RegisteredBuffer base;
-        int at;
-        if (total <= slot.room()) {
-            base = slot.sendBuffer;
-            at = RequestSlot.RESERVE;
-        } else {
-            base = allocate(slot, total, "message");
-            slot.ownedCall = base;
-            at = 0;
-        }
+        RegisteredBuffer base = messageBuffer(slot, total);
+        int at = messageOffset(slot, base);
         Copies.into(message, message.readerIndex(), base, at, messageLength);
         for (int i = 0; i < pad; i++) {
             base.setByte(at + messageLength + i, 0);
@@ -128,16 +120,8 @@ final class CallMarshaler {
             throw new RdmaMarshalException("a call of " + length + " bytes exceeds the largest this transport sends ("
                     + maxCallSize + ": max payload + inline send size)");
         }
-        RegisteredBuffer base;
-        int at;
-        if (length <= slot.room()) {
-            base = slot.sendBuffer;
-            at = RequestSlot.RESERVE;
-        } else {
-            base = allocate(slot, length, "message");
-            slot.ownedCall = base;
-            at = 0;
-        }
+        RegisteredBuffer base = messageBuffer(slot, length);
+        int at = messageOffset(slot, base);
         Copies.into(message, message.readerIndex(), base, at, length);
         counters.add(XprtCounter.PULLUP_COPY_COUNT, length);
         parseCall(slot, base, at, length);
@@ -244,6 +228,25 @@ final class CallMarshaler {
         slot.sinkBuf = sink;
         slot.sinkIndex = 0;
         slot.sinkLength = (int) size;
+    }
+
+    /**
+     * Where a call's message is laid out: the slot's own send buffer when it fits there, else a buffer allocated for
+     * this call (owned by the slot until the call completes).
+     */
+    private RegisteredBuffer messageBuffer(RequestSlot slot, long length)
+            throws RdmaMarshalException, InterruptedException {
+        if (length <= slot.room()) {
+            return slot.sendBuffer;
+        }
+        RegisteredBuffer owned = allocate(slot, length, "message");
+        slot.ownedCall = owned;
+        return owned;
+    }
+
+    /** The message's offset in {@code base}: after the header reserve in the slot's send buffer, 0 elsewhere. */
+    private static int messageOffset(RequestSlot slot, RegisteredBuffer base) {
+        return base == slot.sendBuffer ? RequestSlot.RESERVE : 0;
     }
 
     private RegisteredBuffer allocate(RequestSlot slot, long size, String what)

@@ -267,26 +267,26 @@ public final class RpcRdmaDecoder {
         if (n > 0) {
             int bad = header.decodeReadEntries(w, start, n, limits.maxSegmentsPerChunk());
             if (bad >= 0) {
-                throw refuseReadEntry(header, limits, xid, start + bad * READ_LIST_ENTRY_LENGTH, bad);
+                throw refuseReadEntry(w, limits, xid, start + bad * READ_LIST_ENTRY_LENGTH, bad);
             }
         }
         return p + WORD;
     }
 
     /** Read entry {@code i} at offset {@code p} was refused: a misplaced position or one segment too many. */
-    private static RpcRdmaDecodeException refuseReadEntry(RpcRdmaHeader header, RpcRdmaLimits limits, int xid, int p,
+    private static RpcRdmaDecodeException refuseReadEntry(RpcRdmaWire w, RpcRdmaLimits limits, int xid, int p,
                                                           int i) {
-        RpcRdmaSegments read = header.readSegments();
-        int position = read.position(i);
+        int position = w.getInt(p + WORD);
         String pos = Integer.toUnsignedString(position);
         if ((position & 3) != 0) {
             return new RpcRdmaDecodeException(Reason.MISALIGNED_POSITION, Response.ERR_CHUNK, true, xid, p + WORD,
                     "read segment " + i + " position " + pos + " is not a multiple of 4");
         }
-        if (i > 0 && Integer.compareUnsigned(position, read.position(i - 1)) < 0) {
+        int previous = i > 0 ? w.getInt(p + WORD - READ_LIST_ENTRY_LENGTH) : 0;
+        if (i > 0 && Integer.compareUnsigned(position, previous) < 0) {
             return new RpcRdmaDecodeException(Reason.DECREASING_POSITION, Response.ERR_CHUNK, true, xid, p + WORD,
                     "read segment " + i + " position " + pos + " is below the previous position "
-                    + Integer.toUnsignedString(read.position(i - 1)));
+                    + Integer.toUnsignedString(previous));
         }
         return new RpcRdmaDecodeException(Reason.TOO_MANY_SEGMENTS_IN_CHUNK, Response.ERR_CHUNK, true, xid, p,
                 "more than " + limits.maxSegmentsPerChunk() + " segments in the Read chunk at position " + pos);
@@ -350,7 +350,7 @@ public final class RpcRdmaDecoder {
     private static int readSegments(RpcRdmaWire w, int at, int count, RpcRdmaSegments into) {
         int end = at + count * SEGMENT_LENGTH;
         w.need(end);
-        into.decode(w, at, count);
+        into.append(w.bytes(), at, count);
         return end;
     }
 

@@ -136,9 +136,9 @@ public final class RpcRdmaEncoder {
             }
             return;
         }
-        int p = FIXED_HEADER_LENGTH;
-
-        p = header.readSegments().encodeReadEntries(w, p);
+        byte[] bytes = w.bytes();
+        RpcRdmaSegments read = header.readSegments();
+        int p = read.encode(bytes, FIXED_HEADER_LENGTH, 0, read.count());
         w.putInt(p, ABSENT);
         p += WORD;
 
@@ -146,9 +146,8 @@ public final class RpcRdmaEncoder {
         int segment = 0;
         for (int c = 0, chunks = header.writeChunkCount(); c < chunks; c++) {
             int count = header.writeSegmentCount(c);
-            w.putInt(p, PRESENT);
-            w.putInt(p + 4, count);
-            p = write.encode(w, p + CHUNK_PREFIX_LENGTH, segment, segment + count);
+            w.putLong(p, (long) PRESENT << 32 | count);
+            p = write.encode(bytes, p + CHUNK_PREFIX_LENGTH, segment, segment + count);
             segment += count;
         }
         w.putInt(p, ABSENT);
@@ -156,9 +155,8 @@ public final class RpcRdmaEncoder {
 
         if (header.hasReplyChunk()) {
             RpcRdmaSegments reply = header.replySegments();
-            w.putInt(p, PRESENT);
-            w.putInt(p + 4, reply.count());
-            reply.encode(w, p + CHUNK_PREFIX_LENGTH, 0, reply.count());
+            w.putLong(p, (long) PRESENT << 32 | reply.count());
+            reply.encode(bytes, p + CHUNK_PREFIX_LENGTH, 0, reply.count());
         } else {
             w.putInt(p, ABSENT);
         }

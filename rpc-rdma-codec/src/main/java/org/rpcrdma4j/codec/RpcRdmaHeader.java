@@ -697,7 +697,7 @@ public final class RpcRdmaHeader {
      */
     int decodeReadEntries(RpcRdmaWire wire, int at, int n, int maxPerChunk) {
         ensureReadChunkCapacity(n);
-        int chunks = read.decodeReadEntries(wire, at, n, readChunkStart, maxPerChunk);
+        int chunks = read.decodeReadEntries(wire.bytes(), at, n, readChunkStart, maxPerChunk);
         if (chunks < 0) {
             return -1 - chunks;
         }

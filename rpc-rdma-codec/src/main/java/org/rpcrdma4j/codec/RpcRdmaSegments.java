@@ -1,32 +1,41 @@
 package org.rpcrdma4j.codec;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.util.Arrays;
 
 /**
- * Struct-of-arrays storage for the segments of one chunk list: parallel arrays of handle, length, offset and
- * (for the Read list only) position. The arrays start small and double on demand, never past {@code limit}, so a
- * header that has seen its largest message once stops allocating. Owned by one {@link RpcRdmaHeader}.
+ * The segments of one chunk list, kept in their wire form: one byte array holding, for the Read list, whole Read
+ * list entries (discriminator 1, position, handle, length, offset; 24 bytes each) and for the Write list and the
+ * Reply chunk, plain segments (handle, length, offset; 16 bytes each). Decoding and encoding are then bulk copies
+ * between this array and the header's scratch space, and each accessor is one big-endian load.
+ * <p>
+ * The array starts small and doubles on demand, never past {@code limit} segments, so a header that has seen its
+ * largest message once stops allocating. Owned by one {@link RpcRdmaHeader}.
  */
 final class RpcRdmaSegments {
+
+    private static final VarHandle INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
+    private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
 
     private static final int INITIAL_CAPACITY = 8;
 
     private final int limit;
     private final boolean withPositions;
-    private int[] position;
-    private int[] handle;
-    private int[] length;
-    private long[] offset;
+    /** Bytes per segment: a Read list entry or a plain segment. */
+    private final int stride;
+    /** Offset of the handle inside a segment's bytes (after the discriminator and position of a Read entry). */
+    private final int handleAt;
+    private byte[] bytes;
     private int count;
 
     RpcRdmaSegments(int limit, boolean withPositions) {
         this.limit = limit;
         this.withPositions = withPositions;
-        int capacity = Math.min(INITIAL_CAPACITY, limit);
-        this.position = withPositions ? new int[capacity] : null;
-        this.handle = new int[capacity];
-        this.length = new int[capacity];
-        this.offset = new long[capacity];
+        this.stride = withPositions ? RpcRdmaLayout.READ_LIST_ENTRY_LENGTH : RpcRdmaLayout.SEGMENT_LENGTH;
+        this.handleAt = stride - RpcRdmaLayout.SEGMENT_LENGTH;
+        this.bytes = new byte[Math.min(INITIAL_CAPACITY, limit) * stride];
     }
 
     int limit() {
@@ -37,104 +46,70 @@ final class RpcRdmaSegments {
         return count;
     }
 
-    /** Current array length (tests use it to show that nothing grew). */
+    /** Current capacity in segments (tests use it to show that nothing grew). */
     int capacity() {
-        return handle.length;
+        return bytes.length / stride;
+    }
+
+    /** @return bytes per segment on the wire: 24 for the Read list (whole entries), 16 otherwise */
+    int stride() {
+        return stride;
     }
 
     void clear() {
         count = 0;
     }
 
-    /** Grows the arrays so that {@code needed} segments fit; the caller has checked {@code needed <= limit}. */
+    /** Grows the array so that {@code needed} segments fit; the caller has checked {@code needed <= limit}. */
     void ensureCapacity(int needed) {
-        int capacity = handle.length;
+        int capacity = capacity();
         if (needed <= capacity) {
             return;
         }
         int newCapacity = (int) Math.min(limit, Math.max(needed, 2L * capacity));
-        if (withPositions) {
-            position = Arrays.copyOf(position, newCapacity);
-        }
-        handle = Arrays.copyOf(handle, newCapacity);
-        length = Arrays.copyOf(length, newCapacity);
-        offset = Arrays.copyOf(offset, newCapacity);
+        bytes = Arrays.copyOf(bytes, newCapacity * stride);
     }
 
     /** Appends one segment; the caller has checked {@code count() < limit()}. */
     void add(int pos, int h, int len, long off) {
         int i = count;
-        if (i == handle.length) {
-            ensureCapacity(i + 1);
-        }
+        ensureCapacity(i + 1);
+        int p = i * stride;
         if (withPositions) {
-            position[i] = pos;
+            LONG.set(bytes, p, pair(RpcRdmaLayout.PRESENT, pos));
         }
-        handle[i] = h;
-        length[i] = len;
-        offset[i] = off;
+        LONG.set(bytes, p + handleAt, pair(h, len));
+        LONG.set(bytes, p + handleAt + 8, off);
         count = i + 1;
     }
 
     /**
-     * Appends {@code n} segments laid out on the wire at offset {@code at} (handle, length, offset; 16 bytes each).
-     * The caller has checked {@code n} against the limits and the bytes available.
+     * Appends {@code n} segments laid out on the wire at offset {@code at} of {@code src} ({@code n * stride()}
+     * bytes). The caller has checked {@code n} against the limits and the bytes available.
      */
-    void decode(RpcRdmaWire wire, int at, int n) {
+    void append(byte[] src, int at, int n) {
         int start = count;
         ensureCapacity(start + n);
-        if (n <= 3) {
-            // Most chunks have one to three segments (one memory registration each). Straight-line code skips the
-            // set-up of a compiled counted loop, which costs more than a segment (RpcRdmaCodecBenchmark).
-            if (n > 0) {
-                decodeOne(wire, at, start);
-                if (n > 1) {
-                    decodeOne(wire, at + RpcRdmaLayout.SEGMENT_LENGTH, start + 1);
-                    if (n > 2) {
-                        decodeOne(wire, at + 2 * RpcRdmaLayout.SEGMENT_LENGTH, start + 2);
-                    }
-                }
-            }
-        } else {
-            int p = at;
-            for (int i = start, end = start + n; i < end; i++) {
-                decodeOne(wire, p, i);
-                p += RpcRdmaLayout.SEGMENT_LENGTH;
-            }
-        }
+        System.arraycopy(src, at, bytes, start * stride, n * stride);
         count = start + n;
     }
 
-    private void decodeOne(RpcRdmaWire wire, int p, int i) {
-        long handleAndLength = wire.getLong(p);
-        handle[i] = (int) (handleAndLength >>> 32);
-        length[i] = (int) handleAndLength;
-        offset[i] = wire.getLong(p + 8);
-    }
-
     /**
-     * Replaces the content with {@code n} Read list entries laid out on the wire at offset {@code at}
-     * (1, position, handle, length, offset; 24 bytes each) and records where each Read chunk (run of one position)
-     * starts. Stops at the first entry whose position is not a multiple of 4 or is below the one before it, or
-     * that makes its chunk longer than {@code maxPerChunk}. The caller has checked {@code n} against the limits and
-     * the bytes, and sized {@code chunkStarts} for {@code n} chunks.
+     * Replaces the content with {@code n} Read list entries laid out on the wire at offset {@code at} of
+     * {@code wire} (1, position, handle, length, offset; 24 bytes each) and records where each Read chunk (run of
+     * one position) starts. Stops at the first entry whose position is not a multiple of 4 or is below the one
+     * before it, or that makes its chunk longer than {@code maxPerChunk}. The caller has checked {@code n} against
+     * the limits and the bytes (the discriminators are all 1), and sized {@code chunkStarts} for {@code n} chunks.
      *
-     * @return the number of Read chunks, or {@code -1 - i} when entry {@code i} is refused (its position is
-     *         stored, {@link #count()} is not updated)
+     * @return the number of Read chunks, or {@code -1 - i} when entry {@code i} is refused (nothing is stored)
      */
-    int decodeReadEntries(RpcRdmaWire wire, int at, int n, int[] chunkStarts, int maxPerChunk) {
-        ensureCapacity(n);
-        int[] pos = position;
-        int[] h = handle;
-        int[] len = length;
-        long[] off = offset;
+    int decodeReadEntries(byte[] wire, int at, int n, int[] chunkStarts, int maxPerChunk) {
         int p = at + RpcRdmaLayout.WORD;
         int chunks = 0;
         int chunkStart = 0;
         int previous = 0;
         for (int i = 0; i < n; i++) {
-            int current = wire.getInt(p);
-            pos[i] = current;
+            int current = (int) INT.get(wire, p);
             if (i == 0 || current != previous) {
                 if ((current & 3) != 0 || i > 0 && Integer.compareUnsigned(current, previous) < 0) {
                     return -1 - i;
@@ -144,60 +119,22 @@ final class RpcRdmaSegments {
             } else if (i - chunkStart >= maxPerChunk) {
                 return -1 - i;
             }
-            long handleAndLength = wire.getLong(p + 4);
-            h[i] = (int) (handleAndLength >>> 32);
-            len[i] = (int) handleAndLength;
-            off[i] = wire.getLong(p + 12);
             previous = current;
             p += RpcRdmaLayout.READ_LIST_ENTRY_LENGTH;
         }
-        count = n;
+        count = 0;
+        append(wire, at, n);
         return chunks;
     }
 
-    /** Writes segments {@code [from, to)} to the wire at offset {@code at}; returns the offset after them. */
-    int encode(RpcRdmaWire wire, int at, int from, int to) {
-        int n = to - from;
-        if (n <= 3) {
-            // straight-line for the common short chunk, as in decode
-            if (n > 0) {
-                encodeOne(wire, at, from);
-                if (n > 1) {
-                    encodeOne(wire, at + RpcRdmaLayout.SEGMENT_LENGTH, from + 1);
-                    if (n > 2) {
-                        encodeOne(wire, at + 2 * RpcRdmaLayout.SEGMENT_LENGTH, from + 2);
-                    }
-                }
-            }
-            return at + n * RpcRdmaLayout.SEGMENT_LENGTH;
-        }
-        int p = at;
-        for (int i = from; i < to; i++) {
-            encodeOne(wire, p, i);
-            p += RpcRdmaLayout.SEGMENT_LENGTH;
-        }
-        return p;
-    }
-
-    private void encodeOne(RpcRdmaWire wire, int p, int i) {
-        wire.putLong(p, pair(handle[i], length[i]));
-        wire.putLong(p + 8, offset[i]);
-    }
-
-    /** Writes every read segment as a Read list entry (1, position, segment) at {@code at}; returns the offset after. */
-    int encodeReadEntries(RpcRdmaWire wire, int at) {
-        int[] pos = position;
-        int[] h = handle;
-        int[] len = length;
-        long[] off = offset;
-        int p = at;
-        for (int i = 0, n = count; i < n; i++) {
-            wire.putLong(p, pair(RpcRdmaLayout.PRESENT, pos[i]));
-            wire.putLong(p + 8, pair(h[i], len[i]));
-            wire.putLong(p + 16, off[i]);
-            p += RpcRdmaLayout.READ_LIST_ENTRY_LENGTH;
-        }
-        return p;
+    /**
+     * Writes segments {@code [from, to)} in their wire form to {@code dst} at offset {@code at}; returns the offset
+     * after them.
+     */
+    int encode(byte[] dst, int at, int from, int to) {
+        int n = (to - from) * stride;
+        System.arraycopy(bytes, from * stride, dst, at, n);
+        return at + n;
     }
 
     /** Two XDR words as one big-endian long, {@code first} at the lower address; one store instead of two. */
@@ -206,30 +143,30 @@ final class RpcRdmaSegments {
     }
 
     int position(int i) {
-        return position[i];
+        return (int) INT.get(bytes, i * stride + RpcRdmaLayout.WORD);
     }
 
     int handle(int i) {
-        return handle[i];
+        return (int) INT.get(bytes, i * stride + handleAt);
     }
 
     int length(int i) {
-        return length[i];
+        return (int) INT.get(bytes, i * stride + handleAt + RpcRdmaLayout.WORD);
     }
 
     long offset(int i) {
-        return offset[i];
+        return (long) LONG.get(bytes, i * stride + handleAt + 8);
     }
 
     void setLength(int i, int len) {
-        length[i] = len;
+        INT.set(bytes, i * stride + handleAt + RpcRdmaLayout.WORD, len);
     }
 
     /** @return the sum of the unsigned lengths of segments {@code [from, to)} */
     long sumLengths(int from, int to) {
         long sum = 0;
         for (int i = from; i < to; i++) {
-            sum += Integer.toUnsignedLong(length[i]);
+            sum += Integer.toUnsignedLong(length(i));
         }
         return sum;
     }
@@ -241,24 +178,20 @@ final class RpcRdmaSegments {
     void spread(int from, int to, long bytes) {
         long remaining = bytes;
         for (int i = from; i < to; i++) {
-            long capacity = Integer.toUnsignedLong(length[i]);
+            long capacity = Integer.toUnsignedLong(length(i));
             long used = Math.min(capacity, remaining);
-            length[i] = (int) used;
+            setLength(i, (int) used);
             remaining -= used;
         }
     }
 
     /** Replaces the content with a copy of {@code other}'s; the caller has checked {@code other.count() <= limit}. */
     void copyFrom(RpcRdmaSegments other) {
-        int n = other.count;
-        ensureCapacity(n);
-        if (withPositions && other.withPositions) {
-            System.arraycopy(other.position, 0, position, 0, n);
+        if (other.stride != stride) {
+            throw new IllegalArgumentException("a Read list and a list of plain segments do not copy into each other");
         }
-        System.arraycopy(other.handle, 0, handle, 0, n);
-        System.arraycopy(other.length, 0, length, 0, n);
-        System.arraycopy(other.offset, 0, offset, 0, n);
-        count = n;
+        count = 0;
+        append(other.bytes, 0, other.count);
     }
 
     /** {@link #foldSoleHandle} state: no handle seen yet. */
@@ -273,7 +206,7 @@ final class RpcRdmaSegments {
     long foldSoleHandle(long sole) {
         long result = sole;
         for (int i = 0; i < count && result != MANY_HANDLES; i++) {
-            long h = Integer.toUnsignedLong(handle[i]);
+            long h = Integer.toUnsignedLong(handle(i));
             if (result == NO_HANDLE) {
                 result = h;
             } else if (result != h) {
@@ -284,16 +217,9 @@ final class RpcRdmaSegments {
     }
 
     boolean contentEquals(RpcRdmaSegments other) {
-        if (count != other.count) {
-            return false;
-        }
-        for (int i = 0; i < count; i++) {
-            if (handle[i] != other.handle[i] || length[i] != other.length[i] || offset[i] != other.offset[i]
-                    || withPositions && position[i] != other.position[i]) {
-                return false;
-            }
-        }
-        return true;
+        // a Read entry's first word is always 1, so equal bytes mean equal segments
+        return count == other.count && stride == other.stride
+                && Arrays.equals(bytes, 0, count * stride, other.bytes, 0, count * stride);
     }
 
     void appendTo(StringBuilder sb, int from, int to) {
@@ -303,11 +229,11 @@ final class RpcRdmaSegments {
                 sb.append(", ");
             }
             if (withPositions) {
-                sb.append("pos=").append(Integer.toUnsignedString(position[i])).append(' ');
+                sb.append("pos=").append(Integer.toUnsignedString(position(i))).append(' ');
             }
-            sb.append("h=0x").append(Integer.toHexString(handle[i]))
-                    .append(" len=").append(Integer.toUnsignedString(length[i]))
-                    .append(" off=0x").append(Long.toHexString(offset[i]));
+            sb.append("h=0x").append(Integer.toHexString(handle(i)))
+                    .append(" len=").append(Integer.toUnsignedString(length(i)))
+                    .append(" off=0x").append(Long.toHexString(offset(i)));
         }
         sb.append(']');
     }

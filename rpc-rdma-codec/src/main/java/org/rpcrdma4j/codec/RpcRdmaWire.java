@@ -74,6 +74,14 @@ final class RpcRdmaWire {
         copied = target;
     }
 
+    /**
+     * The scratch array itself, for bulk copies to and from a header's segment lists. Valid until the next
+     * {@link #need} or {@link #ensureCapacity}, which may replace it.
+     */
+    byte[] bytes() {
+        return bytes;
+    }
+
     int getInt(int offset) {
         return (int) INT.get(bytes, offset);
     }

@@ -209,7 +209,6 @@ public final class RpcRdmaDecoder {
         int p = decodeReadList(w, FIXED_HEADER_LENGTH, header, limits, xid);
 
         // Write list: {1, count, count x segment}* 0
-        RpcRdmaSegments write = header.writeSegments();
         while (true) {
             int discriminator = discriminator(w, p, xid, "Write list");
             if (discriminator == ABSENT) {
@@ -221,9 +220,8 @@ public final class RpcRdmaDecoder {
                         "more than " + limits.maxWriteChunks() + " Write chunks");
             }
             int count = segmentCount(w, p + WORD, header, limits, xid, header.writeChunkCount());
-            p += 2 * WORD;
-            header.appendWriteChunk();
-            p = readSegments(w, p, count, write);
+            p = segmentsEnd(w, p + 2 * WORD, count);
+            header.decodedWriteChunk(count);
         }
 
         // Reply chunk: 0 | 1, count, count x segment
@@ -231,17 +229,16 @@ public final class RpcRdmaDecoder {
         p += WORD;
         if (discriminator == PRESENT) {
             int count = segmentCount(w, p, header, limits, xid, REPLY_CHUNK);
-            p += WORD;
-            header.markReplyChunkPresent();
-            p = readSegments(w, p, count, header.replySegments());
+            p = segmentsEnd(w, p + WORD, count);
+            header.decodedReplyChunk(count);
         }
         return p;
     }
 
     /**
      * Read list: {1, position, segment}* 0. Returns the offset after the terminating 0. Two passes: the first walks
-     * the discriminators to find how many entries there are (checking truncation and the limits), the second reads
-     * them in one tight loop (checking positions).
+     * the discriminators to find how many entries there are (checking truncation and the limits), the second checks
+     * the positions and groups the entries into Read chunks. The segments themselves stay in the image.
      */
     private static int decodeReadList(RpcRdmaWire w, int start, RpcRdmaHeader header, RpcRdmaLimits limits, int xid)
             throws RpcRdmaDecodeException {
@@ -265,7 +262,7 @@ public final class RpcRdmaDecoder {
         }
         // the discriminator check made every entry up to the terminator readable
         if (n > 0) {
-            int bad = header.decodeReadEntries(w, start, n, limits.maxSegmentsPerChunk());
+            int bad = header.decodeReadEntries(n, limits.maxSegmentsPerChunk());
             if (bad >= 0) {
                 throw refuseReadEntry(w, limits, xid, start + bad * READ_LIST_ENTRY_LENGTH, bad);
             }
@@ -346,11 +343,13 @@ public final class RpcRdmaDecoder {
                 chunkName(chunk) + " brings the header past " + limits.maxSegments() + " segments");
     }
 
-    /** Appends {@code count} checked segments found at offset {@code at}; returns the offset after them. */
-    private static int readSegments(RpcRdmaWire w, int at, int count, RpcRdmaSegments into) {
+    /**
+     * Makes {@code count} checked segments at offset {@code at} part of the image (they are read from there when
+     * asked for); returns the offset after them.
+     */
+    private static int segmentsEnd(RpcRdmaWire w, int at, int count) {
         int end = at + count * SEGMENT_LENGTH;
         w.need(end);
-        into.append(w.bytes(), at, count);
         return end;
     }
 

@@ -23,7 +23,8 @@ import java.util.Objects;
 
 /**
  * Writes RPC-over-RDMA version 1 transport headers into buffers the caller owns. Stateless and allocation free
- * once warm: a header is laid out in the header's own scratch space and copied to the buffer in one call.
+ * once warm: a header keeps its chunk lists in wire form (its wire image), so encoding adds the fixed words and the
+ * list terminators and copies the image to the buffer in one call.
  * <p>
  * {@link #encodedLength(RpcRdmaHeader)} gives the exact size first, so a transport can decide between inline and
  * chunks, or reserve room in front of an RPC message, before writing anything. The encode methods write nothing
@@ -118,8 +119,8 @@ public final class RpcRdmaEncoder {
     }
 
     /**
-     * Lays the header out in its scratch space, from which it is copied to the buffer in one call: one bounds check
-     * instead of one per word.
+     * Completes the header's wire image (the fixed words, the list terminators, or an RDMA_ERROR body), from which
+     * it is copied to the buffer in one call: one bounds check instead of one per word, and no per-segment work.
      */
     private static void write(RpcRdmaHeader header, int length) {
         RpcRdmaWire w = header.wire();
@@ -136,29 +137,13 @@ public final class RpcRdmaEncoder {
             }
             return;
         }
-        byte[] bytes = w.bytes();
-        RpcRdmaSegments read = header.readSegments();
-        int p = read.encode(bytes, FIXED_HEADER_LENGTH, 0, read.count());
-        w.putInt(p, ABSENT);
-        p += WORD;
-
-        RpcRdmaSegments write = header.writeSegments();
-        int segment = 0;
-        for (int c = 0, chunks = header.writeChunkCount(); c < chunks; c++) {
-            int count = header.writeSegmentCount(c);
-            w.putLong(p, (long) PRESENT << 32 | count);
-            p = write.encode(bytes, p + CHUNK_PREFIX_LENGTH, segment, segment + count);
-            segment += count;
-        }
-        w.putInt(p, ABSENT);
-        p += WORD;
-
+        // the lists are in the image already, in wire order; only their terminators are written here
+        w.putInt(header.readEnd(), ABSENT);
+        w.putInt(header.writeEnd(), ABSENT);
         if (header.hasReplyChunk()) {
-            RpcRdmaSegments reply = header.replySegments();
-            w.putLong(p, (long) PRESENT << 32 | reply.count());
-            reply.encode(bytes, p + CHUNK_PREFIX_LENGTH, 0, reply.count());
+            w.putLong(header.replyAt(), (long) PRESENT << 32 | header.replySegmentCount());
         } else {
-            w.putInt(p, ABSENT);
+            w.putInt(header.replyAt(), ABSENT);
         }
     }
 

@@ -8,9 +8,13 @@ import java.util.Objects;
  * Write list, the Reply chunk, and for RDMA_ERROR the error code and its version range.
  * <p>
  * Keep one per receive buffer (filled by {@link RpcRdmaDecoder}) or one per request context (filled with the
- * builder methods and written by {@link RpcRdmaEncoder}). Segments live in parallel primitive arrays that grow on
- * demand, never past the header's {@link RpcRdmaLimits}; once a header has held its largest message, neither
- * decoding into it nor building it allocates.
+ * builder methods and written by {@link RpcRdmaEncoder}). The chunk lists live in their wire form, in one byte array
+ * the header owns (its wire image): the decoder copies the received header there, checks it in one pass and keeps
+ * only the counts and where each chunk starts; the builder writes segments there as they are added; the encoder
+ * adds the fixed words and list terminators and copies the image out in one call. Each accessor reads its word from
+ * the image, so the values stay valid after the receive buffer is reused or released. The image grows on demand,
+ * never past the largest header the {@link RpcRdmaLimits} allow; once a header has held its largest message,
+ * neither decoding into it nor building it allocates.
  *
  * <h2>Indexing</h2>
  * <ul>
@@ -46,25 +50,30 @@ public final class RpcRdmaHeader {
     private int credits;
     private RpcRdmaProc proc = RpcRdmaProc.RDMA_MSG;
 
-    private final RpcRdmaSegments read;
+    /* Segment counts of the three lists; where a list's bytes lie in the image follows from the counts. */
+    private final int readLimit;
+    private final int writeLimit;
+    private final int replyLimit;
+    private int readCount;
+    private int writeCount;
+    private int replyCount;
+
     /** Index of the first read segment of each Read chunk. */
     private int[] readChunkStart;
     private int readChunkCount;
 
-    private final RpcRdmaSegments write;
-    /** Index of the first write segment of each Write chunk. */
+    /** Index (counted over the whole Write list) of the first write segment of each Write chunk. */
     private int[] writeChunkStart;
     private int writeChunkCount;
 
-    private final RpcRdmaSegments reply;
     private boolean replyChunkPresent;
 
     private RpcRdmaErrorCode errorCode;
     private int errorVersLow;
     private int errorVersHigh;
 
-    /** Scratch space the decoder reads from and the encoder writes into. */
-    private final RpcRdmaWire wire = new RpcRdmaWire();
+    /** The wire image: the decoder copies into it, the builder writes into it, the encoder copies out of it. */
+    private final RpcRdmaWire wire;
 
     /** A header bounded by {@link RpcRdmaLimits#DEFAULT}. */
     public RpcRdmaHeader() {
@@ -74,15 +83,25 @@ public final class RpcRdmaHeader {
     /** @param limits how many chunks and segments this header may hold and its decoder may accept */
     public RpcRdmaHeader(RpcRdmaLimits limits) {
         this.limits = Objects.requireNonNull(limits, "limits");
-        int readLimit = Math.min(limits.maxReadSegments(), limits.maxSegments());
-        int writeLimit = (int) Math.min((long) limits.maxWriteChunks() * limits.maxSegmentsPerChunk(),
+        this.readLimit = Math.min(limits.maxReadSegments(), limits.maxSegments());
+        this.writeLimit = (int) Math.min((long) limits.maxWriteChunks() * limits.maxSegmentsPerChunk(),
                 limits.maxSegments());
-        int replyLimit = Math.min(limits.maxSegmentsPerChunk(), limits.maxSegments());
-        this.read = new RpcRdmaSegments(readLimit, true);
-        this.write = new RpcRdmaSegments(writeLimit, false);
-        this.reply = new RpcRdmaSegments(replyLimit, false);
+        this.replyLimit = Math.min(limits.maxSegmentsPerChunk(), limits.maxSegments());
+        this.wire = new RpcRdmaWire(maxLength(limits));
         this.readChunkStart = new int[Math.min(4, readLimit)];
         this.writeChunkStart = new int[Math.min(4, limits.maxWriteChunks())];
+    }
+
+    /** @return the length of the largest RDMA_MSG header {@code limits} allow (all lists at their limits) */
+    static int maxLength(RpcRdmaLimits limits) {
+        long read = Math.min(limits.maxReadSegments(), limits.maxSegments());
+        long write = Math.min((long) limits.maxWriteChunks() * limits.maxSegmentsPerChunk(), limits.maxSegments());
+        long reply = Math.min(limits.maxSegmentsPerChunk(), limits.maxSegments());
+        long length = RpcRdmaLayout.FIXED_HEADER_LENGTH + read * RpcRdmaLayout.READ_LIST_ENTRY_LENGTH
+                + RpcRdmaLayout.WORD + limits.maxWriteChunks() * (long) RpcRdmaLayout.CHUNK_PREFIX_LENGTH
+                + write * RpcRdmaLayout.SEGMENT_LENGTH + RpcRdmaLayout.WORD
+                + RpcRdmaLayout.CHUNK_PREFIX_LENGTH + reply * RpcRdmaLayout.SEGMENT_LENGTH;
+        return (int) Math.min(Integer.MAX_VALUE - 8, length);
     }
 
     /** @return the limits this header was made with */
@@ -115,11 +134,11 @@ public final class RpcRdmaHeader {
      * @return this
      */
     public RpcRdmaHeader clearChunkLists() {
-        read.clear();
+        readCount = 0;
         readChunkCount = 0;
-        write.clear();
+        writeCount = 0;
         writeChunkCount = 0;
-        reply.clear();
+        replyCount = 0;
         replyChunkPresent = false;
         return this;
     }
@@ -166,15 +185,15 @@ public final class RpcRdmaHeader {
             throw new IllegalArgumentException("read position not a multiple of 4: "
                     + Integer.toUnsignedString(position));
         }
-        int n = read.count();
-        if (n > 0 && Integer.compareUnsigned(position, read.position(n - 1)) < 0) {
+        int n = readCount;
+        if (n > 0 && Integer.compareUnsigned(position, readPos(n - 1)) < 0) {
             throw new IllegalArgumentException("read position " + Integer.toUnsignedString(position)
-                    + " below the previous one " + Integer.toUnsignedString(read.position(n - 1)));
+                    + " below the previous one " + Integer.toUnsignedString(readPos(n - 1)));
         }
         if (n >= limits.maxReadSegments()) {
             throw new IllegalStateException("more than " + limits.maxReadSegments() + " read segments");
         }
-        boolean newChunk = n == 0 || position != read.position(n - 1);
+        boolean newChunk = n == 0 || position != readPos(n - 1);
         int inChunk = newChunk ? 0 : n - readChunkStart[readChunkCount - 1];
         if (inChunk >= limits.maxSegmentsPerChunk()) {
             throw new IllegalStateException("more than " + limits.maxSegmentsPerChunk() + " segments in a Read chunk");
@@ -195,7 +214,11 @@ public final class RpcRdmaHeader {
         if (writeChunkCount >= limits.maxWriteChunks()) {
             throw new IllegalStateException("more than " + limits.maxWriteChunks() + " Write chunks");
         }
-        appendWriteChunk();
+        int at = writeEnd();
+        resize(at, 0, RpcRdmaLayout.CHUNK_PREFIX_LENGTH, replyChunkPresent);
+        wire.putLong(at, RpcRdmaSegments.pair(RpcRdmaLayout.PRESENT, 0));
+        ensureWriteChunkCapacity(writeChunkCount + 1);
+        writeChunkStart[writeChunkCount++] = writeCount;
         return this;
     }
 
@@ -209,11 +232,17 @@ public final class RpcRdmaHeader {
         if (writeChunkCount == 0) {
             throw new IllegalStateException("addWriteSegment before beginWriteChunk");
         }
-        if (write.count() - writeChunkStart[writeChunkCount - 1] >= limits.maxSegmentsPerChunk()) {
+        int last = writeChunkCount - 1;
+        if (writeCount - writeChunkStart[last] >= limits.maxSegmentsPerChunk()) {
             throw new IllegalStateException("more than " + limits.maxSegmentsPerChunk() + " segments in a Write chunk");
         }
         checkTotal();
-        write.add(0, handle, length, offset);
+        int at = writeEnd();
+        resize(at, 0, RpcRdmaLayout.SEGMENT_LENGTH, replyChunkPresent);
+        RpcRdmaSegments.putSegment(wire.bytes(), at, handle, length, offset);
+        int countAt = writeSegmentAt(last, writeChunkStart[last]) - RpcRdmaLayout.WORD;
+        wire.putInt(countAt, wire.getInt(countAt) + 1);
+        writeCount++;
         return this;
     }
 
@@ -223,7 +252,7 @@ public final class RpcRdmaHeader {
      * @return this
      */
     public RpcRdmaHeader beginReplyChunk() {
-        reply.clear();
+        replyCount = 0;
         replyChunkPresent = true;
         return this;
     }
@@ -238,11 +267,14 @@ public final class RpcRdmaHeader {
         if (!replyChunkPresent) {
             throw new IllegalStateException("addReplySegment before beginReplyChunk");
         }
-        if (reply.count() >= limits.maxSegmentsPerChunk()) {
+        if (replyCount >= limits.maxSegmentsPerChunk()) {
             throw new IllegalStateException("more than " + limits.maxSegmentsPerChunk() + " segments in the Reply chunk");
         }
         checkTotal();
-        reply.add(0, handle, length, offset);
+        int at = replySegmentAt(replyCount);
+        wire.ensureCapacity(at + RpcRdmaLayout.SEGMENT_LENGTH);
+        RpcRdmaSegments.putSegment(wire.bytes(), at, handle, length, offset);
+        replyCount++;
         return this;
     }
 
@@ -287,7 +319,7 @@ public final class RpcRdmaHeader {
      * @throws IllegalStateException when {@code call}'s Write list exceeds this header's limits
      */
     public RpcRdmaHeader copyWriteListFrom(RpcRdmaHeader call) {
-        if (call.writeChunkCount > limits.maxWriteChunks() || call.write.count() > write.limit()) {
+        if (call.writeChunkCount > limits.maxWriteChunks() || call.writeCount > writeLimit) {
             throw new IllegalStateException("the Write list does not fit this header's limits");
         }
         for (int c = 0; c < call.writeChunkCount; c++) {
@@ -295,8 +327,12 @@ public final class RpcRdmaHeader {
                 throw new IllegalStateException("Write chunk " + c + " does not fit this header's limits");
             }
         }
-        checkTotalAfter(read.count() + call.write.count() + reply.count());
-        write.copyFrom(call.write);
+        checkTotalAfter(readCount + call.writeCount + replyCount);
+        int at = writeAt();
+        int length = call.writeEnd() - call.writeAt();
+        resize(at, writeEnd() - at, length, replyChunkPresent);
+        System.arraycopy(call.wire.bytes(), call.writeAt(), wire.bytes(), at, length);
+        writeCount = call.writeCount;
         ensureWriteChunkCapacity(call.writeChunkCount);
         System.arraycopy(call.writeChunkStart, 0, writeChunkStart, 0, call.writeChunkCount);
         writeChunkCount = call.writeChunkCount;
@@ -311,11 +347,15 @@ public final class RpcRdmaHeader {
      * @throws IllegalStateException when {@code call}'s Reply chunk exceeds this header's limits
      */
     public RpcRdmaHeader copyReplyChunkFrom(RpcRdmaHeader call) {
-        if (call.reply.count() > reply.limit()) {
+        if (call.replyCount > replyLimit) {
             throw new IllegalStateException("the Reply chunk does not fit this header's limits");
         }
-        checkTotalAfter(read.count() + write.count() + call.reply.count());
-        reply.copyFrom(call.reply);
+        checkTotalAfter(readCount + writeCount + call.replyCount);
+        int at = replySegmentAt(0);
+        int length = call.replyCount * RpcRdmaLayout.SEGMENT_LENGTH;
+        wire.ensureCapacity(at + length);
+        System.arraycopy(call.wire.bytes(), call.replySegmentAt(0), wire.bytes(), at, length);
+        replyCount = call.replyCount;
         replyChunkPresent = call.replyChunkPresent;
         return this;
     }
@@ -327,7 +367,7 @@ public final class RpcRdmaHeader {
      * @throws IndexOutOfBoundsException for a chunk or segment that does not exist
      */
     public RpcRdmaHeader setWriteSegmentLength(int chunk, int segment, int length) {
-        write.setLength(writeIndex(chunk, segment), length);
+        RpcRdmaSegments.setLength(wire.bytes(), writeSegmentAt(chunk, writeIndex(chunk, segment)), length);
         return this;
     }
 
@@ -345,7 +385,9 @@ public final class RpcRdmaHeader {
         if (bytes < 0 || bytes > capacity) {
             throw new IllegalArgumentException(bytes + " bytes do not fit Write chunk " + chunk + " of " + capacity);
         }
-        write.spread(writeChunkStart[chunk], writeChunkEnd(chunk), bytes);
+        int first = writeChunkStart[chunk];
+        RpcRdmaSegments.spread(wire.bytes(), writeSegmentAt(chunk, first), writeChunkEnd(chunk) - first,
+                RpcRdmaSegments.PLAIN_STRIDE, bytes);
         return this;
     }
 
@@ -356,7 +398,7 @@ public final class RpcRdmaHeader {
      * @throws IndexOutOfBoundsException for a segment that does not exist
      */
     public RpcRdmaHeader setReplySegmentLength(int segment, int length) {
-        reply.setLength(Objects.checkIndex(segment, reply.count()), length);
+        RpcRdmaSegments.setLength(wire.bytes(), replySegmentAt(Objects.checkIndex(segment, replyCount)), length);
         return this;
     }
 
@@ -371,7 +413,7 @@ public final class RpcRdmaHeader {
         if (bytes < 0 || bytes > capacity) {
             throw new IllegalArgumentException(bytes + " bytes do not fit the Reply chunk of " + capacity);
         }
-        reply.spread(0, reply.count(), bytes);
+        RpcRdmaSegments.spread(wire.bytes(), replySegmentAt(0), replyCount, RpcRdmaSegments.PLAIN_STRIDE, bytes);
         return this;
     }
 
@@ -383,7 +425,7 @@ public final class RpcRdmaHeader {
      * @throws IllegalStateException when {@code other}'s lists exceed this header's limits
      */
     public RpcRdmaHeader copyFrom(RpcRdmaHeader other) {
-        if (other.read.count() > read.limit() || other.totalSegmentCount() > limits.maxSegments()) {
+        if (other.readCount > readLimit || other.totalSegmentCount() > limits.maxSegments()) {
             throw new IllegalStateException("the Read list does not fit this header's limits");
         }
         clear();
@@ -396,7 +438,11 @@ public final class RpcRdmaHeader {
         errorVersHigh = other.errorVersHigh;
         copyWriteListFrom(other);
         copyReplyChunkFrom(other);
-        read.copyFrom(other.read);
+        int length = other.readCount * RpcRdmaLayout.READ_LIST_ENTRY_LENGTH;
+        resize(RpcRdmaLayout.FIXED_HEADER_LENGTH, 0, length, true);
+        System.arraycopy(other.wire.bytes(), RpcRdmaLayout.FIXED_HEADER_LENGTH, wire.bytes(),
+                RpcRdmaLayout.FIXED_HEADER_LENGTH, length);
+        readCount = other.readCount;
         ensureReadChunkCapacity(other.readChunkCount);
         System.arraycopy(other.readChunkStart, 0, readChunkStart, 0, other.readChunkCount);
         readChunkCount = other.readChunkCount;
@@ -429,22 +475,22 @@ public final class RpcRdmaHeader {
 
     /** @return number of read segments in the Read list */
     public int readSegmentCount() {
-        return read.count();
+        return readCount;
     }
 
     /** @return position of read segment {@code i} (raw bits of the unsigned word) */
     public int readPosition(int i) {
-        return read.position(Objects.checkIndex(i, read.count()));
+        return readPos(Objects.checkIndex(i, readCount));
     }
 
     /** @return handle (STag) of read segment {@code i} */
     public int readHandle(int i) {
-        return read.handle(Objects.checkIndex(i, read.count()));
+        return RpcRdmaSegments.handle(wire.bytes(), readSegmentAt(Objects.checkIndex(i, readCount)));
     }
 
     /** @return length of read segment {@code i}, raw bits */
     public int readLength(int i) {
-        return read.length(Objects.checkIndex(i, read.count()));
+        return RpcRdmaSegments.length(wire.bytes(), readSegmentAt(Objects.checkIndex(i, readCount)));
     }
 
     /** @return length of read segment {@code i}, unsigned */
@@ -454,7 +500,7 @@ public final class RpcRdmaHeader {
 
     /** @return offset of read segment {@code i} */
     public long readOffset(int i) {
-        return read.offset(Objects.checkIndex(i, read.count()));
+        return RpcRdmaSegments.offset(wire.bytes(), readSegmentAt(Objects.checkIndex(i, readCount)));
     }
 
     /** @return number of Read chunks (runs of read segments sharing a position) */
@@ -474,18 +520,20 @@ public final class RpcRdmaHeader {
 
     /** @return position of Read chunk {@code chunk} */
     public int readChunkPosition(int chunk) {
-        return read.position(readChunkFirstSegment(chunk));
+        return readPos(readChunkFirstSegment(chunk));
     }
 
     /** @return total unsigned length of Read chunk {@code chunk} */
     public long readChunkLength(int chunk) {
-        return read.sumLengths(readChunkFirstSegment(chunk), readChunkEnd(chunk));
+        int first = readChunkFirstSegment(chunk);
+        return RpcRdmaSegments.sumLengths(wire.bytes(), readSegmentAt(first), readChunkEnd(chunk) - first,
+                RpcRdmaSegments.READ_STRIDE);
     }
 
     /** @return index of the Read chunk at {@code position}, or -1 when there is none */
     public int findReadChunk(int position) {
         for (int c = 0; c < readChunkCount; c++) {
-            if (read.position(readChunkStart[c]) == position) {
+            if (readPos(readChunkStart[c]) == position) {
                 return c;
             }
         }
@@ -494,7 +542,7 @@ public final class RpcRdmaHeader {
 
     /** @return whether the Read list has a chunk at position 0 (the whole Call, sent with RDMA_NOMSG) */
     public boolean hasPositionZeroReadChunk() {
-        return readChunkCount > 0 && read.position(0) == 0;
+        return readChunkCount > 0 && readPos(0) == 0;
     }
 
     // -------------------------------------------------------------------------------------------- write list
@@ -511,17 +559,17 @@ public final class RpcRdmaHeader {
 
     /** @return number of segments in all Write chunks together */
     public int totalWriteSegmentCount() {
-        return write.count();
+        return writeCount;
     }
 
     /** @return handle of segment {@code segment} of Write chunk {@code chunk} */
     public int writeHandle(int chunk, int segment) {
-        return write.handle(writeIndex(chunk, segment));
+        return RpcRdmaSegments.handle(wire.bytes(), writeSegmentAt(chunk, writeIndex(chunk, segment)));
     }
 
     /** @return length (raw bits) of segment {@code segment} of Write chunk {@code chunk} */
     public int writeLength(int chunk, int segment) {
-        return write.length(writeIndex(chunk, segment));
+        return RpcRdmaSegments.length(wire.bytes(), writeSegmentAt(chunk, writeIndex(chunk, segment)));
     }
 
     /** @return length, unsigned, of segment {@code segment} of Write chunk {@code chunk} */
@@ -531,12 +579,14 @@ public final class RpcRdmaHeader {
 
     /** @return offset of segment {@code segment} of Write chunk {@code chunk} */
     public long writeOffset(int chunk, int segment) {
-        return write.offset(writeIndex(chunk, segment));
+        return RpcRdmaSegments.offset(wire.bytes(), writeSegmentAt(chunk, writeIndex(chunk, segment)));
     }
 
     /** @return total unsigned length of Write chunk {@code chunk} */
     public long writeChunkLength(int chunk) {
-        return write.sumLengths(writeChunkStart[Objects.checkIndex(chunk, writeChunkCount)], writeChunkEnd(chunk));
+        int first = writeChunkStart[Objects.checkIndex(chunk, writeChunkCount)];
+        return RpcRdmaSegments.sumLengths(wire.bytes(), writeSegmentAt(chunk, first), writeChunkEnd(chunk) - first,
+                RpcRdmaSegments.PLAIN_STRIDE);
     }
 
     // ------------------------------------------------------------------------------------------- reply chunk
@@ -548,17 +598,17 @@ public final class RpcRdmaHeader {
 
     /** @return number of segments in the Reply chunk (0 when absent) */
     public int replySegmentCount() {
-        return reply.count();
+        return replyCount;
     }
 
     /** @return handle of Reply segment {@code segment} */
     public int replyHandle(int segment) {
-        return reply.handle(Objects.checkIndex(segment, reply.count()));
+        return RpcRdmaSegments.handle(wire.bytes(), replySegmentAt(Objects.checkIndex(segment, replyCount)));
     }
 
     /** @return length (raw bits) of Reply segment {@code segment} */
     public int replyLength(int segment) {
-        return reply.length(Objects.checkIndex(segment, reply.count()));
+        return RpcRdmaSegments.length(wire.bytes(), replySegmentAt(Objects.checkIndex(segment, replyCount)));
     }
 
     /** @return length, unsigned, of Reply segment {@code segment} */
@@ -568,12 +618,12 @@ public final class RpcRdmaHeader {
 
     /** @return offset of Reply segment {@code segment} */
     public long replyOffset(int segment) {
-        return reply.offset(Objects.checkIndex(segment, reply.count()));
+        return RpcRdmaSegments.offset(wire.bytes(), replySegmentAt(Objects.checkIndex(segment, replyCount)));
     }
 
     /** @return total unsigned length of the Reply chunk (0 when absent) */
     public long replyChunkLength() {
-        return reply.sumLengths(0, reply.count());
+        return RpcRdmaSegments.sumLengths(wire.bytes(), replySegmentAt(0), replyCount, RpcRdmaSegments.PLAIN_STRIDE);
     }
 
     // ----------------------------------------------------------------------------------------------- errors
@@ -597,7 +647,7 @@ public final class RpcRdmaHeader {
 
     /** @return number of segments in the Read list, the Write list and the Reply chunk together */
     public int totalSegmentCount() {
-        return read.count() + write.count() + reply.count();
+        return readCount + writeCount + replyCount;
     }
 
     /**
@@ -607,7 +657,15 @@ public final class RpcRdmaHeader {
      * @return that handle as an unsigned value, or -1 when the header names no handle or more than one
      */
     public long soleHandle() {
-        long sole = reply.foldSoleHandle(write.foldSoleHandle(read.foldSoleHandle(RpcRdmaSegments.NO_HANDLE)));
+        byte[] image = wire.bytes();
+        long sole = RpcRdmaSegments.foldSoleHandle(image, readSegmentAt(0), readCount, RpcRdmaSegments.READ_STRIDE,
+                RpcRdmaSegments.NO_HANDLE);
+        for (int c = 0; c < writeChunkCount; c++) {
+            int first = writeChunkStart[c];
+            sole = RpcRdmaSegments.foldSoleHandle(image, writeSegmentAt(c, first), writeChunkEnd(c) - first,
+                    RpcRdmaSegments.PLAIN_STRIDE, sole);
+        }
+        sole = RpcRdmaSegments.foldSoleHandle(image, replySegmentAt(0), replyCount, RpcRdmaSegments.PLAIN_STRIDE, sole);
         return sole < 0 ? -1 : sole;
     }
 
@@ -627,7 +685,8 @@ public final class RpcRdmaHeader {
                     && errorVersHigh == other.errorVersHigh;
         }
         if (readChunkCount != other.readChunkCount || writeChunkCount != other.writeChunkCount
-                || replyChunkPresent != other.replyChunkPresent) {
+                || replyChunkPresent != other.replyChunkPresent || readCount != other.readCount
+                || writeCount != other.writeCount || replyCount != other.replyCount) {
             return false;
         }
         for (int c = 0; c < writeChunkCount; c++) {
@@ -635,7 +694,16 @@ public final class RpcRdmaHeader {
                 return false;
             }
         }
-        return read.contentEquals(other.read) && write.contentEquals(other.write) && reply.contentEquals(other.reply);
+        // with equal counts the lists lie at the same offsets; the words between segments (discriminators 1,
+        // segment counts) then agree too, so equal bytes mean equal lists
+        byte[] a = wire.bytes();
+        byte[] b = other.wire.bytes();
+        int from = RpcRdmaLayout.FIXED_HEADER_LENGTH;
+        int replyFrom = replySegmentAt(0);
+        int replyTo = replyFrom + replyCount * RpcRdmaLayout.SEGMENT_LENGTH;
+        return Arrays.equals(a, from, readEnd(), b, from, readEnd())
+                && Arrays.equals(a, writeAt(), writeEnd(), b, writeAt(), writeEnd())
+                && Arrays.equals(a, replyFrom, replyTo, b, replyFrom, replyTo);
     }
 
     @Override
@@ -653,17 +721,19 @@ public final class RpcRdmaHeader {
             }
         } else {
             sb.append(" read=");
-            read.appendTo(sb, 0, read.count());
+            RpcRdmaSegments.appendTo(sb, wire.bytes(), readSegmentAt(0), readCount, RpcRdmaSegments.READ_STRIDE);
             sb.append(" write=[");
             for (int c = 0; c < writeChunkCount; c++) {
                 if (c > 0) {
                     sb.append(", ");
                 }
-                write.appendTo(sb, writeChunkStart[c], writeChunkEnd(c));
+                int first = writeChunkStart[c];
+                RpcRdmaSegments.appendTo(sb, wire.bytes(), writeSegmentAt(c, first), writeChunkEnd(c) - first,
+                        RpcRdmaSegments.PLAIN_STRIDE);
             }
             sb.append("] reply=");
             if (replyChunkPresent) {
-                reply.appendTo(sb, 0, reply.count());
+                RpcRdmaSegments.appendTo(sb, wire.bytes(), replySegmentAt(0), replyCount, RpcRdmaSegments.PLAIN_STRIDE);
             } else {
                 sb.append("none");
             }
@@ -671,59 +741,131 @@ public final class RpcRdmaHeader {
         return sb.append('}').toString();
     }
 
-    // --------------------------------------------------------------------- package-private decoder fast path
+    // ------------------------------------------------------------------ package-private, for decoder and encoder
 
     RpcRdmaWire wire() {
         return wire;
     }
 
-    RpcRdmaSegments readSegments() {
-        return read;
+    /*
+     * Where the lists lie in the image, which has the header's wire layout: the fixed words, the Read list entries
+     * and their terminator, the Write list (per chunk: 1, count, segments) and its terminator, the Reply chunk.
+     */
+
+    /** @return offset of the Read list's terminating discriminator */
+    int readEnd() {
+        return RpcRdmaLayout.FIXED_HEADER_LENGTH + readCount * RpcRdmaLayout.READ_LIST_ENTRY_LENGTH;
     }
 
-    RpcRdmaSegments writeSegments() {
-        return write;
+    /** @return offset of the Write list's first entry */
+    int writeAt() {
+        return readEnd() + RpcRdmaLayout.WORD;
     }
 
-    RpcRdmaSegments replySegments() {
-        return reply;
+    /** @return offset of the Write list's terminating discriminator */
+    int writeEnd() {
+        return writeAt() + writeChunkCount * RpcRdmaLayout.CHUNK_PREFIX_LENGTH
+                + writeCount * RpcRdmaLayout.SEGMENT_LENGTH;
+    }
+
+    /** @return offset of the Reply chunk's discriminator */
+    int replyAt() {
+        return writeEnd() + RpcRdmaLayout.WORD;
+    }
+
+    /** @return the length of the RDMA_MSG or RDMA_NOMSG header these lists make */
+    private int imageLength() {
+        return replyAt() + (replyChunkPresent
+                ? RpcRdmaLayout.CHUNK_PREFIX_LENGTH + replyCount * RpcRdmaLayout.SEGMENT_LENGTH : RpcRdmaLayout.WORD);
+    }
+
+    /** @return offset of the handle of read segment {@code i} */
+    private static int readSegmentAt(int i) {
+        return RpcRdmaLayout.FIXED_HEADER_LENGTH + i * RpcRdmaLayout.READ_LIST_ENTRY_LENGTH + 2 * RpcRdmaLayout.WORD;
+    }
+
+    /** @return offset of write segment {@code k} (counted over the Write list), which belongs to chunk {@code c} */
+    private int writeSegmentAt(int c, int k) {
+        return writeAt() + (c + 1) * RpcRdmaLayout.CHUNK_PREFIX_LENGTH + k * RpcRdmaLayout.SEGMENT_LENGTH;
+    }
+
+    /** @return offset of Reply segment {@code s} */
+    private int replySegmentAt(int s) {
+        return replyAt() + RpcRdmaLayout.CHUNK_PREFIX_LENGTH + s * RpcRdmaLayout.SEGMENT_LENGTH;
+    }
+
+    private int readPos(int i) {
+        return RpcRdmaSegments.position(wire.bytes(), readSegmentAt(i));
     }
 
     /**
-     * Decodes {@code n} Read list entries at offset {@code at} of {@code wire} and groups them into Read chunks; see
-     * {@link RpcRdmaSegments#decodeReadEntries}.
+     * Replaces the {@code oldSize} bytes at {@code at} by room for {@code newSize} bytes; when {@code moveTail},
+     * the lists after them move along (a builder call out of wire order, or replacing a list in the middle).
+     */
+    private void resize(int at, int oldSize, int newSize, boolean moveTail) {
+        int end = imageLength();
+        wire.ensureCapacity(end - oldSize + newSize);
+        if (moveTail && oldSize != newSize) {
+            byte[] image = wire.bytes();
+            System.arraycopy(image, at + oldSize, image, at + newSize, end - at - oldSize);
+        }
+    }
+
+    /**
+     * Takes the {@code n} Read list entries the decoder found at the start of the image's lists, and groups them
+     * into Read chunks, checking positions on the way (see {@code RpcRdmaDecoder}): a position not a multiple of 4
+     * or below the one before, or a chunk longer than {@code maxPerChunk}, refuses the entry.
      *
      * @return -1, or the index of the refused entry
      */
-    int decodeReadEntries(RpcRdmaWire wire, int at, int n, int maxPerChunk) {
+    int decodeReadEntries(int n, int maxPerChunk) {
         ensureReadChunkCapacity(n);
-        int chunks = read.decodeReadEntries(wire.bytes(), at, n, readChunkStart, maxPerChunk);
-        if (chunks < 0) {
-            return -1 - chunks;
+        byte[] image = wire.bytes();
+        int[] starts = readChunkStart;
+        int chunks = 0;
+        int chunkStart = 0;
+        int previous = 0;
+        for (int i = 0; i < n; i++) {
+            int current = RpcRdmaSegments.position(image, readSegmentAt(i));
+            if (i == 0 || current != previous) {
+                if ((current & 3) != 0 || i > 0 && Integer.compareUnsigned(current, previous) < 0) {
+                    return i;
+                }
+                chunkStart = i;
+                starts[chunks++] = i;
+            } else if (i - chunkStart >= maxPerChunk) {
+                return i;
+            }
+            previous = current;
         }
+        readCount = n;
         readChunkCount = chunks;
         return -1;
     }
 
+    /** Takes a Write chunk of {@code count} segments that the decoder checked; its bytes are in the image. */
+    void decodedWriteChunk(int count) {
+        ensureWriteChunkCapacity(writeChunkCount + 1);
+        writeChunkStart[writeChunkCount++] = writeCount;
+        writeCount += count;
+    }
+
+    /** Takes a Reply chunk of {@code count} segments that the decoder checked; its bytes are in the image. */
+    void decodedReplyChunk(int count) {
+        replyChunkPresent = true;
+        replyCount = count;
+    }
+
     /** Appends a read segment without checks; the caller has checked alignment, order and limits. */
-    void appendRead(int position, int handle, int length, long offset) {
-        int n = read.count();
-        if (n == 0 || position != read.position(n - 1)) {
+    private void appendRead(int position, int handle, int length, long offset) {
+        int n = readCount;
+        if (n == 0 || position != readPos(n - 1)) {
             ensureReadChunkCapacity(readChunkCount + 1);
             readChunkStart[readChunkCount++] = n;
         }
-        read.add(position, handle, length, offset);
-    }
-
-    /** Starts a Write chunk without checks; the caller has checked the limit. */
-    void appendWriteChunk() {
-        ensureWriteChunkCapacity(writeChunkCount + 1);
-        writeChunkStart[writeChunkCount++] = write.count();
-    }
-
-    /** Marks the Reply chunk present without clearing it; the decoder's counterpart of {@link #beginReplyChunk}. */
-    void markReplyChunkPresent() {
-        replyChunkPresent = true;
+        resize(readEnd(), 0, RpcRdmaLayout.READ_LIST_ENTRY_LENGTH, writeChunkCount > 0 || replyChunkPresent);
+        RpcRdmaSegments.putReadEntry(wire.bytes(), readSegmentAt(n), position, handle, length, offset);
+        readCount = n + 1;
     }
 
     void setFixed(int xid, int vers, int credits, RpcRdmaProc proc) {
@@ -753,12 +895,12 @@ public final class RpcRdmaHeader {
 
     private int readChunkEnd(int chunk) {
         Objects.checkIndex(chunk, readChunkCount);
-        return chunk + 1 < readChunkCount ? readChunkStart[chunk + 1] : read.count();
+        return chunk + 1 < readChunkCount ? readChunkStart[chunk + 1] : readCount;
     }
 
     private int writeChunkEnd(int chunk) {
         Objects.checkIndex(chunk, writeChunkCount);
-        return chunk + 1 < writeChunkCount ? writeChunkStart[chunk + 1] : write.count();
+        return chunk + 1 < writeChunkCount ? writeChunkStart[chunk + 1] : writeCount;
     }
 
     private int writeIndex(int chunk, int segment) {
@@ -768,7 +910,7 @@ public final class RpcRdmaHeader {
 
     private void ensureReadChunkCapacity(int needed) {
         if (needed > readChunkStart.length) {
-            int capacity = (int) Math.min(read.limit(), Math.max(needed, 2L * readChunkStart.length));
+            int capacity = (int) Math.min(readLimit, Math.max(needed, 2L * readChunkStart.length));
             readChunkStart = Arrays.copyOf(readChunkStart, capacity);
         }
     }

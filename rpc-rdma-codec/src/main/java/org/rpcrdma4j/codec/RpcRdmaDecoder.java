@@ -25,10 +25,10 @@ import io.netty.buffer.ByteBuf;
  * Reads an RPC-over-RDMA version 1 transport header from a {@link ByteBuf} into a reusable {@link RpcRdmaHeader},
  * validating it as it goes. Stateless; the limits are the header's ({@link RpcRdmaHeader#limits()}).
  * <p>
- * Allocation: none, once the header's arrays have grown to the largest message seen. A count read from the wire is
- * compared with the bytes that remain and with the limits <em>before</em> anything grows. The bytes are copied
- * into the header's scratch space in a few bulk copies and read from there (see {@code RpcRdmaWire}); the buffer
- * is only borrowed for the call.
+ * Allocation: none, once the header's wire image has grown to the largest message seen. A count read from the wire
+ * is compared with the bytes that remain and with the limits <em>before</em> anything grows. The bytes are copied
+ * into the header's wire image in a few bulk copies, checked there and left there (see {@code RpcRdmaWire}); the
+ * buffer is only borrowed for the call.
  * <p>
  * Checks, each reported as an {@link RpcRdmaDecodeException} (the only exception decoding of wire input throws):
  * <ul>
@@ -221,7 +221,7 @@ public final class RpcRdmaDecoder {
             }
             int count = segmentCount(w, p + WORD, header, limits, xid, header.writeChunkCount());
             p = segmentsEnd(w, p + 2 * WORD, count);
-            header.decodedWriteChunk(count);
+            header.lists().decodedWriteChunk(count);
         }
 
         // Reply chunk: 0 | 1, count, count x segment
@@ -230,7 +230,7 @@ public final class RpcRdmaDecoder {
         if (discriminator == PRESENT) {
             int count = segmentCount(w, p, header, limits, xid, REPLY_CHUNK);
             p = segmentsEnd(w, p + WORD, count);
-            header.decodedReplyChunk(count);
+            header.lists().decodedReplyChunk(count);
         }
         return p;
     }
@@ -262,7 +262,7 @@ public final class RpcRdmaDecoder {
         }
         // the discriminator check made every entry up to the terminator readable
         if (n > 0) {
-            int bad = header.decodeReadEntries(n, limits.maxSegmentsPerChunk());
+            int bad = header.lists().decodeReadEntries(n, limits.maxSegmentsPerChunk());
             if (bad >= 0) {
                 throw refuseReadEntry(w, limits, xid, start + bad * READ_LIST_ENTRY_LENGTH, bad);
             }

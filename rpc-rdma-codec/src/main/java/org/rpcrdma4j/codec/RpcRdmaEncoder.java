@@ -138,12 +138,12 @@ public final class RpcRdmaEncoder {
             return;
         }
         // the lists are in the image already, in wire order; only their terminators are written here
-        w.putInt(header.readEnd(), ABSENT);
-        w.putInt(header.writeEnd(), ABSENT);
+        w.putInt(header.lists().readEnd(), ABSENT);
+        w.putInt(header.lists().writeEnd(), ABSENT);
         if (header.hasReplyChunk()) {
-            w.putLong(header.replyAt(), (long) PRESENT << 32 | header.replySegmentCount());
+            w.putLong(header.lists().replyAt(), (long) PRESENT << 32 | header.replySegmentCount());
         } else {
-            w.putInt(header.replyAt(), ABSENT);
+            w.putInt(header.lists().replyAt(), ABSENT);
         }
     }
 

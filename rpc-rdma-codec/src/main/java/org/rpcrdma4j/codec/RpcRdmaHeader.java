@@ -39,7 +39,8 @@ import java.util.Objects;
  * Builder methods check what the decoder would refuse (misaligned or decreasing positions, limits) and throw
  * {@link IllegalArgumentException} or {@link IllegalStateException}.
  * <p>
- * Not thread-safe: one owner thread at a time. That includes encoding, which uses scratch space inside the header.
+ * Not thread-safe: one owner thread at a time. That includes encoding, which completes the wire image inside the
+ * header.
  */
 public final class RpcRdmaHeader {
 
@@ -50,30 +51,12 @@ public final class RpcRdmaHeader {
     private int credits;
     private RpcRdmaProc proc = RpcRdmaProc.RDMA_MSG;
 
-    /* Segment counts of the three lists; where a list's bytes lie in the image follows from the counts. */
-    private final int readLimit;
-    private final int writeLimit;
-    private final int replyLimit;
-    private int readCount;
-    private int writeCount;
-    private int replyCount;
-
-    /** Index of the first read segment of each Read chunk. */
-    private int[] readChunkStart;
-    private int readChunkCount;
-
-    /** Index (counted over the whole Write list) of the first write segment of each Write chunk. */
-    private int[] writeChunkStart;
-    private int writeChunkCount;
-
-    private boolean replyChunkPresent;
-
     private RpcRdmaErrorCode errorCode;
     private int errorVersLow;
     private int errorVersHigh;
 
-    /** The wire image: the decoder copies into it, the builder writes into it, the encoder copies out of it. */
-    private final RpcRdmaWire wire;
+    /** The chunk lists, in their wire form. */
+    private final RpcRdmaChunkLists lists;
 
     /** A header bounded by {@link RpcRdmaLimits#DEFAULT}. */
     public RpcRdmaHeader() {
@@ -83,25 +66,7 @@ public final class RpcRdmaHeader {
     /** @param limits how many chunks and segments this header may hold and its decoder may accept */
     public RpcRdmaHeader(RpcRdmaLimits limits) {
         this.limits = Objects.requireNonNull(limits, "limits");
-        this.readLimit = Math.min(limits.maxReadSegments(), limits.maxSegments());
-        this.writeLimit = (int) Math.min((long) limits.maxWriteChunks() * limits.maxSegmentsPerChunk(),
-                limits.maxSegments());
-        this.replyLimit = Math.min(limits.maxSegmentsPerChunk(), limits.maxSegments());
-        this.wire = new RpcRdmaWire(maxLength(limits));
-        this.readChunkStart = new int[Math.min(4, readLimit)];
-        this.writeChunkStart = new int[Math.min(4, limits.maxWriteChunks())];
-    }
-
-    /** @return the length of the largest RDMA_MSG header {@code limits} allow (all lists at their limits) */
-    static int maxLength(RpcRdmaLimits limits) {
-        long read = Math.min(limits.maxReadSegments(), limits.maxSegments());
-        long write = Math.min((long) limits.maxWriteChunks() * limits.maxSegmentsPerChunk(), limits.maxSegments());
-        long reply = Math.min(limits.maxSegmentsPerChunk(), limits.maxSegments());
-        long length = RpcRdmaLayout.FIXED_HEADER_LENGTH + read * RpcRdmaLayout.READ_LIST_ENTRY_LENGTH
-                + RpcRdmaLayout.WORD + limits.maxWriteChunks() * (long) RpcRdmaLayout.CHUNK_PREFIX_LENGTH
-                + write * RpcRdmaLayout.SEGMENT_LENGTH + RpcRdmaLayout.WORD
-                + RpcRdmaLayout.CHUNK_PREFIX_LENGTH + reply * RpcRdmaLayout.SEGMENT_LENGTH;
-        return (int) Math.min(Integer.MAX_VALUE - 8, length);
+        this.lists = new RpcRdmaChunkLists(limits);
     }
 
     /** @return the limits this header was made with */
@@ -134,12 +99,7 @@ public final class RpcRdmaHeader {
      * @return this
      */
     public RpcRdmaHeader clearChunkLists() {
-        readCount = 0;
-        readChunkCount = 0;
-        writeCount = 0;
-        writeChunkCount = 0;
-        replyCount = 0;
-        replyChunkPresent = false;
+        lists.clear();
         return this;
     }
 
@@ -185,21 +145,21 @@ public final class RpcRdmaHeader {
             throw new IllegalArgumentException("read position not a multiple of 4: "
                     + Integer.toUnsignedString(position));
         }
-        int n = readCount;
-        if (n > 0 && Integer.compareUnsigned(position, readPos(n - 1)) < 0) {
+        int n = lists.readCount;
+        if (n > 0 && Integer.compareUnsigned(position, lists.readPos(n - 1)) < 0) {
             throw new IllegalArgumentException("read position " + Integer.toUnsignedString(position)
-                    + " below the previous one " + Integer.toUnsignedString(readPos(n - 1)));
+                    + " below the previous one " + Integer.toUnsignedString(lists.readPos(n - 1)));
         }
         if (n >= limits.maxReadSegments()) {
             throw new IllegalStateException("more than " + limits.maxReadSegments() + " read segments");
         }
-        boolean newChunk = n == 0 || position != readPos(n - 1);
-        int inChunk = newChunk ? 0 : n - readChunkStart[readChunkCount - 1];
+        boolean newChunk = n == 0 || position != lists.readPos(n - 1);
+        int inChunk = newChunk ? 0 : n - lists.readChunkStart[lists.readChunkCount - 1];
         if (inChunk >= limits.maxSegmentsPerChunk()) {
             throw new IllegalStateException("more than " + limits.maxSegmentsPerChunk() + " segments in a Read chunk");
         }
         checkTotal();
-        appendRead(position, handle, length, offset);
+        lists.appendRead(position, handle, length, offset);
         return this;
     }
 
@@ -211,14 +171,14 @@ public final class RpcRdmaHeader {
      * @throws IllegalStateException when the Write chunk limit would be exceeded
      */
     public RpcRdmaHeader beginWriteChunk() {
-        if (writeChunkCount >= limits.maxWriteChunks()) {
+        if (lists.writeChunkCount >= limits.maxWriteChunks()) {
             throw new IllegalStateException("more than " + limits.maxWriteChunks() + " Write chunks");
         }
-        int at = writeEnd();
-        resize(at, 0, RpcRdmaLayout.CHUNK_PREFIX_LENGTH, replyChunkPresent);
-        wire.putLong(at, RpcRdmaSegments.pair(RpcRdmaLayout.PRESENT, 0));
-        ensureWriteChunkCapacity(writeChunkCount + 1);
-        writeChunkStart[writeChunkCount++] = writeCount;
+        int at = lists.writeEnd();
+        lists.resize(at, 0, RpcRdmaLayout.CHUNK_PREFIX_LENGTH, lists.replyChunkPresent);
+        lists.wire.putLong(at, RpcRdmaSegments.pair(RpcRdmaLayout.PRESENT, 0));
+        lists.ensureWriteChunkCapacity(lists.writeChunkCount + 1);
+        lists.writeChunkStart[lists.writeChunkCount++] = lists.writeCount;
         return this;
     }
 
@@ -229,20 +189,20 @@ public final class RpcRdmaHeader {
      * @throws IllegalStateException when no Write chunk was begun or a limit would be exceeded
      */
     public RpcRdmaHeader addWriteSegment(int handle, int length, long offset) {
-        if (writeChunkCount == 0) {
+        if (lists.writeChunkCount == 0) {
             throw new IllegalStateException("addWriteSegment before beginWriteChunk");
         }
-        int last = writeChunkCount - 1;
-        if (writeCount - writeChunkStart[last] >= limits.maxSegmentsPerChunk()) {
+        int last = lists.writeChunkCount - 1;
+        if (lists.writeCount - lists.writeChunkStart[last] >= limits.maxSegmentsPerChunk()) {
             throw new IllegalStateException("more than " + limits.maxSegmentsPerChunk() + " segments in a Write chunk");
         }
         checkTotal();
-        int at = writeEnd();
-        resize(at, 0, RpcRdmaLayout.SEGMENT_LENGTH, replyChunkPresent);
-        RpcRdmaSegments.putSegment(wire.bytes(), at, handle, length, offset);
-        int countAt = writeSegmentAt(last, writeChunkStart[last]) - RpcRdmaLayout.WORD;
-        wire.putInt(countAt, wire.getInt(countAt) + 1);
-        writeCount++;
+        int at = lists.writeEnd();
+        lists.resize(at, 0, RpcRdmaLayout.SEGMENT_LENGTH, lists.replyChunkPresent);
+        RpcRdmaSegments.putSegment(lists.wire.bytes(), at, handle, length, offset);
+        int countAt = lists.writeSegmentAt(last, lists.writeChunkStart[last]) - RpcRdmaLayout.WORD;
+        lists.wire.putInt(countAt, lists.wire.getInt(countAt) + 1);
+        lists.writeCount++;
         return this;
     }
 
@@ -252,8 +212,8 @@ public final class RpcRdmaHeader {
      * @return this
      */
     public RpcRdmaHeader beginReplyChunk() {
-        replyCount = 0;
-        replyChunkPresent = true;
+        lists.replyCount = 0;
+        lists.replyChunkPresent = true;
         return this;
     }
 
@@ -264,17 +224,17 @@ public final class RpcRdmaHeader {
      * @throws IllegalStateException when {@link #beginReplyChunk()} was not called or a limit would be exceeded
      */
     public RpcRdmaHeader addReplySegment(int handle, int length, long offset) {
-        if (!replyChunkPresent) {
+        if (!lists.replyChunkPresent) {
             throw new IllegalStateException("addReplySegment before beginReplyChunk");
         }
-        if (replyCount >= limits.maxSegmentsPerChunk()) {
+        if (lists.replyCount >= limits.maxSegmentsPerChunk()) {
             throw new IllegalStateException("more than " + limits.maxSegmentsPerChunk() + " segments in the Reply chunk");
         }
         checkTotal();
-        int at = replySegmentAt(replyCount);
-        wire.ensureCapacity(at + RpcRdmaLayout.SEGMENT_LENGTH);
-        RpcRdmaSegments.putSegment(wire.bytes(), at, handle, length, offset);
-        replyCount++;
+        int at = lists.replySegmentAt(lists.replyCount);
+        lists.wire.ensureCapacity(at + RpcRdmaLayout.SEGMENT_LENGTH);
+        RpcRdmaSegments.putSegment(lists.wire.bytes(), at, handle, length, offset);
+        lists.replyCount++;
         return this;
     }
 
@@ -319,23 +279,23 @@ public final class RpcRdmaHeader {
      * @throws IllegalStateException when {@code call}'s Write list exceeds this header's limits
      */
     public RpcRdmaHeader copyWriteListFrom(RpcRdmaHeader call) {
-        if (call.writeChunkCount > limits.maxWriteChunks() || call.writeCount > writeLimit) {
+        if (call.lists.writeChunkCount > limits.maxWriteChunks() || call.lists.writeCount > lists.writeLimit) {
             throw new IllegalStateException("the Write list does not fit this header's limits");
         }
-        for (int c = 0; c < call.writeChunkCount; c++) {
+        for (int c = 0; c < call.lists.writeChunkCount; c++) {
             if (call.writeSegmentCount(c) > limits.maxSegmentsPerChunk()) {
                 throw new IllegalStateException("Write chunk " + c + " does not fit this header's limits");
             }
         }
-        checkTotalAfter(readCount + call.writeCount + replyCount);
-        int at = writeAt();
-        int length = call.writeEnd() - call.writeAt();
-        resize(at, writeEnd() - at, length, replyChunkPresent);
-        System.arraycopy(call.wire.bytes(), call.writeAt(), wire.bytes(), at, length);
-        writeCount = call.writeCount;
-        ensureWriteChunkCapacity(call.writeChunkCount);
-        System.arraycopy(call.writeChunkStart, 0, writeChunkStart, 0, call.writeChunkCount);
-        writeChunkCount = call.writeChunkCount;
+        checkTotalAfter(lists.readCount + call.lists.writeCount + lists.replyCount);
+        int at = lists.writeAt();
+        int length = call.lists.writeEnd() - call.lists.writeAt();
+        lists.resize(at, lists.writeEnd() - at, length, lists.replyChunkPresent);
+        System.arraycopy(call.lists.wire.bytes(), call.lists.writeAt(), lists.wire.bytes(), at, length);
+        lists.writeCount = call.lists.writeCount;
+        lists.ensureWriteChunkCapacity(call.lists.writeChunkCount);
+        System.arraycopy(call.lists.writeChunkStart, 0, lists.writeChunkStart, 0, call.lists.writeChunkCount);
+        lists.writeChunkCount = call.lists.writeChunkCount;
         return this;
     }
 
@@ -347,16 +307,16 @@ public final class RpcRdmaHeader {
      * @throws IllegalStateException when {@code call}'s Reply chunk exceeds this header's limits
      */
     public RpcRdmaHeader copyReplyChunkFrom(RpcRdmaHeader call) {
-        if (call.replyCount > replyLimit) {
+        if (call.lists.replyCount > lists.replyLimit) {
             throw new IllegalStateException("the Reply chunk does not fit this header's limits");
         }
-        checkTotalAfter(readCount + writeCount + call.replyCount);
-        int at = replySegmentAt(0);
-        int length = call.replyCount * RpcRdmaLayout.SEGMENT_LENGTH;
-        wire.ensureCapacity(at + length);
-        System.arraycopy(call.wire.bytes(), call.replySegmentAt(0), wire.bytes(), at, length);
-        replyCount = call.replyCount;
-        replyChunkPresent = call.replyChunkPresent;
+        checkTotalAfter(lists.readCount + lists.writeCount + call.lists.replyCount);
+        int at = lists.replySegmentAt(0);
+        int length = call.lists.replyCount * RpcRdmaLayout.SEGMENT_LENGTH;
+        lists.wire.ensureCapacity(at + length);
+        System.arraycopy(call.lists.wire.bytes(), call.lists.replySegmentAt(0), lists.wire.bytes(), at, length);
+        lists.replyCount = call.lists.replyCount;
+        lists.replyChunkPresent = call.lists.replyChunkPresent;
         return this;
     }
 
@@ -367,7 +327,7 @@ public final class RpcRdmaHeader {
      * @throws IndexOutOfBoundsException for a chunk or segment that does not exist
      */
     public RpcRdmaHeader setWriteSegmentLength(int chunk, int segment, int length) {
-        RpcRdmaSegments.setLength(wire.bytes(), writeSegmentAt(chunk, writeIndex(chunk, segment)), length);
+        RpcRdmaSegments.setLength(lists.wire.bytes(), lists.writeSegmentAt(chunk, writeIndex(chunk, segment)), length);
         return this;
     }
 
@@ -385,8 +345,8 @@ public final class RpcRdmaHeader {
         if (bytes < 0 || bytes > capacity) {
             throw new IllegalArgumentException(bytes + " bytes do not fit Write chunk " + chunk + " of " + capacity);
         }
-        int first = writeChunkStart[chunk];
-        RpcRdmaSegments.spread(wire.bytes(), writeSegmentAt(chunk, first), writeChunkEnd(chunk) - first,
+        int first = lists.writeChunkStart[chunk];
+        RpcRdmaSegments.spread(lists.wire.bytes(), lists.writeSegmentAt(chunk, first), lists.writeChunkEnd(chunk) - first,
                 RpcRdmaSegments.PLAIN_STRIDE, bytes);
         return this;
     }
@@ -398,7 +358,7 @@ public final class RpcRdmaHeader {
      * @throws IndexOutOfBoundsException for a segment that does not exist
      */
     public RpcRdmaHeader setReplySegmentLength(int segment, int length) {
-        RpcRdmaSegments.setLength(wire.bytes(), replySegmentAt(Objects.checkIndex(segment, replyCount)), length);
+        RpcRdmaSegments.setLength(lists.wire.bytes(), lists.replySegmentAt(Objects.checkIndex(segment, lists.replyCount)), length);
         return this;
     }
 
@@ -413,7 +373,7 @@ public final class RpcRdmaHeader {
         if (bytes < 0 || bytes > capacity) {
             throw new IllegalArgumentException(bytes + " bytes do not fit the Reply chunk of " + capacity);
         }
-        RpcRdmaSegments.spread(wire.bytes(), replySegmentAt(0), replyCount, RpcRdmaSegments.PLAIN_STRIDE, bytes);
+        RpcRdmaSegments.spread(lists.wire.bytes(), lists.replySegmentAt(0), lists.replyCount, RpcRdmaSegments.PLAIN_STRIDE, bytes);
         return this;
     }
 
@@ -425,7 +385,7 @@ public final class RpcRdmaHeader {
      * @throws IllegalStateException when {@code other}'s lists exceed this header's limits
      */
     public RpcRdmaHeader copyFrom(RpcRdmaHeader other) {
-        if (other.readCount > readLimit || other.totalSegmentCount() > limits.maxSegments()) {
+        if (other.lists.readCount > lists.readLimit || other.totalSegmentCount() > limits.maxSegments()) {
             throw new IllegalStateException("the Read list does not fit this header's limits");
         }
         clear();
@@ -438,14 +398,14 @@ public final class RpcRdmaHeader {
         errorVersHigh = other.errorVersHigh;
         copyWriteListFrom(other);
         copyReplyChunkFrom(other);
-        int length = other.readCount * RpcRdmaLayout.READ_LIST_ENTRY_LENGTH;
-        resize(RpcRdmaLayout.FIXED_HEADER_LENGTH, 0, length, true);
-        System.arraycopy(other.wire.bytes(), RpcRdmaLayout.FIXED_HEADER_LENGTH, wire.bytes(),
+        int length = other.lists.readCount * RpcRdmaLayout.READ_LIST_ENTRY_LENGTH;
+        lists.resize(RpcRdmaLayout.FIXED_HEADER_LENGTH, 0, length, true);
+        System.arraycopy(other.lists.wire.bytes(), RpcRdmaLayout.FIXED_HEADER_LENGTH, lists.wire.bytes(),
                 RpcRdmaLayout.FIXED_HEADER_LENGTH, length);
-        readCount = other.readCount;
-        ensureReadChunkCapacity(other.readChunkCount);
-        System.arraycopy(other.readChunkStart, 0, readChunkStart, 0, other.readChunkCount);
-        readChunkCount = other.readChunkCount;
+        lists.readCount = other.lists.readCount;
+        lists.ensureReadChunkCapacity(other.lists.readChunkCount);
+        System.arraycopy(other.lists.readChunkStart, 0, lists.readChunkStart, 0, other.lists.readChunkCount);
+        lists.readChunkCount = other.lists.readChunkCount;
         return this;
     }
 
@@ -475,22 +435,22 @@ public final class RpcRdmaHeader {
 
     /** @return number of read segments in the Read list */
     public int readSegmentCount() {
-        return readCount;
+        return lists.readCount;
     }
 
     /** @return position of read segment {@code i} (raw bits of the unsigned word) */
     public int readPosition(int i) {
-        return readPos(Objects.checkIndex(i, readCount));
+        return lists.readPos(Objects.checkIndex(i, lists.readCount));
     }
 
     /** @return handle (STag) of read segment {@code i} */
     public int readHandle(int i) {
-        return RpcRdmaSegments.handle(wire.bytes(), readSegmentAt(Objects.checkIndex(i, readCount)));
+        return RpcRdmaSegments.handle(lists.wire.bytes(), lists.readSegmentAt(Objects.checkIndex(i, lists.readCount)));
     }
 
     /** @return length of read segment {@code i}, raw bits */
     public int readLength(int i) {
-        return RpcRdmaSegments.length(wire.bytes(), readSegmentAt(Objects.checkIndex(i, readCount)));
+        return RpcRdmaSegments.length(lists.wire.bytes(), lists.readSegmentAt(Objects.checkIndex(i, lists.readCount)));
     }
 
     /** @return length of read segment {@code i}, unsigned */
@@ -500,40 +460,40 @@ public final class RpcRdmaHeader {
 
     /** @return offset of read segment {@code i} */
     public long readOffset(int i) {
-        return RpcRdmaSegments.offset(wire.bytes(), readSegmentAt(Objects.checkIndex(i, readCount)));
+        return RpcRdmaSegments.offset(lists.wire.bytes(), lists.readSegmentAt(Objects.checkIndex(i, lists.readCount)));
     }
 
     /** @return number of Read chunks (runs of read segments sharing a position) */
     public int readChunkCount() {
-        return readChunkCount;
+        return lists.readChunkCount;
     }
 
     /** @return index of the first read segment of Read chunk {@code chunk} */
     public int readChunkFirstSegment(int chunk) {
-        return readChunkStart[Objects.checkIndex(chunk, readChunkCount)];
+        return lists.readChunkStart[Objects.checkIndex(chunk, lists.readChunkCount)];
     }
 
     /** @return number of segments in Read chunk {@code chunk} */
     public int readChunkSegmentCount(int chunk) {
-        return readChunkEnd(chunk) - readChunkStart[chunk];
+        return lists.readChunkEnd(chunk) - lists.readChunkStart[chunk];
     }
 
     /** @return position of Read chunk {@code chunk} */
     public int readChunkPosition(int chunk) {
-        return readPos(readChunkFirstSegment(chunk));
+        return lists.readPos(readChunkFirstSegment(chunk));
     }
 
     /** @return total unsigned length of Read chunk {@code chunk} */
     public long readChunkLength(int chunk) {
         int first = readChunkFirstSegment(chunk);
-        return RpcRdmaSegments.sumLengths(wire.bytes(), readSegmentAt(first), readChunkEnd(chunk) - first,
+        return RpcRdmaSegments.sumLengths(lists.wire.bytes(), lists.readSegmentAt(first), lists.readChunkEnd(chunk) - first,
                 RpcRdmaSegments.READ_STRIDE);
     }
 
     /** @return index of the Read chunk at {@code position}, or -1 when there is none */
     public int findReadChunk(int position) {
-        for (int c = 0; c < readChunkCount; c++) {
-            if (readPos(readChunkStart[c]) == position) {
+        for (int c = 0; c < lists.readChunkCount; c++) {
+            if (lists.readPos(lists.readChunkStart[c]) == position) {
                 return c;
             }
         }
@@ -542,34 +502,34 @@ public final class RpcRdmaHeader {
 
     /** @return whether the Read list has a chunk at position 0 (the whole Call, sent with RDMA_NOMSG) */
     public boolean hasPositionZeroReadChunk() {
-        return readChunkCount > 0 && readPos(0) == 0;
+        return lists.readChunkCount > 0 && lists.readPos(0) == 0;
     }
 
     // -------------------------------------------------------------------------------------------- write list
 
     /** @return number of Write chunks in the Write list */
     public int writeChunkCount() {
-        return writeChunkCount;
+        return lists.writeChunkCount;
     }
 
     /** @return number of segments in Write chunk {@code chunk} (0 for an empty Write chunk) */
     public int writeSegmentCount(int chunk) {
-        return writeChunkEnd(chunk) - writeChunkStart[chunk];
+        return lists.writeChunkEnd(chunk) - lists.writeChunkStart[chunk];
     }
 
     /** @return number of segments in all Write chunks together */
     public int totalWriteSegmentCount() {
-        return writeCount;
+        return lists.writeCount;
     }
 
     /** @return handle of segment {@code segment} of Write chunk {@code chunk} */
     public int writeHandle(int chunk, int segment) {
-        return RpcRdmaSegments.handle(wire.bytes(), writeSegmentAt(chunk, writeIndex(chunk, segment)));
+        return RpcRdmaSegments.handle(lists.wire.bytes(), lists.writeSegmentAt(chunk, writeIndex(chunk, segment)));
     }
 
     /** @return length (raw bits) of segment {@code segment} of Write chunk {@code chunk} */
     public int writeLength(int chunk, int segment) {
-        return RpcRdmaSegments.length(wire.bytes(), writeSegmentAt(chunk, writeIndex(chunk, segment)));
+        return RpcRdmaSegments.length(lists.wire.bytes(), lists.writeSegmentAt(chunk, writeIndex(chunk, segment)));
     }
 
     /** @return length, unsigned, of segment {@code segment} of Write chunk {@code chunk} */
@@ -579,13 +539,13 @@ public final class RpcRdmaHeader {
 
     /** @return offset of segment {@code segment} of Write chunk {@code chunk} */
     public long writeOffset(int chunk, int segment) {
-        return RpcRdmaSegments.offset(wire.bytes(), writeSegmentAt(chunk, writeIndex(chunk, segment)));
+        return RpcRdmaSegments.offset(lists.wire.bytes(), lists.writeSegmentAt(chunk, writeIndex(chunk, segment)));
     }
 
     /** @return total unsigned length of Write chunk {@code chunk} */
     public long writeChunkLength(int chunk) {
-        int first = writeChunkStart[Objects.checkIndex(chunk, writeChunkCount)];
-        return RpcRdmaSegments.sumLengths(wire.bytes(), writeSegmentAt(chunk, first), writeChunkEnd(chunk) - first,
+        int first = lists.writeChunkStart[Objects.checkIndex(chunk, lists.writeChunkCount)];
+        return RpcRdmaSegments.sumLengths(lists.wire.bytes(), lists.writeSegmentAt(chunk, first), lists.writeChunkEnd(chunk) - first,
                 RpcRdmaSegments.PLAIN_STRIDE);
     }
 
@@ -593,22 +553,22 @@ public final class RpcRdmaHeader {
 
     /** @return whether the Reply chunk is present (it may still have 0 segments) */
     public boolean hasReplyChunk() {
-        return replyChunkPresent;
+        return lists.replyChunkPresent;
     }
 
     /** @return number of segments in the Reply chunk (0 when absent) */
     public int replySegmentCount() {
-        return replyCount;
+        return lists.replyCount;
     }
 
     /** @return handle of Reply segment {@code segment} */
     public int replyHandle(int segment) {
-        return RpcRdmaSegments.handle(wire.bytes(), replySegmentAt(Objects.checkIndex(segment, replyCount)));
+        return RpcRdmaSegments.handle(lists.wire.bytes(), lists.replySegmentAt(Objects.checkIndex(segment, lists.replyCount)));
     }
 
     /** @return length (raw bits) of Reply segment {@code segment} */
     public int replyLength(int segment) {
-        return RpcRdmaSegments.length(wire.bytes(), replySegmentAt(Objects.checkIndex(segment, replyCount)));
+        return RpcRdmaSegments.length(lists.wire.bytes(), lists.replySegmentAt(Objects.checkIndex(segment, lists.replyCount)));
     }
 
     /** @return length, unsigned, of Reply segment {@code segment} */
@@ -618,12 +578,12 @@ public final class RpcRdmaHeader {
 
     /** @return offset of Reply segment {@code segment} */
     public long replyOffset(int segment) {
-        return RpcRdmaSegments.offset(wire.bytes(), replySegmentAt(Objects.checkIndex(segment, replyCount)));
+        return RpcRdmaSegments.offset(lists.wire.bytes(), lists.replySegmentAt(Objects.checkIndex(segment, lists.replyCount)));
     }
 
     /** @return total unsigned length of the Reply chunk (0 when absent) */
     public long replyChunkLength() {
-        return RpcRdmaSegments.sumLengths(wire.bytes(), replySegmentAt(0), replyCount, RpcRdmaSegments.PLAIN_STRIDE);
+        return RpcRdmaSegments.sumLengths(lists.wire.bytes(), lists.replySegmentAt(0), lists.replyCount, RpcRdmaSegments.PLAIN_STRIDE);
     }
 
     // ----------------------------------------------------------------------------------------------- errors
@@ -647,7 +607,7 @@ public final class RpcRdmaHeader {
 
     /** @return number of segments in the Read list, the Write list and the Reply chunk together */
     public int totalSegmentCount() {
-        return readCount + writeCount + replyCount;
+        return lists.readCount + lists.writeCount + lists.replyCount;
     }
 
     /**
@@ -657,15 +617,15 @@ public final class RpcRdmaHeader {
      * @return that handle as an unsigned value, or -1 when the header names no handle or more than one
      */
     public long soleHandle() {
-        byte[] image = wire.bytes();
-        long sole = RpcRdmaSegments.foldSoleHandle(image, readSegmentAt(0), readCount, RpcRdmaSegments.READ_STRIDE,
+        byte[] image = lists.wire.bytes();
+        long sole = RpcRdmaSegments.foldSoleHandle(image, lists.readSegmentAt(0), lists.readCount, RpcRdmaSegments.READ_STRIDE,
                 RpcRdmaSegments.NO_HANDLE);
-        for (int c = 0; c < writeChunkCount; c++) {
-            int first = writeChunkStart[c];
-            sole = RpcRdmaSegments.foldSoleHandle(image, writeSegmentAt(c, first), writeChunkEnd(c) - first,
+        for (int c = 0; c < lists.writeChunkCount; c++) {
+            int first = lists.writeChunkStart[c];
+            sole = RpcRdmaSegments.foldSoleHandle(image, lists.writeSegmentAt(c, first), lists.writeChunkEnd(c) - first,
                     RpcRdmaSegments.PLAIN_STRIDE, sole);
         }
-        sole = RpcRdmaSegments.foldSoleHandle(image, replySegmentAt(0), replyCount, RpcRdmaSegments.PLAIN_STRIDE, sole);
+        sole = RpcRdmaSegments.foldSoleHandle(image, lists.replySegmentAt(0), lists.replyCount, RpcRdmaSegments.PLAIN_STRIDE, sole);
         return sole < 0 ? -1 : sole;
     }
 
@@ -684,25 +644,25 @@ public final class RpcRdmaHeader {
             return errorCode == other.errorCode && errorVersLow == other.errorVersLow
                     && errorVersHigh == other.errorVersHigh;
         }
-        if (readChunkCount != other.readChunkCount || writeChunkCount != other.writeChunkCount
-                || replyChunkPresent != other.replyChunkPresent || readCount != other.readCount
-                || writeCount != other.writeCount || replyCount != other.replyCount) {
+        if (lists.readChunkCount != other.lists.readChunkCount || lists.writeChunkCount != other.lists.writeChunkCount
+                || lists.replyChunkPresent != other.lists.replyChunkPresent || lists.readCount != other.lists.readCount
+                || lists.writeCount != other.lists.writeCount || lists.replyCount != other.lists.replyCount) {
             return false;
         }
-        for (int c = 0; c < writeChunkCount; c++) {
-            if (writeChunkStart[c] != other.writeChunkStart[c]) {
+        for (int c = 0; c < lists.writeChunkCount; c++) {
+            if (lists.writeChunkStart[c] != other.lists.writeChunkStart[c]) {
                 return false;
             }
         }
         // with equal counts the lists lie at the same offsets; the words between segments (discriminators 1,
         // segment counts) then agree too, so equal bytes mean equal lists
-        byte[] a = wire.bytes();
-        byte[] b = other.wire.bytes();
+        byte[] a = lists.wire.bytes();
+        byte[] b = other.lists.wire.bytes();
         int from = RpcRdmaLayout.FIXED_HEADER_LENGTH;
-        int replyFrom = replySegmentAt(0);
-        int replyTo = replyFrom + replyCount * RpcRdmaLayout.SEGMENT_LENGTH;
-        return Arrays.equals(a, from, readEnd(), b, from, readEnd())
-                && Arrays.equals(a, writeAt(), writeEnd(), b, writeAt(), writeEnd())
+        int replyFrom = lists.replySegmentAt(0);
+        int replyTo = replyFrom + lists.replyCount * RpcRdmaLayout.SEGMENT_LENGTH;
+        return Arrays.equals(a, from, lists.readEnd(), b, from, lists.readEnd())
+                && Arrays.equals(a, lists.writeAt(), lists.writeEnd(), b, lists.writeAt(), lists.writeEnd())
                 && Arrays.equals(a, replyFrom, replyTo, b, replyFrom, replyTo);
     }
 
@@ -721,19 +681,19 @@ public final class RpcRdmaHeader {
             }
         } else {
             sb.append(" read=");
-            RpcRdmaSegments.appendTo(sb, wire.bytes(), readSegmentAt(0), readCount, RpcRdmaSegments.READ_STRIDE);
+            RpcRdmaSegments.appendTo(sb, lists.wire.bytes(), lists.readSegmentAt(0), lists.readCount, RpcRdmaSegments.READ_STRIDE);
             sb.append(" write=[");
-            for (int c = 0; c < writeChunkCount; c++) {
+            for (int c = 0; c < lists.writeChunkCount; c++) {
                 if (c > 0) {
                     sb.append(", ");
                 }
-                int first = writeChunkStart[c];
-                RpcRdmaSegments.appendTo(sb, wire.bytes(), writeSegmentAt(c, first), writeChunkEnd(c) - first,
+                int first = lists.writeChunkStart[c];
+                RpcRdmaSegments.appendTo(sb, lists.wire.bytes(), lists.writeSegmentAt(c, first), lists.writeChunkEnd(c) - first,
                         RpcRdmaSegments.PLAIN_STRIDE);
             }
             sb.append("] reply=");
-            if (replyChunkPresent) {
-                RpcRdmaSegments.appendTo(sb, wire.bytes(), replySegmentAt(0), replyCount, RpcRdmaSegments.PLAIN_STRIDE);
+            if (lists.replyChunkPresent) {
+                RpcRdmaSegments.appendTo(sb, lists.wire.bytes(), lists.replySegmentAt(0), lists.replyCount, RpcRdmaSegments.PLAIN_STRIDE);
             } else {
                 sb.append("none");
             }
@@ -744,128 +704,11 @@ public final class RpcRdmaHeader {
     // ------------------------------------------------------------------ package-private, for decoder and encoder
 
     RpcRdmaWire wire() {
-        return wire;
+        return lists.wire;
     }
 
-    /*
-     * Where the lists lie in the image, which has the header's wire layout: the fixed words, the Read list entries
-     * and their terminator, the Write list (per chunk: 1, count, segments) and its terminator, the Reply chunk.
-     */
-
-    /** @return offset of the Read list's terminating discriminator */
-    int readEnd() {
-        return RpcRdmaLayout.FIXED_HEADER_LENGTH + readCount * RpcRdmaLayout.READ_LIST_ENTRY_LENGTH;
-    }
-
-    /** @return offset of the Write list's first entry */
-    int writeAt() {
-        return readEnd() + RpcRdmaLayout.WORD;
-    }
-
-    /** @return offset of the Write list's terminating discriminator */
-    int writeEnd() {
-        return writeAt() + writeChunkCount * RpcRdmaLayout.CHUNK_PREFIX_LENGTH
-                + writeCount * RpcRdmaLayout.SEGMENT_LENGTH;
-    }
-
-    /** @return offset of the Reply chunk's discriminator */
-    int replyAt() {
-        return writeEnd() + RpcRdmaLayout.WORD;
-    }
-
-    /** @return the length of the RDMA_MSG or RDMA_NOMSG header these lists make */
-    private int imageLength() {
-        return replyAt() + (replyChunkPresent
-                ? RpcRdmaLayout.CHUNK_PREFIX_LENGTH + replyCount * RpcRdmaLayout.SEGMENT_LENGTH : RpcRdmaLayout.WORD);
-    }
-
-    /** @return offset of the handle of read segment {@code i} */
-    private static int readSegmentAt(int i) {
-        return RpcRdmaLayout.FIXED_HEADER_LENGTH + i * RpcRdmaLayout.READ_LIST_ENTRY_LENGTH + 2 * RpcRdmaLayout.WORD;
-    }
-
-    /** @return offset of write segment {@code k} (counted over the Write list), which belongs to chunk {@code c} */
-    private int writeSegmentAt(int c, int k) {
-        return writeAt() + (c + 1) * RpcRdmaLayout.CHUNK_PREFIX_LENGTH + k * RpcRdmaLayout.SEGMENT_LENGTH;
-    }
-
-    /** @return offset of Reply segment {@code s} */
-    private int replySegmentAt(int s) {
-        return replyAt() + RpcRdmaLayout.CHUNK_PREFIX_LENGTH + s * RpcRdmaLayout.SEGMENT_LENGTH;
-    }
-
-    private int readPos(int i) {
-        return RpcRdmaSegments.position(wire.bytes(), readSegmentAt(i));
-    }
-
-    /**
-     * Replaces the {@code oldSize} bytes at {@code at} by room for {@code newSize} bytes; when {@code moveTail},
-     * the lists after them move along (a builder call out of wire order, or replacing a list in the middle).
-     */
-    private void resize(int at, int oldSize, int newSize, boolean moveTail) {
-        int end = imageLength();
-        wire.ensureCapacity(end - oldSize + newSize);
-        if (moveTail && oldSize != newSize) {
-            byte[] image = wire.bytes();
-            System.arraycopy(image, at + oldSize, image, at + newSize, end - at - oldSize);
-        }
-    }
-
-    /**
-     * Takes the {@code n} Read list entries the decoder found at the start of the image's lists, and groups them
-     * into Read chunks, checking positions on the way (see {@code RpcRdmaDecoder}): a position not a multiple of 4
-     * or below the one before, or a chunk longer than {@code maxPerChunk}, refuses the entry.
-     *
-     * @return -1, or the index of the refused entry
-     */
-    int decodeReadEntries(int n, int maxPerChunk) {
-        ensureReadChunkCapacity(n);
-        byte[] image = wire.bytes();
-        int[] starts = readChunkStart;
-        int chunks = 0;
-        int chunkStart = 0;
-        int previous = 0;
-        for (int i = 0; i < n; i++) {
-            int current = RpcRdmaSegments.position(image, readSegmentAt(i));
-            if (i == 0 || current != previous) {
-                if ((current & 3) != 0 || i > 0 && Integer.compareUnsigned(current, previous) < 0) {
-                    return i;
-                }
-                chunkStart = i;
-                starts[chunks++] = i;
-            } else if (i - chunkStart >= maxPerChunk) {
-                return i;
-            }
-            previous = current;
-        }
-        readCount = n;
-        readChunkCount = chunks;
-        return -1;
-    }
-
-    /** Takes a Write chunk of {@code count} segments that the decoder checked; its bytes are in the image. */
-    void decodedWriteChunk(int count) {
-        ensureWriteChunkCapacity(writeChunkCount + 1);
-        writeChunkStart[writeChunkCount++] = writeCount;
-        writeCount += count;
-    }
-
-    /** Takes a Reply chunk of {@code count} segments that the decoder checked; its bytes are in the image. */
-    void decodedReplyChunk(int count) {
-        replyChunkPresent = true;
-        replyCount = count;
-    }
-
-    /** Appends a read segment without checks; the caller has checked alignment, order and limits. */
-    private void appendRead(int position, int handle, int length, long offset) {
-        int n = readCount;
-        if (n == 0 || position != readPos(n - 1)) {
-            ensureReadChunkCapacity(readChunkCount + 1);
-            readChunkStart[readChunkCount++] = n;
-        }
-        resize(readEnd(), 0, RpcRdmaLayout.READ_LIST_ENTRY_LENGTH, writeChunkCount > 0 || replyChunkPresent);
-        RpcRdmaSegments.putReadEntry(wire.bytes(), readSegmentAt(n), position, handle, length, offset);
-        readCount = n + 1;
+    RpcRdmaChunkLists lists() {
+        return lists;
     }
 
     void setFixed(int xid, int vers, int credits, RpcRdmaProc proc) {
@@ -893,32 +736,8 @@ public final class RpcRdmaHeader {
         }
     }
 
-    private int readChunkEnd(int chunk) {
-        Objects.checkIndex(chunk, readChunkCount);
-        return chunk + 1 < readChunkCount ? readChunkStart[chunk + 1] : readCount;
-    }
-
-    private int writeChunkEnd(int chunk) {
-        Objects.checkIndex(chunk, writeChunkCount);
-        return chunk + 1 < writeChunkCount ? writeChunkStart[chunk + 1] : writeCount;
-    }
-
     private int writeIndex(int chunk, int segment) {
-        int start = writeChunkStart[Objects.checkIndex(chunk, writeChunkCount)];
-        return start + Objects.checkIndex(segment, writeChunkEnd(chunk) - start);
-    }
-
-    private void ensureReadChunkCapacity(int needed) {
-        if (needed > readChunkStart.length) {
-            int capacity = (int) Math.min(readLimit, Math.max(needed, 2L * readChunkStart.length));
-            readChunkStart = Arrays.copyOf(readChunkStart, capacity);
-        }
-    }
-
-    private void ensureWriteChunkCapacity(int needed) {
-        if (needed > writeChunkStart.length) {
-            int capacity = (int) Math.min(limits.maxWriteChunks(), Math.max(needed, 2L * writeChunkStart.length));
-            writeChunkStart = Arrays.copyOf(writeChunkStart, capacity);
-        }
+        int start = lists.writeChunkStart[Objects.checkIndex(chunk, lists.writeChunkCount)];
+        return start + Objects.checkIndex(segment, lists.writeChunkEnd(chunk) - start);
     }
 }

@@ -70,6 +70,34 @@ final class RpcRdmaSegments {
         return (long) first << 32 | second & 0xFFFFFFFFL;
     }
 
+    /**
+     * Checks the positions of {@code n} Read list entries whose first handle is at {@code at} and records where each
+     * Read chunk (run of one position) starts in {@code chunkStarts}, which has room for {@code n}. An entry whose
+     * position is not a multiple of 4 or is below the one before it, or that makes its chunk longer than
+     * {@code maxPerChunk}, is refused.
+     *
+     * @return the number of Read chunks, or {@code -1 - i} when entry {@code i} is refused
+     */
+    static int groupReadEntries(byte[] image, int at, int n, int[] chunkStarts, int maxPerChunk) {
+        int chunks = 0;
+        int chunkStart = 0;
+        int previous = 0;
+        for (int i = 0, p = at; i < n; i++, p += READ_STRIDE) {
+            int current = position(image, p);
+            if (i == 0 || current != previous) {
+                if ((current & 3) != 0 || i > 0 && Integer.compareUnsigned(current, previous) < 0) {
+                    return -1 - i;
+                }
+                chunkStart = i;
+                chunkStarts[chunks++] = i;
+            } else if (i - chunkStart >= maxPerChunk) {
+                return -1 - i;
+            }
+            previous = current;
+        }
+        return chunks;
+    }
+
     /** @return the sum of the unsigned lengths of {@code n} segments from {@code at} */
     static long sumLengths(byte[] image, int at, int n, int stride) {
         long sum = 0;

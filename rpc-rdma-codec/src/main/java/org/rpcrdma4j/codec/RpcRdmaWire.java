@@ -85,7 +85,7 @@ final class RpcRdmaWire {
     }
 
     /**
-     * The scratch array itself, for bulk copies to and from a header's segment lists. Valid until the next
+     * The image array itself, for the header's accessors and bulk copies between headers. Valid until the next
      * {@link #need} or {@link #ensureCapacity}, which may replace it.
      */
     byte[] bytes() {

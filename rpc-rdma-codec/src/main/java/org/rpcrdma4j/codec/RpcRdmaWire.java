@@ -96,10 +96,6 @@ final class RpcRdmaWire {
         return (int) INT.get(bytes, offset);
     }
 
-    long getLong(int offset) {
-        return (long) LONG.get(bytes, offset);
-    }
-
     // ------------------------------------------------------------------------------------------- encoding
 
     /** Makes room for an image of {@code size} bytes, keeping the content. */

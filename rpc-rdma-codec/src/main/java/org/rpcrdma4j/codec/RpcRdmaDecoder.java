@@ -25,10 +25,10 @@ import io.netty.buffer.ByteBuf;
  * Reads an RPC-over-RDMA version 1 transport header from a {@link ByteBuf} into a reusable {@link RpcRdmaHeader},
  * validating it as it goes. Stateless; the limits are the header's ({@link RpcRdmaHeader#limits()}).
  * <p>
- * Allocation: none, once the header's arrays have grown to the largest message seen. A count read from the wire is
- * compared with the bytes that remain and with the limits <em>before</em> anything grows. The bytes are copied
- * into the header's scratch space in a few bulk copies and read from there (see {@code RpcRdmaWire}); the buffer
- * is only borrowed for the call.
+ * Allocation: none, once the header's wire image has grown to the largest message seen. A count read from the wire
+ * is compared with the bytes that remain and with the limits <em>before</em> anything grows. The bytes are copied
+ * into the header's wire image in a few bulk copies, checked there and left there (see {@code RpcRdmaWire}); the
+ * buffer is only borrowed for the call.
  * <p>
  * Checks, each reported as an {@link RpcRdmaDecodeException} (the only exception decoding of wire input throws):
  * <ul>
@@ -209,7 +209,6 @@ public final class RpcRdmaDecoder {
         int p = decodeReadList(w, FIXED_HEADER_LENGTH, header, limits, xid);
 
         // Write list: {1, count, count x segment}* 0
-        RpcRdmaSegments write = header.writeSegments();
         while (true) {
             int discriminator = discriminator(w, p, xid, "Write list");
             if (discriminator == ABSENT) {
@@ -221,9 +220,8 @@ public final class RpcRdmaDecoder {
                         "more than " + limits.maxWriteChunks() + " Write chunks");
             }
             int count = segmentCount(w, p + WORD, header, limits, xid, header.writeChunkCount());
-            p += 2 * WORD;
-            header.appendWriteChunk();
-            p = readSegments(w, p, count, write);
+            p = segmentsEnd(w, p + 2 * WORD, count);
+            header.lists().decodedWriteChunk(count);
         }
 
         // Reply chunk: 0 | 1, count, count x segment
@@ -231,17 +229,16 @@ public final class RpcRdmaDecoder {
         p += WORD;
         if (discriminator == PRESENT) {
             int count = segmentCount(w, p, header, limits, xid, REPLY_CHUNK);
-            p += WORD;
-            header.markReplyChunkPresent();
-            p = readSegments(w, p, count, header.replySegments());
+            p = segmentsEnd(w, p + WORD, count);
+            header.lists().decodedReplyChunk(count);
         }
         return p;
     }
 
     /**
      * Read list: {1, position, segment}* 0. Returns the offset after the terminating 0. Two passes: the first walks
-     * the discriminators to find how many entries there are (checking truncation and the limits), the second reads
-     * them in one tight loop (checking positions).
+     * the discriminators to find how many entries there are (checking truncation and the limits), the second checks
+     * the positions and groups the entries into Read chunks. The segments themselves stay in the image.
      */
     private static int decodeReadList(RpcRdmaWire w, int start, RpcRdmaHeader header, RpcRdmaLimits limits, int xid)
             throws RpcRdmaDecodeException {
@@ -265,28 +262,28 @@ public final class RpcRdmaDecoder {
         }
         // the discriminator check made every entry up to the terminator readable
         if (n > 0) {
-            int bad = header.decodeReadEntries(w, start, n, limits.maxSegmentsPerChunk());
+            int bad = header.lists().decodeReadEntries(n, limits.maxSegmentsPerChunk());
             if (bad >= 0) {
-                throw refuseReadEntry(header, limits, xid, start + bad * READ_LIST_ENTRY_LENGTH, bad);
+                throw refuseReadEntry(w, limits, xid, start + bad * READ_LIST_ENTRY_LENGTH, bad);
             }
         }
         return p + WORD;
     }
 
     /** Read entry {@code i} at offset {@code p} was refused: a misplaced position or one segment too many. */
-    private static RpcRdmaDecodeException refuseReadEntry(RpcRdmaHeader header, RpcRdmaLimits limits, int xid, int p,
+    private static RpcRdmaDecodeException refuseReadEntry(RpcRdmaWire w, RpcRdmaLimits limits, int xid, int p,
                                                           int i) {
-        RpcRdmaSegments read = header.readSegments();
-        int position = read.position(i);
+        int position = w.getInt(p + WORD);
         String pos = Integer.toUnsignedString(position);
         if ((position & 3) != 0) {
             return new RpcRdmaDecodeException(Reason.MISALIGNED_POSITION, Response.ERR_CHUNK, true, xid, p + WORD,
                     "read segment " + i + " position " + pos + " is not a multiple of 4");
         }
-        if (i > 0 && Integer.compareUnsigned(position, read.position(i - 1)) < 0) {
+        int previous = i > 0 ? w.getInt(p + WORD - READ_LIST_ENTRY_LENGTH) : 0;
+        if (i > 0 && Integer.compareUnsigned(position, previous) < 0) {
             return new RpcRdmaDecodeException(Reason.DECREASING_POSITION, Response.ERR_CHUNK, true, xid, p + WORD,
                     "read segment " + i + " position " + pos + " is below the previous position "
-                    + Integer.toUnsignedString(read.position(i - 1)));
+                    + Integer.toUnsignedString(previous));
         }
         return new RpcRdmaDecodeException(Reason.TOO_MANY_SEGMENTS_IN_CHUNK, Response.ERR_CHUNK, true, xid, p,
                 "more than " + limits.maxSegmentsPerChunk() + " segments in the Read chunk at position " + pos);
@@ -346,11 +343,13 @@ public final class RpcRdmaDecoder {
                 chunkName(chunk) + " brings the header past " + limits.maxSegments() + " segments");
     }
 
-    /** Appends {@code count} checked segments found at offset {@code at}; returns the offset after them. */
-    private static int readSegments(RpcRdmaWire w, int at, int count, RpcRdmaSegments into) {
+    /**
+     * Makes {@code count} checked segments at offset {@code at} part of the image (they are read from there when
+     * asked for); returns the offset after them.
+     */
+    private static int segmentsEnd(RpcRdmaWire w, int at, int count) {
         int end = at + count * SEGMENT_LENGTH;
         w.need(end);
-        into.decode(w, at, count);
         return end;
     }
 

@@ -23,7 +23,8 @@ import java.util.Objects;
 
 /**
  * Writes RPC-over-RDMA version 1 transport headers into buffers the caller owns. Stateless and allocation free
- * once warm: a header is laid out in the header's own scratch space and copied to the buffer in one call.
+ * once warm: a header keeps its chunk lists in wire form (its wire image), so encoding adds the fixed words and the
+ * list terminators and copies the image to the buffer in one call.
  * <p>
  * {@link #encodedLength(RpcRdmaHeader)} gives the exact size first, so a transport can decide between inline and
  * chunks, or reserve room in front of an RPC message, before writing anything. The encode methods write nothing
@@ -118,8 +119,8 @@ public final class RpcRdmaEncoder {
     }
 
     /**
-     * Lays the header out in its scratch space, from which it is copied to the buffer in one call: one bounds check
-     * instead of one per word.
+     * Completes the header's wire image (the fixed words, the list terminators, or an RDMA_ERROR body), from which
+     * it is copied to the buffer in one call: one bounds check instead of one per word, and no per-segment work.
      */
     private static void write(RpcRdmaHeader header, int length) {
         RpcRdmaWire w = header.wire();
@@ -136,31 +137,13 @@ public final class RpcRdmaEncoder {
             }
             return;
         }
-        int p = FIXED_HEADER_LENGTH;
-
-        p = header.readSegments().encodeReadEntries(w, p);
-        w.putInt(p, ABSENT);
-        p += WORD;
-
-        RpcRdmaSegments write = header.writeSegments();
-        int segment = 0;
-        for (int c = 0, chunks = header.writeChunkCount(); c < chunks; c++) {
-            int count = header.writeSegmentCount(c);
-            w.putInt(p, PRESENT);
-            w.putInt(p + 4, count);
-            p = write.encode(w, p + CHUNK_PREFIX_LENGTH, segment, segment + count);
-            segment += count;
-        }
-        w.putInt(p, ABSENT);
-        p += WORD;
-
+        // the lists are in the image already, in wire order; only their terminators are written here
+        w.putInt(header.lists().readEnd(), ABSENT);
+        w.putInt(header.lists().writeEnd(), ABSENT);
         if (header.hasReplyChunk()) {
-            RpcRdmaSegments reply = header.replySegments();
-            w.putInt(p, PRESENT);
-            w.putInt(p + 4, reply.count());
-            reply.encode(w, p + CHUNK_PREFIX_LENGTH, 0, reply.count());
+            w.putLong(header.lists().replyAt(), (long) PRESENT << 32 | header.replySegmentCount());
         } else {
-            w.putInt(p, ABSENT);
+            w.putInt(header.lists().replyAt(), ABSENT);
         }
     }
 

@@ -8,9 +8,13 @@ import java.util.Objects;
  * Write list, the Reply chunk, and for RDMA_ERROR the error code and its version range.
  * <p>
  * Keep one per receive buffer (filled by {@link RpcRdmaDecoder}) or one per request context (filled with the
- * builder methods and written by {@link RpcRdmaEncoder}). Segments live in parallel primitive arrays that grow on
- * demand, never past the header's {@link RpcRdmaLimits}; once a header has held its largest message, neither
- * decoding into it nor building it allocates.
+ * builder methods and written by {@link RpcRdmaEncoder}). The chunk lists live in their wire form, in one byte array
+ * the header owns (its wire image): the decoder copies the received header there, checks it in one pass and keeps
+ * only the counts and where each chunk starts; the builder writes segments there as they are added; the encoder
+ * adds the fixed words and list terminators and copies the image out in one call. Each accessor reads its word from
+ * the image, so the values stay valid after the receive buffer is reused or released. The image grows on demand,
+ * never past the largest header the {@link RpcRdmaLimits} allow; once a header has held its largest message,
+ * neither decoding into it nor building it allocates.
  *
  * <h2>Indexing</h2>
  * <ul>
@@ -35,7 +39,8 @@ import java.util.Objects;
  * Builder methods check what the decoder would refuse (misaligned or decreasing positions, limits) and throw
  * {@link IllegalArgumentException} or {@link IllegalStateException}.
  * <p>
- * Not thread-safe: one owner thread at a time. That includes encoding, which uses scratch space inside the header.
+ * Not thread-safe: one owner thread at a time. That includes encoding, which completes the wire image inside the
+ * header.
  */
 public final class RpcRdmaHeader {
 
@@ -46,25 +51,12 @@ public final class RpcRdmaHeader {
     private int credits;
     private RpcRdmaProc proc = RpcRdmaProc.RDMA_MSG;
 
-    private final RpcRdmaSegments read;
-    /** Index of the first read segment of each Read chunk. */
-    private int[] readChunkStart;
-    private int readChunkCount;
-
-    private final RpcRdmaSegments write;
-    /** Index of the first write segment of each Write chunk. */
-    private int[] writeChunkStart;
-    private int writeChunkCount;
-
-    private final RpcRdmaSegments reply;
-    private boolean replyChunkPresent;
-
     private RpcRdmaErrorCode errorCode;
     private int errorVersLow;
     private int errorVersHigh;
 
-    /** Scratch space the decoder reads from and the encoder writes into. */
-    private final RpcRdmaWire wire = new RpcRdmaWire();
+    /** The chunk lists, in their wire form. */
+    private final RpcRdmaChunkLists lists;
 
     /** A header bounded by {@link RpcRdmaLimits#DEFAULT}. */
     public RpcRdmaHeader() {
@@ -74,15 +66,7 @@ public final class RpcRdmaHeader {
     /** @param limits how many chunks and segments this header may hold and its decoder may accept */
     public RpcRdmaHeader(RpcRdmaLimits limits) {
         this.limits = Objects.requireNonNull(limits, "limits");
-        int readLimit = Math.min(limits.maxReadSegments(), limits.maxSegments());
-        int writeLimit = (int) Math.min((long) limits.maxWriteChunks() * limits.maxSegmentsPerChunk(),
-                limits.maxSegments());
-        int replyLimit = Math.min(limits.maxSegmentsPerChunk(), limits.maxSegments());
-        this.read = new RpcRdmaSegments(readLimit, true);
-        this.write = new RpcRdmaSegments(writeLimit, false);
-        this.reply = new RpcRdmaSegments(replyLimit, false);
-        this.readChunkStart = new int[Math.min(4, readLimit)];
-        this.writeChunkStart = new int[Math.min(4, limits.maxWriteChunks())];
+        this.lists = new RpcRdmaChunkLists(limits);
     }
 
     /** @return the limits this header was made with */
@@ -115,12 +99,7 @@ public final class RpcRdmaHeader {
      * @return this
      */
     public RpcRdmaHeader clearChunkLists() {
-        read.clear();
-        readChunkCount = 0;
-        write.clear();
-        writeChunkCount = 0;
-        reply.clear();
-        replyChunkPresent = false;
+        lists.clear();
         return this;
     }
 
@@ -166,21 +145,21 @@ public final class RpcRdmaHeader {
             throw new IllegalArgumentException("read position not a multiple of 4: "
                     + Integer.toUnsignedString(position));
         }
-        int n = read.count();
-        if (n > 0 && Integer.compareUnsigned(position, read.position(n - 1)) < 0) {
+        int n = lists.readCount;
+        if (n > 0 && Integer.compareUnsigned(position, lists.readPos(n - 1)) < 0) {
             throw new IllegalArgumentException("read position " + Integer.toUnsignedString(position)
-                    + " below the previous one " + Integer.toUnsignedString(read.position(n - 1)));
+                    + " below the previous one " + Integer.toUnsignedString(lists.readPos(n - 1)));
         }
         if (n >= limits.maxReadSegments()) {
             throw new IllegalStateException("more than " + limits.maxReadSegments() + " read segments");
         }
-        boolean newChunk = n == 0 || position != read.position(n - 1);
-        int inChunk = newChunk ? 0 : n - readChunkStart[readChunkCount - 1];
+        boolean newChunk = n == 0 || position != lists.readPos(n - 1);
+        int inChunk = newChunk ? 0 : n - lists.readChunkStart[lists.readChunkCount - 1];
         if (inChunk >= limits.maxSegmentsPerChunk()) {
             throw new IllegalStateException("more than " + limits.maxSegmentsPerChunk() + " segments in a Read chunk");
         }
         checkTotal();
-        appendRead(position, handle, length, offset);
+        lists.appendRead(position, handle, length, offset);
         return this;
     }
 
@@ -192,10 +171,14 @@ public final class RpcRdmaHeader {
      * @throws IllegalStateException when the Write chunk limit would be exceeded
      */
     public RpcRdmaHeader beginWriteChunk() {
-        if (writeChunkCount >= limits.maxWriteChunks()) {
+        if (lists.writeChunkCount >= limits.maxWriteChunks()) {
             throw new IllegalStateException("more than " + limits.maxWriteChunks() + " Write chunks");
         }
-        appendWriteChunk();
+        int at = lists.writeEnd();
+        lists.resize(at, 0, RpcRdmaLayout.CHUNK_PREFIX_LENGTH, lists.replyChunkPresent);
+        lists.wire.putLong(at, RpcRdmaSegments.pair(RpcRdmaLayout.PRESENT, 0));
+        lists.ensureWriteChunkCapacity(lists.writeChunkCount + 1);
+        lists.writeChunkStart[lists.writeChunkCount++] = lists.writeCount;
         return this;
     }
 
@@ -206,14 +189,20 @@ public final class RpcRdmaHeader {
      * @throws IllegalStateException when no Write chunk was begun or a limit would be exceeded
      */
     public RpcRdmaHeader addWriteSegment(int handle, int length, long offset) {
-        if (writeChunkCount == 0) {
+        if (lists.writeChunkCount == 0) {
             throw new IllegalStateException("addWriteSegment before beginWriteChunk");
         }
-        if (write.count() - writeChunkStart[writeChunkCount - 1] >= limits.maxSegmentsPerChunk()) {
+        int last = lists.writeChunkCount - 1;
+        if (lists.writeCount - lists.writeChunkStart[last] >= limits.maxSegmentsPerChunk()) {
             throw new IllegalStateException("more than " + limits.maxSegmentsPerChunk() + " segments in a Write chunk");
         }
         checkTotal();
-        write.add(0, handle, length, offset);
+        int at = lists.writeEnd();
+        lists.resize(at, 0, RpcRdmaLayout.SEGMENT_LENGTH, lists.replyChunkPresent);
+        RpcRdmaSegments.putSegment(lists.wire.bytes(), at, handle, length, offset);
+        int countAt = lists.writeSegmentAt(last, lists.writeChunkStart[last]) - RpcRdmaLayout.WORD;
+        lists.wire.putInt(countAt, lists.wire.getInt(countAt) + 1);
+        lists.writeCount++;
         return this;
     }
 
@@ -223,8 +212,8 @@ public final class RpcRdmaHeader {
      * @return this
      */
     public RpcRdmaHeader beginReplyChunk() {
-        reply.clear();
-        replyChunkPresent = true;
+        lists.replyCount = 0;
+        lists.replyChunkPresent = true;
         return this;
     }
 
@@ -235,14 +224,17 @@ public final class RpcRdmaHeader {
      * @throws IllegalStateException when {@link #beginReplyChunk()} was not called or a limit would be exceeded
      */
     public RpcRdmaHeader addReplySegment(int handle, int length, long offset) {
-        if (!replyChunkPresent) {
+        if (!lists.replyChunkPresent) {
             throw new IllegalStateException("addReplySegment before beginReplyChunk");
         }
-        if (reply.count() >= limits.maxSegmentsPerChunk()) {
+        if (lists.replyCount >= limits.maxSegmentsPerChunk()) {
             throw new IllegalStateException("more than " + limits.maxSegmentsPerChunk() + " segments in the Reply chunk");
         }
         checkTotal();
-        reply.add(0, handle, length, offset);
+        int at = lists.replySegmentAt(lists.replyCount);
+        lists.wire.ensureCapacity(at + RpcRdmaLayout.SEGMENT_LENGTH);
+        RpcRdmaSegments.putSegment(lists.wire.bytes(), at, handle, length, offset);
+        lists.replyCount++;
         return this;
     }
 
@@ -287,19 +279,23 @@ public final class RpcRdmaHeader {
      * @throws IllegalStateException when {@code call}'s Write list exceeds this header's limits
      */
     public RpcRdmaHeader copyWriteListFrom(RpcRdmaHeader call) {
-        if (call.writeChunkCount > limits.maxWriteChunks() || call.write.count() > write.limit()) {
+        if (call.lists.writeChunkCount > limits.maxWriteChunks() || call.lists.writeCount > lists.writeLimit) {
             throw new IllegalStateException("the Write list does not fit this header's limits");
         }
-        for (int c = 0; c < call.writeChunkCount; c++) {
+        for (int c = 0; c < call.lists.writeChunkCount; c++) {
             if (call.writeSegmentCount(c) > limits.maxSegmentsPerChunk()) {
                 throw new IllegalStateException("Write chunk " + c + " does not fit this header's limits");
             }
         }
-        checkTotalAfter(read.count() + call.write.count() + reply.count());
-        write.copyFrom(call.write);
-        ensureWriteChunkCapacity(call.writeChunkCount);
-        System.arraycopy(call.writeChunkStart, 0, writeChunkStart, 0, call.writeChunkCount);
-        writeChunkCount = call.writeChunkCount;
+        checkTotalAfter(lists.readCount + call.lists.writeCount + lists.replyCount);
+        int at = lists.writeAt();
+        int length = call.lists.writeEnd() - call.lists.writeAt();
+        lists.resize(at, lists.writeEnd() - at, length, lists.replyChunkPresent);
+        System.arraycopy(call.lists.wire.bytes(), call.lists.writeAt(), lists.wire.bytes(), at, length);
+        lists.writeCount = call.lists.writeCount;
+        lists.ensureWriteChunkCapacity(call.lists.writeChunkCount);
+        System.arraycopy(call.lists.writeChunkStart, 0, lists.writeChunkStart, 0, call.lists.writeChunkCount);
+        lists.writeChunkCount = call.lists.writeChunkCount;
         return this;
     }
 
@@ -311,12 +307,16 @@ public final class RpcRdmaHeader {
      * @throws IllegalStateException when {@code call}'s Reply chunk exceeds this header's limits
      */
     public RpcRdmaHeader copyReplyChunkFrom(RpcRdmaHeader call) {
-        if (call.reply.count() > reply.limit()) {
+        if (call.lists.replyCount > lists.replyLimit) {
             throw new IllegalStateException("the Reply chunk does not fit this header's limits");
         }
-        checkTotalAfter(read.count() + write.count() + call.reply.count());
-        reply.copyFrom(call.reply);
-        replyChunkPresent = call.replyChunkPresent;
+        checkTotalAfter(lists.readCount + lists.writeCount + call.lists.replyCount);
+        int at = lists.replySegmentAt(0);
+        int length = call.lists.replyCount * RpcRdmaLayout.SEGMENT_LENGTH;
+        lists.wire.ensureCapacity(at + length);
+        System.arraycopy(call.lists.wire.bytes(), call.lists.replySegmentAt(0), lists.wire.bytes(), at, length);
+        lists.replyCount = call.lists.replyCount;
+        lists.replyChunkPresent = call.lists.replyChunkPresent;
         return this;
     }
 
@@ -327,7 +327,7 @@ public final class RpcRdmaHeader {
      * @throws IndexOutOfBoundsException for a chunk or segment that does not exist
      */
     public RpcRdmaHeader setWriteSegmentLength(int chunk, int segment, int length) {
-        write.setLength(writeIndex(chunk, segment), length);
+        RpcRdmaSegments.setLength(lists.wire.bytes(), lists.writeSegmentAt(chunk, writeIndex(chunk, segment)), length);
         return this;
     }
 
@@ -345,7 +345,9 @@ public final class RpcRdmaHeader {
         if (bytes < 0 || bytes > capacity) {
             throw new IllegalArgumentException(bytes + " bytes do not fit Write chunk " + chunk + " of " + capacity);
         }
-        write.spread(writeChunkStart[chunk], writeChunkEnd(chunk), bytes);
+        int first = lists.writeChunkStart[chunk];
+        RpcRdmaSegments.spread(lists.wire.bytes(), lists.writeSegmentAt(chunk, first), lists.writeChunkEnd(chunk) - first,
+                RpcRdmaSegments.PLAIN_STRIDE, bytes);
         return this;
     }
 
@@ -356,7 +358,7 @@ public final class RpcRdmaHeader {
      * @throws IndexOutOfBoundsException for a segment that does not exist
      */
     public RpcRdmaHeader setReplySegmentLength(int segment, int length) {
-        reply.setLength(Objects.checkIndex(segment, reply.count()), length);
+        RpcRdmaSegments.setLength(lists.wire.bytes(), lists.replySegmentAt(Objects.checkIndex(segment, lists.replyCount)), length);
         return this;
     }
 
@@ -371,7 +373,7 @@ public final class RpcRdmaHeader {
         if (bytes < 0 || bytes > capacity) {
             throw new IllegalArgumentException(bytes + " bytes do not fit the Reply chunk of " + capacity);
         }
-        reply.spread(0, reply.count(), bytes);
+        RpcRdmaSegments.spread(lists.wire.bytes(), lists.replySegmentAt(0), lists.replyCount, RpcRdmaSegments.PLAIN_STRIDE, bytes);
         return this;
     }
 
@@ -383,7 +385,7 @@ public final class RpcRdmaHeader {
      * @throws IllegalStateException when {@code other}'s lists exceed this header's limits
      */
     public RpcRdmaHeader copyFrom(RpcRdmaHeader other) {
-        if (other.read.count() > read.limit() || other.totalSegmentCount() > limits.maxSegments()) {
+        if (other.lists.readCount > lists.readLimit || other.totalSegmentCount() > limits.maxSegments()) {
             throw new IllegalStateException("the Read list does not fit this header's limits");
         }
         clear();
@@ -396,10 +398,14 @@ public final class RpcRdmaHeader {
         errorVersHigh = other.errorVersHigh;
         copyWriteListFrom(other);
         copyReplyChunkFrom(other);
-        read.copyFrom(other.read);
-        ensureReadChunkCapacity(other.readChunkCount);
-        System.arraycopy(other.readChunkStart, 0, readChunkStart, 0, other.readChunkCount);
-        readChunkCount = other.readChunkCount;
+        int length = other.lists.readCount * RpcRdmaLayout.READ_LIST_ENTRY_LENGTH;
+        lists.resize(RpcRdmaLayout.FIXED_HEADER_LENGTH, 0, length, true);
+        System.arraycopy(other.lists.wire.bytes(), RpcRdmaLayout.FIXED_HEADER_LENGTH, lists.wire.bytes(),
+                RpcRdmaLayout.FIXED_HEADER_LENGTH, length);
+        lists.readCount = other.lists.readCount;
+        lists.ensureReadChunkCapacity(other.lists.readChunkCount);
+        System.arraycopy(other.lists.readChunkStart, 0, lists.readChunkStart, 0, other.lists.readChunkCount);
+        lists.readChunkCount = other.lists.readChunkCount;
         return this;
     }
 
@@ -429,22 +435,22 @@ public final class RpcRdmaHeader {
 
     /** @return number of read segments in the Read list */
     public int readSegmentCount() {
-        return read.count();
+        return lists.readCount;
     }
 
     /** @return position of read segment {@code i} (raw bits of the unsigned word) */
     public int readPosition(int i) {
-        return read.position(Objects.checkIndex(i, read.count()));
+        return lists.readPos(Objects.checkIndex(i, lists.readCount));
     }
 
     /** @return handle (STag) of read segment {@code i} */
     public int readHandle(int i) {
-        return read.handle(Objects.checkIndex(i, read.count()));
+        return RpcRdmaSegments.handle(lists.wire.bytes(), lists.readSegmentAt(Objects.checkIndex(i, lists.readCount)));
     }
 
     /** @return length of read segment {@code i}, raw bits */
     public int readLength(int i) {
-        return read.length(Objects.checkIndex(i, read.count()));
+        return RpcRdmaSegments.length(lists.wire.bytes(), lists.readSegmentAt(Objects.checkIndex(i, lists.readCount)));
     }
 
     /** @return length of read segment {@code i}, unsigned */
@@ -454,38 +460,40 @@ public final class RpcRdmaHeader {
 
     /** @return offset of read segment {@code i} */
     public long readOffset(int i) {
-        return read.offset(Objects.checkIndex(i, read.count()));
+        return RpcRdmaSegments.offset(lists.wire.bytes(), lists.readSegmentAt(Objects.checkIndex(i, lists.readCount)));
     }
 
     /** @return number of Read chunks (runs of read segments sharing a position) */
     public int readChunkCount() {
-        return readChunkCount;
+        return lists.readChunkCount;
     }
 
     /** @return index of the first read segment of Read chunk {@code chunk} */
     public int readChunkFirstSegment(int chunk) {
-        return readChunkStart[Objects.checkIndex(chunk, readChunkCount)];
+        return lists.readChunkStart[Objects.checkIndex(chunk, lists.readChunkCount)];
     }
 
     /** @return number of segments in Read chunk {@code chunk} */
     public int readChunkSegmentCount(int chunk) {
-        return readChunkEnd(chunk) - readChunkStart[chunk];
+        return lists.readChunkEnd(chunk) - lists.readChunkStart[chunk];
     }
 
     /** @return position of Read chunk {@code chunk} */
     public int readChunkPosition(int chunk) {
-        return read.position(readChunkFirstSegment(chunk));
+        return lists.readPos(readChunkFirstSegment(chunk));
     }
 
     /** @return total unsigned length of Read chunk {@code chunk} */
     public long readChunkLength(int chunk) {
-        return read.sumLengths(readChunkFirstSegment(chunk), readChunkEnd(chunk));
+        int first = readChunkFirstSegment(chunk);
+        return RpcRdmaSegments.sumLengths(lists.wire.bytes(), lists.readSegmentAt(first), lists.readChunkEnd(chunk) - first,
+                RpcRdmaSegments.READ_STRIDE);
     }
 
     /** @return index of the Read chunk at {@code position}, or -1 when there is none */
     public int findReadChunk(int position) {
-        for (int c = 0; c < readChunkCount; c++) {
-            if (read.position(readChunkStart[c]) == position) {
+        for (int c = 0; c < lists.readChunkCount; c++) {
+            if (lists.readPos(lists.readChunkStart[c]) == position) {
                 return c;
             }
         }
@@ -494,34 +502,34 @@ public final class RpcRdmaHeader {
 
     /** @return whether the Read list has a chunk at position 0 (the whole Call, sent with RDMA_NOMSG) */
     public boolean hasPositionZeroReadChunk() {
-        return readChunkCount > 0 && read.position(0) == 0;
+        return lists.readChunkCount > 0 && lists.readPos(0) == 0;
     }
 
     // -------------------------------------------------------------------------------------------- write list
 
     /** @return number of Write chunks in the Write list */
     public int writeChunkCount() {
-        return writeChunkCount;
+        return lists.writeChunkCount;
     }
 
     /** @return number of segments in Write chunk {@code chunk} (0 for an empty Write chunk) */
     public int writeSegmentCount(int chunk) {
-        return writeChunkEnd(chunk) - writeChunkStart[chunk];
+        return lists.writeChunkEnd(chunk) - lists.writeChunkStart[chunk];
     }
 
     /** @return number of segments in all Write chunks together */
     public int totalWriteSegmentCount() {
-        return write.count();
+        return lists.writeCount;
     }
 
     /** @return handle of segment {@code segment} of Write chunk {@code chunk} */
     public int writeHandle(int chunk, int segment) {
-        return write.handle(writeIndex(chunk, segment));
+        return RpcRdmaSegments.handle(lists.wire.bytes(), lists.writeSegmentAt(chunk, writeIndex(chunk, segment)));
     }
 
     /** @return length (raw bits) of segment {@code segment} of Write chunk {@code chunk} */
     public int writeLength(int chunk, int segment) {
-        return write.length(writeIndex(chunk, segment));
+        return RpcRdmaSegments.length(lists.wire.bytes(), lists.writeSegmentAt(chunk, writeIndex(chunk, segment)));
     }
 
     /** @return length, unsigned, of segment {@code segment} of Write chunk {@code chunk} */
@@ -531,34 +539,36 @@ public final class RpcRdmaHeader {
 
     /** @return offset of segment {@code segment} of Write chunk {@code chunk} */
     public long writeOffset(int chunk, int segment) {
-        return write.offset(writeIndex(chunk, segment));
+        return RpcRdmaSegments.offset(lists.wire.bytes(), lists.writeSegmentAt(chunk, writeIndex(chunk, segment)));
     }
 
     /** @return total unsigned length of Write chunk {@code chunk} */
     public long writeChunkLength(int chunk) {
-        return write.sumLengths(writeChunkStart[Objects.checkIndex(chunk, writeChunkCount)], writeChunkEnd(chunk));
+        int first = lists.writeChunkStart[Objects.checkIndex(chunk, lists.writeChunkCount)];
+        return RpcRdmaSegments.sumLengths(lists.wire.bytes(), lists.writeSegmentAt(chunk, first), lists.writeChunkEnd(chunk) - first,
+                RpcRdmaSegments.PLAIN_STRIDE);
     }
 
     // ------------------------------------------------------------------------------------------- reply chunk
 
     /** @return whether the Reply chunk is present (it may still have 0 segments) */
     public boolean hasReplyChunk() {
-        return replyChunkPresent;
+        return lists.replyChunkPresent;
     }
 
     /** @return number of segments in the Reply chunk (0 when absent) */
     public int replySegmentCount() {
-        return reply.count();
+        return lists.replyCount;
     }
 
     /** @return handle of Reply segment {@code segment} */
     public int replyHandle(int segment) {
-        return reply.handle(Objects.checkIndex(segment, reply.count()));
+        return RpcRdmaSegments.handle(lists.wire.bytes(), lists.replySegmentAt(Objects.checkIndex(segment, lists.replyCount)));
     }
 
     /** @return length (raw bits) of Reply segment {@code segment} */
     public int replyLength(int segment) {
-        return reply.length(Objects.checkIndex(segment, reply.count()));
+        return RpcRdmaSegments.length(lists.wire.bytes(), lists.replySegmentAt(Objects.checkIndex(segment, lists.replyCount)));
     }
 
     /** @return length, unsigned, of Reply segment {@code segment} */
@@ -568,12 +578,12 @@ public final class RpcRdmaHeader {
 
     /** @return offset of Reply segment {@code segment} */
     public long replyOffset(int segment) {
-        return reply.offset(Objects.checkIndex(segment, reply.count()));
+        return RpcRdmaSegments.offset(lists.wire.bytes(), lists.replySegmentAt(Objects.checkIndex(segment, lists.replyCount)));
     }
 
     /** @return total unsigned length of the Reply chunk (0 when absent) */
     public long replyChunkLength() {
-        return reply.sumLengths(0, reply.count());
+        return RpcRdmaSegments.sumLengths(lists.wire.bytes(), lists.replySegmentAt(0), lists.replyCount, RpcRdmaSegments.PLAIN_STRIDE);
     }
 
     // ----------------------------------------------------------------------------------------------- errors
@@ -597,7 +607,7 @@ public final class RpcRdmaHeader {
 
     /** @return number of segments in the Read list, the Write list and the Reply chunk together */
     public int totalSegmentCount() {
-        return read.count() + write.count() + reply.count();
+        return lists.readCount + lists.writeCount + lists.replyCount;
     }
 
     /**
@@ -607,7 +617,15 @@ public final class RpcRdmaHeader {
      * @return that handle as an unsigned value, or -1 when the header names no handle or more than one
      */
     public long soleHandle() {
-        long sole = reply.foldSoleHandle(write.foldSoleHandle(read.foldSoleHandle(RpcRdmaSegments.NO_HANDLE)));
+        byte[] image = lists.wire.bytes();
+        long sole = RpcRdmaSegments.foldSoleHandle(image, lists.readSegmentAt(0), lists.readCount, RpcRdmaSegments.READ_STRIDE,
+                RpcRdmaSegments.NO_HANDLE);
+        for (int c = 0; c < lists.writeChunkCount; c++) {
+            int first = lists.writeChunkStart[c];
+            sole = RpcRdmaSegments.foldSoleHandle(image, lists.writeSegmentAt(c, first), lists.writeChunkEnd(c) - first,
+                    RpcRdmaSegments.PLAIN_STRIDE, sole);
+        }
+        sole = RpcRdmaSegments.foldSoleHandle(image, lists.replySegmentAt(0), lists.replyCount, RpcRdmaSegments.PLAIN_STRIDE, sole);
         return sole < 0 ? -1 : sole;
     }
 
@@ -626,16 +644,26 @@ public final class RpcRdmaHeader {
             return errorCode == other.errorCode && errorVersLow == other.errorVersLow
                     && errorVersHigh == other.errorVersHigh;
         }
-        if (readChunkCount != other.readChunkCount || writeChunkCount != other.writeChunkCount
-                || replyChunkPresent != other.replyChunkPresent) {
+        if (lists.readChunkCount != other.lists.readChunkCount || lists.writeChunkCount != other.lists.writeChunkCount
+                || lists.replyChunkPresent != other.lists.replyChunkPresent || lists.readCount != other.lists.readCount
+                || lists.writeCount != other.lists.writeCount || lists.replyCount != other.lists.replyCount) {
             return false;
         }
-        for (int c = 0; c < writeChunkCount; c++) {
-            if (writeChunkStart[c] != other.writeChunkStart[c]) {
+        for (int c = 0; c < lists.writeChunkCount; c++) {
+            if (lists.writeChunkStart[c] != other.lists.writeChunkStart[c]) {
                 return false;
             }
         }
-        return read.contentEquals(other.read) && write.contentEquals(other.write) && reply.contentEquals(other.reply);
+        // with equal counts the lists lie at the same offsets; the words between segments (discriminators 1,
+        // segment counts) then agree too, so equal bytes mean equal lists
+        byte[] a = lists.wire.bytes();
+        byte[] b = other.lists.wire.bytes();
+        int from = RpcRdmaLayout.FIXED_HEADER_LENGTH;
+        int replyFrom = lists.replySegmentAt(0);
+        int replyTo = replyFrom + lists.replyCount * RpcRdmaLayout.SEGMENT_LENGTH;
+        return Arrays.equals(a, from, lists.readEnd(), b, from, lists.readEnd())
+                && Arrays.equals(a, lists.writeAt(), lists.writeEnd(), b, lists.writeAt(), lists.writeEnd())
+                && Arrays.equals(a, replyFrom, replyTo, b, replyFrom, replyTo);
     }
 
     @Override
@@ -653,17 +681,19 @@ public final class RpcRdmaHeader {
             }
         } else {
             sb.append(" read=");
-            read.appendTo(sb, 0, read.count());
+            RpcRdmaSegments.appendTo(sb, lists.wire.bytes(), lists.readSegmentAt(0), lists.readCount, RpcRdmaSegments.READ_STRIDE);
             sb.append(" write=[");
-            for (int c = 0; c < writeChunkCount; c++) {
+            for (int c = 0; c < lists.writeChunkCount; c++) {
                 if (c > 0) {
                     sb.append(", ");
                 }
-                write.appendTo(sb, writeChunkStart[c], writeChunkEnd(c));
+                int first = lists.writeChunkStart[c];
+                RpcRdmaSegments.appendTo(sb, lists.wire.bytes(), lists.writeSegmentAt(c, first), lists.writeChunkEnd(c) - first,
+                        RpcRdmaSegments.PLAIN_STRIDE);
             }
             sb.append("] reply=");
-            if (replyChunkPresent) {
-                reply.appendTo(sb, 0, reply.count());
+            if (lists.replyChunkPresent) {
+                RpcRdmaSegments.appendTo(sb, lists.wire.bytes(), lists.replySegmentAt(0), lists.replyCount, RpcRdmaSegments.PLAIN_STRIDE);
             } else {
                 sb.append("none");
             }
@@ -671,59 +701,14 @@ public final class RpcRdmaHeader {
         return sb.append('}').toString();
     }
 
-    // --------------------------------------------------------------------- package-private decoder fast path
+    // ------------------------------------------------------------------ package-private, for decoder and encoder
 
     RpcRdmaWire wire() {
-        return wire;
+        return lists.wire;
     }
 
-    RpcRdmaSegments readSegments() {
-        return read;
-    }
-
-    RpcRdmaSegments writeSegments() {
-        return write;
-    }
-
-    RpcRdmaSegments replySegments() {
-        return reply;
-    }
-
-    /**
-     * Decodes {@code n} Read list entries at offset {@code at} of {@code wire} and groups them into Read chunks; see
-     * {@link RpcRdmaSegments#decodeReadEntries}.
-     *
-     * @return -1, or the index of the refused entry
-     */
-    int decodeReadEntries(RpcRdmaWire wire, int at, int n, int maxPerChunk) {
-        ensureReadChunkCapacity(n);
-        int chunks = read.decodeReadEntries(wire, at, n, readChunkStart, maxPerChunk);
-        if (chunks < 0) {
-            return -1 - chunks;
-        }
-        readChunkCount = chunks;
-        return -1;
-    }
-
-    /** Appends a read segment without checks; the caller has checked alignment, order and limits. */
-    void appendRead(int position, int handle, int length, long offset) {
-        int n = read.count();
-        if (n == 0 || position != read.position(n - 1)) {
-            ensureReadChunkCapacity(readChunkCount + 1);
-            readChunkStart[readChunkCount++] = n;
-        }
-        read.add(position, handle, length, offset);
-    }
-
-    /** Starts a Write chunk without checks; the caller has checked the limit. */
-    void appendWriteChunk() {
-        ensureWriteChunkCapacity(writeChunkCount + 1);
-        writeChunkStart[writeChunkCount++] = write.count();
-    }
-
-    /** Marks the Reply chunk present without clearing it; the decoder's counterpart of {@link #beginReplyChunk}. */
-    void markReplyChunkPresent() {
-        replyChunkPresent = true;
+    RpcRdmaChunkLists lists() {
+        return lists;
     }
 
     void setFixed(int xid, int vers, int credits, RpcRdmaProc proc) {
@@ -751,32 +736,8 @@ public final class RpcRdmaHeader {
         }
     }
 
-    private int readChunkEnd(int chunk) {
-        Objects.checkIndex(chunk, readChunkCount);
-        return chunk + 1 < readChunkCount ? readChunkStart[chunk + 1] : read.count();
-    }
-
-    private int writeChunkEnd(int chunk) {
-        Objects.checkIndex(chunk, writeChunkCount);
-        return chunk + 1 < writeChunkCount ? writeChunkStart[chunk + 1] : write.count();
-    }
-
     private int writeIndex(int chunk, int segment) {
-        int start = writeChunkStart[Objects.checkIndex(chunk, writeChunkCount)];
-        return start + Objects.checkIndex(segment, writeChunkEnd(chunk) - start);
-    }
-
-    private void ensureReadChunkCapacity(int needed) {
-        if (needed > readChunkStart.length) {
-            int capacity = (int) Math.min(read.limit(), Math.max(needed, 2L * readChunkStart.length));
-            readChunkStart = Arrays.copyOf(readChunkStart, capacity);
-        }
-    }
-
-    private void ensureWriteChunkCapacity(int needed) {
-        if (needed > writeChunkStart.length) {
-            int capacity = (int) Math.min(limits.maxWriteChunks(), Math.max(needed, 2L * writeChunkStart.length));
-            writeChunkStart = Arrays.copyOf(writeChunkStart, capacity);
-        }
+        int start = lists.writeChunkStart[Objects.checkIndex(chunk, lists.writeChunkCount)];
+        return start + Objects.checkIndex(segment, lists.writeChunkEnd(chunk) - start);
     }
 }

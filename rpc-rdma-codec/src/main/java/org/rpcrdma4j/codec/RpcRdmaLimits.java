@@ -43,6 +43,18 @@ public final class RpcRdmaLimits {
         return value;
     }
 
+    /** @return the length of the largest RDMA_MSG header these limits allow (every list at its limit) */
+    int maxHeaderLength() {
+        long read = Math.min(maxReadSegments, maxSegments);
+        long write = Math.min((long) maxWriteChunks * maxSegmentsPerChunk, maxSegments);
+        long reply = Math.min(maxSegmentsPerChunk, maxSegments);
+        long length = RpcRdmaLayout.FIXED_HEADER_LENGTH + read * RpcRdmaLayout.READ_LIST_ENTRY_LENGTH
+                + RpcRdmaLayout.WORD + maxWriteChunks * (long) RpcRdmaLayout.CHUNK_PREFIX_LENGTH
+                + write * RpcRdmaLayout.SEGMENT_LENGTH + RpcRdmaLayout.WORD
+                + RpcRdmaLayout.CHUNK_PREFIX_LENGTH + reply * RpcRdmaLayout.SEGMENT_LENGTH;
+        return (int) Math.min(Integer.MAX_VALUE - 8, length);
+    }
+
     /** @return most read segments in the Read list */
     public int maxReadSegments() {
         return maxReadSegments;

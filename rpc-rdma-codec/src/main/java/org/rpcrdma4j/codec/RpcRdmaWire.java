@@ -7,14 +7,16 @@ import java.nio.ByteOrder;
 import java.util.Arrays;
 
 /**
- * Scratch space for the bytes of one transport header, owned by a {@link RpcRdmaHeader}. The decoder copies the
- * received bytes in with a few bulk copies, on demand, and reads big-endian words from the copy; the encoder writes
- * words into it and copies the result out once. Word access to a {@code byte[]} through a {@link VarHandle} is a
- * plain load or store, where every {@link ByteBuf} access repeats its index and reference-count checks: for a
- * 240-byte header that is about 70 checked calls replaced by two bulk copies.
+ * The wire image of one transport header, owned by a {@link RpcRdmaHeader}: a byte array laid out exactly as the
+ * header is on the wire. The decoder copies the received bytes in with a few bulk copies, on demand, checks them in
+ * place, and leaves them there: the header's accessors read segments from this copy, so the receive buffer is only
+ * borrowed for the call. The builder writes segments here as they are added, and the encoder completes the fixed
+ * words and terminators and copies the result out once. Word access to a {@code byte[]} through a {@link VarHandle}
+ * is a plain load or store, where every {@link ByteBuf} access repeats its index and reference-count checks.
  * <p>
- * The array grows only as far as a header that passed the limit checks reaches, so once warm nothing is allocated.
- * Not thread-safe: it belongs to its header's owner thread.
+ * The array grows only as far as a header that passed the limit checks reaches, and its doubling stops at the
+ * largest header the limits allow, so once warm nothing is allocated. Not thread-safe: it belongs to its header's
+ * owner thread.
  */
 final class RpcRdmaWire {
 
@@ -24,7 +26,9 @@ final class RpcRdmaWire {
     /** Bytes copied at the start of a decode: a header with a dozen segments fits. */
     private static final int FIRST_COPY = 512;
 
-    private byte[] bytes = new byte[FIRST_COPY];
+    /** Where doubling stops: the largest header the owner's limits allow. */
+    private final int maxLength;
+    private byte[] bytes;
 
     /** The buffer being decoded, borrowed for the duration of one decode. */
     private ByteBuf source;
@@ -32,6 +36,12 @@ final class RpcRdmaWire {
     private int length;
     /** How many bytes from {@code sourceIndex} are in {@link #bytes}. */
     private int copied;
+
+    /** @param maxLength the largest header the owner's limits allow */
+    RpcRdmaWire(int maxLength) {
+        this.maxLength = maxLength;
+        this.bytes = new byte[Math.min(FIRST_COPY, maxLength)];
+    }
 
     // ------------------------------------------------------------------------------------------- decoding
 
@@ -43,7 +53,7 @@ final class RpcRdmaWire {
         this.copied = 0;
         // straight to copyIn, not through need(): need()'s branch should look cold to the JIT, so that the many
         // places that call it stay small enough to inline
-        copyIn(Math.min(length, FIRST_COPY));
+        copyIn(Math.min(length, Math.min(FIRST_COPY, maxLength)));
     }
 
     /** Ends a decode; the borrowed buffer is no longer referenced. */
@@ -68,27 +78,36 @@ final class RpcRdmaWire {
 
     private void copyIn(int end) {
         // copy at least what was asked for, and up to twice what was copied so far, to keep copies few
-        int target = (int) Math.min(length, Math.max(end, 2L * copied));
+        int target = (int) Math.min(length, Math.max(end, Math.min(2L * copied, maxLength)));
         ensureCapacity(target);
         source.getBytes(sourceIndex + copied, bytes, copied, target - copied);
         copied = target;
+    }
+
+    /**
+     * The image array itself, for the header's accessors and bulk copies between headers. Valid until the next
+     * {@link #need} or {@link #ensureCapacity}, which may replace it.
+     */
+    byte[] bytes() {
+        return bytes;
     }
 
     int getInt(int offset) {
         return (int) INT.get(bytes, offset);
     }
 
-    long getLong(int offset) {
-        return (long) LONG.get(bytes, offset);
-    }
-
     // ------------------------------------------------------------------------------------------- encoding
 
-    /** Makes room for an encoded header of {@code size} bytes. */
+    /** Makes room for an image of {@code size} bytes, keeping the content. */
     void ensureCapacity(int size) {
         if (size > bytes.length) {
-            bytes = Arrays.copyOf(bytes, Math.max(size, 2 * bytes.length));
+            bytes = Arrays.copyOf(bytes, Math.max(size, (int) Math.min(2L * bytes.length, maxLength)));
         }
+    }
+
+    /** @return the image's current capacity in bytes (tests use it to show that nothing grew) */
+    int capacity() {
+        return bytes.length;
     }
 
     void putInt(int offset, int value) {

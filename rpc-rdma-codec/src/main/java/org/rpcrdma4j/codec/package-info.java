@@ -33,8 +33,8 @@
  *
  * <h2>Classes</h2>
  * <ul>
- *   <li>{@link org.rpcrdma4j.codec.RpcRdmaHeader}: a reusable, mutable header with struct-of-arrays segment
- *       storage, builder methods and the queries marshalers need.</li>
+ *   <li>{@link org.rpcrdma4j.codec.RpcRdmaHeader}: a reusable, mutable header that keeps its chunk lists in wire
+ *       form (its wire image), with builder methods and the queries marshalers need.</li>
  *   <li>{@link org.rpcrdma4j.codec.RpcRdmaDecoder} and {@link org.rpcrdma4j.codec.RpcRdmaEncoder}: stateless,
  *       allocation-free reading and writing; the encoder also writes RDMA_ERROR replies.</li>
  *   <li>{@link org.rpcrdma4j.codec.RpcRdmaLayout}: offsets, sizes and static flyweight readers (xid peek).</li>
@@ -59,15 +59,20 @@
  * too many read segments is reported as the latter.
  *
  * <h2>Speed and allocation</h2>
- * Every {@link io.netty.buffer.ByteBuf} accessor repeats its index and reference-count checks. The decoder
- * therefore copies the received header into scratch space owned by the {@link org.rpcrdma4j.codec.RpcRdmaHeader}
- * (the first 512 bytes in one copy, more on demand) and reads words from there; the encoder lays a header out in the
- * same space and copies it to the buffer in one call. Segments live in parallel primitive arrays. Once a header has
- * held its largest message, encoding and decoding allocate nothing ({@code RpcRdmaAllocationTest} and the
- * {@code benchmarks} module's {@code RpcRdmaCodecBenchmark} with {@code -prof gc} show 0 B/op).
+ * Every {@link io.netty.buffer.ByteBuf} accessor repeats its index and reference-count checks, and moving segments
+ * one field at a time between the wire and other storage costs more than the checks themselves. A
+ * {@link org.rpcrdma4j.codec.RpcRdmaHeader} therefore keeps its chunk lists as a byte array laid out as on the wire
+ * (its wire image). The decoder copies the received header into that image (the first 512 bytes in one copy, more
+ * on demand), checks it in place in one pass over the discriminators, counts and positions, and keeps only the
+ * counts and where each chunk starts; the segments are read from the image when asked for. The builder writes each
+ * segment into the image where it belongs on the wire; the encoder adds the fixed words and list terminators and
+ * copies the image to the buffer in one call. Once a header has held its largest message, encoding and decoding
+ * allocate nothing ({@code RpcRdmaAllocationTest} and the {@code benchmarks} module's
+ * {@code RpcRdmaCodecBenchmark} with {@code -prof gc} show 0 B/op).
  *
  * <h2>Ownership and threads</h2>
- * Every method borrows the buffers it is given and keeps no reference past the call. A header, including its
- * scratch space, belongs to one thread at a time: encoding a header writes to it too.
+ * Every method borrows the buffers it is given and keeps no reference past the call: a decoded header's values
+ * stay valid after the receive buffer is reposted or released. A header, including its wire image, belongs to one
+ * thread at a time: encoding a header writes to it too.
  */
 package org.rpcrdma4j.codec;

@@ -97,7 +97,7 @@ class RpcRdmaDecoderValidationTest {
                 + "| 00000001 00000002 00000003");
         assertThat(hostile).hasSize(40);
         RpcRdmaHeader header = new RpcRdmaHeader();
-        int capacityBefore = header.writeSegments().capacity();
+        int capacityBefore = header.wire().capacity();
         ByteBuf in = Hex.buffer(hostile);
         for (int i = 0; i < 1000; i++) { // warm up, so that the measurement below sees the steady state
             tryDecode(in, header);
@@ -113,7 +113,7 @@ class RpcRdmaDecoderValidationTest {
         assertThat(e.xid()).isEqualTo(0x42);
         assertThat(e.offset()).isEqualTo(24);
         assertThat(e.getMessage()).contains("1000000 segments", "12 bytes remain");
-        assertThat(header.writeSegments().capacity()).isEqualTo(capacityBefore);
+        assertThat(header.wire().capacity()).isEqualTo(capacityBefore);
         // the exception and its message, not 16 MB of segment arrays
         assertThat(allocated).isLessThan(16 * 1024);
     }

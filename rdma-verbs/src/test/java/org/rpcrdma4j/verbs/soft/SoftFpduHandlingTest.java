@@ -121,6 +121,54 @@ class SoftFpduHandlingTest extends VerbsFixture {
         }
     }
 
+    /**
+     * After an untagged segment the device reads 20 bytes of the next FPDU with its tail (a whole untagged header);
+     * when the next FPDU is tagged, the 4 bytes beyond its 16-byte header are its payload, pad or CRC. Sends and
+     * Writes of 0 to 7 and 100 bytes alternate in one TCP write, so every such split occurs; the bytes must land.
+     */
+    @ParameterizedTest(name = "crc={0}")
+    @org.junit.jupiter.params.provider.ValueSource(booleans = {false, true})
+    void taggedSegmentsRightAfterSendsArePlacedWhateverTheirLength(boolean crc) throws Exception {
+        try (Responder r = new Responder(crc, 4)) {
+            int[] lengths = {0, 1, 2, 3, 4, 5, 6, 7, 100};
+            RegisteredMemory sink = register(r.server.pd, 256, REMOTE);
+            RegisteredMemory inbox = register(r.server.pd, 16 * (lengths.length + 1), Access.LOCAL_WRITE);
+            for (int i = 0; i <= lengths.length; i++) {
+                r.server.qp.postRecv(recv(i + 1, inbox, 16 * i, 16));
+            }
+            byte[] expectedSink = new byte[256];
+            ByteArrayOutputStream stream = new ByteArrayOutputStream();
+            int at = 0;
+            for (int i = 0; i < lengths.length; i++) {
+                stream.writeBytes(RawPeer.fpdu(RawPeer.untagged(true, Rdmap.SEND, 0, Ddp.QN_SEND, i + 1, 0,
+                        new byte[] {(byte) i, (byte) (i + 1), (byte) (i + 2)}), crc));
+                byte[] payload = new byte[lengths[i]];
+                for (int j = 0; j < payload.length; j++) {
+                    payload[j] = (byte) (31 * i + j + 1);
+                }
+                System.arraycopy(payload, 0, expectedSink, at, payload.length);
+                stream.writeBytes(RawPeer.fpdu(RawPeer.tagged(true, Rdmap.WRITE, sink.rkey(), sink.address(at),
+                        payload), crc));
+                at += payload.length;
+            }
+            stream.writeBytes(RawPeer.fpdu(RawPeer.untagged(true, Rdmap.SEND, 0, Ddp.QN_SEND, lengths.length + 1, 0,
+                    new byte[] {9}), crc));
+            r.peer.write(stream.toByteArray());
+            for (int i = 0; i <= lengths.length; i++) {
+                WorkCompletion wc = await(r.server.recvCq);
+                assertThat(wc.status).as("receive %d", i).isEqualTo(WcStatus.SUCCESS);
+                assertThat(wc.wrId).isEqualTo(i + 1);
+                assertThat(wc.byteLen).isEqualTo(i < lengths.length ? 3 : 1);
+            }
+            for (int i = 0; i < lengths.length; i++) {
+                assertThat(bytes(inbox.buffer(), 16 * i, 3)).isEqualTo(new byte[] {(byte) i, (byte) (i + 1),
+                    (byte) (i + 2)});
+            }
+            assertThat(bytes(sink.buffer(), 0, 256)).isEqualTo(expectedSink);
+            assertThat(r.server.qp.state()).isEqualTo(org.rpcrdma4j.verbs.QpState.RTS);
+        }
+    }
+
     @Test
     void largestSegmentTheLengthFieldAllows() throws Exception {
         try (Responder r = new Responder(true, 4)) {

@@ -21,7 +21,11 @@ import org.slf4j.LoggerFactory;
  * A segment's header is read into a small buffer (only its bytes: 16, then the rest of an untagged header; a Read
  * Request or Terminate is read whole). Once the header is checked, the payload is read with a scattering read
  * straight into its destination — the registered memory of a tagged message or the posted receive's SGEs of a Send —
- * followed in the same read by the pad and CRC and the first 16 bytes of the next FPDU. There is no staging copy.
+ * followed in the same read by the pad and CRC and the start of the next FPDU: 16 bytes (a whole tagged header) after
+ * a tagged segment, 20 (a whole untagged header) after an untagged one, so that a stream of Writes or of Sends takes one
+ * read per segment. No FPDU is shorter than 20 bytes (a tagged one without payload: 16 + CRC), so the look-ahead never
+ * reaches past the next FPDU; when the guess was long (a tagged segment after a Send), its last 4 bytes already are
+ * that segment's payload, pad or CRC, and are placed from the header buffer ({@link #carry}). There is no staging copy.
  * <p>
  * Checks: DDP and RDMAP versions; opcode against the T bit; queue number, MSN and MO of untagged segments; STag,
  * protection domain, access right and bounds of tagged segments (a Read Response must match the head of the ORQ);
@@ -40,6 +44,8 @@ final class Receiver {
     /** ULPDU_Length plus the shortest (tagged) header. */
     private static final int MIN_HEADER = Fpdu.LENGTH_FIELD + Ddp.TAGGED_HEADER_LENGTH;
     private static final int UNTAGGED_HEADER = Fpdu.LENGTH_FIELD + Ddp.UNTAGGED_HEADER_LENGTH;
+    /** The shortest FPDU: a tagged header without payload, no pad, and the CRC field. */
+    private static final int MIN_FPDU = MIN_HEADER + Fpdu.CRC_LENGTH;
     /** Bytes read per readiness event before other queue pairs get their turn. */
     private static final long READ_BUDGET = 1 << 20;
     private static final int MAX_PIECES = 62;
@@ -156,6 +162,10 @@ final class Receiver {
                     onHeaderBytes();
                 }
                 case PAYLOAD -> {
+                    if (payloadDone == payloadLength && !trailer.hasRemaining()) {
+                        segmentComplete(); // the header's look-ahead held the whole rest of the segment
+                        continue;
+                    }
                     long n = readPayload();
                     if (n <= 0) {
                         return;
@@ -488,12 +498,37 @@ final class Receiver {
         payloadDone = 0;
         trailer.clear();
         trailer.limit(padLength + Fpdu.CRC_LENGTH);
+        int headerEnd = Fpdu.LENGTH_FIELD + headerLength;
         if (crcOn) {
             crc.reset();
-            Fpdu.update(crc, hdr, 0, Fpdu.LENGTH_FIELD + headerLength);
+            Fpdu.update(crc, hdr, 0, headerEnd);
         }
+        carry(headerEnd, hdr.position());
         resetHeader();
         state = PAYLOAD;
+    }
+
+    /**
+     * Places bytes {@code from..to} of the header buffer, read ahead beyond this segment's header (at most 4: see the
+     * class documentation), as the segment's first payload bytes, then pad and CRC.
+     */
+    private void carry(int from, int to) {
+        for (int i = from; i < to; i++) {
+            byte b = hdr.get(i);
+            if (payloadDone < payloadLength) {
+                locate(payloadDone, 1);
+                aim(pieceBuffer, pieceIndex, pieceIndex + 1); // an absolute put is checked against the limit
+                pieceBuffer.put(pieceIndex, b);
+                payloadDone++;
+            } else {
+                trailer.put(b);
+            }
+        }
+    }
+
+    /** How many bytes of the next FPDU to read with a segment's tail: its whole header, if it is like this one. */
+    private int lookAhead() {
+        return seg.tagged ? MIN_HEADER : Math.min(UNTAGGED_HEADER, MIN_FPDU);
     }
 
     private void resetHeader() {
@@ -533,7 +568,7 @@ final class Receiver {
         }
         if (complete) {
             scatter[count++] = trailer;
-            hdr.limit(MIN_HEADER);
+            hdr.limit(lookAhead());
             scatter[count++] = hdr;
         }
         long n = channel.read(scatter, 0, count);

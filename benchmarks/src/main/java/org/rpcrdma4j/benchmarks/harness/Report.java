@@ -10,8 +10,8 @@ import org.rpcrdma4j.benchmarks.harness.NfsRow.Client;
 
 /**
  * The figures of one harness run, by key, and their rendering as markdown tables with ratios and the targets of the
- * issue. Keys: {@code wire.tcp}, {@code wire.rdma_write}, {@code wire.rdma_read}, {@code wire.rdma_send} (MiB/s); {@code nfs.<row>.<client>}
- * (see {@link NfsRow}); {@code alloc.<row>.<client>} (bytes per RPC, whole JVM); {@code cpu.<row>.<client>} (µs of
+ * issue. Keys: {@code wire.tcp}, {@code wire.rdma_write}, {@code wire.rdma_read}, {@code wire.rdma_send} (MiB/s);
+ * {@code nfs.<row>.<client>} (see {@link NfsRow}); {@code alloc.<row>.<client>} (bytes per RPC, whole JVM); {@code cpu.<row>.<client>} (µs of
  * process CPU time per RPC); {@code mem.*} (bytes). A figure that
  * could not be measured has a reason instead ({@link #unavailable}). Filled by one thread, then read.
  */

@@ -19,10 +19,10 @@ import org.slf4j.LoggerFactory;
  * The receiving half of a connected queue pair: reads FPDUs, checks them as siw does and places their payload.
  * <p>
  * A segment's header is read into a small buffer of {@value #HEADER_BUFFER} bytes, as much of the stream as it holds
- * (a Read Request or Terminate is read whole; a header is decoded once its 16 or 20 bytes are in). Once the header is checked, the payload is read with a scattering read
- * straight into its destination — the registered memory of a tagged message or the posted receive's SGEs of a Send —
- * followed in the same read by the pad and CRC and the start of what follows, into the header buffer: so a stream of
- * large segments takes one read per segment, and many small FPDUs (Read Requests, probes and their responses, short
+ * (a Read Request or Terminate is read whole; a header is decoded once its 16 or 20 bytes are in). Once the header
+ * is checked, the payload is read with a scattering read straight into its destination — the registered memory of a
+ * tagged message or the posted receive's SGEs of a Send — followed in the same read by the pad and CRC and the start
+ * of what follows, into the header buffer: so a stream of large segments takes one read per segment, and many small FPDUs (Read Requests, probes and their responses, short
  * Sends) come in one read. Bytes the header buffer holds beyond a header are that segment's first payload bytes, then
  * its pad and CRC ({@link #carry}: copied, at most {@value #HEADER_BUFFER} bytes), then the next FPDU's start, which
  * is moved to the front of the buffer. Payload is otherwise read in place: there is no staging copy.

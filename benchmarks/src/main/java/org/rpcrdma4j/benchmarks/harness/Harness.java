@@ -15,6 +15,7 @@ import org.HdrHistogram.Histogram;
 import org.rpcrdma4j.benchmarks.harness.NfsRow.Client;
 import org.rpcrdma4j.nfs.client.NfsClientConfig;
 import org.rpcrdma4j.nfs.client.rdma.RdmaDataTransportFactory;
+import org.rpcrdma4j.verbs.Opcode;
 import org.rpcrdma4j.verbs.RdmaDevice;
 import org.rpcrdma4j.verbs.RdmaProviders;
 import org.rpcrdma4j.xprt.client.RdmaClientConfig;
@@ -29,7 +30,9 @@ import org.rpcrdma4j.xprt.client.RdmaClientConfig;
  * java -cp benchmarks/target/benchmarks.jar org.rpcrdma4j.benchmarks.harness.Harness [--quick]
  *     [--only KEY-PART] [--warmup SECONDS] [--measure SECONDS] [--device key=value,...] [--jfr DIR] [--inline N]
  * </pre>
- * {@code --quick} is the smoke mode the unit tests run (a few seconds; figures meaningless). {@code --only KEY-PART}
+ * {@code --quick} is the smoke mode the unit tests run (a few seconds; figures meaningless). {@code --only wire} runs
+ * the wire rows alone (raw TCP, soft iWARP RDMA WRITE, READ and SEND) and nothing else; {@code --only wire.rdma_read}
+ * (or {@code wire.tcp}, {@code wire.rdma_write}, {@code wire.rdma_send}) one of them. {@code --only KEY-PART}
  * (e.g. {@code read_1m.rdma}) measures just the matching NFS rows and skips the others; {@code --jfr DIR} records each
  * measured NFS window, and only the window, with Flight Recorder into {@code DIR/<key>.jfr}; {@code --device
  * confirmPlacement=false} runs the software devices with other options (see {@code SoftIwarpOptions}); {@code
@@ -80,13 +83,26 @@ public final class Harness {
     public static Report run(HarnessConfig config, PrintStream progress) throws Exception {
         Report report = new Report();
         WindowRecorder recorder = new WindowRecorder(config.jfr());
-        if (config.only() == null) {
-            progress.println("wire: raw NIO TCP");
-            wire(report, Report.WIRE_TCP, WireLimits.rawTcp(config));
-            progress.println("wire: soft iWARP RDMA WRITE");
-            wire(report, Report.WIRE_RDMA_WRITE, WireLimits.softRdma(config, false));
-            progress.println("wire: soft iWARP RDMA READ");
-            wire(report, Report.WIRE_RDMA_READ, WireLimits.softRdma(config, true));
+        if (config.only() == null || config.wireOnly()) {
+            if (config.runs(Report.WIRE_TCP)) {
+                progress.println("wire: raw NIO TCP");
+                wire(report, Report.WIRE_TCP, WireLimits.rawTcp(config));
+            }
+            if (config.runs(Report.WIRE_RDMA_WRITE)) {
+                progress.println("wire: soft iWARP RDMA WRITE");
+                wire(report, Report.WIRE_RDMA_WRITE, WireLimits.softRdma(config, Opcode.RDMA_WRITE));
+            }
+            if (config.runs(Report.WIRE_RDMA_READ)) {
+                progress.println("wire: soft iWARP RDMA READ");
+                wire(report, Report.WIRE_RDMA_READ, WireLimits.softRdma(config, Opcode.RDMA_READ));
+            }
+            if (config.runs(Report.WIRE_RDMA_SEND)) {
+                progress.println("wire: soft iWARP SEND");
+                wire(report, Report.WIRE_RDMA_SEND, WireLimits.softRdma(config, Opcode.SEND));
+            }
+            if (config.wireOnly()) {
+                return report;
+            }
         }
         RdmaDevice clientDevice = RdmaProviders.select("soft").open(config.device());
         try (NfsFixture fixture = NfsFixture.start(config)) {

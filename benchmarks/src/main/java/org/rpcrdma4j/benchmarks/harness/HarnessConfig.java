@@ -15,7 +15,9 @@ import java.util.Objects;
  * @param fileBytes   size of the file READs read and of the file WRITEs overwrite (MemoryVfs, in the heap)
  * @param outstanding calls in flight for the throughput rows (the issue's "16 outstanding")
  * @param only        when not null, only the NFS rows whose key contains it ({@code read_1m}, {@code rdma}, ...) run,
- *                    and the wire and memory rows are skipped: for profiling one row
+ *                    and the wire and memory rows are skipped: for profiling one row. A value starting with
+ *                    {@value #WIRE_ONLY}: the wire rows whose key contains it ({@code wire}: all of them), no NFS or
+ *                    memory row
  * @param device      options of the software devices the harness opens (wire rows, NFS client and server), e.g.
  *                    {@code confirmPlacement=false}; empty: the device's defaults. The memory probe always runs the
  *                    client's defaults.
@@ -85,6 +87,14 @@ public record HarnessConfig(boolean quick, Duration warmup, Duration measure, lo
     /** With both sides' inline thresholds at {@code bytes}. */
     public HarnessConfig withInline(int bytes) {
         return new HarnessConfig(quick, warmup, measure, fileBytes, outstanding, only, device, jfr, bytes);
+    }
+
+    /** The prefix of the {@code only} values that run wire rows alone. */
+    public static final String WIRE_ONLY = "wire";
+
+    /** Whether only the wire rows run. */
+    boolean wireOnly() {
+        return only != null && only.startsWith(WIRE_ONLY);
     }
 
     /** Whether the row {@code key} is to be measured. */

@@ -10,8 +10,8 @@ import org.rpcrdma4j.benchmarks.harness.NfsRow.Client;
 
 /**
  * The figures of one harness run, by key, and their rendering as markdown tables with ratios and the targets of the
- * issue. Keys: {@code wire.tcp}, {@code wire.rdma_write}, {@code wire.rdma_read} (MiB/s); {@code nfs.<row>.<client>}
- * (see {@link NfsRow}); {@code alloc.<row>.<client>} (bytes per RPC, whole JVM); {@code cpu.<row>.<client>} (µs of
+ * issue. Keys: {@code wire.tcp}, {@code wire.rdma_write}, {@code wire.rdma_read}, {@code wire.rdma_send} (MiB/s);
+ * {@code nfs.<row>.<client>} (see {@link NfsRow}); {@code alloc.<row>.<client>} (bytes per RPC, whole JVM); {@code cpu.<row>.<client>} (µs of
  * process CPU time per RPC); {@code mem.*} (bytes). A figure that
  * could not be measured has a reason instead ({@link #unavailable}). Filled by one thread, then read.
  */
@@ -19,6 +19,7 @@ public final class Report {
     public static final String WIRE_TCP = "wire.tcp";
     public static final String WIRE_RDMA_WRITE = "wire.rdma_write";
     public static final String WIRE_RDMA_READ = "wire.rdma_read";
+    public static final String WIRE_RDMA_SEND = "wire.rdma_send";
     /** Registered bytes of the client transport's buffer pool right after the mount. */
     public static final String MEM_REGISTERED = "mem.registered";
     /** Of those, bytes held by the transport itself (request slots, receive buffers). */
@@ -97,6 +98,7 @@ public final class Report {
         wireRow(md, "raw Java NIO TCP: 1 MiB writes, one reader (best of 64 KiB / 256 KiB / 1 MiB reads)", WIRE_TCP);
         wireRow(md, "soft iWARP RDMA WRITE, 8 in flight", WIRE_RDMA_WRITE);
         wireRow(md, "soft iWARP RDMA READ, 8 in flight", WIRE_RDMA_READ);
+        wireRow(md, "soft iWARP SEND, 8 in flight", WIRE_RDMA_SEND);
         md.append('\n');
 
         md.append("#### NFSv3 against one embedded server (MemoryVfs), ").append(config.outstanding())

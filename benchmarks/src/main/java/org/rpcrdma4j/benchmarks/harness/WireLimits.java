@@ -12,6 +12,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.rpcrdma4j.benchmarks.verbs.VerbsPair;
 import org.rpcrdma4j.verbs.Access;
 import org.rpcrdma4j.verbs.Opcode;
+import org.rpcrdma4j.verbs.RecvWorkRequest;
 import org.rpcrdma4j.verbs.RegisteredMemory;
 import org.rpcrdma4j.verbs.SendWorkRequest;
 import org.rpcrdma4j.verbs.WcStatus;
@@ -19,12 +20,14 @@ import org.rpcrdma4j.verbs.WorkCompletion;
 
 /**
  * The wire rows: plain Java NIO over loopback TCP (the limit every transport here runs into, the software device
- * included, since it speaks iWARP over TCP) and the software iWARP device's RDMA WRITE and RDMA READ at 1 MiB.
+ * included, since it speaks iWARP over TCP) and the software iWARP device's RDMA WRITE, RDMA READ and SEND at 1 MiB.
  * Each runs on the calling thread plus the threads it needs (one reader; the device's engines).
  */
 final class WireLimits {
     static final int SIZE = 1 << 20;
     static final int RDMA_DEPTH = 8;
+    /** Receives the server keeps posted in the SEND row: room for every message in flight, twice over. */
+    static final int SEND_RECEIVES = RDMA_DEPTH * 4;
 
     private WireLimits() {
     }
@@ -104,19 +107,31 @@ final class WireLimits {
         }
     }
 
-    /** MiB/s of 1 MiB RDMA WRITEs ({@code read == false}) or READs, {@value #RDMA_DEPTH} in flight. */
-    static Rate softRdma(HarnessConfig config, boolean read) throws Exception {
-        try (VerbsPair pair = new VerbsPair(config.device(), RDMA_DEPTH * 2)) {
+    /**
+     * MiB/s of 1 MiB RDMA WRITEs, RDMA READs or SENDs ({@code opcode}), {@value #RDMA_DEPTH} in flight. For SENDs the
+     * server keeps {@value #SEND_RECEIVES} receives of 1 MiB posted, reposting each one as its completion is polled.
+     */
+    static Rate softRdma(HarnessConfig config, Opcode opcode) throws Exception {
+        boolean send = opcode == Opcode.SEND;
+        try (VerbsPair pair = new VerbsPair(config.device(), send ? SEND_RECEIVES : RDMA_DEPTH * 2)) {
             int rw = Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ;
             RegisteredMemory local = pair.register(SIZE, rw);
             RegisteredMemory remote = pair.register(SIZE, rw);
             VerbsPair.wakes(pair.clientSendCq, Thread.currentThread());
             SendWorkRequest wr = new SendWorkRequest(1);
-            wr.opcode = read ? Opcode.RDMA_READ : Opcode.RDMA_WRITE;
+            wr.opcode = opcode;
             wr.flags = SendWorkRequest.SIGNALED;
             wr.addSge().set(local, 0, SIZE);
             wr.rkey = remote.rkey();
             wr.remoteAddress = remote.address(0);
+            RecvWorkRequest recv = null;
+            if (send) {
+                recv = new RecvWorkRequest(1);
+                recv.addSge().set(remote, 0, SIZE);
+                for (int i = 0; i < SEND_RECEIVES; i++) {
+                    pair.server.postRecv(recv);
+                }
+            }
             WorkCompletion[] batch = new WorkCompletion[32];
             for (int i = 0; i < batch.length; i++) {
                 batch[i] = new WorkCompletion();
@@ -124,35 +139,45 @@ final class WireLimits {
             long[] completed = new long[1];
             int[] outstanding = new int[1];
             long warm = System.nanoTime() + config.warmup().toNanos();
-            pump(pair, wr, batch, completed, outstanding, warm);
+            pump(pair, wr, recv, batch, completed, outstanding, warm);
             long done0 = completed[0];
             long c0 = Harness.Allocation.cpu();
             long t0 = System.nanoTime();
-            pump(pair, wr, batch, completed, outstanding, t0 + config.measure().toNanos());
+            pump(pair, wr, recv, batch, completed, outstanding, t0 + config.measure().toNanos());
             long done1 = completed[0];
             long t1 = System.nanoTime();
             long c1 = Harness.Allocation.cpu();
             while (outstanding[0] > 0) {
-                outstanding[0] -= reap(pair, batch);
+                outstanding[0] -= reap(pair, recv, batch);
             }
             return Rate.of((done1 - done0) * SIZE, t1 - t0, c1 - c0);
         }
     }
 
-    private static void pump(VerbsPair pair, SendWorkRequest wr, WorkCompletion[] batch, long[] completed,
-                             int[] outstanding, long until) throws Exception {
+    private static void pump(VerbsPair pair, SendWorkRequest wr, RecvWorkRequest recv, WorkCompletion[] batch,
+                             long[] completed, int[] outstanding, long until) throws Exception {
         while (System.nanoTime() < until) {
             while (outstanding[0] < RDMA_DEPTH) {
                 pair.client.postSend(wr);
                 outstanding[0]++;
             }
-            int n = reap(pair, batch);
+            int n = reap(pair, recv, batch);
             outstanding[0] -= n;
             completed[0] += n;
         }
     }
 
-    private static int reap(VerbsPair pair, WorkCompletion[] batch) {
+    /** Reposts the receives the server consumed (SEND), then polls or waits for the client's completions. */
+    private static int reap(VerbsPair pair, RecvWorkRequest recv, WorkCompletion[] batch) throws Exception {
+        if (recv != null) {
+            int received = pair.serverRecvCq.poll(batch);
+            for (int i = 0; i < received; i++) {
+                if (batch[i].status != WcStatus.SUCCESS) {
+                    throw new IllegalStateException("receive failed: " + batch[i]);
+                }
+                pair.server.postRecv(recv);
+            }
+        }
         int n = VerbsPair.pollOrWait(pair.clientSendCq, batch);
         for (int i = 0; i < n; i++) {
             if (batch[i].status != WcStatus.SUCCESS) {

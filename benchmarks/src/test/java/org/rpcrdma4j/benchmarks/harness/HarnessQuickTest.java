@@ -23,7 +23,8 @@ class HarnessQuickTest {
         String markdown = report.toMarkdown(config);
         System.err.println(markdown);
 
-        for (String wire : new String[] {Report.WIRE_TCP, Report.WIRE_RDMA_WRITE, Report.WIRE_RDMA_READ}) {
+        for (String wire : new String[] {Report.WIRE_TCP, Report.WIRE_RDMA_WRITE, Report.WIRE_RDMA_READ,
+            Report.WIRE_RDMA_SEND}) {
             assertThat(report.figure(wire)).as(wire).isPresent();
             assertThat(report.figure(wire).getAsDouble()).as(wire).isPositive();
             assertThat(report.figure(Report.cpuPerMib(wire)).orElseThrow()).as(wire + " CPU").isPositive();

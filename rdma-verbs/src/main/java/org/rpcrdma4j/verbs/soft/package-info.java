@@ -43,7 +43,8 @@
  * and later request is flushed (WR_FLUSH_ERR) and the connection listener gets DISCONNECTED exactly once
  * (DEVICE_REMOVAL instead when the device closes).</li>
  * <li><b>Memory.</b> Registered memory is read and written in place: socket reads go straight into the registered
- * buffer or the receive's SGEs, socket writes gather straight from them. Memory named by a work request must stay
+ * buffer or the receive's SGEs (only the few payload bytes that come in one read with their segment's header, at
+ * most 128, are copied from the header buffer), socket writes gather straight from them. Memory named by a work request must stay
  * put until its completion. The page buffers of a {@link org.rpcrdma4j.verbs.PageList} are lent to the device while
  * the registration is valid: engine threads move their position and limit.</li>
  * <li><b>Allocation.</b> Nothing is allocated per work request, per FPDU or per completion in steady state: work

@@ -121,6 +121,86 @@ class SoftFpduHandlingTest extends VerbsFixture {
         }
     }
 
+    /**
+     * After an untagged segment the device reads 20 bytes of the next FPDU with its tail (a whole untagged header);
+     * when the next FPDU is tagged, the 4 bytes beyond its 16-byte header are its payload, pad or CRC. Sends and
+     * Writes of 0 to 7 and 100 bytes alternate in one TCP write, so every such split occurs; the bytes must land.
+     */
+    @ParameterizedTest(name = "crc={0}")
+    @org.junit.jupiter.params.provider.ValueSource(booleans = {false, true})
+    void taggedSegmentsRightAfterSendsArePlacedWhateverTheirLength(boolean crc) throws Exception {
+        try (Responder r = new Responder(crc, 4)) {
+            int[] lengths = {0, 1, 2, 3, 4, 5, 6, 7, 100};
+            RegisteredMemory sink = register(r.server.pd, 256, REMOTE);
+            RegisteredMemory inbox = register(r.server.pd, 16 * (lengths.length + 1), Access.LOCAL_WRITE);
+            for (int i = 0; i <= lengths.length; i++) {
+                r.server.qp.postRecv(recv(i + 1, inbox, 16 * i, 16));
+            }
+            byte[] expectedSink = new byte[256];
+            ByteArrayOutputStream stream = new ByteArrayOutputStream();
+            int at = 0;
+            for (int i = 0; i < lengths.length; i++) {
+                stream.writeBytes(RawPeer.fpdu(RawPeer.untagged(true, Rdmap.SEND, 0, Ddp.QN_SEND, i + 1, 0,
+                        new byte[] {(byte) i, (byte) (i + 1), (byte) (i + 2)}), crc));
+                byte[] payload = new byte[lengths[i]];
+                for (int j = 0; j < payload.length; j++) {
+                    payload[j] = (byte) (31 * i + j + 1);
+                }
+                System.arraycopy(payload, 0, expectedSink, at, payload.length);
+                stream.writeBytes(RawPeer.fpdu(RawPeer.tagged(true, Rdmap.WRITE, sink.rkey(), sink.address(at),
+                        payload), crc));
+                at += payload.length;
+            }
+            stream.writeBytes(RawPeer.fpdu(RawPeer.untagged(true, Rdmap.SEND, 0, Ddp.QN_SEND, lengths.length + 1, 0,
+                    new byte[] {9}), crc));
+            r.peer.write(stream.toByteArray());
+            for (int i = 0; i <= lengths.length; i++) {
+                WorkCompletion wc = await(r.server.recvCq);
+                assertThat(wc.status).as("receive %d", i).isEqualTo(WcStatus.SUCCESS);
+                assertThat(wc.wrId).isEqualTo(i + 1);
+                assertThat(wc.byteLen).isEqualTo(i < lengths.length ? 3 : 1);
+            }
+            for (int i = 0; i < lengths.length; i++) {
+                assertThat(bytes(inbox.buffer(), 16 * i, 3)).isEqualTo(new byte[] {(byte) i, (byte) (i + 1),
+                    (byte) (i + 2)});
+            }
+            assertThat(bytes(sink.buffer(), 0, 256)).isEqualTo(expectedSink);
+            assertThat(r.server.qp.state()).isEqualTo(org.rpcrdma4j.verbs.QpState.RTS);
+        }
+    }
+
+    /**
+     * A header read afresh (nothing of it came with the previous segment's tail) is read 20 bytes at a time; for a
+     * tagged FPDU the 4 bytes beyond its header are payload, pad or CRC. Each Write here reaches an idle socket (the
+     * Send after it is awaited before the next Write goes out).
+     */
+    @ParameterizedTest(name = "crc={0}")
+    @org.junit.jupiter.params.provider.ValueSource(booleans = {false, true})
+    void taggedSegmentsReadAfreshArePlacedWhateverTheirLength(boolean crc) throws Exception {
+        try (Responder r = new Responder(crc, 4)) {
+            int[] lengths = {0, 1, 2, 3, 4, 5, 6, 7, 100};
+            RegisteredMemory sink = register(r.server.pd, 256, REMOTE);
+            RegisteredMemory inbox = register(r.server.pd, 16, Access.LOCAL_WRITE);
+            byte[] expectedSink = new byte[256];
+            int at = 0;
+            for (int i = 0; i < lengths.length; i++) {
+                r.server.qp.postRecv(recv(i + 1, inbox, 0, 16));
+                byte[] payload = new byte[lengths[i]];
+                for (int j = 0; j < payload.length; j++) {
+                    payload[j] = (byte) (17 * i + j + 1);
+                }
+                System.arraycopy(payload, 0, expectedSink, at, payload.length);
+                r.peer.sendFpdu(RawPeer.tagged(true, Rdmap.WRITE, sink.rkey(), sink.address(at), payload));
+                r.peer.sendFpdu(RawPeer.untagged(true, Rdmap.SEND, 0, Ddp.QN_SEND, i + 1, 0, new byte[] {(byte) i}));
+                WorkCompletion wc = await(r.server.recvCq);
+                assertThat(wc.status).as("receive %d", i).isEqualTo(WcStatus.SUCCESS);
+                assertThat(wc.byteLen).isEqualTo(1);
+                at += payload.length;
+                assertThat(bytes(sink.buffer(), 0, 256)).isEqualTo(expectedSink);
+            }
+        }
+    }
+
     @Test
     void largestSegmentTheLengthFieldAllows() throws Exception {
         try (Responder r = new Responder(true, 4)) {
@@ -254,6 +334,37 @@ class SoftFpduHandlingTest extends VerbsFixture {
             assertThat(Integer.toHexString(ByteBuffer.wrap(fpdu).getInt(Terminate.OFFSET_CONTROL)))
                     .isEqualTo(Integer.toHexString(0x0207_0000 | Terminate.FLAG_M | Terminate.FLAG_D));
             r.server.events.await(ConnectionEventType.DISCONNECTED);
+        }
+    }
+
+    /**
+     * Read Requests that arrive together (several in one read of the header buffer, the last one cut by its end) are
+     * each answered with the bytes asked for, in order.
+     */
+    @ParameterizedTest(name = "crc={0}")
+    @org.junit.jupiter.params.provider.ValueSource(booleans = {false, true})
+    void readRequestsArrivingTogetherAreAllAnswered(boolean crc) throws Exception {
+        int requests = 8;
+        try (Responder r = new Responder(crc, requests)) {
+            RegisteredMemory source = register(r.server.pd, 4096, REMOTE);
+            byte[] data = new byte[4096];
+            fill(ByteBuffer.wrap(data), 53);
+            source.buffer().put(0, data);
+            ByteArrayOutputStream stream = new ByteArrayOutputStream();
+            for (int i = 0; i < requests; i++) {
+                stream.writeBytes(RawPeer.fpdu(RawPeer.readRequest(i + 1, 0x200 + i, 1000L * i, 10 + 300 * i,
+                        source.rkey(), source.address(100 * i)), crc));
+            }
+            r.peer.write(stream.toByteArray());
+            for (int i = 0; i < requests; i++) {
+                ByteBuffer response = ByteBuffer.wrap(r.peer.readFpdu());
+                assertThat(RawPeer.opcode(response.array())).as("response %d", i).isEqualTo(Rdmap.READ_RESPONSE);
+                assertThat(response.getInt(Ddp.OFFSET_STAG)).isEqualTo(0x200 + i);
+                assertThat(response.getLong(Ddp.OFFSET_TAGGED_OFFSET)).isEqualTo(1000L * i);
+                assertThat(Arrays.copyOfRange(response.array(), Ddp.TAGGED_HEADER_LENGTH, response.capacity()))
+                        .isEqualTo(Arrays.copyOfRange(data, 100 * i, 100 * i + 10 + 300 * i));
+            }
+            assertThat(r.server.qp.state()).isEqualTo(org.rpcrdma4j.verbs.QpState.RTS);
         }
     }
 

@@ -18,10 +18,14 @@ import org.slf4j.LoggerFactory;
 /**
  * The receiving half of a connected queue pair: reads FPDUs, checks them as siw does and places their payload.
  * <p>
- * A segment's header is read into a small buffer (only its bytes: 16, then the rest of an untagged header; a Read
- * Request or Terminate is read whole). Once the header is checked, the payload is read with a scattering read
- * straight into its destination — the registered memory of a tagged message or the posted receive's SGEs of a Send —
- * followed in the same read by the pad and CRC and the first 16 bytes of the next FPDU. There is no staging copy.
+ * A segment's header is read into a small buffer of {@value #HEADER_BUFFER} bytes, as much of the stream as it holds
+ * (a Read Request or Terminate is read whole; a header is decoded once its 16 or 20 bytes are in). Once the header
+ * is checked, the payload is read with a scattering read straight into its destination — the registered memory of a
+ * tagged message or the posted receive's SGEs of a Send — followed in the same read by the pad and CRC and the start
+ * of what follows, into the header buffer: so a stream of large segments takes one read per segment, and many small FPDUs (Read Requests, probes and their responses, short
+ * Sends) come in one read. Bytes the header buffer holds beyond a header are that segment's first payload bytes, then
+ * its pad and CRC ({@link #carry}: copied, at most {@value #HEADER_BUFFER} bytes), then the next FPDU's start, which
+ * is moved to the front of the buffer. Payload is otherwise read in place: there is no staging copy.
  * <p>
  * Checks: DDP and RDMAP versions; opcode against the T bit; queue number, MSN and MO of untagged segments; STag,
  * protection domain, access right and bounds of tagged segments (a Read Response must match the head of the ORQ);
@@ -40,13 +44,15 @@ final class Receiver {
     /** ULPDU_Length plus the shortest (tagged) header. */
     private static final int MIN_HEADER = Fpdu.LENGTH_FIELD + Ddp.TAGGED_HEADER_LENGTH;
     private static final int UNTAGGED_HEADER = Fpdu.LENGTH_FIELD + Ddp.UNTAGGED_HEADER_LENGTH;
+    /** The header buffer: the longest FPDU read whole (Read Request, Terminate) and the read-ahead. */
+    static final int HEADER_BUFFER = 128;
     /** Bytes read per readiness event before other queue pairs get their turn. */
     private static final long READ_BUDGET = 1 << 20;
     private static final int MAX_PIECES = 62;
 
     private final SoftQp qp;
     private final int engineId;
-    private final ByteBuffer hdr = ByteBuffer.allocateDirect(128);
+    private final ByteBuffer hdr = ByteBuffer.allocateDirect(HEADER_BUFFER);
     private final ByteBuffer trailer = ByteBuffer.allocateDirect(8);
     private final ByteBuffer sink = ByteBuffer.allocateDirect(16 * 1024);
     private final ByteBuffer[] scatter = new ByteBuffer[MAX_PIECES + 2];
@@ -86,6 +92,11 @@ final class Receiver {
     private int sendOpcode;
     private int sendInvalidateStag;
     private boolean seenFirst;
+    /**
+     * The last read got less than it had room for: the socket was empty then, so the next read would most likely
+     * find nothing (a wasted system call); what arrives later makes the socket readable again.
+     */
+    private boolean drained;
 
     Receiver(SoftQp qp, int engineId) {
         this.qp = qp;
@@ -123,7 +134,8 @@ final class Receiver {
 
     void onReadable() throws IOException {
         long budget = READ_BUDGET;
-        while (budget > 0 && channel != null) {
+        drained = false;
+        while (channel != null && ((budget > 0 && !drained) || canAdvanceWithoutReading())) {
             switch (state) {
                 case DISCARD -> {
                     sink.clear();
@@ -139,7 +151,8 @@ final class Receiver {
                 }
                 case HEADER -> {
                     if (hdr.position() < need) {
-                        hdr.limit(need);
+                        hdr.limit(hdr.capacity());
+                        int room = hdr.remaining();
                         int n = channel.read(hdr);
                         if (n < 0) {
                             endOfStream();
@@ -149,6 +162,7 @@ final class Receiver {
                             return;
                         }
                         budget -= n;
+                        drained = n < room;
                         if (hdr.position() < need) {
                             continue;
                         }
@@ -156,6 +170,10 @@ final class Receiver {
                     onHeaderBytes();
                 }
                 case PAYLOAD -> {
+                    if (payloadDone == payloadLength && !trailer.hasRemaining()) {
+                        segmentComplete(); // the header's look-ahead held the whole rest of the segment
+                        continue;
+                    }
                     long n = readPayload();
                     if (n <= 0) {
                         return;
@@ -167,6 +185,16 @@ final class Receiver {
                 }
             }
         }
+    }
+
+    /**
+     * Whether the bytes already read are enough for the next step: the header buffer may hold whole FPDUs after the
+     * socket has been drained, and no readiness event would come for them, so they are handled even once the read
+     * budget is spent.
+     */
+    private boolean canAdvanceWithoutReading() {
+        return state == HEADER ? hdr.position() >= need
+                : state == PAYLOAD && payloadDone == payloadLength && !trailer.hasRemaining();
     }
 
     private void endOfStream() {
@@ -407,7 +435,7 @@ final class Receiver {
         e.sourceStag = seg.sourceStag;
         e.sourceTo = seg.sourceTo;
         expectedMsn[Ddp.QN_READ_REQUEST]++;
-        resetHeader();
+        resetHeader(Fpdu.fpduLength(seg.ulpduLength));
         qp.readRequestQueued();
     }
 
@@ -488,16 +516,47 @@ final class Receiver {
         payloadDone = 0;
         trailer.clear();
         trailer.limit(padLength + Fpdu.CRC_LENGTH);
+        int headerEnd = Fpdu.LENGTH_FIELD + headerLength;
         if (crcOn) {
             crc.reset();
-            Fpdu.update(crc, hdr, 0, Fpdu.LENGTH_FIELD + headerLength);
+            Fpdu.update(crc, hdr, 0, headerEnd);
         }
-        resetHeader();
+        resetHeader(carry(headerEnd, hdr.position()));
         state = PAYLOAD;
     }
 
-    private void resetHeader() {
-        hdr.clear();
+    /**
+     * Places bytes {@code from..to} of the header buffer, read beyond this segment's header, as the segment's first
+     * payload bytes, then its pad and CRC.
+     *
+     * @return where the bytes of the next FPDU begin in the header buffer ({@code to} if none came)
+     */
+    private int carry(int from, int to) {
+        int i = from;
+        while (i < to && payloadDone < payloadLength) {
+            locate(payloadDone, Math.min(to - i, payloadLength - payloadDone));
+            aim(pieceBuffer, pieceIndex, pieceIndex + pieceLength); // absolute bulk puts are checked against the limit
+            pieceBuffer.put(pieceIndex, hdr, i, pieceLength);
+            payloadDone += pieceLength;
+            i += pieceLength;
+        }
+        int t = Math.min(to - i, trailer.remaining());
+        if (t > 0) {
+            trailer.put(trailer.position(), hdr, i, t);
+            trailer.position(trailer.position() + t);
+            i += t;
+        }
+        return i;
+    }
+
+    /** Starts the next header with the bytes of the header buffer from {@code consumed} on (moved to its front). */
+    private void resetHeader(int consumed) {
+        int left = hdr.position() - consumed;
+        for (int i = 0; i < left; i++) {
+            hdr.put(i, hdr.get(consumed + i));
+        }
+        hdr.limit(hdr.capacity());
+        hdr.position(Math.max(0, left));
         need = MIN_HEADER;
         headerSized = false;
     }
@@ -533,10 +592,15 @@ final class Receiver {
         }
         if (complete) {
             scatter[count++] = trailer;
-            hdr.limit(MIN_HEADER);
+            hdr.limit(hdr.capacity()); // empty here: bytes beyond a segment's header are carried only when they end it
             scatter[count++] = hdr;
         }
+        long room = 0;
+        for (int i = 0; i < count; i++) {
+            room += scatter[i].remaining();
+        }
         long n = channel.read(scatter, 0, count);
+        drained = n < room;
         if (n < 0) {
             qp.onPeerClosed(false);
             return -1;

@@ -7,7 +7,8 @@
  * {@link org.rpcrdma4j.verbs.soft.internal.SoftQp} is one TCP connection owned by one engine; its
  * {@code Transmitter} builds FPDUs from the send queue, the IRQ (Read Responses), placement probes and Terminates
  * into a {@code Gather} list written with gathering writes; its {@code Receiver} reads headers into a small buffer
- * and payloads straight into their destination. Connection setup is {@code ActiveHandshake} (initiator) and
+ * (with whatever follows, up to its size: several small FPDUs come in one read) and payloads straight into their
+ * destination, each segment's tail in one read with the start of the next. Connection setup is {@code ActiveHandshake} (initiator) and
  * {@code PassiveHandshake} (responder, per accepted socket) under {@code SoftConnectionManager}.
  * <p>
  * Ownership: every field of a queue pair except its two posting rings belongs to its engine thread; rings are

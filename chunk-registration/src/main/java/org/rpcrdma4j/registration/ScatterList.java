@@ -23,6 +23,13 @@ public final class ScatterList {
     final boolean[] joinsPageList;
     /** Piece i continues piece i - 1 in memory, across a page boundary (one contiguous registration). */
     final boolean[] joinsContiguous;
+    /**
+     * First piece of the page-list run holding piece i (pieces joined by {@link #joinsPageList}); non-decreasing, so
+     * a handle's extent is found by binary search instead of a walk over its pages.
+     */
+    final int[] pageListRunStart;
+    /** First piece of the byte-contiguous run holding piece i (pieces joined by {@link #joinsContiguous}). */
+    final int[] contiguousRunStart;
     private int count;
     private long length;
 
@@ -37,6 +44,8 @@ public final class ScatterList {
         lengths = new int[maxPieces];
         joinsPageList = new boolean[maxPieces];
         joinsContiguous = new boolean[maxPieces];
+        pageListRunStart = new int[maxPieces];
+        contiguousRunStart = new int[maxPieces];
     }
 
     /** Forgets every range. */
@@ -66,15 +75,17 @@ public final class ScatterList {
         if (offset < 0 || length < 0 || (long) offset + length > arena.size()) {
             throw new IndexOutOfBoundsException("range " + offset + "+" + length + " outside arena of " + arena.size());
         }
+        if (length == 0) {
+            return this;
+        }
         int pageSize = arena.pageSize();
-        int needed = 0;
-        for (int o = offset, left = length; left > 0; ) {
-            int take = Math.min(left, pageSize - o % pageSize);
-            if (!(needed == 0 && continues(arena, o / pageSize, o % pageSize))) {
-                needed++;
-            }
-            o += take;
-            left -= take;
+        int shift = Integer.numberOfTrailingZeros(pageSize);
+        int mask = pageSize - 1;
+        int firstPage = offset >>> shift;
+        int lastPage = (offset + length - 1) >>> shift;
+        int needed = lastPage - firstPage + 1;
+        if (continues(arena, firstPage, offset & mask)) {
+            needed--;
         }
         if (count + needed > arenas.length) {
             throw new IllegalStateException("scatter list full: " + count + " pieces + " + needed + " > "
@@ -83,15 +94,18 @@ public final class ScatterList {
         int o = offset;
         int left = length;
         while (left > 0) {
-            int page = o / pageSize;
-            int inPage = o % pageSize;
+            int page = o >>> shift;
+            int inPage = o & mask;
             int take = Math.min(left, pageSize - inPage);
             if (continues(arena, page, inPage)) {
                 lengths[count - 1] += take;
             } else {
                 boolean boundary = count > 0 && inPage == 0 && endsOnPage(count - 1);
+                boolean contiguous = boundary && arenas[count - 1] == arena && pages[count - 1] + 1 == page;
                 joinsPageList[count] = boundary;
-                joinsContiguous[count] = boundary && arenas[count - 1] == arena && pages[count - 1] + 1 == page;
+                joinsContiguous[count] = contiguous;
+                pageListRunStart[count] = boundary ? pageListRunStart[count - 1] : count;
+                contiguousRunStart[count] = contiguous ? contiguousRunStart[count - 1] : count;
                 arenas[count] = arena;
                 pages[count] = page;
                 offsets[count] = inPage;
@@ -160,6 +174,24 @@ public final class ScatterList {
     /** Whether a piece runs to the end of its page. */
     boolean endsOnPage(int piece) {
         return offsets[piece] + lengths[piece] == arenas[piece].pageSize();
+    }
+
+    /**
+     * Whether pieces {@code [from, from + n)} are one byte-contiguous range of one arena (consecutive pages, every
+     * join on a page boundary). Constant time.
+     */
+    boolean contiguous(int from, int n) {
+        return n > 0 && contiguousRunStart[from + n - 1] <= from;
+    }
+
+    /**
+     * Bytes in pieces {@code [from, from + n)} when they are {@linkplain #contiguous contiguous}: the distance from
+     * the first byte to the end of the last. Constant time.
+     */
+    long contiguousLength(int from, int n) {
+        int last = from + n - 1;
+        int pageSize = arenas[from].pageSize();
+        return ((long) pages[last] - pages[from]) * pageSize + offsets[last] + lengths[last] - offsets[from];
     }
 
     /**

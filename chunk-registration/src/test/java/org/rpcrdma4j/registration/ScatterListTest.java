@@ -80,6 +80,25 @@ class ScatterListTest {
     }
 
     @Test
+    void aContiguousRunFillsThePageListAsATableRunAndAGapPageByPage() {
+        ScatterList list = new ScatterList(16);
+        list.add(buffer, 100, 3 * PAGE - 100).add(buffer, 5 * PAGE, PAGE);
+        RegisteredArena arena = buffer.arena();
+        org.rpcrdma4j.verbs.PageList pages = new org.rpcrdma4j.verbs.PageList(8);
+        assertThat(MemRegOps.fill(pages, list, 0, 3)).isEqualTo(3L * PAGE - 100);
+        assertThat(pages.table()).isSameAs(arena.pageTable());
+        assertThat(pages.tableFirst()).isEqualTo(buffer.firstPage());
+        assertThat(pages.count()).isEqualTo(3);
+        assertThat(MemRegOps.fill(pages, list, 0, 4)).isEqualTo(4L * PAGE - 100);
+        assertThat(pages.table()).as("a gap: page by page").isNull();
+        assertThat(pages.count()).isEqualTo(4);
+        for (int i = 0; i < 3; i++) {
+            assertThat(pages.page(i)).isSameAs(arena.page(buffer.firstPage() + i));
+        }
+        assertThat(pages.page(3)).isSameAs(arena.page(buffer.firstPage() + 5));
+    }
+
+    @Test
     void aFullListRefusesARangeWithoutTakingPartOfIt() {
         ScatterList list = new ScatterList(3).add(buffer, 0, PAGE);
         assertThatThrownBy(() -> list.add(buffer, PAGE + 1, 3 * PAGE)).isInstanceOf(IllegalStateException.class);

@@ -3,6 +3,7 @@ package org.rpcrdma4j.verbs.soft.internal;
 import java.nio.ByteBuffer;
 
 import org.rpcrdma4j.verbs.Opcode;
+import org.rpcrdma4j.verbs.PageTable;
 import org.rpcrdma4j.verbs.SendWorkRequest;
 import org.rpcrdma4j.verbs.WcStatus;
 
@@ -33,7 +34,7 @@ final class SendWqe {
     SoftFastRegMr regMr;
     ByteBuffer[] regPages = new ByteBuffer[0];
     /** Not null: the registration's pages are a run of this table from {@link #regTableFirst}; regPages unused. */
-    org.rpcrdma4j.verbs.PageTable regTable;
+    PageTable regTable;
     int regTableFirst;
     int regPageCount;
     int regPageSize;

@@ -11,7 +11,10 @@ import java.util.Arrays;
  * byte for byte in the same page is merged into it, so pieces in a row never share a page contiguously.
  * <p>
  * Borrows: the list does not retain the buffers; the caller keeps them alive until the registration that maps this
- * list has been invalidated. Not thread-safe; reuse with {@link #clear()}. Allocation-free after construction.
+ * list has been invalidated. It may keep references to the arenas (long-lived pool memory) of cleared pieces until
+ * they are overwritten: a list refilled from the same arena then stores no references at all, which keeps the
+ * per-page work of a large range to primitive stores. Not thread-safe; reuse with {@link #clear()}. Allocation-free
+ * after construction.
  */
 public final class ScatterList {
     // package-private arrays: the strategies' per-page loops read them directly
@@ -50,7 +53,6 @@ public final class ScatterList {
 
     /** Forgets every range. */
     public ScatterList clear() {
-        Arrays.fill(arenas, 0, count, null);
         count = 0;
         length = 0;
         return this;
@@ -91,29 +93,51 @@ public final class ScatterList {
             throw new IllegalStateException("scatter list full: " + count + " pieces + " + needed + " > "
                     + arenas.length);
         }
-        int o = offset;
-        int left = length;
-        while (left > 0) {
-            int page = o >>> shift;
-            int inPage = o & mask;
-            int take = Math.min(left, pageSize - inPage);
-            if (continues(arena, page, inPage)) {
-                lengths[count - 1] += take;
-            } else {
-                boolean boundary = count > 0 && inPage == 0 && endsOnPage(count - 1);
-                boolean contiguous = boundary && arenas[count - 1] == arena && pages[count - 1] + 1 == page;
-                joinsPageList[count] = boundary;
-                joinsContiguous[count] = contiguous;
-                pageListRunStart[count] = boundary ? pageListRunStart[count - 1] : count;
-                contiguousRunStart[count] = contiguous ? contiguousRunStart[count - 1] : count;
+        // the first page may continue the previous piece or start mid-page
+        int page = firstPage;
+        int inPage = offset & mask;
+        int take = Math.min(length, pageSize - inPage);
+        if (continues(arena, page, inPage)) {
+            lengths[count - 1] += take;
+        } else {
+            boolean boundary = count > 0 && inPage == 0 && endsOnPage(count - 1);
+            boolean contiguous = boundary && arenas[count - 1] == arena && pages[count - 1] + 1 == page;
+            joinsPageList[count] = boundary;
+            joinsContiguous[count] = contiguous;
+            pageListRunStart[count] = boundary ? pageListRunStart[count - 1] : count;
+            contiguousRunStart[count] = contiguous ? contiguousRunStart[count - 1] : count;
+            if (arenas[count] != arena) {
                 arenas[count] = arena;
-                pages[count] = page;
-                offsets[count] = inPage;
-                lengths[count] = take;
-                count++;
             }
-            o += take;
-            left -= take;
+            pages[count] = page;
+            offsets[count] = inPage;
+            lengths[count] = take;
+            count++;
+        }
+        int left = length - take;
+        if (left > 0) {
+            // every further page starts on a boundary right after the previous one: the run goes on, so the
+            // pieces are filled in bulk (primitive stores; an arena reference only where it differs)
+            int n = ((left - 1) >>> shift) + 1;
+            int from = count;
+            int end = from + n;
+            int next = page + 1 - from;
+            for (int i = from; i < end; i++) {
+                pages[i] = next + i;
+                offsets[i] = 0;
+                lengths[i] = pageSize;
+            }
+            for (int i = from; i < end; i++) {
+                if (arenas[i] != arena) {
+                    arenas[i] = arena;
+                }
+            }
+            lengths[end - 1] = left - (n - 1) * pageSize;
+            Arrays.fill(joinsPageList, from, end, true);
+            Arrays.fill(joinsContiguous, from, end, true);
+            Arrays.fill(pageListRunStart, from, end, pageListRunStart[from - 1]);
+            Arrays.fill(contiguousRunStart, from, end, contiguousRunStart[from - 1]);
+            count = end;
         }
         this.length += length;
         return this;

@@ -58,15 +58,8 @@ final class FrwrOps implements MemRegOps {
     @Override
     public int map(Mr mr, ScatterList list, int from, int n, int access, Registration registration) {
         int covered = MemRegOps.run(list, from, n, depth, true);
-        PageList pages = mr.pageList.clear();
-        long length = 0;
-        RegisteredArena[] arenas = list.arenas;
-        int[] pageIndex = list.pages;
-        int[] lengths = list.lengths;
-        for (int i = from; i < from + covered; i++) {
-            pages.add(arenas[i].page(pageIndex[i]));
-            length += lengths[i];
-        }
+        PageList pages = mr.pageList;
+        long length = MemRegOps.fill(pages, list, from, covered);
         long iova = iova(registration.xid(), list.arenaOffset(from));
         pages.set(list.offsetInPage(from), length, iova);
         int key = Stag.nextKey(mr.rkey);

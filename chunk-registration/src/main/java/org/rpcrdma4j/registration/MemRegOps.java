@@ -1,6 +1,7 @@
 package org.rpcrdma4j.registration;
 
 import org.rpcrdma4j.verbs.CompletionQueue;
+import org.rpcrdma4j.verbs.PageList;
 import org.rpcrdma4j.verbs.VerbsException;
 
 /**
@@ -55,15 +56,49 @@ interface MemRegOps {
 
     /**
      * The shared splitting rule: how many pieces from {@code from} (at most {@code n}) one handle covers — it stops at
-     * a gap ({@link ScatterList#joins}) and at {@code maxPages}, one page per piece.
+     * a gap ({@link ScatterList#joins}) and at {@code maxPages}, one page per piece. Logarithmic in the run's length
+     * (a binary search over the list's run starts).
      */
     static int run(ScatterList list, int from, int n, int maxPages, boolean pageLists) {
-        boolean[] joins = pageLists ? list.joinsPageList : list.joinsContiguous;
+        int[] start = pageLists ? list.pageListRunStart : list.contiguousRunStart;
         int limit = from + Math.min(n, maxPages);
-        int next = from + 1;
-        while (next < limit && joins[next]) {
-            next++;
+        // pieces j >= from share from's run exactly while start[j] <= from (start is non-decreasing)
+        if (start[limit - 1] <= from) {
+            return limit - from;
         }
-        return next - from;
+        int lo = from;
+        int hi = limit - 1;
+        while (hi - lo > 1) {
+            int mid = (lo + hi) >>> 1;
+            if (start[mid] <= from) {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        return lo + 1 - from;
+    }
+
+    /**
+     * Fills {@code pages} (cleared) with the pages of pieces {@code [from, from + covered)} and returns their bytes.
+     * A byte-contiguous run of one arena is named as a run of the arena's page table (constant time, nothing copied
+     * per page); anything else is added page by page.
+     */
+    static long fill(PageList pages, ScatterList list, int from, int covered) {
+        pages.clear();
+        if (list.contiguous(from, covered)) {
+            RegisteredArena arena = list.arenas[from];
+            pages.addRun(arena.pageTable(), list.pages[from], covered);
+            return list.contiguousLength(from, covered);
+        }
+        long length = 0;
+        RegisteredArena[] arenas = list.arenas;
+        int[] pageIndex = list.pages;
+        int[] lengths = list.lengths;
+        for (int i = from; i < from + covered; i++) {
+            pages.add(arenas[i].page(pageIndex[i]));
+            length += lengths[i];
+        }
+        return length;
     }
 }

@@ -47,10 +47,7 @@ final class RegMrOps implements MemRegOps {
     public int map(Mr mr, ScatterList list, int from, int n, int access, Registration registration)
             throws VerbsException {
         int covered = MemRegOps.run(list, from, n, maxPages, false);
-        long length = 0;
-        for (int i = from; i < from + covered; i++) {
-            length += list.length(i);
-        }
+        long length = list.contiguousLength(from, covered);
         RegisteredMemory region = pool.protectionDomain()
                 .registerMemory(list.arena(from).view(list.arenaOffset(from), (int) length), access);
         pool.counters().increment(RegistrationCounter.HARDWAY_REGISTER_COUNT);

@@ -3,6 +3,7 @@ package org.rpcrdma4j.registration;
 import java.nio.ByteBuffer;
 
 import org.rpcrdma4j.verbs.PageList;
+import org.rpcrdma4j.verbs.PageTable;
 import org.rpcrdma4j.verbs.RegisteredMemory;
 
 /**
@@ -18,6 +19,7 @@ public final class RegisteredArena {
     private final int pageSize;
     private final ByteBuffer memory;
     private final ByteBuffer[] pages;
+    private final PageTable pageTable;
     private final RegisteredMemory region;
 
     RegisteredArena(int id, ByteBuffer memory, int pageSize, RegisteredMemory region) {
@@ -29,6 +31,7 @@ public final class RegisteredArena {
         for (int i = 0; i < pages.length; i++) {
             pages[i] = memory.duplicate().position(i * pageSize).limit((i + 1) * pageSize).slice();
         }
+        this.pageTable = new PageTable(pages, pageSize);
     }
 
     /** Allocates {@code size} bytes of page-aligned direct memory (a multiple of {@code pageSize}). */
@@ -58,6 +61,11 @@ public final class RegisteredArena {
     /** The view of page {@code index} (direct, capacity {@link #pageSize()}), as {@link PageList} takes it. */
     public ByteBuffer page(int index) {
         return pages[index];
+    }
+
+    /** The arena's page views as a validated table, for naming a contiguous run in one page list entry. */
+    public PageTable pageTable() {
+        return pageTable;
     }
 
     /** The long-lived local key of the whole arena, for SGEs. */

@@ -158,10 +158,7 @@ public final class Registration {
         checkRoom(n);
         for (int from = 0; from < pieces; ) {
             int covered = MemRegOps.run(list, from, pieces - from, Integer.MAX_VALUE, false);
-            long length = 0;
-            for (int i = from; i < from + covered; i++) {
-                length += list.length(i);
-            }
+            long length = list.contiguousLength(from, covered);
             RegisteredArena arena = list.arena(from);
             append(null, arena.lkey(), (int) length, arena.address(list.arenaOffset(from)));
             from += covered;

@@ -11,7 +11,10 @@ import java.util.Arrays;
  * byte for byte in the same page is merged into it, so pieces in a row never share a page contiguously.
  * <p>
  * Borrows: the list does not retain the buffers; the caller keeps them alive until the registration that maps this
- * list has been invalidated. Not thread-safe; reuse with {@link #clear()}. Allocation-free after construction.
+ * list has been invalidated. It may keep references to the arenas (long-lived pool memory) of cleared pieces until
+ * they are overwritten: a list refilled from the same arena then stores no references at all, which keeps the
+ * per-page work of a large range to primitive stores. Not thread-safe; reuse with {@link #clear()}. Allocation-free
+ * after construction.
  */
 public final class ScatterList {
     // package-private arrays: the strategies' per-page loops read them directly
@@ -23,6 +26,13 @@ public final class ScatterList {
     final boolean[] joinsPageList;
     /** Piece i continues piece i - 1 in memory, across a page boundary (one contiguous registration). */
     final boolean[] joinsContiguous;
+    /**
+     * First piece of the page-list run holding piece i (pieces joined by {@link #joinsPageList}); non-decreasing, so
+     * a handle's extent is found by binary search instead of a walk over its pages.
+     */
+    final int[] pageListRunStart;
+    /** First piece of the byte-contiguous run holding piece i (pieces joined by {@link #joinsContiguous}). */
+    final int[] contiguousRunStart;
     private int count;
     private long length;
 
@@ -37,11 +47,12 @@ public final class ScatterList {
         lengths = new int[maxPieces];
         joinsPageList = new boolean[maxPieces];
         joinsContiguous = new boolean[maxPieces];
+        pageListRunStart = new int[maxPieces];
+        contiguousRunStart = new int[maxPieces];
     }
 
     /** Forgets every range. */
     public ScatterList clear() {
-        Arrays.fill(arenas, 0, count, null);
         count = 0;
         length = 0;
         return this;
@@ -66,40 +77,67 @@ public final class ScatterList {
         if (offset < 0 || length < 0 || (long) offset + length > arena.size()) {
             throw new IndexOutOfBoundsException("range " + offset + "+" + length + " outside arena of " + arena.size());
         }
+        if (length == 0) {
+            return this;
+        }
         int pageSize = arena.pageSize();
-        int needed = 0;
-        for (int o = offset, left = length; left > 0; ) {
-            int take = Math.min(left, pageSize - o % pageSize);
-            if (!(needed == 0 && continues(arena, o / pageSize, o % pageSize))) {
-                needed++;
-            }
-            o += take;
-            left -= take;
+        int shift = Integer.numberOfTrailingZeros(pageSize);
+        int mask = pageSize - 1;
+        int firstPage = offset >>> shift;
+        int lastPage = (offset + length - 1) >>> shift;
+        int needed = lastPage - firstPage + 1;
+        if (continues(arena, firstPage, offset & mask)) {
+            needed--;
         }
         if (count + needed > arenas.length) {
             throw new IllegalStateException("scatter list full: " + count + " pieces + " + needed + " > "
                     + arenas.length);
         }
-        int o = offset;
-        int left = length;
-        while (left > 0) {
-            int page = o / pageSize;
-            int inPage = o % pageSize;
-            int take = Math.min(left, pageSize - inPage);
-            if (continues(arena, page, inPage)) {
-                lengths[count - 1] += take;
-            } else {
-                boolean boundary = count > 0 && inPage == 0 && endsOnPage(count - 1);
-                joinsPageList[count] = boundary;
-                joinsContiguous[count] = boundary && arenas[count - 1] == arena && pages[count - 1] + 1 == page;
+        // the first page may continue the previous piece or start mid-page
+        int page = firstPage;
+        int inPage = offset & mask;
+        int take = Math.min(length, pageSize - inPage);
+        if (continues(arena, page, inPage)) {
+            lengths[count - 1] += take;
+        } else {
+            boolean boundary = count > 0 && inPage == 0 && endsOnPage(count - 1);
+            boolean contiguous = boundary && arenas[count - 1] == arena && pages[count - 1] + 1 == page;
+            joinsPageList[count] = boundary;
+            joinsContiguous[count] = contiguous;
+            pageListRunStart[count] = boundary ? pageListRunStart[count - 1] : count;
+            contiguousRunStart[count] = contiguous ? contiguousRunStart[count - 1] : count;
+            if (arenas[count] != arena) {
                 arenas[count] = arena;
-                pages[count] = page;
-                offsets[count] = inPage;
-                lengths[count] = take;
-                count++;
             }
-            o += take;
-            left -= take;
+            pages[count] = page;
+            offsets[count] = inPage;
+            lengths[count] = take;
+            count++;
+        }
+        int left = length - take;
+        if (left > 0) {
+            // every further page starts on a boundary right after the previous one: the run goes on, so the
+            // pieces are filled in bulk (primitive stores; an arena reference only where it differs)
+            int n = ((left - 1) >>> shift) + 1;
+            int from = count;
+            int end = from + n;
+            int next = page + 1 - from;
+            for (int i = from; i < end; i++) {
+                pages[i] = next + i;
+                offsets[i] = 0;
+                lengths[i] = pageSize;
+            }
+            for (int i = from; i < end; i++) {
+                if (arenas[i] != arena) {
+                    arenas[i] = arena;
+                }
+            }
+            lengths[end - 1] = left - (n - 1) * pageSize;
+            Arrays.fill(joinsPageList, from, end, true);
+            Arrays.fill(joinsContiguous, from, end, true);
+            Arrays.fill(pageListRunStart, from, end, pageListRunStart[from - 1]);
+            Arrays.fill(contiguousRunStart, from, end, contiguousRunStart[from - 1]);
+            count = end;
         }
         this.length += length;
         return this;
@@ -160,6 +198,24 @@ public final class ScatterList {
     /** Whether a piece runs to the end of its page. */
     boolean endsOnPage(int piece) {
         return offsets[piece] + lengths[piece] == arenas[piece].pageSize();
+    }
+
+    /**
+     * Whether pieces {@code [from, from + n)} are one byte-contiguous range of one arena (consecutive pages, every
+     * join on a page boundary). Constant time.
+     */
+    boolean contiguous(int from, int n) {
+        return n > 0 && contiguousRunStart[from + n - 1] <= from;
+    }
+
+    /**
+     * Bytes in pieces {@code [from, from + n)} when they are {@linkplain #contiguous contiguous}: the distance from
+     * the first byte to the end of the last. Constant time.
+     */
+    long contiguousLength(int from, int n) {
+        int last = from + n - 1;
+        int pageSize = arenas[from].pageSize();
+        return ((long) pages[last] - pages[from]) * pageSize + offsets[last] + lengths[last] - offsets[from];
     }
 
     /**

@@ -24,6 +24,12 @@
  * page lists (FRWR, FMR) the pieces may be any pages; with REG_MR they must also be consecutive in memory. A handle
  * also ends at the device's fast-register depth (one page per piece). Each handle becomes one segment, so a 1 MiB
  * payload at depth 256 takes one segment if it is page-aligned and two if it is not.
+ * <p>
+ * The cost of a handle does not grow with its pages where the memory is contiguous: the scatter list keeps, per
+ * piece, where its run starts, so a handle's extent is a binary search and its length a subtraction, and a
+ * byte-contiguous run of one arena goes into the page list as a run of the arena's
+ * {@link org.rpcrdma4j.verbs.PageTable} (constant time, for the device as well). Only a page list of scattered
+ * pages is filled page by page.
  *
  * <h2>Access rights</h2>
  * One function, {@link org.rpcrdma4j.registration.AccessFlags#of}, decides the rights from the transport type and

@@ -56,6 +56,49 @@ class ScatterListTest {
     }
 
     @Test
+    void contiguousRunsAndTheirLengthsAndTheSplittingRule() {
+        ScatterList list = new ScatterList(16);
+        list.add(buffer, 100, 3 * PAGE - 100);  // pieces 0..2, one contiguous run
+        list.add(buffer, 5 * PAGE, PAGE);       // piece 3: page-aligned gap, joins the page list only
+        list.add(buffer, 6 * PAGE, 50);         // piece 4: continues piece 3
+        list.add(buffer, 7 * PAGE + 8, 8);      // piece 5: starts mid-page, joins nothing
+        assertThat(list.pieceCount()).isEqualTo(6);
+        assertThat(list.contiguous(0, 3)).isTrue();
+        assertThat(list.contiguous(1, 2)).isTrue();
+        assertThat(list.contiguous(0, 4)).isFalse();
+        assertThat(list.contiguous(3, 2)).isTrue();
+        assertThat(list.contiguous(2, 2)).isFalse();
+        assertThat(list.contiguousLength(0, 3)).isEqualTo(3L * PAGE - 100);
+        assertThat(list.contiguousLength(1, 2)).isEqualTo(2L * PAGE);
+        assertThat(list.contiguousLength(3, 2)).isEqualTo(PAGE + 50L);
+        assertThat(MemRegOps.run(list, 0, 6, 256, true)).as("page list: up to the mid-page start").isEqualTo(5);
+        assertThat(MemRegOps.run(list, 0, 6, 256, false)).as("contiguous: up to the gap").isEqualTo(3);
+        assertThat(MemRegOps.run(list, 1, 5, 2, true)).as("depth").isEqualTo(2);
+        assertThat(MemRegOps.run(list, 3, 3, 256, false)).isEqualTo(2);
+        assertThat(MemRegOps.run(list, 5, 1, 256, true)).isEqualTo(1);
+        assertThat(MemRegOps.run(list, 0, 2, 256, true)).as("at most n").isEqualTo(2);
+    }
+
+    @Test
+    void aContiguousRunFillsThePageListAsATableRunAndAGapPageByPage() {
+        ScatterList list = new ScatterList(16);
+        list.add(buffer, 100, 3 * PAGE - 100).add(buffer, 5 * PAGE, PAGE);
+        RegisteredArena arena = buffer.arena();
+        org.rpcrdma4j.verbs.PageList pages = new org.rpcrdma4j.verbs.PageList(8);
+        assertThat(MemRegOps.fill(pages, list, 0, 3)).isEqualTo(3L * PAGE - 100);
+        assertThat(pages.table()).isSameAs(arena.pageTable());
+        assertThat(pages.tableFirst()).isEqualTo(buffer.firstPage());
+        assertThat(pages.count()).isEqualTo(3);
+        assertThat(MemRegOps.fill(pages, list, 0, 4)).isEqualTo(4L * PAGE - 100);
+        assertThat(pages.table()).as("a gap: page by page").isNull();
+        assertThat(pages.count()).isEqualTo(4);
+        for (int i = 0; i < 3; i++) {
+            assertThat(pages.page(i)).isSameAs(arena.page(buffer.firstPage() + i));
+        }
+        assertThat(pages.page(3)).isSameAs(arena.page(buffer.firstPage() + 5));
+    }
+
+    @Test
     void aFullListRefusesARangeWithoutTakingPartOfIt() {
         ScatterList list = new ScatterList(3).add(buffer, 0, PAGE);
         assertThatThrownBy(() -> list.add(buffer, PAGE + 1, 3 * PAGE)).isInstanceOf(IllegalStateException.class);

@@ -20,6 +20,11 @@ import java.util.Arrays;
  * Reusable and allocation-free once built: {@link #clear()} then {@link #add(ByteBuffer)} up to {@link #capacity()}
  * pages. Owned by one thread at a time; a device copies what it needs when the work request is posted.
  * <p>
+ * A list whose pages are one run of consecutive entries of a {@link PageTable} (a contiguous range of an arena) is
+ * best filled with {@link #addRun(PageTable, int, int)} into an empty list: the list then only names the table and
+ * the run ({@link #table()}, {@link #tableFirst()}), and a device can take the mapping over in constant time instead
+ * of page by page. {@link #page(int)} answers the same either way.
+ * <p>
  * The page buffers themselves are lent, not copied: while a registration made from this list (REG_MR, FMR map) is
  * valid, the device may move each page buffer's position and limit to reach its bytes, so the consumer must not rely
  * on them (use absolute accessors or its own duplicates), and one page buffer may be in at most one valid
@@ -31,6 +36,9 @@ public final class PageList {
     private final int pageSize;
     private final ByteBuffer[] pages;
     private int count;
+    /** When not null, the pages are {@code table[tableFirst, tableFirst + count)} and {@link #pages} is empty. */
+    private PageTable table;
+    private int tableFirst;
     private int firstByteOffset;
     private long length;
     private long iova;
@@ -66,7 +74,20 @@ public final class PageList {
         if (index < 0 || index >= count) {
             throw new IndexOutOfBoundsException("page " + index + " of " + count);
         }
-        return pages[index];
+        return table != null ? table.page(tableFirst + index) : pages[index];
+    }
+
+    /**
+     * The table whose run of entries the pages are, when the list was filled by one
+     * {@link #addRun(PageTable, int, int)} into an empty list (and nothing else since); null otherwise.
+     */
+    public PageTable table() {
+        return table;
+    }
+
+    /** The table entry of page 0 when {@link #table()} is not null. */
+    public int tableFirst() {
+        return tableFirst;
     }
 
     public int firstByteOffset() {
@@ -83,7 +104,11 @@ public final class PageList {
 
     /** Forgets every page; the list can be filled again. */
     public PageList clear() {
-        Arrays.fill(pages, 0, count, null);
+        if (table == null) {
+            Arrays.fill(pages, 0, count, null);
+        }
+        table = null;
+        tableFirst = 0;
         count = 0;
         firstByteOffset = 0;
         length = 0;
@@ -96,12 +121,63 @@ public final class PageList {
         if (count == pages.length) {
             throw new IllegalStateException("page list full: " + count + " pages");
         }
+        checkPage(page, pageSize);
+        unshare();
+        pages[count++] = page;
+        return this;
+    }
+
+    /**
+     * Appends pages {@code [first, first + n)} of {@code table}. Into an empty list this takes constant time (the
+     * list then names the run, see {@link #table()}); otherwise the pages are appended one by one.
+     *
+     * @throws IllegalArgumentException  when the table's page size differs from the list's
+     * @throws IndexOutOfBoundsException when the run leaves the table
+     * @throws IllegalStateException     when the pages do not fit
+     */
+    public PageList addRun(PageTable table, int first, int n) {
+        if (table.pageSize() != pageSize) {
+            throw new IllegalArgumentException("table of " + table.pageSize() + "-byte pages in a list of "
+                    + pageSize);
+        }
+        if (first < 0 || n < 0 || first > table.size() - n) {
+            throw new IndexOutOfBoundsException("pages " + first + "+" + n + " of a table of " + table.size());
+        }
+        if (n > pages.length - count) {
+            throw new IllegalStateException("page list full: " + count + " + " + n + " pages > " + pages.length);
+        }
+        if (n == 0) {
+            return this;
+        }
+        if (count == 0) {
+            this.table = table;
+            this.tableFirst = first;
+            this.count = n;
+            return this;
+        }
+        unshare();
+        for (int i = 0; i < n; i++) {
+            pages[count++] = table.page(first + i);
+        }
+        return this;
+    }
+
+    /** Turns a list that names a table's run into one holding its own page references. */
+    private void unshare() {
+        if (table != null) {
+            for (int i = 0; i < count; i++) {
+                pages[i] = table.page(tableFirst + i);
+            }
+            table = null;
+            tableFirst = 0;
+        }
+    }
+
+    static void checkPage(ByteBuffer page, int pageSize) {
         if (!page.isDirect() || page.capacity() != pageSize) {
             throw new IllegalArgumentException("a page must be a direct buffer of " + pageSize + " bytes, got "
                     + (page.isDirect() ? "direct" : "heap") + " of " + page.capacity());
         }
-        pages[count++] = page;
-        return this;
     }
 
     /**

@@ -8,7 +8,8 @@
  * take chains of reusable work requests; completions are polled in batches into reusable objects.
  * <p>
  * Ownership: work request, SGE, page list and completion objects belong to the consumer and are never kept by the
- * device past the call that takes them. Memory named by a posted work request must stay put until its completion
+ * device past the call that takes them; an immutable {@link org.rpcrdma4j.verbs.PageTable} a page list names a run
+ * of is shared with the device for as long as a registration made from it is valid. Memory named by a posted work request must stay put until its completion
  * (or a later signaled completion on the same queue) is seen.
  * <p>
  * Threads: posting and polling may happen on any one consumer thread per queue; listeners run on device threads and

@@ -158,6 +158,16 @@ public class RegistrationLayerBenchmark {
         return segments;
     }
 
+    /**
+     * As {@link #mapAndInvalidate()}, with the scatter list built from the buffer first, as a client does for every
+     * call's Write chunk sink (the list's per-page pieces are part of the cost).
+     */
+    @Benchmark
+    public int buildListMapAndInvalidate() throws Exception {
+        list.clear().add(buffer, 0, size);
+        return mapAndInvalidate();
+    }
+
     @TearDown(Level.Trial)
     public void tearDown() throws Exception {
         if (listener.calls == 0) {

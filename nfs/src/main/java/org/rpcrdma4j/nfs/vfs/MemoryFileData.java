@@ -16,6 +16,8 @@ final class MemoryFileData {
     static final int MAX_BLOCKS = 1 << 30;
     /** Largest size a file may have: block numbers below {@link #MAX_BLOCKS} never wrap when cast to int. */
     static final long MAX_SIZE = (long) MAX_BLOCKS * BLOCK;
+    /** A block of zeros, the source of a hole's bytes (never written). */
+    private static final byte[] ZEROS = new byte[BLOCK];
 
     private byte[][] blocks = new byte[0][];
     private long size;
@@ -61,13 +63,8 @@ final class MemoryFileData {
             int in = (int) (pos % BLOCK);
             int chunk = Math.min(n - done, BLOCK - in);
             byte[] block = b < blocks.length ? blocks[b] : null;
-            if (block == null) {
-                for (int i = 0; i < chunk; i++) {
-                    dst.put((byte) 0);
-                }
-            } else {
-                dst.put(block, in, chunk);
-            }
+            // one bulk copy per block (a hole copies from the shared zero block)
+            dst.put(block == null ? ZEROS : block, block == null ? 0 : in, chunk);
             done += chunk;
         }
         return n;

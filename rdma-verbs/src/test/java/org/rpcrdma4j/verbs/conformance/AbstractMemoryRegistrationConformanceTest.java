@@ -16,6 +16,7 @@ import org.rpcrdma4j.verbs.Fmr;
 import org.rpcrdma4j.verbs.MrState;
 import org.rpcrdma4j.verbs.Opcode;
 import org.rpcrdma4j.verbs.PageList;
+import org.rpcrdma4j.verbs.PageTable;
 import org.rpcrdma4j.verbs.PostException;
 import org.rpcrdma4j.verbs.RegisteredMemory;
 import org.rpcrdma4j.verbs.SendWorkRequest;
@@ -64,6 +65,47 @@ public abstract class AbstractMemoryRegistrationConformanceTest extends VerbsFix
         c.client().qp.postSend(read(3, local, 20_000, 5000, mr.rkey(), IOVA + 7000));
         assertThat(await(c.client().sendCq).status).isEqualTo(WcStatus.SUCCESS);
         assertThat(bytes(local.buffer(), 20_000, 5000)).isEqualTo(bytes(memory, 7000, 5000));
+    }
+
+    /**
+     * A page list naming a run of a page table (taken over by the device without a per-page copy) maps exactly the
+     * run's pages: a peer's WRITE and READ inside reach them, the neighbouring pages of the table stay untouched,
+     * and a WRITE that runs past the registered pages is refused.
+     */
+    @Test
+    void tableRunRegistrationReachesOnlyItsPages() throws Exception {
+        assumeTrue(supports(DeviceCapability.FAST_REG), "device without fast registration");
+        Connection c = connect();
+        ByteBuffer memory = pages(8);
+        ByteBuffer[] views = new ByteBuffer[8];
+        for (int p = 0; p < 8; p++) {
+            views[p] = memory.slice(p * 4096, 4096);
+        }
+        PageTable table = new PageTable(views, 4096);
+        FastRegMemoryRegion mr = own(c.server().pd.allocFastRegMr(4));
+        PageList list = new PageList(4).addRun(table, 2, 3).set(100, 3 * 4096 - 100, IOVA + 100);
+        assertThat(list.table()).isSameAs(table);
+        SendWorkRequest reg = fastRegister(1, mr, list, REMOTE);
+        c.server().qp.postSend(reg);
+        assertThat(await(c.server().sendCq).status).isEqualTo(WcStatus.SUCCESS);
+        list.clear().add(views[7]);
+
+        RegisteredMemory local = register(c.client().pd, 4 * 4096, REMOTE);
+        fill(local.buffer(), 31);
+        c.client().qp.postSend(write(2, local, 0, 3 * 4096 - 100, mr.rkey(), IOVA + 100));
+        assertThat(await(c.client().sendCq).status).isEqualTo(WcStatus.SUCCESS);
+        assertThat(bytes(memory, 2 * 4096 + 100, 3 * 4096 - 100)).isEqualTo(bytes(local.buffer(), 0, 3 * 4096 - 100));
+        assertThat(bytes(memory, 0, 2 * 4096 + 100)).as("pages before the run").containsOnly(0);
+        assertThat(bytes(memory, 5 * 4096, 3 * 4096)).as("pages after the run").containsOnly(0);
+
+        c.client().qp.postSend(read(3, local, 3 * 4096, 4000, mr.rkey(), IOVA + 4096 + 50));
+        assertThat(await(c.client().sendCq).status).isEqualTo(WcStatus.SUCCESS);
+        assertThat(bytes(local.buffer(), 3 * 4096, 4000)).isEqualTo(bytes(memory, 3 * 4096 + 50, 4000));
+
+        c.client().qp.postSend(write(4, local, 0, 200, mr.rkey(), IOVA + 3 * 4096 - 100));
+        assertRefused(await(c.client().sendCq), WcStatus.REM_ACCESS_ERR);
+        assertThat(bytes(memory, 5 * 4096, 3 * 4096)).as("pages after the run").containsOnly(0);
+        assertBroken(c);
     }
 
     @Test

@@ -29,6 +29,19 @@ class WritePlanTest {
     }
 
     @Test
+    void aContiguousMebibyteGivenPageByPageIsOneWriteWithOneSge() {
+        RpcRdmaHeader call = new RpcRdmaHeader().beginWriteChunk().addWriteSegment(10, 1 << 20, 1L << 40);
+        SgeList source = new SgeList();
+        for (int page = 0; page < 256; page++) {
+            source.add(7, 0x10_0000L + page * 4096L, 4096);
+        }
+        assertThat(source.count()).as("contiguous pieces merge into one run").isEqualTo(1);
+        assertThat(plan.add(source, call, 0, 4)).isTrue();
+        assertThat(plan.count()).isEqualTo(1);
+        assertThat(op(0)).isEqualTo("10@" + (1L << 40) + ":" + (1 << 20) + "[7/" + 0x10_0000L + "/" + (1 << 20) + " ]");
+    }
+
+    @Test
     void gathersSeveralSourcesPerWorkRequestUpToMaxSge() {
         RpcRdmaHeader call = new RpcRdmaHeader().beginReplyChunk().addReplySegment(10, 1000, 0);
         SgeList source = new SgeList().add(1, 0, 10).add(2, 0, 10).add(3, 0, 10);

@@ -32,8 +32,8 @@ final class LocalOps {
             if (mr.state() != MrState.INVALID) {
                 return NOT_INVALID;
             }
-            mr.map(w.regPages, w.regPageCount, w.regPageSize, w.regFbo, w.regIova, w.regLength, w.regAccess,
-                    w.regKey);
+            mr.map(w.regPages, w.regTable, w.regTableFirst, w.regPageCount, w.regPageSize, w.regFbo, w.regIova,
+                    w.regLength, w.regAccess, w.regKey);
         }
         return 0;
     }

@@ -4,6 +4,8 @@ import java.nio.ByteBuffer;
 
 import org.rpcrdma4j.verbs.DeviceCapability;
 import org.rpcrdma4j.verbs.Opcode;
+import org.rpcrdma4j.verbs.PageList;
+import org.rpcrdma4j.verbs.PageTable;
 import org.rpcrdma4j.verbs.PostException;
 import org.rpcrdma4j.verbs.QpState;
 import org.rpcrdma4j.verbs.SendWorkRequest;
@@ -195,22 +197,34 @@ final class SendQueue {
     }
 
     private static void copyRegistration(SendWorkRequest wr, SendWqe wqe) {
-        int count = wr.pageList.count();
-        if (wqe.regPages.length < count) {
-            wqe.regPages = new ByteBuffer[count];
+        PageList list = wr.pageList;
+        int count = list.count();
+        if (wqe.regTable == null) {
+            for (int p = 0; p < wqe.regPageCount; p++) {
+                wqe.regPages[p] = null;
+            }
         }
-        for (int p = 0; p < count; p++) {
-            wqe.regPages[p] = wr.pageList.page(p);
-        }
-        for (int p = count; p < wqe.regPageCount; p++) {
-            wqe.regPages[p] = null;
+        PageTable table = list.table();
+        if (table != null) {
+            // a run of a validated table: taken over whole, nothing copied per page
+            wqe.regTable = table;
+            wqe.regTableFirst = list.tableFirst();
+        } else {
+            if (wqe.regPages.length < count) {
+                wqe.regPages = new ByteBuffer[count];
+            }
+            for (int p = 0; p < count; p++) {
+                wqe.regPages[p] = list.page(p);
+            }
+            wqe.regTable = null;
+            wqe.regTableFirst = 0;
         }
         wqe.regPageCount = count;
         wqe.regMr = (SoftFastRegMr) wr.mr;
-        wqe.regPageSize = wr.pageList.pageSize();
-        wqe.regFbo = wr.pageList.firstByteOffset();
-        wqe.regLength = wr.pageList.length();
-        wqe.regIova = wr.pageList.iova();
+        wqe.regPageSize = list.pageSize();
+        wqe.regFbo = list.firstByteOffset();
+        wqe.regLength = list.length();
+        wqe.regIova = list.iova();
         wqe.regAccess = wr.access;
         wqe.regKey = wr.key;
     }

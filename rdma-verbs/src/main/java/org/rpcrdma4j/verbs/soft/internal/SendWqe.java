@@ -3,6 +3,7 @@ package org.rpcrdma4j.verbs.soft.internal;
 import java.nio.ByteBuffer;
 
 import org.rpcrdma4j.verbs.Opcode;
+import org.rpcrdma4j.verbs.PageTable;
 import org.rpcrdma4j.verbs.SendWorkRequest;
 import org.rpcrdma4j.verbs.WcStatus;
 
@@ -32,6 +33,9 @@ final class SendWqe {
 
     SoftFastRegMr regMr;
     ByteBuffer[] regPages = new ByteBuffer[0];
+    /** Not null: the registration's pages are a run of this table from {@link #regTableFirst}; regPages unused. */
+    PageTable regTable;
+    int regTableFirst;
     int regPageCount;
     int regPageSize;
     int regFbo;
@@ -88,9 +92,12 @@ final class SendWqe {
     /** Drops references to consumer objects once the slot is retired. */
     void clearReferences() {
         regMr = null;
-        for (int i = 0; i < regPageCount; i++) {
-            regPages[i] = null;
+        if (regTable == null) {
+            for (int i = 0; i < regPageCount; i++) {
+                regPages[i] = null;
+            }
         }
+        regTable = null;
         regPageCount = 0;
         for (int i = 0; i < numSge; i++) {
             regions[i] = null;

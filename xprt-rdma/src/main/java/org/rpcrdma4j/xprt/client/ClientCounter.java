@@ -36,7 +36,11 @@ public enum ClientCounter {
      */
     REVERSE_CALLS_REFUSED("reverse_calls_refused"),
     /** Replies to reverse-direction calls not sent, or whose Send did not complete: the connection was lost. */
-    REVERSE_REPLIES_LOST("reverse_replies_lost");
+    REVERSE_REPLIES_LOST("reverse_replies_lost"),
+    /** Calls a submitting thread sent itself, without waking the agent thread ({@code inlineAgentWork}). */
+    INLINE_SUBMITS("inline_submits"),
+    /** Completion signals whose completions the signalling thread polled itself ({@code inlineAgentWork}). */
+    INLINE_POLLS("inline_polls");
 
     private final String label;
 

@@ -261,42 +261,81 @@ final class ClientAgent implements Agent {
     /**
      * Hands a slot to the agent: to send ({@link RequestSlot.Command#SEND}) or to clean up and fail. Any thread.
      * <p>
-     * When no other thread runs the agent and the connection is up, the calling thread claims the agent and does this
-     * part of its work itself: it takes the calls handed over so far, gives them their credits in submission order and
-     * posts their Sends, sparing the runner's wake-up (Linux's xprtrdma posts from the caller's context too). Anything
-     * else (no connection, a call without a credit whose deadline the runner must watch, a failed post) is left to the
-     * runner, which is woken.
+     * When the connection is up, the calling thread claims the agent and does this part of its work itself
+     * ({@link #runInline}): it takes the calls handed over so far, gives them their credits in submission order and
+     * posts their Sends, sparing the runner's wake-up (Linux's xprtrdma posts from the caller's context too).
      */
     void submit(RequestSlot slot) {
         submitted.push(slot);
+        runInline();
+    }
+
+    /**
+     * A completion queue has something (its listener, on the thread that added the completion): polled right here
+     * when the agent can be claimed ({@link #runInline}), sparing the runner's wake-up.
+     */
+    void onCompletionSignal() {
+        runInline();
+    }
+
+    /**
+     * Does an inline round ({@link #inlineRound}) on the calling thread under the agent's claim. When another thread
+     * holds the agent, the work is left to it (it does one more round before letting go); when the round leaves
+     * work only the runner does (no connection, a new deadline, a failed post), the runner is woken.
+     */
+    private void runInline() {
         AgentRunner r = runner;
-        if (r == null || !inlineWork || !claim.tryClaim()) {
+        if (r == null || !inlineWork) {
             wake();
             return;
         }
-        boolean done = false;
-        try {
-            done = sendInline(System.nanoTime());
-        } finally {
-            claim.release(r);
+        if (!claim.claimOrLeave()) {
+            return; // the holder does another round for us
         }
-        if (!done) {
-            r.wake();
+        boolean again;
+        int rounds = 0;
+        do {
+            boolean done = false;
+            try {
+                done = inlineRound(System.nanoTime());
+            } finally {
+                again = claim.releaseWithPending(r);
+            }
+            if (!done) {
+                r.wake(); // a full round covers whatever was left too
+                return;
+            }
+        } while (again && ++rounds < AgentClaim.MAX_INLINE_ROUNDS && claim.claimOrLeave());
+        if (again && rounds >= AgentClaim.MAX_INLINE_ROUNDS) {
+            r.wake(); // this thread did its share: the rest is the runner's
         }
     }
 
     /**
-     * The submitting thread's share of the agent's work, under the claim: drains the submitted calls and sends those
-     * with a credit. Returns whether the runner need not run for them (it is woken otherwise).
+     * A piece of the agent's work on another thread, under the claim: the calls handed over are queued and sent
+     * within the credits, both completion queues are polled (replies checked and completed, Send and registration
+     * completions accounted, calls that got a credit sent) and re-armed. Returns whether the runner need not run.
      */
-    private boolean sendInline(long now) {
-        if (state != State.CONNECTED || conn == null || closeRequested || forceDisconnect) {
+    private boolean inlineRound(long now) {
+        ClientConnection c = conn;
+        if (state != State.CONNECTED || c == null || closeRequested || forceDisconnect || c.lostBy != null) {
             return false;
         }
         drainSubmitted(now);
-        sendQueued();
-        own.increment(ClientCounter.INLINE_SUBMITS);
-        return !forceDisconnect && state == State.CONNECTED && runnerWakesInTime();
+        int n;
+        do {
+            n = pollReceives(now) + pollSends();
+            if (conn != c || forceDisconnect) {
+                return false;
+            }
+            n += sendQueued();
+            if (n == 0) {
+                c.queues.requestNotify();
+                n = pollReceives(now) + pollSends();
+            }
+        } while (n > 0 && conn == c && !forceDisconnect);
+        own.increment(ClientCounter.INLINE_ROUNDS);
+        return conn == c && !forceDisconnect && state == State.CONNECTED && runnerWakesInTime();
     }
 
     /**
@@ -306,51 +345,6 @@ final class ClientAgent implements Agent {
     private boolean runnerWakesInTime() {
         return nextTimeoutCheck == Long.MAX_VALUE
                 || nextDeadline != Long.MAX_VALUE && nextTimeoutCheck - nextDeadline >= 0;
-    }
-
-    /**
-     * A completion queue has something (its listener, on the thread that added the completion): when no other thread
-     * runs the agent and the connection is up, polls both queues right here — replies are checked and completed, Send
-     * and registration completions accounted, waiting calls sent — and re-arms them, sparing the runner's wake-up.
-     * Otherwise, or when the round leaves work only the runner does, wakes the runner.
-     */
-    void onCompletionSignal() {
-        AgentRunner r = runner;
-        if (r == null || !inlineWork || !claim.tryClaim()) {
-            wake();
-            return;
-        }
-        boolean done = false;
-        try {
-            done = pollInline(System.nanoTime());
-        } finally {
-            claim.release(r);
-        }
-        if (!done) {
-            r.wake();
-        }
-    }
-
-    private boolean pollInline(long now) {
-        ClientConnection c = conn;
-        if (state != State.CONNECTED || c == null || closeRequested || forceDisconnect || c.lostBy != null) {
-            return false;
-        }
-        int n;
-        do {
-            n = pollReceives(now) + pollSends();
-            if (conn != c || forceDisconnect) {
-                return false;
-            }
-            sendQueued();
-            if (n == 0) {
-                c.queues.requestNotify();
-                n = pollReceives(now) + pollSends();
-            }
-        } while (n > 0 && conn == c && !forceDisconnect);
-        own.increment(ClientCounter.INLINE_POLLS);
-        return conn == c && !forceDisconnect && state == State.CONNECTED && submitted.isEmpty()
-                && runnerWakesInTime();
     }
 
     /** Whether the calling thread runs the agent now (its runner's, or one doing a piece of its work). */
@@ -531,6 +525,10 @@ final class ClientAgent implements Agent {
             keepAlive.firstCallSent(System.nanoTime());
         }
         lastActivity = System.nanoTime();
+        AgentRunner r = runner;
+        if (r != null && !r.isRunnerThread()) {
+            own.increment(ClientCounter.INLINE_SENDS);
+        }
         try {
             conn.qp.postSend(slot.registration.linkAfterPending(slot.sendWr));
         } catch (PostException e) {

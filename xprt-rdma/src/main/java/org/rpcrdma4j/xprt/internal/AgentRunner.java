@@ -85,8 +85,8 @@ public final class AgentRunner implements AutoCloseable {
                         LOG.error("agent {} failed", a.roleName(), e);
                     } finally {
                         deadline = Math.min(deadline, a.nextDeadlineNanos());
-                        if (claim != null) {
-                            claim.releaseRound();
+                        if (claim != null && claim.releaseRound()) {
+                            work++; // work was left for this round's holder while it ran: one more round
                         }
                     }
                 }

@@ -209,40 +209,58 @@ final class Connection implements Agent {
         runInline();
     }
 
-    /** Claims the agent and runs an inline round when it can, else (or when work is left for it) wakes the runner. */
+    /**
+     * Claims the agent and runs an inline round; when another thread holds the agent the work is left to it (it does
+     * one more round before letting go); when a round leaves work only the runner does, the runner is woken.
+     */
     private void runInline() {
-        if (!inlineWork || !claim.tryClaim()) {
+        if (!inlineWork) {
             runner.wake();
             return;
         }
-        boolean done = false;
-        try {
-            done = inlineRound();
-        } finally {
-            claim.release(runner);
+        if (!claim.claimOrLeave()) {
+            return; // the holder does another round for us
         }
-        if (!done) {
-            runner.wake();
+        boolean again;
+        int rounds = 0;
+        do {
+            boolean done = false;
+            try {
+                done = inlineRound();
+            } finally {
+                again = claim.releaseWithPending(runner);
+            }
+            if (!done) {
+                runner.wake(); // a full round covers whatever was left too
+                return;
+            }
+        } while (again && ++rounds < AgentClaim.MAX_INLINE_ROUNDS && claim.claimOrLeave());
+        if (again && rounds >= AgentClaim.MAX_INLINE_ROUNDS) {
+            runner.wake(); // this thread did its share: the rest is the runner's
         }
     }
 
     /**
      * A round of the agent's work on another thread, under the claim: the mailbox, both completion queues, held
-     * calls, READs and replies waiting for room, receives reposted; the queues are re-armed before it ends. Closing,
-     * reverse-direction calls and deadlines are the runner's: returns false (the runner is woken) when any of them
-     * needs it.
+     * calls, reverse-direction calls waiting for a credit, READs and replies waiting for room, receives reposted; the
+     * queues are re-armed before it ends. Closing and deadlines are the runner's: returns false (the runner is
+     * woken) when either needs it, e.g. after a reverse call was posted (its reply deadline).
      */
     private boolean inlineRound() {
         if (closed || closing || closeRequest != null || disconnectedEvent) {
             return false;
         }
         int n;
+        boolean reverseCallsPosted = false;
         do {
             n = drainMailbox() + pollSend() + pollReceive();
             if (closing) {
                 return false;
             }
-            n += serveHeld() + postReads() + postWaitingReplies();
+            // a reverse reply polled here may have freed a reverse credit for a waiting reverse call
+            int reverseCalls = postReverseCalls();
+            reverseCallsPosted |= reverseCalls > 0;
+            n += reverseCalls + serveHeld() + postReads() + postWaitingReplies();
             repostReceives();
             if (closing) {
                 return false;
@@ -254,7 +272,8 @@ final class Connection implements Agent {
             }
         } while (n > 0 && !closing);
         count(ServerCounter.INLINE_ROUNDS);
-        return !closing && closeRequest == null && !disconnectedEvent;
+        // a reverse call posted here starts a reply deadline the runner has to watch
+        return !closing && closeRequest == null && !disconnectedEvent && !reverseCallsPosted;
     }
 
     @Override

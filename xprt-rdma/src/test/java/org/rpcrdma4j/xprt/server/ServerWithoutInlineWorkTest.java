@@ -34,7 +34,7 @@ class ServerWithoutInlineWorkTest extends ServerFixture {
                         .call(EchoProgram.ECHO, args, result, 30, TimeUnit.SECONDS);
                 assertThat(result.bytes).isEqualTo(args.bytes);
             }
-            assertThat(rdma.stats().get(org.rpcrdma4j.xprt.client.ClientCounter.INLINE_SUBMITS)).isZero();
+            assertThat(rdma.stats().get(org.rpcrdma4j.xprt.client.ClientCounter.INLINE_SENDS)).isZero();
         }
         assertThat(counter(ServerCounter.INLINE_ROUNDS)).isZero();
     }

@@ -8,6 +8,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 
 import org.slf4j.Logger;
@@ -71,6 +72,10 @@ final class Engine implements Runnable {
     private final AtomicReference<Thread> holder = new AtomicReference<>();
     /** Set by a holder other than the engine thread that left work the engine must see: wake it on release. */
     private boolean wakeOnRelease;
+    /** The engine thread is parked waiting for the claim: the holder unparks it on release. */
+    private volatile boolean engineWaiting;
+    /** Spins of the engine thread waiting for the claim before it parks. */
+    private static final int SPINS = 64;
     private final ArrayList<Timer> timers = new ArrayList<>();
     private final Consumer<SelectionKey> onKey = this::onKey;
     private volatile boolean stopping;
@@ -105,6 +110,9 @@ final class Engine implements Runnable {
         boolean wakeNow = wakeOnRelease || !tasks.isEmpty() || scheduled.get() != null;
         wakeOnRelease = false;
         holder.set(null);
+        if (engineWaiting) {
+            LockSupport.unpark(thread);
+        }
         if (wakeNow) {
             wake();
         }
@@ -117,19 +125,27 @@ final class Engine implements Runnable {
         }
     }
 
-    /** The engine thread's claim: waits out another holder, whose claim lasts microseconds. */
+    /**
+     * The engine thread's claim: waits out another holder, whose claim lasts microseconds — spinning briefly, then
+     * parked until the holder lets go (a holder that lost its processor must not be spun against).
+     */
     private void claimForEngine() {
         if (holder.get() == thread) {
             return;
         }
         int spins = 0;
         while (!holder.compareAndSet(null, thread)) {
-            if (++spins < 100) {
+            if (++spins < SPINS) {
                 Thread.onSpinWait();
-            } else {
-                Thread.yield();
+                continue;
             }
+            engineWaiting = true;
+            if (holder.compareAndSet(null, thread)) {
+                break; // let go before it could see that the engine waits
+            }
+            LockSupport.park(this);
         }
+        engineWaiting = false;
     }
 
     /** Whether the caller is any engine thread (which must never wait for another engine). */

@@ -105,6 +105,21 @@ final class Engine implements Runnable {
         return holder.compareAndSet(null, Thread.currentThread());
     }
 
+    /**
+     * {@link #tryClaim()}, but only when no control task is queued: a task queued before (a fault, a disconnect)
+     * must take effect before whatever the claimer would do, as it would when the engine ran both in order.
+     */
+    boolean tryClaimWithoutTasks() {
+        if (!tasks.isEmpty() || !tryClaim()) {
+            return false;
+        }
+        if (!tasks.isEmpty()) {
+            releaseClaim();
+            return false;
+        }
+        return true;
+    }
+
     /** Ends a claim taken with {@link #tryClaim()}; wakes the engine when the holder left work for it. */
     void releaseClaim() {
         boolean wakeNow = wakeOnRelease || !tasks.isEmpty() || scheduled.get() != null;

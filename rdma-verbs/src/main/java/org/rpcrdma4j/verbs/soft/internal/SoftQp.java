@@ -39,7 +39,7 @@ import org.slf4j.LoggerFactory;
  * <p>
  * Posting threads touch only the send and receive rings (under each ring's lock) and then schedule the queue pair on
  * its engine; a post made on the engine thread itself (from a listener), or while the engine is idle and its claim
- * can be taken ({@link Engine#tryClaim()}), is transmitted at once by the posting thread. Everything else — the
+ * can be taken ({@link Engine#tryClaimWithoutTasks()}), is transmitted at once by the posting thread. Everything else — the
  * socket, the {@link Transmitter} and {@link Receiver}, the ORQ and IRQ, completion decisions, the state machine —
  * belongs to the engine: its thread, or the holder of its claim. Control requests from other threads (disconnect,
  * close, faults) travel as engine tasks.
@@ -141,10 +141,11 @@ public final class SoftQp implements QueuePair, Engine.Handler {
     }
 
     /**
-     * Copies the chain into the send queue. On the engine's thread, or when the engine is idle (its claim is free,
-     * {@link Engine#tryClaim()}), the posting thread transmits at once (as Linux siw does in {@code post_send}):
-     * saves the engine's wake-up and a thread hand-off per message. Otherwise the engine is scheduled. Either way
-     * the transmitter takes work requests strictly in posting order.
+     * Copies the chain into the send queue. On the engine's thread, or when the engine is idle (its claim is free
+     * and no control task waits, {@link Engine#tryClaimWithoutTasks()}), the posting thread transmits at once (as
+     * Linux siw does in {@code post_send}): saves the engine's wake-up and a thread hand-off per message. Otherwise
+     * the engine is scheduled. Either way the transmitter takes work requests strictly in posting order, and a
+     * control request made before the post (a disconnect, a fault) takes effect before it.
      */
     @Override
     public void postSend(SendWorkRequest chain) throws PostException {
@@ -153,7 +154,7 @@ public final class SoftQp implements QueuePair, Engine.Handler {
         if (s == QpState.RTS && engine.inEngine()) {
             tx.pump();
             retire();
-        } else if (s == QpState.RTS && engine.tryClaim()) {
+        } else if (s == QpState.RTS && engine.tryClaimWithoutTasks()) {
             try {
                 onScheduled();
             } catch (RuntimeException e) {

@@ -40,14 +40,17 @@ public final class NfsAsyncClient {
 
     private <R extends Nfs3Result, T> CompletableFuture<T> call(int procedure, XdrAble args, R result,
                                                                 CheckedFunction<R, T> onOk) {
-        return transport.call(Nfs3.PROGRAM, Nfs3.VERSION, procedure, args, result).thenApply(r -> {
+        CompletableFuture<R> reply = transport.call(Nfs3.PROGRAM, Nfs3.VERSION, procedure, args, result);
+        java.util.function.Function<R, T> map = r -> {
             try {
                 r.throwIfFailed(Nfs3.procedureName(procedure));
                 return onOk.apply(r);
             } catch (java.io.IOException e) {
                 throw new java.util.concurrent.CompletionException(e);
             }
-        });
+        };
+        // the status check and result mapping are short: on the thread that completed the reply, not one more hop
+        return reply instanceof CallbackFuture<R> f ? f.thenApplyInline(map) : reply.thenApply(map);
     }
 
     @FunctionalInterface

@@ -22,6 +22,7 @@ import org.rpcrdma4j.verbs.WorkCompletion;
 import org.rpcrdma4j.verbs.util.EnumCounters;
 import org.rpcrdma4j.xprt.XprtCounter;
 import org.rpcrdma4j.xprt.internal.Agent;
+import org.rpcrdma4j.xprt.internal.AgentClaim;
 import org.rpcrdma4j.xprt.internal.AgentRunner;
 import org.rpcrdma4j.xprt.internal.Bindings;
 import org.rpcrdma4j.xprt.internal.InlineSends;
@@ -77,12 +78,15 @@ final class ClientAgent implements Agent {
     private final RequestSlot[] slots;
     private final RequestSlot probe;
     private final Mailbox<RequestSlot> submitted = new Mailbox<>();
+    private final AgentClaim claim = new AgentClaim();
     private final CreditWindow window;
     private final WorkCompletion[] batch = new WorkCompletion[BATCH];
     private final QueueSet.Sizes sizes;
     private final CallCompletion completion;
     private final Remarshaler recovery;
     private final Runnable wake;
+    private final Runnable completionSignal;
+    private final boolean inlineWork;
     private final KeepAlive keepAlive;
     private final ReverseServer reverse;
     private final int maxCredits;
@@ -131,6 +135,8 @@ final class ClientAgent implements Agent {
         this.buffers = buffers;
         this.bindings = new Bindings(config.bindings());
         this.wake = this::wake;
+        this.completionSignal = this::onCompletionSignal;
+        this.inlineWork = config.inlineAgentWork();
         this.maxCredits = config.maxCredits();
         DeviceAttributes attributes = device.attributes();
         for (int i = 0; i < BATCH; i++) {
@@ -252,10 +258,104 @@ final class ClientAgent implements Agent {
         return pool.acquire(deadlineNanos, counters, closedCheck, serverName);
     }
 
-    /** Hands a slot to the agent: to send ({@link RequestSlot.Command#SEND}) or to clean up and fail. Any thread. */
+    /**
+     * Hands a slot to the agent: to send ({@link RequestSlot.Command#SEND}) or to clean up and fail. Any thread.
+     * <p>
+     * When the connection is up, the calling thread claims the agent and does this part of its work itself
+     * ({@link #runInline}): it takes the calls handed over so far, gives them their credits in submission order and
+     * posts their Sends, sparing the runner's wake-up (Linux's xprtrdma posts from the caller's context too).
+     */
     void submit(RequestSlot slot) {
         submitted.push(slot);
-        wake();
+        runInline();
+    }
+
+    /**
+     * A completion queue has something (its listener, on the thread that added the completion): polled right here
+     * when the agent can be claimed ({@link #runInline}), sparing the runner's wake-up.
+     */
+    void onCompletionSignal() {
+        runInline();
+    }
+
+    /**
+     * Does an inline round ({@link #inlineRound}) on the calling thread under the agent's claim. When another thread
+     * holds the agent, the work is left to it (it does one more round before letting go); when the round leaves
+     * work only the runner does (no connection, a new deadline, a failed post), the runner is woken.
+     */
+    private void runInline() {
+        AgentRunner r = runner;
+        if (r == null || !inlineWork) {
+            wake();
+            return;
+        }
+        if (!claim.claimOrLeave()) {
+            return; // the holder does another round for us
+        }
+        boolean again;
+        int rounds = 0;
+        do {
+            boolean done = false;
+            try {
+                done = inlineRound(System.nanoTime());
+            } finally {
+                again = claim.releaseWithPending(r);
+            }
+            if (!done) {
+                r.wake(); // a full round covers whatever was left too
+                return;
+            }
+        } while (again && ++rounds < AgentClaim.MAX_INLINE_ROUNDS && claim.claimOrLeave());
+        if (again && rounds >= AgentClaim.MAX_INLINE_ROUNDS) {
+            r.wake(); // this thread did its share: the rest is the runner's
+        }
+    }
+
+    /**
+     * A piece of the agent's work on another thread, under the claim: the calls handed over are queued and sent
+     * within the credits, both completion queues are polled (replies checked and completed, Send and registration
+     * completions accounted, calls that got a credit sent) and re-armed. Returns whether the runner need not run.
+     */
+    private boolean inlineRound(long now) {
+        ClientConnection c = conn;
+        if (state != State.CONNECTED || c == null || closeRequested || forceDisconnect || c.lostBy != null) {
+            return false;
+        }
+        drainSubmitted(now);
+        int n;
+        do {
+            n = pollReceives(now) + pollSends();
+            if (conn != c || forceDisconnect) {
+                return false;
+            }
+            n += sendQueued();
+            if (n == 0) {
+                c.queues.requestNotify();
+                n = pollReceives(now) + pollSends();
+            }
+        } while (n > 0 && conn == c && !forceDisconnect);
+        own.increment(ClientCounter.INLINE_ROUNDS);
+        return conn == c && !forceDisconnect && state == State.CONNECTED && runnerWakesInTime();
+    }
+
+    /**
+     * Whether the runner, parked until the deadline of its last round, wakes in time for the calls' deadlines (a call
+     * queued by another thread may have brought the next timeout check forward).
+     */
+    private boolean runnerWakesInTime() {
+        return nextTimeoutCheck == Long.MAX_VALUE
+                || nextDeadline != Long.MAX_VALUE && nextTimeoutCheck - nextDeadline >= 0;
+    }
+
+    /** Whether the calling thread runs the agent now (its runner's, or one doing a piece of its work). */
+    boolean onAgentThread() {
+        AgentRunner r = runner;
+        return claim.heldByCurrentThread() || r != null && r.isRunnerThread();
+    }
+
+    @Override
+    public AgentClaim claim() {
+        return claim;
     }
 
     /** Asks the agent to close: every call still in the transport fails. */
@@ -311,7 +411,7 @@ final class ClientAgent implements Agent {
         if (state == State.CLOSED && !quiesced && pool.freeCount() == maxCredits) {
             quiesced = true;
         }
-        nextDeadline = computeDeadline();
+        nextDeadline = computeDeadline(now);
         return work;
     }
 
@@ -341,13 +441,13 @@ final class ClientAgent implements Agent {
         return TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - lastActivity);
     }
 
-    private long computeDeadline() {
+    private long computeDeadline(long now) {
         long d = nextTimeoutCheck;
         if (state == State.BACKOFF) {
             d = Math.min(d, reconnectAtNanos);
         }
         if (state == State.CONNECTED) {
-            d = Math.min(d, keepAlive.nextCheck());
+            d = Math.min(d, keepAlive.nextCheck(now));
         }
         return d;
     }
@@ -425,6 +525,10 @@ final class ClientAgent implements Agent {
             keepAlive.firstCallSent(System.nanoTime());
         }
         lastActivity = System.nanoTime();
+        AgentRunner r = runner;
+        if (r != null && !r.isRunnerThread()) {
+            own.increment(ClientCounter.INLINE_SENDS);
+        }
         try {
             conn.qp.postSend(slot.registration.linkAfterPending(slot.sendWr));
         } catch (PostException e) {
@@ -622,7 +726,7 @@ final class ClientAgent implements Agent {
         connectStartedNanos = now;
         state = State.CONNECTING;
         try {
-            conn = ClientConnection.open(device, pd, registrations, generation, sizes, wake, receives, server,
+            conn = ClientConnection.open(device, pd, registrations, generation, sizes, wake, completionSignal, receives, server,
                     connectParameters);
         } catch (VerbsException | RuntimeException e) {
             connectFailed(now, e);

@@ -21,8 +21,8 @@ import org.rpcrdma4j.xprt.internal.ReceiveRing;
 
 /**
  * One incarnation of the connection: its queues ({@link QueueSet}), made for each connect attempt and destroyed when
- * the connection is lost. Completion and connection events only wake the agent; everything else runs on the agent
- * thread.
+ * the connection is lost. Connection events only wake the agent; completion events let the signalling thread poll on
+ * the agent's behalf when it can claim it ({@code ClientAgent#onCompletionSignal}); everything else is the agent's.
  */
 final class ClientConnection {
     final int generation;
@@ -76,13 +76,14 @@ final class ClientConnection {
 
     /**
      * Creates a connection's queues, posts every receive and starts connecting to {@code server}; the agent is woken
-     * when a completion arrives, when the attempt ends or when the connection is lost.
+     * when the attempt ends or when the connection is lost, and {@code completionSignal} runs (on the thread that
+     * added the completion) when a completion arrives.
      */
     static ClientConnection open(RdmaDevice device, ProtectionDomain pd, RegistrationPool pool, int generation,
-                                 QueueSet.Sizes sizes, Runnable wake, ReceiveRing receives, InetSocketAddress server,
-                                 ConnectParameters parameters) throws VerbsException {
+                                 QueueSet.Sizes sizes, Runnable wake, Runnable completionSignal, ReceiveRing receives,
+                                 InetSocketAddress server, ConnectParameters parameters) throws VerbsException {
         ClientConnection c = new ClientConnection(generation, QueueSet.create(device, pd, pool, sizes));
-        c.queues.wakeOnCompletion(wake);
+        c.queues.wakeOnCompletion(completionSignal);
         try {
             receives.postAll(c.qp, generation);
             c.connecting = device.connectionManager().connect(c.qp, server, parameters, c.events(wake));

@@ -36,7 +36,14 @@ public enum ClientCounter {
      */
     REVERSE_CALLS_REFUSED("reverse_calls_refused"),
     /** Replies to reverse-direction calls not sent, or whose Send did not complete: the connection was lost. */
-    REVERSE_REPLIES_LOST("reverse_replies_lost");
+    REVERSE_REPLIES_LOST("reverse_replies_lost"),
+    /**
+     * Rounds of the agent's work done by another thread that claimed it (a caller sending its own call, a completion
+     * listener polling), each sparing the agent thread a wake-up ({@code inlineAgentWork}).
+     */
+    INLINE_ROUNDS("inline_rounds"),
+    /** Calls whose Send a thread other than the agent's posted (the caller's, or a device thread's after a reply). */
+    INLINE_SENDS("inline_sends");
 
     private final String label;
 

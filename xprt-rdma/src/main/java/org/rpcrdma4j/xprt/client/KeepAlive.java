@@ -54,6 +54,15 @@ final class KeepAlive {
         return nextCheck;
     }
 
+    /**
+     * When the agent must look again, at the latest: {@link #nextCheck()}, or, while no call is on the wire, one
+     * interval from {@code now}. Calls may go on the wire without the agent's thread (a caller sending its own call),
+     * so the check cannot wait for a round that might not come; at worst a dead server is noticed one interval late.
+     */
+    long nextCheck(long now) {
+        return nextCheck != Long.MAX_VALUE || interval == 0 ? nextCheck : now + interval;
+    }
+
     /** A call went out while none was on the wire: the quiet period starts now, not at the last receive. */
     void firstCallSent(long now) {
         if (now - lastReceive > 0) {

@@ -53,6 +53,7 @@ public final class RdmaClientConfig {
     private final Map<OncRpcProgram, RpcDispatchable> reversePrograms;
     private final Executor reverseExecutor;
     private final boolean jmx;
+    private final boolean inlineAgentWork;
     private final String name;
 
     private RdmaClientConfig(Builder b) {
@@ -82,6 +83,7 @@ public final class RdmaClientConfig {
         this.reversePrograms = Map.copyOf(b.reversePrograms);
         this.reverseExecutor = b.reverseExecutor;
         this.jmx = b.jmx;
+        this.inlineAgentWork = b.inlineAgentWork;
         this.name = b.name;
     }
 
@@ -118,6 +120,7 @@ public final class RdmaClientConfig {
         b.reversePrograms = new LinkedHashMap<>(reversePrograms);
         b.reverseExecutor = reverseExecutor;
         b.jmx = jmx;
+        b.inlineAgentWork = inlineAgentWork;
         b.name = name;
         return b;
     }
@@ -231,6 +234,16 @@ public final class RdmaClientConfig {
         return jmx;
     }
 
+    /**
+     * Whether other threads may do pieces of the connection agent's work themselves when it is idle (default true):
+     * a caller posts its own Send, a completion listener polls the completion queues it signals and completes the
+     * calls answered (so an {@link RdmaCallListener} may run on a device thread or a submitting thread, not only on
+     * the agent's). Each such piece saves a thread wake-up per call; false hands everything to the agent thread.
+     */
+    public boolean inlineAgentWork() {
+        return inlineAgentWork;
+    }
+
     /** A name for threads, logs and the MBean; null: derived from the server address. */
     public String name() {
         return name;
@@ -274,6 +287,7 @@ public final class RdmaClientConfig {
         private Map<OncRpcProgram, RpcDispatchable> reversePrograms = new LinkedHashMap<>();
         private Executor reverseExecutor;
         private boolean jmx = true;
+        private boolean inlineAgentWork = true;
         private String name;
 
         private Builder() {
@@ -462,6 +476,12 @@ public final class RdmaClientConfig {
          */
         public Builder reverseExecutor(Executor borrowed) {
             this.reverseExecutor = Objects.requireNonNull(borrowed, "executor");
+            return this;
+        }
+
+        /** See {@link RdmaClientConfig#inlineAgentWork()} (default true). */
+        public Builder inlineAgentWork(boolean enabled) {
+            this.inlineAgentWork = enabled;
             return this;
         }
 

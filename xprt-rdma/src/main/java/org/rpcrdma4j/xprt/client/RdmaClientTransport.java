@@ -269,7 +269,7 @@ public final class RdmaClientTransport implements RpcTransport, AutoCloseable {
      * @throws IllegalStateException    when called on the connection's own thread, or with the call in flight
      */
     public void submit(RdmaCall call, RdmaCallListener listener) {
-        if (runner.isRunnerThread()) {
+        if (agent.onAgentThread()) {
             throw new IllegalStateException("calls may not be made on the connection's thread (from a listener)");
         }
         ByteBuf message = call.message();
@@ -371,7 +371,7 @@ public final class RdmaClientTransport implements RpcTransport, AutoCloseable {
         }
         int xid = message.getInt(0);
         long deadline = replyQueue.takeDeadline(xid);
-        if (runner.isRunnerThread()) {
+        if (agent.onAgentThread()) {
             handler.failed(new IllegalStateException("calls may not be made on the connection's thread"), attachment);
             return;
         }
@@ -610,7 +610,7 @@ public final class RdmaClientTransport implements RpcTransport, AutoCloseable {
      */
     @Override
     public void close() {
-        if (runner.isRunnerThread()) {
+        if (agent.onAgentThread()) {
             Thread closer = new Thread(this::close, "rpcrdma-close-" + name);
             closer.setDaemon(true);
             closer.start();
@@ -641,7 +641,7 @@ public final class RdmaClientTransport implements RpcTransport, AutoCloseable {
                 runner.close();
             } else {
                 runner.remove(a);
-                if (!runner.isRunnerThread()) {
+                if (!runner.isRunnerThread() && !a.onAgentThread()) {
                     a.closed().orTimeout(10, TimeUnit.SECONDS).exceptionally(e -> null).join();
                 }
             }

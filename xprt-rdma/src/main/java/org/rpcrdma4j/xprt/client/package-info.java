@@ -22,15 +22,22 @@
  * <h2>Threads</h2>
  * One <em>agent</em> per connection ({@code ClientAgent}, run by an {@link org.rpcrdma4j.xprt.internal.AgentRunner},
  * its own or a shared one) owns the queue pair, both completion queues, the credits, the receive buffers and every
- * request slot from submission to completion. Completion queue and connection listeners (device threads) only wake it.
+ * request slot from submission to completion. Ownership goes with the agent's claim
+ * ({@link org.rpcrdma4j.xprt.internal.AgentClaim}): the runner's thread takes it for each round, and, with
+ * {@link org.rpcrdma4j.xprt.client.RdmaClientConfig#inlineAgentWork()} (the default), a caller or a completion
+ * listener (a device thread) takes it for a short round of its own while the connection is up, sparing the agent
+ * thread's wake-up: the caller sends its call itself (after those queued before it, within the credits), the listener
+ * polls the completions it signals. A thread that finds the agent claimed leaves the work to the holder. Connection
+ * events only wake the runner, and connecting, losses, timeouts and the keep-alive probe are the runner's alone.
  * <p>
  * A caller marshals its call on its own thread: it takes a free request slot (waiting in arrival order when there is
  * none), copies the message into the slot's registered send buffer, registers the chunks (which may wait for free
  * registration handles) and hands the slot to the agent through a queue. The agent sends it when a credit is free, and
  * when the reply comes checks it, invalidates every handle the call exposed, and only then completes it: an
- * {@link org.rpcrdma4j.xprt.client.RdmaCallListener} runs on the agent thread; a blocked caller is unparked; oncrpc4j
- * handlers run on the callback executor. After a connection loss, calls are marshaled again on a recovery thread,
- * because registering may block.
+ * {@link org.rpcrdma4j.xprt.client.RdmaCallListener} runs on the thread that holds the agent then (the agent's, a
+ * device thread or another caller's; it must be short, must not block and may not make calls); a blocked caller is
+ * unparked; oncrpc4j handlers run on the callback executor. After a connection loss, calls are marshaled again on a
+ * recovery thread, because registering may block.
  *
  * <h2>Marshaling (as Linux's rpc_rdma.c)</h2>
  * Reply first: a Write chunk over the DDP caller's sink; or, for a program with an

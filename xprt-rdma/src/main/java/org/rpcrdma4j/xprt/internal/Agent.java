@@ -3,7 +3,8 @@ package org.rpcrdma4j.xprt.internal;
 /**
  * A piece of state with one owner thread, driven by an {@link AgentRunner}: everything the agent owns (a queue pair,
  * its completion queue, credits, request slots) is touched only from {@link #doWork}. Other threads talk to it by
- * queueing commands it drains in {@code doWork} and then calling {@link AgentRunner#wake()}.
+ * queueing commands it drains in {@code doWork} and then calling {@link AgentRunner#wake()}, or, for an agent with a
+ * {@link #claim()}, by claiming it and doing a short, non-blocking piece of its work on their own thread.
  */
 public interface Agent {
 
@@ -27,4 +28,13 @@ public interface Agent {
 
     /** Called on the runner's thread when the agent is removed or the runner stops. */
     void onClose();
+
+    /**
+     * The agent's claim, when other threads may do pieces of its work themselves ({@link AgentClaim}); the runner
+     * then runs {@link #doWork}, {@link #nextDeadlineNanos} and {@link #onClose} under it. Null (the default): only
+     * the runner's thread ever runs the agent.
+     */
+    default AgentClaim claim() {
+        return null;
+    }
 }

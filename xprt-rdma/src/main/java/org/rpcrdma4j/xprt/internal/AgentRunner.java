@@ -14,7 +14,8 @@ import org.slf4j.LoggerFactory;
 /**
  * One thread running a set of {@link Agent}s in turn. When no agent has work it parks until the earliest deadline
  * or until {@link #wake()} is called (from a completion listener or a thread that queued a command). Waking is cheap
- * and may be called from any thread, any number of times.
+ * and may be called from any thread, any number of times. An agent with an {@link AgentClaim} is run under it: a
+ * round skips an agent another thread holds, and that thread wakes the runner when it lets go.
  */
 public final class AgentRunner implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(AgentRunner.class);
@@ -74,12 +75,20 @@ public final class AgentRunner implements AutoCloseable {
                 long deadline = Long.MAX_VALUE;
                 for (int i = 0; i < agents.size(); i++) {
                     Agent a = agents.get(i);
+                    AgentClaim claim = a.claim();
+                    if (claim != null && !claim.claimForRound()) {
+                        continue; // another thread runs it; that thread wakes us when it lets go
+                    }
                     try {
                         work += a.doWork(now);
                     } catch (RuntimeException | Error e) {
                         LOG.error("agent {} failed", a.roleName(), e);
+                    } finally {
+                        deadline = Math.min(deadline, a.nextDeadlineNanos());
+                        if (claim != null && claim.releaseRound()) {
+                            work++; // work was left for this round's holder while it ran: one more round
+                        }
                     }
-                    deadline = Math.min(deadline, a.nextDeadlineNanos());
                 }
                 if (work == 0 && !woken.get() && toAdd.isEmpty() && toRemove.isEmpty()) {
                     if (deadline == Long.MAX_VALUE) {
@@ -102,10 +111,18 @@ public final class AgentRunner implements AutoCloseable {
     }
 
     private static void close(Agent agent) {
+        AgentClaim claim = agent.claim();
+        if (claim != null) {
+            claim.claimWaiting();
+        }
         try {
             agent.onClose();
         } catch (RuntimeException e) {
             LOG.warn("agent {} failed to close", agent.roleName(), e);
+        } finally {
+            if (claim != null) {
+                claim.releaseRound();
+            }
         }
     }
 

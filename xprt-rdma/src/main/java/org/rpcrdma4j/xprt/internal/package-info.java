@@ -6,8 +6,10 @@
  * <h2>Threads</h2>
  * <ul>
  *   <li>{@link org.rpcrdma4j.xprt.internal.Agent} and {@link org.rpcrdma4j.xprt.internal.AgentRunner}: one owner
- *       thread per piece of state (a connection's queue pair, completion queues, credits, receive buffers, slots);
- *       park/unpark wake-ups and deadlines.</li>
+ *       per piece of state (a connection's queue pair, completion queues, credits, receive buffers, slots);
+ *       park/unpark wake-ups and deadlines. {@link org.rpcrdma4j.xprt.internal.AgentClaim}: the owner is the thread
+ *       that holds the agent's claim — its runner, or a thread that does a short round of its work itself (a caller
+ *       posting its call, a completion listener polling) instead of waking the runner.</li>
  *   <li>{@link org.rpcrdma4j.xprt.internal.Mailbox}: hands slots from any thread to their agent (lock-free,
  *       intrusive, allocation-free); {@link org.rpcrdma4j.xprt.internal.SlotQueue}: the agent's own FIFOs of slots
  *       (calls waiting for a credit, READs for the ORD, replies for send-queue room).</li>

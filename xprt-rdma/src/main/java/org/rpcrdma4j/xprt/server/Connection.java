@@ -23,6 +23,7 @@ import org.rpcrdma4j.verbs.WcStatus;
 import org.rpcrdma4j.verbs.WorkCompletion;
 import org.rpcrdma4j.verbs.util.EnumCounters;
 import org.rpcrdma4j.xprt.internal.Agent;
+import org.rpcrdma4j.xprt.internal.AgentClaim;
 import org.rpcrdma4j.xprt.internal.AgentRunner;
 import org.rpcrdma4j.xprt.internal.Mailbox;
 import org.rpcrdma4j.xprt.internal.ReceiveRing;
@@ -93,6 +94,8 @@ final class Connection implements Agent {
     private final RpcRdmaHeader scratch;
     final EnumCounters<ServerCounter> counters = new EnumCounters<>(ServerCounter.class);
     private final Mailbox<CallSlot> mailbox = new Mailbox<>();
+    private final AgentClaim claim = new AgentClaim();
+    private final boolean inlineWork;
     private final ReverseChannel reverse;
     private int inFlight;
 
@@ -149,7 +152,8 @@ final class Connection implements Agent {
         // replies to reverse calls are delivered on the io threads: the dispatch threads may all be waiting for them
         reverse = new ReverseChannel(this, r.reverseSends, n, server.ioExecutor);
         reverseReplyTimeoutNanos = server.config.reverseReplyTimeout().toNanos();
-        r.queues.wakeOnCompletion(runner::wake);
+        inlineWork = server.config.inlineAgentWork();
+        r.queues.wakeOnCompletion(this::onCompletionSignal);
     }
 
     /** Posts every receive buffer; before the connection is accepted. */
@@ -190,10 +194,91 @@ final class Connection implements Agent {
         return reverse.transport();
     }
 
-    /** Hands a slot to the agent (any thread). */
+    /**
+     * Hands a slot to the agent (any thread). When no other thread runs the agent, the calling thread (the program's,
+     * with a reply; an io thread, with prepared READs) claims it and does the round's work itself: its reply is
+     * posted at once instead of waiting for the agent thread to wake.
+     */
     void submit(CallSlot slot) {
         mailbox.push(slot);
-        runner.wake();
+        runInline();
+    }
+
+    /** A completion queue has something (its listener, on the thread that added the completion). */
+    private void onCompletionSignal() {
+        runInline();
+    }
+
+    /**
+     * Claims the agent and runs an inline round; when another thread holds the agent the work is left to it (it does
+     * one more round before letting go); when a round leaves work only the runner does, the runner is woken.
+     */
+    private void runInline() {
+        if (!inlineWork) {
+            runner.wake();
+            return;
+        }
+        if (!claim.claimOrLeave()) {
+            return; // the holder does another round for us
+        }
+        boolean again;
+        int rounds = 0;
+        do {
+            boolean done = false;
+            try {
+                done = inlineRound();
+            } finally {
+                again = claim.releaseWithPending(runner);
+            }
+            if (!done) {
+                runner.wake(); // a full round covers whatever was left too
+                return;
+            }
+        } while (again && ++rounds < AgentClaim.MAX_INLINE_ROUNDS && claim.claimOrLeave());
+        if (again && rounds >= AgentClaim.MAX_INLINE_ROUNDS) {
+            runner.wake(); // this thread did its share: the rest is the runner's
+        }
+    }
+
+    /**
+     * A round of the agent's work on another thread, under the claim: the mailbox, both completion queues, held
+     * calls, reverse-direction calls waiting for a credit, READs and replies waiting for room, receives reposted; the
+     * queues are re-armed before it ends. Closing and deadlines are the runner's: returns false (the runner is
+     * woken) when either needs it, e.g. after a reverse call was posted (its reply deadline).
+     */
+    private boolean inlineRound() {
+        if (closed || closing || closeRequest != null || disconnectedEvent) {
+            return false;
+        }
+        int n;
+        boolean reverseCallsPosted = false;
+        do {
+            n = drainMailbox() + pollSend() + pollReceive();
+            if (closing) {
+                return false;
+            }
+            // a reverse reply polled here may have freed a reverse credit for a waiting reverse call
+            int reverseCalls = postReverseCalls();
+            reverseCallsPosted |= reverseCalls > 0;
+            n += reverseCalls + serveHeld() + postReads() + postWaitingReplies();
+            repostReceives();
+            if (closing) {
+                return false;
+            }
+            if (n == 0) {
+                sendCq.requestNotify();
+                recvCq.requestNotify();
+                n = pollSend() + pollReceive();
+            }
+        } while (n > 0 && !closing);
+        count(ServerCounter.INLINE_ROUNDS);
+        // a reverse call posted here starts a reply deadline the runner has to watch
+        return !closing && closeRequest == null && !disconnectedEvent && !reverseCallsPosted;
+    }
+
+    @Override
+    public AgentClaim claim() {
+        return claim;
     }
 
     // ------------------------------------------------------------------ the agent

@@ -496,6 +496,7 @@ public final class RdmaRpcServer implements AutoCloseable {
         private int dispatchThreads = Math.max(4, 2 * Runtime.getRuntime().availableProcessors());
         private int ioThreads = 2;
         private int agentThreads = 1;
+        private boolean inlineAgentWork = true;
         private int maxConnections = 64;
         private int maxReadChunkBytes = (1 << 20) + (8 << 10);
         private int maxCallSize = (1 << 20) + (64 << 10);
@@ -626,6 +627,18 @@ public final class RdmaRpcServer implements AutoCloseable {
         /** Threads that run the connections' agents (default 1; connections are spread over them). */
         public Builder agentThreads(int threads) {
             this.agentThreads = positive("agentThreads", threads);
+            return this;
+        }
+
+        /**
+         * Whether other threads may do pieces of a connection agent's work themselves when it is idle (default true):
+         * the program's thread posts its reply right after marshaling it, and a completion listener (a device
+         * thread) polls the completion queues it signals and hands the calls that arrived to the dispatch executor.
+         * Each saves a thread wake-up per call. Send completion handlers may then run on those threads too (they
+         * must be short and non-blocking in any case). False hands everything to the agent threads.
+         */
+        public Builder inlineAgentWork(boolean enabled) {
+            this.inlineAgentWork = enabled;
             return this;
         }
 
@@ -778,7 +791,7 @@ public final class RdmaRpcServer implements AutoCloseable {
                     margin, inlineSend, inlineReceive, servedPrograms(), List.copyOf(bindings), dispatchExecutor,
                     dispatchThreads, ioThreads, agentThreads, maxConnections, maxCallSize, maxReadChunkBytes,
                     maxReadChunks, maxReadsInFlight, registeredMemoryBytes, bufferWait, stopTimeout,
-                    warningInterval, reverseReplyTimeout, registrationMode, limits, jmx);
+                    warningInterval, reverseReplyTimeout, registrationMode, limits, jmx, inlineAgentWork);
             config.arenaSize(); // fails early for sizes no buffer can hold
             return new RdmaRpcServer(config);
         }

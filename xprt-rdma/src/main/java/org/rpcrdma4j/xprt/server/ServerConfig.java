@@ -45,7 +45,8 @@ record ServerConfig(
         Duration reverseReplyTimeout,
         RegistrationMode registrationMode,
         RpcRdmaLimits limits,
-        boolean jmx) {
+        boolean jmx,
+        boolean inlineAgentWork) {
 
     static final int PAGE = 4096;
 

@@ -104,5 +104,11 @@ public enum ServerCounter {
      * Connections dropped because a reverse-direction call went unanswered for the server's reverse reply timeout
      * ({@link RdmaRpcServer.Builder#reverseReplyTimeout}).
      */
-    DROPPED_REVERSE_TIMEOUT;
+    DROPPED_REVERSE_TIMEOUT,
+    /**
+     * Rounds of a connection agent's work done by another thread that claimed it (a program's thread posting its
+     * reply, a completion listener polling), each sparing the agent thread a wake-up
+     * ({@link RdmaRpcServer.Builder#inlineAgentWork}).
+     */
+    INLINE_ROUNDS;
 }

@@ -72,15 +72,21 @@
  *   <li><b>Agents</b>: each connection is an {@link org.rpcrdma4j.xprt.internal.Agent}; the server runs them on
  *       {@code agentThreads} {@link org.rpcrdma4j.xprt.internal.AgentRunner}s (default 1). The agent alone touches
  *       the queue pair, the completion queues, the receive buffers, credits, the send-queue budget and the slots'
- *       posting state. It never blocks and, per call, allocates nothing once warm. Completion and connection
- *       listeners (device threads) only wake it.</li>
+ *       posting state. It never blocks and, per call, allocates nothing once warm. Ownership goes with the agent's
+ *       claim ({@link org.rpcrdma4j.xprt.internal.AgentClaim}): with {@code inlineAgentWork} (the default) a
+ *       program's thread that hands in its reply, or a completion listener (a device thread), takes the claim when
+ *       it is free and does the round's work itself (posts the reply; polls, and hands the calls that arrived to the
+ *       dispatch executor), sparing the agent thread's wake-up. Connection events only wake the agent; closing and
+ *       deadlines are its alone.</li>
  *   <li><b>io threads</b> ({@code ioThreads}, default 2): connection set-up and the preparation of RDMA READs,
  *       both of which may wait for registered memory or handles.</li>
  *   <li><b>Dispatch threads</b>: the dispatch executor runs the programs; a slow call holds one thread and nothing
  *       else (other calls of its connection and other connections go on; replies may leave out of order). A reply
- *       is marshaled on the thread that calls {@code reply} and handed to the agent through a lock-free mailbox.</li>
- *   <li>Send completion handlers run on the agent thread and must be short and non-blocking (as with oncrpc4j's own
- *       transports, where they run on a Grizzly thread).</li>
+ *       is marshaled on the thread that calls {@code reply} and handed to the agent through a lock-free mailbox
+ *       (and, when the agent is free, posted by that thread at once).</li>
+ *   <li>Send completion handlers run on the thread that holds the agent (its own, a device thread or a program's)
+ *       and must be short and non-blocking (as with oncrpc4j's own transports, where they run on a Grizzly
+ *       thread).</li>
  * </ul>
  *
  * <h2>Connection loss</h2>

@@ -292,6 +292,13 @@ class HostilePeerTest extends ClientTestBase {
         RdmaCall call = get(t, sink, 6000, 8);
         t.call(call);
         assertThat(bytes(sink, 0, 6000)).isEqualTo(TestProgram.pattern(8, 6000));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (answers.isEmpty() && System.nanoTime() - deadline < 0) {
+            Thread.sleep(5);
+        }
+        assertThat(answers).hasSize(1);
+        // counted before the answer went out (the refusal is made off the connection's thread, so the call's own
+        // reply may complete first)
         RdmaClientStats s = t.stats();
         // taken as a call of the reverse direction (RFC 8167), not as the reply with the same xid; with no reverse
         // program registered it is answered PROG_UNAVAIL, inline, with the call's xid
@@ -300,11 +307,6 @@ class HostilePeerTest extends ClientTestBase {
         assertThat(s.get(ClientCounter.BACKCHANNEL_CALLS_DROPPED)).isZero();
         assertThat(s.get(XprtCounter.UNKNOWN_XID_REPLIES)).isZero();
         assertThat(s.get(XprtCounter.BAD_REPLY_COUNT)).isZero();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (answers.isEmpty() && System.nanoTime() - deadline < 0) {
-            Thread.sleep(5);
-        }
-        assertThat(answers).hasSize(1);
         ReceivedCall answer = answers.get(0);
         assertThat(answer.hasReadChunk() || answer.hasWriteChunk() || answer.hasReplyChunk()).isFalse();
         ByteBuf expected = Unpooled.buffer().writeInt(reverseXid.get()).writeInt(1).writeInt(0).writeInt(0).writeInt(0)

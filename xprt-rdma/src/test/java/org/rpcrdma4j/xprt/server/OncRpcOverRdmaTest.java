@@ -131,6 +131,42 @@ class OncRpcOverRdmaTest extends ServerFixture {
         }
     }
 
+    @Test
+    void concurrentCallersOverOneConnectionEachGetTheirOwnReply() throws Exception {
+        long inlineRounds = counter(ServerCounter.INLINE_ROUNDS);
+        int threads = 6;
+        int perThread = 60;
+        java.util.concurrent.atomic.AtomicReference<Throwable> failure =
+                new java.util.concurrent.atomic.AtomicReference<>();
+        Thread[] callers = new Thread[threads];
+        for (int t = 0; t < threads; t++) {
+            int thread = t;
+            callers[t] = new Thread(() -> {
+                try {
+                    for (int k = 0; k < perThread; k++) {
+                        int size = 1 + (thread * perThread + k) * 37 % 6000;
+                        EchoProgram.Opaque args = new EchoProgram.Opaque();
+                        args.bytes = EchoProgram.pattern(size, thread * 1000 + k);
+                        EchoProgram.Opaque result = new EchoProgram.Opaque();
+                        rpc(rdma).call(EchoProgram.ECHO, args, result, 30, TimeUnit.SECONDS);
+                        if (!java.util.Arrays.equals(result.bytes, args.bytes)) {
+                            throw new AssertionError("echo of " + size + " bytes came back different");
+                        }
+                    }
+                } catch (Throwable e) {
+                    failure.compareAndSet(null, e);
+                }
+            });
+            callers[t].start();
+        }
+        for (Thread c : callers) {
+            c.join();
+        }
+        assertThat(failure.get()).isNull();
+        // the programs' threads posted replies themselves, or device threads polled, without waking the agent
+        assertThat(counter(ServerCounter.INLINE_ROUNDS) - inlineRounds).isPositive();
+    }
+
     /** A fixed number of XDR ints. */
     static final class Ints implements XdrAble {
         final int[] values;

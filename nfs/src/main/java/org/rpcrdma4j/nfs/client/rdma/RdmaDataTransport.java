@@ -3,8 +3,11 @@ package org.rpcrdma4j.nfs.client.rdma;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 
 import io.netty.buffer.ByteBuf;
@@ -16,6 +19,7 @@ import org.dcache.oncrpc4j.xdr.XdrAble;
 import org.rpcrdma4j.nfs.binding.Nfs3UpperLayerBinding;
 import org.rpcrdma4j.nfs.binding.VersionedBinding;
 import org.rpcrdma4j.nfs.client.AcceptStatus;
+import org.rpcrdma4j.nfs.client.CallbackFuture;
 import org.rpcrdma4j.nfs.client.DataTransport;
 import org.rpcrdma4j.nfs.client.NfsClientConfig;
 import org.rpcrdma4j.nfs.client.RpcBadReplyException;
@@ -47,8 +51,14 @@ import org.rpcrdma4j.xprt.internal.Xdrs;
  * other memory are copied once, into (or out of) a registered transport buffer.
  * <p>
  * Calls lost with a connection are sent again by the transport itself after it reconnects; a call fails when its
- * timeout ({@link NfsClientConfig#callTimeout()}) expires. Completions run on a thread of this transport, never on the
- * connection's. Thread-safe.
+ * timeout ({@link NfsClientConfig#callTimeout()}) expires.
+ * <p>
+ * Threads: a reply is decoded and its future completed where the transport finished the call (the thread that
+ * polled the reply), so a caller waiting in {@code get()} is woken directly. The futures are
+ * {@link CallbackFuture}s: stages that depend on them run on a thread of this transport ({@code
+ * nfs-rdma-completions-...}), never on the connection's, so they may block. A READ into memory outside
+ * {@link #bufferPool()} is copied out and decoded on that thread too (the copy is not done on the connection's).
+ * Thread-safe.
  */
 public final class RdmaDataTransport implements DataTransport {
     /**
@@ -64,6 +74,7 @@ public final class RdmaDataTransport implements DataTransport {
     private final RpcAuth auth;
     private final long timeoutMillis;
     private final ExecutorService completions;
+    private final Executor callbacks;
 
     private RdmaDataTransport(RdmaClientTransport transport, InetSocketAddress server, NfsClientConfig config) {
         this.transport = transport;
@@ -75,6 +86,13 @@ public final class RdmaDataTransport implements DataTransport {
             t.setDaemon(true);
             return t;
         });
+        this.callbacks = task -> {
+            try {
+                completions.execute(task);
+            } catch (RejectedExecutionException e) {
+                ForkJoinPool.commonPool().execute(task); // closed: a late stage still runs, off the transport
+            }
+        };
     }
 
     /**
@@ -117,7 +135,7 @@ public final class RdmaDataTransport implements DataTransport {
     @Override
     public <T extends XdrAble> CompletableFuture<T> call(int program, int version, int procedure, XdrAble args,
                                                          T result) {
-        CompletableFuture<T> future = new CompletableFuture<>();
+        CompletableFuture<T> future = new CallbackFuture<>(callbacks);
         Pending<T> p = new Pending<>(future, result);
         try {
             p.start(program, version, procedure, args);
@@ -206,10 +224,18 @@ public final class RdmaDataTransport implements DataTransport {
             }
         }
 
-        /** The transport's runs on the connection's thread: hand over. */
+        /**
+         * On the thread that finished the call (the connection's): decodes the reply and completes the future, whose
+         * dependants run elsewhere ({@link CallbackFuture}); a reply that must be copied out of a transport buffer
+         * into the caller's sink is handed to the completions thread instead.
+         */
         @Override
         public void onComplete(RdmaCall done) {
-            completions.execute(this::finish);
+            if (ownedSink != null) {
+                callbacks.execute(this::finish);
+            } else {
+                finish();
+            }
         }
 
         private void finish() {

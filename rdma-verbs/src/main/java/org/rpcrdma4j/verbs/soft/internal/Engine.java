@@ -8,6 +8,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 
 import org.slf4j.Logger;
@@ -22,6 +23,16 @@ import org.slf4j.LoggerFactory;
  * onto an intrusive lock-free stack (the queue pair is the node; no allocation). Either wakes the selector only if
  * the engine is about to sleep or sleeping. On the engine thread itself no wake-up is needed: the loop looks at the
  * stack before it selects again.
+ * <p>
+ * <b>The engine's claim.</b> Everything the engine owns (its queue pairs' transmitters, receivers, read queues,
+ * completion decisions, its timers and selector registrations) is touched only by the holder of the engine's claim.
+ * The engine thread holds it whenever it runs, and lets go only while it waits in {@code select}. Another thread may
+ * take it then ({@link #tryClaim()}) to do a short piece of the engine's work itself — a thread that posts a send
+ * work request to an idle queue pair transmits it at once, as Linux siw does in {@code post_send}, instead of waking
+ * the engine. The engine thread, when {@code select} returns while another thread holds the claim, waits for it
+ * (the holder only builds and writes what was posted, never blocks). The claim is the happens-before edge between
+ * the holders. Work a holder leaves for the engine (tasks, scheduled queue pairs, timers, a changed interest set) is
+ * noted and the engine woken when the claim is released.
  */
 final class Engine implements Runnable {
     private static final Logger LOG = LoggerFactory.getLogger(Engine.class);
@@ -57,6 +68,14 @@ final class Engine implements Runnable {
     private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
     private final AtomicReference<SoftQp> scheduled = new AtomicReference<>();
     private final AtomicBoolean sleeping = new AtomicBoolean();
+    /** The holder of the engine's claim (see the class comment); null while the engine waits in select, unclaimed. */
+    private final AtomicReference<Thread> holder = new AtomicReference<>();
+    /** Set by a holder other than the engine thread that left work the engine must see: wake it on release. */
+    private boolean wakeOnRelease;
+    /** The engine thread is parked waiting for the claim: the holder unparks it on release. */
+    private volatile boolean engineWaiting;
+    /** Spins of the engine thread waiting for the claim before it parks. */
+    private static final int SPINS = 64;
     private final ArrayList<Timer> timers = new ArrayList<>();
     private final Consumer<SelectionKey> onKey = this::onKey;
     private volatile boolean stopping;
@@ -72,8 +91,76 @@ final class Engine implements Runnable {
         thread.start();
     }
 
+    /** Whether the calling thread may touch what the engine owns: the engine thread, or the holder of its claim. */
     boolean inEngine() {
-        return Thread.currentThread() == thread;
+        Thread current = Thread.currentThread();
+        return current == thread || holder.get() == current;
+    }
+
+    /**
+     * Takes the engine's claim for the calling thread (not the engine's) when the engine is idle in {@code select};
+     * false otherwise (the engine runs, or another thread holds it). Not re-entrant. Allocation-free.
+     */
+    boolean tryClaim() {
+        return holder.compareAndSet(null, Thread.currentThread());
+    }
+
+    /**
+     * {@link #tryClaim()}, but only when no control task is queued: a task queued before (a fault, a disconnect)
+     * must take effect before whatever the claimer would do, as it would when the engine ran both in order.
+     */
+    boolean tryClaimWithoutTasks() {
+        if (!tasks.isEmpty() || !tryClaim()) {
+            return false;
+        }
+        if (!tasks.isEmpty()) {
+            releaseClaim();
+            return false;
+        }
+        return true;
+    }
+
+    /** Ends a claim taken with {@link #tryClaim()}; wakes the engine when the holder left work for it. */
+    void releaseClaim() {
+        boolean wakeNow = wakeOnRelease || !tasks.isEmpty() || scheduled.get() != null;
+        wakeOnRelease = false;
+        holder.set(null);
+        if (engineWaiting) {
+            LockSupport.unpark(thread);
+        }
+        if (wakeNow) {
+            wake();
+        }
+    }
+
+    /** A claim holder (not the engine thread) left work the engine must look at: it is woken on release. */
+    void wakeAfterClaim() {
+        if (Thread.currentThread() != thread) {
+            wakeOnRelease = true;
+        }
+    }
+
+    /**
+     * The engine thread's claim: waits out another holder, whose claim lasts microseconds — spinning briefly, then
+     * parked until the holder lets go (a holder that lost its processor must not be spun against).
+     */
+    private void claimForEngine() {
+        if (holder.get() == thread) {
+            return;
+        }
+        int spins = 0;
+        while (!holder.compareAndSet(null, thread)) {
+            if (++spins < SPINS) {
+                Thread.onSpinWait();
+                continue;
+            }
+            engineWaiting = true;
+            if (holder.compareAndSet(null, thread)) {
+                break; // let go before it could see that the engine waits
+            }
+            LockSupport.park(this);
+        }
+        engineWaiting = false;
     }
 
     /** Whether the caller is any engine thread (which must never wait for another engine). */
@@ -96,7 +183,7 @@ final class Engine implements Runnable {
         }
     }
 
-    /** Marks a queue pair as having new work. Any thread; allocation-free. */
+    /** Marks a queue pair as having new work. Any thread; allocation-free. A claim holder's wakes the engine on release. */
     void schedule(SoftQp qp) {
         if (!qp.scheduled.compareAndSet(false, true)) {
             return;
@@ -111,10 +198,11 @@ final class Engine implements Runnable {
         }
     }
 
-    /** Runs {@code action} on the engine after {@code delayNanos}. Engine thread only. */
+    /** Runs {@code action} on the engine after {@code delayNanos}. Engine thread or claim holder only. */
     Timer timer(long delayNanos, Runnable action) {
         Timer t = new Timer(System.nanoTime() + delayNanos, action);
         timers.add(t);
+        wakeAfterClaim();
         return t;
     }
 
@@ -147,6 +235,7 @@ final class Engine implements Runnable {
     @Override
     public void run() {
         try {
+            claimForEngine();
             while (!stopping) {
                 runTasks();
                 runScheduled();
@@ -156,7 +245,9 @@ final class Engine implements Runnable {
                     sleeping.set(false);
                     selector.selectNow(onKey);
                 } else {
+                    holder.set(null); // idle: another thread may claim the engine while it waits
                     selector.select(onKey, timeoutMillis);
+                    claimForEngine();
                     sleeping.set(false);
                 }
             }
@@ -228,6 +319,7 @@ final class Engine implements Runnable {
     }
 
     private void onKey(SelectionKey key) {
+        claimForEngine();
         Handler handler = (Handler) key.attachment();
         if (!key.isValid()) {
             return;

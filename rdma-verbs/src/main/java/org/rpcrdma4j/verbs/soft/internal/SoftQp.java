@@ -38,8 +38,10 @@ import org.slf4j.LoggerFactory;
  * A reliable-connected queue pair of the software device: one TCP connection, owned by one engine thread.
  * <p>
  * Posting threads touch only the send and receive rings (under each ring's lock) and then schedule the queue pair on
- * its engine; a post made on the engine thread itself (from a listener) is transmitted at once. Everything else — the socket, the {@link Transmitter} and {@link Receiver}, the ORQ and IRQ, completion
- * decisions, the state machine — belongs to the engine thread. Control requests from other threads (disconnect,
+ * its engine; a post made on the engine thread itself (from a listener), or while the engine is idle and its claim
+ * can be taken ({@link Engine#tryClaimWithoutTasks()}), is transmitted at once by the posting thread. Everything else — the
+ * socket, the {@link Transmitter} and {@link Receiver}, the ORQ and IRQ, completion decisions, the state machine —
+ * belongs to the engine: its thread, or the holder of its claim. Control requests from other threads (disconnect,
  * close, faults) travel as engine tasks.
  * <p>
  * Completion rules: send-queue completions are decided strictly in posting order ({@link #retire}); a successful
@@ -138,6 +140,13 @@ public final class SoftQp implements QueuePair, Engine.Handler {
         return info;
     }
 
+    /**
+     * Copies the chain into the send queue. On the engine's thread, or when the engine is idle (its claim is free
+     * and no control task waits, {@link Engine#tryClaimWithoutTasks()}), the posting thread transmits at once (as
+     * Linux siw does in {@code post_send}): saves the engine's wake-up and a thread hand-off per message. Otherwise
+     * the engine is scheduled. Either way the transmitter takes work requests strictly in posting order, and a
+     * control request made before the post (a disconnect, a fault) takes effect before it.
+     */
     @Override
     public void postSend(SendWorkRequest chain) throws PostException {
         sq.post(chain);
@@ -145,6 +154,15 @@ public final class SoftQp implements QueuePair, Engine.Handler {
         if (s == QpState.RTS && engine.inEngine()) {
             tx.pump();
             retire();
+        } else if (s == QpState.RTS && engine.tryClaimWithoutTasks()) {
+            try {
+                onScheduled();
+            } catch (RuntimeException e) {
+                LOG.warn("queue pair {} failed", qpNum, e);
+                onInternalError(e);
+            } finally {
+                engine.releaseClaim();
+            }
         } else if (s != QpState.INIT) {
             engine.schedule(this);
         }
@@ -176,7 +194,7 @@ public final class SoftQp implements QueuePair, Engine.Handler {
                 done.complete(null);
             }
         });
-        if (!Engine.onAnyEngine()) {
+        if (!Engine.onAnyEngine() && !engine.inEngine()) {
             try {
                 done.get(10, TimeUnit.SECONDS);
             } catch (InterruptedException e) {
@@ -435,6 +453,7 @@ public final class SoftQp implements QueuePair, Engine.Handler {
     void interestWrite(boolean on) {
         if (key != null && key.isValid()) {
             key.interestOps(on ? SelectionKey.OP_READ | SelectionKey.OP_WRITE : SelectionKey.OP_READ);
+            engine.wakeAfterClaim(); // the selector takes a new interest set only when it selects again
         }
     }
 

@@ -11,7 +11,8 @@
  * destination, each segment's tail in one read with the start of the next. Connection setup is {@code ActiveHandshake} (initiator) and
  * {@code PassiveHandshake} (responder, per accepted socket) under {@code SoftConnectionManager}.
  * <p>
- * Ownership: every field of a queue pair except its two posting rings belongs to its engine thread; rings are
+ * Ownership: every field of a queue pair except its two posting rings belongs to its engine — the engine thread, or a
+ * posting thread that took the idle engine's claim to transmit what it posted ({@code Engine#tryClaim}); rings are
  * filled by posting threads under the ring's lock and published with a volatile counter. Region state changes under
  * the region's monitor. Completion queues are shared between engine threads and one polling thread under the queue's
  * monitor.

@@ -1,0 +1,142 @@
+package org.rpcrdma4j.nfs.client;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+import java.util.function.BiConsumer;
+import java.util.function.BiFunction;
+import java.util.function.Consumer;
+import java.util.function.Function;
+
+/**
+ * A future that a transport completes on its own thread (where the reply was processed) while keeping the caller's
+ * code off that thread: a thread blocked in {@link #get()} or {@link #join()} is woken directly (one thread hand-off
+ * from reply to caller, as with a stream transport), but every dependent stage registered while the future is
+ * pending ({@code thenApply}, {@code whenComplete}, ...) runs on the {@code callbacks} executor, as its
+ * {@code ...Async} form would. A stage registered after completion runs at once on the registering thread, as
+ * usual. So a callback may block, or call the transport again, without holding up the transport.
+ * <p>
+ * {@link #thenApplyInline} is for the client's own short, non-blocking result mapping, which runs on the completing
+ * thread.
+ *
+ * @param <T> the result type
+ */
+public final class CallbackFuture<T> extends CompletableFuture<T> {
+    private final Executor callbacks;
+
+    /** @param callbacks where dependent stages run (borrowed) */
+    public CallbackFuture(Executor callbacks) {
+        this.callbacks = callbacks;
+    }
+
+    /**
+     * Maps the result on the completing thread ({@code fn} must be short and must not block) into a future of the
+     * same kind. Failures are passed on as {@code thenApply} passes them ({@link CompletionException} around the
+     * cause).
+     */
+    public <U> CallbackFuture<U> thenApplyInline(Function<? super T, ? extends U> fn) {
+        CallbackFuture<U> out = new CallbackFuture<>(callbacks);
+        super.whenComplete((value, failure) -> {
+            if (failure != null) {
+                out.completeExceptionally(wrap(failure));
+                return;
+            }
+            U mapped;
+            try {
+                mapped = fn.apply(value);
+            } catch (RuntimeException | Error e) {
+                out.completeExceptionally(wrap(e));
+                return;
+            }
+            out.complete(mapped);
+        });
+        return out;
+    }
+
+    private static Throwable wrap(Throwable failure) {
+        return failure instanceof CompletionException ? failure : new CompletionException(failure);
+    }
+
+    @Override
+    public <U> CompletableFuture<U> newIncompleteFuture() {
+        return new CompletableFuture<>();
+    }
+
+    @Override
+    public Executor defaultExecutor() {
+        return callbacks;
+    }
+
+    @Override
+    public <U> CompletableFuture<U> thenApply(Function<? super T, ? extends U> fn) {
+        return isDone() ? super.thenApply(fn) : super.thenApplyAsync(fn, callbacks);
+    }
+
+    @Override
+    public CompletableFuture<Void> thenAccept(Consumer<? super T> action) {
+        return isDone() ? super.thenAccept(action) : super.thenAcceptAsync(action, callbacks);
+    }
+
+    @Override
+    public CompletableFuture<Void> thenRun(Runnable action) {
+        return isDone() ? super.thenRun(action) : super.thenRunAsync(action, callbacks);
+    }
+
+    @Override
+    public <U, V> CompletableFuture<V> thenCombine(CompletionStage<? extends U> other,
+                                                   BiFunction<? super T, ? super U, ? extends V> fn) {
+        return super.thenCombineAsync(other, fn, callbacks);
+    }
+
+    @Override
+    public <U> CompletableFuture<Void> thenAcceptBoth(CompletionStage<? extends U> other,
+                                                      BiConsumer<? super T, ? super U> action) {
+        return super.thenAcceptBothAsync(other, action, callbacks);
+    }
+
+    @Override
+    public CompletableFuture<Void> runAfterBoth(CompletionStage<?> other, Runnable action) {
+        return super.runAfterBothAsync(other, action, callbacks);
+    }
+
+    @Override
+    public <U> CompletableFuture<U> applyToEither(CompletionStage<? extends T> other, Function<? super T, U> fn) {
+        return super.applyToEitherAsync(other, fn, callbacks);
+    }
+
+    @Override
+    public CompletableFuture<Void> acceptEither(CompletionStage<? extends T> other, Consumer<? super T> action) {
+        return super.acceptEitherAsync(other, action, callbacks);
+    }
+
+    @Override
+    public CompletableFuture<Void> runAfterEither(CompletionStage<?> other, Runnable action) {
+        return super.runAfterEitherAsync(other, action, callbacks);
+    }
+
+    @Override
+    public <U> CompletableFuture<U> thenCompose(Function<? super T, ? extends CompletionStage<U>> fn) {
+        return isDone() ? super.thenCompose(fn) : super.thenComposeAsync(fn, callbacks);
+    }
+
+    @Override
+    public <U> CompletableFuture<U> handle(BiFunction<? super T, Throwable, ? extends U> fn) {
+        return isDone() ? super.handle(fn) : super.handleAsync(fn, callbacks);
+    }
+
+    @Override
+    public CompletableFuture<T> whenComplete(BiConsumer<? super T, ? super Throwable> action) {
+        return isDone() ? super.whenComplete(action) : super.whenCompleteAsync(action, callbacks);
+    }
+
+    @Override
+    public CompletableFuture<T> exceptionally(Function<Throwable, ? extends T> fn) {
+        return isDone() ? super.exceptionally(fn) : super.exceptionallyAsync(fn, callbacks);
+    }
+
+    @Override
+    public CompletableFuture<T> exceptionallyCompose(Function<Throwable, ? extends CompletionStage<T>> fn) {
+        return isDone() ? super.exceptionallyCompose(fn) : super.exceptionallyComposeAsync(fn, callbacks);
+    }
+}

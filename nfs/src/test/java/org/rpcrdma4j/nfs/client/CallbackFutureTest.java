@@ -1,0 +1,122 @@
+package org.rpcrdma4j.nfs.client;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** The future the RDMA transport completes on its own thread: callers' stages run elsewhere. */
+@Timeout(30)
+class CallbackFutureTest {
+    private final ExecutorService callbacks = Executors.newSingleThreadExecutor(r -> new Thread(r, "callbacks"));
+    private final ExecutorService transport = Executors.newSingleThreadExecutor(r -> new Thread(r, "transport"));
+
+    @AfterEach
+    void stop() {
+        callbacks.shutdownNow();
+        transport.shutdownNow();
+    }
+
+    @Test
+    void stagesRegisteredBeforeCompletionRunOnTheCallbackExecutorNotTheCompletingThread() throws Exception {
+        CallbackFuture<String> f = new CallbackFuture<>(callbacks);
+        AtomicReference<String> applyThread = new AtomicReference<>();
+        AtomicReference<String> whenThread = new AtomicReference<>();
+        AtomicReference<String> acceptThread = new AtomicReference<>();
+        CountDownLatch blockerRunning = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        CompletableFuture<Integer> length = f.thenApply(s -> {
+            applyThread.set(Thread.currentThread().getName());
+            return s.length();
+        });
+        CompletableFuture<String> when = f.whenComplete((s, e) -> whenThread.set(Thread.currentThread().getName()));
+        // a stage that blocks must not hold up the thread that completes the future
+        CompletableFuture<Void> blocking = f.thenAccept(s -> {
+            acceptThread.set(Thread.currentThread().getName());
+            blockerRunning.countDown();
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        transport.submit(() -> f.complete("reply")).get(10, TimeUnit.SECONDS);
+        assertThat(f.get()).isEqualTo("reply");
+        assertThat(blockerRunning.await(10, TimeUnit.SECONDS)).isTrue();
+        release.countDown();
+        blocking.get(10, TimeUnit.SECONDS);
+        assertThat(length.get(10, TimeUnit.SECONDS)).isEqualTo(5);
+        when.get(10, TimeUnit.SECONDS);
+        assertThat(applyThread.get()).isEqualTo("callbacks");
+        assertThat(whenThread.get()).isEqualTo("callbacks");
+        assertThat(acceptThread.get()).isEqualTo("callbacks");
+    }
+
+    @Test
+    void aStageRegisteredAfterCompletionRunsOnTheRegisteringThread() throws Exception {
+        CallbackFuture<String> f = new CallbackFuture<>(callbacks);
+        f.complete("done");
+        AtomicReference<Thread> ran = new AtomicReference<>();
+        f.thenAccept(s -> ran.set(Thread.currentThread())).get(10, TimeUnit.SECONDS);
+        assertThat(ran.get()).isSameAs(Thread.currentThread());
+    }
+
+    @Test
+    void aWaitingCallerIsWokenByTheCompletingThread() throws Exception {
+        CallbackFuture<String> f = new CallbackFuture<>(callbacks);
+        CompletableFuture<String> waiter = CompletableFuture.supplyAsync(() -> {
+            try {
+                return f.get(10, TimeUnit.SECONDS);
+            } catch (Exception e) {
+                throw new CompletionException(e);
+            }
+        });
+        callbacks.submit(() -> { }).get(); // the callback executor is idle and stays so: nothing runs there
+        transport.submit(() -> f.complete("reply"));
+        assertThat(waiter.get(10, TimeUnit.SECONDS)).isEqualTo("reply");
+    }
+
+    @Test
+    void inlineMappingRunsOnTheCompletingThreadAndPassesFailuresAsThenApplyDoes() throws Exception {
+        CallbackFuture<String> f = new CallbackFuture<>(callbacks);
+        AtomicReference<String> mapThread = new AtomicReference<>();
+        CallbackFuture<Integer> mapped = f.thenApplyInline(s -> {
+            mapThread.set(Thread.currentThread().getName());
+            return s.length();
+        });
+        transport.submit(() -> f.complete("four")).get(10, TimeUnit.SECONDS);
+        assertThat(mapped.get(10, TimeUnit.SECONDS)).isEqualTo(4);
+        assertThat(mapThread.get()).isEqualTo("transport");
+
+        IOException cause = new IOException("no answer");
+        CallbackFuture<String> failed = new CallbackFuture<>(callbacks);
+        CallbackFuture<Integer> ours = failed.thenApplyInline(String::length);
+        failed.completeExceptionally(cause);
+        assertThatThrownBy(() -> ours.get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+                .hasCause(cause);
+        AtomicReference<Throwable> seen = new AtomicReference<>();
+        ours.whenComplete((v, e) -> seen.set(e)).exceptionally(e -> null).get(10, TimeUnit.SECONDS);
+        assertThat(seen.get()).isInstanceOf(CompletionException.class).hasCause(cause);
+        assertThatThrownBy(ours::join).isInstanceOf(CompletionException.class).hasCause(cause);
+
+        CallbackFuture<String> throwing = new CallbackFuture<>(callbacks);
+        CallbackFuture<Integer> thrown = throwing.thenApplyInline(s -> {
+            throw new IllegalStateException("bad status");
+        });
+        throwing.complete("x");
+        assertThatThrownBy(() -> thrown.get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+                .hasCauseInstanceOf(IllegalStateException.class);
+    }
+}

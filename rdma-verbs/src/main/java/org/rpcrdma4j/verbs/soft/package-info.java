@@ -19,9 +19,10 @@
  * listeners, connection-request handlers and the completion of {@code connect} futures run on engine threads and
  * must not block. Posting, polling, disconnect and close may be called from any thread, listeners included (a
  * post from an engine thread needs no wake-up; disconnect and close requested there take effect right after the
- * callback returns). A Send posted while the queue pair's engine is idle is transmitted by the posting thread
- * itself (as siw does in {@code post_send}): a completion listener may then run on the posting thread, within
- * {@code postSend}.</li>
+ * callback returns). A small chain (up to 16 KiB of Send and Write payload) posted while the queue pair's engine is
+ * idle is transmitted by the posting thread itself (as siw does in {@code post_send}): a completion listener may then
+ * run on the posting thread, within {@code postSend}. Larger chains go to the engine thread, which streams them at
+ * less CPU than a poster competing with it for the socket.</li>
  * <li><b>Completion order.</b> Send-queue completions come in posting order, also across RDMA Reads. Receive
  * completions come in posting order. An unsignaled request completes silently unless it fails; its slot counts
  * against {@code maxSendWr} until a later signaled (or failed) completion retires it. A failed or flushed request

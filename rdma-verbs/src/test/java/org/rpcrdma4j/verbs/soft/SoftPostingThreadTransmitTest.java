@@ -21,7 +21,8 @@ import org.rpcrdma4j.verbs.conformance.VerbsFixture;
 
 /**
  * The software device transmits a Send in the posting thread when the queue pair's engine is idle (as siw does in
- * post_send), and posts from many threads at once still go out whole, in the send queue's order, each completing.
+ * post_send) if it is small, leaves a large Write to the engine thread, and posts from many threads at once still go
+ * out whole, in the send queue's order, each completing.
  */
 @Timeout(120)
 class SoftPostingThreadTransmitTest extends VerbsFixture {
@@ -56,6 +57,31 @@ class SoftPostingThreadTransmitTest extends VerbsFixture {
         assertThat(batch[0].status).isEqualTo(WcStatus.SUCCESS);
         assertThat(await(c.server().recvCq).byteLen).isEqualTo(700);
         assertThat(bytes(dst.buffer(), 0, 700)).isEqualTo(bytes(src.buffer(), 0, 700));
+    }
+
+    @Test
+    void aLargeWriteIsLeftToTheEngineThread() throws Exception {
+        Connection c = connect();
+        int size = 256 * 1024;
+        RegisteredMemory src = register(c.client().pd, size, Access.LOCAL_WRITE);
+        RegisteredMemory dst = register(c.server().pd, size, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
+        fill(src.buffer(), 9);
+        AtomicReference<Thread> completedOn = new AtomicReference<>();
+        CountDownLatch completed = new CountDownLatch(1);
+        WorkCompletion[] batch = {new WorkCompletion()};
+        c.client().sendCq.setListener(cq -> {
+            completedOn.compareAndSet(null, Thread.currentThread());
+            completed.countDown();
+        });
+        Thread.sleep(50); // as above: the engine waits in select, so only the size decides
+        c.client().sendCq.requestNotify();
+        c.client().qp.postSend(write(3, src, 0, size, dst.rkey(), dst.address(0)));
+        assertThat(completed.await(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(completedOn.get()).as("a 256 KiB Write is streamed by the engine, not by the posting thread")
+                .isNotSameAs(Thread.currentThread());
+        assertThat(c.client().sendCq.poll(batch)).isEqualTo(1);
+        assertThat(batch[0].status).isEqualTo(WcStatus.SUCCESS);
+        assertThat(bytes(dst.buffer(), 0, size)).isEqualTo(bytes(src.buffer(), 0, size));
     }
 
     @Test

@@ -59,6 +59,12 @@ public final class SoftQp implements QueuePair, Engine.Handler {
 
     /** How long a closing connection waits for the peer's FIN after ours. */
     private static final long LINGER_NANOS = TimeUnit.SECONDS.toNanos(2);
+    /**
+     * Most payload bytes a posted chain may carry to the peer (Send and RDMA Write SGEs) for the posting thread to
+     * transmit it itself. Larger chains are left to the engine thread: a poster that writes a mebibyte competes with
+     * the engine for the socket and the claim, which costs bulk transfers more CPU than the hand-off it saves.
+     */
+    static final long POSTER_TRANSMIT_MAX_BYTES = 16 * 1024;
 
     final SoftDevice device;
     final SoftPd pd;
@@ -141,10 +147,11 @@ public final class SoftQp implements QueuePair, Engine.Handler {
     }
 
     /**
-     * Copies the chain into the send queue. On the engine's thread, or when the engine is idle (its claim is free
-     * and no control task waits, {@link Engine#tryClaimWithoutTasks()}), the posting thread transmits at once (as
-     * Linux siw does in {@code post_send}): saves the engine's wake-up and a thread hand-off per message. Otherwise
-     * the engine is scheduled. Either way the transmitter takes work requests strictly in posting order, and a
+     * Copies the chain into the send queue. On the engine's thread, or when the chain is small (at most
+     * {@link #POSTER_TRANSMIT_MAX_BYTES} of payload) and the engine is idle (its claim is free and no control task
+     * waits, {@link Engine#tryClaimWithoutTasks()}), the posting thread transmits at once (as Linux siw does in
+     * {@code post_send}): saves the engine's wake-up and a thread hand-off per message. Otherwise the engine is
+     * scheduled. Either way the transmitter takes work requests strictly in posting order, and a
      * control request made before the post (a disconnect, a fault) takes effect before it.
      */
     @Override
@@ -154,7 +161,8 @@ public final class SoftQp implements QueuePair, Engine.Handler {
         if (s == QpState.RTS && engine.inEngine()) {
             tx.pump();
             retire();
-        } else if (s == QpState.RTS && engine.tryClaimWithoutTasks()) {
+        } else if (s == QpState.RTS && outboundBytes(chain) <= POSTER_TRANSMIT_MAX_BYTES
+                && engine.tryClaimWithoutTasks()) {
             try {
                 onScheduled();
             } catch (RuntimeException e) {
@@ -166,6 +174,22 @@ public final class SoftQp implements QueuePair, Engine.Handler {
         } else if (s != QpState.INIT) {
             engine.schedule(this);
         }
+    }
+
+    /**
+     * Payload bytes {@code chain} sends to the peer: its Sends' and RDMA Writes' SGEs (a Read Request, a registration
+     * or an invalidation carries none). Read on the posting thread, which still owns the chain.
+     */
+    static long outboundBytes(SendWorkRequest chain) {
+        long total = 0;
+        for (SendWorkRequest wr = chain; wr != null; wr = wr.next) {
+            switch (wr.opcode) {
+                case SEND, SEND_WITH_INV, RDMA_WRITE -> total += wr.totalLength();
+                default -> {
+                }
+            }
+        }
+        return total;
     }
 
     @Override

@@ -79,6 +79,8 @@ final class ClientAgent implements Agent {
     private final RequestSlot probe;
     private final Mailbox<RequestSlot> submitted = new Mailbox<>();
     private final AgentClaim claim = new AgentClaim();
+    /** {@link #inlineRound(long)} as a reused object, so an inline round allocates nothing. */
+    private final AgentClaim.InlineRound inlineRound = () -> inlineRound(System.nanoTime());
     private final CreditWindow window;
     private final WorkCompletion[] batch = new WorkCompletion[BATCH];
     private final QueueSet.Sizes sizes;
@@ -289,26 +291,7 @@ final class ClientAgent implements Agent {
             wake();
             return;
         }
-        if (!claim.claimOrLeave()) {
-            return; // the holder does another round for us
-        }
-        boolean again;
-        int rounds = 0;
-        do {
-            boolean done = false;
-            try {
-                done = inlineRound(System.nanoTime());
-            } finally {
-                again = claim.releaseWithPending(r);
-            }
-            if (!done) {
-                r.wake(); // a full round covers whatever was left too
-                return;
-            }
-        } while (again && ++rounds < AgentClaim.MAX_INLINE_ROUNDS && claim.claimOrLeave());
-        if (again && rounds >= AgentClaim.MAX_INLINE_ROUNDS) {
-            r.wake(); // this thread did its share: the rest is the runner's
-        }
+        claim.runInline(r, inlineRound);
     }
 
     /**

@@ -95,6 +95,42 @@ public final class AgentClaim {
         return true;
     }
 
+    /** A round of an agent's work done on another thread under the claim. */
+    @FunctionalInterface
+    public interface InlineRound {
+        /** @return true when the round did all it found; false when what is left is the runner's (it is woken) */
+        boolean run();
+    }
+
+    /**
+     * Claims the agent and does {@code round} on the calling thread; when another thread holds the agent, the work
+     * is left to it (it does one more round before letting go). Work left by others meanwhile is done in further
+     * rounds, at most {@link #MAX_INLINE_ROUNDS} in a row; then, or when a round leaves work only the runner does,
+     * {@code runner} is woken. Allocation-free when {@code round} is a reused object.
+     */
+    public void runInline(AgentRunner runner, InlineRound round) {
+        if (!claimOrLeave()) {
+            return; // the holder does another round for us
+        }
+        boolean again;
+        int rounds = 0;
+        do {
+            boolean done = false;
+            try {
+                done = round.run();
+            } finally {
+                again = releaseWithPending(runner);
+            }
+            if (!done) {
+                runner.wake(); // a full round covers whatever was left too
+                return;
+            }
+        } while (again && ++rounds < MAX_INLINE_ROUNDS && claimOrLeave());
+        if (again && rounds >= MAX_INLINE_ROUNDS) {
+            runner.wake(); // this thread did its share: the rest is the runner's
+        }
+    }
+
     /** Waits out a holder (whose claim lasts microseconds); for closing an agent. */
     void claimWaiting() {
         while (!tryClaim()) {

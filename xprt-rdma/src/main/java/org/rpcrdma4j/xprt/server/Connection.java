@@ -95,6 +95,8 @@ final class Connection implements Agent {
     final EnumCounters<ServerCounter> counters = new EnumCounters<>(ServerCounter.class);
     private final Mailbox<CallSlot> mailbox = new Mailbox<>();
     private final AgentClaim claim = new AgentClaim();
+    /** {@link #inlineRound()} as a reused object, so an inline round allocates nothing. */
+    private final AgentClaim.InlineRound inlineRound = this::inlineRound;
     private final boolean inlineWork;
     private final ReverseChannel reverse;
     private int inFlight;
@@ -218,26 +220,7 @@ final class Connection implements Agent {
             runner.wake();
             return;
         }
-        if (!claim.claimOrLeave()) {
-            return; // the holder does another round for us
-        }
-        boolean again;
-        int rounds = 0;
-        do {
-            boolean done = false;
-            try {
-                done = inlineRound();
-            } finally {
-                again = claim.releaseWithPending(runner);
-            }
-            if (!done) {
-                runner.wake(); // a full round covers whatever was left too
-                return;
-            }
-        } while (again && ++rounds < AgentClaim.MAX_INLINE_ROUNDS && claim.claimOrLeave());
-        if (again && rounds >= AgentClaim.MAX_INLINE_ROUNDS) {
-            runner.wake(); // this thread did its share: the rest is the runner's
-        }
+        claim.runInline(runner, inlineRound);
     }
 
     /**

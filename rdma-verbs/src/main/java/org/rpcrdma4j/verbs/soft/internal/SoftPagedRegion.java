@@ -37,66 +37,65 @@ abstract class SoftPagedRegion extends SoftRegion {
 
     /**
      * Installs a mapping and makes the region valid with a new STag (caller holds the monitor, has checked that the
-     * page list fits and that the region may be mapped). With {@code table} not null the pages are
-     * {@code table[tableFirst, tableFirst + count)} and {@code src} is not read.
+     * page list fits and that the region may be mapped). With {@code run} not null the pages are
+     * {@code run[runFirst, runFirst + count)} and {@code src} is not read.
      */
-    final void map(ByteBuffer[] src, PageTable table, int tableFirst, int count, int pageSize, int fbo, long iova,
+    final void map(ByteBuffer[] src, PageTable run, int runFirst, int count, int pageSize, int fbo, long iova,
                    long length, int access, int newStag) {
-        if (table != null) {
-            dropOwnPages();
-            this.table = table;
-            this.tableFirst = tableFirst;
+        if (run != null) {
+            takeRun(run, runFirst);
         } else {
             System.arraycopy(src, 0, pages, 0, count);
-            if (this.table == null) {
-                for (int i = count; i < pageCount; i++) {
-                    pages[i] = null;
-                }
-            }
-            this.table = null;
-            this.tableFirst = 0;
+            ownPagesFilled(count);
         }
-        pageCount = count;
-        pageShift = Integer.numberOfTrailingZeros(pageSize);
-        pageMask = pageSize - 1;
-        firstByteOffset = fbo;
-        validate(newStag, iova, length, access);
+        install(count, pageSize, fbo, iova, length, access, newStag);
     }
 
     /** As {@link #map}, from a page list (caller holds the monitor and has checked the list). */
     final void mapFrom(PageList list, int newStag, int access) {
         int count = list.count();
-        PageTable run = list.table();
-        if (run != null) {
-            dropOwnPages();
-            table = run;
-            tableFirst = list.tableFirst();
+        if (list.table() != null) {
+            takeRun(list.table(), list.tableFirst());
         } else {
             for (int i = 0; i < count; i++) {
                 pages[i] = list.page(i);
             }
-            if (table == null) {
-                for (int i = count; i < pageCount; i++) {
-                    pages[i] = null;
-                }
-            }
-            table = null;
-            tableFirst = 0;
+            ownPagesFilled(count);
         }
-        pageCount = count;
-        pageShift = Integer.numberOfTrailingZeros(list.pageSize());
-        pageMask = list.pageSize() - 1;
-        firstByteOffset = list.firstByteOffset();
-        validate(newStag, list.iova(), list.length(), access);
+        install(count, list.pageSize(), list.firstByteOffset(), list.iova(), list.length(), access, newStag);
     }
 
-    /** Forgets the region's own page references (before taking over a table's run). */
-    private void dropOwnPages() {
+    /** Takes over a table's run as the mapping's pages, forgetting the region's own page references. */
+    private void takeRun(PageTable run, int first) {
         if (table == null) {
             for (int i = 0; i < pageCount; i++) {
                 pages[i] = null;
             }
         }
+        table = run;
+        tableFirst = first;
+    }
+
+    /**
+     * The first {@code count} own page references were just written: forgets those the previous mapping held beyond
+     * them (a previous table run left none) and ends any run.
+     */
+    private void ownPagesFilled(int count) {
+        if (table == null) {
+            for (int i = count; i < pageCount; i++) {
+                pages[i] = null;
+            }
+        }
+        table = null;
+        tableFirst = 0;
+    }
+
+    private void install(int count, int pageSize, int fbo, long iova, long length, int access, int newStag) {
+        pageCount = count;
+        pageShift = Integer.numberOfTrailingZeros(pageSize);
+        pageMask = pageSize - 1;
+        firstByteOffset = fbo;
+        validate(newStag, iova, length, access);
     }
 
     @Override

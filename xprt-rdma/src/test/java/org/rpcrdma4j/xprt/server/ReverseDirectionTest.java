@@ -25,6 +25,7 @@ import org.dcache.oncrpc4j.xdr.XdrVoid;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.rpcrdma4j.xprt.XprtCounter;
 import org.rpcrdma4j.xprt.client.ClientCounter;
 import org.rpcrdma4j.xprt.client.RdmaClientConfig;
 import org.rpcrdma4j.xprt.client.RdmaClientTransport;
@@ -223,7 +224,10 @@ class ReverseDirectionTest extends ServerFixture {
         await("the server's callback failed", () -> !serverProgram.failures.isEmpty());
         assertThat(serverProgram.failures.peek()).isInstanceOf(EOFException.class);
         assertThat(counter(ServerCounter.REVERSE_CALLS_FAILED) - failed).isEqualTo(1);
-        // client side: the answer to the old connection's callback is not sent on the new connection
+        // client side: the answer to the old connection's callback is not sent on the new connection. Released once
+        // the client has seen the loss: before that, the reply is rightly posted on the old connection (the client
+        // cannot tell it is gone, and its Send may even complete into the closing socket).
+        await("the client reconnected", () -> t.stats().get(XprtCounter.CONNECTS) == 2);
         client.release.countDown();
         await("the client's stale reply dropped", () -> t.stats().get(ClientCounter.REVERSE_REPLIES_LOST) == 1);
         // the forward call is sent again on the new connection, calls back again, and this time gets its answer

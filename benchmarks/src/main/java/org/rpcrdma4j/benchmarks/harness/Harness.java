@@ -28,7 +28,8 @@ import org.rpcrdma4j.xprt.client.RdmaClientConfig;
  * <pre>
  * mvn -B -q -pl benchmarks -am package -DskipTests
  * java -cp benchmarks/target/benchmarks.jar org.rpcrdma4j.benchmarks.harness.Harness [--quick]
- *     [--only KEY-PART] [--warmup SECONDS] [--measure SECONDS] [--device key=value,...] [--jfr DIR] [--inline N]
+ *     [--only KEY-PART] [--warmup SECONDS] [--measure SECONDS] [--settle SECONDS] [--device key=value,...]
+ *     [--jfr DIR] [--inline N]
  * </pre>
  * {@code --quick} is the smoke mode the unit tests run (a few seconds; figures meaningless). {@code --only wire} runs
  * the wire rows alone (raw TCP, soft iWARP RDMA WRITE, READ and SEND) and nothing else; {@code --only wire.rdma_read}
@@ -36,7 +37,10 @@ import org.rpcrdma4j.xprt.client.RdmaClientConfig;
  * (e.g. {@code read_1m.rdma}) measures just the matching NFS rows and skips the others; {@code --jfr DIR} records each
  * measured NFS window, and only the window, with Flight Recorder into {@code DIR/<key>.jfr}; {@code --device
  * confirmPlacement=false} runs the software devices with other options (see {@code SoftIwarpOptions}); {@code
- * --inline 8192} sets both RDMA sides' inline thresholds. Progress goes to standard error, the tables to standard
+ * --inline 8192} sets both RDMA sides' inline thresholds. Each NFS figure's warm-up is extended, by at most
+ * {@code --settle} seconds (30 by default, 0 turns it off), until the JIT compilers have gone quiet
+ * ({@link JitSettle}); the progress line of each figure says by how much, and how long the JIT still compiled within
+ * the window. Progress goes to standard error, the tables to standard
  * output.
  */
 public final class Harness {
@@ -50,16 +54,18 @@ public final class Harness {
             switch (args[i]) {
                 case "--quick" -> config = new HarnessConfig(true, HarnessConfig.quickRun().warmup(),
                         HarnessConfig.quickRun().measure(), HarnessConfig.quickRun().fileBytes(),
-                        config.outstanding(), config.only(), config.device(), config.jfr(), config.inline());
+                        config.outstanding(), config.only(), config.device(), config.jfr(), config.inline(),
+                        HarnessConfig.quickRun().settle());
                 case "--inline" -> config = config.withInline(Integer.parseInt(args[++i]));
                 case "--jfr" -> config = config.withJfr(Path.of(args[++i]));
                 case "--device" -> config = config.withDevice(args[++i]);
                 case "--only" -> config = config.withOnly(args[++i]);
                 case "--warmup" -> config = config.withWindows(seconds(args[++i]), config.measure());
                 case "--measure" -> config = config.withWindows(config.warmup(), seconds(args[++i]));
+                case "--settle" -> config = config.withSettle(seconds(args[++i]));
                 default -> {
                     System.err.println("usage: Harness [--quick] [--only KEY-PART] [--warmup S] [--measure S] "
-                            + "[--device key=value,...] [--jfr DIR] [--inline BYTES]");
+                            + "[--settle S] [--device key=value,...] [--jfr DIR] [--inline BYTES]");
                     System.exit(2);
                 }
             }
@@ -180,7 +186,9 @@ public final class Harness {
                 report.note(row.figure(client), load.limitation());
             }
             load.run(System.nanoTime() + config.warmup().toNanos());
+            JitSettle.Outcome settled = JitSettle.settle(load::run, config.settle());
             recorder.start(row.figure(client));
+            long j0 = JitSettle.compilationMillis();
             long a0 = Allocation.total();
             long c0 = Allocation.cpu();
             long t0 = System.nanoTime();
@@ -188,11 +196,13 @@ public final class Harness {
             long t1 = System.nanoTime();
             long c1 = Allocation.cpu();
             long a1 = Allocation.total();
+            long j1 = JitSettle.compilationMillis();
             recorded(recorder.stop(), progress);
             double seconds = (t1 - t0) / 1e9;
             double value = "IOPS".equals(row.unit()) ? calls / seconds
                     : WireLimits.mibPerSecond(calls * row.size(), t1 - t0);
-            progress.printf(Locale.ROOT, "  %s: %d calls in %.2f s%n", row.figure(client), calls, seconds);
+            progress.printf(Locale.ROOT, "  %s: %d calls in %.2f s%s%n", row.figure(client), calls, seconds,
+                    warmupNote(settled, j1 - j0));
             report.put(row.figure(client), value);
             report.put(row.allocation(client), Math.max(0, a1 - a0) / (double) Math.max(1, calls));
             report.put(row.cpu(client), (c1 - c0) / 1000.0 / Math.max(1, calls));
@@ -201,12 +211,16 @@ public final class Harness {
 
     private static void latency(HarnessConfig config, NfsDriver driver, Client client, Report report,
                                 PrintStream progress, WindowRecorder recorder) throws Exception {
-        long warm = System.nanoTime() + config.warmup().toNanos();
-        while (System.nanoTime() < warm) {
-            driver.getattr();
-        }
+        JitSettle.Slice warmup = deadline -> {
+            while (System.nanoTime() < deadline) {
+                driver.getattr();
+            }
+        };
+        warmup.run(System.nanoTime() + config.warmup().toNanos());
+        JitSettle.Outcome settled = JitSettle.settle(warmup, config.settle());
         Histogram histogram = new Histogram(TimeUnit.SECONDS.toNanos(10), 3);
         recorder.start(NfsRow.GETATTR_P50.figure(client));
+        long j0 = JitSettle.compilationMillis();
         long a0 = Allocation.total();
         long c0 = Allocation.cpu();
         long end = System.nanoTime() + config.measure().toNanos();
@@ -219,13 +233,23 @@ public final class Harness {
         }
         long c1 = Allocation.cpu();
         long a1 = Allocation.total();
+        long j1 = JitSettle.compilationMillis();
         recorded(recorder.stop(), progress);
-        progress.printf(Locale.ROOT, "  %s: %d calls in %.2f s%n", NfsRow.GETATTR_P50.figure(client), calls,
-                config.measure().toNanos() / 1e9);
+        progress.printf(Locale.ROOT, "  %s: %d calls in %.2f s%s%n", NfsRow.GETATTR_P50.figure(client), calls,
+                config.measure().toNanos() / 1e9, warmupNote(settled, j1 - j0));
         report.put(NfsRow.GETATTR_P50.figure(client), histogram.getValueAtPercentile(50) / 1000.0);
         report.put(NfsRow.GETATTR_P99.figure(client), histogram.getValueAtPercentile(99) / 1000.0);
         report.put(NfsRow.GETATTR_P50.allocation(client), Math.max(0, a1 - a0) / (double) Math.max(1, calls));
         report.put(NfsRow.GETATTR_P50.cpu(client), (c1 - c0) / 1000.0 / Math.max(1, calls));
+    }
+
+    private static String warmupNote(JitSettle.Outcome settled, long jitMillis) {
+        if (settled.extraNanos() == 0 && jitMillis < 0) {
+            return "";
+        }
+        return String.format(Locale.ROOT,
+                " (warm-up extended by %.1f s, JIT %s; %d ms of JIT compiler time in the window)",
+                settled.extraNanos() / 1e9, settled.settled() ? "settled" : "still busy", jitMillis);
     }
 
     private static void wire(Report report, String key, WireLimits.Rate rate) {
@@ -272,12 +296,14 @@ public final class Harness {
             // not Linux: leave it unknown
         }
         return String.format(Locale.ROOT, "Machine: %s, %d cores visible to the JVM, %s %s, Java %s (%s), "
-                        + "max heap %d MiB. Windows: %d ms warm-up + %d ms measured per figure%s. "
+                        + "max heap %d MiB. Windows: %d ms warm-up (+ up to %d ms until the JIT settles) + %d ms "
+                        + "measured per figure%s. "
                         + "Software device options: %s; RDMA inline thresholds %d.%n",
                 cpu, Runtime.getRuntime().availableProcessors(), System.getProperty("os.name"),
                 System.getProperty("os.version"), System.getProperty("java.version"),
                 System.getProperty("java.vm.name"), Runtime.getRuntime().maxMemory() >> 20,
-                config.warmup().toMillis(), config.measure().toMillis(), config.quick() ? " (quick)" : "",
+                config.warmup().toMillis(), config.settle().toMillis(), config.measure().toMillis(),
+                config.quick() ? " (quick)" : "",
                 config.device().isEmpty() ? "defaults" : config.device(), config.inline())
                 + "JVM arguments: " + ManagementFactory.getRuntimeMXBean().getInputArguments() + "\n";
     }

@@ -24,9 +24,11 @@ import java.util.Objects;
  * @param jfr         when not null, the directory each measured NFS window is recorded into with Flight Recorder
  * @param inline      RFC 8797 inline thresholds (send and receive) of the NFS client and server over RDMA; 4096 is
  *                    both sides' default
+ * @param settle      the most time a warm-up may be extended beyond {@code warmup} while the JIT compilers are still
+ *                    busy ({@link JitSettle}); zero: the warm-up is exactly {@code warmup}
  */
 public record HarnessConfig(boolean quick, Duration warmup, Duration measure, long fileBytes, int outstanding,
-                            String only, Map<String, String> device, Path jfr, int inline) {
+                            String only, Map<String, String> device, Path jfr, int inline, Duration settle) {
 
     public HarnessConfig {
         Objects.requireNonNull(warmup, "warmup");
@@ -44,26 +46,34 @@ public record HarnessConfig(boolean quick, Duration warmup, Duration measure, lo
         if (inline < 1024 || inline > 262144) {
             throw new IllegalArgumentException("inline thresholds within 1024..262144: " + inline);
         }
+        Objects.requireNonNull(settle, "settle");
+        if (settle.isNegative()) {
+            throw new IllegalArgumentException("settle must not be negative: " + settle);
+        }
     }
 
-    /** 3 s warm-up and 5 s window per figure, a 64 MiB file, 16 outstanding: about three minutes in all. */
+    /**
+     * 3 s warm-up (extended by up to 30 s while the JIT is still compiling) and 5 s window per figure, a 64 MiB
+     * file, 16 outstanding: about three minutes in all on an idle machine.
+     */
     public static HarnessConfig fullRun() {
         return new HarnessConfig(false, Duration.ofSeconds(3), Duration.ofSeconds(5), 64L << 20, 16, null, Map.of(),
-                null, 4096);
+                null, 4096, Duration.ofSeconds(30));
     }
 
     /** A smoke run of a few seconds: every row is measured, briefly. */
     public static HarnessConfig quickRun() {
         return new HarnessConfig(true, Duration.ofMillis(150), Duration.ofMillis(250), 16L << 20, 16, null, Map.of(),
-                null, 4096);
+                null, 4096, Duration.ZERO);
     }
 
     public HarnessConfig withWindows(Duration newWarmup, Duration newMeasure) {
-        return new HarnessConfig(quick, newWarmup, newMeasure, fileBytes, outstanding, only, device, jfr, inline);
+        return new HarnessConfig(quick, newWarmup, newMeasure, fileBytes, outstanding, only, device, jfr, inline,
+                settle);
     }
 
     public HarnessConfig withOnly(String filter) {
-        return new HarnessConfig(quick, warmup, measure, fileBytes, outstanding, filter, device, jfr, inline);
+        return new HarnessConfig(quick, warmup, measure, fileBytes, outstanding, filter, device, jfr, inline, settle);
     }
 
     /** With software device options parsed from {@code key=value,key=value}. */
@@ -76,17 +86,23 @@ public record HarnessConfig(boolean quick, Duration warmup, Duration measure, lo
             }
             map.put(kv.substring(0, eq).trim(), kv.substring(eq + 1).trim());
         }
-        return new HarnessConfig(quick, warmup, measure, fileBytes, outstanding, only, map, jfr, inline);
+        return new HarnessConfig(quick, warmup, measure, fileBytes, outstanding, only, map, jfr, inline, settle);
     }
 
     /** Recording each measured NFS window into {@code directory}. */
     public HarnessConfig withJfr(Path directory) {
-        return new HarnessConfig(quick, warmup, measure, fileBytes, outstanding, only, device, directory, inline);
+        return new HarnessConfig(quick, warmup, measure, fileBytes, outstanding, only, device, directory, inline,
+                settle);
     }
 
     /** With both sides' inline thresholds at {@code bytes}. */
     public HarnessConfig withInline(int bytes) {
-        return new HarnessConfig(quick, warmup, measure, fileBytes, outstanding, only, device, jfr, bytes);
+        return new HarnessConfig(quick, warmup, measure, fileBytes, outstanding, only, device, jfr, bytes, settle);
+    }
+
+    /** With warm-ups extended by at most {@code max} while the JIT compilers are busy (zero: never). */
+    public HarnessConfig withSettle(Duration max) {
+        return new HarnessConfig(quick, warmup, measure, fileBytes, outstanding, only, device, jfr, inline, max);
     }
 
     /** The prefix of the {@code only} values that run wire rows alone. */

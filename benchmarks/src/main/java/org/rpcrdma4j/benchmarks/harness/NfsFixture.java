@@ -16,6 +16,7 @@ import org.rpcrdma4j.nfs.server.NfsServer;
 import org.rpcrdma4j.nfs.server.PooledReadBufferAllocator;
 import org.rpcrdma4j.nfs.server.ReadBuffer;
 import org.rpcrdma4j.nfs.server.ReadBufferAllocator;
+import org.rpcrdma4j.nfs.vfs.BlockMemory;
 import org.rpcrdma4j.nfs.vfs.MemoryVfs;
 import org.rpcrdma4j.verbs.RdmaDevice;
 import org.rpcrdma4j.verbs.RdmaProviders;
@@ -25,8 +26,9 @@ import org.rpcrdma4j.xprt.server.ReplyBuffer;
 /**
  * One embedded NFSv3 server for every column: an {@link NfsServer} over a {@link MemoryVfs} serving NFS and MOUNT
  * over oncrpc4j TCP, and an {@link RdmaRpcServer} on its own software device serving the very same program objects
- * with the NFSv3 upper-layer binding, READ data read straight into the RDMA server's registered memory (the
- * {@link ReadBufferAllocator} seam). For EMC's client, which always asks the portmapper on port 111 of the server's
+ * with the NFSv3 upper-layer binding. The VFS keeps its blocks in the RDMA server's registered memory and lends them to
+ * READs ({@link BlockMemory}), so a READ's data goes from the file's memory straight to the client (RDMA WRITE, or a
+ * gathering socket write over TCP); the {@link ReadBufferAllocator} seam serves VFSes that do not lend. For EMC's client, which always asks the portmapper on port 111 of the server's
  * host, the server binds a random 127.x.y.z address with a minimal portmapper there; where port 111 cannot be bound
  * the EMC column is unavailable ({@link #emcUnavailable()}).
  * <p>
@@ -66,8 +68,8 @@ final class NfsFixture implements AutoCloseable {
     }
 
     static NfsFixture start(HarnessConfig config) throws Exception {
-        MemoryVfs vfs = new MemoryVfs(2 * config.fileBytes() + (16L << 20));
         AtomicReference<RdmaRpcServer> rdmaRef = new AtomicReference<>();
+        MemoryVfs vfs = new MemoryVfs(2 * config.fileBytes() + (16L << 20), new ServerBlockMemory(rdmaRef));
         ReadBufferAllocator fallback = new PooledReadBufferAllocator();
         ReadBufferAllocator readBuffers = (call, length) -> {
             RdmaRpcServer s = rdmaRef.get();
@@ -128,6 +130,55 @@ final class NfsFixture implements AutoCloseable {
         NfsFixture f = new NfsFixture(vfs, nfs, device, rdma, host, emcUnavailable, config.fileBytes());
         f.createFiles();
         return f;
+    }
+
+    /**
+     * The VFS's blocks in the RDMA server's registered memory (plain direct memory before the server exists or when
+     * its pool is full), lent to READs: a READ's data goes from the file's memory to the client's, by RDMA WRITE or
+     * by a gathering socket write, as a kernel server sends from its page cache.
+     */
+    private static final class ServerBlockMemory implements BlockMemory {
+        private final AtomicReference<RdmaRpcServer> server;
+
+        ServerBlockMemory(AtomicReference<RdmaRpcServer> server) {
+            this.server = server;
+        }
+
+        @Override
+        public Block allocate(int size) {
+            RdmaRpcServer s = server.get();
+            if (s == null) {
+                ByteBuffer plain = ByteBuffer.allocateDirect(size);
+                return block(plain, () -> { });
+            }
+            ReplyBuffer b = s.bufferAllocator().allocate(size);
+            return block(b.buffer(), b::release);
+        }
+
+        @Override
+        public boolean lends() {
+            return true;
+        }
+
+        /** 1 MiB: a 1 MiB READ at a 1 MiB offset is one piece (one gather entry), not sixteen. */
+        @Override
+        public int blockSize() {
+            return 1 << 20;
+        }
+
+        private static Block block(ByteBuffer memory, Runnable release) {
+            return new Block() {
+                @Override
+                public ByteBuffer buffer() {
+                    return memory;
+                }
+
+                @Override
+                public void release() {
+                    release.run();
+                }
+            };
+        }
     }
 
     private void createFiles() throws IOException {

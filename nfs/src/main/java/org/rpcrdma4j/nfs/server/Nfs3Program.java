@@ -24,6 +24,7 @@ import org.rpcrdma4j.nfs.PathConf;
 import org.rpcrdma4j.nfs.WccData;
 import org.rpcrdma4j.nfs.server.ExportTable.Target;
 import org.rpcrdma4j.nfs.vfs.DirectoryPage;
+import org.rpcrdma4j.nfs.vfs.LentRange;
 import org.rpcrdma4j.nfs.vfs.ReadResult;
 import org.rpcrdma4j.nfs.vfs.Vfs;
 import org.rpcrdma4j.nfs.NfsObject;
@@ -266,39 +267,62 @@ public final class Nfs3Program implements RpcDispatchable {
         FileRangeArgs args = decode(call, new FileRangeArgs());
         ReadRes res = new ReadRes();
         ReadBuffer[] held = new ReadBuffer[1];
+        LentRange[] lent = new LentRange[1];
         res.status = run("READ", () -> {
             Target t = target(args.file);
             int count = (int) Math.min(args.count, limits.maxRead());
+            Vfs vfs = t.export().vfs();
+            LentRange range = vfs.lend(t.fh(), args.offset, count);
+            if (range != null) {
+                // the VFS's own memory goes out by reference: no copy into a READ buffer
+                lent[0] = range;
+                res.count = range.count();
+                res.eof = range.eof();
+                res.pieces = new ByteBuffer[range.pieceCount()];
+                for (int i = 0; i < res.pieces.length; i++) {
+                    res.pieces[i] = range.piece(i);
+                }
+                res.pieceCount = res.pieces.length;
+                if (res.pieceCount == 0) {
+                    res.pieces = null;
+                    res.data = ByteBuffer.allocate(0);
+                }
+                return;
+            }
             ReadBuffer buffer = readBuffers.allocate(call, count);
             held[0] = buffer;
             ByteBuffer dst = buffer.buffer();
-            ReadResult r = t.export().vfs().read(t.fh(), args.offset, dst);
+            ReadResult r = vfs.read(t.fh(), args.offset, dst);
             dst.flip();
             res.count = r.count();
             res.eof = r.eof();
             res.data = dst;
         });
         res.attributes = postOp(args.file);
-        ReadBuffer buffer = held[0];
-        if (buffer == null) {
+        Runnable release;
+        if (lent[0] != null) {
+            release = lent[0]::release;
+        } else if (held[0] != null) {
+            release = held[0]::release;
+        } else {
             call.reply(res);
             return;
         }
         if (!res.isOk()) {
-            buffer.release();
+            release.run();
             call.reply(res);
             return;
         }
-        // the reply references the buffer: release it only once the reply has gone out
+        // the reply references the memory: release it only once the reply has gone out
         call.registerSendOnceListener(new CompletionHandler<Integer, InetSocketAddress>() {
             @Override
             public void completed(Integer written, InetSocketAddress peer) {
-                buffer.release();
+                release.run();
             }
 
             @Override
             public void failed(Throwable t, InetSocketAddress peer) {
-                buffer.release();
+                release.run();
             }
         });
         call.reply(res);

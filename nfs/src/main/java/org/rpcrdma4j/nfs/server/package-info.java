@@ -11,8 +11,11 @@
  * {@link org.rpcrdma4j.nfs.server.ReadBufferAllocator}, and the reply references that buffer
  * ({@code Xdr.xdrEncodeShallowByteBuffer}) instead of copying it; the buffer is released when the reply's send
  * completes. Over TCP the buffer is pooled direct memory the socket writes from; an RDMA server passes an allocator
- * that returns registered memory, which it then RDMA-writes into the client's write chunk. WRITE data is handed to
- * the VFS as a view of the received message.
+ * that returns registered memory, which it then RDMA-writes into the client's write chunk. A VFS that lends its own
+ * memory ({@code Vfs.lend}, e.g. a {@code MemoryVfs} whose blocks are registered memory) saves even that copy: the
+ * reply references the lent views (one Grizzly composite), the RDMA server writes straight from the file's blocks,
+ * and the range is released when the reply's send completes. WRITE data is handed to the VFS as a view of the
+ * received message.
  * <p>
  * <b>Handles.</b> A wire handle is a 4-byte export id followed by the VFS's handle, so one server may export several
  * trees ({@link org.rpcrdma4j.nfs.server.ExportTable}).

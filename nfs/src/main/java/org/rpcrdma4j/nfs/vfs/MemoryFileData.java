@@ -2,26 +2,77 @@ package org.rpcrdma4j.nfs.vfs;
 
 import java.nio.ByteBuffer;
 import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The bytes of an in-memory regular file: fixed-size blocks allocated on first write, so holes cost no data blocks
- * and a large file never needs one huge array. The block index is a dense array of references, so a file never grows
- * beyond {@link #MAX_SIZE} (whose block numbers all fit an {@code int}), and the caller bounds every size it passes
- * (MemoryVfs refuses sizes beyond its capacity before calling): the index then costs at most one reference per
- * {@link #BLOCK} bytes of that bound. Not thread-safe; {@link MemoryVfs} guards it with its lock.
+ * The bytes of an in-memory regular file: fixed-size blocks ({@link BlockMemory#blockSize()}, 64 KiB by default)
+ * allocated on first write, so holes cost no data blocks and a large file never needs one huge array. The block index
+ * is a dense array of references, so a file never grows beyond {@link #MAX_SIZE} (whose block numbers all fit an
+ * {@code int}), and the caller bounds every size it passes (MemoryVfs refuses sizes beyond its capacity before
+ * calling): the index then costs at most one reference per block of that bound.
+ * <p>
+ * Blocks come from a {@link BlockMemory}. When it {@linkplain BlockMemory#lends() lends}, {@link #lend} hands out
+ * views of the blocks themselves: each block counts its users (the file, and every lent range that holds it), a
+ * write or truncation that would change a block someone borrowed first copies it (the borrower keeps the old bytes),
+ * and a block's memory goes back when its last user lets go ({@link #drop()} for the file itself).
+ * <p>
+ * Not thread-safe; {@link MemoryVfs} guards it with its lock: changes under the write lock, reads and lending under
+ * the read lock. Only {@link LentRange#release()} runs outside it (lock-free: a reference count).
  */
 final class MemoryFileData {
+    /** The smallest block, and the unit of the VFS's space figures. */
     static final int BLOCK = 64 * 1024;
-    /** Most blocks a file may span. */
-    static final int MAX_BLOCKS = 1 << 30;
-    /** Largest size a file may have: block numbers below {@link #MAX_BLOCKS} never wrap when cast to int. */
-    static final long MAX_SIZE = (long) MAX_BLOCKS * BLOCK;
-    /** A block of zeros, the source of a hole's bytes (never written). */
+    /** The largest block a {@link BlockMemory} may ask for. */
+    static final int MAX_BLOCK = 16 << 20;
+    /** Largest size a file may have: with blocks of at least {@link #BLOCK}, block numbers fit an int. */
+    static final long MAX_SIZE = (1L << 30) * BLOCK;
+    /** Zeros, the source of a hole's bytes (never written). */
     private static final byte[] ZEROS = new byte[BLOCK];
+    /** The zeros of a lent hole (never written; direct, so a stream transport can send it as it is). */
+    private static final ByteBuffer DIRECT_ZEROS = ByteBuffer.allocateDirect(BLOCK);
 
-    private byte[][] blocks = new byte[0][];
+    private final BlockMemory memory;
+    /** Bytes per block: {@link BlockMemory#blockSize()}. */
+    private final int block;
+    private DataBlock[] blocks = new DataBlock[0];
     private long size;
     private long allocatedBytes;
+
+    MemoryFileData(BlockMemory memory) {
+        this.memory = memory;
+        this.block = checkBlockSize(memory.blockSize());
+    }
+
+    /** Refuses a block size that is not a power of two within {@link #BLOCK}..{@link #MAX_BLOCK}. */
+    static int checkBlockSize(int size) {
+        if (size < BLOCK || size > MAX_BLOCK || Integer.bitCount(size) != 1) {
+            throw new IllegalArgumentException("block size must be a power of two within " + BLOCK + ".."
+                    + MAX_BLOCK + ": " + size);
+        }
+        return size;
+    }
+
+    /** One block and its users: the file (while it holds the block) and every lent range holding it. */
+    private static final class DataBlock {
+        final BlockMemory.Block memory;
+        final ByteBuffer bytes;
+        final AtomicInteger users = new AtomicInteger(1);
+
+        DataBlock(BlockMemory.Block memory) {
+            this.memory = memory;
+            this.bytes = memory.buffer();
+        }
+
+        boolean lent() {
+            return users.get() > 1;
+        }
+
+        void release() {
+            if (users.decrementAndGet() == 0) {
+                memory.release();
+            }
+        }
+    }
 
     long size() {
         return size;
@@ -37,12 +88,12 @@ final class MemoryFileData {
         if (length == 0) {
             return 0;
         }
-        long first = offset / BLOCK;
-        long last = (offset + length - 1) / BLOCK;
+        long first = offset / block;
+        long last = (offset + length - 1) / block;
         long needed = 0;
         for (long b = first; b <= last; b++) {
             if (b >= blocks.length || blocks[(int) b] == null) {
-                needed += BLOCK;
+                needed += block;
             }
         }
         return needed;
@@ -59,15 +110,66 @@ final class MemoryFileData {
         int done = 0;
         while (done < n) {
             long pos = offset + done;
-            int b = (int) (pos / BLOCK);
-            int in = (int) (pos % BLOCK);
-            int chunk = Math.min(n - done, BLOCK - in);
-            byte[] block = b < blocks.length ? blocks[b] : null;
-            // one bulk copy per block (a hole copies from the shared zero block)
-            dst.put(block == null ? ZEROS : block, block == null ? 0 : in, chunk);
+            int b = (int) (pos / block);
+            int in = (int) (pos % block);
+            int chunk = Math.min(n - done, block - in);
+            DataBlock data = b < blocks.length ? blocks[b] : null;
+            // one bulk copy per block (a hole copies from the shared zeros)
+            if (data == null) {
+                for (int z = 0; z < chunk; z += BLOCK) {
+                    dst.put(ZEROS, 0, Math.min(BLOCK, chunk - z));
+                }
+            } else {
+                dst.put(dst.position(), data.bytes, in, chunk);
+                dst.position(dst.position() + chunk);
+            }
             done += chunk;
         }
         return n;
+    }
+
+    /**
+     * Lends up to {@code count} bytes from {@code offset}: one view per block (holes: views of a shared block of
+     * zeros). Each block lent gains a user until the range is released.
+     */
+    LentRange lend(long offset, int count) {
+        if (offset < 0 || count < 0) {
+            throw new IllegalArgumentException("negative offset or count: " + offset + ", " + count);
+        }
+        if (offset >= size || count == 0) {
+            return new Lent(new ByteBuffer[0], new DataBlock[0], 0, offset >= size);
+        }
+        int n = (int) Math.min(count, size - offset);
+        int pieces = 0;
+        for (int done = 0; done < n; ) {
+            long pos = offset + done;
+            int b = (int) (pos / block);
+            int chunk = Math.min(n - done, block - (int) (pos % block));
+            boolean hole = b >= blocks.length || blocks[b] == null;
+            pieces += hole ? (chunk + BLOCK - 1) / BLOCK : 1;
+            done += chunk;
+        }
+        ByteBuffer[] views = new ByteBuffer[pieces];
+        DataBlock[] held = new DataBlock[pieces];
+        int i = 0;
+        for (int done = 0; done < n; ) {
+            long pos = offset + done;
+            int b = (int) (pos / block);
+            int in = (int) (pos % block);
+            int chunk = Math.min(n - done, block - in);
+            DataBlock data = b < blocks.length ? blocks[b] : null;
+            if (data == null) {
+                for (int z = 0; z < chunk; z += BLOCK) {
+                    views[i++] = DIRECT_ZEROS.slice(0, Math.min(BLOCK, chunk - z));
+                }
+            } else {
+                data.users.incrementAndGet();
+                held[i] = data;
+                views[i++] = data.bytes.slice(in, chunk);
+            }
+            done += chunk;
+        }
+        return new Lent(views, held, n, offset + n >= size);
     }
 
     void write(long offset, ByteBuffer src) {
@@ -76,49 +178,135 @@ final class MemoryFileData {
         int done = 0;
         while (done < n) {
             long pos = offset + done;
-            int b = (int) (pos / BLOCK);
-            int in = (int) (pos % BLOCK);
-            int chunk = Math.min(n - done, BLOCK - in);
-            src.get(block(b), in, chunk);
+            int b = (int) (pos / block);
+            int in = (int) (pos % block);
+            int chunk = Math.min(n - done, block - in);
+            writable(b).bytes.put(in, src, src.position(), chunk);
+            src.position(src.position() + chunk);
             done += chunk;
         }
         size = Math.max(size, offset + n);
     }
 
-    private byte[] block(int b) {
+    /** Block {@code b}, allocated (zeroed) when missing and copied first when lent. */
+    private DataBlock writable(int b) {
         if (b >= blocks.length) {
-            blocks = Arrays.copyOf(blocks, (int) Math.min(MAX_BLOCKS, Math.max(b + 1L, blocks.length * 2L)));
+            long maxBlocks = MAX_SIZE / block;
+            blocks = Arrays.copyOf(blocks, (int) Math.min(maxBlocks, Math.max(b + 1L, blocks.length * 2L)));
         }
-        if (blocks[b] == null) {
-            blocks[b] = new byte[BLOCK];
-            allocatedBytes += BLOCK;
+        DataBlock data = blocks[b];
+        if (data == null) {
+            data = newBlock();
+            if (memory != BlockMemory.HEAP) {
+                zero(data.bytes, 0, block); // heap arrays come zeroed; other memory may be reused
+            }
+            blocks[b] = data;
+            allocatedBytes += block;
+        } else if (data.lent()) {
+            // a reader holds these bytes: it keeps them, the file goes on with a copy
+            DataBlock copy = newBlock();
+            copy.bytes.put(0, data.bytes, 0, block);
+            blocks[b] = copy;
+            data.release();
+            data = copy;
         }
-        return blocks[b];
+        return data;
+    }
+
+    private static void zero(ByteBuffer b, int from, int to) {
+        for (int at = from; at < to; at += BLOCK) {
+            b.put(at, ZEROS, 0, Math.min(BLOCK, to - at));
+        }
+    }
+
+    private DataBlock newBlock() {
+        BlockMemory.Block m = memory.allocate(block);
+        if (m.buffer().capacity() != block || m.buffer().position() != 0) {
+            m.release();
+            throw new IllegalStateException("block memory of " + m.buffer().capacity() + " bytes at position "
+                    + m.buffer().position() + ", expected " + block + " at 0");
+        }
+        return new DataBlock(m);
     }
 
     /** Sets the size; bytes beyond a shrunk size are dropped (they read as zeros if the file grows again). */
     void truncate(long newSize) {
         checkRange(newSize, 0);
         if (newSize < size) {
-            int keep = (int) ((newSize + BLOCK - 1) / BLOCK);
+            int keep = (int) ((newSize + block - 1) / block);
             for (int b = keep; b < blocks.length; b++) {
                 if (blocks[b] != null) {
+                    blocks[b].release();
                     blocks[b] = null;
-                    allocatedBytes -= BLOCK;
+                    allocatedBytes -= block;
                 }
             }
-            int tail = (int) (newSize % BLOCK);
+            int tail = (int) (newSize % block);
             if (tail != 0 && keep - 1 < blocks.length && blocks[keep - 1] != null) {
-                Arrays.fill(blocks[keep - 1], tail, BLOCK, (byte) 0);
+                zero(writable(keep - 1).bytes, tail, block);
             }
         }
         size = newSize;
+    }
+
+    /** The file is gone: lets go of every block (a lent one lives on until its readers release it). */
+    void drop() {
+        truncate(0);
+        blocks = new DataBlock[0];
     }
 
     /** Refuses a range that does not lie within 0..{@link #MAX_SIZE}: callers check their own limit first. */
     private static void checkRange(long offset, long length) {
         if (offset < 0 || length < 0 || offset > MAX_SIZE - length) {
             throw new IllegalArgumentException("range " + offset + "+" + length + " beyond " + MAX_SIZE);
+        }
+    }
+
+    /** A lent range: the views and the blocks they hold. */
+    private static final class Lent implements LentRange {
+        private final ByteBuffer[] views;
+        private final DataBlock[] held;
+        private final int count;
+        private final boolean eof;
+        private final AtomicInteger released = new AtomicInteger();
+
+        Lent(ByteBuffer[] views, DataBlock[] held, int count, boolean eof) {
+            this.views = views;
+            this.held = held;
+            this.count = count;
+            this.eof = eof;
+        }
+
+        @Override
+        public int count() {
+            return count;
+        }
+
+        @Override
+        public boolean eof() {
+            return eof;
+        }
+
+        @Override
+        public int pieceCount() {
+            return views.length;
+        }
+
+        @Override
+        public ByteBuffer piece(int i) {
+            return views[i];
+        }
+
+        @Override
+        public void release() {
+            if (released.getAndIncrement() != 0) {
+                throw new IllegalStateException("lent range released twice");
+            }
+            for (DataBlock b : held) {
+                if (b != null) {
+                    b.release();
+                }
+            }
         }
     }
 }

@@ -43,6 +43,7 @@ public final class MemoryVfs implements Vfs {
     private final Node root;
     private long nextFileid = 1;
     private long usedBytes;
+    private final BlockMemory blockMemory;
 
     private static final class Node {
         final long fileid;
@@ -61,7 +62,7 @@ public final class MemoryVfs implements Vfs {
         long createVerifier;
         long changes;
 
-        Node(long fileid, FileType type, int mode, Node parent) {
+        Node(long fileid, FileType type, int mode, Node parent, BlockMemory memory) {
             this.fileid = fileid;
             this.type = type;
             this.mode = mode;
@@ -71,18 +72,29 @@ public final class MemoryVfs implements Vfs {
             mtime = now;
             ctime = now;
             children = type == FileType.DIRECTORY ? new TreeMap<>() : null;
-            data = type == FileType.REGULAR ? new MemoryFileData() : null;
+            data = type == FileType.REGULAR ? new MemoryFileData(memory) : null;
             if (type == FileType.DIRECTORY) {
                 nlink = 2;
             }
         }
     }
 
-    /** A file system of at most {@code capacityBytes} of file data. */
+    /** A file system of at most {@code capacityBytes} of file data, kept in heap arrays. */
     public MemoryVfs(long capacityBytes) {
+        this(capacityBytes, BlockMemory.HEAP);
+    }
+
+    /**
+     * A file system of at most {@code capacityBytes} of file data, kept in {@code memory}'s blocks (borrowed; the
+     * VFS gives a block back when no file and no reader uses it). With memory that {@linkplain BlockMemory#lends()
+     * lends}, READs may take the file's bytes without a copy ({@link #lend}).
+     */
+    public MemoryVfs(long capacityBytes, BlockMemory memory) {
         if (capacityBytes <= 0) {
             throw new IllegalArgumentException("capacity must be positive: " + capacityBytes);
         }
+        this.blockMemory = java.util.Objects.requireNonNull(memory, "memory");
+        MemoryFileData.checkBlockSize(memory.blockSize());
         SecureRandom random = new SecureRandom();
         this.capacityBytes = capacityBytes;
         this.instanceId = random.nextLong();
@@ -97,7 +109,7 @@ public final class MemoryVfs implements Vfs {
     }
 
     private Node newNode(FileType type, int mode, Node parent) {
-        Node n = new Node(nextFileid++, type, mode, parent);
+        Node n = new Node(nextFileid++, type, mode, parent, blockMemory);
         nodes.put(n.fileid, n);
         return n;
     }
@@ -331,6 +343,29 @@ public final class MemoryVfs implements Vfs {
         }
     }
 
+    /**
+     * Lends the file's own blocks when this VFS's memory {@linkplain BlockMemory#lends() lends} (null otherwise):
+     * the views keep the bytes the file held now even if it is written or truncated before they are released.
+     */
+    @Override
+    public LentRange lend(FileHandle fh, long offset, int count) throws NfsException {
+        if (!blockMemory.lends()) {
+            return null;
+        }
+        if (offset < 0) {
+            throw new NfsException(Nfs3Status.NFS3ERR_INVAL, "offset beyond 2^63");
+        }
+        if (count < 0) {
+            throw new NfsException(Nfs3Status.NFS3ERR_INVAL, "negative count " + count);
+        }
+        lock.readLock().lock();
+        try {
+            return regular(node(fh)).data.lend(offset, count);
+        } finally {
+            lock.readLock().unlock();
+        }
+    }
+
     @Override
     public WriteResult write(FileHandle fh, long offset, ByteBuffer src, StableHow stable) throws NfsException {
         int count = src.remaining();
@@ -451,6 +486,7 @@ public final class MemoryVfs implements Vfs {
         }
         if (n.type == FileType.REGULAR) {
             usedBytes -= n.data.allocatedBytes();
+            n.data.drop();
         }
         nodes.remove(n.fileid);
         touch(dir);

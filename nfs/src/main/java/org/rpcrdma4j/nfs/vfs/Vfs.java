@@ -56,6 +56,16 @@ public interface Vfs extends AutoCloseable {
     ReadResult read(FileHandle fh, long offset, ByteBuffer dst) throws NfsException;
 
     /**
+     * Lends up to {@code count} bytes from {@code offset} as views of the VFS's own memory, so that a server can send
+     * them without copying ({@link LentRange}); null when this VFS does not lend (the default), and the server then
+     * {@linkplain #read reads} into a buffer of its own. A range that starts at or beyond the end of the file is
+     * empty, with {@code eof} set.
+     */
+    default LentRange lend(FileHandle fh, long offset, int count) throws NfsException {
+        return null;
+    }
+
+    /**
      * Writes the remaining bytes of {@code src} at {@code offset}. Borrows {@code src} for the call only (for a
      * server it is a view of the request). Data written {@link StableHow#UNSTABLE} may be lost until a
      * {@link #commit}; {@link #writeVerifier()} changes whenever it may have been.

@@ -6,9 +6,13 @@ import java.nio.CharBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
+import org.dcache.oncrpc4j.grizzly.GrizzlyMemoryManager;
 import org.dcache.oncrpc4j.xdr.Xdr;
 import org.dcache.oncrpc4j.xdr.XdrDecodingStream;
 import org.dcache.oncrpc4j.xdr.XdrEncodingStream;
+import org.glassfish.grizzly.Buffer;
+import org.glassfish.grizzly.memory.BuffersBuffer;
+import org.glassfish.grizzly.memory.ByteBufferWrapper;
 import org.rpcrdma4j.nfs.FileAttributes;
 import org.rpcrdma4j.nfs.FileHandle;
 import org.rpcrdma4j.nfs.FileType;
@@ -145,6 +149,39 @@ public final class Nfs3Xdr {
             flat.xdrEncodeShallowByteBuffer(data.slice());
         } else {
             xdr.xdrEncodeByteBuffer(data.duplicate());
+        }
+    }
+
+    /**
+     * Encodes the bytes of {@code pieces[0..count)} (each from its position to its limit, in order) as one
+     * variable-length opaque, by reference when the stream is an oncrpc4j {@link Xdr} (the pieces must stay unchanged
+     * until the message has been sent), else copied.
+     */
+    public static void encodeDataShallow(XdrEncodingStream xdr, ByteBuffer[] pieces, int count) {
+        if (count == 1) {
+            encodeDataShallow(xdr, pieces[0]);
+            return;
+        }
+        int total = 0;
+        for (int i = 0; i < count; i++) {
+            total += pieces[i].remaining();
+        }
+        if (xdr instanceof Xdr flat && total > 0) {
+            Buffer[] wrapped = new Buffer[count];
+            for (int i = 0; i < count; i++) {
+                ByteBufferWrapper w = new ByteBufferWrapper(pieces[i].slice());
+                w.allowBufferDispose(true);
+                wrapped[i] = w;
+            }
+            BuffersBuffer data = BuffersBuffer.create(GrizzlyMemoryManager.getDefaultMemoryManager(), wrapped);
+            data.allowBufferDispose(true);
+            flat.xdrEncodeShallowByteBuffer(data);
+        } else {
+            ByteBuffer joined = ByteBuffer.allocate(total);
+            for (int i = 0; i < count; i++) {
+                joined.put(pieces[i].duplicate());
+            }
+            xdr.xdrEncodeByteBuffer(joined.flip());
         }
     }
 

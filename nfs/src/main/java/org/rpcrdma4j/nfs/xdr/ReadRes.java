@@ -16,8 +16,14 @@ public final class ReadRes extends Nfs3Result implements DdpResult {
     /** Unsigned 32-bit count of bytes returned. */
     public long count;
     public boolean eof;
-    /** Server side: the bytes read. */
+    /** Server side: the bytes read (when {@link #pieces} is null). */
     public ByteBuffer data;
+    /**
+     * Server side, instead of {@link #data}: the bytes as several buffers in order ({@code pieces[0..pieceCount)}),
+     * each from its position to its limit; sent by reference like {@link #data}.
+     */
+    public ByteBuffer[] pieces;
+    public int pieceCount;
     /** Client side: where the bytes go. */
     public ByteBuf sink;
 
@@ -82,7 +88,11 @@ public final class ReadRes extends Nfs3Result implements DdpResult {
         if (isOk()) {
             xdr.xdrEncodeInt((int) count);
             xdr.xdrEncodeBoolean(eof);
-            Nfs3Xdr.encodeDataShallow(xdr, data);
+            if (pieces != null) {
+                Nfs3Xdr.encodeDataShallow(xdr, pieces, pieceCount);
+            } else {
+                Nfs3Xdr.encodeDataShallow(xdr, data);
+            }
         }
     }
 }

@@ -92,6 +92,8 @@ final class CallSlot implements RpcTransport, InvalidationListener, Runnable, Ma
     final StreamLayout layout = new StreamLayout();
     final Registration sinkRegistration;
     RegisteredBuffer sink;
+    /** Where the rebuilt call starts in {@link #sink}: its first READ lands on a page boundary. */
+    int sinkBase;
     int callLength;
     final ReadOps reads = new ReadOps();
     /** The preparation failed (no sink memory, mapping refused): answer ERR_CHUNK. */
@@ -137,6 +139,7 @@ final class CallSlot implements RpcTransport, InvalidationListener, Runnable, Ma
         inlineLength = 0;
         callLength = 0;
         sink = null;
+        sinkBase = 0;
         prepareFailed = false;
         noReply = false;
         handler = null;
@@ -176,11 +179,15 @@ final class CallSlot implements RpcTransport, InvalidationListener, Runnable, Ma
 
     private void prepareReads() throws VerbsException, InterruptedException {
         callLength = layout.totalLength();
-        RegisteredBuffer buffer = connection.server.bufferPool.allocate(Math.max(1, callLength));
+        // the call starts far enough into the sink that the first READ's bytes begin on a page: a 1 MiB data item
+        // then spans 256 pages, one fast registration and one READ, not 257 pages in two (and two READs)
+        int base = Math.floorMod(-firstRemoteOffset(), ServerConfig.PAGE);
+        RegisteredBuffer buffer = connection.server.bufferPool.allocate(Math.max(1, base + callLength));
         sink = buffer;
+        sinkBase = base;
         connection.server.memoryIndex.record(buffer);
         ScatterList remote = connection.server.sinkList();
-        int at = 0;
+        int at = base;
         for (int i = 0; i < layout.extentCount(); i++) {
             int length = layout.length(i);
             switch (layout.kind(i)) {
@@ -223,6 +230,18 @@ final class CallSlot implements RpcTransport, InvalidationListener, Runnable, Ma
         }
     }
 
+    /** Offset in the rebuilt call of the first byte a READ fills. */
+    private int firstRemoteOffset() {
+        int at = 0;
+        for (int i = 0; i < layout.extentCount(); i++) {
+            if (layout.kind(i) == StreamLayout.REMOTE) {
+                return at;
+            }
+            at += layout.length(i);
+        }
+        return at;
+    }
+
     /** Agent: the sink's handles are invalid (LOCAL_INV completed); the call can be dispatched. */
     @Override
     public void onInvalidated(Registration registration) {
@@ -245,7 +264,8 @@ final class CallSlot implements RpcTransport, InvalidationListener, Runnable, Ma
             return;
         }
         ByteBuf bytes = sink != null ? sink : inlineView;
-        CallScreen.Verdict verdict = screen.screen(bytes, 0, callLength, connection.server.programs);
+        int from = sink != null ? sinkBase : 0;
+        CallScreen.Verdict verdict = screen.screen(bytes, from, from + callLength, connection.server.programs);
         version = screen.version();
         procedure = screen.procedure();
         if (verdict != CallScreen.Verdict.DROP && verdict != CallScreen.Verdict.DROP_BACKCHANNEL_REPLY
@@ -256,7 +276,7 @@ final class CallSlot implements RpcTransport, InvalidationListener, Runnable, Ma
         switch (verdict) {
             case DISPATCH -> {
                 entry = screen.entry();
-                RpcDispatch.dispatch(entry, sink != null ? Xdrs.over(sink.nioBuffer(0, callLength))
+                RpcDispatch.dispatch(entry, sink != null ? Xdrs.over(sink.nioBuffer(sinkBase, callLength))
                         : Xdrs.over(inline, callLength), this, connection);
             }
             case DROP, DROP_BACKCHANNEL_REPLY -> {

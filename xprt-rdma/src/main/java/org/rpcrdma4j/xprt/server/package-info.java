@@ -27,7 +27,8 @@
  *       granted is disconnected. The inline part is copied into the call's slot and its receive buffer reposted.</li>
  *   <li><b>Read chunks</b> ({@code StreamLayout}, {@code CallSlot}, {@code WorkPoster}): the layout of the rebuilt
  *       call is checked against the limits before any READ (ERR_CHUNK when too large); an io thread takes a sink
- *       buffer for the whole call, copies the inline pieces into place and maps the rest as
+ *       buffer for the whole call (the call placed so that the first READ's bytes start on a page: a 1 MiB item is
+ *       one handle and one READ), copies the inline pieces into place and maps the rest as
  *       {@link org.rpcrdma4j.registration.ChunkRole#RDMA_READ_SINK} (on iWARP a per-I/O handle); the agent posts
  *       one-SGE READs within the ORD, the last one into each handle with Invalidate when the device can, else a
  *       LOCAL_INV follows. A position-zero chunk is the call; a chunk at position P is the data item whose bytes (and

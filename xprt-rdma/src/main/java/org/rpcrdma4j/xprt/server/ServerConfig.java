@@ -67,7 +67,8 @@ record ServerConfig(
 
     /** The buffer pool's arena size: large enough for any one buffer the server takes. */
     int arenaSize() {
-        long largest = Math.max(4L << 20, Math.max(roundUp(maxCallSize), Math.max(roundUp(receiveRegionBytes()),
+        // a call's sink leaves up to a page in front of it (its first READ lands on a page boundary)
+        long largest = Math.max(4L << 20, Math.max(roundUp(maxCallSize) + PAGE, Math.max(roundUp(receiveRegionBytes()),
                 roundUp(slotRegionBytes()))));
         if (largest > 1 << 30) {
             throw new IllegalArgumentException("a connection or call would need " + largest + " bytes in one buffer");

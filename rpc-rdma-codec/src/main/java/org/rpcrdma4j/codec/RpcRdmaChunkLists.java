@@ -136,7 +136,10 @@ final class RpcRdmaChunkLists {
      */
     int decodeCommon(int available) {
         byte[] image = wire.bytes();
-        int end = Math.min(available, image.length);
+        // the words are read in pairs (discriminator and position, discriminator and count, terminator and the next
+        // list's discriminator): a read of 8 bytes at p needs p <= last. Lengths stay far below 2^31 - 2^24, so with
+        // counts of at most 2^20 no sum below overflows.
+        int last = Math.min(available, image.length) - 2 * RpcRdmaLayout.WORD;
         int[] readStarts = readChunkStart;
         // Read list: {1, position, segment}* 0
         int p = RpcRdmaLayout.FIXED_HEADER_LENGTH;
@@ -144,20 +147,18 @@ final class RpcRdmaChunkLists {
         int chunks = 0;
         int first = 0;
         int previous = 0;
-        int discriminator;
+        long words;
         while (true) {
-            if (p > end - RpcRdmaLayout.WORD) {
+            if (p > last) {
                 return 0;
             }
-            discriminator = RpcRdmaWire.getInt(image, p);
-            if (discriminator != RpcRdmaLayout.PRESENT) {
+            words = RpcRdmaWire.getLong(image, p);
+            if (words >>> 32 != RpcRdmaLayout.PRESENT) {
                 break;
             }
-            if (p > end - RpcRdmaLayout.READ_LIST_ENTRY_LENGTH || n >= readLimit) {
-                return 0;
-            }
-            int position = RpcRdmaWire.getInt(image, p + RpcRdmaLayout.WORD);
-            if (n == 0 || position != previous) {
+            // the entry lies inside the bytes because the next pair read does
+            int position = (int) words;
+            if (position != previous || n == 0) {
                 if ((position & 3) != 0 || Integer.compareUnsigned(position, previous) < 0
                         || chunks == readStarts.length) {
                     return 0;
@@ -167,11 +168,13 @@ final class RpcRdmaChunkLists {
             } else if (n - first >= maxPerChunk) {
                 return 0;
             }
+            if (++n > readLimit) {
+                return 0;
+            }
             previous = position;
-            n++;
             p += RpcRdmaLayout.READ_LIST_ENTRY_LENGTH;
         }
-        if (discriminator != RpcRdmaLayout.ABSENT) {
+        if (words >>> 32 != RpcRdmaLayout.ABSENT) {
             return 0;
         }
         p += RpcRdmaLayout.WORD;
@@ -181,48 +184,39 @@ final class RpcRdmaChunkLists {
         int writeSegments = 0;
         int total = n;
         while (true) {
-            if (p > end - RpcRdmaLayout.WORD) {
+            if (p > last) {
                 return 0;
             }
-            discriminator = RpcRdmaWire.getInt(image, p);
-            if (discriminator != RpcRdmaLayout.PRESENT) {
+            words = RpcRdmaWire.getLong(image, p);
+            if (words >>> 32 != RpcRdmaLayout.PRESENT) {
                 break;
             }
-            if (p > end - RpcRdmaLayout.CHUNK_PREFIX_LENGTH || writeChunks == writeStarts.length) {
+            // an unsigned count of 2^31 or more reads as negative; the segments lie inside the bytes because the
+            // next pair read does
+            int count = (int) words;
+            if (count < 0 || count > maxPerChunk || count > maxSegments - total || writeChunks == writeStarts.length) {
                 return 0;
             }
-            int count = RpcRdmaWire.getInt(image, p + RpcRdmaLayout.WORD);
-            // an unsigned count of 2^31 or more reads as negative; with count <= maxPerChunk <= 2^20 no product
-            // below overflows
-            p += RpcRdmaLayout.CHUNK_PREFIX_LENGTH;
-            if (count < 0 || count > maxPerChunk || count > maxSegments - total
-                    || count * RpcRdmaLayout.SEGMENT_LENGTH > end - p) {
-                return 0;
-            }
-            p += count * RpcRdmaLayout.SEGMENT_LENGTH;
+            p += RpcRdmaLayout.CHUNK_PREFIX_LENGTH + count * RpcRdmaLayout.SEGMENT_LENGTH;
             writeStarts[writeChunks++] = writeSegments;
             writeSegments += count;
             total += count;
         }
-        if (discriminator != RpcRdmaLayout.ABSENT) {
+        if (words >>> 32 != RpcRdmaLayout.ABSENT) {
             return 0;
         }
-        p += RpcRdmaLayout.WORD;
-        // Reply chunk: 0 | 1, count, count x segment
-        if (p > end - RpcRdmaLayout.WORD) {
-            return 0;
-        }
-        discriminator = RpcRdmaWire.getInt(image, p);
-        p += RpcRdmaLayout.WORD;
+        // Reply chunk: 0 | 1, count, count x segment; its discriminator came with the Write list's terminator
+        int discriminator = (int) words;
+        p += 2 * RpcRdmaLayout.WORD;
         int replySegments = 0;
         if (discriminator == RpcRdmaLayout.PRESENT) {
-            if (p > end - RpcRdmaLayout.WORD) {
+            if (p > last + RpcRdmaLayout.WORD) {
                 return 0;
             }
             replySegments = RpcRdmaWire.getInt(image, p);
             p += RpcRdmaLayout.WORD;
             if (replySegments < 0 || replySegments > maxPerChunk || replySegments > maxSegments - total
-                    || replySegments * RpcRdmaLayout.SEGMENT_LENGTH > end - p) {
+                    || replySegments * RpcRdmaLayout.SEGMENT_LENGTH > last + 2 * RpcRdmaLayout.WORD - p) {
                 return 0;
             }
             p += replySegments * RpcRdmaLayout.SEGMENT_LENGTH;

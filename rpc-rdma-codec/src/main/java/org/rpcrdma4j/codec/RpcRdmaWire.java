@@ -112,6 +112,11 @@ final class RpcRdmaWire {
         return (int) INT.get(bytes, offset);
     }
 
+    /** @return the two big-endian words at {@code offset} of {@code image}, the first in the high half */
+    static long getLong(byte[] image, int offset) {
+        return (long) LONG.get(image, offset);
+    }
+
     /** @return the big-endian word at {@code offset} of {@code image} */
     static int getInt(byte[] image, int offset) {
         return (int) INT.get(image, offset);

@@ -48,6 +48,12 @@ import io.netty.buffer.ByteBuf;
  * error with an error can loop; another version is answered with ERR_VERS 1..1; everything else with ERR_CHUNK,
  * as the Linux server does for short, malformed and unknown-procedure messages.
  * <p>
+ * The common header (version 1, RDMA_MSG or RDMA_NOMSG, valid, within the first bulk copy of 512 bytes) is checked
+ * and recorded in one short pass that reads the words it needs in pairs and never fails: anything it does not take
+ * (another version or procedure, a broken rule, a longer header) is decoded again from the start by the checked
+ * pass, which applies the checks above in order and reports the first one broken. Both accept exactly the same
+ * headers with the same result.
+ * <p>
  * Not checked here (they depend on direction and role, which the transport knows): whether a Call or a Reply may
  * carry a given list, whether the word after an RDMA_MSG header repeats the xid, and trailing bytes after an
  * RDMA_NOMSG or RDMA_ERROR header.

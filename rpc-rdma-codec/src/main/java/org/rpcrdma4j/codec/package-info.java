@@ -68,9 +68,9 @@
  * forms: a short one for the common header (version 1, RDMA_MSG or RDMA_NOMSG, valid, inside the first copy), which
  * only says yes or "not mine", and the checked one, which handles everything else and names the first rule broken.
  * A header the short pass declines is decoded again by the checked pass, so both give the same answer
- * ({@code RpcRdmaFastPathTest} compares them); the short pass nearly halves the time to decode a typical header. The builder writes each
- * segment into the image where it belongs on the wire; the encoder adds the fixed words and list terminators and
- * copies the image to the buffer in one call. Once a header has held its largest message, encoding and decoding
+ * ({@code RpcRdmaFastPathTest} compares them); the short pass nearly halves the time to decode a typical header.
+ * The builder writes each segment into the image where it belongs on the wire; the encoder adds the fixed words and
+ * list terminators and copies the image to the buffer in one call. Once a header has held its largest message, encoding and decoding
  * allocate nothing ({@code RpcRdmaAllocationTest} and the {@code benchmarks} module's
  * {@code RpcRdmaCodecBenchmark} with {@code -prof gc} show 0 B/op).
  *

@@ -70,8 +70,8 @@
  * A header the short pass declines is decoded again by the checked pass, so both give the same answer
  * ({@code RpcRdmaFastPathTest} compares them); the short pass nearly halves the time to decode a typical header.
  * The builder writes each segment into the image where it belongs on the wire; the encoder adds the fixed words and
- * list terminators and copies the image to the buffer in one call. Once a header has held its largest message, encoding and decoding
- * allocate nothing ({@code RpcRdmaAllocationTest} and the {@code benchmarks} module's
+ * list terminators and copies the image to the buffer in one call. Once a header has held its largest message,
+ * encoding and decoding allocate nothing ({@code RpcRdmaAllocationTest} and the {@code benchmarks} module's
  * {@code RpcRdmaCodecBenchmark} with {@code -prof gc} show 0 B/op).
  *
  * <h2>Ownership and threads</h2>

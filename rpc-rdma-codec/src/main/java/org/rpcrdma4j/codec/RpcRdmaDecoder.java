@@ -10,6 +10,7 @@ import static org.rpcrdma4j.codec.RpcRdmaLayout.ERROR_VERS_LOW_OFFSET;
 import static org.rpcrdma4j.codec.RpcRdmaLayout.ERR_CHUNK_LENGTH;
 import static org.rpcrdma4j.codec.RpcRdmaLayout.ERR_VERS_LENGTH;
 import static org.rpcrdma4j.codec.RpcRdmaLayout.FIXED_HEADER_LENGTH;
+import static org.rpcrdma4j.codec.RpcRdmaLayout.MIN_HEADER_LENGTH;
 import static org.rpcrdma4j.codec.RpcRdmaLayout.PRESENT;
 import static org.rpcrdma4j.codec.RpcRdmaLayout.PROC_OFFSET;
 import static org.rpcrdma4j.codec.RpcRdmaLayout.READ_LIST_ENTRY_LENGTH;
@@ -46,6 +47,12 @@ import io.netty.buffer.ByteBuf;
  * anything wrong with an RDMA_ERROR (of any version) are dropped, since there is no xid to answer or answering an
  * error with an error can loop; another version is answered with ERR_VERS 1..1; everything else with ERR_CHUNK,
  * as the Linux server does for short, malformed and unknown-procedure messages.
+ * <p>
+ * The common header (version 1, RDMA_MSG or RDMA_NOMSG, valid, within the first bulk copy of 512 bytes) is checked
+ * and recorded in one short pass that reads the words it needs in pairs and never fails: anything it does not take
+ * (another version or procedure, a broken rule, a longer header) is decoded again from the start by the checked
+ * pass, which applies the checks above in order and reports the first one broken. Both accept exactly the same
+ * headers with the same result.
  * <p>
  * Not checked here (they depend on direction and role, which the transport knows): whether a Call or a Reply may
  * carry a given list, whether the word after an RDMA_MSG header repeats the xid, and trailing bytes after an
@@ -92,9 +99,49 @@ public final class RpcRdmaDecoder {
     public static int decodeAt(ByteBuf buffer, int index, int length, RpcRdmaHeader header)
             throws RpcRdmaDecodeException {
         if ((index | length) < 0 || index > buffer.capacity() - length) {
-            throw new IndexOutOfBoundsException("index " + index + " length " + length + " capacity "
-                    + buffer.capacity());
+            throw outOfBounds(buffer, index, length);
         }
+        int decoded = decodeCommon(buffer, index, length, header);
+        return decoded != 0 ? decoded : decodeChecked(buffer, index, length, header);
+    }
+
+    /**
+     * The common case, kept small: a version 1 RDMA_MSG or RDMA_NOMSG header whose lists are valid, within the
+     * limits and within the first bulk copy. One copy, then the lists are checked and recorded in one pass
+     * ({@code RpcRdmaChunkLists.decodeCommon}). Anything else (another version or procedure, a broken rule, a header
+     * longer than the first copy, chunk start arrays that must grow) returns 0 and is left to
+     * {@link #decodeChecked}, which decodes the header again from its start with every check in order.
+     *
+     * @return the header length, or 0 when the checked path has to decide
+     */
+    static int decodeCommon(ByteBuf buffer, int index, int length, RpcRdmaHeader header) {
+        RpcRdmaWire w = header.wire();
+        int available = w.copyFirst(buffer, index, length);
+        if (available < MIN_HEADER_LENGTH) {
+            return 0;
+        }
+        byte[] image = w.bytes();
+        int vers = RpcRdmaWire.getInt(image, VERS_OFFSET);
+        int proc = RpcRdmaWire.getInt(image, PROC_OFFSET);
+        // RDMA_MSG is 0 and RDMA_NOMSG 1
+        if (vers != VERSION || (proc & ~1) != 0) {
+            return 0;
+        }
+        int end = header.lists().decodeCommon(available);
+        if (end != 0) {
+            header.setDecoded(RpcRdmaWire.getInt(image, XID_OFFSET), RpcRdmaWire.getInt(image, CREDITS_OFFSET),
+                    proc == 0 ? RpcRdmaProc.RDMA_MSG : RpcRdmaProc.RDMA_NOMSG);
+        }
+        return end;
+    }
+
+    /**
+     * Decodes with every check, in the order the class comment gives, and reports the first rule broken. Also the
+     * whole decode for what {@link #decodeCommon} leaves: RDMA_ERROR, other versions and procedures, headers longer
+     * than the first copy.
+     */
+    static int decodeChecked(ByteBuf buffer, int index, int length, RpcRdmaHeader header)
+            throws RpcRdmaDecodeException {
         header.clear();
         RpcRdmaWire wire = header.wire();
         wire.wrap(buffer, index, length);
@@ -103,6 +150,11 @@ public final class RpcRdmaDecoder {
         } finally {
             wire.release();
         }
+    }
+
+    private static IndexOutOfBoundsException outOfBounds(ByteBuf buffer, int index, int length) {
+        return new IndexOutOfBoundsException("index " + index + " length " + length + " capacity "
+                + buffer.capacity());
     }
 
     /** Offsets below are relative to the header's first byte; {@code w.need(end)} precedes every read. */

@@ -8,10 +8,8 @@ import static org.rpcrdma4j.codec.RpcRdmaLayout.ERROR_VERS_HIGH_OFFSET;
 import static org.rpcrdma4j.codec.RpcRdmaLayout.ERROR_VERS_LOW_OFFSET;
 import static org.rpcrdma4j.codec.RpcRdmaLayout.ERR_CHUNK_LENGTH;
 import static org.rpcrdma4j.codec.RpcRdmaLayout.ERR_VERS_LENGTH;
-import static org.rpcrdma4j.codec.RpcRdmaLayout.FIXED_HEADER_LENGTH;
 import static org.rpcrdma4j.codec.RpcRdmaLayout.PRESENT;
 import static org.rpcrdma4j.codec.RpcRdmaLayout.PROC_OFFSET;
-import static org.rpcrdma4j.codec.RpcRdmaLayout.READ_LIST_ENTRY_LENGTH;
 import static org.rpcrdma4j.codec.RpcRdmaLayout.SEGMENT_LENGTH;
 import static org.rpcrdma4j.codec.RpcRdmaLayout.VERSION;
 import static org.rpcrdma4j.codec.RpcRdmaLayout.VERS_OFFSET;
@@ -45,26 +43,15 @@ public final class RpcRdmaEncoder {
      *                               without an error code or with chunk lists
      */
     public static int encodedLength(RpcRdmaHeader header) {
-        switch (header.proc()) {
-            case RDMA_MSG:
-            case RDMA_NOMSG:
-                int length = FIXED_HEADER_LENGTH
-                        + header.readSegmentCount() * READ_LIST_ENTRY_LENGTH + WORD
-                        + header.writeChunkCount() * CHUNK_PREFIX_LENGTH
-                        + header.totalWriteSegmentCount() * SEGMENT_LENGTH + WORD
-                        + WORD;
-                if (header.hasReplyChunk()) {
-                    length += WORD + header.replySegmentCount() * SEGMENT_LENGTH;
-                }
-                return length;
-            case RDMA_ERROR:
-                return errorLength(header);
-            default:
-                throw new IllegalStateException(header.proc() + " is not to be used (RFC 8166) and is not encoded");
-        }
+        // RDMA_MSG is 0 and RDMA_NOMSG 1
+        return (header.proc().value() & ~1) == 0 ? header.lists().imageLength() : otherLength(header);
     }
 
-    private static int errorLength(RpcRdmaHeader header) {
+    /** RDMA_ERROR, or the procedures that are not encoded. */
+    private static int otherLength(RpcRdmaHeader header) {
+        if (header.proc() != RpcRdmaProc.RDMA_ERROR) {
+            throw new IllegalStateException(header.proc() + " is not to be used (RFC 8166) and is not encoded");
+        }
         if (header.totalSegmentCount() != 0 || header.writeChunkCount() != 0 || header.hasReplyChunk()) {
             throw new IllegalStateException("an RDMA_ERROR carries no chunk lists");
         }
@@ -89,11 +76,9 @@ public final class RpcRdmaEncoder {
      */
     public static int encode(ByteBuf out, RpcRdmaHeader header) {
         int length = encodedLength(header);
-        out.ensureWritable(length);
-        int index = out.writerIndex();
         write(header, length);
-        header.wire().copyOut(out, index, length);
-        out.writerIndex(index + length);
+        // one call: makes room (or throws before writing anything), copies, advances the writer index
+        out.writeBytes(header.wire().bytes(), 0, length);
         return length;
     }
 
@@ -121,29 +106,37 @@ public final class RpcRdmaEncoder {
     /**
      * Completes the header's wire image (the fixed words, the list terminators, or an RDMA_ERROR body), from which
      * it is copied to the buffer in one call: one bounds check instead of one per word, and no per-segment work.
+     * Only the words around the lists are written; the builder or the decoder put the lists there already.
      */
     private static void write(RpcRdmaHeader header, int length) {
         RpcRdmaWire w = header.wire();
         w.ensureCapacity(length);
-        w.putInt(XID_OFFSET, header.xid());
-        w.putInt(VERS_OFFSET, header.vers());
-        w.putInt(CREDITS_OFFSET, header.credits());
-        w.putInt(PROC_OFFSET, header.proc().value());
-        if (header.proc() == RpcRdmaProc.RDMA_ERROR) {
-            w.putInt(ERROR_CODE_OFFSET, header.errorCode().value());
-            if (header.errorCode() == RpcRdmaErrorCode.ERR_VERS) {
-                w.putInt(ERROR_VERS_LOW_OFFSET, header.errorVersLow());
-                w.putInt(ERROR_VERS_HIGH_OFFSET, header.errorVersHigh());
-            }
+        RpcRdmaProc proc = header.proc();
+        w.putLong(XID_OFFSET, RpcRdmaSegments.pair(header.xid(), header.vers()));
+        w.putLong(CREDITS_OFFSET, RpcRdmaSegments.pair(header.credits(), proc.value()));
+        if (proc == RpcRdmaProc.RDMA_ERROR) {
+            writeErrorImage(w, header);
             return;
         }
         // the lists are in the image already, in wire order; only their terminators are written here
-        w.putInt(header.lists().readEnd(), ABSENT);
-        w.putInt(header.lists().writeEnd(), ABSENT);
-        if (header.hasReplyChunk()) {
-            w.putLong(header.lists().replyAt(), (long) PRESENT << 32 | header.replySegmentCount());
+        RpcRdmaChunkLists lists = header.lists();
+        int readEnd = lists.readEnd();
+        w.putInt(readEnd, ABSENT);
+        int writeEnd = readEnd + WORD + lists.writeChunkCount * CHUNK_PREFIX_LENGTH
+                + lists.writeCount * SEGMENT_LENGTH;
+        if (lists.replyChunkPresent) {
+            w.putInt(writeEnd, ABSENT);
+            w.putLong(writeEnd + WORD, RpcRdmaSegments.pair(PRESENT, lists.replyCount));
         } else {
-            w.putInt(header.lists().replyAt(), ABSENT);
+            w.putLong(writeEnd, RpcRdmaSegments.pair(ABSENT, ABSENT));
+        }
+    }
+
+    private static void writeErrorImage(RpcRdmaWire w, RpcRdmaHeader header) {
+        w.putInt(ERROR_CODE_OFFSET, header.errorCode().value());
+        if (header.errorCode() == RpcRdmaErrorCode.ERR_VERS) {
+            w.putInt(ERROR_VERS_LOW_OFFSET, header.errorVersLow());
+            w.putInt(ERROR_VERS_HIGH_OFFSET, header.errorVersHigh());
         }
     }
 

@@ -718,6 +718,17 @@ public final class RpcRdmaHeader {
         this.proc = proc;
     }
 
+    /** The fixed words of a decoded RDMA_MSG or RDMA_NOMSG header, whose lists are recorded already. */
+    void setDecoded(int xid, int credits, RpcRdmaProc proc) {
+        this.xid = xid;
+        this.vers = RpcRdmaLayout.VERSION;
+        this.credits = credits;
+        this.proc = proc;
+        errorCode = null;
+        errorVersLow = 0;
+        errorVersHigh = 0;
+    }
+
     void setError(RpcRdmaErrorCode code, int low, int high) {
         errorCode = code;
         errorVersLow = low;

@@ -37,10 +37,26 @@ final class RpcRdmaWire {
     /** How many bytes from {@code sourceIndex} are in {@link #bytes}. */
     private int copied;
 
+    /** How many bytes a decode copies first; the array is never smaller. */
+    private final int firstCopy;
+
     /** @param maxLength the largest header the owner's limits allow */
     RpcRdmaWire(int maxLength) {
         this.maxLength = maxLength;
-        this.bytes = new byte[Math.min(FIRST_COPY, maxLength)];
+        this.firstCopy = Math.min(FIRST_COPY, maxLength);
+        this.bytes = new byte[firstCopy];
+    }
+
+    /**
+     * The first step of every decode: copies up to the first 512 bytes of the {@code length} bytes at {@code index}
+     * into the image, in one call, without growing it.
+     *
+     * @return how many bytes were copied
+     */
+    int copyFirst(ByteBuf buffer, int index, int length) {
+        int size = Math.min(length, firstCopy);
+        buffer.getBytes(index, bytes, 0, size);
+        return size;
     }
 
     // ------------------------------------------------------------------------------------------- decoding
@@ -53,7 +69,7 @@ final class RpcRdmaWire {
         this.copied = 0;
         // straight to copyIn, not through need(): need()'s branch should look cold to the JIT, so that the many
         // places that call it stay small enough to inline
-        copyIn(Math.min(length, Math.min(FIRST_COPY, maxLength)));
+        copyIn(Math.min(length, firstCopy));
     }
 
     /** Ends a decode; the borrowed buffer is no longer referenced. */
@@ -94,6 +110,16 @@ final class RpcRdmaWire {
 
     int getInt(int offset) {
         return (int) INT.get(bytes, offset);
+    }
+
+    /** @return the two big-endian words at {@code offset} of {@code image}, the first in the high half */
+    static long getLong(byte[] image, int offset) {
+        return (long) LONG.get(image, offset);
+    }
+
+    /** @return the big-endian word at {@code offset} of {@code image} */
+    static int getInt(byte[] image, int offset) {
+        return (int) INT.get(image, offset);
     }
 
     // ------------------------------------------------------------------------------------------- encoding

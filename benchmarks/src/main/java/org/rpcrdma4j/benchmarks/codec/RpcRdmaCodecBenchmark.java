@@ -24,7 +24,8 @@ import org.rpcrdma4j.codec.RpcRdmaProc;
  * Encode and decode of a header with one Read chunk, two Write chunks and a Reply chunk, three segments each
  * (12 segments, 264 bytes on the wire), into and out of a reused pooled direct buffer.
  * <p>
- * {@code java -jar benchmarks/target/benchmarks.jar 'codec' -f 1 -wi 3 -i 5 -prof gc}
+ * {@code java -jar benchmarks/target/benchmarks.jar 'codec' -f 1 -wi 3 -i 5 -prof gc}; on a shared machine add
+ * {@code -prof org.rpcrdma4j.benchmarks.codec.ThreadCpuProfiler} and compare the {@code cpu.time.min} figures.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)

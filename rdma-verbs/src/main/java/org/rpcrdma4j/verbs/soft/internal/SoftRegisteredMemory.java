@@ -9,12 +9,16 @@ import org.rpcrdma4j.verbs.Stag;
 /**
  * Memory registered synchronously: one direct buffer, valid from registration to close, never invalidated by a
  * work request or a peer. Each engine thread gets its own duplicates of the buffer, made on first use (at most
- * {@value #VARIANTS} per engine, so that one gathering write can take several pieces of the region), whose position
- * and limit only that engine moves.
+ * {@value #VARIANTS} per engine, as many as a gather list has FPDU slots, so that one gathering write can take a
+ * piece of the region for every FPDU it holds: a 1 MiB message goes out in two writes, not three), whose position and
+ * limit only that engine moves.
  */
 final class SoftRegisteredMemory extends SoftRegion implements RegisteredMemory {
-    /** Duplicates per engine at most. */
-    static final int VARIANTS = 8;
+    /**
+     * Duplicates per engine at most: one per FPDU of a gather list. With 8, a 1 MiB Read Response or Write from one
+     * region was cut into gathering writes of 8 segments (512 KiB) each.
+     */
+    static final int VARIANTS = Gather.SLOTS;
 
     /** The registered bytes: position 0, limit = capacity = length. Never moved after construction. */
     private final ByteBuffer base;

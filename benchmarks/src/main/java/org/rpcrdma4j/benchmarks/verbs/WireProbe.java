@@ -1,0 +1,300 @@
+package org.rpcrdma4j.benchmarks.verbs;
+
+import java.lang.management.ManagementFactory;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.util.Locale;
+import java.util.Map;
+
+import org.rpcrdma4j.verbs.Access;
+import org.rpcrdma4j.verbs.Opcode;
+import org.rpcrdma4j.verbs.RecvWorkRequest;
+import org.rpcrdma4j.verbs.RegisteredMemory;
+import org.rpcrdma4j.verbs.SendWorkRequest;
+import org.rpcrdma4j.verbs.WcStatus;
+import org.rpcrdma4j.verbs.WorkCompletion;
+
+/**
+ * Moves a fixed number of messages over the software device (or raw loopback TCP) and prints the CPU time they took,
+ * so that figures from outside the JVM over the same run ({@code strace -f -c}, {@code perf stat}) can be divided by
+ * a known message count:
+ * <pre>
+ * java -cp benchmarks.jar org.rpcrdma4j.benchmarks.verbs.WireProbe OP SIZE COUNT [DEPTH] [key=value,...]
+ * </pre>
+ * {@code OP} is {@code RDMA_WRITE}, {@code RDMA_READ}, {@code SEND} or {@code TCP}; {@code DEPTH} messages are kept
+ * in flight (default 8; 1 gives one message and its completion at a time, the small-call pattern); for {@code TCP}
+ * it is the reader's read size in KiB (default 64). A warm-up of the
+ * same count runs first; the figures printed cover the second run only, and the line "marker" is printed between the
+ * two so that a tracer can tell them apart. Not a benchmark with statistics: a probe.
+ */
+public final class WireProbe {
+    private WireProbe() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        if (args.length < 3) {
+            System.err.println("usage: WireProbe RDMA_WRITE|RDMA_READ|SEND|TCP SIZE COUNT [DEPTH] [key=value,...]");
+            System.exit(2);
+        }
+        String op = args[0].toUpperCase(Locale.ROOT);
+        int size = Integer.parseInt(args[1]);
+        long count = Long.parseLong(args[2]);
+        int depth = args.length > 3 ? Integer.parseInt(args[3]) : 8;
+        Map<String, String> options = VerbsBandwidthBenchmark.parse(args.length > 4 ? args[4] : "");
+        if (op.equals("TCPFRAMED")) {
+            tcpFramed(size, count, depth);
+        } else if (op.equals("TCP")) {
+            tcp(size, count, args.length > 3 ? depth << 10 : 64 << 10);
+        } else {
+            rdma(Opcode.valueOf(op), size, count, depth, options);
+        }
+    }
+
+    private static void rdma(Opcode opcode, int size, long count, int depth, Map<String, String> options)
+            throws Exception {
+        boolean send = opcode == Opcode.SEND;
+        int receives = depth * 4;
+        try (VerbsPair pair = new VerbsPair(options, Math.max(receives, depth * 2))) {
+            int rw = Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ;
+            RegisteredMemory local = pair.register(size, rw);
+            RegisteredMemory remote = pair.register(size, rw);
+            VerbsPair.wakes(pair.clientSendCq, Thread.currentThread());
+            SendWorkRequest wr = new SendWorkRequest(1);
+            wr.opcode = opcode;
+            wr.flags = SendWorkRequest.SIGNALED;
+            wr.addSge().set(local, 0, size);
+            wr.rkey = remote.rkey();
+            wr.remoteAddress = remote.address(0);
+            RecvWorkRequest recv = null;
+            if (send) {
+                recv = new RecvWorkRequest(1);
+                recv.addSge().set(remote, 0, size);
+                for (int i = 0; i < receives; i++) {
+                    pair.server.postRecv(recv);
+                }
+            }
+            WorkCompletion[] batch = new WorkCompletion[32];
+            for (int i = 0; i < batch.length; i++) {
+                batch[i] = new WorkCompletion();
+            }
+            run(pair, wr, recv, batch, count, depth);
+            System.out.println("marker");
+            Threads before = Threads.sample();
+            long c0 = cpu();
+            long t0 = System.nanoTime();
+            run(pair, wr, recv, batch, count, depth);
+            report(opcode.name(), size, count, System.nanoTime() - t0, cpu() - c0);
+            Threads.sample().printSince(before, count);
+        }
+    }
+
+    private static void run(VerbsPair pair, SendWorkRequest wr, RecvWorkRequest recv, WorkCompletion[] batch,
+                            long count, int depth) throws Exception {
+        long posted = 0;
+        long done = 0;
+        while (done < count) {
+            while (posted < count && posted - done < depth) {
+                pair.client.postSend(wr);
+                posted++;
+            }
+            if (recv != null) {
+                int received = pair.serverRecvCq.poll(batch);
+                for (int i = 0; i < received; i++) {
+                    check(batch[i]);
+                    pair.server.postRecv(recv);
+                }
+            }
+            int n = VerbsPair.pollOrWait(pair.clientSendCq, batch);
+            for (int i = 0; i < n; i++) {
+                check(batch[i]);
+            }
+            done += n;
+        }
+    }
+
+    private static void check(WorkCompletion wc) {
+        if (wc.status != WcStatus.SUCCESS) {
+            throw new IllegalStateException("work request failed: " + wc);
+        }
+    }
+
+    private static void tcp(int size, long count, int readSize) throws Exception {
+        try (ServerSocketChannel server = ServerSocketChannel.open()
+                .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+             SocketChannel writer = SocketChannel.open(server.getLocalAddress());
+             SocketChannel reader = server.accept()) {
+            writer.setOption(StandardSocketOptions.TCP_NODELAY, true);
+            Thread drain = new Thread(() -> {
+                ByteBuffer sink = ByteBuffer.allocateDirect(readSize);
+                try {
+                    while (reader.read(sink.clear()) >= 0) {
+                        // drop
+                    }
+                } catch (java.io.IOException e) {
+                    // closed
+                }
+            }, "probe-tcp-drain");
+            drain.start();
+            ByteBuffer source = ByteBuffer.allocateDirect(size);
+            for (long i = 0; i < count; i++) {
+                writeFully(writer, source);
+            }
+            System.out.println("marker");
+            Threads before = Threads.sample();
+            long c0 = cpu();
+            long t0 = System.nanoTime();
+            for (long i = 0; i < count; i++) {
+                writeFully(writer, source);
+            }
+            long t1 = System.nanoTime();
+            long c1 = cpu();
+            Threads after = Threads.sample();
+            writer.shutdownOutput();
+            drain.join(10_000);
+            report("TCP", size, count, t1 - t0, c1 - c0);
+            after.printSince(before, count);
+        }
+    }
+
+    /**
+     * Raw TCP, but each message written as the device frames it: {@code frame}-byte payload pieces between a 16-byte
+     * header and a 4-byte trailer, up to 16 frames per gathering write (the kernel's cost of that shape, no device).
+     */
+    private static void tcpFramed(int size, long count, int frame) throws Exception {
+        try (ServerSocketChannel server = ServerSocketChannel.open()
+                .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+             SocketChannel writer = SocketChannel.open(server.getLocalAddress());
+             SocketChannel reader = server.accept()) {
+            writer.setOption(StandardSocketOptions.TCP_NODELAY, true);
+            Thread drain = new Thread(() -> {
+                ByteBuffer sink = ByteBuffer.allocateDirect(64 << 10);
+                try {
+                    while (reader.read(sink.clear()) >= 0) {
+                        // drop
+                    }
+                } catch (java.io.IOException e) {
+                    // closed
+                }
+            }, "probe-tcp-drain");
+            drain.start();
+            ByteBuffer source = ByteBuffer.allocateDirect(size);
+            ByteBuffer[] views = new ByteBuffer[16];
+            ByteBuffer[] headers = new ByteBuffer[16];
+            ByteBuffer[] trailers = new ByteBuffer[16];
+            for (int i = 0; i < 16; i++) {
+                views[i] = source.duplicate();
+                headers[i] = ByteBuffer.allocateDirect(16);
+                trailers[i] = ByteBuffer.allocateDirect(4);
+            }
+            ByteBuffer[] gather = new ByteBuffer[48];
+            Runnable none = () -> { };
+            for (int pass = 0; pass < 2; pass++) {
+                if (pass == 1) {
+                    System.out.println("marker");
+                }
+                Threads before = Threads.sample();
+                long c0 = cpu();
+                long t0 = System.nanoTime();
+                for (long m = 0; m < count; m++) {
+                    int done = 0;
+                    while (done < size) {
+                        int n = 0;
+                        for (int f = 0; f < 16 && done < size; f++) {
+                            int len = Math.min(frame, size - done);
+                            gather[n++] = headers[f].clear();
+                            gather[n++] = views[f].limit(done + len).position(done);
+                            gather[n++] = trailers[f].clear();
+                            done += len;
+                        }
+                        long left = 0;
+                        for (int i = 0; i < n; i++) {
+                            left += gather[i].remaining();
+                        }
+                        while (left > 0) {
+                            left -= writer.write(gather, 0, n);
+                        }
+                    }
+                }
+                long t1 = System.nanoTime();
+                long c1 = cpu();
+                if (pass == 1) {
+                    report("TCPFRAMED", size, count, t1 - t0, c1 - c0);
+                    Threads.sample().printSince(before, count);
+                }
+            }
+            none.run();
+            writer.shutdownOutput();
+            drain.join(10_000);
+        }
+    }
+
+    private static void writeFully(SocketChannel channel, ByteBuffer source) throws java.io.IOException {
+        source.clear();
+        while (source.hasRemaining()) {
+            channel.write(source);
+        }
+    }
+
+    private static void report(String what, int size, long count, long nanos, long cpuNanos) {
+        double mib = count * (double) size / (1 << 20);
+        System.out.printf(Locale.ROOT, "%s %d B x %d: %.0f MiB/s, %.1f us CPU per message, %.0f us CPU per MiB, "
+                        + "%.1f us per message%n", what, size, count, mib / (nanos / 1e9), cpuNanos / 1e3 / count,
+                cpuNanos / 1e3 / mib, nanos / 1e3 / count);
+    }
+
+    private static long cpu() {
+        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+                .getProcessCpuTime();
+    }
+
+    /** Per-thread CPU time and context switches from /proc (Linux), to see which thread pays and how often it sleeps. */
+    private static final class Threads {
+        final java.util.Map<String, long[]> byTid = new java.util.TreeMap<>();
+
+        static Threads sample() {
+            Threads t = new Threads();
+            java.io.File[] tasks = new java.io.File("/proc/self/task").listFiles();
+            if (tasks == null) {
+                return t;
+            }
+            for (java.io.File task : tasks) {
+                try {
+                    String comm = java.nio.file.Files.readString(task.toPath().resolve("comm")).trim();
+                    String stat = java.nio.file.Files.readString(task.toPath().resolve("stat"));
+                    String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                    long ticks = Long.parseLong(f[11]) + Long.parseLong(f[12]);
+                    long vol = 0;
+                    long invol = 0;
+                    for (String line : java.nio.file.Files.readAllLines(task.toPath().resolve("status"))) {
+                        if (line.startsWith("voluntary_ctxt_switches:")) {
+                            vol = Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
+                        } else if (line.startsWith("nonvoluntary_ctxt_switches:")) {
+                            invol = Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
+                        }
+                    }
+                    t.byTid.put(task.getName() + " " + comm, new long[] {ticks, vol, invol});
+                } catch (java.io.IOException | RuntimeException e) {
+                    // the thread ended meanwhile
+                }
+            }
+            return t;
+        }
+
+        void printSince(Threads before, long count) {
+            for (java.util.Map.Entry<String, long[]> e : byTid.entrySet()) {
+                long[] b = before.byTid.getOrDefault(e.getKey(), new long[3]);
+                long[] a = e.getValue();
+                long ticks = a[0] - b[0];
+                if (ticks == 0 && a[1] == b[1]) {
+                    continue;
+                }
+                System.out.printf(Locale.ROOT, "  %-28s cpu %6d ms  %.2f vol + %.2f invol switches per message%n",
+                        e.getKey(), ticks * 10, (a[1] - b[1]) / (double) count, (a[2] - b[2]) / (double) count);
+            }
+        }
+    }
+}

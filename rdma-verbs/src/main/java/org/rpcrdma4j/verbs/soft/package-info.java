@@ -47,7 +47,7 @@
  * (DEVICE_REMOVAL instead when the device closes).</li>
  * <li><b>Memory.</b> Registered memory is read and written in place: socket reads go straight into the registered
  * buffer or the receive's SGEs (only the few payload bytes that come in one read with their segment's header, at
- * most 128, are copied from the header buffer), socket writes gather straight from them. Memory named by a work request must stay
+ * most 512, are copied from the header buffer), socket writes gather straight from them. Memory named by a work request must stay
  * put until its completion. The page buffers of a {@link org.rpcrdma4j.verbs.PageList} are lent to the device while
  * the registration is valid: engine threads move their position and limit. A page list that names a run of a
  * {@link org.rpcrdma4j.verbs.PageTable} is taken over in constant time (the table and the run's first entry are

@@ -45,7 +45,7 @@ final class Receiver {
     private static final int MIN_HEADER = Fpdu.LENGTH_FIELD + Ddp.TAGGED_HEADER_LENGTH;
     private static final int UNTAGGED_HEADER = Fpdu.LENGTH_FIELD + Ddp.UNTAGGED_HEADER_LENGTH;
     /** The header buffer: the longest FPDU read whole (Read Request, Terminate) and the read-ahead. */
-    static final int HEADER_BUFFER = 128;
+    static final int HEADER_BUFFER = 512;
     /** Bytes read per readiness event before other queue pairs get their turn. */
     private static final long READ_BUDGET = 1 << 20;
     private static final int MAX_PIECES = 62;

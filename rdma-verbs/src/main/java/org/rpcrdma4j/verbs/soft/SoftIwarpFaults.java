@@ -31,6 +31,10 @@ public interface SoftIwarpFaults {
     /** Sends only the first half of the next FPDU, then drops the connection (the peer sees it end mid-FPDU). */
     void truncateNextFrame();
 
-    /** Holds back all transmission of this queue pair for {@code delay} (receiving goes on). */
+    /**
+     * Holds back all transmission of this queue pair for {@code delay} (receiving goes on). Unlike the other faults,
+     * returns only once the delay is in effect (except when called on an engine thread), so that what the caller
+     * posts next is held back.
+     */
     void delayTransmit(Duration delay);
 }

@@ -164,7 +164,11 @@ public final class SoftQp implements QueuePair, Engine.Handler {
         } else if (s == QpState.RTS && outboundBytes(chain) <= POSTER_TRANSMIT_MAX_BYTES
                 && engine.tryClaimWithoutTasks()) {
             try {
-                onScheduled();
+                if (tx.idleForPoster()) {
+                    onScheduled();
+                } else {
+                    engine.schedule(this); // output in progress: the engine finishes it (woken on release)
+                }
             } catch (RuntimeException e) {
                 LOG.warn("queue pair {} failed", qpNum, e);
                 onInternalError(e);

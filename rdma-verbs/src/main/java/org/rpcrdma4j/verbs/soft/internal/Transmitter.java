@@ -155,6 +155,15 @@ final class Transmitter {
         }
     }
 
+    /**
+     * Whether nothing is being written: no FPDU staged or half sent, no Read Response waiting, no wait for the socket
+     * to drain. A posting thread transmits only then (its own small chain); otherwise the output in progress (a
+     * mebibyte Read Response, a full socket) is the engine's to finish. Engine or claim holder only.
+     */
+    boolean idleForPoster() {
+        return gather.count() == 0 && !segOpen && !writeInterest && qp.irq.isEmpty();
+    }
+
     private void pumpOnce() {
         if (channel == null || finished) {
             return;

@@ -282,11 +282,6 @@ public final class Nfs3Program implements RpcDispatchable {
                 for (int i = 0; i < res.pieces.length; i++) {
                     res.pieces[i] = range.piece(i);
                 }
-                res.pieceCount = res.pieces.length;
-                if (res.pieceCount == 0) {
-                    res.pieces = null;
-                    res.data = ByteBuffer.allocate(0);
-                }
                 return;
             }
             ReadBuffer buffer = readBuffers.allocate(call, count);

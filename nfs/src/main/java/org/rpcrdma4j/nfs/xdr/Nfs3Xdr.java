@@ -153,11 +153,12 @@ public final class Nfs3Xdr {
     }
 
     /**
-     * Encodes the bytes of {@code pieces[0..count)} (each from its position to its limit, in order) as one
+     * Encodes the bytes of {@code pieces} (each from its position to its limit, in order; none for no bytes) as one
      * variable-length opaque, by reference when the stream is an oncrpc4j {@link Xdr} (the pieces must stay unchanged
      * until the message has been sent), else copied.
      */
-    public static void encodeDataShallow(XdrEncodingStream xdr, ByteBuffer[] pieces, int count) {
+    public static void encodeDataShallow(XdrEncodingStream xdr, ByteBuffer[] pieces) {
+        int count = pieces.length;
         if (count == 1) {
             encodeDataShallow(xdr, pieces[0]);
             return;

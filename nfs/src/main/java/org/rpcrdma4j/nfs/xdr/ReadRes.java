@@ -19,11 +19,10 @@ public final class ReadRes extends Nfs3Result implements DdpResult {
     /** Server side: the bytes read (when {@link #pieces} is null). */
     public ByteBuffer data;
     /**
-     * Server side, instead of {@link #data}: the bytes as several buffers in order ({@code pieces[0..pieceCount)}),
-     * each from its position to its limit; sent by reference like {@link #data}.
+     * Server side, instead of {@link #data}: the bytes as several buffers in order (none for no bytes), each from its
+     * position to its limit; sent by reference like {@link #data}.
      */
     public ByteBuffer[] pieces;
-    public int pieceCount;
     /** Client side: where the bytes go. */
     public ByteBuf sink;
 
@@ -89,7 +88,7 @@ public final class ReadRes extends Nfs3Result implements DdpResult {
             xdr.xdrEncodeInt((int) count);
             xdr.xdrEncodeBoolean(eof);
             if (pieces != null) {
-                Nfs3Xdr.encodeDataShallow(xdr, pieces, pieceCount);
+                Nfs3Xdr.encodeDataShallow(xdr, pieces);
             } else {
                 Nfs3Xdr.encodeDataShallow(xdr, data);
             }

@@ -7,8 +7,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.EnumMap;
+import java.util.EnumSet;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 import org.HdrHistogram.Histogram;
@@ -55,7 +57,7 @@ public final class Harness {
                 case "--quick" -> config = new HarnessConfig(true, HarnessConfig.quickRun().warmup(),
                         HarnessConfig.quickRun().measure(), HarnessConfig.quickRun().fileBytes(),
                         config.outstanding(), config.only(), config.device(), config.jfr(), config.inline(),
-                        HarnessConfig.quickRun().settle());
+                        HarnessConfig.quickRun().settle(), HarnessConfig.quickRun().rounds());
                 case "--inline" -> config = config.withInline(Integer.parseInt(args[++i]));
                 case "--jfr" -> config = config.withJfr(Path.of(args[++i]));
                 case "--device" -> config = config.withDevice(args[++i]);
@@ -63,9 +65,10 @@ public final class Harness {
                 case "--warmup" -> config = config.withWindows(seconds(args[++i]), config.measure());
                 case "--measure" -> config = config.withWindows(config.warmup(), seconds(args[++i]));
                 case "--settle" -> config = config.withSettle(seconds(args[++i]));
+                case "--rounds" -> config = config.withRounds(Integer.parseInt(args[++i]));
                 default -> {
                     System.err.println("usage: Harness [--quick] [--only KEY-PART] [--warmup S] [--measure S] "
-                            + "[--settle S] [--device key=value,...] [--jfr DIR] [--inline BYTES]");
+                            + "[--settle S] [--rounds N] [--device key=value,...] [--jfr DIR] [--inline BYTES]");
                     System.exit(2);
                 }
             }
@@ -90,21 +93,31 @@ public final class Harness {
         Report report = new Report();
         WindowRecorder recorder = new WindowRecorder(config.jfr());
         if (config.only() == null || config.wireOnly()) {
-            if (config.runs(Report.WIRE_TCP)) {
-                progress.println("wire: raw NIO TCP");
-                wire(report, Report.WIRE_TCP, WireLimits.rawTcp(config));
-            }
-            if (config.runs(Report.WIRE_RDMA_WRITE)) {
-                progress.println("wire: soft iWARP RDMA WRITE");
-                wire(report, Report.WIRE_RDMA_WRITE, WireLimits.softRdma(config, Opcode.RDMA_WRITE));
-            }
-            if (config.runs(Report.WIRE_RDMA_READ)) {
-                progress.println("wire: soft iWARP RDMA READ");
-                wire(report, Report.WIRE_RDMA_READ, WireLimits.softRdma(config, Opcode.RDMA_READ));
-            }
-            if (config.runs(Report.WIRE_RDMA_SEND)) {
-                progress.println("wire: soft iWARP SEND");
-                wire(report, Report.WIRE_RDMA_SEND, WireLimits.softRdma(config, Opcode.SEND));
+            for (int round = 0; round < config.rounds(); round++) {
+                Duration warmup = config.warmupOf(round);
+                Duration window = config.roundWindow();
+                String of = config.rounds() > 1 ? " (round " + (round + 1) + " of " + config.rounds() + ")" : "";
+                if (config.runs(Report.WIRE_TCP)) {
+                    progress.println("wire: raw NIO TCP" + of);
+                    wire(report, Report.WIRE_TCP, WireLimits.rawTcp(warmup, window));
+                }
+                if (config.runs(Report.WIRE_RDMA_WRITE)) {
+                    progress.println("wire: soft iWARP RDMA WRITE" + of);
+                    wire(report, Report.WIRE_RDMA_WRITE,
+                            WireLimits.softRdma(config, Opcode.RDMA_WRITE, warmup, window));
+                }
+                if (config.runs(Report.WIRE_RDMA_READ)) {
+                    progress.println("wire: soft iWARP RDMA READ" + of);
+                    wire(report, Report.WIRE_RDMA_READ, WireLimits.softRdma(config, Opcode.RDMA_READ, warmup, window));
+                }
+                if (config.runs(Report.WIRE_RDMA_SEND)) {
+                    progress.println("wire: soft iWARP SEND" + of);
+                    wire(report, Report.WIRE_RDMA_SEND, WireLimits.softRdma(config, Opcode.SEND, warmup, window));
+                }
+                if (config.runs(Report.WIRE_COLD_TCP)) {
+                    progress.println("wire: raw NIO TCP moving the NFS rows' memory" + of);
+                    wire(report, Report.WIRE_COLD_TCP, WireLimits.coldTcp(warmup, window, config.fileBytes()));
+                }
             }
             if (config.wireOnly()) {
                 return report;
@@ -133,34 +146,48 @@ public final class Harness {
                     if (row == NfsRow.GETATTR_P99) {
                         continue; // measured with p50
                     }
-                    for (Client client : Client.values()) {
-                        String key = row.figure(client);
-                        if (!config.runs(key)) {
-                            continue;
-                        }
-                        NfsDriver driver = drivers.get(client);
-                        if (driver == null) {
-                            report.unavailable(key, emcUnavailable);
-                            if (row == NfsRow.GETATTR_P50) {
-                                report.unavailable(NfsRow.GETATTR_P99.figure(client), emcUnavailable);
+                    Map<Client, Histogram> latencies = new EnumMap<>(Client.class);
+                    Set<Client> failed = EnumSet.noneOf(Client.class);
+                    for (int round = 0; round < config.rounds(); round++) {
+                        for (Client client : Client.values()) {
+                            String key = row.figure(client);
+                            if (!config.runs(key) || failed.contains(client)) {
+                                continue;
                             }
-                            continue;
-                        }
-                        progress.println("nfs: " + key);
-                        try {
-                            if (row.latency()) {
-                                latency(config, driver, client, report, progress, recorder);
-                            } else {
-                                throughput(config, driver, row, client, report, progress, recorder);
+                            NfsDriver driver = drivers.get(client);
+                            if (driver == null) {
+                                report.unavailable(key, emcUnavailable);
+                                if (row == NfsRow.GETATTR_P50) {
+                                    report.unavailable(NfsRow.GETATTR_P99.figure(client), emcUnavailable);
+                                }
+                                continue;
                             }
-                        } catch (Exception e) {
-                            report.unavailable(key, key + " failed: " + e);
-                            if (row == NfsRow.GETATTR_P50) {
-                                report.unavailable(NfsRow.GETATTR_P99.figure(client), key + " failed: " + e);
+                            progress.println("nfs: " + key + (config.rounds() > 1
+                                    ? " (round " + (round + 1) + " of " + config.rounds() + ")" : ""));
+                            try {
+                                if (row.latency()) {
+                                    Histogram h = latency(config, round, driver, client, report, progress, recorder);
+                                    latencies.computeIfAbsent(client, c -> new Histogram(h.getHighestTrackableValue(),
+                                            h.getNumberOfSignificantValueDigits())).add(h);
+                                } else {
+                                    throughput(config, round, driver, row, client, report, progress, recorder);
+                                }
+                            } catch (Exception e) {
+                                failed.add(client);
+                                report.unavailable(key, key + " failed: " + e);
+                                if (row == NfsRow.GETATTR_P50) {
+                                    report.unavailable(NfsRow.GETATTR_P99.figure(client), key + " failed: " + e);
+                                }
+                                e.printStackTrace(progress);
                             }
-                            e.printStackTrace(progress);
                         }
                     }
+                    // p99 over every round's calls together: a tail needs the samples of the whole window
+                    latencies.forEach((client, h) -> {
+                        if (!failed.contains(client)) {
+                            report.put(NfsRow.GETATTR_P99.figure(client), h.getValueAtPercentile(99) / 1000.0);
+                        }
+                    });
                 }
             } finally {
                 drivers.values().forEach(NfsDriver::close);
@@ -179,20 +206,21 @@ public final class Harness {
         return report;
     }
 
-    private static void throughput(HarnessConfig config, NfsDriver driver, NfsRow row, Client client, Report report,
-                                   PrintStream progress, WindowRecorder recorder) throws Exception {
+    private static void throughput(HarnessConfig config, int round, NfsDriver driver, NfsRow row, Client client,
+                                   Report report, PrintStream progress, WindowRecorder recorder) throws Exception {
         try (NfsDriver.Load load = driver.load(row, config.outstanding())) {
             if (load.limitation() != null) {
                 report.note(row.figure(client), load.limitation());
             }
-            load.run(System.nanoTime() + config.warmup().toNanos());
-            JitSettle.Outcome settled = JitSettle.settle(load::run, config.settle());
-            recorder.start(row.figure(client));
+            load.run(System.nanoTime() + config.warmupOf(round).toNanos());
+            JitSettle.Outcome settled = round == 0 ? JitSettle.settle(load::run, config.settle())
+                    : JitSettle.Outcome.NOT_NEEDED;
+            recorder.start(row.figure(client) + roundSuffix(config, round));
             long j0 = JitSettle.compilationMillis();
             long a0 = Allocation.total();
             long c0 = Allocation.cpu();
             long t0 = System.nanoTime();
-            long calls = load.run(t0 + config.measure().toNanos());
+            long calls = load.run(t0 + config.roundWindow().toNanos());
             long t1 = System.nanoTime();
             long c1 = Allocation.cpu();
             long a1 = Allocation.total();
@@ -209,21 +237,23 @@ public final class Harness {
         }
     }
 
-    private static void latency(HarnessConfig config, NfsDriver driver, Client client, Report report,
-                                PrintStream progress, WindowRecorder recorder) throws Exception {
+    /** One round of GETATTR round trips; puts its p50 and costs, returns its histogram (for the p99 of all rounds). */
+    private static Histogram latency(HarnessConfig config, int round, NfsDriver driver, Client client, Report report,
+                                     PrintStream progress, WindowRecorder recorder) throws Exception {
         JitSettle.Slice warmup = deadline -> {
             while (System.nanoTime() < deadline) {
                 driver.getattr();
             }
         };
-        warmup.run(System.nanoTime() + config.warmup().toNanos());
-        JitSettle.Outcome settled = JitSettle.settle(warmup, config.settle());
+        warmup.run(System.nanoTime() + config.warmupOf(round).toNanos());
+        JitSettle.Outcome settled = round == 0 ? JitSettle.settle(warmup, config.settle())
+                : JitSettle.Outcome.NOT_NEEDED;
         Histogram histogram = new Histogram(TimeUnit.SECONDS.toNanos(10), 3);
-        recorder.start(NfsRow.GETATTR_P50.figure(client));
+        recorder.start(NfsRow.GETATTR_P50.figure(client) + roundSuffix(config, round));
         long j0 = JitSettle.compilationMillis();
         long a0 = Allocation.total();
         long c0 = Allocation.cpu();
-        long end = System.nanoTime() + config.measure().toNanos();
+        long end = System.nanoTime() + config.roundWindow().toNanos();
         long calls = 0;
         long now;
         while ((now = System.nanoTime()) < end) {
@@ -236,11 +266,15 @@ public final class Harness {
         long j1 = JitSettle.compilationMillis();
         recorded(recorder.stop(), progress);
         progress.printf(Locale.ROOT, "  %s: %d calls in %.2f s%s%n", NfsRow.GETATTR_P50.figure(client), calls,
-                config.measure().toNanos() / 1e9, warmupNote(settled, j1 - j0));
+                config.roundWindow().toNanos() / 1e9, warmupNote(settled, j1 - j0));
         report.put(NfsRow.GETATTR_P50.figure(client), histogram.getValueAtPercentile(50) / 1000.0);
-        report.put(NfsRow.GETATTR_P99.figure(client), histogram.getValueAtPercentile(99) / 1000.0);
         report.put(NfsRow.GETATTR_P50.allocation(client), Math.max(0, a1 - a0) / (double) Math.max(1, calls));
         report.put(NfsRow.GETATTR_P50.cpu(client), (c1 - c0) / 1000.0 / Math.max(1, calls));
+        return histogram;
+    }
+
+    private static String roundSuffix(HarnessConfig config, int round) {
+        return config.rounds() > 1 ? ".round" + (round + 1) : "";
     }
 
     private static String warmupNote(JitSettle.Outcome settled, long jitMillis) {

@@ -26,9 +26,15 @@ import java.util.Objects;
  *                    both sides' default
  * @param settle      the most time a warm-up may be extended beyond {@code warmup} while the JIT compilers are still
  *                    busy ({@link JitSettle}); zero: the warm-up is exactly {@code warmup}
+ * @param rounds      how many times each figure is measured, its peers' figures in between (raw TCP and the device's
+ *                    rows in turn; RDMA, oncrpc4j TCP and EMC in turn for each NFS row), each time for
+ *                    {@code measure / rounds}: a figure is the median of its rounds and a ratio the median of the
+ *                    ratios within each round, so that a change in the machine's state during the run (the loopback
+ *                    reader's cache-hot and cache-cold modes, another process) moves both sides of a ratio alike
  */
 public record HarnessConfig(boolean quick, Duration warmup, Duration measure, long fileBytes, int outstanding,
-                            String only, Map<String, String> device, Path jfr, int inline, Duration settle) {
+                            String only, Map<String, String> device, Path jfr, int inline, Duration settle,
+                            int rounds) {
 
     public HarnessConfig {
         Objects.requireNonNull(warmup, "warmup");
@@ -50,30 +56,34 @@ public record HarnessConfig(boolean quick, Duration warmup, Duration measure, lo
         if (settle.isNegative()) {
             throw new IllegalArgumentException("settle must not be negative: " + settle);
         }
+        if (rounds < 1 || rounds > 20) {
+            throw new IllegalArgumentException("rounds within 1..20: " + rounds);
+        }
     }
 
     /**
-     * 3 s warm-up (extended by up to 30 s while the JIT is still compiling) and 5 s window per figure, a 64 MiB
-     * file, 16 outstanding: about three minutes in all on an idle machine.
+     * 3 s warm-up (extended by up to 30 s while the JIT is still compiling) and 6 s window per figure in three rounds
+     * of 2 s, a 64 MiB file, 16 outstanding: about five minutes in all on an idle machine.
      */
     public static HarnessConfig fullRun() {
-        return new HarnessConfig(false, Duration.ofSeconds(3), Duration.ofSeconds(5), 64L << 20, 16, null, Map.of(),
-                null, 4096, Duration.ofSeconds(30));
+        return new HarnessConfig(false, Duration.ofSeconds(3), Duration.ofSeconds(6), 64L << 20, 16, null, Map.of(),
+                null, 4096, Duration.ofSeconds(30), 3);
     }
 
-    /** A smoke run of a few seconds: every row is measured, briefly. */
+    /** A smoke run of a few seconds: every row is measured, briefly, in two rounds. */
     public static HarnessConfig quickRun() {
         return new HarnessConfig(true, Duration.ofMillis(150), Duration.ofMillis(250), 16L << 20, 16, null, Map.of(),
-                null, 4096, Duration.ZERO);
+                null, 4096, Duration.ZERO, 2);
     }
 
     public HarnessConfig withWindows(Duration newWarmup, Duration newMeasure) {
         return new HarnessConfig(quick, newWarmup, newMeasure, fileBytes, outstanding, only, device, jfr, inline,
-                settle);
+                settle, rounds);
     }
 
     public HarnessConfig withOnly(String filter) {
-        return new HarnessConfig(quick, warmup, measure, fileBytes, outstanding, filter, device, jfr, inline, settle);
+        return new HarnessConfig(quick, warmup, measure, fileBytes, outstanding, filter, device, jfr, inline, settle,
+                rounds);
     }
 
     /** With software device options parsed from {@code key=value,key=value}. */
@@ -86,23 +96,46 @@ public record HarnessConfig(boolean quick, Duration warmup, Duration measure, lo
             }
             map.put(kv.substring(0, eq).trim(), kv.substring(eq + 1).trim());
         }
-        return new HarnessConfig(quick, warmup, measure, fileBytes, outstanding, only, map, jfr, inline, settle);
+        return new HarnessConfig(quick, warmup, measure, fileBytes, outstanding, only, map, jfr, inline, settle,
+                rounds);
     }
 
     /** Recording each measured NFS window into {@code directory}. */
     public HarnessConfig withJfr(Path directory) {
         return new HarnessConfig(quick, warmup, measure, fileBytes, outstanding, only, device, directory, inline,
-                settle);
+                settle, rounds);
     }
 
     /** With both sides' inline thresholds at {@code bytes}. */
     public HarnessConfig withInline(int bytes) {
-        return new HarnessConfig(quick, warmup, measure, fileBytes, outstanding, only, device, jfr, bytes, settle);
+        return new HarnessConfig(quick, warmup, measure, fileBytes, outstanding, only, device, jfr, bytes, settle,
+                rounds);
     }
 
     /** With warm-ups extended by at most {@code max} while the JIT compilers are busy (zero: never). */
     public HarnessConfig withSettle(Duration max) {
-        return new HarnessConfig(quick, warmup, measure, fileBytes, outstanding, only, device, jfr, inline, max);
+        return new HarnessConfig(quick, warmup, measure, fileBytes, outstanding, only, device, jfr, inline, max,
+                rounds);
+    }
+
+    /** Measuring each figure in {@code n} rounds. */
+    public HarnessConfig withRounds(int n) {
+        return new HarnessConfig(quick, warmup, measure, fileBytes, outstanding, only, device, jfr, inline, settle, n);
+    }
+
+    /**
+     * The windows of round {@code round} (from 0) of a figure: the whole warm-up before the first, a short one
+     * (at most a second: the code is compiled, only the connection and caches need it) before each later one; the
+     * measured window is {@code measure / rounds}.
+     */
+    Duration warmupOf(int round) {
+        Duration again = warmup.compareTo(Duration.ofSeconds(1)) < 0 ? warmup : Duration.ofSeconds(1);
+        return round == 0 ? warmup : again;
+    }
+
+    /** The measured window of one round. */
+    Duration roundWindow() {
+        return measure.dividedBy(rounds);
     }
 
     /** The prefix of the {@code only} values that run wire rows alone. */

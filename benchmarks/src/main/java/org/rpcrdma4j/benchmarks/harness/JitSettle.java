@@ -105,5 +105,7 @@ final class JitSettle {
      * @param settled    whether the JIT went quiet within the bound
      */
     record Outcome(long extraNanos, boolean settled) {
+        /** A warm-up that was not extended because an earlier round of the same figure had settled the JIT. */
+        static final Outcome NOT_NEEDED = new Outcome(0, true);
     }
 }

@@ -7,6 +7,7 @@ import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
+import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.rpcrdma4j.benchmarks.verbs.VerbsPair;
@@ -34,21 +35,34 @@ final class WireLimits {
 
     /** Reader buffer sizes tried for the raw TCP row; the best counts (the copy out of the socket is cache-bound). */
     static final int[] READ_SIZES = {64 << 10, 256 << 10, 1 << 20};
+    /** Sinks the cold row's reader fills in turn: as many as the NFS rows keep calls in flight by default. */
+    static final int COLD_SINKS = 16;
 
     /**
-     * MiB/s of 1 MiB writes from one thread, drained by another, over loopback TCP: the best of three runs whose
-     * reader reads 64 KiB, 256 KiB and 1 MiB at a time (each a third of the window, after its own warm-up).
+     * MiB/s of 1 MiB writes of one buffer from one thread, drained by another, over loopback TCP: the best of three
+     * runs whose reader reads 64 KiB, 256 KiB and 1 MiB at a time into one buffer (each a third of the window,
+     * after its own warm-up). Everything stays in the caches: the most loopback TCP does here.
      */
-    static Rate rawTcp(HarnessConfig config) throws IOException, InterruptedException {
+    static Rate rawTcp(Duration warmup, Duration measure) throws IOException, InterruptedException {
         Rate best = null;
         for (int readSize : READ_SIZES) {
-            Rate r = rawTcp(config.warmup().toNanos() / READ_SIZES.length,
-                    config.measure().toNanos() / READ_SIZES.length, readSize);
+            Rate r = rawTcp(warmup.toNanos() / READ_SIZES.length, measure.toNanos() / READ_SIZES.length, SIZE,
+                    readSize, 1);
             if (best == null || r.mibPerSecond() > best.mibPerSecond()) {
                 best = r;
             }
         }
         return best;
+    }
+
+    /**
+     * MiB/s of loopback TCP moving the memory the NFS 1 MiB rows move: 1 MiB writes taken in turn from a
+     * {@code sourceBytes} buffer (the file's size), read 64 KiB at a time into {@value #COLD_SINKS} sinks of 1 MiB in
+     * turn (the calls in flight); the copies in and out of the socket now miss the caches, as the NFS rows' do.
+     */
+    static Rate coldTcp(Duration warmup, Duration measure, long sourceBytes) throws IOException, InterruptedException {
+        return rawTcp(warmup.toNanos(), measure.toNanos(), (int) Math.min(sourceBytes, 1 << 30), 64 << 10,
+                COLD_SINKS);
     }
 
     /** A wire row's figures: payload MiB/s, and process CPU time per MiB moved (µs). */
@@ -59,7 +73,11 @@ final class WireLimits {
         }
     }
 
-    private static Rate rawTcp(long warmupNanos, long measureNanos, int readSize)
+    /**
+     * 1 MiB writes from a {@code sourceBytes} buffer in turn, drained by a thread reading {@code readSize} bytes at a
+     * time into {@code sinks} buffers of 1 MiB in turn.
+     */
+    private static Rate rawTcp(long warmupNanos, long measureNanos, int sourceBytes, int readSize, int sinks)
             throws IOException, InterruptedException {
         try (ServerSocketChannel server = ServerSocketChannel.open()
                 .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
@@ -68,28 +86,44 @@ final class WireLimits {
             writer.setOption(StandardSocketOptions.TCP_NODELAY, true);
             AtomicLong received = new AtomicLong();
             Thread drain = new Thread(() -> {
-                ByteBuffer sink = ByteBuffer.allocateDirect(readSize);
+                ByteBuffer sink = ByteBuffer.allocateDirect(sinks == 1 ? readSize : sinks * SIZE);
+                long at = 0;
                 try {
                     int n;
-                    while ((n = reader.read(sink.clear())) >= 0) {
-                        received.addAndGet(n);
-                    }
+                    do {
+                        if (sinks == 1) {
+                            sink.clear();
+                        } else {
+                            int base = (int) ((at / SIZE) % sinks) * SIZE;
+                            int offset = (int) (at % SIZE);
+                            sink.limit(base + Math.min(SIZE, offset + readSize)).position(base + offset);
+                        }
+                        n = reader.read(sink);
+                        if (n > 0) {
+                            at += n;
+                            received.addAndGet(n);
+                        }
+                    } while (n >= 0);
                 } catch (IOException e) {
                     // the writer closed: done
                 }
             }, "harness-tcp-drain");
             drain.start();
-            ByteBuffer source = ByteBuffer.allocateDirect(SIZE);
+            ByteBuffer source = ByteBuffer.allocateDirect(sourceBytes);
+            for (int i = 0; i < sourceBytes; i += 4096) {
+                source.put(i, (byte) i); // touch every page before the window
+            }
+            int[] next = {0};
             long warm = System.nanoTime() + warmupNanos;
             while (System.nanoTime() < warm) {
-                writeFully(writer, source);
+                writeNext(writer, source, next);
             }
             long r0 = received.get();
             long c0 = Harness.Allocation.cpu();
             long t0 = System.nanoTime();
             long end = t0 + measureNanos;
             while (System.nanoTime() < end) {
-                writeFully(writer, source);
+                writeNext(writer, source, next);
             }
             long r1 = received.get();
             long t1 = System.nanoTime();
@@ -100,18 +134,21 @@ final class WireLimits {
         }
     }
 
-    private static void writeFully(SocketChannel channel, ByteBuffer source) throws IOException {
-        source.clear();
+    /** Writes the next 1 MiB of {@code source} (from its start again at its end). */
+    private static void writeNext(SocketChannel channel, ByteBuffer source, int[] next) throws IOException {
+        int base = next[0];
+        source.limit(base + SIZE).position(base);
         while (source.hasRemaining()) {
             channel.write(source);
         }
+        next[0] = base + SIZE >= source.capacity() ? 0 : base + SIZE;
     }
 
     /**
      * MiB/s of 1 MiB RDMA WRITEs, RDMA READs or SENDs ({@code opcode}), {@value #RDMA_DEPTH} in flight. For SENDs the
      * server keeps {@value #SEND_RECEIVES} receives of 1 MiB posted, reposting each one as its completion is polled.
      */
-    static Rate softRdma(HarnessConfig config, Opcode opcode) throws Exception {
+    static Rate softRdma(HarnessConfig config, Opcode opcode, Duration warmup, Duration measure) throws Exception {
         boolean send = opcode == Opcode.SEND;
         try (VerbsPair pair = new VerbsPair(config.device(), send ? SEND_RECEIVES : RDMA_DEPTH * 2)) {
             int rw = Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ;
@@ -138,12 +175,12 @@ final class WireLimits {
             }
             long[] completed = new long[1];
             int[] outstanding = new int[1];
-            long warm = System.nanoTime() + config.warmup().toNanos();
+            long warm = System.nanoTime() + warmup.toNanos();
             pump(pair, wr, recv, batch, completed, outstanding, warm);
             long done0 = completed[0];
             long c0 = Harness.Allocation.cpu();
             long t0 = System.nanoTime();
-            pump(pair, wr, recv, batch, completed, outstanding, t0 + config.measure().toNanos());
+            pump(pair, wr, recv, batch, completed, outstanding, t0 + measure.toNanos());
             long done1 = completed[0];
             long t1 = System.nanoTime();
             long c1 = Harness.Allocation.cpu();

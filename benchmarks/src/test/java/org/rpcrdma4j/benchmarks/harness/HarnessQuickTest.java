@@ -24,7 +24,8 @@ class HarnessQuickTest {
         System.err.println(markdown);
 
         for (String wire : new String[] {Report.WIRE_TCP, Report.WIRE_RDMA_WRITE, Report.WIRE_RDMA_READ,
-            Report.WIRE_RDMA_SEND}) {
+            Report.WIRE_RDMA_SEND, Report.WIRE_COLD_TCP}) {
+            assertThat(report.rounds(wire)).as(wire).hasSize(config.rounds());
             assertThat(report.figure(wire)).as(wire).isPresent();
             assertThat(report.figure(wire).getAsDouble()).as(wire).isPositive();
             assertThat(report.figure(Report.cpuPerMib(wire)).orElseThrow()).as(wire + " CPU").isPositive();
@@ -43,6 +44,8 @@ class HarnessQuickTest {
                 assertThat(report.unavailable()).as(key).doesNotContainKey(key);
                 assertThat(report.figure(key)).as(key).isPresent();
                 assertThat(report.figure(key).getAsDouble()).as(key).isPositive();
+                // every round measured (p99: once, over the calls of all rounds)
+                assertThat(report.rounds(key)).as(key).hasSize(row == NfsRow.GETATTR_P99 ? 1 : config.rounds());
                 if (row != NfsRow.GETATTR_P99) {
                     assertThat(report.figure(row.allocation(client))).as(row.allocation(client)).isPresent();
                     assertThat(report.figure(row.cpu(client)).orElseThrow()).as(row.cpu(client)).isPositive();

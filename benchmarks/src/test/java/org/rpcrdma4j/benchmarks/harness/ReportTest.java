@@ -39,6 +39,37 @@ class ReportTest {
     }
 
     @Test
+    void figuresInRoundsAreMediansAndRatiosAreTakenWithinEachRound() {
+        Report r = new Report();
+        // raw TCP's mode changes between rounds; the device follows it
+        double[] tcp = {4000, 2000, 3000};
+        double[] write = {3200, 1800, 2850};
+        for (int i = 0; i < 3; i++) {
+            r.put(Report.WIRE_TCP, tcp[i]);
+            r.put(Report.WIRE_RDMA_WRITE, write[i]);
+        }
+        assertThat(r.figure(Report.WIRE_TCP).orElseThrow()).isEqualTo(3000);
+        assertThat(r.figure(Report.WIRE_RDMA_WRITE).orElseThrow()).isEqualTo(2850);
+        assertThat(r.rounds(Report.WIRE_TCP)).containsExactly(4000.0, 2000.0, 3000.0);
+        // within rounds 0.80, 0.90, 0.95: median 0.90 (the medians' ratio would be 0.95)
+        assertThat(r.ratios(Report.WIRE_RDMA_WRITE, Report.WIRE_TCP)).containsExactly(0.9, 0.8, 0.95);
+        String md = r.toMarkdown(HarnessConfig.quickRun());
+        assertThat(md).contains("| soft iWARP RDMA WRITE, 8 in flight | 2,850 | 0.90× (0.80-0.95) |");
+        assertThat(md).contains("| 3,000 | 1.00× |");
+
+        // an even number of rounds: the mean of the middle two; the targets judge the median ratio
+        Report g = figures(1500, 1000, 50, 40);
+        g.put(NfsRow.GETATTR_P50.figure(Client.RDMA), 30);
+        g.put(NfsRow.GETATTR_P50.figure(Client.TCP), 40);
+        assertThat(g.figure(NfsRow.GETATTR_P50.figure(Client.RDMA)).orElseThrow()).isEqualTo(40);
+        assertThat(g.toMarkdown(HarnessConfig.fullRun()))
+                .contains("| GETATTR p50 over RDMA ≤ 1.0× oncrpc4j TCP | 1.00× (0.75-1.25) | met |");
+        // rounds missing on one side: the ratio of the figures
+        g.put(Report.WIRE_RDMA_READ, 1000);
+        assertThat(g.ratios(Report.WIRE_RDMA_READ, Report.WIRE_TCP)).containsExactly(0.5);
+    }
+
+    @Test
     void quickRunsJudgeNoTargets() {
         assertThat(figures(1500, 1000, 50, 40).toMarkdown(HarnessConfig.quickRun())).doesNotContain("#### Targets");
     }

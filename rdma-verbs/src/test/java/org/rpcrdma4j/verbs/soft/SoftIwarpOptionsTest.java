@@ -41,7 +41,7 @@ class SoftIwarpOptionsTest {
                 Map.entry("readyToReceive", "no"), Map.entry("wakeResponder", "off")));
         assertThat(o).isEqualTo(new SoftIwarpOptions("x", true, 1, 100, 3,
                 EnumSet.of(DeviceCapability.FAST_REG, DeviceCapability.LOCAL_INV), Duration.ofMillis(250), false,
-                65536, false, false));
+                65536, false, false, true, Duration.ofMillis(1)));
         assertThat(SoftIwarpOptions.parse(o.toMap())).isEqualTo(o);
     }
 

@@ -92,6 +92,10 @@ final class Receiver {
     private int sendOpcode;
     private int sendInvalidateStag;
     private boolean seenFirst;
+    /** The last FPDU was a whole Send of one small segment that completed a receive (see {@link ProbeHold}). */
+    private boolean wholeSendDone;
+    /** The FPDU being handled came right behind such a Send. */
+    private boolean behindWholeSend;
     /**
      * The last read got less than it had room for: the socket was empty then, so the next read would most likely
      * find nothing (a wasted system call); what arrives later makes the socket readable again.
@@ -255,6 +259,9 @@ final class Receiver {
             }
         }
         seg.decode(hdr);
+        behindWholeSend = wholeSendDone;
+        wholeSendDone = false;
+        qp.hold.onPeerFpdu();
         if (!seenFirst) {
             seenFirst = true;
             qp.onFirstFpdu();
@@ -427,6 +434,7 @@ final class Receiver {
                     "Read Request beyond the IRD of " + qp.irq.limit());
             return;
         }
+        boolean alone = qp.irq.isEmpty();
         ReadEntry e = qp.irq.push();
         e.msn = seg.msn;
         e.sinkStag = seg.sinkStag;
@@ -436,7 +444,10 @@ final class Receiver {
         e.sourceTo = seg.sourceTo;
         expectedMsn[Ddp.QN_READ_REQUEST]++;
         resetHeader(Fpdu.fpduLength(seg.ulpduLength));
-        qp.readRequestQueued();
+        boolean probe = e.size == 0 && e.sinkStag == Transmitter.NULL_STAG && e.sourceStag == Transmitter.NULL_STAG;
+        if (!(probe && alone && qp.hold.offer(behindWholeSend))) {
+            qp.readRequestQueued();
+        }
     }
 
     private void sendSegment(int op) {
@@ -682,6 +693,7 @@ final class Receiver {
                 RecvWqe recv = currentRecv;
                 currentRecv = null;
                 qp.sendReceived(recv, seg.mo + payloadLength, sendOpcode, sendInvalidateStag, seg);
+                wholeSendDone = seg.mo == 0 && payloadLength <= ProbeHold.MAX_SEND_BYTES;
             }
         }
         destRegion = null;

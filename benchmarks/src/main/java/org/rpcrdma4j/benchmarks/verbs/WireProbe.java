@@ -17,6 +17,7 @@ import org.rpcrdma4j.verbs.RegisteredMemory;
 import org.rpcrdma4j.verbs.SendWorkRequest;
 import org.rpcrdma4j.verbs.WcStatus;
 import org.rpcrdma4j.verbs.WorkCompletion;
+import org.rpcrdma4j.verbs.soft.internal.SoftQp;
 
 /**
  * Moves a fixed number of messages over the software device (or raw loopback TCP) and prints the CPU time they took,
@@ -89,6 +90,12 @@ public final class WireProbe {
             run(pair, wr, recv, batch, count, depth);
             report(opcode.name(), size, count, System.nanoTime() - t0, cpu() - c0);
             Threads.sample().printSince(before, count);
+            if (pair.server instanceof SoftQp soft) {
+                System.out.printf(Locale.ROOT, "  responder's probe answers (both runs): %d held, %d sent with other "
+                                + "output (%d by a posting thread), %d sent when the hold expired%n",
+                        soft.probeAnswersHeld(), soft.probeAnswersCarried(), soft.probeAnswersCarriedByPoster(),
+                        soft.probeAnswerHoldsExpired());
+            }
         }
     }
 

@@ -11,7 +11,8 @@ import org.rpcrdma4j.verbs.QpState;
  * A probe is held only when all of these hold: the option is on; it is a zero-length Read Request of the probe's
  * form (sink and source STag {@value Transmitter#NULL_STAG}), so never a consumer's RDMA Read; it arrived right behind
  * an untagged Send that came whole in one segment of at most {@value #MAX_SEND_BYTES} bytes and completed a posted
- * receive; no other Read Request waits to be answered (the IRQ was empty, so RDMAP's response order is kept: the
+ * receive, and this side started no message of its send queue in between (else the reply may already be gone, and
+ * nothing would carry the answer); no other Read Request waits to be answered (the IRQ was empty, so RDMAP's response order is kept: the
  * held answer is the only one); and the last hold was not ended by the bound (see below).
  * <p>
  * A held answer is released — put back in line for the transmitter, which answers it before anything else it
@@ -42,6 +43,8 @@ final class ProbeHold {
     private final Engine.Timer timer;
 
     private boolean held;
+    /** The last FPDU from the peer was a whole small Send that completed a receive, and we sent no message since. */
+    private boolean sendDone;
     /** Whether the last hold ended by the bound: holding is suspended (see the class comment). */
     private boolean suspended;
     /** While suspended: a probe that came behind a Send was just answered at once, nothing came from the peer since. */
@@ -82,13 +85,25 @@ final class ProbeHold {
         return true;
     }
 
-    /** An FPDU from the peer begins: a held answer goes now (the peer is streaming), before the FPDU is handled. */
-    void onPeerFpdu() {
+    /**
+     * An FPDU from the peer begins: a held answer goes now (the peer is streaming), before the FPDU is handled.
+     * Returns whether it comes right behind a whole small Send that completed a receive, with no message of our send
+     * queue started since.
+     */
+    boolean onPeerFpdu() {
+        boolean behindSend = sendDone;
+        sendDone = false;
         answeredBehindSend = false;
         if (held) {
             release();
             qp.engine.schedule(qp);
         }
+        return behindSend;
+    }
+
+    /** A Send of one segment of at most {@value #MAX_SEND_BYTES} bytes from the peer just completed a receive. */
+    void onWholeSend() {
+        sendDone = true;
     }
 
     /** The transmitter has other output: a held answer joins it. Returns whether one was held. */
@@ -104,8 +119,14 @@ final class ProbeHold {
         return true;
     }
 
-    /** The transmitter starts a message of the send queue: in the request/response shape, holding resumes. */
+    /**
+     * The transmitter starts a message of the send queue. A probe that comes after it is not held: if the Send before
+     * the probe was a request, this may well be its reply, already gone, and nothing else may follow to carry the
+     * answer (a peer whose probe arrives late would otherwise get every answer one reply late). In the
+     * request/response shape, holding resumes.
+     */
     void onSendQueueMessage() {
+        sendDone = false;
         if (answeredBehindSend) {
             answeredBehindSend = false;
             suspended = false;
@@ -117,6 +138,7 @@ final class ProbeHold {
         if (held) {
             release();
         }
+        sendDone = false;
         answeredBehindSend = false;
     }
 

@@ -92,9 +92,7 @@ final class Receiver {
     private int sendOpcode;
     private int sendInvalidateStag;
     private boolean seenFirst;
-    /** The last FPDU was a whole Send of one small segment that completed a receive (see {@link ProbeHold}). */
-    private boolean wholeSendDone;
-    /** The FPDU being handled came right behind such a Send. */
+    /** The FPDU being handled came right behind a whole small Send, with nothing sent since (see {@link ProbeHold}). */
     private boolean behindWholeSend;
     /**
      * The last read got less than it had room for: the socket was empty then, so the next read would most likely
@@ -259,9 +257,7 @@ final class Receiver {
             }
         }
         seg.decode(hdr);
-        behindWholeSend = wholeSendDone;
-        wholeSendDone = false;
-        qp.hold.onPeerFpdu();
+        behindWholeSend = qp.hold.onPeerFpdu();
         if (!seenFirst) {
             seenFirst = true;
             qp.onFirstFpdu();
@@ -693,7 +689,9 @@ final class Receiver {
                 RecvWqe recv = currentRecv;
                 currentRecv = null;
                 qp.sendReceived(recv, seg.mo + payloadLength, sendOpcode, sendInvalidateStag, seg);
-                wholeSendDone = seg.mo == 0 && payloadLength <= ProbeHold.MAX_SEND_BYTES;
+                if (seg.mo == 0 && payloadLength <= ProbeHold.MAX_SEND_BYTES) {
+                    qp.hold.onWholeSend();
+                }
             }
         }
         destRegion = null;

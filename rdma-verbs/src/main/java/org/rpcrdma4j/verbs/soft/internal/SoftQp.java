@@ -303,6 +303,7 @@ public final class SoftQp implements QueuePair, Engine.Handler {
             return;
         }
         disconnectOnEngine();
+        logHolds();
         state = QpState.CLOSED;
         sendCq.detach();
         recvCq.detach();
@@ -319,11 +320,20 @@ public final class SoftQp implements QueuePair, Engine.Handler {
         }
         enterError(TEARDOWN_ABORT, ConnectionEventType.DEVICE_REMOVAL, null);
         closeChannel(true);
+        logHolds();
         if (state != QpState.CLOSED) {
             state = QpState.CLOSED;
             sendCq.detach();
             recvCq.detach();
             pd.queuePairClosed();
+        }
+    }
+
+    private void logHolds() {
+        if (LOG.isDebugEnabled()) {
+            LOG.debug("queue pair {}: held {} probe answers: {} left with other output ({} by a posting thread), {} "
+                    + "when the hold expired", qpNum, hold.holds(), hold.carried(), hold.carriedByPoster(),
+                    hold.expired());
         }
     }
 

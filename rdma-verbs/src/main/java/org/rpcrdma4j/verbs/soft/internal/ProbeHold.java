@@ -11,7 +11,7 @@ import org.rpcrdma4j.verbs.QpState;
  * A probe is held only when all of these hold: the option is on; it is a zero-length Read Request of the probe's
  * form (sink and source STag {@value Transmitter#NULL_STAG}), so never a consumer's RDMA Read; it arrived right behind
  * an untagged Send that came whole in one segment of at most {@value #MAX_SEND_BYTES} bytes and completed a posted
- * receive, and this side started no message of its send queue in between (else the reply may already be gone, and
+ * receive, with nothing but Read Responses in between, and this side started no message of its send queue since (else the reply may already be gone, and
  * nothing would carry the answer); no other Read Request waits to be answered (the IRQ was empty, so RDMAP's response order is kept: the
  * held answer is the only one); and the last hold was not ended by the bound (see below).
  * <p>
@@ -20,7 +20,8 @@ import org.rpcrdma4j.verbs.QpState;
  * <ul>
  * <li>the transmitter has anything else to send on the queue pair (a send-queue message, its own probe, a
  * ready-to-receive frame): the answer goes into the same gather list, ahead of it ({@link #releaseForOutput});</li>
- * <li>any further FPDU arrives from the peer ({@link #onPeerFpdu}): the peer is streaming, not waiting;</li>
+ * <li>any further FPDU other than a Read Response arrives from the peer ({@link #onPeerFpdu}): the peer is
+ * streaming, not waiting;</li>
  * <li>the bound ({@code probeAnswerHoldMs}) expires: a reusable engine timer, armed per hold without allocating;</li>
  * <li>the queue pair is flushed or its connection closes ({@link #reset}): the IRQ is cleared with it, and the
  * peer's work requests are flushed on its side when the connection ends.</li>
@@ -88,10 +89,14 @@ final class ProbeHold {
     /**
      * An FPDU from the peer begins: a held answer goes now (the peer is streaming), before the FPDU is handled.
      * Returns whether it comes right behind a whole small Send that completed a receive, with no message of our send
-     * queue started since.
+     * queue started since. A Read Response (to our own Read or probe, which the peer may send right after its Send)
+     * is no sign of streaming and does not stand between a Send and the probe behind it.
      */
-    boolean onPeerFpdu() {
+    boolean onPeerFpdu(boolean readResponse) {
         boolean behindSend = sendDone;
+        if (readResponse) {
+            return false;
+        }
         sendDone = false;
         answeredBehindSend = false;
         if (held) {

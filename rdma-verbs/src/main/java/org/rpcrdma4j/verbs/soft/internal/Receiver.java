@@ -257,7 +257,7 @@ final class Receiver {
             }
         }
         seg.decode(hdr);
-        behindWholeSend = qp.hold.onPeerFpdu();
+        behindWholeSend = qp.hold.onPeerFpdu(seg.tagged && seg.opcode == Rdmap.READ_RESPONSE);
         if (!seenFirst) {
             seenFirst = true;
             qp.onFirstFpdu();

@@ -253,7 +253,11 @@ final class Transmitter {
             return false;
         }
         if (qp.hold.isHeld() && (rtrPending || sqHeadReady() || probeDue(false))) {
-            qp.hold.releaseForOutput(); // answered first below, in the same gather as what follows it
+            qp.hold.releaseForOutput();
+            // answered right after the next message, in the same gather: the peer handles its request (our reply)
+            // first and the answer's completions after it, off the request's path (Read Responses stay in order:
+            // the held answer is the only one)
+            irqBurst = IRQ_BURST;
         }
         if (rtrPending) {
             rtrPending = false;

@@ -253,11 +253,10 @@ final class Transmitter {
             return false;
         }
         if (qp.hold.isHeld() && (rtrPending || sqHeadReady() || probeDue(false))) {
+            // answered first, in the same gather as what follows it. Not after it: a peer that handles a request
+            // and posts its reply within the receive completion (on its engine) would then still have its probe
+            // outstanding, and send its next probe alone, after the reply
             qp.hold.releaseForOutput();
-            // answered right after the next message, in the same gather: the peer handles its request (our reply)
-            // first and the answer's completions after it, off the request's path (Read Responses stay in order:
-            // the held answer is the only one)
-            irqBurst = IRQ_BURST;
         }
         if (rtrPending) {
             rtrPending = false;

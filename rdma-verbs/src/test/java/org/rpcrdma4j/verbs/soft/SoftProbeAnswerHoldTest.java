@@ -1,6 +1,7 @@
 package org.rpcrdma4j.verbs.soft;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.util.Map;
 import java.util.concurrent.locks.LockSupport;
@@ -9,10 +10,13 @@ import java.util.function.LongSupplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.rpcrdma4j.verbs.Access;
+import org.rpcrdma4j.verbs.CompletionQueue;
 import org.rpcrdma4j.verbs.ConnectionEventType;
 import org.rpcrdma4j.verbs.RdmaDevice;
 import org.rpcrdma4j.verbs.RdmaProviders;
+import org.rpcrdma4j.verbs.RecvWorkRequest;
 import org.rpcrdma4j.verbs.RegisteredMemory;
+import org.rpcrdma4j.verbs.SendWorkRequest;
 import org.rpcrdma4j.verbs.WcOpcode;
 import org.rpcrdma4j.verbs.WcStatus;
 import org.rpcrdma4j.verbs.WorkCompletion;
@@ -89,6 +93,78 @@ class SoftProbeAnswerHoldTest extends VerbsFixture {
                 .as("a posting thread that transmits its reply itself carries the held answer").isPositive();
         SoftQp client = (SoftQp) c.client().qp;
         assertThat(client.probeAnswersHeld()).as("the client device does not hold").isZero();
+    }
+
+    /**
+     * Holding, carrying and releasing answers allocates nothing in steady state on any thread: request/response
+     * rounds, each with its probe held and carried by the reply, measured over the second half of the rounds.
+     */
+    @Test
+    void heldAnswersAllocateNothingInSteadyState() throws Exception {
+        assumeTrue(java.lang.management.ManagementFactory.getThreadMXBean()
+                instanceof com.sun.management.ThreadMXBean mx && mx.isThreadAllocatedMemorySupported(),
+                "this JVM cannot measure per-thread allocation");
+        com.sun.management.ThreadMXBean mx =
+                (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        Connection c = connect(new Sizes(64, 64, 1, 0, 256));
+        SoftQp server = (SoftQp) c.server().qp;
+        RegisteredMemory clientMem = register(c.client().pd, 512, Access.LOCAL_WRITE);
+        RegisteredMemory serverMem = register(c.server().pd, 512, Access.LOCAL_WRITE);
+        SendWorkRequest call = send(1, clientMem, 0, 128);
+        SendWorkRequest reply = send(2, serverMem, 0, 128);
+        RecvWorkRequest clientRecv = recv(3, clientMem, 256, 128);
+        RecvWorkRequest serverRecv = recv(4, serverMem, 256, 128);
+        WorkCompletion[] batch = new WorkCompletion[16];
+        for (int i = 0; i < batch.length; i++) {
+            batch[i] = new WorkCompletion();
+        }
+        int rounds = 10_000;
+        long[] threads = null;
+        long before = 0;
+        long heldBefore = 0;
+        for (int i = 0; i < rounds; i++) {
+            if (i == rounds / 2) {
+                threads = mx.getAllThreadIds();
+                heldBefore = server.probeAnswersHeld();
+                before = allocated(mx, threads);
+            }
+            c.server().qp.postRecv(serverRecv);
+            c.client().qp.postRecv(clientRecv);
+            c.client().qp.postSend(call);
+            awaitOne(c.server().recvCq, batch);
+            c.server().qp.postSend(reply);
+            awaitOne(c.client().recvCq, batch);
+            awaitOne(c.client().sendCq, batch); // came with the reply: the held answer was carried
+            awaitOne(c.server().sendCq, batch);
+        }
+        long bytes = allocated(mx, threads) - before;
+        assertThat(server.probeAnswersHeld() - heldBefore).as("every measured call's probe was held")
+                .isEqualTo(rounds - rounds / 2);
+        assertThat(bytes).as("bytes allocated in %d rounds, all threads", rounds - rounds / 2)
+                .isLessThan(rounds - rounds / 2);
+    }
+
+    /** Polls {@code cq} until one completion comes (hang guard: the class's timeout); allocation-free. */
+    private static void awaitOne(CompletionQueue cq, WorkCompletion[] batch) {
+        int n;
+        while ((n = cq.poll(batch)) == 0) {
+            Thread.onSpinWait();
+        }
+        for (int i = 0; i < n; i++) {
+            if (batch[i].status != WcStatus.SUCCESS) {
+                throw new AssertionError(batch[i].toString());
+            }
+        }
+    }
+
+    private static long allocated(com.sun.management.ThreadMXBean mx, long[] threads) {
+        long sum = 0;
+        for (long bytes : mx.getThreadAllocatedBytes(threads)) {
+            if (bytes > 0) {
+                sum += bytes;
+            }
+        }
+        return sum;
     }
 
     @Test

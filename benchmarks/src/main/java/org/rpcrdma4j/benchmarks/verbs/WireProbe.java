@@ -12,11 +12,13 @@ import java.util.Map;
 
 import org.rpcrdma4j.verbs.Access;
 import org.rpcrdma4j.verbs.Opcode;
+import org.rpcrdma4j.verbs.QueuePair;
 import org.rpcrdma4j.verbs.RecvWorkRequest;
 import org.rpcrdma4j.verbs.RegisteredMemory;
 import org.rpcrdma4j.verbs.SendWorkRequest;
 import org.rpcrdma4j.verbs.WcStatus;
 import org.rpcrdma4j.verbs.WorkCompletion;
+import org.rpcrdma4j.verbs.soft.internal.SoftQp;
 
 /**
  * Moves a fixed number of messages over the software device (or raw loopback TCP) and prints the CPU time they took,
@@ -37,7 +39,8 @@ public final class WireProbe {
 
     public static void main(String[] args) throws Exception {
         if (args.length < 3) {
-            System.err.println("usage: WireProbe RDMA_WRITE|RDMA_READ|SEND|TCP SIZE COUNT [DEPTH] [key=value,...]");
+            System.err.println("usage: WireProbe RDMA_WRITE|RDMA_READ|SEND|TCP|PINGPONG SIZE COUNT [DEPTH] "
+                    + "[key=value,...]");
             System.exit(2);
         }
         String op = args[0].toUpperCase(Locale.ROOT);
@@ -45,7 +48,9 @@ public final class WireProbe {
         long count = Long.parseLong(args[2]);
         int depth = args.length > 3 ? Integer.parseInt(args[3]) : 8;
         Map<String, String> options = VerbsBandwidthBenchmark.parse(args.length > 4 ? args[4] : "");
-        if (op.equals("TCPFRAMED")) {
+        if (op.equals("PINGPONG")) {
+            pingPong(size, count, options);
+        } else if (op.equals("TCPFRAMED")) {
             tcpFramed(size, count, depth);
         } else if (op.equals("TCP")) {
             tcp(size, count, args.length > 3 ? depth << 10 : 64 << 10);
@@ -89,6 +94,12 @@ public final class WireProbe {
             run(pair, wr, recv, batch, count, depth);
             report(opcode.name(), size, count, System.nanoTime() - t0, cpu() - c0);
             Threads.sample().printSince(before, count);
+            if (pair.server instanceof SoftQp soft) {
+                System.out.printf(Locale.ROOT, "  responder's probe answers (both runs): %d held, %d sent with other "
+                                + "output (%d by a posting thread), %d sent when the hold expired%n",
+                        soft.probeAnswersHeld(), soft.probeAnswersCarried(), soft.probeAnswersCarriedByPoster(),
+                        soft.probeAnswerHoldsExpired());
+            }
         }
     }
 
@@ -114,6 +125,104 @@ public final class WireProbe {
             }
             done += n;
         }
+    }
+
+    /**
+     * Request/response, one outstanding: the client Sends {@code size} bytes, a responder thread answers each with a
+     * Send of the same size, the client waits for the answer before the next. Both Sends are signaled; their
+     * completions are drained on the way (with placement confirmation they come with the peer's probe answers).
+     */
+    private static void pingPong(int size, long count, Map<String, String> options) throws Exception {
+        try (VerbsPair pair = new VerbsPair(options, 64)) {
+            RegisteredMemory clientMem = pair.register(2 * size, Access.LOCAL_WRITE);
+            RegisteredMemory serverMem = pair.register(2 * size, Access.LOCAL_WRITE);
+            SendWorkRequest call = new SendWorkRequest(1);
+            call.opcode = Opcode.SEND;
+            call.flags = SendWorkRequest.SIGNALED;
+            call.addSge().set(clientMem, 0, size);
+            SendWorkRequest reply = new SendWorkRequest(1);
+            reply.opcode = Opcode.SEND;
+            reply.flags = SendWorkRequest.SIGNALED;
+            reply.addSge().set(serverMem, 0, size);
+            RecvWorkRequest clientRecv = new RecvWorkRequest(1);
+            clientRecv.addSge().set(clientMem, size, size);
+            RecvWorkRequest serverRecv = new RecvWorkRequest(1);
+            serverRecv.addSge().set(serverMem, size, size);
+            for (int i = 0; i < 8; i++) {
+                pair.client.postRecv(clientRecv);
+                pair.server.postRecv(serverRecv);
+            }
+            Thread responder = new Thread(() -> {
+                WorkCompletion[] b = batch(8);
+                try {
+                    for (long i = 0; i < 2 * count; ) {
+                        int n = VerbsPair.pollOrWait(pair.serverRecvCq, b);
+                        for (int k = 0; k < n; k++) {
+                            check(b[k]);
+                            pair.server.postRecv(serverRecv);
+                            pair.server.postSend(reply);
+                            i++;
+                        }
+                        drainSends(pair.serverSendCq, b);
+                    }
+                } catch (Exception e) {
+                    e.printStackTrace();
+                }
+            }, "responder");
+            VerbsPair.wakes(pair.serverRecvCq, responder);
+            VerbsPair.wakes(pair.clientRecvCq, Thread.currentThread());
+            responder.start();
+            WorkCompletion[] b = batch(8);
+            pingPongRun(pair, call, clientRecv, b, count);
+            System.out.println("marker");
+            Threads before = Threads.sample();
+            long c0 = cpu();
+            long t0 = System.nanoTime();
+            pingPongRun(pair, call, clientRecv, b, count);
+            report("PINGPONG", size, count, System.nanoTime() - t0, cpu() - c0);
+            Threads.sample().printSince(before, count);
+            responder.join(10_000);
+            for (QueuePair qp : new QueuePair[] {pair.client, pair.server}) {
+                if (qp instanceof SoftQp soft) {
+                    System.out.printf(Locale.ROOT, "  %s's probe answers (both runs): %d held, %d sent with other "
+                                    + "output (%d by a posting thread), %d sent when the hold expired%n",
+                            qp == pair.client ? "client" : "responder", soft.probeAnswersHeld(),
+                            soft.probeAnswersCarried(), soft.probeAnswersCarriedByPoster(),
+                            soft.probeAnswerHoldsExpired());
+                }
+            }
+        }
+    }
+
+    private static void pingPongRun(VerbsPair pair, SendWorkRequest call, RecvWorkRequest recv, WorkCompletion[] b,
+                                    long count) throws Exception {
+        for (long i = 0; i < count; i++) {
+            pair.client.postSend(call);
+            int n;
+            while ((n = VerbsPair.pollOrWait(pair.clientRecvCq, b)) == 0) {
+                drainSends(pair.clientSendCq, b);
+            }
+            check(b[0]);
+            pair.client.postRecv(recv);
+            drainSends(pair.clientSendCq, b);
+        }
+    }
+
+    private static void drainSends(org.rpcrdma4j.verbs.CompletionQueue cq, WorkCompletion[] b) {
+        int n;
+        while ((n = cq.poll(b)) > 0) {
+            for (int k = 0; k < n; k++) {
+                check(b[k]);
+            }
+        }
+    }
+
+    private static WorkCompletion[] batch(int n) {
+        WorkCompletion[] b = new WorkCompletion[n];
+        for (int i = 0; i < n; i++) {
+            b[i] = new WorkCompletion();
+        }
+        return b;
     }
 
     private static void check(WorkCompletion wc) {

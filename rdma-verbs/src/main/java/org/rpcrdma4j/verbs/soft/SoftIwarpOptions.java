@@ -43,11 +43,20 @@ import org.rpcrdma4j.verbs.VerbsException;
  *                          ignores FPDUs that reach its socket between sending its MPA Reply and taking the socket over,
  *                          until more data arrives: an initiator that sends its first request at once and then waits
  *                          for the answer would wait forever. A zero-length Write is ignored by siw and by this device.
+ * @param holdProbeAnswers  as responder to a peer's placement probes, hold back the answer to a zero-length probe that
+ *                          came right behind a small whole Send, so that it leaves with the next FPDU sent anyway (the
+ *                          reply, in the request/response pattern of RPC) instead of in a write (and a peer wake-up)
+ *                          of its own; released at the latest when anything else is sent, when another FPDU arrives,
+ *                          or after {@code probeAnswerHoldMs} (key {@code holdProbeAnswers}, default true; see the
+ *                          package documentation)
+ * @param probeAnswerHold   the longest a probe's answer is held (key {@code probeAnswerHoldMs}, 1 to 60000, default
+ *                          {@value #DEFAULT_PROBE_ANSWER_HOLD_MS}): the delay a peer's Send completion may suffer when
+ *                          nothing is sent back
  */
 public record SoftIwarpOptions(String name, boolean crc, int mpaRevision, int maxUlpdu, int engineThreads,
                                Set<DeviceCapability> capabilities, Duration handshakeTimeout,
                                boolean confirmPlacement, int socketBufferSize, boolean readyToReceive,
-                               boolean wakeResponder) {
+                               boolean wakeResponder, boolean holdProbeAnswers, Duration probeAnswerHold) {
 
     /** Largest payload per segment: 65535 minus the 18-byte untagged header, rounded down to a multiple of 4. */
     public static final int MAX_ULPDU = 65516;
@@ -57,14 +66,19 @@ public record SoftIwarpOptions(String name, boolean crc, int mpaRevision, int ma
     public static final int WAKE_FIRST_MILLIS = 25;
     /** With {@code wakeResponder}: how many zero-length Writes at most. */
     public static final int WAKE_TIMES = 6;
+    /** Default of {@code probeAnswerHoldMs}: the engine's timers have millisecond granularity. */
+    public static final int DEFAULT_PROBE_ANSWER_HOLD_MS = 1;
+    /** Most of {@code probeAnswerHoldMs}. */
+    public static final int MAX_PROBE_ANSWER_HOLD_MS = 60_000;
 
     private static final Set<String> KEYS = Set.of("name", "crc", "mpaRevision", "maxUlpdu", "engineThreads",
             "capabilities", "handshakeTimeoutMs", "confirmPlacement", "socketBufferSize", "readyToReceive",
-            "wakeResponder");
+            "wakeResponder", "holdProbeAnswers", "probeAnswerHoldMs");
 
     public SoftIwarpOptions {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(handshakeTimeout, "handshakeTimeout");
+        Objects.requireNonNull(probeAnswerHold, "probeAnswerHold");
         capabilities = capabilities.isEmpty() ? Set.of() : Set.copyOf(EnumSet.copyOf(capabilities));
         if (mpaRevision != 1 && mpaRevision != 2) {
             throw new IllegalArgumentException("mpaRevision must be 1 or 2: " + mpaRevision);
@@ -78,6 +92,11 @@ public record SoftIwarpOptions(String name, boolean crc, int mpaRevision, int ma
         if (handshakeTimeout.isNegative() || handshakeTimeout.isZero()) {
             throw new IllegalArgumentException("handshakeTimeout must be positive: " + handshakeTimeout);
         }
+        if (probeAnswerHold.compareTo(Duration.ofMillis(1)) < 0
+                || probeAnswerHold.compareTo(Duration.ofMillis(MAX_PROBE_ANSWER_HOLD_MS)) > 0) {
+            throw new IllegalArgumentException("probeAnswerHoldMs must be within 1.." + MAX_PROBE_ANSWER_HOLD_MS
+                    + ": " + probeAnswerHold.toMillis());
+        }
         if (socketBufferSize < 0) {
             throw new IllegalArgumentException("socketBufferSize must not be negative: " + socketBufferSize);
         }
@@ -86,7 +105,7 @@ public record SoftIwarpOptions(String name, boolean crc, int mpaRevision, int ma
     /** Every default. */
     public static SoftIwarpOptions defaults() {
         return new SoftIwarpOptions("soft-iwarp", false, 2, DEFAULT_MAX_ULPDU, 2, EnumSet.allOf(DeviceCapability.class),
-                Duration.ofSeconds(5), true, 0, true, true);
+                Duration.ofSeconds(5), true, 0, true, true, true, Duration.ofMillis(DEFAULT_PROBE_ANSWER_HOLD_MS));
     }
 
     /**
@@ -114,7 +133,9 @@ public record SoftIwarpOptions(String name, boolean crc, int mpaRevision, int ma
                     bool(options, "confirmPlacement", d.confirmPlacement()),
                     integer(options, "socketBufferSize", d.socketBufferSize()),
                     bool(options, "readyToReceive", d.readyToReceive()),
-                    bool(options, "wakeResponder", d.wakeResponder()));
+                    bool(options, "wakeResponder", d.wakeResponder()),
+                    bool(options, "holdProbeAnswers", d.holdProbeAnswers()),
+                    Duration.ofMillis(integer(options, "probeAnswerHoldMs", (int) d.probeAnswerHold().toMillis())));
         } catch (IllegalArgumentException e) {
             throw new VerbsException("bad soft iWARP device option: " + e.getMessage(), e);
         }
@@ -140,6 +161,8 @@ public record SoftIwarpOptions(String name, boolean crc, int mpaRevision, int ma
         map.put("socketBufferSize", Integer.toString(socketBufferSize));
         map.put("readyToReceive", Boolean.toString(readyToReceive));
         map.put("wakeResponder", Boolean.toString(wakeResponder));
+        map.put("holdProbeAnswers", Boolean.toString(holdProbeAnswers));
+        map.put("probeAnswerHoldMs", Long.toString(probeAnswerHold.toMillis()));
         return map;
     }
 

@@ -34,6 +34,20 @@
  * a Write or Send completes once written to the socket, as siw does, and a refusal shows only as the connection
  * breaking. On the receiving side a Send after a Write is delivered after the Write's data is placed (one
  * connection, one engine, stream order).</li>
+ * <li><b>Probe answers held back.</b> With {@code holdProbeAnswers} (default), the device as responder holds back
+ * its (zero-length) answer to a peer's probe that came right behind a small Send (one segment, at most 16 KiB) into
+ * a posted receive, so that it leaves in the same gathering write as the next thing it sends anyway — in RPC's
+ * request/response pattern, the reply — and the peer reads both with one wake-up: one {@code writev}, {@code read}
+ * and {@code epoll_wait} fewer per call and direction. The answer goes at the latest when anything else is sent on
+ * the queue pair (a posting thread that transmits its own small chain carries it), when another FPDU other than a
+ * Read Response arrives (the peer streams), after {@code probeAnswerHoldMs} (default 1 ms), or when the connection
+ * ends (then the peer's waiting work requests are flushed). Never a consumer's RDMA Read, never behind RDMA Writes
+ * or a segmented Send, never after this side already sent a message since that Send (the reply may be gone), at
+ * most one answer at a time. The price: a peer that Sends and then waits for the Send's completion while nothing
+ * comes back gets it after the bound, not at once; after a hold that the bound ended the device stops holding until
+ * it again sees the request/response shape (a probe behind a Send answered, then a message of its own), so a
+ * one-way stream pays the bound once. {@code probeAnswersHeld()} and related counters of
+ * {@link org.rpcrdma4j.verbs.soft.internal.SoftQp} count what happened.</li>
  * <li><b>Reads.</b> At most ORD Reads are in flight; further Reads (and everything behind them) wait in the send
  * queue. FENCE makes a request wait for every earlier Read. An iWARP Read has one sink SGE, needing LOCAL_WRITE and,
  * when the response arrives, REMOTE_WRITE (iWARP Read Responses are tagged writes to the sink STag). Inbound Read

@@ -30,6 +30,8 @@ class SoftIwarpOptionsTest {
         assertThat(o.confirmPlacement()).isTrue();
         assertThat(o.readyToReceive()).isTrue();
         assertThat(o.wakeResponder()).isTrue();
+        assertThat(o.holdProbeAnswers()).isTrue();
+        assertThat(o.probeAnswerHold()).isEqualTo(Duration.ofMillis(1));
     }
 
     @Test
@@ -38,10 +40,11 @@ class SoftIwarpOptionsTest {
                 Map.entry("mpaRevision", "1"), Map.entry("maxUlpdu", "100"), Map.entry("engineThreads", "3"),
                 Map.entry("capabilities", "fast_reg, LOCAL_INV"), Map.entry("handshakeTimeoutMs", "250"),
                 Map.entry("confirmPlacement", "false"), Map.entry("socketBufferSize", "65536"),
-                Map.entry("readyToReceive", "no"), Map.entry("wakeResponder", "off")));
+                Map.entry("readyToReceive", "no"), Map.entry("wakeResponder", "off"),
+                Map.entry("holdProbeAnswers", "false"), Map.entry("probeAnswerHoldMs", "7")));
         assertThat(o).isEqualTo(new SoftIwarpOptions("x", true, 1, 100, 3,
                 EnumSet.of(DeviceCapability.FAST_REG, DeviceCapability.LOCAL_INV), Duration.ofMillis(250), false,
-                65536, false, false));
+                65536, false, false, false, Duration.ofMillis(7)));
         assertThat(SoftIwarpOptions.parse(o.toMap())).isEqualTo(o);
     }
 
@@ -63,6 +66,10 @@ class SoftIwarpOptionsTest {
                 .isInstanceOf(VerbsException.class).hasMessageContaining("maxUlpdu");
         assertThatThrownBy(() -> SoftIwarpOptions.parse(Map.of("engineThreads", "zero")))
                 .isInstanceOf(VerbsException.class).hasMessageContaining("engineThreads");
+        assertThatThrownBy(() -> SoftIwarpOptions.parse(Map.of("probeAnswerHoldMs", "0")))
+                .isInstanceOf(VerbsException.class).hasMessageContaining("probeAnswerHoldMs");
+        assertThatThrownBy(() -> SoftIwarpOptions.parse(Map.of("probeAnswerHoldMs", "60001")))
+                .isInstanceOf(VerbsException.class).hasMessageContaining("probeAnswerHoldMs");
         assertThatThrownBy(() -> SoftIwarpOptions.parse(Map.of("capabilities", "ATOMICS")))
                 .isInstanceOf(VerbsException.class).hasMessageContaining("ATOMICS");
     }

@@ -46,14 +46,19 @@ final class Engine implements Runnable {
         void onFailure(Throwable cause);
     }
 
-    /** A deadline on the engine's clock. Created and cancelled on the engine thread only. */
+    /**
+     * A deadline on the engine's clock. Created, armed and cancelled by the engine's claim holder only. A timer may be
+     * armed again after it fired or was cancelled ({@link #arm}), so that a deadline set per message costs no
+     * allocation.
+     */
     static final class Timer {
-        final long deadline;
+        long deadline;
         final Runnable action;
         boolean cancelled;
+        /** Whether the timer is in the engine's list (armed, or cancelled and not yet dropped). */
+        boolean queued;
 
-        Timer(long deadline, Runnable action) {
-            this.deadline = deadline;
+        Timer(Runnable action) {
             this.action = action;
         }
 
@@ -200,10 +205,24 @@ final class Engine implements Runnable {
 
     /** Runs {@code action} on the engine after {@code delayNanos}. Engine thread or claim holder only. */
     Timer timer(long delayNanos, Runnable action) {
-        Timer t = new Timer(System.nanoTime() + delayNanos, action);
-        timers.add(t);
-        wakeAfterClaim();
+        Timer t = new Timer(action);
+        arm(t, delayNanos);
         return t;
+    }
+
+    /**
+     * Arms {@code t} (made by this engine's {@link Timer#Timer}) to run after {@code delayNanos}, replacing an earlier
+     * deadline of it: allocation-free once the engine's timer list has grown to its working size. Engine thread or
+     * claim holder only.
+     */
+    void arm(Timer t, long delayNanos) {
+        t.deadline = System.nanoTime() + delayNanos;
+        t.cancelled = false;
+        if (!t.queued) {
+            t.queued = true;
+            timers.add(t);
+        }
+        wakeAfterClaim();
     }
 
     private void wake() {
@@ -301,8 +320,10 @@ final class Engine implements Runnable {
             Timer t = timers.get(i);
             if (t.cancelled) {
                 timers.remove(i--);
+                t.queued = false;
             } else if (t.deadline - now <= 0) {
                 timers.remove(i--);
+                t.queued = false;
                 try {
                     t.action.run();
                 } catch (RuntimeException e) {

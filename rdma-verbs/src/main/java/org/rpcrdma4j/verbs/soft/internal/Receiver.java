@@ -92,6 +92,8 @@ final class Receiver {
     private int sendOpcode;
     private int sendInvalidateStag;
     private boolean seenFirst;
+    /** The FPDU being handled came right behind a whole small Send, with nothing sent since (see {@link ProbeHold}). */
+    private boolean behindWholeSend;
     /**
      * The last read got less than it had room for: the socket was empty then, so the next read would most likely
      * find nothing (a wasted system call); what arrives later makes the socket readable again.
@@ -255,6 +257,7 @@ final class Receiver {
             }
         }
         seg.decode(hdr);
+        behindWholeSend = qp.hold.onPeerFpdu(seg.tagged && seg.opcode == Rdmap.READ_RESPONSE);
         if (!seenFirst) {
             seenFirst = true;
             qp.onFirstFpdu();
@@ -427,6 +430,7 @@ final class Receiver {
                     "Read Request beyond the IRD of " + qp.irq.limit());
             return;
         }
+        boolean alone = qp.irq.isEmpty();
         ReadEntry e = qp.irq.push();
         e.msn = seg.msn;
         e.sinkStag = seg.sinkStag;
@@ -436,7 +440,10 @@ final class Receiver {
         e.sourceTo = seg.sourceTo;
         expectedMsn[Ddp.QN_READ_REQUEST]++;
         resetHeader(Fpdu.fpduLength(seg.ulpduLength));
-        qp.readRequestQueued();
+        boolean probe = e.size == 0 && e.sinkStag == Transmitter.NULL_STAG && e.sourceStag == Transmitter.NULL_STAG;
+        if (!(probe && alone && qp.hold.offer(behindWholeSend))) {
+            qp.readRequestQueued();
+        }
     }
 
     private void sendSegment(int op) {
@@ -682,6 +689,9 @@ final class Receiver {
                 RecvWqe recv = currentRecv;
                 currentRecv = null;
                 qp.sendReceived(recv, seg.mo + payloadLength, sendOpcode, sendInvalidateStag, seg);
+                if (seg.mo == 0 && payloadLength <= ProbeHold.MAX_SEND_BYTES) {
+                    qp.hold.onWholeSend();
+                }
             }
         }
         destRegion = null;

@@ -77,6 +77,7 @@ public final class SoftQp implements QueuePair, Engine.Handler {
     final ReadRing irq;
     final Transmitter tx;
     final Receiver rx;
+    final ProbeHold hold;
     final AtomicBoolean scheduled = new AtomicBoolean();
     SoftQp nextScheduled;
 
@@ -117,6 +118,8 @@ public final class SoftQp implements QueuePair, Engine.Handler {
         this.irq = new ReadRing(depth);
         this.tx = new Transmitter(this, sq, engine.id, device.options().maxUlpdu());
         this.rx = new Receiver(this, engine.id);
+        SoftIwarpOptions options = device.options();
+        this.hold = new ProbeHold(this, options.holdProbeAnswers(), options.probeAnswerHold().toNanos());
     }
 
     // ---------------------------------------------------------------- QueuePair
@@ -300,6 +303,7 @@ public final class SoftQp implements QueuePair, Engine.Handler {
             return;
         }
         disconnectOnEngine();
+        logHolds();
         state = QpState.CLOSED;
         sendCq.detach();
         recvCq.detach();
@@ -316,11 +320,20 @@ public final class SoftQp implements QueuePair, Engine.Handler {
         }
         enterError(TEARDOWN_ABORT, ConnectionEventType.DEVICE_REMOVAL, null);
         closeChannel(true);
+        logHolds();
         if (state != QpState.CLOSED) {
             state = QpState.CLOSED;
             sendCq.detach();
             recvCq.detach();
             pd.queuePairClosed();
+        }
+    }
+
+    private void logHolds() {
+        if (LOG.isDebugEnabled()) {
+            LOG.debug("queue pair {}: held {} probe answers: {} left with other output ({} by a posting thread), {} "
+                    + "when the hold expired", qpNum, hold.holds(), hold.carried(), hold.carriedByPoster(),
+                    hold.expired());
         }
     }
 
@@ -388,6 +401,7 @@ public final class SoftQp implements QueuePair, Engine.Handler {
         }
         tx.stop();
         rx.stop();
+        hold.reset();
         if (key != null) {
             key.cancel();
         }
@@ -708,6 +722,7 @@ public final class SoftQp implements QueuePair, Engine.Handler {
         }
         orq.clear();
         irq.clear();
+        hold.reset();
         userReads = 0;
     }
 
@@ -750,6 +765,28 @@ public final class SoftQp implements QueuePair, Engine.Handler {
     private void cqOverrun() {
         engine.execute(() -> enterError(TEARDOWN_ABORT, ConnectionEventType.DISCONNECTED,
                 new VerbsException("completion queue overrun")));
+    }
+
+    // ---------------------------------------------------------------- probe answers held (counters)
+
+    /** Answers to the peer's placement probes held back so far ({@code holdProbeAnswers}). Any thread. */
+    public long probeAnswersHeld() {
+        return hold.holds();
+    }
+
+    /** Held probe answers that left together with other output of this queue pair. Any thread. */
+    public long probeAnswersCarried() {
+        return hold.carried();
+    }
+
+    /** Of {@link #probeAnswersCarried()}: those a posting thread sent with its own chain. Any thread. */
+    public long probeAnswersCarriedByPoster() {
+        return hold.carriedByPoster();
+    }
+
+    /** Held probe answers sent alone because the bound ({@code probeAnswerHoldMs}) expired. Any thread. */
+    public long probeAnswerHoldsExpired() {
+        return hold.expired();
     }
 
     // ---------------------------------------------------------------- faults

@@ -158,10 +158,11 @@ final class Transmitter {
     /**
      * Whether nothing is being written: no FPDU staged or half sent, no Read Response waiting, no wait for the socket
      * to drain. A posting thread transmits only then (its own small chain); otherwise the output in progress (a
-     * mebibyte Read Response, a full socket) is the engine's to finish. Engine or claim holder only.
+     * mebibyte Read Response, a full socket) is the engine's to finish. A held probe answer ({@link ProbeHold}) is
+     * no output in progress: the poster carries it with its chain. Engine or claim holder only.
      */
     boolean idleForPoster() {
-        return gather.count() == 0 && !segOpen && !writeInterest && qp.irq.isEmpty();
+        return gather.count() == 0 && !segOpen && !writeInterest && (qp.irq.isEmpty() || qp.hold.isHeld());
     }
 
     private void pumpOnce() {
@@ -251,6 +252,12 @@ final class Transmitter {
         if (finishing != 0 || gated || qp.isErrorState()) {
             return false;
         }
+        if (qp.hold.isHeld() && (rtrPending || sqHeadReady() || probeDue(false))) {
+            // answered first, in the same gather as what follows it. Not after it: a peer that handles a request
+            // and posts its reply within the receive completion (on its engine) would then still have its probe
+            // outstanding, and send its next probe alone, after the reply
+            qp.hold.releaseForOutput();
+        }
         if (rtrPending) {
             rtrPending = false;
             kind = RTR;
@@ -260,7 +267,7 @@ final class Transmitter {
         }
         for (;;) {
             boolean sqReady = sqHeadReady();
-            if (!qp.irq.isEmpty() && (irqBurst < IRQ_BURST || !sqReady)) {
+            if (!qp.irq.isEmpty() && !qp.hold.isHeld() && (irqBurst < IRQ_BURST || !sqReady)) {
                 irqBurst++;
                 return startReadResponse();
             }
@@ -342,6 +349,9 @@ final class Transmitter {
 
     private boolean startMessage(SendWqe w, int messageKind) {
         firstMessage();
+        if (messageKind != READ_REQUEST) {
+            qp.hold.onSendQueueMessage();
+        }
         kind = messageKind;
         wqe = w;
         msgDone = 0;

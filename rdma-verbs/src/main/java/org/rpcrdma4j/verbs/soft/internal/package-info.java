@@ -6,7 +6,8 @@
  * objects. Each {@link org.rpcrdma4j.verbs.soft.internal.Engine} is one thread with one selector. A
  * {@link org.rpcrdma4j.verbs.soft.internal.SoftQp} is one TCP connection owned by one engine; its
  * {@code Transmitter} builds FPDUs from the send queue, the IRQ (Read Responses), placement probes and Terminates
- * into a {@code Gather} list written with gathering writes; its {@code Receiver} reads headers into a small buffer
+ * into a {@code Gather} list written with gathering writes ({@code ProbeHold} decides when the answer to a peer's
+ * probe may wait for other output); its {@code Receiver} reads headers into a small buffer
  * (with whatever follows, up to its size: several small FPDUs come in one read) and payloads straight into their
  * destination, each segment's tail in one read with the start of the next. Connection setup is {@code ActiveHandshake} (initiator) and
  * {@code PassiveHandshake} (responder, per accepted socket) under {@code SoftConnectionManager}.

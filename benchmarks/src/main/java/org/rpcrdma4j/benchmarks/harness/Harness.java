@@ -96,7 +96,7 @@ public final class Harness {
             for (int round = 0; round < config.rounds(); round++) {
                 Duration warmup = config.warmupOf(round);
                 Duration window = config.roundWindow();
-                String of = config.rounds() > 1 ? " (round " + (round + 1) + " of " + config.rounds() + ")" : "";
+                String of = roundLabel(config, round);
                 if (config.runs(Report.WIRE_TCP)) {
                     progress.println("wire: raw NIO TCP" + of);
                     wire(report, Report.WIRE_TCP, WireLimits.rawTcp(warmup, window));
@@ -162,8 +162,7 @@ public final class Harness {
                                 }
                                 continue;
                             }
-                            progress.println("nfs: " + key + (config.rounds() > 1
-                                    ? " (round " + (round + 1) + " of " + config.rounds() + ")" : ""));
+                            progress.println("nfs: " + key + roundLabel(config, round));
                             try {
                                 if (row.latency()) {
                                     Histogram h = latency(config, round, driver, client, report, progress, recorder);
@@ -271,6 +270,11 @@ public final class Harness {
         report.put(NfsRow.GETATTR_P50.allocation(client), Math.max(0, a1 - a0) / (double) Math.max(1, calls));
         report.put(NfsRow.GETATTR_P50.cpu(client), (c1 - c0) / 1000.0 / Math.max(1, calls));
         return histogram;
+    }
+
+    /** The progress lines' mention of the round, when there is more than one. */
+    private static String roundLabel(HarnessConfig config, int round) {
+        return config.rounds() > 1 ? " (round " + (round + 1) + " of " + config.rounds() + ")" : "";
     }
 
     private static String roundSuffix(HarnessConfig config, int round) {

@@ -155,12 +155,7 @@ final class WireLimits {
             RegisteredMemory local = pair.register(SIZE, rw);
             RegisteredMemory remote = pair.register(SIZE, rw);
             VerbsPair.wakes(pair.clientSendCq, Thread.currentThread());
-            SendWorkRequest wr = new SendWorkRequest(1);
-            wr.opcode = opcode;
-            wr.flags = SendWorkRequest.SIGNALED;
-            wr.addSge().set(local, 0, SIZE);
-            wr.rkey = remote.rkey();
-            wr.remoteAddress = remote.address(0);
+            SendWorkRequest wr = VerbsPair.request(opcode, local, remote, SIZE);
             RecvWorkRequest recv = null;
             if (send) {
                 recv = new RecvWorkRequest(1);
@@ -169,10 +164,7 @@ final class WireLimits {
                     pair.server.postRecv(recv);
                 }
             }
-            WorkCompletion[] batch = new WorkCompletion[32];
-            for (int i = 0; i < batch.length; i++) {
-                batch[i] = new WorkCompletion();
-            }
+            WorkCompletion[] batch = VerbsPair.completions(32);
             long[] completed = new long[1];
             int[] outstanding = new int[1];
             long warm = System.nanoTime() + warmup.toNanos();

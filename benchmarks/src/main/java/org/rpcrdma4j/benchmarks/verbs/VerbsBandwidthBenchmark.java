@@ -54,7 +54,7 @@ public class VerbsBandwidthBenchmark {
     private RegisteredMemory remote;
     private SendWorkRequest wr;
     private RecvWorkRequest recv;
-    private final WorkCompletion[] batch = new WorkCompletion[32];
+    private final WorkCompletion[] batch = VerbsPair.completions(32);
     private int depth;
     private int outstanding;
 
@@ -77,16 +77,8 @@ public class VerbsBandwidthBenchmark {
         int rw = Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ;
         local = pair.register(size, rw);
         remote = pair.register(size, rw);
-        for (int i = 0; i < batch.length; i++) {
-            batch[i] = new WorkCompletion();
-        }
         VerbsPair.wakes(pair.clientSendCq, Thread.currentThread());
-        wr = new SendWorkRequest(1);
-        wr.opcode = Opcode.valueOf(op);
-        wr.flags = SendWorkRequest.SIGNALED;
-        wr.addSge().set(local, 0, size);
-        wr.rkey = remote.rkey();
-        wr.remoteAddress = remote.address(0);
+        wr = VerbsPair.request(Opcode.valueOf(op), local, remote, size);
         recv = new RecvWorkRequest(1);
         recv.addSge().set(remote, 0, size);
         if (wr.opcode == Opcode.SEND) {

@@ -85,6 +85,31 @@ public final class VerbsPair implements AutoCloseable {
         cq.setListener(q -> java.util.concurrent.locks.LockSupport.unpark(thread));
     }
 
+    /** {@code n} reusable completion objects to poll into. */
+    public static org.rpcrdma4j.verbs.WorkCompletion[] completions(int n) {
+        org.rpcrdma4j.verbs.WorkCompletion[] batch = new org.rpcrdma4j.verbs.WorkCompletion[n];
+        for (int i = 0; i < n; i++) {
+            batch[i] = new org.rpcrdma4j.verbs.WorkCompletion();
+        }
+        return batch;
+    }
+
+    /**
+     * A signaled work request of {@code opcode} moving {@code size} bytes from the start of {@code local}; for RDMA
+     * WRITE and READ its remote side is the start of {@code remote}.
+     */
+    public static org.rpcrdma4j.verbs.SendWorkRequest request(org.rpcrdma4j.verbs.Opcode opcode,
+                                                              RegisteredMemory local, RegisteredMemory remote,
+                                                              int size) {
+        org.rpcrdma4j.verbs.SendWorkRequest wr = new org.rpcrdma4j.verbs.SendWorkRequest(1);
+        wr.opcode = opcode;
+        wr.flags = org.rpcrdma4j.verbs.SendWorkRequest.SIGNALED;
+        wr.addSge().set(local, 0, size);
+        wr.rkey = remote.rkey();
+        wr.remoteAddress = remote.address(0);
+        return wr;
+    }
+
     /** A direct buffer of {@code size} bytes registered with {@code access}; closed with the pair. */
     public RegisteredMemory register(int size, int access) throws Exception {
         RegisteredMemory mr = pd.registerMemory(ByteBuffer.allocateDirect(size), access);

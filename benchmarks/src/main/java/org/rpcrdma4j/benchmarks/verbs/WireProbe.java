@@ -68,12 +68,7 @@ public final class WireProbe {
             RegisteredMemory local = pair.register(size, rw);
             RegisteredMemory remote = pair.register(size, rw);
             VerbsPair.wakes(pair.clientSendCq, Thread.currentThread());
-            SendWorkRequest wr = new SendWorkRequest(1);
-            wr.opcode = opcode;
-            wr.flags = SendWorkRequest.SIGNALED;
-            wr.addSge().set(local, 0, size);
-            wr.rkey = remote.rkey();
-            wr.remoteAddress = remote.address(0);
+            SendWorkRequest wr = VerbsPair.request(opcode, local, remote, size);
             RecvWorkRequest recv = null;
             if (send) {
                 recv = new RecvWorkRequest(1);
@@ -82,10 +77,7 @@ public final class WireProbe {
                     pair.server.postRecv(recv);
                 }
             }
-            WorkCompletion[] batch = new WorkCompletion[32];
-            for (int i = 0; i < batch.length; i++) {
-                batch[i] = new WorkCompletion();
-            }
+            WorkCompletion[] batch = VerbsPair.completions(32);
             run(pair, wr, recv, batch, count, depth);
             System.out.println("marker");
             Threads before = Threads.sample();
@@ -94,12 +86,7 @@ public final class WireProbe {
             run(pair, wr, recv, batch, count, depth);
             report(opcode.name(), size, count, System.nanoTime() - t0, cpu() - c0);
             Threads.sample().printSince(before, count);
-            if (pair.server instanceof SoftQp soft) {
-                System.out.printf(Locale.ROOT, "  responder's probe answers (both runs): %d held, %d sent with other "
-                                + "output (%d by a posting thread), %d sent when the hold expired%n",
-                        soft.probeAnswersHeld(), soft.probeAnswersCarried(), soft.probeAnswersCarriedByPoster(),
-                        soft.probeAnswerHoldsExpired());
-            }
+            printProbeAnswers("responder", pair.server);
         }
     }
 
@@ -153,7 +140,7 @@ public final class WireProbe {
                 pair.server.postRecv(serverRecv);
             }
             Thread responder = new Thread(() -> {
-                WorkCompletion[] b = batch(8);
+                WorkCompletion[] b = VerbsPair.completions(8);
                 try {
                     for (long i = 0; i < 2 * count; ) {
                         int n = VerbsPair.pollOrWait(pair.serverRecvCq, b);
@@ -172,7 +159,7 @@ public final class WireProbe {
             VerbsPair.wakes(pair.serverRecvCq, responder);
             VerbsPair.wakes(pair.clientRecvCq, Thread.currentThread());
             responder.start();
-            WorkCompletion[] b = batch(8);
+            WorkCompletion[] b = VerbsPair.completions(8);
             pingPongRun(pair, call, clientRecv, b, count);
             System.out.println("marker");
             Threads before = Threads.sample();
@@ -182,15 +169,8 @@ public final class WireProbe {
             report("PINGPONG", size, count, System.nanoTime() - t0, cpu() - c0);
             Threads.sample().printSince(before, count);
             responder.join(10_000);
-            for (QueuePair qp : new QueuePair[] {pair.client, pair.server}) {
-                if (qp instanceof SoftQp soft) {
-                    System.out.printf(Locale.ROOT, "  %s's probe answers (both runs): %d held, %d sent with other "
-                                    + "output (%d by a posting thread), %d sent when the hold expired%n",
-                            qp == pair.client ? "client" : "responder", soft.probeAnswersHeld(),
-                            soft.probeAnswersCarried(), soft.probeAnswersCarriedByPoster(),
-                            soft.probeAnswerHoldsExpired());
-                }
-            }
+            printProbeAnswers("client", pair.client);
+            printProbeAnswers("responder", pair.server);
         }
     }
 
@@ -217,12 +197,13 @@ public final class WireProbe {
         }
     }
 
-    private static WorkCompletion[] batch(int n) {
-        WorkCompletion[] b = new WorkCompletion[n];
-        for (int i = 0; i < n; i++) {
-            b[i] = new WorkCompletion();
+    /** The soft device's held-probe-answer counters of {@code qp} (over both runs); nothing for other devices. */
+    private static void printProbeAnswers(String who, QueuePair qp) {
+        if (qp instanceof SoftQp soft) {
+            System.out.printf(Locale.ROOT, "  %s's probe answers (both runs): %d held, %d sent with other output (%d by "
+                            + "a posting thread), %d sent when the hold expired%n", who, soft.probeAnswersHeld(),
+                    soft.probeAnswersCarried(), soft.probeAnswersCarriedByPoster(), soft.probeAnswerHoldsExpired());
         }
-        return b;
     }
 
     private static void check(WorkCompletion wc) {
@@ -237,17 +218,7 @@ public final class WireProbe {
              SocketChannel writer = SocketChannel.open(server.getLocalAddress());
              SocketChannel reader = server.accept()) {
             writer.setOption(StandardSocketOptions.TCP_NODELAY, true);
-            Thread drain = new Thread(() -> {
-                ByteBuffer sink = ByteBuffer.allocateDirect(readSize);
-                try {
-                    while (reader.read(sink.clear()) >= 0) {
-                        // drop
-                    }
-                } catch (java.io.IOException e) {
-                    // closed
-                }
-            }, "probe-tcp-drain");
-            drain.start();
+            Thread drain = drain(reader, readSize);
             ByteBuffer source = ByteBuffer.allocateDirect(size);
             for (long i = 0; i < count; i++) {
                 writeFully(writer, source);
@@ -279,17 +250,7 @@ public final class WireProbe {
              SocketChannel writer = SocketChannel.open(server.getLocalAddress());
              SocketChannel reader = server.accept()) {
             writer.setOption(StandardSocketOptions.TCP_NODELAY, true);
-            Thread drain = new Thread(() -> {
-                ByteBuffer sink = ByteBuffer.allocateDirect(64 << 10);
-                try {
-                    while (reader.read(sink.clear()) >= 0) {
-                        // drop
-                    }
-                } catch (java.io.IOException e) {
-                    // closed
-                }
-            }, "probe-tcp-drain");
-            drain.start();
+            Thread drain = drain(reader, 64 << 10);
             ByteBuffer source = ByteBuffer.allocateDirect(size);
             ByteBuffer[] views = new ByteBuffer[16];
             ByteBuffer[] headers = new ByteBuffer[16];
@@ -300,7 +261,6 @@ public final class WireProbe {
                 trailers[i] = ByteBuffer.allocateDirect(4);
             }
             ByteBuffer[] gather = new ByteBuffer[48];
-            Runnable none = () -> { };
             for (int pass = 0; pass < 2; pass++) {
                 if (pass == 1) {
                     System.out.println("marker");
@@ -335,10 +295,25 @@ public final class WireProbe {
                     Threads.sample().printSince(before, count);
                 }
             }
-            none.run();
             writer.shutdownOutput();
             drain.join(10_000);
         }
+    }
+
+    /** Starts a thread that reads {@code reader} {@code readSize} bytes at a time and drops them, until it closes. */
+    private static Thread drain(SocketChannel reader, int readSize) {
+        Thread drain = new Thread(() -> {
+            ByteBuffer sink = ByteBuffer.allocateDirect(readSize);
+            try {
+                while (reader.read(sink.clear()) >= 0) {
+                    // drop
+                }
+            } catch (java.io.IOException e) {
+                // closed
+            }
+        }, "probe-tcp-drain");
+        drain.start();
+        return drain;
     }
 
     private static void writeFully(SocketChannel channel, ByteBuffer source) throws java.io.IOException {

@@ -181,6 +181,17 @@ public abstract class VerbsFixture {
         }
     }
 
+    /** Bytes allocated so far by {@code threads} together (threads that ended count nothing). */
+    protected static long allocated(com.sun.management.ThreadMXBean mx, long[] threads) {
+        long sum = 0;
+        for (long bytes : mx.getThreadAllocatedBytes(threads)) {
+            if (bytes > 0) {
+                sum += bytes;
+            }
+        }
+        return sum;
+    }
+
     protected static byte[] bytes(ByteBuffer buffer, int offset, int length) {
         byte[] b = new byte[length];
         buffer.get(offset, b);

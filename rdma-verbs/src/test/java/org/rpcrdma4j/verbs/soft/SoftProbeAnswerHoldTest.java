@@ -157,16 +157,6 @@ class SoftProbeAnswerHoldTest extends VerbsFixture {
         }
     }
 
-    private static long allocated(com.sun.management.ThreadMXBean mx, long[] threads) {
-        long sum = 0;
-        for (long bytes : mx.getThreadAllocatedBytes(threads)) {
-            if (bytes > 0) {
-                sum += bytes;
-            }
-        }
-        return sum;
-    }
-
     @Test
     void aFurtherFpduFromThePeerReleasesTheHeldAnswer() throws Exception {
         Connection c = connect();

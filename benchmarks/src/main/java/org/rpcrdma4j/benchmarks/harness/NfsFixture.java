@@ -13,9 +13,7 @@ import org.rpcrdma4j.nfs.StableHow;
 import org.rpcrdma4j.nfs.binding.Nfs3UpperLayerBinding;
 import org.rpcrdma4j.nfs.client.NfsClient;
 import org.rpcrdma4j.nfs.server.NfsServer;
-import org.rpcrdma4j.nfs.server.PooledReadBufferAllocator;
-import org.rpcrdma4j.nfs.server.ReadBuffer;
-import org.rpcrdma4j.nfs.server.ReadBufferAllocator;
+import org.rpcrdma4j.nfs.server.rdma.RdmaServerMemory;
 import org.rpcrdma4j.nfs.vfs.BlockMemory;
 import org.rpcrdma4j.nfs.vfs.MemoryVfs;
 import org.rpcrdma4j.verbs.RdmaDevice;
@@ -28,9 +26,11 @@ import org.rpcrdma4j.xprt.server.ReplyBuffer;
  * over oncrpc4j TCP, and an {@link RdmaRpcServer} on its own software device serving the very same program objects
  * with the NFSv3 upper-layer binding. The VFS keeps its blocks in the RDMA server's registered memory and lends them to
  * READs ({@link BlockMemory}), so a READ's data goes from the file's memory straight to the client (RDMA WRITE, or a
- * gathering socket write over TCP); the {@link ReadBufferAllocator} seam serves VFSes that do not lend. For EMC's client, which always asks the portmapper on port 111 of the server's
- * host, the server binds a random 127.x.y.z address with a minimal portmapper there; where port 111 cannot be bound
- * the EMC column is unavailable ({@link #emcUnavailable()}).
+ * gathering socket write over TCP); the READ buffer seam serves VFSes that do not lend. A WRITE's data that arrived
+ * over RDMA becomes the file's block where the server pulled it ({@link RdmaServerMemory}), as the VFS keeps whole
+ * blocks of it instead of copying them. For EMC's client, which always asks the portmapper on port 111 of the
+ * server's host, the server binds a random 127.x.y.z address with a minimal portmapper there; where port 111 cannot
+ * be bound the EMC column is unavailable ({@link #emcUnavailable()}).
  * <p>
  * Files: {@value #DATA} ({@code fileBytes} of a known pattern, read by the READ rows) and {@value #SCRATCH} (as big,
  * overwritten by the WRITE rows). Owns the VFS, both servers and the server's device.
@@ -70,25 +70,7 @@ final class NfsFixture implements AutoCloseable {
     static NfsFixture start(HarnessConfig config) throws Exception {
         AtomicReference<RdmaRpcServer> rdmaRef = new AtomicReference<>();
         MemoryVfs vfs = new MemoryVfs(2 * config.fileBytes() + (16L << 20), new ServerBlockMemory(rdmaRef));
-        ReadBufferAllocator fallback = new PooledReadBufferAllocator();
-        ReadBufferAllocator readBuffers = (call, length) -> {
-            RdmaRpcServer s = rdmaRef.get();
-            if (s == null) {
-                return fallback.allocate(call, length);
-            }
-            ReplyBuffer b = s.bufferAllocator().allocate(call, length);
-            return new ReadBuffer() {
-                @Override
-                public ByteBuffer buffer() {
-                    return b.buffer();
-                }
-
-                @Override
-                public void release() {
-                    b.release();
-                }
-            };
-        };
+        RdmaServerMemory serverMemory = new RdmaServerMemory();
         NfsServer nfs = null;
         String host = null;
         String emcUnavailable = null;
@@ -96,8 +78,8 @@ final class NfsFixture implements AutoCloseable {
         for (int attempt = 0; attempt < 5 && nfs == null; attempt++) {
             ThreadLocalRandom r = ThreadLocalRandom.current();
             String candidate = "127." + r.nextInt(1, 255) + "." + r.nextInt(0, 256) + "." + r.nextInt(2, 255);
-            NfsServer s = NfsServer.builder().bindAddress(candidate).port(0).portmap(111).readBuffers(readBuffers)
-                    .export(EXPORT, vfs).build();
+            NfsServer s = NfsServer.builder().bindAddress(candidate).port(0).portmap(111).readBuffers(serverMemory)
+                    .writeMemory(serverMemory).export(EXPORT, vfs).build();
             try {
                 s.start();
                 nfs = s;
@@ -109,8 +91,8 @@ final class NfsFixture implements AutoCloseable {
         }
         if (nfs == null) {
             host = "127.0.0.1";
-            nfs = NfsServer.builder().bindAddress(host).port(0).readBuffers(readBuffers).export(EXPORT, vfs).build()
-                    .start();
+            nfs = NfsServer.builder().bindAddress(host).port(0).readBuffers(serverMemory).writeMemory(serverMemory)
+                    .export(EXPORT, vfs).build().start();
             emcUnavailable = "EMC's nfs-client needs a portmapper on port 111 of the server's address, which could "
                     + "not be bound here (" + portmapFailure.getMessage() + ")";
         }
@@ -127,6 +109,7 @@ final class NfsFixture implements AutoCloseable {
             throw e;
         }
         rdmaRef.set(rdma);
+        serverMemory.bind(rdma.bufferAllocator());
         NfsFixture f = new NfsFixture(vfs, nfs, device, rdma, host, emcUnavailable, config.fileBytes());
         f.createFiles();
         return f;

@@ -39,7 +39,8 @@ import org.slf4j.LoggerFactory;
  * <p>
  * Arguments that do not decode are {@code GARBAGE_ARGS}; everything else is answered with an {@code nfsstat3} (a
  * VFS's {@link NfsException}, or {@code NFS3ERR_SERVERFAULT} for a bug). READ data goes from the VFS into a
- * {@link ReadBufferAllocator} buffer and from there, by reference, into the reply. {@code wcc_data} carries only
+ * {@link ReadBufferAllocator} buffer and from there, by reference, into the reply. WRITE data is offered to the VFS
+ * to keep where it arrived ({@link WriteMemorySource}) before it is copied. {@code wcc_data} carries only
  * post-operation attributes: the VFS cannot take pre-operation attributes atomically with the change, and RFC 1813
  * asks servers not to send them then. MKNOD and LINK are {@code NFS3ERR_NOTSUPP} (FSINFO does not claim
  * {@code FSF3_LINK}).
@@ -55,11 +56,18 @@ public final class Nfs3Program implements RpcDispatchable {
     private final ExportTable exports;
     private final ServerLimits limits;
     private final ReadBufferAllocator readBuffers;
+    private final WriteMemorySource writeMemory;
 
     public Nfs3Program(ExportTable exports, ServerLimits limits, ReadBufferAllocator readBuffers) {
+        this(exports, limits, readBuffers, WriteMemorySource.NONE);
+    }
+
+    public Nfs3Program(ExportTable exports, ServerLimits limits, ReadBufferAllocator readBuffers,
+                       WriteMemorySource writeMemory) {
         this.exports = exports;
         this.limits = limits;
         this.readBuffers = readBuffers;
+        this.writeMemory = writeMemory;
     }
 
     /** What a procedure does with the VFS; an {@link NfsException} becomes the reply's status. */
@@ -336,7 +344,7 @@ public final class Nfs3Program implements RpcDispatchable {
             }
             data.limit(data.position() + (int) Math.min(args.count, limits.maxWrite()));
             Vfs vfs = t.export().vfs();
-            WriteResult w = vfs.write(t.fh(), args.offset, data, args.stable);
+            WriteResult w = vfs.write(t.fh(), args.offset, data, args.stable, writeMemory.offer(call, data));
             res.count = w.count();
             res.committed = w.committed();
             res.verifier = vfs.writeVerifier();

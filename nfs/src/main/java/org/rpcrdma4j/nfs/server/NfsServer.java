@@ -26,7 +26,8 @@ import org.slf4j.LoggerFactory;
  * NFS and MOUNT are.
  * <p>
  * {@link #programs()} are the same {@link RpcDispatchable} objects an RDMA server registers to serve NFS over RDMA;
- * {@link Builder#readBuffers} is where it plugs in its registered memory for READ data.
+ * {@link Builder#readBuffers} is where it plugs in its registered memory for READ data, {@link Builder#writeMemory}
+ * where it offers the memory WRITE data arrived in.
  * <pre>{@code
  * NfsServer server = NfsServer.builder().export("/data", LocalVfs.open(dir)).bindAddress("127.0.0.1").build();
  * server.start();
@@ -46,7 +47,7 @@ public final class NfsServer implements AutoCloseable {
     private NfsServer(Builder b) {
         this.config = b;
         this.exports = new ExportTable(b.exports);
-        Nfs3Program nfs = new Nfs3Program(exports, b.limits, b.readBuffers);
+        Nfs3Program nfs = new Nfs3Program(exports, b.limits, b.readBuffers, b.writeMemory);
         MountProgram mount = new MountProgram(exports);
         programs.put(new OncRpcProgram(Nfs3.PROGRAM, Nfs3.VERSION), nfs);
         programs.put(new OncRpcProgram(Mount3.PROGRAM, Mount3.VERSION), mount);
@@ -163,6 +164,7 @@ public final class NfsServer implements AutoCloseable {
         private int selectorThreads = 1;
         private ServerLimits limits = ServerLimits.DEFAULT;
         private ReadBufferAllocator readBuffers = new PooledReadBufferAllocator();
+        private WriteMemorySource writeMemory = WriteMemorySource.NONE;
         private DuplicateRequestCache duplicateRequestCache;
 
         private Builder() {
@@ -208,6 +210,12 @@ public final class NfsServer implements AutoCloseable {
         /** Where READ data is read into (see {@link ReadBufferAllocator}). */
         public Builder readBuffers(ReadBufferAllocator allocator) {
             this.readBuffers = allocator;
+            return this;
+        }
+
+        /** Where WRITE data may be kept instead of copied (see {@link WriteMemorySource}); default none. */
+        public Builder writeMemory(WriteMemorySource source) {
+            this.writeMemory = source;
             return this;
         }
 

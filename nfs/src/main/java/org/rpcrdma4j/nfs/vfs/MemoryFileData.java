@@ -11,10 +11,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@code int}), and the caller bounds every size it passes (MemoryVfs refuses sizes beyond its capacity before
  * calling): the index then costs at most one reference per block of that bound.
  * <p>
- * Blocks come from a {@link BlockMemory}. When it {@linkplain BlockMemory#lends() lends}, {@link #lend} hands out
- * views of the blocks themselves: each block counts its users (the file, and every lent range that holds it), a
- * write or truncation that would change a block someone borrowed first copies it (the borrower keeps the old bytes),
- * and a block's memory goes back when its last user lets go ({@link #drop()} for the file itself).
+ * Blocks come from a {@link BlockMemory}, or from the memory a write's data arrived in when the writer offers it
+ * ({@link WriteMemory}) and the write covers the whole block. When the block memory
+ * {@linkplain BlockMemory#lends() lends}, {@link #lend} hands out views of the blocks themselves: each block counts
+ * its users (the file, and every lent range that holds it), a write or truncation that would change a block someone
+ * borrowed first copies it (the borrower keeps the old bytes), and a block's memory goes back when its last user
+ * lets go ({@link #drop()} for the file itself).
  * <p>
  * Not thread-safe; {@link MemoryVfs} guards it with its lock: changes under the write lock, reads and lending under
  * the read lock. Only {@link LentRange#release()} runs outside it (lock-free: a reference count).
@@ -173,6 +175,14 @@ final class MemoryFileData {
     }
 
     void write(long offset, ByteBuffer src) {
+        write(offset, src, WriteMemory.NONE);
+    }
+
+    /**
+     * Writes {@code src} at {@code offset}. A whole block the write covers is first asked of {@code offered}: a block
+     * it keeps becomes the file's block as it is, and is not copied.
+     */
+    void write(long offset, ByteBuffer src, WriteMemory offered) {
         int n = src.remaining();
         checkRange(offset, n);
         int done = 0;
@@ -181,19 +191,51 @@ final class MemoryFileData {
             int b = (int) (pos / block);
             int in = (int) (pos % block);
             int chunk = Math.min(n - done, block - in);
-            writable(b).bytes.put(in, src, src.position(), chunk);
+            if (chunk != block || !adopt(b, offered.keep(src.position(), block))) {
+                writable(b).bytes.put(in, src, src.position(), chunk);
+            }
             src.position(src.position() + chunk);
             done += chunk;
         }
         size = Math.max(size, offset + n);
     }
 
-    /** Block {@code b}, allocated (zeroed) when missing and copied first when lent. */
-    private DataBlock writable(int b) {
+    /**
+     * Makes {@code kept} block {@code b} in place of the one it had (let go: a reader holding it keeps it).
+     *
+     * @return false, and nothing changed, when nothing was kept or the memory is not a block (it is released)
+     */
+    private boolean adopt(int b, BlockMemory.Block kept) {
+        if (kept == null) {
+            return false;
+        }
+        ByteBuffer bytes = kept.buffer();
+        if (bytes.capacity() != block || bytes.position() != 0 || bytes.limit() != block) {
+            kept.release();
+            return false;
+        }
+        index(b);
+        DataBlock old = blocks[b];
+        blocks[b] = new DataBlock(kept);
+        if (old == null) {
+            allocatedBytes += block;
+        } else {
+            old.release();
+        }
+        return true;
+    }
+
+    /** Grows the block index to hold block {@code b}. */
+    private void index(int b) {
         if (b >= blocks.length) {
             long maxBlocks = MAX_SIZE / block;
             blocks = Arrays.copyOf(blocks, (int) Math.min(maxBlocks, Math.max(b + 1L, blocks.length * 2L)));
         }
+    }
+
+    /** Block {@code b}, allocated (zeroed) when missing and copied first when lent. */
+    private DataBlock writable(int b) {
+        index(b);
         DataBlock data = blocks[b];
         if (data == null) {
             data = newBlock();

@@ -368,6 +368,17 @@ public final class MemoryVfs implements Vfs {
 
     @Override
     public WriteResult write(FileHandle fh, long offset, ByteBuffer src, StableHow stable) throws NfsException {
+        return write(fh, offset, src, stable, WriteMemory.NONE);
+    }
+
+    /**
+     * Writes {@code src} at {@code offset}; each whole block the write covers (a block-aligned range of
+     * {@link BlockMemory#blockSize()} bytes) is first asked of {@code memory}, and a block it gives becomes the
+     * file's block as it is, in place of a copy (the block it replaces is let go, a reader holding it keeps it).
+     */
+    @Override
+    public WriteResult write(FileHandle fh, long offset, ByteBuffer src, StableHow stable, WriteMemory memory)
+            throws NfsException {
         int count = src.remaining();
         if (offset < 0 || offset > maxFileSize() - count) {
             throw new NfsException(Nfs3Status.NFS3ERR_FBIG, "beyond the largest file size");
@@ -379,7 +390,7 @@ public final class MemoryVfs implements Vfs {
             if (usedBytes + more > capacityBytes) {
                 throw new NfsException(Nfs3Status.NFS3ERR_NOSPC, "in-memory file system full");
             }
-            n.data.write(offset, src);
+            n.data.write(offset, src, memory);
             usedBytes += more;
             NfsTime now = NfsTime.now();
             n.mtime = now;

@@ -73,6 +73,16 @@ public interface Vfs extends AutoCloseable {
     WriteResult write(FileHandle fh, long offset, ByteBuffer src, StableHow stable) throws NfsException;
 
     /**
+     * Writes as {@link #write(FileHandle, long, ByteBuffer, StableHow)} does, and may keep parts of the memory under
+     * {@code src} that {@code memory} offers instead of copying them (a server over RDMA offers the memory a WRITE's
+     * data was pulled into). The default copies.
+     */
+    default WriteResult write(FileHandle fh, long offset, ByteBuffer src, StableHow stable, WriteMemory memory)
+            throws NfsException {
+        return write(fh, offset, src, stable);
+    }
+
+    /**
      * Creates a regular file.
      *
      * @param verifier for {@link CreateMode#EXCLUSIVE}: an existing file created with the same verifier is

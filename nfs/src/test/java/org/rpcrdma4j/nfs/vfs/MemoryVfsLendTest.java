@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.Random;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -23,54 +22,6 @@ import org.rpcrdma4j.nfs.StableHow;
  * neither the file nor a lent range uses it any more. Heap memory lends nothing.
  */
 class MemoryVfsLendTest {
-    /** Direct blocks that count what is out and refuse a second release of a block. */
-    private static final class CountingMemory implements BlockMemory {
-        final int size;
-        final AtomicInteger out = new AtomicInteger();
-        final AtomicInteger doubleReleases = new AtomicInteger();
-
-        CountingMemory(int size) {
-            this.size = size;
-        }
-
-        @Override
-        public Block allocate(int n) {
-            assertThat(n).isEqualTo(size);
-            ByteBuffer b = ByteBuffer.allocateDirect(n);
-            // dirty memory, as a reused pool buffer may be: the VFS must zero what it exposes
-            for (int i = 0; i < n; i++) {
-                b.put(i, (byte) 0x5a);
-            }
-            out.incrementAndGet();
-            AtomicInteger released = new AtomicInteger();
-            return new Block() {
-                @Override
-                public ByteBuffer buffer() {
-                    return b;
-                }
-
-                @Override
-                public void release() {
-                    if (released.getAndIncrement() == 0) {
-                        out.decrementAndGet();
-                    } else {
-                        doubleReleases.incrementAndGet();
-                    }
-                }
-            };
-        }
-
-        @Override
-        public boolean lends() {
-            return true;
-        }
-
-        @Override
-        public int blockSize() {
-            return size;
-        }
-    }
-
     private CountingMemory memory;
     private MemoryVfs vfs;
 

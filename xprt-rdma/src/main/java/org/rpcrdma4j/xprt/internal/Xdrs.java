@@ -9,6 +9,7 @@ import org.glassfish.grizzly.Buffer;
 import org.glassfish.grizzly.memory.ByteBufferArray;
 import org.glassfish.grizzly.memory.Buffers;
 import org.glassfish.grizzly.memory.BuffersBuffer;
+import org.glassfish.grizzly.memory.CompositeBuffer;
 import org.glassfish.grizzly.memory.MemoryManager;
 
 /**
@@ -75,6 +76,21 @@ public final class Xdrs {
      */
     public static Xdr over(ByteBuffer buffer) {
         return new Xdr(BuffersBuffer.create(MEMORY, Buffers.wrap(MEMORY, buffer)), MEMORY);
+    }
+
+    /**
+     * Makes a stream from {@link #over(ByteBuffer)}, once decoded, encode its reply into {@code spare} (borrowed;
+     * oncrpc4j grows the stream on the heap beyond it) instead of over the bytes it decoded: a program keeps some of
+     * those bytes past its reply.
+     *
+     * @throws IllegalStateException when {@code xdr} was not made by {@link #over(ByteBuffer)}
+     */
+    public static void encodeElsewhere(Xdr xdr, byte[] spare) {
+        if (!(xdr.asBuffer() instanceof CompositeBuffer stream)) {
+            throw new IllegalStateException("not a stream over a transport's buffer: " + xdr.asBuffer());
+        }
+        stream.removeAll();
+        stream.append(Buffers.wrap(MEMORY, spare));
     }
 
     /**

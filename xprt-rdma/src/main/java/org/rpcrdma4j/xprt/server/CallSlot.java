@@ -4,7 +4,9 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
 import java.nio.channels.CompletionHandler;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.dcache.oncrpc4j.rpc.ReplyQueue;
@@ -98,6 +100,12 @@ final class CallSlot implements RpcTransport, InvalidationListener, Runnable, Ma
     final ReadOps reads = new ReadOps();
     /** The preparation failed (no sink memory, mapping refused): answer ERR_CHUNK. */
     boolean prepareFailed;
+    /** The program's decoding stream over the sink (dispatching thread), while the call is a sink call. */
+    private Xdr callStream;
+    /** Native address of the rebuilt call's first byte in the sink, 0 when unknown (dispatching thread). */
+    private long callAddress;
+    /** The program kept some of the sink ({@link #keep}): its reply is encoded elsewhere (dispatching thread). */
+    private boolean kept;
     private final CallScreen screen = new CallScreen();
     /** Program version and procedure, for the reply's binding lookup. */
     private int version;
@@ -141,6 +149,9 @@ final class CallSlot implements RpcTransport, InvalidationListener, Runnable, Ma
         sink = null;
         sinkBase = 0;
         prepareFailed = false;
+        callStream = null;
+        callAddress = 0;
+        kept = false;
         noReply = false;
         handler = null;
         attachment = null;
@@ -276,8 +287,16 @@ final class CallSlot implements RpcTransport, InvalidationListener, Runnable, Ma
         switch (verdict) {
             case DISPATCH -> {
                 entry = screen.entry();
-                RpcDispatch.dispatch(entry, sink != null ? Xdrs.over(sink.nioBuffer(sinkBase, callLength))
-                        : Xdrs.over(inline, callLength), this, connection);
+                Xdr stream;
+                if (sink != null) {
+                    ByteBuffer view = sink.nioBuffer(sinkBase, callLength);
+                    callAddress = RegisteredMemoryIndex.addressOf(view);
+                    stream = Xdrs.over(view);
+                    callStream = stream;
+                } else {
+                    stream = Xdrs.over(inline, callLength);
+                }
+                RpcDispatch.dispatch(entry, stream, this, connection);
             }
             case DROP, DROP_BACKCHANNEL_REPLY -> {
                 connection.count(ServerCounter.MESSAGES_DROPPED);
@@ -324,6 +343,61 @@ final class CallSlot implements RpcTransport, InvalidationListener, Runnable, Ma
         replyFailure = new IOException("the RPC xid differs from the transport header's xid");
         marshaler.errChunk(call, connection.credits, "RPC xid differs from the transport xid");
         queueReply();
+    }
+
+    /**
+     * The program's thread, before it replies: keeps {@code bytes}, a view of this call's arguments in the sink the
+     * read chunks were pulled into, past the reply ({@link RdmaBufferAllocator#keep}). The sink stays allocated
+     * until every kept piece is released, and the reply is encoded into the slot's inline buffer (no longer used by
+     * this call) instead of over the call's bytes, which oncrpc4j would otherwise overwrite.
+     *
+     * @return the kept bytes, or null: not a sink call, not in the sink, already answered, or the pool too full
+     */
+    KeptCallData keep(ByteBuffer bytes) {
+        RegisteredBuffer s = sink;
+        if (s == null || callStream == null || callAddress == 0 || state.get() != DISPATCHING) {
+            return null;
+        }
+        long at = RegisteredMemoryIndex.addressOf(bytes);
+        int length = bytes.remaining();
+        if (at == 0 || at < callAddress || at + length > callAddress + callLength) {
+            return null;
+        }
+        if (!connection.server.roomToKeep(length)) {
+            connection.count(ServerCounter.KEEPS_REFUSED);
+            return null;
+        }
+        if (!kept) {
+            Xdrs.encodeElsewhere(callStream, inline);
+            kept = true;
+        }
+        s.retain();
+        connection.count(ServerCounter.KEPT_CALL_BYTES, length);
+        return new Kept(s, bytes.slice());
+    }
+
+    /** A kept piece of a sink: holds one reference to it. */
+    private static final class Kept implements KeptCallData {
+        private final RegisteredBuffer sink;
+        private final ByteBuffer view;
+        private final AtomicBoolean released = new AtomicBoolean();
+
+        Kept(RegisteredBuffer sink, ByteBuffer view) {
+            this.sink = sink;
+            this.view = view;
+        }
+
+        @Override
+        public ByteBuffer buffer() {
+            return view;
+        }
+
+        @Override
+        public void release() {
+            if (released.compareAndSet(false, true)) {
+                sink.release();
+            }
+        }
     }
 
     /** Sends a reply the server wrote itself at the slot's message area. */

@@ -25,6 +25,9 @@ import org.rpcrdma4j.verbs.VerbsException;
  *     return new ReadBuffer() { public ByteBuffer buffer() { return b.buffer(); } public void release() { b.release(); } };
  * };
  * }</pre>
+ * The same seam runs the other way for calls: {@link #keep} lets a program keep a call's bulk arguments where they
+ * landed instead of copying them.
+ * <p>
  * Never blocks: when the pool has no room the buffer is plain direct memory and the reply is copied into
  * registered memory instead (counted as {@link ServerCounter#COPIED_REPLY_BYTES}). Thread-safe.
  */
@@ -64,6 +67,27 @@ public final class RdmaBufferAllocator {
             }
         }
         return direct(length);
+    }
+
+    /**
+     * The zero-copy seam for a call's bulk arguments: keeps {@code bytes}, a view of {@code call}'s decoded arguments
+     * that arrived through a read chunk (e.g. NFS WRITE data), past the reply, in the registered memory the server
+     * pulled them into, so that the program need not copy them out. Call it on the program's thread before the call
+     * is answered; the kept view is {@code bytes}' position..limit.
+     * <p>
+     * Keeping pins that call's whole sink (its arguments, a page at most more) until every kept piece is released,
+     * and is refused while the server's registered buffer pool is more than three quarters full
+     * ({@link ServerCounter#KEEPS_REFUSED}), so that calls to come always find memory.
+     *
+     * @return the kept bytes, owned by the caller; null when they cannot be kept (the call came over another
+     *         transport or inline, {@code bytes} is not in its read-chunk memory, the call was answered, the pool is
+     *         too full): the program then copies them
+     */
+    public KeptCallData keep(RpcCall call, ByteBuffer bytes) {
+        if (call.getTransport() instanceof CallSlot slot && slot.connection.server == server) {
+            return slot.keep(bytes);
+        }
+        return null;
     }
 
     /** Whether {@code call} arrived on one of this server's RDMA connections. */

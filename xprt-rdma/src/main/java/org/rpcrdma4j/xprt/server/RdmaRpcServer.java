@@ -440,6 +440,22 @@ public final class RdmaRpcServer implements AutoCloseable {
         return p == null ? 0 : p.pagesInUse();
     }
 
+    /**
+     * Whether a program may keep {@code bytes} of call memory past its reply ({@link RdmaBufferAllocator#keep}):
+     * only while the pool, with them, is at most three quarters of its bound, so that the calls still to come find
+     * sink memory without waiting.
+     */
+    boolean roomToKeep(int bytes) {
+        RegisteredBufferPool p = bufferPool;
+        if (p == null) {
+            return false;
+        }
+        int page = BufferPoolConfig.PAGE_SIZE;
+        long boundPages = (long) p.config().maxArenas() * (p.config().arenaSize() / page);
+        long pages = (bytes + page - 1L) / page;
+        return 4 * (p.pagesInUse() + pages) <= 3 * boundPages;
+    }
+
     /** The open connection to the client at {@code remote}, or null. */
     Connection connectionTo(InetSocketAddress remote) {
         for (Connection c : connections) {

@@ -110,5 +110,12 @@ public enum ServerCounter {
      * reply, a completion listener polling), each sparing the agent thread a wake-up
      * ({@link RdmaRpcServer.Builder#inlineAgentWork}).
      */
-    INLINE_ROUNDS;
+    INLINE_ROUNDS,
+    /**
+     * Bytes of calls' read-chunk data that programs kept past their reply instead of copying them out
+     * ({@link RdmaBufferAllocator#keep}, e.g. NFS WRITE data becoming a file's blocks).
+     */
+    KEPT_CALL_BYTES,
+    /** Requests to keep call data refused because the registered buffer pool was more than three quarters full. */
+    KEEPS_REFUSED;
 }

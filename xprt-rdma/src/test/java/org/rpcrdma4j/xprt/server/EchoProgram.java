@@ -31,6 +31,8 @@ import org.dcache.oncrpc4j.xdr.XdrVoid;
  *  4 READ_HEAP unsigned n, unsigned seed    -&gt; the same bytes, encoded by value (a heap copy)
  *  5 SLOW      unsigned id                  -&gt; void, once the test {@linkplain #release releases} id
  *  6 READ_PLAIN unsigned n, unsigned seed   -&gt; the same bytes, by reference from unregistered direct memory
+ *  7 KEEP      opaque data&lt;&gt;             -&gt; 1 KiB of pattern bytes; the data's bytes are offered to the test's
+ *                                              {@linkplain #keeper keeper} first (kept past the reply, or not)
  * </pre>
  * Plain oncrpc4j: it knows nothing of RDMA. READ releases its buffer in a send listener, as the NFS server does.
  */
@@ -44,6 +46,9 @@ final class EchoProgram implements RpcDispatchable {
     static final int READ_HEAP = 4;
     static final int SLOW = 5;
     static final int READ_PLAIN = 6;
+    static final int KEEP = 7;
+    /** KEEP's reply: longer than the call's own header, so a reply encoded over the call would reach its data. */
+    static final int KEEP_REPLY_BYTES = 1024;
 
     private final IntFunction<ReplyBufferSource> buffers;
     private final Map<Integer, CountDownLatch> gates = new ConcurrentHashMap<>();
@@ -52,6 +57,8 @@ final class EchoProgram implements RpcDispatchable {
     final AtomicInteger buffersReleased = new AtomicInteger();
     final AtomicInteger sendFailures = new AtomicInteger();
     final AtomicInteger digests = new AtomicInteger();
+    /** What KEEP does with the view of its data (a view of the call's arguments); set by the test. */
+    volatile java.util.function.BiConsumer<RpcCall, ByteBuffer> keeper = (call, data) -> { };
 
     /** Where READ gets its buffer: per call, the server's allocator (or plain memory for READ_PLAIN). */
     interface ReplyBufferSource {
@@ -97,6 +104,23 @@ final class EchoProgram implements RpcDispatchable {
                 }));
             }
             case READ, READ_PLAIN -> read(call, call.getProcedure());
+            case KEEP -> {
+                ByteBuffer[] data = new ByteBuffer[1];
+                call.retrieveCall(new XdrAble() {
+                    @Override
+                    public void xdrDecode(XdrDecodingStream xdr) throws OncRpcException, IOException {
+                        data[0] = ((org.dcache.oncrpc4j.xdr.Xdr) xdr).xdrDecodeByteBuffer();
+                    }
+
+                    @Override
+                    public void xdrEncode(XdrEncodingStream xdr) {
+                        throw new UnsupportedOperationException();
+                    }
+                });
+                keeper.accept(call, data[0]);
+                byte[] reply = pattern(KEEP_REPLY_BYTES, 77);
+                call.reply(encoding(xdr -> xdr.xdrEncodeDynamicOpaque(reply)));
+            }
             case READ_HEAP -> {
                 ReadArgs args = new ReadArgs();
                 call.retrieveCall(args);

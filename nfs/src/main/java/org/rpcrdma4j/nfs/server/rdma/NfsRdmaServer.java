@@ -2,16 +2,10 @@ package org.rpcrdma4j.nfs.server.rdma;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
 
-import org.dcache.oncrpc4j.rpc.RpcCall;
 import org.rpcrdma4j.nfs.binding.Nfs3UpperLayerBinding;
 import org.rpcrdma4j.nfs.server.NfsServer;
-import org.rpcrdma4j.nfs.server.ReadBuffer;
-import org.rpcrdma4j.nfs.server.ReadBufferAllocator;
-import org.rpcrdma4j.xprt.server.RdmaBufferAllocator;
 import org.rpcrdma4j.xprt.server.RdmaRpcServer;
-import org.rpcrdma4j.xprt.server.ReplyBuffer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,6 +18,10 @@ import org.slf4j.LoggerFactory;
  * {@link RdmaRpcServer#bufferAllocator()}: for a call that arrived over RDMA, registered memory that the file is read
  * into and that is then RDMA-written straight into the client's write chunk; for a call over TCP, pooled direct
  * memory. The RDMA server counts the bytes that went without a copy ({@code ZERO_COPY_BYTES}).
+ * <p>
+ * <b>Zero-copy WRITE.</b> The data of a WRITE that arrived over RDMA is offered to the VFS where the server pulled it
+ * (registered memory, no longer reachable by the client): a {@code MemoryVfs} keeps each whole block of it as the
+ * file's block instead of copying it ({@code KEPT_CALL_BYTES}). Both seams: {@link RdmaServerMemory}.
  * <pre>{@code
  * NfsRdmaServer server = NfsRdmaServer.start(
  *         NfsServer.builder().export("/data", LocalVfs.open(dir)).port(2049),
@@ -44,16 +42,16 @@ public final class NfsRdmaServer implements AutoCloseable {
     }
 
     /**
-     * Builds and starts both servers. Takes over both builders: sets the NFS builder's READ buffer allocator, and
-     * gives the RDMA builder the NFS server's programs and the NFSv3 binding. When either fails to start, nothing is
-     * left running.
+     * Builds and starts both servers. Takes over both builders: sets the NFS builder's READ buffers and WRITE memory,
+     * and gives the RDMA builder the NFS server's programs and the NFSv3 binding. When either fails to start, nothing
+     * is left running.
      */
     public static NfsRdmaServer start(NfsServer.Builder nfsBuilder, RdmaRpcServer.Builder rdmaBuilder)
             throws IOException {
-        LateBoundReadBuffers readBuffers = new LateBoundReadBuffers();
-        NfsServer nfs = nfsBuilder.readBuffers(readBuffers).build();
+        RdmaServerMemory memory = new RdmaServerMemory();
+        NfsServer nfs = nfsBuilder.readBuffers(memory).writeMemory(memory).build();
         RdmaRpcServer rdma = rdmaBuilder.programs(nfs.programs()).binding(Nfs3UpperLayerBinding.INSTANCE).build();
-        readBuffers.bind(rdma.bufferAllocator());
+        memory.bind(rdma.bufferAllocator());
         nfs.start();
         try {
             rdma.start();
@@ -104,38 +102,6 @@ public final class NfsRdmaServer implements AutoCloseable {
             rdma.stop();
         } finally {
             nfs.close();
-        }
-    }
-
-    /**
-     * The NFS program's READ buffers from the RDMA server's allocator, which exists only once the RDMA server is
-     * built (after the NFS server, whose programs it serves); until then, plain direct memory.
-     */
-    private static final class LateBoundReadBuffers implements ReadBufferAllocator {
-        private volatile RdmaBufferAllocator allocator;
-
-        void bind(RdmaBufferAllocator a) {
-            this.allocator = a;
-        }
-
-        @Override
-        public ReadBuffer allocate(RpcCall call, int length) {
-            RdmaBufferAllocator a = allocator;
-            if (a == null) {
-                throw new IllegalStateException("READ before the RDMA server was built");
-            }
-            ReplyBuffer b = a.allocate(call, length);
-            return new ReadBuffer() {
-                @Override
-                public ByteBuffer buffer() {
-                    return b.buffer();
-                }
-
-                @Override
-                public void release() {
-                    b.release();
-                }
-            };
         }
     }
 }

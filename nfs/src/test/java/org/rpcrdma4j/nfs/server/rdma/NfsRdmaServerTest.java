@@ -114,4 +114,42 @@ class NfsRdmaServerTest {
             assertThat(got).isEqualTo(data);
         }
     }
+    @Test
+    void writeDataBecomesTheFilesBlocksWhereItLanded() throws Exception {
+        byte[] whole = pattern(3, 1 << 20);
+        byte[] ragged = pattern(4, 200_000);
+        long raggedAt = (1L << 20) + 5000;
+        String rdmaUrl = "rdma://127.0.0.1:" + server.rdmaPort() + "/m?mountport=" + server.tcpPort();
+        try (NfsClient client = NfsClient.mount(rdmaUrl, NfsClientConfig.defaults().withTransportFactory(factory))) {
+            FileHandle fh = client.createFile("/k");
+            long kept = server.rdma().counters().get(ServerCounter.KEPT_CALL_BYTES);
+            io.netty.buffer.ByteBuf source = io.netty.buffer.Unpooled.wrappedBuffer(whole.clone());
+            client.write(fh, 0, source, org.rpcrdma4j.nfs.StableHow.UNSTABLE);
+            // the client's memory changing after the WRITE changes nothing in the file
+            source.setZero(0, whole.length);
+            long afterWhole = server.rdma().counters().get(ServerCounter.KEPT_CALL_BYTES);
+            assertThat(afterWhole - kept).as("the VFS's sixteen 64 KiB blocks, kept").isEqualTo(1 << 20);
+
+            client.write(fh, raggedAt, io.netty.buffer.Unpooled.wrappedBuffer(ragged),
+                    org.rpcrdma4j.nfs.StableHow.UNSTABLE);
+            assertThat(server.rdma().counters().get(ServerCounter.KEPT_CALL_BYTES) - afterWhole)
+                    .as("only the two blocks the ragged WRITE covers whole").isEqualTo(2 * 64 * 1024);
+
+            byte[] expected = new byte[(int) raggedAt + ragged.length];
+            System.arraycopy(whole, 0, expected, 0, whole.length);
+            System.arraycopy(ragged, 0, expected, (int) raggedAt, ragged.length);
+            assertThat(client.readAll("/k")).isEqualTo(expected);
+            String tcpUrl = "tcp://127.0.0.1:" + server.tcpPort() + "/m";
+            try (NfsClient tcp = NfsClient.mount(tcpUrl)) {
+                assertThat(tcp.readAll("/k")).isEqualTo(expected);
+            }
+            client.remove(client.root(), "k");
+        }
+        // the file let go of the call memory it kept, and the connection of everything else
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (server.rdma().registeredPagesInUse() != 0 && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertThat(server.rdma().registeredPagesInUse()).isZero();
+    }
 }

@@ -1,0 +1,77 @@
+package org.rpcrdma4j.nfs.server.rdma;
+
+import java.nio.ByteBuffer;
+
+import org.dcache.oncrpc4j.rpc.RpcCall;
+import org.rpcrdma4j.nfs.server.PooledReadBufferAllocator;
+import org.rpcrdma4j.nfs.server.ReadBuffer;
+import org.rpcrdma4j.nfs.server.ReadBufferAllocator;
+import org.rpcrdma4j.nfs.server.WriteMemorySource;
+import org.rpcrdma4j.nfs.vfs.BlockMemory;
+import org.rpcrdma4j.nfs.vfs.WriteMemory;
+import org.rpcrdma4j.xprt.server.KeptCallData;
+import org.rpcrdma4j.xprt.server.RdmaBufferAllocator;
+import org.rpcrdma4j.xprt.server.ReplyBuffer;
+
+/**
+ * The NFS program's two zero-copy seams on an RDMA server's registered memory ({@link RdmaBufferAllocator}):
+ * <ul>
+ * <li>READ: data is read into registered memory and RDMA-written into the client's write chunk from there;</li>
+ * <li>WRITE: whole blocks of the data the server pulled with RDMA READ are kept by the VFS where they landed, in place
+ * of a copy ({@link RdmaBufferAllocator#keep}).</li>
+ * </ul>
+ * Calls over other transports get pooled direct memory for READ and no WRITE offer. The RDMA server is built after
+ * the NFS server whose programs it serves, so it is bound late ({@link #bind}); until then the same holds for every
+ * call. Thread-safe.
+ */
+public final class RdmaServerMemory implements ReadBufferAllocator, WriteMemorySource {
+    private final ReadBufferAllocator fallback = new PooledReadBufferAllocator();
+    private volatile RdmaBufferAllocator allocator;
+
+    /** Uses {@code server}'s memory from now on. */
+    public void bind(RdmaBufferAllocator server) {
+        this.allocator = server;
+    }
+
+    @Override
+    public ReadBuffer allocate(RpcCall call, int length) {
+        RdmaBufferAllocator a = allocator;
+        if (a == null) {
+            return fallback.allocate(call, length);
+        }
+        ReplyBuffer b = a.allocate(call, length);
+        return new ReadBuffer() {
+            @Override
+            public ByteBuffer buffer() {
+                return b.buffer();
+            }
+
+            @Override
+            public void release() {
+                b.release();
+            }
+        };
+    }
+
+    @Override
+    public WriteMemory offer(RpcCall call, ByteBuffer data) {
+        RdmaBufferAllocator a = allocator;
+        if (a == null || !a.isRdma(call)) {
+            return WriteMemory.NONE;
+        }
+        return (index, length) -> {
+            KeptCallData kept = a.keep(call, data.slice(index, length));
+            return kept == null ? null : new BlockMemory.Block() {
+                @Override
+                public ByteBuffer buffer() {
+                    return kept.buffer();
+                }
+
+                @Override
+                public void release() {
+                    kept.release();
+                }
+            };
+        };
+    }
+}

@@ -6,8 +6,10 @@ import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
@@ -93,30 +95,26 @@ public final class Harness {
         Report report = new Report();
         WindowRecorder recorder = new WindowRecorder(config.jfr());
         if (config.only() == null || config.wireOnly()) {
+            WireRow[] rows = {
+                new WireRow(Report.WIRE_TCP, "raw NIO TCP", WireLimits::rawTcp),
+                new WireRow(Report.WIRE_RDMA_WRITE, "soft iWARP RDMA WRITE",
+                        (w, m) -> WireLimits.softRdma(config, Opcode.RDMA_WRITE, w, m)),
+                new WireRow(Report.WIRE_RDMA_READ, "soft iWARP RDMA READ",
+                        (w, m) -> WireLimits.softRdma(config, Opcode.RDMA_READ, w, m)),
+                new WireRow(Report.WIRE_RDMA_SEND, "soft iWARP SEND",
+                        (w, m) -> WireLimits.softRdma(config, Opcode.SEND, w, m)),
+                new WireRow(Report.WIRE_COLD_TCP, "raw NIO TCP moving the NFS rows' memory",
+                        (w, m) -> WireLimits.coldTcp(w, m, config.fileBytes())),
+            };
             for (int round = 0; round < config.rounds(); round++) {
                 Duration warmup = config.warmupOf(round);
                 Duration window = config.roundWindow();
                 String of = roundLabel(config, round);
-                if (config.runs(Report.WIRE_TCP)) {
-                    progress.println("wire: raw NIO TCP" + of);
-                    wire(report, Report.WIRE_TCP, WireLimits.rawTcp(warmup, window));
-                }
-                if (config.runs(Report.WIRE_RDMA_WRITE)) {
-                    progress.println("wire: soft iWARP RDMA WRITE" + of);
-                    wire(report, Report.WIRE_RDMA_WRITE,
-                            WireLimits.softRdma(config, Opcode.RDMA_WRITE, warmup, window));
-                }
-                if (config.runs(Report.WIRE_RDMA_READ)) {
-                    progress.println("wire: soft iWARP RDMA READ" + of);
-                    wire(report, Report.WIRE_RDMA_READ, WireLimits.softRdma(config, Opcode.RDMA_READ, warmup, window));
-                }
-                if (config.runs(Report.WIRE_RDMA_SEND)) {
-                    progress.println("wire: soft iWARP SEND" + of);
-                    wire(report, Report.WIRE_RDMA_SEND, WireLimits.softRdma(config, Opcode.SEND, warmup, window));
-                }
-                if (config.runs(Report.WIRE_COLD_TCP)) {
-                    progress.println("wire: raw NIO TCP moving the NFS rows' memory" + of);
-                    wire(report, Report.WIRE_COLD_TCP, WireLimits.coldTcp(warmup, window, config.fileBytes()));
+                for (WireRow row : inTurn(rows, round)) {
+                    if (config.runs(row.key)) {
+                        progress.println("wire: " + row.label + of);
+                        wire(report, row.key, row.measure.rate(warmup, window));
+                    }
                 }
             }
             if (config.wireOnly()) {
@@ -149,7 +147,7 @@ public final class Harness {
                     Map<Client, Histogram> latencies = new EnumMap<>(Client.class);
                     Set<Client> failed = EnumSet.noneOf(Client.class);
                     for (int round = 0; round < config.rounds(); round++) {
-                        for (Client client : Client.values()) {
+                        for (Client client : inTurn(Client.values(), round)) {
                             String key = row.figure(client);
                             if (!config.runs(key) || failed.contains(client)) {
                                 continue;
@@ -273,6 +271,28 @@ public final class Harness {
     }
 
     /** The progress lines' mention of the round, when there is more than one. */
+    /** One wire row: its report key, its progress label, how to measure it. */
+    private record WireRow(String key, String label, WireMeasure measure) {
+    }
+
+    @FunctionalInterface
+    private interface WireMeasure {
+        WireLimits.Rate rate(Duration warmup, Duration measure) throws Exception;
+    }
+
+    /**
+     * The order peers are measured in during round {@code round}: each round starts one further along, so that no
+     * peer always runs first (just after the warm-up) or always right after the same neighbour (whose garbage and
+     * cache footprint it would inherit).
+     */
+    static <T> List<T> inTurn(T[] peers, int round) {
+        List<T> order = new ArrayList<>(peers.length);
+        for (int i = 0; i < peers.length; i++) {
+            order.add(peers[(round + i) % peers.length]);
+        }
+        return order;
+    }
+
     private static String roundLabel(HarnessConfig config, int round) {
         return config.rounds() > 1 ? " (round " + (round + 1) + " of " + config.rounds() + ")" : "";
     }

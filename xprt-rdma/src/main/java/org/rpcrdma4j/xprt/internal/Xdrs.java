@@ -62,11 +62,14 @@ public final class Xdrs {
     }
 
     /**
-     * A decoding stream over {@code array[0, length)}: borrows the array (oncrpc4j encodes a call's reply into the
-     * call's stream, so the reply may be written into it too).
+     * A decoding stream over {@code array[0, length)}: borrows the whole array. oncrpc4j encodes a call's reply into
+     * the call's stream, and the reply may use all of the array: a reply longer than its call (most are) is then
+     * encoded in place rather than into memory the stream grows by reallocating and copying, once or more per call.
      */
     public static Xdr over(byte[] array, int length) {
-        return new Xdr(Buffers.wrap(MEMORY, array, 0, length), MEMORY);
+        Buffer buffer = Buffers.wrap(MEMORY, array);
+        buffer.limit(length);
+        return new Xdr(buffer, MEMORY);
     }
 
     /**

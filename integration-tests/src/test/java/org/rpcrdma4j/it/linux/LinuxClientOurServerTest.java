@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
 import java.net.InetAddress;
-import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -15,7 +14,6 @@ import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-import org.dcache.oncrpc4j.rpc.RpcCall;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -30,13 +28,10 @@ import org.rpcrdma4j.it.capture.RpcRdmaExchange;
 import org.rpcrdma4j.it.capture.RpcRdmaTrace;
 import org.rpcrdma4j.nfs.binding.Nfs3UpperLayerBinding;
 import org.rpcrdma4j.nfs.server.NfsServer;
-import org.rpcrdma4j.nfs.server.ReadBuffer;
-import org.rpcrdma4j.nfs.server.ReadBufferAllocator;
+import org.rpcrdma4j.nfs.server.rdma.RdmaServerMemory;
 import org.rpcrdma4j.nfs.vfs.LocalVfs;
 import org.rpcrdma4j.nfs.xdr.Nfs3;
-import org.rpcrdma4j.xprt.server.RdmaBufferAllocator;
 import org.rpcrdma4j.xprt.server.RdmaRpcServer;
-import org.rpcrdma4j.xprt.server.ReplyBuffer;
 import org.rpcrdma4j.xprt.server.ServerCounter;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -60,31 +55,6 @@ class LinuxClientOurServerTest {
     private static final Path CAPTURES = Path.of("target", "linux-interop");
     private static final String MNT = "/mnt/ours";
 
-    /**
-     * READ data from the RDMA server's registered memory for calls that came over RDMA (no copy before the RDMA
-     * Write), plain memory otherwise. The allocator exists only once the RDMA server is built, after the NFS server
-     * whose programs it serves, so it is bound late.
-     */
-    private static final class RegisteredReadBuffers implements ReadBufferAllocator {
-        private volatile RdmaBufferAllocator allocator;
-
-        @Override
-        public ReadBuffer allocate(RpcCall call, int length) {
-            ReplyBuffer b = allocator.allocate(call, length);
-            return new ReadBuffer() {
-                @Override
-                public ByteBuffer buffer() {
-                    return b.buffer();
-                }
-
-                @Override
-                public void release() {
-                    b.release();
-                }
-            };
-        }
-    }
-
     @Test
     void linuxClientCopiesFilesInAndOutOfOurServer(LinuxPeer peer, @TempDir Path root) throws Exception {
         Path exportDir = Files.createDirectories(root.resolve("export"));
@@ -97,13 +67,13 @@ class LinuxClientOurServerTest {
             outgoing.put("o" + size, data);
             Files.write(out.resolve("o" + size), data);
         }
-        RegisteredReadBuffers readBuffers = new RegisteredReadBuffers();
+        RdmaServerMemory serverMemory = new RdmaServerMemory();
         NfsServer nfs = NfsServer.builder().export("/export", LocalVfs.open(exportDir)).bindAddress("127.0.0.1")
-                .port(0).readBuffers(readBuffers).build();
+                .port(0).readBuffers(serverMemory).writeMemory(serverMemory).build();
         RdmaRpcServer rdma = RdmaRpcServer.builder().bindAddress(InetAddress.getLoopbackAddress()).port(0)
                 .provider("soft", Map.of()).programs(nfs.programs()).binding(Nfs3UpperLayerBinding.INSTANCE)
                 .jmx(false).name("linux-interop-server").build();
-        readBuffers.allocator = rdma.bufferAllocator();
+        serverMemory.bind(rdma.bufferAllocator());
         nfs.start();
         WireCapture capture = null;
         try {

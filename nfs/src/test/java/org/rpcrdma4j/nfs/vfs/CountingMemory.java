@@ -23,6 +23,11 @@ final class CountingMemory implements BlockMemory {
         for (int i = 0; i < n; i++) {
             b.put(i, (byte) 0x5a);
         }
+        return counted(b);
+    }
+
+    /** {@code b} as a block counted among those out, its releases checked like the others'. */
+    Block counted(ByteBuffer b) {
         out.incrementAndGet();
         AtomicInteger released = new AtomicInteger();
         return new Block() {

@@ -7,7 +7,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -28,12 +27,11 @@ class MemoryVfsKeepTest {
     private CountingMemory memory;
     private MemoryVfs vfs;
 
-    /** The memory a write's data arrived in: hands out slices of it and counts them. */
+    /** The memory a write's data arrived in: hands out slices of it, counted. */
     private static final class Arrival implements WriteMemory {
         final ByteBuffer bytes;
         final List<List<Integer>> asked = new ArrayList<>();
-        final AtomicInteger out = new AtomicInteger();
-        final AtomicInteger doubleReleases = new AtomicInteger();
+        final CountingMemory kept = new CountingMemory(MemoryFileData.BLOCK);
         boolean refuse;
         int shrinkBy;
 
@@ -45,27 +43,7 @@ class MemoryVfsKeepTest {
         @Override
         public BlockMemory.Block keep(int index, int length) {
             asked.add(List.of(index, length));
-            if (refuse) {
-                return null;
-            }
-            ByteBuffer view = bytes.slice(index, length - shrinkBy);
-            out.incrementAndGet();
-            AtomicInteger released = new AtomicInteger();
-            return new BlockMemory.Block() {
-                @Override
-                public ByteBuffer buffer() {
-                    return view;
-                }
-
-                @Override
-                public void release() {
-                    if (released.getAndIncrement() == 0) {
-                        out.decrementAndGet();
-                    } else {
-                        doubleReleases.incrementAndGet();
-                    }
-                }
-            };
+            return refuse ? null : kept.counted(bytes.slice(index, length - shrinkBy));
         }
     }
 
@@ -113,7 +91,7 @@ class MemoryVfsKeepTest {
         assertThat(src.hasRemaining()).isFalse();
         assertThat(arrival.asked).as("blocks 1 to 3 lie whole in the write, 0 and 4 do not")
                 .containsExactly(List.of(1000, block), List.of(1000 + block, block), List.of(1000 + 2 * block, block));
-        assertThat(arrival.out.get()).isEqualTo(3);
+        assertThat(arrival.kept.out.get()).isEqualTo(3);
         assertThat(memory.out.get()).as("blocks 0 and 4 from the VFS's memory").isEqualTo(2);
         assertThat(contents(fh, offset, data.length)).isEqualTo(data);
         // the edges were copied: the arrival memory changing there does not change the file
@@ -123,8 +101,8 @@ class MemoryVfsKeepTest {
         assertThat(vfs.getattr(fh).size()).isEqualTo(offset + data.length);
 
         vfs.remove(vfs.root(), "f");
-        assertThat(arrival.out.get()).as("kept blocks go back with the file").isZero();
-        assertThat(arrival.doubleReleases.get()).isZero();
+        assertThat(arrival.kept.out.get()).as("kept blocks go back with the file").isZero();
+        assertThat(arrival.kept.doubleReleases.get()).isZero();
         assertThat(memory.out.get()).isZero();
     }
 
@@ -140,7 +118,7 @@ class MemoryVfsKeepTest {
         vfs.write(fh, 0, arrival.bytes.duplicate(), StableHow.UNSTABLE, arrival);
 
         assertThat(memory.out.get()).as("both old blocks replaced and let go").isZero();
-        assertThat(arrival.out.get()).isEqualTo(2);
+        assertThat(arrival.kept.out.get()).isEqualTo(2);
         assertThat(contents(fh, 0, data.length)).isEqualTo(data);
 
         // a later copying write into a kept block writes into it
@@ -151,10 +129,10 @@ class MemoryVfsKeepTest {
         assertThat(contents(fh, 0, data.length)).isEqualTo(expected);
 
         vfs.setattr(fh, SetAttributes.NONE.withSize(64 * 1024L), null);
-        assertThat(arrival.out.get()).as("truncation lets go of the second").isEqualTo(1);
+        assertThat(arrival.kept.out.get()).as("truncation lets go of the second").isEqualTo(1);
         vfs.remove(vfs.root(), "f");
-        assertThat(arrival.out.get()).isZero();
-        assertThat(arrival.doubleReleases.get()).isZero();
+        assertThat(arrival.kept.out.get()).isZero();
+        assertThat(arrival.kept.doubleReleases.get()).isZero();
     }
 
     @Test
@@ -193,7 +171,7 @@ class MemoryVfsKeepTest {
         Arrival misshapen = new Arrival(next);
         misshapen.shrinkBy = 4096;
         vfs.write(fh, 0, misshapen.bytes.duplicate(), StableHow.UNSTABLE, misshapen);
-        assertThat(misshapen.out.get()).as("a block of the wrong size is given back").isZero();
+        assertThat(misshapen.kept.out.get()).as("a block of the wrong size is given back").isZero();
         assertThat(contents(fh, 0, next.length)).isEqualTo(next);
         // copied: changing the arrival memory changes nothing
         misshapen.bytes.put(0, new byte[next.length]);

@@ -270,7 +270,6 @@ public final class Harness {
         return histogram;
     }
 
-    /** The progress lines' mention of the round, when there is more than one. */
     /** One wire row: its report key, its progress label, how to measure it. */
     private record WireRow(String key, String label, WireMeasure measure) {
     }
@@ -282,8 +281,8 @@ public final class Harness {
 
     /**
      * The order peers are measured in during round {@code round}: each round starts one further along, so that no
-     * peer always runs first (just after the warm-up) or always right after the same neighbour (whose garbage and
-     * cache footprint it would inherit).
+     * peer always runs first, right after the previous figure or round (whose garbage and cache footprint it would
+     * inherit).
      */
     static <T> List<T> inTurn(T[] peers, int round) {
         List<T> order = new ArrayList<>(peers.length);
@@ -293,6 +292,7 @@ public final class Harness {
         return order;
     }
 
+    /** The progress lines' mention of the round, when there is more than one. */
     private static String roundLabel(HarnessConfig config, int round) {
         return config.rounds() > 1 ? " (round " + (round + 1) + " of " + config.rounds() + ")" : "";
     }

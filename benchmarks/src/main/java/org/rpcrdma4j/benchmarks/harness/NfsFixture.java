@@ -24,13 +24,13 @@ import org.rpcrdma4j.xprt.server.ReplyBuffer;
 /**
  * One embedded NFSv3 server for every column: an {@link NfsServer} over a {@link MemoryVfs} serving NFS and MOUNT
  * over oncrpc4j TCP, and an {@link RdmaRpcServer} on its own software device serving the very same program objects
- * with the NFSv3 upper-layer binding. The VFS keeps its blocks in the RDMA server's registered memory and lends them to
- * READs ({@link BlockMemory}), so a READ's data goes from the file's memory straight to the client (RDMA WRITE, or a
- * gathering socket write over TCP); the READ buffer seam serves VFSes that do not lend. A WRITE's data that arrived
- * over RDMA becomes the file's block where the server pulled it ({@link RdmaServerMemory}), as the VFS keeps whole
- * blocks of it instead of copying them. For EMC's client, which always asks the portmapper on port 111 of the
- * server's host, the server binds a random 127.x.y.z address with a minimal portmapper there; where port 111 cannot
- * be bound the EMC column is unavailable ({@link #emcUnavailable()}).
+ * with the NFSv3 upper-layer binding. The VFS keeps its blocks in the RDMA server's registered memory and lends them
+ * to READs ({@link BlockMemory}), so a READ's data goes from the file's memory straight to the client (RDMA WRITE,
+ * or a gathering socket write over TCP); the READ buffer seam serves VFSes that do not lend. A WRITE's data that
+ * arrived over RDMA becomes the file's block where the server pulled it ({@link RdmaServerMemory}, within {@link
+ * #KEPT_CALL_MEMORY}), as the VFS keeps whole blocks of it instead of copying them. For EMC's client, which always
+ * asks the portmapper on port 111 of the server's host, the server binds a random 127.x.y.z address with a minimal
+ * portmapper there; where port 111 cannot be bound the EMC column is unavailable ({@link #emcUnavailable()}).
  * <p>
  * Files: {@value #DATA} ({@code fileBytes} of a known pattern, read by the READ rows) and {@value #SCRATCH} (as big,
  * overwritten by the WRITE rows). Owns the VFS, both servers and the server's device.
@@ -39,6 +39,11 @@ final class NfsFixture implements AutoCloseable {
     static final String EXPORT = "/export";
     static final String DATA = "/data.bin";
     static final String SCRATCH = "/scratch.bin";
+    /**
+     * What the RDMA server lets the VFS keep of WRITE data (whole 1 MiB blocks where the data landed, see
+     * {@link RdmaServerMemory}): enough for the whole scratch file of a full run (64 MiB, a page more per MiB).
+     */
+    static final long KEPT_CALL_MEMORY = 96L << 20;
     /** The pattern the data file repeats: 1 MiB of seeded random bytes. */
     static final byte[] PATTERN = pattern();
 
@@ -99,7 +104,7 @@ final class NfsFixture implements AutoCloseable {
         RdmaDevice device = RdmaProviders.select("soft").open(config.device());
         RdmaRpcServer rdma = RdmaRpcServer.builder().bindAddress(InetAddress.getByName(host)).port(0).device(device)
                 .programs(nfs.programs()).binding(Nfs3UpperLayerBinding.INSTANCE)
-                .inlineSizes(config.inline(), config.inline()).jmx(false)
+                .inlineSizes(config.inline(), config.inline()).keptCallMemory(KEPT_CALL_MEMORY).jmx(false)
                 .name("harness-nfs-rdma").build();
         try {
             rdma.start();

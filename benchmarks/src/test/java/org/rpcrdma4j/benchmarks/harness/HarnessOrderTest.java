@@ -8,22 +8,19 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.rpcrdma4j.benchmarks.harness.NfsRow.Client;
 
-/** Peers take turns at going first: over as many rounds as there are peers, each leads once and follows each once. */
+/** Peers take turns at going first: over as many rounds as there are peers, each leads once. */
 class HarnessOrderTest {
 
     @Test
     void eachPeerLeadsOneRoundAndEveryRoundHasEveryPeer() {
         Client[] peers = Client.values();
         Set<Client> leaders = new HashSet<>();
-        Set<List<Client>> pairs = new HashSet<>();
         for (int round = 0; round < peers.length; round++) {
             List<Client> order = Harness.inTurn(peers, round);
             assertThat(order).containsExactlyInAnyOrder(peers);
             leaders.add(order.get(0));
-            pairs.add(List.of(order.get(0), order.get(1)));
         }
         assertThat(leaders).containsExactlyInAnyOrder(peers);
-        assertThat(pairs).as("who runs right after whom changes too").hasSize(peers.length);
         assertThat(Harness.inTurn(peers, 0)).containsExactly(peers);
     }
 }

@@ -344,7 +344,7 @@ public final class Nfs3Program implements RpcDispatchable {
             }
             data.limit(data.position() + (int) Math.min(args.count, limits.maxWrite()));
             Vfs vfs = t.export().vfs();
-            WriteResult w = vfs.write(t.fh(), args.offset, data, args.stable, writeMemory.offer(call, data));
+            WriteResult w = vfs.write(t.fh(), args.offset, data, args.stable, writeMemory.offer(call));
             res.count = w.count();
             res.committed = w.committed();
             res.verifier = vfs.writeVerifier();

@@ -1,7 +1,5 @@
 package org.rpcrdma4j.nfs.server;
 
-import java.nio.ByteBuffer;
-
 import org.dcache.oncrpc4j.rpc.RpcCall;
 import org.rpcrdma4j.nfs.vfs.WriteMemory;
 
@@ -18,11 +16,12 @@ import org.rpcrdma4j.nfs.vfs.WriteMemory;
 public interface WriteMemorySource {
 
     /** Offers nothing. */
-    WriteMemorySource NONE = (call, data) -> WriteMemory.NONE;
+    WriteMemorySource NONE = call -> WriteMemory.NONE;
 
     /**
-     * The memory under {@code data}, the decoded data of {@code call}'s WRITE (a view of the call's arguments), that
-     * the VFS may keep; {@link WriteMemory#NONE} when there is none. The offer is good until the call is answered.
+     * The memory {@code call}'s WRITE data (decoded as a view of the call's arguments) arrived in, offered for the VFS
+     * to keep; {@link WriteMemory#NONE} when there is none. Asked once the arguments are decoded; the offer is good
+     * until the call is answered.
      */
-    WriteMemory offer(RpcCall call, ByteBuffer data);
+    WriteMemory offer(RpcCall call);
 }

@@ -191,7 +191,7 @@ final class MemoryFileData {
             int b = (int) (pos / block);
             int in = (int) (pos % block);
             int chunk = Math.min(n - done, block - in);
-            if (chunk != block || !adopt(b, offered.keep(src.position(), block))) {
+            if (chunk != block || !adopt(b, offered.keep(src.slice(src.position(), block)))) {
                 writable(b).bytes.put(in, src, src.position(), chunk);
             }
             src.position(src.position() + chunk);

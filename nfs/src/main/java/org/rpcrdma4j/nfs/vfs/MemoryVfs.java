@@ -674,4 +674,27 @@ public final class MemoryVfs implements Vfs {
     public long writeVerifier() {
         return writeVerifier;
     }
+
+    /**
+     * Lets go of every file's memory (blocks lent to readers live on until they are released; blocks kept from a
+     * server's call buffers go back to it): the file system is empty afterwards and the handles of its files are
+     * stale. Calling it again does nothing.
+     */
+    @Override
+    public void close() {
+        lock.writeLock().lock();
+        try {
+            for (Node n : nodes.values()) {
+                if (n.type == FileType.REGULAR) {
+                    n.data.drop();
+                }
+            }
+            nodes.values().removeIf(n -> n != root);
+            root.children.clear();
+            root.nlink = 2;
+            usedBytes = 0;
+        } finally {
+            lock.writeLock().unlock();
+        }
+    }
 }

@@ -1,5 +1,7 @@
 package org.rpcrdma4j.nfs.vfs;
 
+import java.nio.ByteBuffer;
+
 /**
  * The memory a WRITE's data arrived in, offered to the VFS to keep instead of copying it: a server over RDMA pulls a
  * WRITE's data with RDMA READ into registered memory, and a VFS that holds its data in blocks ({@link MemoryVfs})
@@ -12,14 +14,14 @@ package org.rpcrdma4j.nfs.vfs;
 public interface WriteMemory {
 
     /** Nothing to keep: the VFS copies. */
-    WriteMemory NONE = (index, length) -> null;
+    WriteMemory NONE = bytes -> null;
 
     /**
-     * Keeps bytes {@code index .. index + length} of the data buffer this offer came with (indexes into that buffer,
-     * not relative to its position) as a block whose buffer shares that memory, at position 0 with limit = capacity
-     * = {@code length}. The caller owns the block and {@linkplain BlockMemory.Block#release() releases} it once.
+     * Keeps {@code bytes} (borrowed: a view of part of the WRITE's data, its position..limit) as a block whose buffer
+     * shares that memory, at position 0 with limit = capacity = {@code bytes.remaining()}. The caller owns the block
+     * and {@linkplain BlockMemory.Block#release() releases} it once.
      *
      * @return the block, or null when that memory cannot be kept (the VFS then copies the bytes)
      */
-    BlockMemory.Block keep(int index, int length);
+    BlockMemory.Block keep(ByteBuffer bytes);
 }

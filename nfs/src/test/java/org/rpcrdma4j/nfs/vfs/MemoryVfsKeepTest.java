@@ -36,14 +36,16 @@ class MemoryVfsKeepTest {
         int shrinkBy;
 
         Arrival(byte[] data) {
-            bytes = ByteBuffer.allocateDirect(data.length + 16).position(16).slice();
+            bytes = ByteBuffer.wrap(new byte[data.length + 16], 16, data.length).slice();
             bytes.put(0, data);
         }
 
         @Override
-        public BlockMemory.Block keep(int index, int length) {
-            asked.add(List.of(index, length));
-            return refuse ? null : kept.counted(bytes.slice(index, length - shrinkBy));
+        public BlockMemory.Block keep(ByteBuffer view) {
+            // heap memory here, so where the view lies in the arrival is its array offset
+            int index = view.arrayOffset() + view.position() - bytes.arrayOffset();
+            asked.add(List.of(index, view.remaining()));
+            return refuse ? null : kept.counted(bytes.slice(index, view.remaining() - shrinkBy));
         }
     }
 
@@ -52,12 +54,26 @@ class MemoryVfsKeepTest {
         vfs = new MemoryVfs(64L << 20, memory);
     }
 
+    private final List<Arrival> arrivals = new ArrayList<>();
+
+    private Arrival arrival(byte[] data) {
+        Arrival a = new Arrival(data);
+        arrivals.add(a);
+        return a;
+    }
+
     @AfterEach
     void close() throws Exception {
         if (vfs != null) {
             vfs.close();
+            vfs.close(); // a second close does nothing
         }
         assertThat(memory.doubleReleases.get()).isZero();
+        assertThat(memory.out.get()).as("the VFS's own blocks after close").isZero();
+        for (Arrival a : arrivals) {
+            assertThat(a.kept.out.get()).as("kept blocks after close").isZero();
+            assertThat(a.kept.doubleReleases.get()).isZero();
+        }
     }
 
     private FileHandle file(String name) throws NfsException {
@@ -83,7 +99,7 @@ class MemoryVfsKeepTest {
         FileHandle fh = file("f");
         byte[] data = random(3 * block + 2000, 1);
         long offset = block - 1000L;
-        Arrival arrival = new Arrival(data);
+        Arrival arrival = arrival(data);
         ByteBuffer src = arrival.bytes.duplicate().limit(data.length);
 
         vfs.write(fh, offset, src, StableHow.UNSTABLE, arrival);
@@ -114,7 +130,7 @@ class MemoryVfsKeepTest {
         assertThat(memory.out.get()).isEqualTo(2);
 
         byte[] data = random(128 * 1024, 3);
-        Arrival arrival = new Arrival(data);
+        Arrival arrival = arrival(data);
         vfs.write(fh, 0, arrival.bytes.duplicate(), StableHow.UNSTABLE, arrival);
 
         assertThat(memory.out.get()).as("both old blocks replaced and let go").isZero();
@@ -144,7 +160,7 @@ class MemoryVfsKeepTest {
         LentRange r = vfs.lend(fh, 0, before.length);
 
         byte[] after = random(64 * 1024, 6);
-        Arrival arrival = new Arrival(after);
+        Arrival arrival = arrival(after);
         vfs.write(fh, 0, arrival.bytes.duplicate(), StableHow.UNSTABLE, arrival);
 
         byte[] lent = new byte[before.length];
@@ -157,18 +173,39 @@ class MemoryVfsKeepTest {
     }
 
     @Test
+    void aLentKeptBlockStaysWithItsReaderThroughOverwriteTruncationAndClose() throws Exception {
+        open(64 * 1024);
+        FileHandle fh = file("f");
+        byte[] data = random(128 * 1024, 9);
+        Arrival arrival = arrival(data);
+        vfs.write(fh, 0, arrival.bytes.duplicate(), StableHow.UNSTABLE, arrival);
+        LentRange r = vfs.lend(fh, 0, data.length);
+
+        vfs.write(fh, 100, ByteBuffer.wrap(random(10, 10)), StableHow.UNSTABLE);
+        vfs.setattr(fh, SetAttributes.NONE.withSize(0L), null);
+        vfs.close();
+        assertThat(arrival.kept.out.get()).as("both kept blocks still lent").isEqualTo(2);
+        byte[] lent = new byte[data.length];
+        r.piece(0).duplicate().get(lent, 0, 64 * 1024);
+        r.piece(1).duplicate().get(lent, 64 * 1024, 64 * 1024);
+        assertThat(lent).isEqualTo(data);
+        r.release();
+        assertThat(arrival.kept.out.get()).isZero();
+    }
+
+    @Test
     void aRefusedOrMisshapenOfferIsCopied() throws Exception {
         open(64 * 1024);
         FileHandle fh = file("f");
         byte[] data = random(128 * 1024, 7);
-        Arrival refusing = new Arrival(data);
+        Arrival refusing = arrival(data);
         refusing.refuse = true;
         vfs.write(fh, 0, refusing.bytes.duplicate(), StableHow.UNSTABLE, refusing);
         assertThat(refusing.asked).hasSize(2);
         assertThat(memory.out.get()).isEqualTo(2);
 
         byte[] next = random(128 * 1024, 8);
-        Arrival misshapen = new Arrival(next);
+        Arrival misshapen = arrival(next);
         misshapen.shrinkBy = 4096;
         vfs.write(fh, 0, misshapen.bytes.duplicate(), StableHow.UNSTABLE, misshapen);
         assertThat(misshapen.kept.out.get()).as("a block of the wrong size is given back").isZero();

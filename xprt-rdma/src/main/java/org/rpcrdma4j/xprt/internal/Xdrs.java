@@ -84,7 +84,7 @@ public final class Xdrs {
     /**
      * Makes a stream from {@link #over(ByteBuffer)}, once decoded, encode its reply into {@code spare} (borrowed;
      * oncrpc4j grows the stream on the heap beyond it) instead of over the bytes it decoded: a program keeps some of
-     * those bytes past its reply.
+     * those bytes past its reply. The stream has nothing left to decode afterwards.
      *
      * @throws IllegalStateException when {@code xdr} was not made by {@link #over(ByteBuffer)}
      */
@@ -94,6 +94,7 @@ public final class Xdrs {
         }
         stream.removeAll();
         stream.append(Buffers.wrap(MEMORY, spare));
+        stream.limit(0); // nothing left to decode: a further decode fails instead of reading the spare's bytes
     }
 
     /**

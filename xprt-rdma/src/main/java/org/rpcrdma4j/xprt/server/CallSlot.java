@@ -6,7 +6,6 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.CompletionHandler;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.dcache.oncrpc4j.rpc.ReplyQueue;
@@ -100,12 +99,12 @@ final class CallSlot implements RpcTransport, InvalidationListener, Runnable, Ma
     final ReadOps reads = new ReadOps();
     /** The preparation failed (no sink memory, mapping refused): answer ERR_CHUNK. */
     boolean prepareFailed;
-    /** The program's decoding stream over the sink (dispatching thread), while the call is a sink call. */
+    /** The program's decoding stream over the sink, while the call is a sink call (set before dispatch). */
     private Xdr callStream;
-    /** Native address of the rebuilt call's first byte in the sink, 0 when unknown (dispatching thread). */
+    /** Native address of the rebuilt call's first byte in the sink, 0 when unknown (set before dispatch). */
     private long callAddress;
-    /** The program kept some of the sink ({@link #keep}): its reply is encoded elsewhere (dispatching thread). */
-    private boolean kept;
+    /** The sink once the program kept some of it ({@link #keep}), else null (the program's thread). */
+    private KeptSink keptSink;
     private final CallScreen screen = new CallScreen();
     /** Program version and procedure, for the reply's binding lookup. */
     private int version;
@@ -151,7 +150,7 @@ final class CallSlot implements RpcTransport, InvalidationListener, Runnable, Ma
         prepareFailed = false;
         callStream = null;
         callAddress = 0;
-        kept = false;
+        keptSink = null;
         noReply = false;
         handler = null;
         attachment = null;
@@ -346,16 +345,20 @@ final class CallSlot implements RpcTransport, InvalidationListener, Runnable, Ma
     }
 
     /**
-     * The program's thread, before it replies: keeps {@code bytes}, a view of this call's arguments in the sink the
-     * read chunks were pulled into, past the reply ({@link RdmaBufferAllocator#keep}). The sink stays allocated
-     * until every kept piece is released, and the reply is encoded into the slot's inline buffer (no longer used by
-     * this call) instead of over the call's bytes, which oncrpc4j would otherwise overwrite.
+     * The program's thread, after it decoded the call's arguments and before it replies: keeps {@code bytes}, a view
+     * of this call's arguments in the sink its read chunks were pulled into, past the reply
+     * ({@link RdmaBufferAllocator#keep}). The first piece charges the whole sink to the server's kept-memory budget;
+     * the sink then stays allocated until the call is done and every kept piece is released. The reply is encoded
+     * into the slot's inline buffer (no longer used by this call) instead of over the call's bytes, which oncrpc4j
+     * would otherwise overwrite; the call's stream cannot be decoded any further.
      *
-     * @return the kept bytes, or null: not a sink call, not in the sink, already answered, or the pool too full
+     * @return the kept bytes, or null: another call (or this slot's earlier call), not a sink call, not in the sink,
+     *         already answered, keeping off, or the budget spent
      */
-    KeptCallData keep(ByteBuffer bytes) {
+    KeptCallData keep(RpcCall rpc, ByteBuffer bytes) {
         RegisteredBuffer s = sink;
-        if (s == null || callStream == null || callAddress == 0 || state.get() != DISPATCHING) {
+        if (s == null || callStream == null || rpc.getXdr() != callStream || callAddress == 0
+                || state.get() != DISPATCHING || !connection.server.keeps()) {
             return null;
         }
         long at = RegisteredMemoryIndex.addressOf(bytes);
@@ -363,41 +366,16 @@ final class CallSlot implements RpcTransport, InvalidationListener, Runnable, Ma
         if (at == 0 || at < callAddress || at + length > callAddress + callLength) {
             return null;
         }
-        if (!connection.server.roomToKeep(length)) {
-            connection.count(ServerCounter.KEEPS_REFUSED);
-            return null;
-        }
-        if (!kept) {
-            Xdrs.encodeElsewhere(callStream, inline);
-            kept = true;
-        }
-        s.retain();
-        connection.count(ServerCounter.KEPT_CALL_BYTES, length);
-        return new Kept(s, bytes.slice());
-    }
-
-    /** A kept piece of a sink: holds one reference to it. */
-    private static final class Kept implements KeptCallData {
-        private final RegisteredBuffer sink;
-        private final ByteBuffer view;
-        private final AtomicBoolean released = new AtomicBoolean();
-
-        Kept(RegisteredBuffer sink, ByteBuffer view) {
-            this.sink = sink;
-            this.view = view;
-        }
-
-        @Override
-        public ByteBuffer buffer() {
-            return view;
-        }
-
-        @Override
-        public void release() {
-            if (released.compareAndSet(false, true)) {
-                sink.release();
+        if (keptSink == null) {
+            if (!connection.server.chargeKept(s.pageCount())) {
+                connection.count(ServerCounter.KEEPS_REFUSED);
+                return null;
             }
+            keptSink = new KeptSink(s, connection.server);
+            Xdrs.encodeElsewhere(callStream, inline);
         }
+        connection.count(ServerCounter.KEPT_CALL_BYTES, length);
+        return keptSink.piece(bytes.slice());
     }
 
     /** Sends a reply the server wrote itself at the slot's message area. */
@@ -576,12 +554,17 @@ final class CallSlot implements RpcTransport, InvalidationListener, Runnable, Ma
         }
     }
 
-    /** Returns the sink buffer (the call's bytes when it came through read chunks). */
+    /** Returns the sink buffer (the call's bytes when it came through read chunks), and the slot's hold on kept pieces. */
     void releaseCallMemory() {
         RegisteredBuffer s = sink;
         sink = null;
         if (s != null) {
             s.release();
+        }
+        KeptSink k = keptSink;
+        keptSink = null;
+        if (k != null) {
+            k.release();
         }
     }
 

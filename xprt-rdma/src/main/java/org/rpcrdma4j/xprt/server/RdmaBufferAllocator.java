@@ -72,22 +72,28 @@ public final class RdmaBufferAllocator {
     /**
      * The zero-copy seam for a call's bulk arguments: keeps {@code bytes}, a view of {@code call}'s decoded arguments
      * that arrived through a read chunk (e.g. NFS WRITE data), past the reply, in the registered memory the server
-     * pulled them into, so that the program need not copy them out. Call it on the program's thread before the call
-     * is answered; the kept view is {@code bytes}' position..limit.
+     * pulled them into, so that the program need not copy them out. Call it on the program's thread once the
+     * arguments are decoded and before the call is answered (the call's stream cannot be decoded further after a
+     * keep); the kept view is {@code bytes}' position..limit.
      * <p>
-     * Keeping pins that call's whole sink (its arguments, a page at most more) until every kept piece is released,
-     * and is refused while the server's registered buffer pool is more than three quarters full
-     * ({@link ServerCounter#KEEPS_REFUSED}), so that calls to come always find memory.
+     * Keeping pins the call's whole buffer (its arguments, a page at most more) until every kept piece is released,
+     * and is bounded: the server keeps at most {@link RdmaRpcServer.Builder#keptCallMemory} bytes of such buffers
+     * (default 0: nothing is kept) and refuses beyond it ({@link ServerCounter#KEEPS_REFUSED}).
      *
      * @return the kept bytes, owned by the caller; null when they cannot be kept (the call came over another
-     *         transport or inline, {@code bytes} is not in its read-chunk memory, the call was answered, the pool is
-     *         too full): the program then copies them
+     *         transport or inline, {@code bytes} is not in its read-chunk memory, the call was answered, keeping is
+     *         off or its budget spent): the program then copies them
      */
     public KeptCallData keep(RpcCall call, ByteBuffer bytes) {
         if (call.getTransport() instanceof CallSlot slot && slot.connection.server == server) {
-            return slot.keep(bytes);
+            return slot.keep(call, bytes);
         }
         return null;
+    }
+
+    /** Whether this server lets programs keep call memory at all ({@link RdmaRpcServer.Builder#keptCallMemory}). */
+    public boolean keeps() {
+        return server.keeps();
     }
 
     /** Whether {@code call} arrived on one of this server's RDMA connections. */

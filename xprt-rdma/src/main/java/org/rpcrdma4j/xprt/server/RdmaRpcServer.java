@@ -19,6 +19,7 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 import org.dcache.oncrpc4j.rpc.OncRpcProgram;
 import org.dcache.oncrpc4j.rpc.ReplyQueue;
@@ -92,6 +93,8 @@ public final class RdmaRpcServer implements AutoCloseable {
     private final AtomicInteger accepting = new AtomicInteger();
     private volatile ReplyQueue replyQueue;
     private final RdmaBufferAllocator allocator;
+    /** Pages of call buffers programs keep now ({@link #chargeKept}). */
+    private final AtomicLong keptPages = new AtomicLong();
     /** Per io thread: the scatter list a call's READ sink is mapped from (any call up to the size limit fits). */
     private final ThreadLocal<ScatterList> sinkLists;
     private ServerMBean mbean;
@@ -440,20 +443,37 @@ public final class RdmaRpcServer implements AutoCloseable {
         return p == null ? 0 : p.pagesInUse();
     }
 
+    /** Whether programs may keep call memory at all ({@link Builder#keptCallMemory} above 0). */
+    boolean keeps() {
+        return config.keptCallMemoryBytes() > 0;
+    }
+
     /**
-     * Whether a program may keep {@code bytes} of call memory past its reply ({@link RdmaBufferAllocator#keep}):
-     * only while the pool, with them, is at most three quarters of its bound, so that the calls still to come find
-     * sink memory without waiting.
+     * Charges {@code pages} of a call's buffer to the kept-memory budget ({@link Builder#keptCallMemory}).
+     *
+     * @return false, and nothing charged, when they do not fit
      */
-    boolean roomToKeep(int bytes) {
-        RegisteredBufferPool p = bufferPool;
-        if (p == null) {
-            return false;
+    boolean chargeKept(int pages) {
+        long bound = config.keptCallMemoryBytes() / BufferPoolConfig.PAGE_SIZE;
+        while (true) {
+            long now = keptPages.get();
+            if (now + pages > bound) {
+                return false;
+            }
+            if (keptPages.compareAndSet(now, now + pages)) {
+                return true;
+            }
         }
-        int page = BufferPoolConfig.PAGE_SIZE;
-        long boundPages = (long) p.config().maxArenas() * (p.config().arenaSize() / page);
-        long pages = (bytes + page - 1L) / page;
-        return 4 * (p.pagesInUse() + pages) <= 3 * boundPages;
+    }
+
+    /** Gives back what {@link #chargeKept} charged, once the kept buffer is released. */
+    void refundKept(int pages) {
+        keptPages.addAndGet(-pages);
+    }
+
+    /** Pages of call buffers kept past their replies now (within {@link Builder#keptCallMemory}). */
+    public long keptPages() {
+        return keptPages.get();
     }
 
     /** The open connection to the client at {@code remote}, or null. */
@@ -519,6 +539,7 @@ public final class RdmaRpcServer implements AutoCloseable {
         private int maxReadChunks = 2;
         private int maxReadsInFlight = 16;
         private long registeredMemoryBytes = 256L << 20;
+        private long keptCallMemoryBytes;
         private Duration bufferWait = Duration.ofSeconds(10);
         private Duration stopTimeout = Duration.ofSeconds(10);
         private Duration warningInterval = Duration.ofSeconds(10);
@@ -700,6 +721,22 @@ public final class RdmaRpcServer implements AutoCloseable {
             return this;
         }
 
+        /**
+         * How much of the registered memory programs may keep past their replies ({@link RdmaBufferAllocator#keep}:
+         * e.g. NFS WRITE data a {@code MemoryVfs} keeps as file blocks instead of copying it). Default 0: nothing is
+         * kept. Keeping pins a call's whole buffer (its pages are charged once, when the first piece is kept, and
+         * given back when the last kept piece is released), so a workload that overwrites parts of earlier writes can
+         * leave whole buffers pinned for a few blocks each; at most this many bytes are ever pinned. At most half the
+         * registered memory.
+         */
+        public Builder keptCallMemory(long bytes) {
+            if (bytes < 0) {
+                throw new IllegalArgumentException("negative kept call memory: " + bytes);
+            }
+            this.keptCallMemoryBytes = bytes;
+            return this;
+        }
+
         /** How long taking registered memory may wait before the call or reply fails (default 10 s). */
         public Builder bufferWait(Duration wait) {
             this.bufferWait = Objects.requireNonNull(wait, "wait");
@@ -795,6 +832,10 @@ public final class RdmaRpcServer implements AutoCloseable {
         }
 
         public RdmaRpcServer build() {
+            if (keptCallMemoryBytes > registeredMemoryBytes / 2) {
+                throw new IllegalArgumentException("kept call memory " + keptCallMemoryBytes
+                        + " exceeds half the registered memory " + registeredMemoryBytes);
+            }
             if (maxReadChunkBytes > maxCallSize) {
                 throw new IllegalArgumentException("maxReadChunkBytes " + maxReadChunkBytes + " exceeds maxCallSize "
                         + maxCallSize);
@@ -806,7 +847,7 @@ public final class RdmaRpcServer implements AutoCloseable {
             ServerConfig config = new ServerConfig(serverName, bind, provider, providerOptions, device, credits,
                     margin, inlineSend, inlineReceive, servedPrograms(), List.copyOf(bindings), dispatchExecutor,
                     dispatchThreads, ioThreads, agentThreads, maxConnections, maxCallSize, maxReadChunkBytes,
-                    maxReadChunks, maxReadsInFlight, registeredMemoryBytes, bufferWait, stopTimeout,
+                    maxReadChunks, maxReadsInFlight, registeredMemoryBytes, keptCallMemoryBytes, bufferWait, stopTimeout,
                     warningInterval, reverseReplyTimeout, registrationMode, limits, jmx, inlineAgentWork);
             config.arenaSize(); // fails early for sizes no buffer can hold
             return new RdmaRpcServer(config);

@@ -39,6 +39,7 @@ record ServerConfig(
         int maxReadChunks,
         int maxReadsInFlight,
         long registeredMemoryBytes,
+        long keptCallMemoryBytes,
         Duration bufferWait,
         Duration stopTimeout,
         Duration warningInterval,

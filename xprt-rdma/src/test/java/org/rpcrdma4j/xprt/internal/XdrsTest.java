@@ -61,6 +61,8 @@ class XdrsTest {
         xdr.endDecoding();
         byte[] spare = new byte[128];
         Xdrs.encodeElsewhere(xdr, spare);
+        assertThatThrownBy(xdr::xdrDecodeInt).as("nothing is left to decode once the reply goes elsewhere")
+                .isInstanceOf(BadXdrOncRpcException.class);
         xdr.beginEncoding();
         for (int i = 0; i < 40; i++) {
             xdr.xdrEncodeInt(-1);

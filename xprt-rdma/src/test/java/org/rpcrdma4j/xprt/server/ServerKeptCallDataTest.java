@@ -18,13 +18,15 @@ import org.rpcrdma4j.verbs.Access;
 /**
  * A program keeps a call's read-chunk data past its reply ({@link RdmaBufferAllocator#keep}): the kept bytes are
  * the ones the client sent even though the reply (longer than the call's header) was encoded after them, the call's
- * memory stays allocated until the program releases what it kept, and only memory of the call's read chunk is kept.
+ * memory stays allocated until the program releases what it kept, only memory of the call's read chunk is kept, and
+ * no more than the server's kept-memory budget.
  */
 @Timeout(120)
 class ServerKeptCallDataTest extends ServerFixture {
     private static final int POSITION = Rpc.ARGS_OFFSET_AUTH_NONE + 4;
-    /** Small enough that the tests can fill most of the pool with a few buffers. */
-    private static final long POOL_BYTES = 16 << 20;
+    /** The kept-memory budget: three buffers of a 256 KiB call (65 pages each: the data, a page in front). */
+    private static final long KEPT_BYTES = 1 << 20;
+    private static final int CALL_PAGES = 65;
 
     private final List<KeptCallData> kept = new CopyOnWriteArrayList<>();
     private final List<RpcCall> calls = new CopyOnWriteArrayList<>();
@@ -32,7 +34,7 @@ class ServerKeptCallDataTest extends ServerFixture {
 
     @Override
     void configure(RdmaRpcServer.Builder builder) {
-        builder.registeredMemory(POOL_BYTES);
+        builder.registeredMemory(16 << 20).keptCallMemory(KEPT_BYTES);
     }
 
     @AfterEach
@@ -113,11 +115,15 @@ class ServerKeptCallDataTest extends ServerFixture {
 
     @Test
     void piecesOfOneCallAreKeptAndReleasedApart() throws Exception {
+        List<Integer> refusedAt = new CopyOnWriteArrayList<>();
         program.keeper = (call, data) -> {
             for (int at = 0; at < data.remaining(); at += 64 << 10) {
                 KeptCallData k = server.bufferAllocator().keep(call, data.slice(at, 64 << 10));
-                assertThat(k).isNotNull();
-                kept.add(k);
+                if (k == null) {
+                    refusedAt.add(at);
+                } else {
+                    kept.add(k);
+                }
             }
         };
         RawClient c = client(false);
@@ -125,24 +131,35 @@ class ServerKeptCallDataTest extends ServerFixture {
         keepCall(c, 0x52, data);
         keepCall(c, 0x53, EchoProgram.pattern(256 << 10, 7));
 
+        assertThat(refusedAt).isEmpty();
         assertThat(kept).hasSize(8);
+        assertThat(server.keptPages()).as("each call's buffer charged once").isEqualTo(2 * CALL_PAGES);
         for (int i = 0; i < 4; i++) {
             assertThat(mismatch(kept.get(i).buffer(), Arrays.copyOfRange(data, i * (64 << 10), (i + 1) * (64 << 10))))
                     .isEqualTo(-1);
         }
         closeClient(c);
         await("connection closed", () -> server.connectionCount() == 0);
-        for (int i = 0; i < 7; i++) {
+        int bothCalls = server.registeredPagesInUse();
+        for (int i = 0; i < 3; i++) {
             kept.remove(0).release();
-            assertThat(server.registeredPagesInUse()).as("a piece is still kept").isPositive();
+            assertThat(server.registeredPagesInUse()).as("a piece of the first call is still kept")
+                    .isEqualTo(bothCalls);
         }
         kept.remove(0).release();
+        assertThat(server.registeredPagesInUse()).as("the first call's buffer went back with its last piece")
+                .isEqualTo(bothCalls - CALL_PAGES);
+        assertThat(server.keptPages()).isEqualTo(CALL_PAGES);
+        for (int i = 0; i < 4; i++) {
+            kept.remove(0).release();
+        }
+        assertThat(server.keptPages()).isZero();
         awaitNoLeaks();
     }
 
     @Test
     void onlyTheCallsReadChunkMemoryIsKept() throws Exception {
-        List<KeptCallData> refused = new ArrayList<>();
+        List<KeptCallData> keptWrongly = new ArrayList<>();
         ByteBuffer elsewhere = ByteBuffer.allocateDirect(4096);
         program.keeper = (call, data) -> {
             calls.add(call);
@@ -151,7 +168,7 @@ class ServerKeptCallDataTest extends ServerFixture {
                     data.slice(0, data.remaining() - 4).position(0).limit(data.remaining() - 4)}) {
                 KeptCallData k = server.bufferAllocator().keep(call, b);
                 if (k != null) {
-                    refused.add(k);
+                    keptWrongly.add(k);
                 }
             }
         };
@@ -161,36 +178,35 @@ class ServerKeptCallDataTest extends ServerFixture {
         c.send(RawClient.header().xid(0x54).credits(32).proc(RpcRdmaProc.RDMA_MSG), inline);
         assertReply(c, 0x54);
         assertThat(server.bufferAllocator().keep(calls.get(0), views.get(0))).isNull();
-        assertThat(refused).as("inline call: heap, other memory and its own bytes are all refused").isEmpty();
+        assertThat(keptWrongly).as("inline call: heap, other memory and its own bytes are all refused").isEmpty();
 
         // a read-chunk call: a heap buffer and other direct memory are refused; after the reply, everything is
         keepCall(c, 0x55, EchoProgram.pattern(64 << 10, 9));
-        assertThat(refused).as("only the view of the call's own data").hasSize(1);
-        refused.get(0).release();
+        assertThat(keptWrongly).as("only the view of the call's own data").hasSize(1);
+        keptWrongly.get(0).release();
         assertThat(server.bufferAllocator().keep(calls.get(1), views.get(1)))
                 .as("keeping after the call was answered").isNull();
     }
 
     @Test
-    void keepingIsRefusedWhenThePoolIsNearlyFull() throws Exception {
+    void keepingStopsAtTheBudgetAndResumesWhenKeptMemoryGoesBack() throws Exception {
         keepWholeData();
         RawClient c = client(false);
-        List<ReplyBuffer> filler = new ArrayList<>();
-        try {
-            // fill the pool beyond three quarters of its bound
-            while (4L * server.registeredPagesInUse() * 4096 <= 3 * POOL_BYTES) {
-                ReplyBuffer b = server.bufferAllocator().allocate(1 << 20);
-                assertThat(b.isRegistered()).isTrue();
-                filler.add(b);
-            }
-            long refusedBefore = server.counters().get(ServerCounter.KEEPS_REFUSED);
-            keepCall(c, 0x56, EchoProgram.pattern(64 << 10, 10));
-            assertThat(kept).isEmpty();
-            assertThat(server.counters().get(ServerCounter.KEEPS_REFUSED) - refusedBefore).isEqualTo(1);
-        } finally {
-            filler.forEach(ReplyBuffer::release);
+        long refusedBefore = server.counters().get(ServerCounter.KEEPS_REFUSED);
+        for (int i = 0; i < 3; i++) {
+            keepCall(c, 0x60 + i, EchoProgram.pattern(256 << 10, 20 + i));
         }
-        keepCall(c, 0x57, EchoProgram.pattern(64 << 10, 11));
-        assertThat(kept).as("kept again once the pool has room").hasSize(1);
+        assertThat(kept).hasSize(3);
+        assertThat(server.keptPages()).isEqualTo(3 * CALL_PAGES);
+
+        keepCall(c, 0x63, EchoProgram.pattern(256 << 10, 23));
+        assertThat(kept).as("a fourth buffer exceeds the budget").hasSize(3);
+        assertThat(server.counters().get(ServerCounter.KEEPS_REFUSED) - refusedBefore).isEqualTo(1);
+
+        kept.remove(0).release();
+        assertThat(server.keptPages()).isEqualTo(2 * CALL_PAGES);
+        keepCall(c, 0x64, EchoProgram.pattern(256 << 10, 24));
+        assertThat(kept).as("kept again once a buffer went back").hasSize(3);
+        assertThat(server.keptPages()).isEqualTo(3 * CALL_PAGES);
     }
 }

@@ -18,7 +18,8 @@ import org.rpcrdma4j.xprt.server.ReplyBuffer;
  * <ul>
  * <li>READ: data is read into registered memory and RDMA-written into the client's write chunk from there;</li>
  * <li>WRITE: whole blocks of the data the server pulled with RDMA READ are kept by the VFS where they landed, in place
- * of a copy ({@link RdmaBufferAllocator#keep}).</li>
+ * of a copy ({@link RdmaBufferAllocator#keep}), when the server allows keeping
+ * ({@code RdmaRpcServer.Builder.keptCallMemory}).</li>
  * </ul>
  * Calls over other transports get pooled direct memory for READ and no WRITE offer. The RDMA server is built after
  * the NFS server whose programs it serves, so it is bound late ({@link #bind}); until then the same holds for every
@@ -28,7 +29,7 @@ public final class RdmaServerMemory implements ReadBufferAllocator, WriteMemoryS
     private final ReadBufferAllocator fallback = new PooledReadBufferAllocator();
     private volatile RdmaBufferAllocator allocator;
 
-    /** Uses {@code server}'s memory from now on. */
+    /** Uses {@code server}'s memory (borrowed: the server owns it) from now on. */
     public void bind(RdmaBufferAllocator server) {
         this.allocator = server;
     }
@@ -54,13 +55,13 @@ public final class RdmaServerMemory implements ReadBufferAllocator, WriteMemoryS
     }
 
     @Override
-    public WriteMemory offer(RpcCall call, ByteBuffer data) {
+    public WriteMemory offer(RpcCall call) {
         RdmaBufferAllocator a = allocator;
-        if (a == null || !a.isRdma(call)) {
+        if (a == null || !a.keeps() || !a.isRdma(call)) {
             return WriteMemory.NONE;
         }
-        return (index, length) -> {
-            KeptCallData kept = a.keep(call, data.slice(index, length));
+        return bytes -> {
+            KeptCallData kept = a.keep(call, bytes);
             return kept == null ? null : new BlockMemory.Block() {
                 @Override
                 public ByteBuffer buffer() {

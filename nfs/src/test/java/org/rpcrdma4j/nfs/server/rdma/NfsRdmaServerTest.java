@@ -41,15 +41,16 @@ class NfsRdmaServerTest {
         server = NfsRdmaServer.start(
                 NfsServer.builder().bindAddress("127.0.0.1").port(0).export("/m", vfs),
                 org.rpcrdma4j.xprt.server.RdmaRpcServer.builder().bindAddress(InetAddress.getLoopbackAddress())
-                        .port(0).provider("soft", Map.of()).jmx(false));
+                        .port(0).provider("soft", Map.of()).keptCallMemory(32L << 20).jmx(false));
         clientDevice = RdmaProviders.select("soft").open(Map.of());
         factory = new RdmaDataTransportFactory(RdmaClientConfig.builder().device(clientDevice).jmx(false).build());
     }
 
     @AfterEach
     void stop() throws Exception {
-        server.close();
         vfs.close();
+        assertThat(server.rdma().keptPages()).as("the VFS gave back every call buffer it kept").isZero();
+        server.close();
         assertThat(clientDevice.resourceCounts()).isEqualTo(ResourceCounts.NONE);
         clientDevice.close();
     }

@@ -213,7 +213,7 @@ public final class NfsServer implements AutoCloseable {
             return this;
         }
 
-        /** Where WRITE data may be kept instead of copied (see {@link WriteMemorySource}); default none. */
+        /** Where WRITE data may be kept instead of copied (borrowed; see {@link WriteMemorySource}); default none. */
         public Builder writeMemory(WriteMemorySource source) {
             this.writeMemory = source;
             return this;

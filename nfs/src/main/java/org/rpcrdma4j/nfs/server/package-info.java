@@ -15,7 +15,9 @@
  * memory ({@code Vfs.lend}, e.g. a {@code MemoryVfs} whose blocks are registered memory) saves even that copy: the
  * reply references the lent views (one Grizzly composite), the RDMA server writes straight from the file's blocks,
  * and the range is released when the reply's send completes. WRITE data is handed to the VFS as a view of the
- * received message.
+ * received message, with an offer of the memory it lies in ({@link org.rpcrdma4j.nfs.server.WriteMemorySource}): an
+ * RDMA server offers the registered memory it pulled the data into, and a {@code MemoryVfs} keeps whole blocks of it
+ * as the file's blocks instead of copying them.
  * <p>
  * <b>Handles.</b> A wire handle is a 4-byte export id followed by the VFS's handle, so one server may export several
  * trees ({@link org.rpcrdma4j.nfs.server.ExportTable}).

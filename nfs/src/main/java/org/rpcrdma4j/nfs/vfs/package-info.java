@@ -10,6 +10,9 @@
  * them memory that later goes straight to the wire (see {@code server.ReadBufferAllocator}). A VFS may also lend its
  * own memory for a READ ({@link org.rpcrdma4j.nfs.vfs.Vfs#lend}, {@link org.rpcrdma4j.nfs.vfs.LentRange}), as a
  * kernel server sends from its page cache: {@code MemoryVfs} does when its {@link org.rpcrdma4j.nfs.vfs.BlockMemory}
- * lends (blocks counted by their users, a lent block copied before it is changed). Implementations are thread-safe.
+ * lends (blocks counted by their users, a lent block copied before it is changed). The other way round, a WRITE may
+ * come with an offer of the memory its data arrived in ({@link org.rpcrdma4j.nfs.vfs.WriteMemory}), and
+ * {@code MemoryVfs} keeps whole blocks of it as the file's blocks instead of copying them. Implementations are
+ * thread-safe.
  */
 package org.rpcrdma4j.nfs.vfs;

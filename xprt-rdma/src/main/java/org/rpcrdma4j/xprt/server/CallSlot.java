@@ -36,7 +36,8 @@ import org.slf4j.LoggerFactory;
 /**
  * One call in progress on a connection, and the {@link RpcTransport} its {@link RpcCall} is bound to. A connection
  * makes {@code credits + margin} slots when it is set up and reuses them; nothing here is allocated per call except
- * what oncrpc4j allocates itself (the {@code RpcCall}, its {@code Xdr}, the decoded arguments).
+ * what oncrpc4j allocates itself (the {@code RpcCall}, its {@code Xdr}, the decoded arguments) and, when the program
+ * keeps some of a call's read-chunk data ({@link #keep}), the record of that and one object per kept piece.
  *
  * <h2>Life of a call, and who owns the slot</h2>
  * <pre>
@@ -554,7 +555,7 @@ final class CallSlot implements RpcTransport, InvalidationListener, Runnable, Ma
         }
     }
 
-    /** Returns the sink buffer (the call's bytes when it came through read chunks), and the slot's hold on kept pieces. */
+    /** Returns the sink (the call's bytes when they came through read chunks) and the slot's hold on kept pieces. */
     void releaseCallMemory() {
         RegisteredBuffer s = sink;
         sink = null;

@@ -68,6 +68,14 @@
  * {@code ReadBufferAllocator} is this allocator behind a three-line adapter (see
  * {@link org.rpcrdma4j.xprt.server.RdmaBufferAllocator}).
  *
+ * <h2>Kept call data</h2>
+ * The other way round, a program may keep bytes of a call's arguments that arrived through a read chunk past its
+ * reply, where the server pulled them ({@code bufferAllocator().keep(call, bytes)}, e.g. NFS WRITE data becoming a
+ * file's blocks): the call's buffer then stays allocated until every kept piece is released
+ * ({@link org.rpcrdma4j.xprt.server.KeptCallData}), and the reply is encoded elsewhere than over the call's bytes.
+ * Kept buffers are charged whole to a budget ({@code RdmaRpcServer.Builder.keptCallMemory}, default 0: nothing is
+ * kept), so that they cannot take the memory later calls need.
+ *
  * <h2>Threads</h2>
  * <ul>
  *   <li><b>Agents</b>: each connection is an {@link org.rpcrdma4j.xprt.internal.Agent}; the server runs them on

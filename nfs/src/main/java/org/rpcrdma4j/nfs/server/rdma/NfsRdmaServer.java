@@ -19,9 +19,10 @@ import org.slf4j.LoggerFactory;
  * into and that is then RDMA-written straight into the client's write chunk; for a call over TCP, pooled direct
  * memory. The RDMA server counts the bytes that went without a copy ({@code ZERO_COPY_BYTES}).
  * <p>
- * <b>Zero-copy WRITE.</b> The data of a WRITE that arrived over RDMA is offered to the VFS where the server pulled it
- * (registered memory, no longer reachable by the client): a {@code MemoryVfs} keeps each whole block of it as the
- * file's block instead of copying it ({@code KEPT_CALL_BYTES}). Both seams: {@link RdmaServerMemory}.
+ * <b>Zero-copy WRITE.</b> When the RDMA builder allows keeping ({@code keptCallMemory}), the data of a WRITE that
+ * arrived over RDMA is offered to the VFS where the server pulled it (registered memory, no longer reachable by the
+ * client): a {@code MemoryVfs} keeps each whole block of it as the file's block instead of copying it
+ * ({@code KEPT_CALL_BYTES}). Both seams: {@link RdmaServerMemory}.
  * <pre>{@code
  * NfsRdmaServer server = NfsRdmaServer.start(
  *         NfsServer.builder().export("/data", LocalVfs.open(dir)).port(2049),

@@ -205,8 +205,24 @@ class LinuxClientOurServerTest {
             RpcRdmaTrace trace = RpcRdmaTrace.of(c);
             Map<String, Integer> choices = new TreeMap<>();
             int credits = -1;
-            for (RpcRdmaExchange x : trace.exchanges()) {
-                assertThat(x.reply()).as("answer to %s", x.call()).isNotNull();
+            List<RpcRdmaExchange> exchanges = trace.exchanges();
+            int lastAnswered = -1;
+            for (int i = 0; i < exchanges.size(); i++) {
+                if (exchanges.get(i).reply() != null) {
+                    lastAnswered = i;
+                }
+            }
+            for (int i = 0; i < exchanges.size(); i++) {
+                RpcRdmaExchange x = exchanges.get(i);
+                if (x.reply() == null) {
+                    // the capture stops once the guest's umount returns; a call sent at the very end may be
+                    // answered after that (the server's counters show every call answered)
+                    assertThat(i).as("unanswered %s before the capture's last answer", x.call())
+                            .isGreaterThan(lastAnswered);
+                    assertThat(counters.get(ServerCounter.REPLIES)).isEqualTo(counters.get(ServerCounter.CALLS));
+                    LOG.info("not in the capture: the answer to {}, sent as it stopped", x.call());
+                    continue;
+                }
                 assertThat(x.reply().header().proc()).isNotEqualTo(RpcRdmaProc.RDMA_ERROR);
                 credits = x.call().header().credits();
                 if (x.reply().send().invalidates()) {

@@ -252,6 +252,17 @@ public final class LinuxPeer implements AutoCloseable {
         return Integer.parseInt(out.strip());
     }
 
+    /**
+     * @return the lines of the guest's kernel log in which siw reports an MPA CRC mismatch. Linux 6.1's siw checks a
+     *         frame's CRC wrongly when the four CRC bytes arrive split across two socket buffers (it copies the second
+     *         part over the first and compares against what is left of the previous frame's CRC), and answers with
+     *         TERMINATE LLP / MPA / CRC error and a reset: a peer sending correct CRCs sees spurious disconnects.
+     */
+    public List<String> siwCrcErrors() throws IOException {
+        String out = execOk("dmesg | grep 'siw: crc error' || true", Duration.ofSeconds(30));
+        return out.lines().filter(l -> l.contains("siw: crc error")).toList();
+    }
+
     /** @return the last lines of the guest's kernel log, for failure reports */
     public String dmesgTail(int lines) {
         try {

@@ -132,6 +132,7 @@ class OurClientLinuxServerTest {
             new Random(size * 31L + setup.hashCode()).nextBytes(data);
             files.put("f" + size, data);
         }
+        int siwCrcErrorsBefore = peer.siwCrcErrors().size();
         Recording recording = new Recording(setup);
         WireCapture capture = WireCapture.unavailableReason() == null
                 ? WireCapture.start(CAPTURES.resolve(setup.tag() + ".pcapng"), peer.rdmaPort()) : null;
@@ -181,8 +182,17 @@ class OurClientLinuxServerTest {
             }
             LOG.info("{}: {} ms; {}", setup, (System.nanoTime() - t0) / 1_000_000, stats);
             assertThat(peer.execOk("ls -A /export/scratch", GUEST_COMMAND)).doesNotContain(setup.tag());
-            checkCounters(setup, stats);
-            if (capture != null) {
+            List<String> siwCrcErrors = peer.siwCrcErrors();
+            List<String> siwDrops = siwCrcErrors.subList(Math.min(siwCrcErrorsBefore, siwCrcErrors.size()),
+                    siwCrcErrors.size());
+            checkCounters(setup, stats, siwDrops);
+            if (capture != null && !siwDrops.isEmpty()) {
+                capture.stop();
+                capture.keep();
+                LOG.warn("{}: wire checks skipped: siw dropped the connection (see above), so the capture holds "
+                        + "more than one connection and resent calls; kept in {}", setup,
+                        capture.file().toAbsolutePath());
+            } else if (capture != null) {
                 List<IwarpConnection> connections = capture.stop();
                 assertThat(connections).as("iWARP connections in %s", capture.file()).hasSize(1);
                 checkWire(setup, connections.get(0), fsinfo, stats, files, handles);
@@ -201,12 +211,25 @@ class OurClientLinuxServerTest {
         }
     }
 
-    /** Our counters say which strategy ran and that nothing went wrong. */
-    private static void checkCounters(RdmaSetup setup, RdmaClientStats stats) {
+    /**
+     * Our counters say which strategy ran and that nothing went wrong. One exception: with MPA CRC on, siw may have
+     * dropped the connection for a CRC it checked wrongly ({@link LinuxPeer#siwCrcErrors}, logged in the guest while
+     * this setup ran); the client must then have reconnected and resent, once per such drop, and the files still
+     * crossed byte for byte (checked before this).
+     */
+    private static void checkCounters(RdmaSetup setup, RdmaClientStats stats, List<String> siwCrcErrors) {
         assertThat(stats.get(XprtCounter.BAD_REPLY_COUNT)).isZero();
         assertThat(stats.get(XprtCounter.RDMA_ERRORS)).isZero();
-        assertThat(stats.get(XprtCounter.RETRANSMITS)).isZero();
-        assertThat(stats.get(XprtCounter.RECONNECTS)).isZero();
+        if (setup.crc() && !siwCrcErrors.isEmpty()) {
+            LOG.warn("{}: siw dropped the connection {} time(s) for a CRC split across socket buffers (Linux 6.1 siw "
+                    + "checks those wrongly): {}; reconnects {}, retransmits {}", setup, siwCrcErrors.size(),
+                    siwCrcErrors, stats.get(XprtCounter.RECONNECTS), stats.get(XprtCounter.RETRANSMITS));
+            assertThat(stats.get(XprtCounter.RECONNECTS)).as("one reconnect per drop")
+                    .isBetween(1L, (long) siwCrcErrors.size());
+        } else {
+            assertThat(stats.get(XprtCounter.RETRANSMITS)).isZero();
+            assertThat(stats.get(XprtCounter.RECONNECTS)).isZero();
+        }
         assertThat(stats.get(XprtCounter.TIMEOUTS)).isZero();
         assertThat(stats.get(XprtCounter.MRS_ORPHANED)).isZero();
         assertThat(stats.get(XprtCounter.READ_CHUNK_COUNT)).as("WRITEs with Read chunks").isPositive();

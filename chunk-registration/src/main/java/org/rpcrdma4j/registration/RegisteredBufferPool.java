@@ -2,6 +2,7 @@ package org.rpcrdma4j.registration;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -49,6 +50,8 @@ public final class RegisteredBufferPool implements AutoCloseable {
     private final List<RegisteredArena> arenas = new ArrayList<>();
     /** Per arena, one bit per page: set = in use. Guarded by lock. */
     private final List<long[]> used = new ArrayList<>();
+    /** Per arena, its pages not in use (an arena with fewer than a request needs is not searched). Guarded by lock. */
+    private int[] freePages = new int[0];
     private int pagesInUse;
     private boolean closed;
     private final AtomicLong waits = new AtomicLong();
@@ -151,6 +154,9 @@ public final class RegisteredBufferPool implements AutoCloseable {
 
     private RegisteredBuffer tryAllocateLocked(int size, int pages) throws VerbsException {
         for (int a = 0; a < arenas.size(); a++) {
+            if (freePages[a] < pages) {
+                continue;
+            }
             int first = findRun(used.get(a), pages);
             if (first >= 0) {
                 return take(a, first, pages, size);
@@ -169,28 +175,43 @@ public final class RegisteredBufferPool implements AutoCloseable {
             bits[p >>> 6] |= 1L << p;
         }
         pagesInUse += pages;
+        freePages[arenaIndex] -= pages;
         RegisteredBuffer buffer = new RegisteredBuffer(this, arenas.get(arenaIndex), first, pages, size);
         buffer.leakTracker(LEAKS.track(buffer));
         return buffer;
     }
 
-    /** First fit: the lowest page starting {@code pages} free pages in a row, or -1. */
-    private int findRun(long[] bits, int pages) {
+    /**
+     * First fit: the lowest page starting {@code pages} free pages in a row, or -1. A word of 64 pages at a time when
+     * it is all used or all free (most are, in a busy pool of large buffers), page by page only where they mix.
+     */
+    static int findRun(long[] bits, int pagesPerArena, int pages) {
         int run = 0;
-        for (int p = 0; p < pagesPerArena; p++) {
-            long word = bits[p >>> 6];
-            if (word == -1L && (p & 63) == 0) {
+        for (int w = 0, base = 0; base < pagesPerArena; w++, base += 64) {
+            long word = bits[w];
+            int inWord = Math.min(64, pagesPerArena - base);
+            if (word == -1L) {
                 run = 0;
-                p += 63;
-                continue;
-            }
-            if ((word & (1L << p)) != 0) {
-                run = 0;
-            } else if (++run == pages) {
-                return p - pages + 1;
+            } else if (word == 0L) {
+                if (run + inWord >= pages) {
+                    return base - run;
+                }
+                run += inWord;
+            } else {
+                for (int b = 0; b < inWord; b++) {
+                    if ((word & (1L << b)) != 0) {
+                        run = 0;
+                    } else if (++run == pages) {
+                        return base + b - pages + 1;
+                    }
+                }
             }
         }
         return -1;
+    }
+
+    private int findRun(long[] bits, int pages) {
+        return findRun(bits, pagesPerArena, pages);
     }
 
     private int addArena() throws VerbsException {
@@ -201,6 +222,10 @@ public final class RegisteredBufferPool implements AutoCloseable {
         arena = new RegisteredArena(id, memory, pageSize, region);
         arenas.add(arena);
         used.add(new long[(pagesPerArena + 63) / 64]);
+        if (freePages.length < arenas.size()) {
+            freePages = Arrays.copyOf(freePages, Math.max(4, freePages.length * 2));
+        }
+        freePages[id] = pagesPerArena;
         LOG.debug("registered arena {} ({} bytes), lkey {}", id, config.arenaSize(),
                 Stag.toString(region.lkey()));
         return id;
@@ -221,6 +246,7 @@ public final class RegisteredBufferPool implements AutoCloseable {
                 bits[p >>> 6] &= ~mask;
             }
             pagesInUse -= pages;
+            freePages[arena.id()] += pages;
             released.signalAll();
         } finally {
             lock.unlock();

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Random;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -184,6 +185,39 @@ class RegisteredBufferPoolTest {
             assertThatThrownBy(() -> raw.setBytes(-1, bytes, 0, 4)).isInstanceOf(IndexOutOfBoundsException.class);
         } finally {
             buf.release();
+        }
+    }
+    /** The lowest start of {@code pages} free pages in a row, one page at a time: what findRun must agree with. */
+    private static int naiveRun(long[] bits, int pagesPerArena, int pages) {
+        int run = 0;
+        for (int p = 0; p < pagesPerArena; p++) {
+            if ((bits[p >>> 6] & (1L << p)) != 0) {
+                run = 0;
+            } else if (++run == pages) {
+                return p - pages + 1;
+            }
+        }
+        return -1;
+    }
+
+    @Test
+    void firstFitFindsTheSameRunAsAPageByPageSearch() {
+        Random random = new Random(8166);
+        for (int round = 0; round < 2000; round++) {
+            int pagesPerArena = 64 * (1 + random.nextInt(16)) - (round % 3 == 0 ? random.nextInt(63) : 0);
+            long[] bits = new long[(pagesPerArena + 63) / 64];
+            for (int w = 0; w < bits.length; w++) {
+                switch (random.nextInt(4)) {
+                    case 0 -> bits[w] = 0L;
+                    case 1 -> bits[w] = -1L;
+                    case 2 -> bits[w] = random.nextLong();
+                    default -> bits[w] = random.nextLong() & random.nextLong() & random.nextLong();
+                }
+            }
+            int pages = 1 + random.nextInt(Math.min(pagesPerArena, 300));
+            assertThat(RegisteredBufferPool.findRun(bits, pagesPerArena, pages))
+                    .as("round %d: %d pages in an arena of %d", round, pages, pagesPerArena)
+                    .isEqualTo(naiveRun(bits, pagesPerArena, pages));
         }
     }
 }

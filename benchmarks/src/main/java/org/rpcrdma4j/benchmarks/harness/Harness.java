@@ -189,6 +189,7 @@ public final class Harness {
             } finally {
                 drivers.values().forEach(NfsDriver::close);
             }
+            progress.println(fixture.serverMemoryNote());
             if (config.only() == null) {
                 progress.println("memory per mount (child JVM)");
                 memory(fixture, report);

@@ -3,6 +3,8 @@ package org.rpcrdma4j.benchmarks.harness;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
+import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -20,6 +22,7 @@ import org.rpcrdma4j.verbs.RdmaDevice;
 import org.rpcrdma4j.verbs.RdmaProviders;
 import org.rpcrdma4j.xprt.server.RdmaRpcServer;
 import org.rpcrdma4j.xprt.server.ReplyBuffer;
+import org.rpcrdma4j.xprt.server.ServerCounter;
 
 /**
  * One embedded NFSv3 server for every column: an {@link NfsServer} over a {@link MemoryVfs} serving NFS and MOUNT
@@ -219,15 +222,24 @@ final class NfsFixture implements AutoCloseable {
 
     @Override
     public void close() throws IOException {
+        vfs.close(); // first: the blocks it kept go back to the RDMA server's pool before the pool closes
         try {
             rdma.close();
         } finally {
             try {
                 nfs.close();
             } finally {
-                vfs.close();
                 serverDevice.close();
             }
         }
+    }
+
+    /** The RDMA server's registered memory as the rows left it: WRITE data kept, refused, pages in use. */
+    String serverMemoryNote() {
+        Map<ServerCounter, Long> c = rdma.counters();
+        return String.format(Locale.ROOT, "RDMA server: %,d bytes of WRITE data kept as file blocks, %,d keeps refused "
+                        + "(budget %d MiB), %,d pages kept now, %,d registered pages in use",
+                c.get(ServerCounter.KEPT_CALL_BYTES), c.get(ServerCounter.KEEPS_REFUSED), KEPT_CALL_MEMORY >> 20,
+                rdma.keptPages(), rdma.registeredPagesInUse());
     }
 }

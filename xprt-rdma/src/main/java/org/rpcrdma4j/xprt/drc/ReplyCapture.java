@@ -7,6 +7,7 @@ import org.dcache.oncrpc4j.rpc.ReplyQueue;
 import org.dcache.oncrpc4j.rpc.RpcAuthException;
 import org.dcache.oncrpc4j.rpc.RpcTransport;
 import org.dcache.oncrpc4j.xdr.Xdr;
+import org.rpcrdma4j.xprt.internal.DelegatingTransport;
 
 /**
  * The transport a cached procedure's {@code RpcCall} is bound to while it executes: {@link #send} copies the reply
@@ -17,7 +18,7 @@ import org.dcache.oncrpc4j.xdr.Xdr;
  * <p>
  * One per executed call; borrows the real transport.
  */
-final class ReplyCapture implements RpcTransport {
+final class ReplyCapture implements DelegatingTransport {
     private final DuplicateRequestCache cache;
     private final CacheEntry entry;
     private final RpcTransport transport;
@@ -30,6 +31,11 @@ final class ReplyCapture implements RpcTransport {
 
     /** The real transport of the call. */
     RpcTransport transport() {
+        return transport;
+    }
+
+    @Override
+    public RpcTransport delegate() {
         return transport;
     }
 

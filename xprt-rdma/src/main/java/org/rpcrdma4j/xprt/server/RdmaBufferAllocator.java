@@ -8,6 +8,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.dcache.oncrpc4j.rpc.RpcCall;
 import org.rpcrdma4j.registration.RegisteredBuffer;
 import org.rpcrdma4j.registration.RegisteredBufferPool;
+import org.rpcrdma4j.xprt.internal.DelegatingTransport;
 import org.rpcrdma4j.verbs.VerbsException;
 
 /**
@@ -85,7 +86,8 @@ public final class RdmaBufferAllocator {
      *         off or its budget spent): the program then copies them
      */
     public KeptCallData keep(RpcCall call, ByteBuffer bytes) {
-        if (call.getTransport() instanceof CallSlot slot && slot.connection.server == server) {
+        if (DelegatingTransport.underlying(call.getTransport()) instanceof CallSlot slot
+                && slot.connection.server == server) {
             return slot.keep(call, bytes);
         }
         return null;
@@ -98,7 +100,8 @@ public final class RdmaBufferAllocator {
 
     /** Whether {@code call} arrived on one of this server's RDMA connections. */
     public boolean isRdma(RpcCall call) {
-        return call.getTransport() instanceof CallSlot slot && slot.connection.server == server;
+        return DelegatingTransport.underlying(call.getTransport()) instanceof CallSlot slot
+                && slot.connection.server == server;
     }
 
     private static ReplyBuffer direct(int length) {

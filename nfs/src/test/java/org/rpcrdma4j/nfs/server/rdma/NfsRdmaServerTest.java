@@ -2,6 +2,8 @@ package org.rpcrdma4j.nfs.server.rdma;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import java.net.InetAddress;
 import java.util.Map;
 import java.util.Random;
@@ -12,6 +14,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.rpcrdma4j.nfs.FileHandle;
+import org.rpcrdma4j.nfs.StableHow;
 import org.rpcrdma4j.nfs.client.NfsClient;
 import org.rpcrdma4j.nfs.client.NfsClientConfig;
 import org.rpcrdma4j.nfs.client.rdma.RdmaDataTransportFactory;
@@ -21,6 +24,11 @@ import org.rpcrdma4j.verbs.RdmaDevice;
 import org.rpcrdma4j.verbs.RdmaProviders;
 import org.rpcrdma4j.verbs.ResourceCounts;
 import org.rpcrdma4j.xprt.client.RdmaClientConfig;
+import org.rpcrdma4j.xprt.drc.CachedProcedures;
+import org.rpcrdma4j.xprt.drc.DrcConfig;
+import org.rpcrdma4j.xprt.drc.DrcCounter;
+import org.rpcrdma4j.xprt.drc.DuplicateRequestCache;
+import org.rpcrdma4j.xprt.server.RdmaRpcServer;
 import org.rpcrdma4j.xprt.server.ServerCounter;
 
 /**
@@ -40,7 +48,7 @@ class NfsRdmaServerTest {
         vfs = new MemoryVfs(64L << 20);
         server = NfsRdmaServer.start(
                 NfsServer.builder().bindAddress("127.0.0.1").port(0).export("/m", vfs),
-                org.rpcrdma4j.xprt.server.RdmaRpcServer.builder().bindAddress(InetAddress.getLoopbackAddress())
+                RdmaRpcServer.builder().bindAddress(InetAddress.getLoopbackAddress())
                         .port(0).provider("soft", Map.of()).keptCallMemory(32L << 20).jmx(false));
         clientDevice = RdmaProviders.select("soft").open(Map.of());
         factory = new RdmaDataTransportFactory(RdmaClientConfig.builder().device(clientDevice).jmx(false).build());
@@ -101,14 +109,14 @@ class NfsRdmaServerTest {
             FileHandle fh = client.createFile("/w");
             for (int i = 0; i < 3; i++) {
                 Map<ServerCounter, Long> before = server.rdma().counters();
-                client.write(fh, (long) i << 20, io.netty.buffer.Unpooled.wrappedBuffer(data),
-                        org.rpcrdma4j.nfs.StableHow.UNSTABLE);
+                client.write(fh, (long) i << 20, Unpooled.wrappedBuffer(data),
+                        StableHow.UNSTABLE);
                 Map<ServerCounter, Long> after = server.rdma().counters();
                 // the data lands page-aligned in the sink: 256 pages, one fast registration, one READ
                 assertThat(after.get(ServerCounter.RDMA_READS) - before.get(ServerCounter.RDMA_READS))
                         .as("RDMA READs for WRITE %d", i).isEqualTo(1);
             }
-            io.netty.buffer.ByteBuf back = io.netty.buffer.Unpooled.buffer(1 << 20);
+            ByteBuf back = Unpooled.buffer(1 << 20);
             client.read(fh, 2L << 20, back);
             byte[] got = new byte[back.readableBytes()];
             back.getBytes(0, got);
@@ -124,15 +132,15 @@ class NfsRdmaServerTest {
         try (NfsClient client = NfsClient.mount(rdmaUrl, NfsClientConfig.defaults().withTransportFactory(factory))) {
             FileHandle fh = client.createFile("/k");
             long kept = server.rdma().counters().get(ServerCounter.KEPT_CALL_BYTES);
-            io.netty.buffer.ByteBuf source = io.netty.buffer.Unpooled.wrappedBuffer(whole.clone());
-            client.write(fh, 0, source, org.rpcrdma4j.nfs.StableHow.UNSTABLE);
+            ByteBuf source = Unpooled.wrappedBuffer(whole.clone());
+            client.write(fh, 0, source, StableHow.UNSTABLE);
             // the client's memory changing after the WRITE changes nothing in the file
             source.setZero(0, whole.length);
             long afterWhole = server.rdma().counters().get(ServerCounter.KEPT_CALL_BYTES);
             assertThat(afterWhole - kept).as("the VFS's sixteen 64 KiB blocks, kept").isEqualTo(1 << 20);
 
-            client.write(fh, raggedAt, io.netty.buffer.Unpooled.wrappedBuffer(ragged),
-                    org.rpcrdma4j.nfs.StableHow.UNSTABLE);
+            client.write(fh, raggedAt, Unpooled.wrappedBuffer(ragged),
+                    StableHow.UNSTABLE);
             assertThat(server.rdma().counters().get(ServerCounter.KEPT_CALL_BYTES) - afterWhole)
                     .as("only the two blocks the ragged WRITE covers whole").isEqualTo(2 * 64 * 1024);
 
@@ -152,5 +160,29 @@ class NfsRdmaServerTest {
             Thread.sleep(10);
         }
         assertThat(server.rdma().registeredPagesInUse()).isZero();
+    }
+    @Test
+    void writeDataIsKeptBehindTheDuplicateRequestCacheToo() throws Exception {
+        DuplicateRequestCache drc = DuplicateRequestCache.create(CachedProcedures.nfsV3(), DrcConfig.DEFAULT);
+        MemoryVfs cachedVfs = new MemoryVfs(64L << 20);
+        NfsRdmaServer cached = NfsRdmaServer.start(
+                NfsServer.builder().bindAddress("127.0.0.1").port(0).export("/c", cachedVfs).duplicateRequestCache(drc),
+                RdmaRpcServer.builder().bindAddress(InetAddress.getLoopbackAddress())
+                        .port(0).provider("soft", Map.of()).keptCallMemory(32L << 20).jmx(false));
+        try {
+            byte[] data = pattern(5, 1 << 20);
+            String url = "rdma://127.0.0.1:" + cached.rdmaPort() + "/c?mountport=" + cached.tcpPort();
+            try (NfsClient client = NfsClient.mount(url, NfsClientConfig.defaults().withTransportFactory(factory))) {
+                FileHandle fh = client.createFile("/d");
+                client.write(fh, 0, Unpooled.wrappedBuffer(data), StableHow.UNSTABLE);
+                assertThat(client.readAll("/d")).isEqualTo(data);
+            }
+            assertThat(drc.counter(DrcCounter.MISSES)).as("the WRITE and CREATE went through the cache").isPositive();
+            assertThat(cached.rdma().counters().get(ServerCounter.KEPT_CALL_BYTES)).isEqualTo(1 << 20);
+        } finally {
+            cachedVfs.close();
+            assertThat(cached.rdma().keptPages()).isZero();
+            cached.close();
+        }
     }
 }

@@ -174,10 +174,6 @@ final class MemoryFileData {
         return new Lent(views, held, n, offset + n >= size);
     }
 
-    void write(long offset, ByteBuffer src) {
-        write(offset, src, WriteMemory.NONE);
-    }
-
     /**
      * Writes {@code src} at {@code offset}. A whole block the write covers is first asked of {@code offered}: a block
      * it keeps becomes the file's block as it is, and is not copied.

@@ -1,12 +1,12 @@
 package org.rpcrdma4j.nfs.vfs;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.rpcrdma4j.nfs.testing.Bytes.random;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Random;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -78,12 +78,6 @@ class MemoryVfsKeepTest {
 
     private FileHandle file(String name) throws NfsException {
         return vfs.create(vfs.root(), name, CreateMode.UNCHECKED, SetAttributes.NONE, 0).handle();
-    }
-
-    private static byte[] random(int n, long seed) {
-        byte[] b = new byte[n];
-        new Random(seed).nextBytes(b);
-        return b;
     }
 
     private byte[] contents(FileHandle fh, long offset, int n) throws NfsException {

@@ -2,10 +2,10 @@ package org.rpcrdma4j.nfs.vfs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.rpcrdma4j.nfs.testing.Bytes.random;
 
 import java.nio.ByteBuffer;
 import java.util.Arrays;
-import java.util.Random;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -42,12 +42,6 @@ class MemoryVfsLendTest {
 
     private FileHandle file(String name) throws NfsException {
         return vfs.create(vfs.root(), name, CreateMode.UNCHECKED, SetAttributes.NONE, 0).handle();
-    }
-
-    private static byte[] random(int n, long seed) {
-        byte[] b = new byte[n];
-        new Random(seed).nextBytes(b);
-        return b;
     }
 
     private static byte[] bytesOf(LentRange r) {

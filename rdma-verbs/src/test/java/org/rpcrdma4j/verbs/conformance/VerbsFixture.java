@@ -2,6 +2,7 @@ package org.rpcrdma4j.verbs.conformance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -179,6 +180,17 @@ public abstract class VerbsFixture {
             x ^= x << 5;
             buffer.put(i, (byte) x);
         }
+    }
+
+    /**
+     * The JVM's per-thread allocation counters, for tests that show a path allocates nothing; the test is skipped
+     * (with the reason) on a JVM that cannot measure them.
+     */
+    protected static com.sun.management.ThreadMXBean allocationMeter() {
+        java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
+        assumeTrue(threads instanceof com.sun.management.ThreadMXBean mx && mx.isThreadAllocatedMemorySupported(),
+                "this JVM cannot measure per-thread allocation");
+        return (com.sun.management.ThreadMXBean) threads;
     }
 
     /** Bytes allocated so far by {@code threads} together (threads that ended count nothing). */

@@ -1,7 +1,6 @@
 package org.rpcrdma4j.verbs.soft;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.time.Duration;
 import java.util.List;
@@ -81,11 +80,7 @@ class SoftDeviceBehaviourTest extends VerbsFixture {
      */
     @Test
     void steadyStateDataPathAllocatesNothing() throws Exception {
-        assumeTrue(java.lang.management.ManagementFactory.getThreadMXBean()
-                instanceof com.sun.management.ThreadMXBean mx && mx.isThreadAllocatedMemorySupported(),
-                "this JVM cannot measure per-thread allocation");
-        com.sun.management.ThreadMXBean mx =
-                (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        com.sun.management.ThreadMXBean mx = allocationMeter();
         Connection c = connect(new Sizes(64, 64, 1, 0, 256));
         RegisteredMemory local = register(c.client().pd, 65536, REMOTE);
         RegisteredMemory remote = register(c.server().pd, 65536, REMOTE);

@@ -1,7 +1,6 @@
 package org.rpcrdma4j.verbs.soft;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.util.Map;
 import java.util.concurrent.locks.LockSupport;
@@ -101,11 +100,7 @@ class SoftProbeAnswerHoldTest extends VerbsFixture {
      */
     @Test
     void heldAnswersAllocateNothingInSteadyState() throws Exception {
-        assumeTrue(java.lang.management.ManagementFactory.getThreadMXBean()
-                instanceof com.sun.management.ThreadMXBean mx && mx.isThreadAllocatedMemorySupported(),
-                "this JVM cannot measure per-thread allocation");
-        com.sun.management.ThreadMXBean mx =
-                (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        com.sun.management.ThreadMXBean mx = allocationMeter();
         Connection c = connect(new Sizes(64, 64, 1, 0, 256));
         SoftQp server = (SoftQp) c.server().qp;
         RegisteredMemory clientMem = register(c.client().pd, 512, Access.LOCAL_WRITE);

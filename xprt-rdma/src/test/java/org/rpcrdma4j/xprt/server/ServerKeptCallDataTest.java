@@ -60,7 +60,7 @@ class ServerKeptCallDataTest extends ServerFixture {
     }
 
     /** Sends KEEP with {@code data} in a read chunk and checks the reply. */
-    private void keepCall(RawClient c, int xid, byte[] data) throws Exception {
+    static void keepCall(RawClient c, int xid, byte[] data) throws Exception {
         RawClient.Chunk chunk = c.registered(data.length, Access.REMOTE_READ);
         chunk.memory.put(0, data);
         ByteBuf inline = Rpc.echoCall(xid, EchoProgram.KEEP, Rpc.ints(data.length));

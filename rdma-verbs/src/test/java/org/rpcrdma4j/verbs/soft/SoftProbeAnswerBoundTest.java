@@ -89,7 +89,10 @@ class SoftProbeAnswerBoundTest extends VerbsFixture {
         assertThat(((SoftQp) c.server().qp).probeAnswersHeld()).as("probes behind Writes are not held").isZero();
     }
 
-    /** {@code count} Sends of {@code size} bytes, at most {@code window} in flight, each completing in order. */
+    /**
+     * {@code count} Sends of {@code size} bytes, at most {@code window} in flight and never more than the receives
+     * posted, each completing in order.
+     */
     private void streamSends(int size, int count, int window) throws Exception {
         Connection c = connect(new Sizes(64, 64, 1, 0, 256));
         RegisteredMemory src = register(c.client().pd, window * size, Access.LOCAL_WRITE);
@@ -103,7 +106,9 @@ class SoftProbeAnswerBoundTest extends VerbsFixture {
         int received = 0;
         while (done < count) {
             int progress = done + received;
-            while (posted < count && posted - done < window) {
+            // within the window of Sends in flight, and never beyond the receives posted so far: a Send completes at
+            // the client once placed, which can be before this thread has seen its receive and posted it again
+            while (posted < count && posted - done < window && posted < window + received) {
                 c.client().qp.postSend(send(posted, src, (long) (posted % window) * size, size));
                 posted++;
             }

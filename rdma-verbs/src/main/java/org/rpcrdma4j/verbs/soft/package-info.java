@@ -74,7 +74,11 @@
  * flag and IRD/ORD by default; C when {@code crc}), reads exactly the Reply, then sends a zero-length RDMA Write to
  * STag 1 so that a responder may start; a responder sends nothing until the initiator's first FPDU. CRC is used when
  * either side asks; markers are refused; private data up to 252 bytes (256 minus the IRD/ORD block). A listener
- * closes, after {@code handshakeTimeoutMs}, a socket that sent junk, nothing, or got no decision, and lives on.</li>
+ * closes, after {@code handshakeTimeoutMs}, a socket that sent junk, nothing, or got no decision, and lives on.
+ * A message is cut into segments of {@code maxUlpdu} payload bytes, except that a segment taken from fast-registered
+ * pages (not the message's last) ends on a page boundary, up to a page short of that: one gathering write then
+ * carries up to 16 segments, where a segment starting inside the page the previous one ended in would need the
+ * same page buffer twice in one write.</li>
  * </ul>
  */
 package org.rpcrdma4j.verbs.soft;

@@ -24,10 +24,13 @@ import org.rpcrdma4j.verbs.Access;
 import org.rpcrdma4j.verbs.ConnectParameters;
 import org.rpcrdma4j.verbs.ConnectionEventType;
 import org.rpcrdma4j.verbs.ConnectionInfo;
+import org.rpcrdma4j.verbs.FastRegMemoryRegion;
+import org.rpcrdma4j.verbs.Opcode;
 import org.rpcrdma4j.verbs.RdmaDevice;
 import org.rpcrdma4j.verbs.RdmaListener;
 import org.rpcrdma4j.verbs.RdmaProviders;
 import org.rpcrdma4j.verbs.RegisteredMemory;
+import org.rpcrdma4j.verbs.SendWorkRequest;
 import org.rpcrdma4j.verbs.WcStatus;
 import org.rpcrdma4j.verbs.WorkCompletion;
 import org.rpcrdma4j.verbs.conformance.VerbsFixture;
@@ -46,6 +49,7 @@ import org.rpcrdma4j.verbs.soft.wire.Terminate;
 class SoftFpduHandlingTest extends VerbsFixture {
     private static final HexFormat HEX = HexFormat.of();
     private static final int REMOTE = Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ;
+    private static final long IOVA = 0x0000_7F00_5678_0000L;
 
     @Override
     protected RdmaDevice newDevice() throws Exception {
@@ -366,6 +370,84 @@ class SoftFpduHandlingTest extends VerbsFixture {
             }
             assertThat(r.server.qp.state()).isEqualTo(org.rpcrdma4j.verbs.QpState.RTS);
         }
+    }
+
+    /**
+     * A Read Response from fast-registered pages is cut into segments that end on page boundaries (all but the last),
+     * each within a page of the largest: then one gathering write can carry many of them (a segment starting in the
+     * page where the previous one ended would need that page's buffer twice). The bytes arrive whole.
+     */
+    @Test
+    void readResponseFromFastRegisteredPagesIsSegmentedOnPageBoundaries() throws Exception {
+        int fbo = 100;
+        int length = 200_000;
+        try (Responder r = new Responder(false, 4)) {
+            ByteBuffer memory = pages(64);
+            fill(memory, 61);
+            FastRegMemoryRegion mr = own(r.server.pd.allocFastRegMr(64));
+            r.peer.sendFpdu(RawPeer.tagged(true, Rdmap.WRITE, 1, 0, new byte[0])); // the responder may start
+            r.server.qp.postSend(fastRegister(1, mr, pageList(memory, fbo, length, IOVA + fbo), REMOTE));
+            assertThat(await(r.server.sendCq).status).isEqualTo(WcStatus.SUCCESS);
+            r.peer.sendFpdu(RawPeer.readRequest(1, 0x300, 0x5000, length, mr.rkey(), IOVA + fbo));
+            assertThat(pageCutSegments(r.peer, Rdmap.READ_RESPONSE, 0x5000, fbo, length))
+                    .isEqualTo(bytes(memory, fbo, length));
+        }
+    }
+
+    /** The same for an RDMA Write whose two SGEs name fast-registered pages (a segment spans both). */
+    @Test
+    void writeFromFastRegisteredPagesIsSegmentedOnPageBoundaries() throws Exception {
+        int fbo = 100;
+        int length = 200_000;
+        int firstSge = 70_000;
+        try (Initiator i = new Initiator()) {
+            ByteBuffer memory = pages(64);
+            fill(memory, 62);
+            FastRegMemoryRegion mr = own(i.client.pd.allocFastRegMr(64));
+            i.client.qp.postSend(fastRegister(1, mr, pageList(memory, fbo, length, IOVA + fbo), Access.LOCAL_WRITE));
+            assertThat(await(i.client.sendCq).status).isEqualTo(WcStatus.SUCCESS);
+            SendWorkRequest write = new SendWorkRequest(2);
+            write.wrId = 2;
+            write.opcode = Opcode.RDMA_WRITE;
+            write.flags = SendWorkRequest.SIGNALED;
+            write.addSge().set(IOVA + fbo, firstSge, mr.lkey());
+            write.addSge().set(IOVA + fbo + firstSge, length - firstSge, mr.lkey());
+            write.rkey = 0x00123400;
+            write.remoteAddress = 0x8000;
+            i.client.qp.postSend(write);
+            assertThat(pageCutSegments(i.peer, Rdmap.WRITE, 0x8000, fbo, length))
+                    .isEqualTo(bytes(memory, fbo, length));
+            byte[] probe = i.peer.readFpdu();
+            assertThat(RawPeer.opcode(probe)).isEqualTo(Rdmap.READ_REQUEST);
+            i.peer.answerZeroLengthRead(probe);
+            WorkCompletion wc = await(i.client.sendCq);
+            assertThat(wc.wrId).isEqualTo(2);
+            assertThat(wc.status).isEqualTo(WcStatus.SUCCESS);
+        }
+    }
+
+    /**
+     * Reads the tagged segments of one message of {@code length} bytes taken from pages starting {@code fbo} bytes
+     * into the first; checks each one's place and that every segment but the last ends on a page boundary of the
+     * source, within a page of the largest segment. Returns the payload.
+     */
+    private static byte[] pageCutSegments(RawPeer peer, int opcode, long to, int fbo, int length) throws Exception {
+        int largest = SoftIwarpOptions.DEFAULT_MAX_ULPDU;
+        ByteArrayOutputStream data = new ByteArrayOutputStream();
+        for (int segment = 0;; segment++) {
+            ByteBuffer s = ByteBuffer.wrap(peer.readFpdu());
+            assertThat(RawPeer.opcode(s.array())).isEqualTo(opcode);
+            assertThat(s.getLong(Ddp.OFFSET_TAGGED_OFFSET)).isEqualTo(to + data.size());
+            int payload = s.capacity() - Ddp.TAGGED_HEADER_LENGTH;
+            data.write(s.array(), Ddp.TAGGED_HEADER_LENGTH, payload);
+            if ((s.get(Ddp.OFFSET_DDP_CONTROL) & Ddp.FLAG_LAST) != 0) {
+                break;
+            }
+            assertThat(payload).as("segment %d", segment).isBetween(largest - 4095, largest);
+            assertThat((fbo + data.size()) % 4096).as("segment %d ends on a page boundary", segment).isZero();
+        }
+        assertThat(data.size()).isEqualTo(length);
+        return data.toByteArray();
     }
 
     /** The device as initiator to a raw responder. */

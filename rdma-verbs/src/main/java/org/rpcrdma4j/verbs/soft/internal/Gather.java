@@ -17,8 +17,9 @@ import java.nio.channels.SocketChannel;
  * Engine thread only; made once per queue pair.
  */
 final class Gather {
-    static final int MAX_ENTRIES = 64;
     static final int SLOTS = 16;
+    /** Room for {@value #SLOTS} FPDUs whose payload is 17 pages each (a header, the pages, a trailer). */
+    static final int MAX_ENTRIES = SLOTS * 19;
     static final int HEADER_SLOT = 64;
     static final int TRAILER_SLOT = 8;
 

@@ -123,6 +123,11 @@ abstract class SoftPagedRegion extends SoftRegion {
     }
 
     @Override
+    final int pieceCut(long offset) {
+        return pieceIndex(offset);
+    }
+
+    @Override
     final int pieceRemaining(long offset) {
         return pageMask + 1 - pieceIndex(offset);
     }

@@ -188,6 +188,17 @@ abstract class SoftRegion implements MemoryRegion {
     /** The index within {@link #piece} of the byte at mapping offset {@code offset}. */
     abstract int pieceIndex(long offset);
 
+    /**
+     * Bytes of the piece holding mapping offset {@code offset} that come before it: what a DDP segment ending at
+     * {@code offset} would take of a piece whose rest starts the next segment. Such a next segment needs the same
+     * buffer object again in the same gathering write, which a region without {@link #pieceVariant}s cannot give,
+     * so the write would end after one segment. 0 where it costs nothing: at a piece boundary, or for a region that
+     * has variants.
+     */
+    int pieceCut(long offset) {
+        return 0;
+    }
+
     /** Bytes that follow contiguously in {@link #piece} from mapping offset {@code offset}. */
     abstract int pieceRemaining(long offset);
 

@@ -455,6 +455,9 @@ final class Transmitter {
 
     private boolean startSegment() {
         int payload = kind == TERMINATE ? msgLength : Math.min(maxPayload, msgLength - msgDone);
+        if (kind != TERMINATE && payload < msgLength - msgDone) {
+            payload -= pieceCut(payload);
+        }
         if (!gather.canStartFpdu(payload > 0 ? 1 : 0)) {
             return false;
         }
@@ -511,6 +514,35 @@ final class Transmitter {
         segPad = Fpdu.padLength(ulpduLength);
         segBytes = Fpdu.fpduLength(ulpduLength);
         return true;
+    }
+
+    /**
+     * How much shorter to make a segment of {@code payload} bytes that is not its message's last, so that it ends
+     * where a piece of its source ends (a page of a fast-registered region). Otherwise the next segment would start
+     * in the same page buffer, which one gathering write cannot name twice, and every write would carry one segment:
+     * on loopback a mebibyte Read Response from a client's FRWR pages then went out in 16 writes of one FPDU each,
+     * each FPDU a few bytes longer than the MSS, so twice the TCP segments (half of them tiny) and their ACKs.
+     */
+    private int pieceCut(int payload) {
+        int cut = 0;
+        if (kind == READ_RESPONSE) {
+            cut = source == null ? 0 : source.pieceCut(sourceOffset + msgDone + payload);
+        } else if ((kind == SQ_SEND || kind == SQ_WRITE) && !wqe.inline) {
+            int i = sgeIndex;
+            long from = sgeOffset;
+            long left = payload;
+            while (left > wqe.len[i] - from) {
+                left -= wqe.len[i] - from;
+                i++;
+                from = 0;
+            }
+            long end = from + left;
+            if (end < wqe.len[i]) {
+                // never back into an earlier SGE: the segment then ends where this SGE's part of it starts
+                cut = (int) Math.min(wqe.regions[i].pieceCut(wqe.offsets[i] + end), left);
+            }
+        }
+        return cut < payload ? cut : 0;
     }
 
     private static int sendOpcode(SendWqe w) {

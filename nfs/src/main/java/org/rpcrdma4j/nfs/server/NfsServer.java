@@ -115,8 +115,10 @@ public final class NfsServer implements AutoCloseable {
             try {
                 pm.start();
             } catch (IOException e) {
+                InetSocketAddress nfsAddress = s.getInetSocketAddress(IpProtocolType.TCP);
                 s.stop();
                 svc = null;
+                PortRelease.await(nfsAddress, null);
                 throw e;
             }
             portmapSvc = pm;
@@ -140,17 +142,25 @@ public final class NfsServer implements AutoCloseable {
         return portmapSvc == null ? -1 : portmapSvc.getInetSocketAddress(IpProtocolType.TCP).getPort();
     }
 
-    /** Stops serving (open connections are closed). The VFSes are not closed: they belong to the caller. */
+    /**
+     * Stops serving (open connections are closed); when it returns, the ports are free (a connection is refused and
+     * a new server may bind them). The VFSes are not closed: they belong to the caller.
+     */
     @Override
     public synchronized void close() throws IOException {
         if (portmapSvc != null) {
+            InetSocketAddress tcp = portmapSvc.getInetSocketAddress(IpProtocolType.TCP);
+            InetSocketAddress udp = portmapSvc.getInetSocketAddress(IpProtocolType.UDP);
             portmapSvc.stop(1, TimeUnit.SECONDS);
             portmapSvc = null;
+            PortRelease.await(tcp, udp);
         }
         if (svc != null) {
-            svc.stop(1, TimeUnit.SECONDS); // waits until the listening socket is closed, so the port can be reused
+            InetSocketAddress tcp = svc.getInetSocketAddress(IpProtocolType.TCP);
+            svc.stop(1, TimeUnit.SECONDS); // closes the listening socket; NIO may defer that (PortRelease)
             svc.stop(); // and the reply queue's and workers' threads end
             svc = null;
+            PortRelease.await(tcp, null);
         }
     }
 

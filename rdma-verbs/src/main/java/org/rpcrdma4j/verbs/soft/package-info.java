@@ -76,9 +76,10 @@
  * either side asks; markers are refused; private data up to 252 bytes (256 minus the IRD/ORD block). A listener
  * closes, after {@code handshakeTimeoutMs}, a socket that sent junk, nothing, or got no decision, and lives on.
  * A message is cut into segments of {@code maxUlpdu} payload bytes, except that a segment taken from fast-registered
- * pages (not the message's last) ends on a page boundary, up to a page short of that: one gathering write then
+ * 4 KiB pages (not the message's last) ends on a page boundary, up to a page short of that: one gathering write then
  * carries up to 16 segments, where a segment starting inside the page the previous one ended in would need the
- * same page buffer twice in one write.</li>
+ * same page buffer twice in one write. (Not where a page is about as large as a segment, and a segment whose end
+ * falls in an SGE that starts within it ends where that SGE starts.)</li>
  * </ul>
  */
 package org.rpcrdma4j.verbs.soft;

@@ -9,7 +9,9 @@ import java.net.ServerSocket;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
@@ -67,8 +69,12 @@ class SoftFpduHandlingTest extends VerbsFixture {
         final RawPeer peer;
 
         Responder(boolean crc, int ird) throws Exception {
-            server = endpoint(device, Sizes.defaults());
-            RdmaListener listener = own(device.connectionManager().listen(listenAddress(), request -> {
+            this(device, crc, ird);
+        }
+
+        Responder(RdmaDevice on, boolean crc, int ird) throws Exception {
+            server = endpoint(on, Sizes.defaults());
+            RdmaListener listener = own(on.connectionManager().listen(listenAddress(), request -> {
                 try {
                     request.accept(server.qp, new AcceptParameters(new byte[0], ird, 4), server.events);
                 } catch (Exception e) {
@@ -379,9 +385,23 @@ class SoftFpduHandlingTest extends VerbsFixture {
      */
     @Test
     void readResponseFromFastRegisteredPagesIsSegmentedOnPageBoundaries() throws Exception {
+        readResponseFromPages(device, SoftIwarpOptions.DEFAULT_MAX_ULPDU);
+    }
+
+    /**
+     * Where segments are about a page long, they are not cut: a cut would only add small segments (4000, 96, 4000,
+     * 96, ...), since each segment lies in one or two pages anyway.
+     */
+    @Test
+    void segmentsAboutAPageLongAreNotCut() throws Exception {
+        RdmaDevice small = own(RdmaProviders.select("soft").open(Map.of("maxUlpdu", "4000")));
+        readResponseFromPages(small, 4000);
+    }
+
+    private void readResponseFromPages(RdmaDevice on, int maxUlpdu) throws Exception {
         int fbo = 100;
         int length = 200_000;
-        try (Responder r = new Responder(false, 4)) {
+        try (Responder r = new Responder(on, false, 4)) {
             ByteBuffer memory = pages(64);
             fill(memory, 61);
             FastRegMemoryRegion mr = own(r.server.pd.allocFastRegMr(64));
@@ -389,34 +409,43 @@ class SoftFpduHandlingTest extends VerbsFixture {
             r.server.qp.postSend(fastRegister(1, mr, pageList(memory, fbo, length, IOVA + fbo), REMOTE));
             assertThat(await(r.server.sendCq).status).isEqualTo(WcStatus.SUCCESS);
             r.peer.sendFpdu(RawPeer.readRequest(1, 0x300, 0x5000, length, mr.rkey(), IOVA + fbo));
-            assertThat(pageCutSegments(r.peer, Rdmap.READ_RESPONSE, 0x5000, fbo, length))
+            assertThat(pageCutSegments(r.peer, Rdmap.READ_RESPONSE, 0x5000, fbo, length, maxUlpdu, Set.of()))
                     .isEqualTo(bytes(memory, fbo, length));
         }
     }
 
-    /** The same for an RDMA Write whose two SGEs name fast-registered pages (a segment spans both). */
-    @Test
-    void writeFromFastRegisteredPagesIsSegmentedOnPageBoundaries() throws Exception {
+    /**
+     * The same for an RDMA Write whose SGEs name fast-registered pages: a segment spans two of them; a segment whose
+     * page boundary would lie in an earlier SGE ends where its last SGE starts instead; an empty SGE is passed over.
+     */
+    @ParameterizedTest(name = "SGEs {0}")
+    @MethodSource("sgeLayouts")
+    void writeFromFastRegisteredPagesIsSegmentedOnPageBoundaries(List<Integer> sges) throws Exception {
         int fbo = 100;
         int length = 200_000;
-        int firstSge = 70_000;
         try (Initiator i = new Initiator()) {
             ByteBuffer memory = pages(64);
             fill(memory, 62);
             FastRegMemoryRegion mr = own(i.client.pd.allocFastRegMr(64));
             i.client.qp.postSend(fastRegister(1, mr, pageList(memory, fbo, length, IOVA + fbo), Access.LOCAL_WRITE));
             assertThat(await(i.client.sendCq).status).isEqualTo(WcStatus.SUCCESS);
-            SendWorkRequest write = new SendWorkRequest(2);
+            SendWorkRequest write = new SendWorkRequest(sges.size() + 1);
             write.wrId = 2;
             write.opcode = Opcode.RDMA_WRITE;
             write.flags = SendWorkRequest.SIGNALED;
-            write.addSge().set(IOVA + fbo, firstSge, mr.lkey());
-            write.addSge().set(IOVA + fbo + firstSge, length - firstSge, mr.lkey());
+            Set<Integer> sgeEnds = new java.util.HashSet<>();
+            int at = 0;
+            for (int len : sges) {
+                write.addSge().set(IOVA + fbo + at, len, mr.lkey());
+                at += len;
+                sgeEnds.add(at);
+            }
+            write.addSge().set(IOVA + fbo + at, length - at, mr.lkey());
             write.rkey = 0x00123400;
             write.remoteAddress = 0x8000;
             i.client.qp.postSend(write);
-            assertThat(pageCutSegments(i.peer, Rdmap.WRITE, 0x8000, fbo, length))
-                    .isEqualTo(bytes(memory, fbo, length));
+            assertThat(pageCutSegments(i.peer, Rdmap.WRITE, 0x8000, fbo, length, SoftIwarpOptions.DEFAULT_MAX_ULPDU,
+                    sgeEnds)).isEqualTo(bytes(memory, fbo, length));
             byte[] probe = i.peer.readFpdu();
             assertThat(RawPeer.opcode(probe)).isEqualTo(Rdmap.READ_REQUEST);
             i.peer.answerZeroLengthRead(probe);
@@ -426,13 +455,24 @@ class SoftFpduHandlingTest extends VerbsFixture {
         }
     }
 
+    /** The lengths of the SGEs before the last one (which takes the rest of the 200,000 bytes). */
+    static java.util.stream.Stream<List<Integer>> sgeLayouts() {
+        return java.util.stream.Stream.of(
+                List.of(70_000), // the second segment spans both SGEs
+                List.of(65_494), // the first segment's page boundary lies in the first SGE: it ends with that SGE
+                List.of(65_436, 0), // the first SGE ends on a page boundary; an empty SGE follows it
+                List.of(10, 0, 5)); // small and empty SGEs before the page boundary
+    }
+
     /**
      * Reads the tagged segments of one message of {@code length} bytes taken from pages starting {@code fbo} bytes
-     * into the first; checks each one's place and that every segment but the last ends on a page boundary of the
-     * source, within a page of the largest segment. Returns the payload.
+     * into the first, with segments of at most {@code largest} bytes; checks each one's place. With segments longer
+     * than two pages, every segment but the last ends on a page boundary of the source (or at the end of one of its
+     * SGEs, {@code sgeEnds}) within a page of the largest; with shorter ones, none is less than half the largest.
+     * Returns the payload.
      */
-    private static byte[] pageCutSegments(RawPeer peer, int opcode, long to, int fbo, int length) throws Exception {
-        int largest = SoftIwarpOptions.DEFAULT_MAX_ULPDU;
+    private static byte[] pageCutSegments(RawPeer peer, int opcode, long to, int fbo, int length, int largest,
+                                          Set<Integer> sgeEnds) throws Exception {
         ByteArrayOutputStream data = new ByteArrayOutputStream();
         for (int segment = 0;; segment++) {
             ByteBuffer s = ByteBuffer.wrap(peer.readFpdu());
@@ -443,8 +483,14 @@ class SoftFpduHandlingTest extends VerbsFixture {
             if ((s.get(Ddp.OFFSET_DDP_CONTROL) & Ddp.FLAG_LAST) != 0) {
                 break;
             }
-            assertThat(payload).as("segment %d", segment).isBetween(largest - 4095, largest);
-            assertThat((fbo + data.size()) % 4096).as("segment %d ends on a page boundary", segment).isZero();
+            if (largest < 2 * 4096) {
+                assertThat(payload).as("segment %d", segment).isBetween(largest / 2 + 1, largest);
+            } else if (sgeEnds.contains(data.size())) {
+                assertThat(payload).as("segment %d, ending with an SGE", segment).isBetween(1, largest);
+            } else {
+                assertThat(payload).as("segment %d", segment).isBetween(largest - 4095, largest);
+                assertThat((fbo + data.size()) % 4096).as("segment %d ends on a page boundary", segment).isZero();
+            }
         }
         assertThat(data.size()).isEqualTo(length);
         return data.toByteArray();

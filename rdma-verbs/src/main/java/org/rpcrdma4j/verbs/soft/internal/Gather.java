@@ -18,8 +18,12 @@ import java.nio.channels.SocketChannel;
  */
 final class Gather {
     static final int SLOTS = 16;
-    /** Room for {@value #SLOTS} FPDUs whose payload is 17 pages each (a header, the pages, a trailer). */
-    static final int MAX_ENTRIES = SLOTS * 19;
+    /**
+     * Room for {@value #SLOTS} FPDUs of {@value #PAGES_PER_FPDU} page pieces each, with their headers and trailers: a
+     * segment of the largest payload that starts inside a 4 KiB page spans 17.
+     */
+    static final int PAGES_PER_FPDU = 17;
+    static final int MAX_ENTRIES = SLOTS * (PAGES_PER_FPDU + 2);
     static final int HEADER_SLOT = 64;
     static final int TRAILER_SLOT = 8;
 

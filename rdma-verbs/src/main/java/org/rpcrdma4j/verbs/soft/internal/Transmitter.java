@@ -18,8 +18,8 @@ import org.rpcrdma4j.verbs.soft.wire.Terminate;
  * The sending half of a connected queue pair: turns send-queue work requests, Read Responses, placement-confirmation
  * probes and Terminates into FPDUs and writes them with gathering writes, straight from registered memory.
  * <p>
- * One message is built at a time, segment by segment ({@code maxUlpdu} payload bytes each), so tagged messages never
- * interleave. Between messages Read Responses (IRQ) and send-queue work alternate, at most four responses in a row
+ * One message is built at a time, segment by segment ({@code maxUlpdu} payload bytes each, or up to a page fewer so
+ * that a segment taken from fast-registered pages ends on a page boundary), so tagged messages never interleave. Between messages Read Responses (IRQ) and send-queue work alternate, at most four responses in a row
  * while the send queue has work (as siw). Local work requests (REG_MR, LOCAL_INV) execute when the send queue
  * reaches them. A Read waits while the ORD is used up; a fenced request waits for earlier Reads.
  * <p>
@@ -522,6 +522,10 @@ final class Transmitter {
      * in the same page buffer, which one gathering write cannot name twice, and every write would carry one segment:
      * on loopback a mebibyte Read Response from a client's FRWR pages then went out in 16 writes of one FPDU each,
      * each FPDU a few bytes longer than the MSS, so twice the TCP segments (half of them tiny) and their ACKs.
+     * Only a cut that leaves the segment more than it takes away: where a page is about as large as a segment or
+     * larger (64 KiB pages, a small {@code maxUlpdu}), every segment lies in one or two pages anyway and a cut would
+     * only add small segments. Never back into an earlier SGE: a segment whose end falls in an SGE that starts in
+     * it then ends where that SGE starts.
      */
     private int pieceCut(int payload) {
         int cut = 0;
@@ -538,11 +542,10 @@ final class Transmitter {
             }
             long end = from + left;
             if (end < wqe.len[i]) {
-                // never back into an earlier SGE: the segment then ends where this SGE's part of it starts
                 cut = (int) Math.min(wqe.regions[i].pieceCut(wqe.offsets[i] + end), left);
             }
         }
-        return cut < payload ? cut : 0;
+        return cut < payload - cut ? cut : 0;
     }
 
     private static int sendOpcode(SendWqe w) {

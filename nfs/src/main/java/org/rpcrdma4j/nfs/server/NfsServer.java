@@ -115,10 +115,18 @@ public final class NfsServer implements AutoCloseable {
             try {
                 pm.start();
             } catch (IOException e) {
+                // oncrpc4j binds TCP before UDP: a UDP port in use leaves the portmapper's TCP listener running
+                InetSocketAddress pmTcp = pm.getInetSocketAddress(IpProtocolType.TCP);
                 InetSocketAddress nfsAddress = s.getInetSocketAddress(IpProtocolType.TCP);
+                try {
+                    pm.stop();
+                } catch (IOException | RuntimeException suppressed) {
+                    e.addSuppressed(suppressed);
+                }
                 s.stop();
                 svc = null;
                 PortRelease.await(nfsAddress, null);
+                PortRelease.await(pmTcp, null);
                 throw e;
             }
             portmapSvc = pm;

@@ -1,8 +1,10 @@
 package org.rpcrdma4j.nfs.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
+import java.net.DatagramSocket;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -41,6 +43,22 @@ class NfsServerCloseTest {
                     again.bind(new InetSocketAddress(loopback, port));
                 }
             }
+        }
+    }
+
+    /**
+     * A portmapper whose UDP port is taken fails the start, and leaves nothing listening: oncrpc4j has bound its TCP
+     * port by then, which the failed start must close too.
+     */
+    @Test
+    void aFailedStartLeavesNoListener() throws Exception {
+        try (MemoryVfs vfs = new MemoryVfs(1 << 20);
+             DatagramSocket taken = new DatagramSocket(new InetSocketAddress("127.0.0.1", 0))) {
+            int port = taken.getLocalPort();
+            NfsServer server = NfsServer.builder().bindAddress("127.0.0.1").port(0).portmap(port).export("/m", vfs)
+                    .build();
+            assertThatThrownBy(server::start).isInstanceOf(IOException.class);
+            assertThat(accepts(port)).as("the portmapper's TCP port %d", port).isFalse();
         }
     }
 

@@ -19,8 +19,9 @@ import org.rpcrdma4j.verbs.soft.wire.Terminate;
  * probes and Terminates into FPDUs and writes them with gathering writes, straight from registered memory.
  * <p>
  * One message is built at a time, segment by segment ({@code maxUlpdu} payload bytes each, or up to a page fewer so
- * that a segment taken from fast-registered pages ends on a page boundary), so tagged messages never interleave. Between messages Read Responses (IRQ) and send-queue work alternate, at most four responses in a row
- * while the send queue has work (as siw). Local work requests (REG_MR, LOCAL_INV) execute when the send queue
+ * that a segment taken from fast-registered pages ends on a page boundary), so tagged messages never interleave.
+ * Between messages Read Responses (IRQ) and send-queue work alternate, at most four responses in a row while the
+ * send queue has work (as siw). Local work requests (REG_MR, LOCAL_INV) execute when the send queue
  * reaches them. A Read waits while the ORD is used up; a fenced request waits for earlier Reads.
  * <p>
  * Engine thread only.

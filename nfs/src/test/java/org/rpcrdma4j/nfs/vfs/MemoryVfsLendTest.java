@@ -44,7 +44,8 @@ class MemoryVfsLendTest {
         return vfs.create(vfs.root(), name, CreateMode.UNCHECKED, SetAttributes.NONE, 0).handle();
     }
 
-    private static byte[] bytesOf(LentRange r) {
+    /** The bytes of every piece of {@code r}, in order (checked to add up to its count). */
+    static byte[] bytesOf(LentRange r) {
         byte[] out = new byte[r.count()];
         int at = 0;
         for (int i = 0; i < r.pieceCount(); i++) {

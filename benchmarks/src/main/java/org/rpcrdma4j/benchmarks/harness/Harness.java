@@ -186,6 +186,7 @@ public final class Harness {
                         }
                     });
                 }
+                pairedGetattr(config, drivers, report, progress);
             } finally {
                 drivers.values().forEach(NfsDriver::close);
             }
@@ -269,6 +270,59 @@ public final class Harness {
         report.put(NfsRow.GETATTR_P50.allocation(client), Math.max(0, a1 - a0) / (double) Math.max(1, calls));
         report.put(NfsRow.GETATTR_P50.cpu(client), (c1 - c0) / 1000.0 / Math.max(1, calls));
         return histogram;
+    }
+
+    /**
+     * GETATTR round trips over RDMA and over oncrpc4j TCP measured in alternation on one thread (RDMA first in every
+     * other pair), so that both see the same machine at the same moments; per round, the p50 of each. Rounds of
+     * separate windows catch the two transports in different states of the machine (other load, frequency, the
+     * scheduler's placement of the threads), which swings a round's ratio by more than the difference between them.
+     */
+    private static void pairedGetattr(HarnessConfig config, Map<Client, NfsDriver> drivers, Report report,
+                                      PrintStream progress) throws Exception {
+        NfsDriver rdma = drivers.get(Client.RDMA);
+        NfsDriver tcp = drivers.get(Client.TCP);
+        if (!config.runs(Report.GETATTR_PAIRED_RDMA) && !config.runs(Report.GETATTR_PAIRED_TCP)) {
+            return;
+        }
+        if (rdma == null || tcp == null) {
+            report.unavailable(Report.GETATTR_PAIRED_RDMA, "alternating GETATTR needs both the RDMA and TCP mounts");
+            report.unavailable(Report.GETATTR_PAIRED_TCP, "alternating GETATTR needs both the RDMA and TCP mounts");
+            return;
+        }
+        JitSettle.Slice both = deadline -> {
+            while (System.nanoTime() < deadline) {
+                rdma.getattr();
+                tcp.getattr();
+            }
+        };
+        for (int round = 0; round < config.rounds(); round++) {
+            progress.println("nfs: GETATTR over RDMA and TCP alternating" + roundLabel(config, round));
+            both.run(System.nanoTime() + config.warmupOf(round).toNanos());
+            JitSettle.Outcome settled = round == 0 ? JitSettle.settle(both, config.settle())
+                    : JitSettle.Outcome.NOT_NEEDED;
+            Histogram overRdma = new Histogram(TimeUnit.SECONDS.toNanos(10), 3);
+            Histogram overTcp = new Histogram(TimeUnit.SECONDS.toNanos(10), 3);
+            long j0 = JitSettle.compilationMillis();
+            long end = System.nanoTime() + config.roundWindow().toNanos();
+            long pairs = 0;
+            while (System.nanoTime() < end) {
+                boolean rdmaFirst = (pairs++ & 1) == 0;
+                timed(rdmaFirst ? rdma : tcp, rdmaFirst ? overRdma : overTcp);
+                timed(rdmaFirst ? tcp : rdma, rdmaFirst ? overTcp : overRdma);
+            }
+            long j1 = JitSettle.compilationMillis();
+            progress.printf(Locale.ROOT, "  %d pairs in %.2f s%s%n", pairs, config.roundWindow().toNanos() / 1e9,
+                    warmupNote(settled, j1 - j0));
+            report.put(Report.GETATTR_PAIRED_RDMA, overRdma.getValueAtPercentile(50) / 1000.0);
+            report.put(Report.GETATTR_PAIRED_TCP, overTcp.getValueAtPercentile(50) / 1000.0);
+        }
+    }
+
+    private static void timed(NfsDriver driver, Histogram histogram) throws Exception {
+        long start = System.nanoTime();
+        driver.getattr();
+        histogram.recordValue(Math.min(System.nanoTime() - start, histogram.getHighestTrackableValue()));
     }
 
     /** One wire row: its report key, its progress label, how to measure it. */

@@ -29,6 +29,10 @@ public final class Report {
     public static final String WIRE_RDMA_SEND = "wire.rdma_send";
     /** Raw TCP moving the memory the NFS 1 MiB rows move (a 64 MiB source, 16 sinks of 1 MiB in turn). */
     public static final String WIRE_COLD_TCP = "wire.cold_tcp";
+    /** GETATTR p50 over RDMA, its calls alternating with calls over oncrpc4j TCP on one thread (µs). */
+    public static final String GETATTR_PAIRED_RDMA = "nfs.getattr_paired.rdma";
+    /** GETATTR p50 over oncrpc4j TCP, alternating with {@link #GETATTR_PAIRED_RDMA} (µs). */
+    public static final String GETATTR_PAIRED_TCP = "nfs.getattr_paired.tcp";
     /** Registered bytes of the client transport's buffer pool right after the mount. */
     public static final String MEM_REGISTERED = "mem.registered";
     /** Of those, bytes held by the transport itself (request slots, receive buffers). */
@@ -181,6 +185,9 @@ public final class Report {
                     .append(row == NfsRow.READ_1M || row == NfsRow.WRITE_1M
                             ? ratioText(ratioOfMedians(row.figure(Client.RDMA), WIRE_TCP)) : "").append(" |\n");
         }
+        md.append("| GETATTR round trip p50, RDMA and TCP calls alternating on one thread | µs | ")
+                .append(cell(GETATTR_PAIRED_RDMA, "%.1f")).append(" | ").append(cell(GETATTR_PAIRED_TCP, "%.1f"))
+                .append(" | | ").append(ratio(GETATTR_PAIRED_RDMA, GETATTR_PAIRED_TCP)).append(" | | |\n");
 
         md.append("\n#### Cost per RPC, whole JVM (client, server and device threads)\n\n");
         md.append("| workload | CPU µs: RDMA | oncrpc4j TCP | EMC | bytes allocated: RDMA | oncrpc4j TCP | EMC |\n"
@@ -222,6 +229,8 @@ public final class Report {
                     NfsRow.WRITE_1M.figure(Client.RDMA), NfsRow.WRITE_1M.figure(Client.TCP), 1.2, true);
             target(md, "GETATTR p50 over RDMA ≤ 1.0× oncrpc4j TCP",
                     NfsRow.GETATTR_P50.figure(Client.RDMA), NfsRow.GETATTR_P50.figure(Client.TCP), 1.0, false);
+            target(md, "GETATTR p50 over RDMA ≤ 1.0× oncrpc4j TCP, calls alternating on one thread",
+                    GETATTR_PAIRED_RDMA, GETATTR_PAIRED_TCP, 1.0, false);
             Double direct = figures.get(MEM_DIRECT);
             md.append("| memory per mount ≤ 8 MiB (direct memory added by the mount) | ")
                     .append(mib(MEM_DIRECT)).append(" MiB | ")

@@ -55,6 +55,12 @@ class HarnessQuickTest {
                     .isGreaterThanOrEqualTo(report.figure(NfsRow.GETATTR_P50.figure(Client.RDMA)).getAsDouble());
         }
 
+        for (String paired : new String[] {Report.GETATTR_PAIRED_RDMA, Report.GETATTR_PAIRED_TCP}) {
+            assertThat(report.rounds(paired)).as(paired).hasSize(config.rounds());
+            assertThat(report.figure(paired).orElseThrow()).as(paired).isPositive();
+        }
+        assertThat(markdown).contains("| GETATTR round trip p50, RDMA and TCP calls alternating on one thread | µs | ");
+
         double registered = report.figure(Report.MEM_REGISTERED).orElseThrow();
         double inUse = report.figure(Report.MEM_IN_USE).orElseThrow();
         assertThat(inUse).isPositive().isLessThanOrEqualTo(registered);

@@ -70,6 +70,30 @@ class ReportTest {
     }
 
     @Test
+    void alternatingGetattrHasItsRowAndTarget() {
+        Report r = figures(1500, 1000, 50, 40);
+        double[] rdma = {90, 99, 80};
+        double[] tcp = {100, 90, 100};
+        for (int i = 0; i < 3; i++) {
+            r.put(Report.GETATTR_PAIRED_RDMA, rdma[i]);
+            r.put(Report.GETATTR_PAIRED_TCP, tcp[i]);
+        }
+        String md = r.toMarkdown(HarnessConfig.fullRun());
+        // within rounds 0.90, 1.10, 0.80: median 0.90
+        assertThat(md).contains("| GETATTR round trip p50, RDMA and TCP calls alternating on one thread | µs | 90.0 | "
+                + "100.0 | | 0.90× (0.80-1.10) | | |");
+        assertThat(md).contains("| GETATTR p50 over RDMA ≤ 1.0× oncrpc4j TCP, calls alternating on one thread | "
+                + "0.90× (0.80-1.10) | met |");
+        r.put(Report.GETATTR_PAIRED_RDMA, 120);
+        r.put(Report.GETATTR_PAIRED_TCP, 100);
+        r.put(Report.GETATTR_PAIRED_RDMA, 130);
+        r.put(Report.GETATTR_PAIRED_TCP, 100);
+        assertThat(r.toMarkdown(HarnessConfig.fullRun()))
+                .contains("| GETATTR p50 over RDMA ≤ 1.0× oncrpc4j TCP, calls alternating on one thread | "
+                        + "1.10× (0.80-1.30) | **missed** |");
+    }
+
+    @Test
     void quickRunsJudgeNoTargets() {
         assertThat(figures(1500, 1000, 50, 40).toMarkdown(HarnessConfig.quickRun())).doesNotContain("#### Targets");
     }

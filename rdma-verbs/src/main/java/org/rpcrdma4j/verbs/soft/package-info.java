@@ -27,6 +27,11 @@
  * completions come in posting order. An unsignaled request completes silently unless it fails; its slot counts
  * against {@code maxSendWr} until a later signaled (or failed) completion retires it. A failed or flushed request
  * always completes.</li>
+ * <li><b>Notification.</b> An armed queue's listener is called once for all the completions that the FPDUs of one
+ * socket read produced (a Read Response that completes a Send and the request right behind it, say): the engine
+ * calls it when it has handled what it read, before it reads again, as a NIC raises one interrupt for a batch of
+ * completions. Completions made elsewhere (on a posting thread, in a transmission the engine was scheduled for)
+ * notify at once.</li>
  * <li><b>Placement.</b> With {@code confirmPlacement} (default) and an ORD of at least 1, an RDMA Write or Send
  * completes only after the peer has placed it: the device follows its data with a zero-length RDMA Read Request
  * (at most one outstanding; every Read Response also confirms everything sent before its request). So a Write or

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
@@ -22,6 +23,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.rpcrdma4j.verbs.AcceptParameters;
+import org.rpcrdma4j.verbs.CompletionQueue;
 import org.rpcrdma4j.verbs.Access;
 import org.rpcrdma4j.verbs.ConnectParameters;
 import org.rpcrdma4j.verbs.ConnectionEventType;
@@ -375,6 +377,100 @@ class SoftFpduHandlingTest extends VerbsFixture {
                         .isEqualTo(Arrays.copyOfRange(data, 100 * i, 100 * i + 10 + 300 * i));
             }
             assertThat(r.server.qp.state()).isEqualTo(org.rpcrdma4j.verbs.QpState.RTS);
+        }
+    }
+
+    /**
+     * Sends that arrive together (one TCP write, so one read of the device) reach an armed receive queue's listener
+     * in one call, which finds all their completions; the device does not call it once per FPDU. A listener that
+     * re-arms its queue after each poll would otherwise be called three times here.
+     */
+    @Test
+    void completionsOfOneReadReachTheListenerInOneCall() throws Exception {
+        try (Responder r = new Responder(false, 4)) {
+            RegisteredMemory inbox = register(r.server.pd, 3 * 64, Access.LOCAL_WRITE);
+            for (int i = 0; i < 3; i++) {
+                r.server.qp.postRecv(recv(i + 1, inbox, 64 * i, 64));
+            }
+            java.util.List<Integer> polledPerCall = new java.util.concurrent.CopyOnWriteArrayList<>();
+            CountDownLatch all = new CountDownLatch(3);
+            WorkCompletion[] batch = {new WorkCompletion(), new WorkCompletion(), new WorkCompletion()};
+            CompletionQueue cq = r.server.recvCq;
+            cq.setListener(q -> {
+                int n = q.poll(batch);
+                polledPerCall.add(n);
+                for (int i = 0; i < n; i++) {
+                    if (batch[i].status == WcStatus.SUCCESS) {
+                        all.countDown();
+                    }
+                }
+                q.requestNotify();
+            });
+            cq.requestNotify();
+            ByteArrayOutputStream stream = new ByteArrayOutputStream();
+            for (int i = 0; i < 3; i++) {
+                byte[] payload = new byte[20 + i];
+                Arrays.fill(payload, (byte) (i + 1));
+                stream.writeBytes(RawPeer.fpdu(RawPeer.untagged(true, Rdmap.SEND, 0, Ddp.QN_SEND, i + 1, 0, payload),
+                        false));
+            }
+            r.peer.write(stream.toByteArray());
+            assertThat(all.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+            assertThat(polledPerCall).containsExactly(3);
+            for (int i = 0; i < 3; i++) {
+                byte[] expected = new byte[20 + i];
+                Arrays.fill(expected, (byte) (i + 1));
+                assertThat(bytes(inbox.buffer(), 64 * i, 20 + i)).isEqualTo(expected);
+            }
+        }
+    }
+
+    /**
+     * A listener called while the device reads (here for a Send that came right before an RDMA Write) may post a Send
+     * from the very region the Write lands in: the transmitter then uses the region's buffer object, which the
+     * receiver aims at the Write's place before each read. The listener runs before that aiming, so the Write's
+     * bytes land where they belong and the stream stays in step.
+     */
+    @Test
+    void listenerPostingFromTheRegionAWriteLandsInDoesNotDisturbTheWrite() throws Exception {
+        try (Responder r = new Responder(false, 4)) {
+            RegisteredMemory target = register(r.server.pd, 64 * 1024, REMOTE);
+            RegisteredMemory inbox = register(r.server.pd, 128, Access.LOCAL_WRITE);
+            r.server.qp.postRecv(recv(1, inbox, 0, 64));
+            r.server.qp.postRecv(recv(2, inbox, 64, 64));
+            java.util.concurrent.atomic.AtomicInteger received = new java.util.concurrent.atomic.AtomicInteger();
+            java.util.concurrent.atomic.AtomicReference<Throwable> failure =
+                    new java.util.concurrent.atomic.AtomicReference<>();
+            WorkCompletion[] batch = {new WorkCompletion(), new WorkCompletion()};
+            CompletionQueue cq = r.server.recvCq;
+            cq.setListener(q -> {
+                try {
+                    int n = q.poll(batch);
+                    if (n > 0 && received.getAndAdd(n) == 0) {
+                        r.server.qp.postSend(send(9, target, 0, 100));
+                    }
+                    q.requestNotify();
+                } catch (Exception | Error e) {
+                    failure.set(e);
+                }
+            });
+            cq.requestNotify();
+            byte[] data = new byte[30_000];
+            fill(ByteBuffer.wrap(data), 61);
+            r.peer.write(concat(
+                    RawPeer.fpdu(RawPeer.untagged(true, Rdmap.SEND, 0, Ddp.QN_SEND, 1, 0, new byte[20]), false),
+                    RawPeer.fpdu(RawPeer.tagged(true, Rdmap.WRITE, target.rkey(), target.address(1000), data), false),
+                    RawPeer.fpdu(RawPeer.untagged(true, Rdmap.SEND, 0, Ddp.QN_SEND, 2, 0, new byte[20]), false)));
+            long deadline = System.nanoTime() + WAIT.toNanos();
+            while (received.get() < 2 && failure.get() == null && System.nanoTime() < deadline) {
+                Thread.sleep(1);
+            }
+            assertThat(failure.get()).isNull();
+            assertThat(received.get()).isEqualTo(2);
+            assertThat(bytes(target.buffer(), 1000, data.length)).isEqualTo(data);
+            assertThat(r.server.qp.state()).isEqualTo(org.rpcrdma4j.verbs.QpState.RTS);
+            byte[] sent = r.peer.readFpdu();
+            assertThat(RawPeer.opcode(sent)).isEqualTo(Rdmap.SEND);
         }
     }
 

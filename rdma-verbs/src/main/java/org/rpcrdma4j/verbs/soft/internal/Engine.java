@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -173,10 +174,60 @@ final class Engine implements Runnable {
         return Thread.currentThread() instanceof EngineThread;
     }
 
-    /** The engine threads' class, so that code can tell it runs on one. */
+    /**
+     * The engine threads' class, so that code can tell it runs on one. It also keeps the completion queues whose
+     * listeners wait to be called at the end of the current readiness event ({@link #deferNotification}).
+     */
     private static final class EngineThread extends Thread {
+        /** Within a readiness event: completion listeners are called when it ends, or before the socket is read. */
+        boolean deferring;
+        private SoftCq[] pending = new SoftCq[8];
+        private int pendingCount;
+
         EngineThread(Runnable body, String name) {
             super(body, name);
+        }
+
+        void defer(SoftCq cq) {
+            if (pendingCount == pending.length) {
+                pending = Arrays.copyOf(pending, pendingCount * 2); // more queues armed in one event than ever before
+            }
+            pending[pendingCount++] = cq;
+        }
+
+        /** Calls the deferred listeners, in the order their queues were notified; later completions notify at once. */
+        void notifyPending() {
+            boolean was = deferring;
+            deferring = false;
+            for (int i = 0; i < pendingCount; i++) {
+                SoftCq cq = pending[i];
+                pending[i] = null;
+                cq.notifyListener();
+            }
+            pendingCount = 0;
+            deferring = was;
+        }
+    }
+
+    /**
+     * On an engine thread handling a readiness event, takes over the call of {@code cq}'s completion listener, which
+     * is then called once the event has been handled, or before the socket is read again
+     * ({@link #notifyDeferred}), whichever comes first: the completions of the FPDUs one read brought reach their
+     * consumer in one call instead of one each (a Read Response that completes a Send and the request right behind
+     * it, say). False elsewhere: the caller calls the listener itself.
+     */
+    static boolean deferNotification(SoftCq cq) {
+        if (Thread.currentThread() instanceof EngineThread engineThread && engineThread.deferring) {
+            engineThread.defer(cq);
+            return true;
+        }
+        return false;
+    }
+
+    /** Calls the listeners deferred so far on this engine thread ({@link #deferNotification}); elsewhere nothing. */
+    static void notifyDeferred() {
+        if (Thread.currentThread() instanceof EngineThread engineThread && engineThread.pendingCount > 0) {
+            engineThread.notifyPending();
         }
     }
 
@@ -345,10 +396,15 @@ final class Engine implements Runnable {
         if (!key.isValid()) {
             return;
         }
+        EngineThread engineThread = (EngineThread) thread;
+        engineThread.deferring = true;
         try {
             handler.onReady(key);
         } catch (IOException | RuntimeException e) {
             handler.onFailure(e);
+        } finally {
+            engineThread.deferring = false;
+            engineThread.notifyPending();
         }
     }
 

@@ -140,6 +140,7 @@ final class Receiver {
         while (channel != null && ((budget > 0 && !drained) || canAdvanceWithoutReading())) {
             switch (state) {
                 case DISCARD -> {
+                    Engine.notifyDeferred();
                     sink.clear();
                     int n = channel.read(sink);
                     if (n < 0) {
@@ -153,6 +154,7 @@ final class Receiver {
                 }
                 case HEADER -> {
                     if (hdr.position() < need) {
+                        Engine.notifyDeferred(); // what was read so far is handled: its completions go out first
                         hdr.limit(hdr.capacity());
                         int room = hdr.remaining();
                         int n = channel.read(hdr);
@@ -570,6 +572,8 @@ final class Receiver {
 
     /** Reads payload, trailer and the next header's start; returns bytes read, 0 if none, -1 at end. */
     private long readPayload() throws IOException {
+        // before the buffers are aimed: a listener's posts may aim the same region buffers for the transmitter
+        Engine.notifyDeferred();
         int count = 0;
         boolean complete = true;
         long offset = payloadDone;

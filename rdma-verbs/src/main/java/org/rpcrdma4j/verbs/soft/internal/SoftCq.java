@@ -13,7 +13,9 @@ import org.slf4j.LoggerFactory;
  * entry), one consumer thread polls (copying out). Both take the queue's monitor briefly; nothing is allocated.
  * <p>
  * The listener is called on the engine thread that added the completion which found the queue armed, outside the
- * monitor. A full queue drops the completion and reports an overrun to the adding queue pair, which goes to error.
+ * monitor: at once, or, while that thread handles a socket's readiness, once it has handled the FPDUs it read (before
+ * it reads the socket again, at the latest when the event is done; see {@link Engine#deferNotification}). So one call
+ * tells the consumer of all the completions one read produced. A full queue drops the completion and reports an overrun to the adding queue pair, which goes to error.
  */
 final class SoftCq implements CompletionQueue {
     private static final Logger LOG = LoggerFactory.getLogger(SoftCq.class);
@@ -72,17 +74,22 @@ final class SoftCq implements CompletionQueue {
                 notify = true;
             }
         }
-        if (notify) {
-            CompletionListener l = listener;
-            if (l != null) {
-                try {
-                    l.onCompletion(this);
-                } catch (RuntimeException | Error e) {
-                    LOG.warn("completion listener failed", e);
-                }
-            }
+        if (notify && !Engine.deferNotification(this)) {
+            notifyListener();
         }
         return true;
+    }
+
+    /** Calls the listener (the queue was armed and has a new completion). Outside the monitor. */
+    void notifyListener() {
+        CompletionListener l = listener;
+        if (l != null) {
+            try {
+                l.onCompletion(this);
+            } catch (RuntimeException | Error e) {
+                LOG.warn("completion listener failed", e);
+            }
+        }
     }
 
     @Override

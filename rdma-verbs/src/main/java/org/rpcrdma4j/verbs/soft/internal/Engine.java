@@ -183,6 +183,7 @@ final class Engine implements Runnable {
         boolean deferring;
         private SoftCq[] pending = new SoftCq[8];
         private int pendingCount;
+        private boolean notifying;
 
         EngineThread(Runnable body, String name) {
             super(body, name);
@@ -195,17 +196,29 @@ final class Engine implements Runnable {
             pending[pendingCount++] = cq;
         }
 
-        /** Calls the deferred listeners, in the order their queues were notified; later completions notify at once. */
+        /**
+         * Calls the deferred listeners, in the order their queues were notified; completions they cause notify at
+         * once. Re-entered (a listener's work handling another readiness event), it leaves the queues to the outer
+         * call, which also calls those deferred meanwhile.
+         */
         void notifyPending() {
+            if (notifying) {
+                return;
+            }
+            notifying = true;
             boolean was = deferring;
             deferring = false;
-            for (int i = 0; i < pendingCount; i++) {
-                SoftCq cq = pending[i];
-                pending[i] = null;
-                cq.notifyListener();
+            try {
+                for (int i = 0; i < pendingCount; i++) {
+                    SoftCq cq = pending[i];
+                    pending[i] = null;
+                    cq.notifyListener();
+                }
+                pendingCount = 0;
+            } finally {
+                notifying = false;
+                deferring = was;
             }
-            pendingCount = 0;
-            deferring = was;
         }
     }
 

@@ -164,6 +164,11 @@ final class RawPeer implements AutoCloseable {
         sendFpdu(tagged(true, Rdmap.READ_RESPONSE, sinkStag, sinkTo, new byte[0]));
     }
 
+    /** Bytes already received and not yet read: what the device wrote before now, beyond what was read. */
+    int buffered() throws IOException {
+        return in.available();
+    }
+
     static int opcode(byte[] ulpdu) {
         return ulpdu[1] & Rdmap.OPCODE_MASK;
     }

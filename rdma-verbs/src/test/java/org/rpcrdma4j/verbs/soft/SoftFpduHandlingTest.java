@@ -619,6 +619,46 @@ class SoftFpduHandlingTest extends VerbsFixture {
         }
     }
 
+    /**
+     * No placement probe goes out while an RDMA Read of the consumer's is outstanding: Linux siw answers a zero-length
+     * Read Request that arrives while it is still transmitting (a Read Response, say) from its Read Response queue,
+     * and there takes the length and STag of the response it sent before, which may be invalid by then (it ends the
+     * connection with a Terminate). The Send posted behind the Read goes out at once; its probe follows the Read
+     * Response, and the Send completes once the probe is answered.
+     */
+    @Test
+    void noProbeWhileAReadIsOutstanding() throws Exception {
+        try (Initiator i = new Initiator()) {
+            RegisteredMemory sink = register(i.client.pd, 64, REMOTE);
+            RegisteredMemory src = register(i.client.pd, 64, REMOTE);
+            i.client.qp.postSend(read(1, sink, 0, 16, 0x00556600, 0x1000));
+            byte[] request = i.peer.readFpdu();
+            assertThat(RawPeer.opcode(request)).isEqualTo(Rdmap.READ_REQUEST);
+            SendWorkRequest send = send(2, src, 0, 32);
+            send.flags = SendWorkRequest.SIGNALED;
+            i.client.qp.postSend(send);
+            assertThat(RawPeer.opcode(i.peer.readFpdu())).isEqualTo(Rdmap.SEND);
+            // a probe would have gone in the same gathering write as the Send
+            assertThat(i.peer.buffered()).as("bytes after the Send while the Read is outstanding").isZero();
+            ByteBuffer r = ByteBuffer.wrap(request);
+            byte[] data = new byte[16];
+            fill(ByteBuffer.wrap(data), 71);
+            i.peer.sendFpdu(RawPeer.tagged(true, Rdmap.READ_RESPONSE, r.getInt(Rdmap.OFFSET_SINK_STAG),
+                    r.getLong(Rdmap.OFFSET_SINK_TO), data));
+            WorkCompletion read = await(i.client.sendCq);
+            assertThat(read.wrId).isEqualTo(1);
+            assertThat(read.status).isEqualTo(WcStatus.SUCCESS);
+            assertThat(bytes(sink.buffer(), 0, 16)).isEqualTo(data);
+            byte[] probe = i.peer.readFpdu();
+            assertThat(RawPeer.opcode(probe)).isEqualTo(Rdmap.READ_REQUEST);
+            assertThat(ByteBuffer.wrap(probe).getInt(Rdmap.OFFSET_READ_SIZE)).isZero();
+            i.peer.answerZeroLengthRead(probe);
+            WorkCompletion sent = await(i.client.sendCq);
+            assertThat(sent.wrId).isEqualTo(2);
+            assertThat(sent.status).isEqualTo(WcStatus.SUCCESS);
+        }
+    }
+
     @Test
     void terminateLaidOutAsSiwDoesFailsTheWriteItQuotes() throws Exception {
         try (Initiator i = new Initiator()) {

@@ -609,7 +609,9 @@ public final class SoftQp implements QueuePair, Engine.Handler {
         long ackMark = e.ackMark;
         if (e.kind == ReadEntry.USER_READ) {
             SendWqe w = sq.slot(e.wqeIndex);
-            userReads--;
+            if (--userReads == 0) {
+                engine.schedule(this); // a placement probe held back while Reads were outstanding may go now
+            }
             w.byteLen = e.size;
             if (w.opcode == Opcode.RDMA_READ_WITH_INV) {
                 int result = LocalOps.invalidate(this, w.invalidateStag);

@@ -318,9 +318,17 @@ final class Transmitter {
      * at once when the send queue has nothing else ready, or, while more work follows, once enough data (a quarter
      * of the send queue, or {@value #PROBE_BYTES} bytes) went out unconfirmed, so that completions keep flowing
      * during long streams.
+     * <p>
+     * Never while a Read of the consumer's is outstanding: the peer is then, or soon, transmitting its response, and
+     * Linux siw answers a zero-length Read Request that arrives while it transmits from its Read Response queue, where
+     * it takes the length and STag of the last response it sent; once that STag is invalid (an NFS client's read
+     * chunk after the reply invalidated it) it ends the connection with a Terminate. The Read Response confirms what
+     * went before the Read; the queue pair is scheduled when its last Read completes ({@link SoftQp}), and the probe
+     * for what came after goes then.
      */
     private boolean probeDue(boolean moreWork) {
-        if (!ackMode || unackedSinceReadRequest == 0 || probeOutstanding || qp.orq.isFull()) {
+        if (!ackMode || unackedSinceReadRequest == 0 || probeOutstanding || qp.orq.isFull()
+                || qp.hasOutstandingUserReads()) {
             return false;
         }
         return !moreWork || unackedBytes >= PROBE_BYTES || unackedSinceReadRequest >= Math.max(1, sq.depth / 4);

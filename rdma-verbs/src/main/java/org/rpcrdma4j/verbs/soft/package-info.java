@@ -34,8 +34,11 @@
  * notify at once.</li>
  * <li><b>Placement.</b> With {@code confirmPlacement} (default) and an ORD of at least 1, an RDMA Write or Send
  * completes only after the peer has placed it: the device follows its data with a zero-length RDMA Read Request
- * (at most one outstanding; every Read Response also confirms everything sent before its request). So a Write or
- * Send the peer refuses completes with REM_ACCESS_ERR or REM_OP_ERR, as on InfiniBand. Without it (or with ORD 0)
+ * (at most one outstanding, none while a Read of the consumer's is outstanding; every Read Response also confirms
+ * everything sent before its request). So a Write or Send the peer refuses completes with REM_ACCESS_ERR or
+ * REM_OP_ERR, as on InfiniBand. (Linux siw answers a zero-length Read Request that arrives while it is transmitting
+ * with the length and STag of the response it sent last, and ends the connection when that STag has been
+ * invalidated since: hence no probe while a Read's response may be on its way.) Without it (or with ORD 0)
  * a Write or Send completes once written to the socket, as siw does, and a refusal shows only as the connection
  * breaking. On the receiving side a Send after a Write is delivered after the Write's data is placed (one
  * connection, one engine, stream order).</li>

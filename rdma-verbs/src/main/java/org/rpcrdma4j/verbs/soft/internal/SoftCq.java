@@ -15,7 +15,8 @@ import org.slf4j.LoggerFactory;
  * The listener is called on the engine thread that added the completion which found the queue armed, outside the
  * monitor: at once, or, while that thread handles a socket's readiness, once it has handled the FPDUs it read (before
  * it reads the socket again, at the latest when the event is done; see {@link Engine#deferNotification}). So one call
- * tells the consumer of all the completions one read produced. A full queue drops the completion and reports an overrun to the adding queue pair, which goes to error.
+ * tells the consumer of all the completions one read produced. A full queue drops the completion and reports an
+ * overrun to the adding queue pair, which goes to error.
  */
 final class SoftCq implements CompletionQueue {
     private static final Logger LOG = LoggerFactory.getLogger(SoftCq.class);

@@ -59,7 +59,8 @@ class HarnessQuickTest {
             assertThat(report.rounds(paired)).as(paired).hasSize(config.rounds());
             assertThat(report.figure(paired).orElseThrow()).as(paired).isPositive();
         }
-        assertThat(markdown).contains("| GETATTR round trip p50, RDMA and TCP calls alternating on one thread | µs | ");
+        assertThat(markdown)
+                .contains("| GETATTR round trip p50, RDMA and TCP calls alternating on one thread | µs | ");
 
         double registered = report.figure(Report.MEM_REGISTERED).orElseThrow();
         double inUse = report.figure(Report.MEM_IN_USE).orElseThrow();

@@ -247,17 +247,15 @@ public final class Harness {
         warmup.run(System.nanoTime() + config.warmupOf(round).toNanos());
         JitSettle.Outcome settled = round == 0 ? JitSettle.settle(warmup, config.settle())
                 : JitSettle.Outcome.NOT_NEEDED;
-        Histogram histogram = new Histogram(TimeUnit.SECONDS.toNanos(10), 3);
+        Histogram histogram = latencyHistogram();
         recorder.start(NfsRow.GETATTR_P50.figure(client) + roundSuffix(config, round));
         long j0 = JitSettle.compilationMillis();
         long a0 = Allocation.total();
         long c0 = Allocation.cpu();
         long end = System.nanoTime() + config.roundWindow().toNanos();
         long calls = 0;
-        long now;
-        while ((now = System.nanoTime()) < end) {
-            driver.getattr();
-            histogram.recordValue(Math.min(System.nanoTime() - now, histogram.getHighestTrackableValue()));
+        while (System.nanoTime() < end) {
+            timed(driver, histogram);
             calls++;
         }
         long c1 = Allocation.cpu();
@@ -301,8 +299,8 @@ public final class Harness {
             both.run(System.nanoTime() + config.warmupOf(round).toNanos());
             JitSettle.Outcome settled = round == 0 ? JitSettle.settle(both, config.settle())
                     : JitSettle.Outcome.NOT_NEEDED;
-            Histogram overRdma = new Histogram(TimeUnit.SECONDS.toNanos(10), 3);
-            Histogram overTcp = new Histogram(TimeUnit.SECONDS.toNanos(10), 3);
+            Histogram overRdma = latencyHistogram();
+            Histogram overTcp = latencyHistogram();
             long j0 = JitSettle.compilationMillis();
             long end = System.nanoTime() + config.roundWindow().toNanos();
             long pairs = 0;
@@ -319,6 +317,12 @@ public final class Harness {
         }
     }
 
+    /** Round trips in nanoseconds, up to 10 s, to three significant digits. */
+    private static Histogram latencyHistogram() {
+        return new Histogram(TimeUnit.SECONDS.toNanos(10), 3);
+    }
+
+    /** One GETATTR, its round trip recorded into {@code histogram} (capped at the highest trackable value). */
     private static void timed(NfsDriver driver, Histogram histogram) throws Exception {
         long start = System.nanoTime();
         driver.getattr();

@@ -42,19 +42,22 @@ final class PortRelease {
                 return;
             }
             if (System.nanoTime() - deadline > 0) {
-                LOG.warn("{} still taken {} after the server stopped", tcpLeft != null ? "TCP " + tcpLeft
-                        : "UDP " + udpLeft, BOUND);
+                LOG.warn("{} still taken {} after the server stopped", taken(tcpLeft, udpLeft), BOUND);
                 return;
             }
             try {
                 TimeUnit.MILLISECONDS.sleep(PAUSE_MILLIS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                LOG.warn("interrupted while waiting for {} to be released", tcpLeft != null ? "TCP " + tcpLeft
-                        : "UDP " + udpLeft);
+                LOG.warn("interrupted while waiting for {} to be released", taken(tcpLeft, udpLeft));
                 return;
             }
         }
+    }
+
+    /** The port still waited for, TCP first, for the log. */
+    private static String taken(InetSocketAddress tcp, InetSocketAddress udp) {
+        return tcp != null ? "TCP " + tcp : "UDP " + udp;
     }
 
     private static boolean tcpFree(InetSocketAddress address) {

@@ -13,8 +13,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 
 import org.junit.jupiter.api.Test;
@@ -392,7 +395,7 @@ class SoftFpduHandlingTest extends VerbsFixture {
             for (int i = 0; i < 3; i++) {
                 r.server.qp.postRecv(recv(i + 1, inbox, 64 * i, 64));
             }
-            java.util.List<Integer> polledPerCall = new java.util.concurrent.CopyOnWriteArrayList<>();
+            List<Integer> polledPerCall = new CopyOnWriteArrayList<>();
             CountDownLatch all = new CountDownLatch(3);
             WorkCompletion[] batch = {new WorkCompletion(), new WorkCompletion(), new WorkCompletion()};
             CompletionQueue cq = r.server.recvCq;
@@ -438,9 +441,8 @@ class SoftFpduHandlingTest extends VerbsFixture {
             RegisteredMemory inbox = register(r.server.pd, 128, Access.LOCAL_WRITE);
             r.server.qp.postRecv(recv(1, inbox, 0, 64));
             r.server.qp.postRecv(recv(2, inbox, 64, 64));
-            java.util.concurrent.atomic.AtomicInteger received = new java.util.concurrent.atomic.AtomicInteger();
-            java.util.concurrent.atomic.AtomicReference<Throwable> failure =
-                    new java.util.concurrent.atomic.AtomicReference<>();
+            AtomicInteger received = new AtomicInteger();
+            AtomicReference<Throwable> failure = new AtomicReference<>();
             WorkCompletion[] batch = {new WorkCompletion(), new WorkCompletion()};
             CompletionQueue cq = r.server.recvCq;
             cq.setListener(q -> {

@@ -180,7 +180,7 @@ final class Engine implements Runnable {
      */
     private static final class EngineThread extends Thread {
         /** Within a readiness event: completion listeners are called when it ends, or before the socket is read. */
-        boolean deferring;
+        private boolean deferring;
         private SoftCq[] pending = new SoftCq[8];
         private int pendingCount;
         private boolean notifying;

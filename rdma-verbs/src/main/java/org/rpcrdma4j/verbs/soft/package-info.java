@@ -35,7 +35,10 @@
  * <li><b>Placement.</b> With {@code confirmPlacement} (default) and an ORD of at least 1, an RDMA Write or Send
  * completes only after the peer has placed it: the device follows its data with a zero-length RDMA Read Request
  * (at most one outstanding, none while a Read of the consumer's is outstanding; every Read Response also confirms
- * everything sent before its request). So a Write or Send the peer refuses completes with REM_ACCESS_ERR or
+ * everything sent before its request). Only a completion someone waits for calls for a probe: a signaled Write or
+ * Send, or a signaled request behind unconfirmed ones (completions come in order). Unsignaled Writes and Sends
+ * (small RPC calls and replies go that way, inline) are confirmed by the next probe or Read Response, and until then
+ * hold their send-queue slots as they would anyway. So a Write or Send the peer refuses completes with REM_ACCESS_ERR or
  * REM_OP_ERR, as on InfiniBand. (Linux siw answers a zero-length Read Request that arrives while it is transmitting
  * with the length and STag of the response it sent last, and ends the connection when that STag has been
  * invalidated since: hence no probe while a Read's response may be on its way.) Without it (or with ORD 0)

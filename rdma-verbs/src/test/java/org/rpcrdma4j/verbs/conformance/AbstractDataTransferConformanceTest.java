@@ -131,6 +131,29 @@ public abstract class AbstractDataTransferConformanceTest extends VerbsFixture {
         assertThat(await(c.client().sendCq).status).isEqualTo(WcStatus.SUCCESS);
     }
 
+    /** Each send-queue slot carries inline data of several lengths in turn, shorter and longer than before. */
+    @Test
+    void inlineSendsOfChangingLengthsReuseTheirSlots() throws Exception {
+        Connection c = connect(new Sizes(4, 4, 4, 64, 64));
+        int[] lengths = {8, 36, 64};
+        RegisteredMemory src = register(c.client().pd, 64, Access.LOCAL_WRITE);
+        RegisteredMemory dst = register(c.server().pd, 64, Access.LOCAL_WRITE);
+        for (int i = 0; i < 40; i++) {
+            int length = lengths[i % lengths.length];
+            fill(src.buffer(), i);
+            byte[] expected = bytes(src.buffer(), 0, length);
+            c.server().qp.postRecv(recv(i, dst, 0, 64));
+            SendWorkRequest wr = send(i, src, 0, length);
+            wr.flags |= SendWorkRequest.INLINE;
+            c.client().qp.postSend(wr);
+            WorkCompletion r = await(c.server().recvCq);
+            assertThat(r.status).as("Send %d", i).isEqualTo(WcStatus.SUCCESS);
+            assertThat(r.byteLen).isEqualTo(length);
+            assertThat(bytes(dst.buffer(), 0, length)).as("Send %d", i).isEqualTo(expected);
+            assertThat(await(c.client().sendCq).status).isEqualTo(WcStatus.SUCCESS);
+        }
+    }
+
     @Test
     void inlineLongerThanTheQueuePairAllowsIsRefused() throws Exception {
         Connection c = connect();

@@ -662,6 +662,55 @@ class SoftFpduHandlingTest extends VerbsFixture {
     }
 
     @Test
+    void unsignaledSendsGoWithoutAProbeUntilASignaledOneFollows() throws Exception {
+        try (Initiator i = new Initiator()) {
+            RegisteredMemory src = register(i.client.pd, 64, REMOTE);
+            for (int id = 1; id <= 2; id++) {
+                SendWorkRequest quiet = send(id, src, 0, 32);
+                quiet.flags = 0;
+                i.client.qp.postSend(quiet);
+                assertThat(RawPeer.opcode(i.peer.readFpdu())).isEqualTo(Rdmap.SEND);
+                // a probe goes in the same gathering write as the Send it follows
+                assertThat(i.peer.buffered()).as("bytes after unsignaled Send " + id).isZero();
+            }
+            i.client.qp.postSend(send(3, src, 0, 32));
+            assertThat(RawPeer.opcode(i.peer.readFpdu())).isEqualTo(Rdmap.SEND);
+            byte[] probe = i.peer.readFpdu();
+            assertThat(RawPeer.opcode(probe)).isEqualTo(Rdmap.READ_REQUEST);
+            assertThat(ByteBuffer.wrap(probe).getInt(Rdmap.OFFSET_READ_SIZE)).isZero();
+            WorkCompletion[] none = {new WorkCompletion()};
+            assertThat(i.client.sendCq.poll(none)).as("completions before the probe is answered").isZero();
+            i.peer.answerZeroLengthRead(probe);
+            WorkCompletion sent = await(i.client.sendCq);
+            assertThat(sent.wrId).as("only the signaled Send reports").isEqualTo(3);
+            assertThat(sent.status).isEqualTo(WcStatus.SUCCESS);
+            assertThat(i.client.sendCq.poll(none)).isZero();
+        }
+    }
+
+    @Test
+    void signaledRegistrationBehindAnUnsignaledSendIsConfirmedByAProbe() throws Exception {
+        try (Initiator i = new Initiator()) {
+            RegisteredMemory src = register(i.client.pd, 64, REMOTE);
+            SendWorkRequest quiet = send(1, src, 0, 32);
+            quiet.flags = 0;
+            i.client.qp.postSend(quiet);
+            assertThat(RawPeer.opcode(i.peer.readFpdu())).isEqualTo(Rdmap.SEND);
+            assertThat(i.peer.buffered()).isZero();
+            // completions are reported in posting order: the REG_MR's waits for the Send's placement
+            ByteBuffer memory = pages(1);
+            FastRegMemoryRegion mr = own(i.client.pd.allocFastRegMr(1));
+            i.client.qp.postSend(fastRegister(2, mr, pageList(memory, 0, 4096, IOVA), Access.LOCAL_WRITE));
+            byte[] probe = i.peer.readFpdu();
+            assertThat(RawPeer.opcode(probe)).isEqualTo(Rdmap.READ_REQUEST);
+            i.peer.answerZeroLengthRead(probe);
+            WorkCompletion registered = await(i.client.sendCq);
+            assertThat(registered.wrId).isEqualTo(2);
+            assertThat(registered.status).isEqualTo(WcStatus.SUCCESS);
+        }
+    }
+
+    @Test
     void terminateLaidOutAsSiwDoesFailsTheWriteItQuotes() throws Exception {
         try (Initiator i = new Initiator()) {
             RegisteredMemory src = register(i.client.pd, 64, REMOTE);

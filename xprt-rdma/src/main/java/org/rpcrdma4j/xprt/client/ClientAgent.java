@@ -16,6 +16,7 @@ import org.rpcrdma4j.verbs.DeviceAttributes;
 import org.rpcrdma4j.verbs.PostException;
 import org.rpcrdma4j.verbs.ProtectionDomain;
 import org.rpcrdma4j.verbs.RdmaDevice;
+import org.rpcrdma4j.verbs.SendWorkRequest;
 import org.rpcrdma4j.verbs.VerbsException;
 import org.rpcrdma4j.verbs.WcStatus;
 import org.rpcrdma4j.verbs.WorkCompletion;
@@ -53,6 +54,8 @@ import org.slf4j.LoggerFactory;
 final class ClientAgent implements Agent {
     private static final Logger LOG = LoggerFactory.getLogger(ClientAgent.class);
     private static final int BATCH = 32;
+    /** The work request index of a call's unsignaled Send: no slot waits for its completion. */
+    private static final int UNSIGNALED_SEND = -1;
 
     enum State { IDLE, CONNECTING, CONNECTED, BACKOFF, CLOSED }
 
@@ -496,13 +499,31 @@ final class ClientAgent implements Agent {
         return n;
     }
 
-    /** Posts a slot's pending registrations and its Send. */
+    /**
+     * Posts a slot's pending registrations and its Send. A call without chunks that fits the connection's inline size
+     * goes inline and unsignaled (the device copies it at post time, so the call need not wait for the Send's
+     * completion), except every {@value ClientConnection#SIGNAL_EVERY}-th, whose completion retires the unsignaled
+     * ones before it.
+     */
     void post(RequestSlot slot) {
-        slot.sendWr.wrId = WrIds.of(WrIds.Kind.SEND, conn.generation, slot.index);
-        slot.sendWr.next = null;
+        ClientConnection c = conn;
+        SendWorkRequest wr = slot.sendWr;
+        wr.next = null;
+        boolean unsignaled = !slot.hasSegments() && c.unsignaledRun + 1 < ClientConnection.SIGNAL_EVERY
+                && wr.totalLength() <= c.inlineMax;
+        if (unsignaled) {
+            wr.flags = SendWorkRequest.INLINE;
+            wr.wrId = WrIds.of(WrIds.Kind.SEND, c.generation, UNSIGNALED_SEND);
+            c.unsignaledRun++;
+            own.increment(ClientCounter.UNSIGNALED_SENDS);
+        } else {
+            wr.flags = SendWorkRequest.SIGNALED;
+            wr.wrId = WrIds.of(WrIds.Kind.SEND, c.generation, slot.index);
+            c.unsignaledRun = 0;
+        }
         slot.state = RequestSlot.State.SENT;
-        slot.sendPending = true;
-        slot.sentGeneration = conn.generation;
+        slot.sendPending = !unsignaled;
+        slot.sentGeneration = c.generation;
         window.sent(slot);
         if (window.inFlight() == 1 && !slot.keepAliveProbe) {
             keepAlive.firstCallSent(System.nanoTime());
@@ -564,6 +585,13 @@ final class ClientAgent implements Agent {
             return;
         }
         int index = WrIds.index(wc.wrId);
+        if (index == UNSIGNALED_SEND) {
+            // completes only when it fails; the call waits for its reply (or is sent again after a reconnect)
+            if (wc.status != WcStatus.WR_FLUSH_ERR) {
+                disconnectSoon("the Send of a call failed: " + wc.status);
+            }
+            return;
+        }
         if (reverse.ownsSend(index)) {
             if (!wc.ok() && wc.status != WcStatus.WR_FLUSH_ERR) {
                 disconnectSoon("the Send of a reverse-direction reply failed: " + wc.status);

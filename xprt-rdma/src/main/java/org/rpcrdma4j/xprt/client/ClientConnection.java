@@ -25,23 +25,37 @@ import org.rpcrdma4j.xprt.internal.ReceiveRing;
  * the agent's behalf when it can claim it ({@code ClientAgent#onCompletionSignal}); everything else is the agent's.
  */
 final class ClientConnection {
+    /**
+     * Largest call posted inline and unsignaled (one without chunks): the small calls of request/response traffic
+     * (GETATTR, LOOKUP, ACCESS, a NULL); also bounded by the device's inline size.
+     */
+    static final int MAX_INLINE_CALL = 256;
+    /** At most this many calls in a row go unsignaled; the next signaled Send's completion retires them. */
+    static final int SIGNAL_EVERY = 16;
+
     final int generation;
     final QueueSet queues;
     final QueuePair qp;
+    /** Calls up to this long (without chunks) go inline and unsignaled; 0: never. */
+    final int inlineMax;
+    /** Unsignaled Sends posted since the last signaled one; agent thread. */
+    int unsignaledRun;
     CompletableFuture<ConnectionInfo> connecting;
     ConnectionInfo info;
     volatile ConnectionEventType lostBy;
     volatile Throwable lostCause;
 
-    private ClientConnection(int generation, QueueSet queues) {
+    private ClientConnection(int generation, QueueSet queues, int inlineMax) {
         this.generation = generation;
         this.queues = queues;
         this.qp = queues.qp();
+        this.inlineMax = inlineMax;
     }
 
     /**
      * Sizes of a connection's queues. Every slot may have a Send, a REG_MR per segment and a LOCAL_INV per segment
-     * posted; every posted work request may complete (flushes do, signaled or not). The receive queue gets some
+     * posted, and up to {@value #SIGNAL_EVERY} unsignaled Sends of calls already answered may still hold their
+     * entries; every posted work request may complete (flushes do, signaled or not). The receive queue gets some
      * slack beyond the receives posted: a device may free a receive's slot a little after its completion is visible,
      * and reposting must not fail then.
      *
@@ -53,9 +67,10 @@ final class ClientConnection {
             throw new VerbsException("the device has " + attributes.maxSge()
                     + " SGEs per work request; the transport needs 4");
         }
-        int sendWr = Math.min(attributes.maxQpWr(), slots * (1 + 2 * segmentsPerRpc));
+        int sendWr = Math.min(attributes.maxQpWr(), slots * (1 + 2 * segmentsPerRpc) + SIGNAL_EVERY);
         return new QueueSet.Sizes(sendWr, receives + 16, 4, Math.min(attributes.maxCqe(), sendWr + 16),
-                Math.min(attributes.maxCqe(), receives + 16));
+                Math.min(attributes.maxCqe(), receives + 16),
+                Math.max(0, Math.min(attributes.maxInlineData(), MAX_INLINE_CALL)));
     }
 
     /**
@@ -82,7 +97,8 @@ final class ClientConnection {
     static ClientConnection open(RdmaDevice device, ProtectionDomain pd, RegistrationPool pool, int generation,
                                  QueueSet.Sizes sizes, Runnable wake, Runnable completionSignal, ReceiveRing receives,
                                  InetSocketAddress server, ConnectParameters parameters) throws VerbsException {
-        ClientConnection c = new ClientConnection(generation, QueueSet.create(device, pd, pool, sizes));
+        ClientConnection c = new ClientConnection(generation, QueueSet.create(device, pd, pool, sizes),
+                sizes.maxInlineData());
         c.queues.wakeOnCompletion(completionSignal);
         try {
             receives.postAll(c.qp, generation);

@@ -43,7 +43,12 @@ public enum ClientCounter {
      */
     INLINE_ROUNDS("inline_rounds"),
     /** Calls whose Send a thread other than the agent's posted (the caller's, or a device thread's after a reply). */
-    INLINE_SENDS("inline_sends");
+    INLINE_SENDS("inline_sends"),
+    /**
+     * Calls posted inline and unsignaled (small calls without chunks): they complete without waiting for their Send's
+     * completion, and a device that confirms placement sends no probe for them.
+     */
+    UNSIGNALED_SENDS("unsignaled_sends");
 
     private final String label;
 

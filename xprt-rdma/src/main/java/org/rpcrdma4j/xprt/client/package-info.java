@@ -33,11 +33,17 @@
  * A caller marshals its call on its own thread: it takes a free request slot (waiting in arrival order when there is
  * none), copies the message into the slot's registered send buffer, registers the chunks (which may wait for free
  * registration handles) and hands the slot to the agent through a queue. The agent sends it when a credit is free, and
- * when the reply comes checks it, invalidates every handle the call exposed, and only then completes it: an
+ * when the reply comes checks it, invalidates every handle the call exposed, waits for the Send's completion when it
+ * asked for one, and only then completes it: an
  * {@link org.rpcrdma4j.xprt.client.RdmaCallListener} runs on the thread that holds the agent then (the agent's, a
  * device thread or another caller's; it must be short, must not block and may not make calls); a blocked caller is
  * unparked; oncrpc4j handlers run on the callback executor. After a connection loss, calls are marshaled again on a
  * recovery thread, because registering may block.
+ * <p>
+ * A call without chunks of at most 256 bytes (and the device's inline size) is posted inline and unsignaled, as Linux
+ * posts its Sends: the device copies it at post time, so nothing waits for its completion (and the software device
+ * sends no placement probe for it). Every sixteenth such Send is signaled; its completion retires the ones before it
+ * on the send queue. An unsignaled Send that fails still completes, and the connection is dropped.
  *
  * <h2>Marshaling (as Linux's rpc_rdma.c)</h2>
  * Reply first: a Write chunk over the DDP caller's sink; or, for a program with an

@@ -22,7 +22,8 @@ public final class QueueSet implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(QueueSet.class);
 
     /** Sizes of a connection's queues (each side computes its own from its settings and the device's limits). */
-    public record Sizes(int maxSendWr, int maxRecvWr, int maxSendSge, int sendCqEntries, int recvCqEntries) {
+    public record Sizes(int maxSendWr, int maxRecvWr, int maxSendSge, int sendCqEntries, int recvCqEntries,
+                        int maxInlineData) {
     }
 
     private final QueuePair qp;
@@ -51,7 +52,7 @@ public final class QueueSet implements AutoCloseable {
             recvCq = device.createCompletionQueue(sizes.recvCqEntries());
             sendCq = registrations.wrap(deviceSendCq);
             qp = pd.createQueuePair(new QueuePairConfig(deviceSendCq, recvCq, sizes.maxSendWr(), sizes.maxRecvWr(),
-                    sizes.maxSendSge(), 1, 0));
+                    sizes.maxSendSge(), 1, sizes.maxInlineData()));
         } catch (VerbsException | RuntimeException e) {
             closeQuietly(recvCq);
             closeQuietly(sendCq != null ? sendCq : deviceSendCq); // the wrapper closes the device queue

@@ -50,7 +50,10 @@ import org.slf4j.LoggerFactory;
  * <h2>Send path</h2>
  * A reply marshaled by the program's thread arrives in the mailbox; the agent posts its RDMA WRITEs unsignaled and
  * its Send signaled behind them, within the send queue's budget (replies that do not fit wait, in order). The Send's
- * completion calls the reply's completion handler and frees the slot.
+ * completion calls the reply's completion handler and frees the slot. A reply of one small Send (no WRITEs, at most
+ * the queue pair's inline size) goes inline and unsignaled instead, except every
+ * {@value ConnectionResources#SIGNAL_EVERY}-th: the handler is called and the slot freed as soon as it is posted
+ * ({@link WorkPoster}).
  *
  * <h2>Closing</h2>
  * A drop or the client's disconnect moves the queue pair to error; the agent then waits (bounded) until every posted
@@ -129,7 +132,8 @@ final class Connection implements Agent {
         this.localAddress = r.localAddress;
         this.remoteAddress = r.remoteAddress;
         this.receives = r.receives;
-        this.poster = new WorkPoster(qp, maxSendSge, WR_BATCH, r.ord, r.sqBudget);
+        this.poster = new WorkPoster(qp, maxSendSge, WR_BATCH, r.ord, r.sqBudget, r.replyInline,
+                ConnectionResources.SIGNAL_EVERY);
         RegisteredBuffer slotRegion = r.slotRegion;
         int n = r.slotCount;
         slots = new CallSlot[n];
@@ -631,10 +635,20 @@ final class Connection implements Agent {
         inFlight--;
         add(ServerCounter.CALLS_IN_FLIGHT, -1);
         slot.countReply();
+        if (poster.goesUnsignaled(slot)) {
+            count(ServerCounter.UNSIGNALED_REPLIES);
+        }
+        boolean done;
         try {
-            poster.post(slot);
+            done = poster.post(slot);
         } catch (PostException e) {
             drop(ServerCounter.DROPPED_INTERNAL_ERROR, "posting a reply failed: " + e.getMessage());
+            return;
+        }
+        if (done) {
+            // inline and unsignaled: the device has copied the bytes, nothing of the slot's is on the wire
+            slot.replyDone(true, null);
+            freeSlot(slot, false);
         }
     }
 
@@ -690,6 +704,13 @@ final class Connection implements Agent {
 
     private void onSendComplete(WorkCompletion wc) {
         int index = WrIds.index(wc.wrId);
+        if (index == WorkPoster.UNSIGNALED_REPLY) {
+            // an unsignaled reply completes only when it fails; its slot was freed when it was posted
+            if (wc.status != WcStatus.WR_FLUSH_ERR) {
+                drop(ServerCounter.DROPPED_SEND_FAILED, "reply Send failed: " + wc);
+            }
+            return;
+        }
         if (reverse.ownsSend(index)) {
             if (!wc.ok() && wc.status != WcStatus.WR_FLUSH_ERR) {
                 drop(ServerCounter.DROPPED_SEND_FAILED, "reverse-direction call Send failed: " + wc);

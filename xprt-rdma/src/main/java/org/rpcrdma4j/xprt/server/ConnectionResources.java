@@ -31,6 +31,14 @@ import org.rpcrdma4j.xprt.internal.ReceiveRing;
 final class ConnectionResources implements AutoCloseable {
     /** Send-queue entries reserved per slot for its reply (RDMA WRITEs + the Send); more waits or is refused. */
     private static final int WRS_PER_REPLY = 4;
+    /**
+     * Largest reply posted inline and unsignaled ({@link WorkPoster}): the small replies (attributes, a WRITE's
+     * result, a lookup) of the request/response traffic that waits on round trips; also bounded by the device's
+     * inline size.
+     */
+    static final int MAX_INLINE_REPLY = 256;
+    /** At most this many replies in a row go unsignaled. */
+    static final int SIGNAL_EVERY = 16;
 
     final int credits;
     final int slotCount;
@@ -41,6 +49,8 @@ final class ConnectionResources implements AutoCloseable {
     final boolean sendWithInvalidate;
     final int ord;
     final int sqBudget;
+    /** The queue pair's inline size: replies up to this long go inline and unsignaled. */
+    final int replyInline;
     final InetSocketAddress localAddress;
     final InetSocketAddress remoteAddress;
     final byte[] privateData;
@@ -63,6 +73,7 @@ final class ConnectionResources implements AutoCloseable {
         inlineSend = thresholds.send();
         inlineReceive = thresholds.receive();
         maxSendSge = Math.min(device.maxSge(), 8);
+        replyInline = Math.max(0, Math.min(device.maxInlineData(), Math.min(inlineSend, MAX_INLINE_REPLY)));
         sendWithInvalidate = thresholds.peerRemoteInvalidation() && device.has(DeviceCapability.SEND_WITH_INV);
         ord = Math.min(request.responderResources(), Math.min(device.maxQpInitRdAtom(), config.maxReadsInFlight()));
         localAddress = request.localAddress();
@@ -118,7 +129,7 @@ final class ConnectionResources implements AutoCloseable {
         // receive queue with headroom: a device may report a receive before it frees the receive's ring slot
         int maxRecvWr = Math.min(attributes.maxQpWr(), 2 * receiveCount);
         queues = QueueSet.create(server.device, server.pd, registrations, new QueueSet.Sizes(maxSendWr, maxRecvWr,
-                maxSendSge, cqEntries, Math.min(attributes.maxCqe(), receiveCount)));
+                maxSendSge, cqEntries, Math.min(attributes.maxCqe(), receiveCount), replyInline));
         receives = ReceiveRing.allocate(server.bufferPool, receiveCount, inlineReceive);
         slotRegion = server.bufferPool.allocate(slotCount * 2 * inlineSend);
         reverseSends = InlineSends.allocate(server.bufferPool, ReverseChannel.REQUESTS, inlineSend);

@@ -117,5 +117,10 @@ public enum ServerCounter {
      */
     KEPT_CALL_BYTES,
     /** Requests to keep call data refused because the registered buffer pool was more than three quarters full. */
-    KEEPS_REFUSED;
+    KEEPS_REFUSED,
+    /**
+     * Replies posted inline and unsignaled (one small Send, no RDMA WRITEs): their slot was free at once, and a device
+     * that confirms placement sends no probe for them ({@link WorkPoster}).
+     */
+    UNSIGNALED_REPLIES;
 }

@@ -15,22 +15,45 @@ import org.rpcrdma4j.xprt.internal.SlotQueue;
  * in order: READs per call slot, replies per call slot. Work requests are built in a small array of reusable
  * objects, posted in chains of at most its length (a device copies a chain when it is posted).
  * <p>
+ * A reply that is one Send of at most the queue pair's inline size (no RDMA WRITEs) goes inline and unsignaled: the
+ * device copies its bytes when it is posted, so the call slot is free at once, and no completion is asked for. Its
+ * send-queue entry is retired by the next signaled reply's completion (completions come in posting order), which
+ * then holds it in the budget; every {@code signalEvery}-th reply is signaled so that the entries keep being
+ * retired. A device that confirms placement before it completes a Send (the software device) then has nothing to
+ * confirm for most small replies. An unsignaled reply still completes when it fails or is flushed: its work request
+ * id names {@link #UNSIGNALED_REPLY}, not a slot.
+ * <p>
  * Owned by the connection's agent thread; allocation-free.
  */
 final class WorkPoster {
+    /** The work request index of an unsignaled reply's Send: no slot waits for it. */
+    static final int UNSIGNALED_REPLY = -1;
+
     private final QueuePair qp;
     private final SendWorkRequest[] wrs;
     private final int ord;
     private final int budget;
+    private final int inlineMax;
+    private final int signalEvery;
+    /** Entries held by posted work requests whose (signaled) completion will give them back. */
     private int used;
+    /** Unsignaled replies posted since the last signaled one: held until a later signaled reply completes. */
+    private int unsignaled;
     private int readsOutstanding;
     private final SlotQueue<CallSlot> readQueue = new SlotQueue<>();
     private final SlotQueue<CallSlot> replyQueue = new SlotQueue<>();
 
-    WorkPoster(QueuePair qp, int maxSge, int chainLength, int ord, int budget) {
+    /**
+     * @param inlineMax   the queue pair's inline size: a reply of one Send up to this long is posted inline and
+     *                    unsignaled (0: never)
+     * @param signalEvery at most this many replies in a row go unsignaled (1: every reply is signaled)
+     */
+    WorkPoster(QueuePair qp, int maxSge, int chainLength, int ord, int budget, int inlineMax, int signalEvery) {
         this.qp = qp;
         this.ord = ord;
         this.budget = budget;
+        this.inlineMax = inlineMax;
+        this.signalEvery = Math.max(1, Math.min(signalEvery, budget / 4));
         wrs = new SendWorkRequest[chainLength];
         for (int i = 0; i < wrs.length; i++) {
             wrs[i] = new SendWorkRequest(maxSge);
@@ -53,10 +76,10 @@ final class WorkPoster {
     int postReads() throws PostException {
         int posted = 0;
         CallSlot slot;
-        while ((slot = readQueue.peekFirst()) != null && readsOutstanding < ord && used < budget) {
+        while ((slot = readQueue.peekFirst()) != null && readsOutstanding < ord && held() < budget) {
             ReadOps reads = slot.reads;
             int n = Math.min(reads.count() - reads.posted,
-                    Math.min(ord - readsOutstanding, Math.min(wrs.length, budget - used)));
+                    Math.min(ord - readsOutstanding, Math.min(wrs.length, budget - held())));
             SendWorkRequest head = null;
             SendWorkRequest tail = null;
             for (int k = 0; k < n; k++) {
@@ -108,7 +131,7 @@ final class WorkPoster {
 
     /** Whether a marshaled reply can be posted now: nothing queued before it, and room in the budget. */
     boolean canPost(CallSlot slot) {
-        return replyQueue.isEmpty() && used + slot.marshaler.writes().count() + 1 <= budget;
+        return replyQueue.isEmpty() && held() + slot.marshaler.writes().count() + 1 <= budget;
     }
 
     /** Queues a reply behind the others until the budget has room ({@link #nextWaitingReply()}). */
@@ -119,7 +142,7 @@ final class WorkPoster {
     /** The oldest queued reply if the budget now has room for it (removed from the queue), else null. */
     CallSlot nextWaitingReply() {
         CallSlot slot = replyQueue.peekFirst();
-        if (slot == null || used + slot.marshaler.writes().count() + 1 > budget) {
+        if (slot == null || held() + slot.marshaler.writes().count() + 1 > budget) {
             return null;
         }
         replyQueue.remove(slot);
@@ -127,16 +150,22 @@ final class WorkPoster {
     }
 
     /**
-     * Posts a reply: its RDMA WRITEs unsignaled, then its Send (or Send With Invalidate) signaled, in chains. The
-     * slot holds its entries of the budget until {@link #sendCompleted}.
+     * Posts a reply: its RDMA WRITEs unsignaled, then its Send (or Send With Invalidate), in chains. A signaled reply's
+     * slot holds its entries of the budget, and those of the unsignaled replies before it, until
+     * {@link #sendCompleted}. Returns true when the reply went inline and unsignaled: it is done with the slot.
      */
-    void post(CallSlot slot) throws PostException {
+    boolean post(CallSlot slot) throws PostException {
         ReplyMarshaler m = slot.marshaler;
         WritePlan writes = m.writes();
         SgeList sges = writes.sges();
+        if (goesUnsignaled(slot)) {
+            postUnsignaled(slot, m);
+            return true;
+        }
         int total = writes.count() + 1;
-        slot.postedWrs = total;
-        used += total;
+        slot.postedWrs = total + unsignaled;
+        used += total + unsignaled;
+        unsignaled = 0;
         int op = 0;
         while (op < total) {
             SendWorkRequest head = null;
@@ -175,6 +204,40 @@ final class WorkPoster {
                 unlink(head);
             }
         }
+        return false;
+    }
+
+    /** Whether {@link #post} will post {@code slot}'s reply (marshaled) inline and unsignaled, if posted next. */
+    boolean goesUnsignaled(CallSlot slot) {
+        ReplyMarshaler m = slot.marshaler;
+        return m.writes().count() == 0 && unsignaled + 1 < signalEvery && fitsInline(m.sendSges());
+    }
+
+    private boolean fitsInline(SgeList send) {
+        long length = 0;
+        for (int s = 0; s < send.count(); s++) {
+            length += send.length(s);
+        }
+        return length <= inlineMax;
+    }
+
+    private void postUnsignaled(CallSlot slot, ReplyMarshaler m) throws PostException {
+        SgeList send = m.sendSges();
+        SendWorkRequest wr = wrs[0].reset();
+        wr.opcode = m.opcode();
+        wr.invalidateStag = m.invalidateStag();
+        wr.flags = SendWorkRequest.INLINE;
+        wr.wrId = WrIds.of(WrIds.Kind.SEND, 0, UNSIGNALED_REPLY);
+        for (int s = 0; s < send.count(); s++) {
+            wr.addSge().set(send.address(s), send.length(s), send.lkey(s));
+        }
+        slot.postedWrs = 0;
+        try {
+            qp.postSend(wr);
+        } finally {
+            wr.next = null;
+        }
+        unsignaled++;
     }
 
     /** A reply's Send completed or flushed: its entries are free again. */
@@ -185,9 +248,18 @@ final class WorkPoster {
 
     // ------------------------------------------------------------------ closing
 
-    /** Entries held now (READs and replies posted, not completed). */
+    /**
+     * Entries that completions will still give back (READs and signaled replies posted, not completed): 0 once every
+     * flush has arrived. Unsignaled replies after the last signaled one are not among them: they name no memory of
+     * ours (their bytes were copied when they were posted).
+     */
     int used() {
         return used;
+    }
+
+    /** Entries held against the budget: {@link #used()} and the unsignaled replies since the last signaled one. */
+    private int held() {
+        return used + unsignaled;
     }
 
     int readsOutstanding() {

@@ -52,7 +52,9 @@
  *       posts the WRITEs unsignaled and the Send signaled behind them; Send With Invalidate names the call's one
  *       handle when there is exactly one and the client offered remote invalidation (never for RDMA_ERROR). The
  *       completion handler given to {@code send} is called when the Send completed, which means every WRITE before
- *       it was placed.</li>
+ *       it was placed. A reply of one Send of at most 256 bytes (and the device's inline size) goes inline and
+ *       unsignaled, as the Linux client sends its calls: the device copies it when it is posted, the handler is
+ *       called then, and every sixteenth such reply is signaled so that the send queue's entries are retired.</li>
  * </ol>
  *
  * <h2>Zero-copy replies</h2>

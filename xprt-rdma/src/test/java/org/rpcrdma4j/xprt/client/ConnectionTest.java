@@ -9,6 +9,8 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -238,6 +240,35 @@ class ConnectionTest extends ClientTestBase {
             } finally {
                 t.close();
             }
+        }
+    }
+
+    /**
+     * A small call without chunks goes inline and unsignaled, except every
+     * {@value ClientConnection#SIGNAL_EVERY}-th; the calls complete without their Sends' completions, and the server
+     * gets every call's bytes.
+     */
+    @Test
+    void smallCallsGoUnsignaledAndEverySixteenthIsSignaled() throws Exception {
+        RdmaClientTransport t = connect();
+        int n = 40;
+        List<byte[]> sent = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            byte[] data = new byte[64];
+            java.util.Arrays.fill(data, (byte) i);
+            ByteBuf message = echoCall(t.nextXid(), data);
+            sent.add(bytes(message, 0, message.readableBytes()));
+            ByteBuf reply = Unpooled.buffer();
+            RdmaCall call = new RdmaCall().message(message).reply(reply);
+            t.call(call);
+            assertThat(call.failure()).isNull();
+            assertThat(bytes(reply, reply.writerIndex() - data.length, data.length)).isEqualTo(data);
+        }
+        assertThat(t.stats().get(ClientCounter.UNSIGNALED_SENDS)).isEqualTo(n - n / ClientConnection.SIGNAL_EVERY);
+        List<ReceivedCall> seen = server.drainCalls();
+        assertThat(seen).hasSize(n);
+        for (int i = 0; i < n; i++) {
+            assertThat(seen.get(i).call()).as("call %d", i).isEqualTo(sent.get(i));
         }
     }
 

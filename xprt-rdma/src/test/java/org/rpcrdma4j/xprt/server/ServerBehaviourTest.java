@@ -165,6 +165,33 @@ class ServerBehaviourTest extends ServerFixture {
         assertThat(stopping.counters().get(ServerCounter.DROPPED_SERVER_STOP)).isEqualTo(1);
     }
 
+    /**
+     * A small reply goes inline and unsignaled, except every {@value ConnectionResources#SIGNAL_EVERY}-th, whose
+     * completion retires the ones before it; a larger reply is always signaled. The bytes arrive all the same, and the
+     * connection still closes cleanly with unsignaled replies last on its send queue (checked after each test).
+     */
+    @Test
+    void smallRepliesGoUnsignaledAndEverySixteenthIsSignaled() throws Exception {
+        RawClient c = client(false);
+        int n = 40;
+        for (int i = 0; i < n; i++) {
+            int xid = 0x800 + i;
+            byte[] small = EchoProgram.pattern(100, i);
+            c.send(RawClient.header().xid(xid).credits(32).proc(RpcRdmaProc.RDMA_MSG),
+                    Rpc.echoCall(xid, EchoProgram.ECHO, Rpc.opaque(small)));
+            Rpc.assertBytes(c.receive().message(), Rpc.concat(Rpc.successHeader(xid), Rpc.opaque(small)));
+        }
+        int signalEvery = ConnectionResources.SIGNAL_EVERY;
+        assertThat(counter(c, ServerCounter.UNSIGNALED_REPLIES)).isEqualTo(n - n / signalEvery);
+        byte[] large = EchoProgram.pattern(ConnectionResources.MAX_INLINE_REPLY, 7);
+        c.send(RawClient.header().xid(0x8ff).credits(32).proc(RpcRdmaProc.RDMA_MSG),
+                Rpc.echoCall(0x8ff, EchoProgram.ECHO, Rpc.opaque(large)));
+        Rpc.assertBytes(c.receive().message(), Rpc.concat(Rpc.successHeader(0x8ff), Rpc.opaque(large)));
+        assertThat(counter(c, ServerCounter.UNSIGNALED_REPLIES)).as("a reply longer than the inline size")
+                .isEqualTo(n - n / signalEvery);
+        assertThat(counter(c, ServerCounter.REPLIES)).isEqualTo(n + 1);
+    }
+
     /** Inline sizes come from RFC 8797 private data: the server sends at most what the client receives. */
     @Test
     void inlineThresholdFollowsTheClientsPrivateData() throws Exception {

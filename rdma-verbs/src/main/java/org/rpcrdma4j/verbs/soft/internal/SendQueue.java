@@ -179,6 +179,8 @@ final class SendQueue {
     }
 
     private void copyInline(SendWorkRequest wr, SendWqe wqe, int i) throws PostException {
+        // the transmitter's gathering writes moved the area's position and limit when the slot last carried inline data
+        wqe.inlineData.clear();
         int pos = 0;
         for (int s = 0; s < wqe.numSge; s++) {
             int length = wqe.len[s];

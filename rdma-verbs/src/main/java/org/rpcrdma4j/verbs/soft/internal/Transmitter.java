@@ -81,6 +81,12 @@ final class Transmitter {
     private int terminateMsn;
     private int irqBurst;
     private int unackedSinceReadRequest;
+    /**
+     * Of the work requests since the last Read Request, those whose completion waits for a confirmation: signaled
+     * Writes and Sends, and signaled local operations executed behind an unconfirmed message (completions are
+     * reported in posting order).
+     */
+    private int awaitedSinceReadRequest;
     private long unackedBytes;
     private boolean probeOutstanding;
 
@@ -314,8 +320,9 @@ final class Transmitter {
     }
 
     /**
-     * Whether to send a placement-confirmation probe now: when there is unconfirmed data and no probe in flight —
-     * at once when the send queue has nothing else ready, or, while more work follows, once enough data (a quarter
+     * Whether to send a placement-confirmation probe now: when there is unconfirmed data, a completion waits for it
+     * (an unsignaled Write or Send needs no probe of its own: a later probe or Read Response confirms it, and until
+     * then it holds its slot as it would anyway), and no probe is in flight — at once when the send queue has nothing else ready, or, while more work follows, once enough data (a quarter
      * of the send queue, or {@value #PROBE_BYTES} bytes) went out unconfirmed, so that completions keep flowing
      * during long streams.
      * <p>
@@ -327,7 +334,7 @@ final class Transmitter {
      * for what came after goes then.
      */
     private boolean probeDue(boolean moreWork) {
-        if (!ackMode || unackedSinceReadRequest == 0 || probeOutstanding || qp.orq.isFull()
+        if (!ackMode || awaitedSinceReadRequest == 0 || probeOutstanding || qp.orq.isFull()
                 || qp.hasOutstandingUserReads()) {
             return false;
         }
@@ -449,6 +456,9 @@ final class Transmitter {
         }
         w.done(WcStatus.SUCCESS, 0);
         sq.exec++;
+        if (unackedSinceReadRequest > 0 && w.signaled()) {
+            awaitedSinceReadRequest++;
+        }
     }
 
     private void failLocal(SendWqe w, WcStatus status, String why) {
@@ -679,6 +689,9 @@ final class Transmitter {
                 wqe.state = SendWqe.AWAITING_ACK;
                 sq.exec++;
                 unackedSinceReadRequest++;
+                if (wqe.signaled()) {
+                    awaitedSinceReadRequest++;
+                }
                 unackedBytes += msgLength;
             }
             case READ_REQUEST -> {
@@ -700,6 +713,7 @@ final class Transmitter {
                 }
                 sq.exec++;
                 unackedSinceReadRequest = 0;
+                awaitedSinceReadRequest = 0;
                 unackedBytes = 0;
                 qp.userReadIssued();
             }
@@ -713,6 +727,7 @@ final class Transmitter {
                 e.size = 0;
                 probeOutstanding = true;
                 unackedSinceReadRequest = 0;
+                awaitedSinceReadRequest = 0;
                 unackedBytes = 0;
             }
             case READ_RESPONSE -> {

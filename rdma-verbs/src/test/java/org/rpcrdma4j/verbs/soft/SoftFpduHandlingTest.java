@@ -544,12 +544,7 @@ class SoftFpduHandlingTest extends VerbsFixture {
             i.client.qp.postSend(write);
             assertThat(pageCutSegments(i.peer, Rdmap.WRITE, 0x8000, fbo, length, SoftIwarpOptions.DEFAULT_MAX_ULPDU,
                     sgeEnds)).isEqualTo(bytes(memory, fbo, length));
-            byte[] probe = i.peer.readFpdu();
-            assertThat(RawPeer.opcode(probe)).isEqualTo(Rdmap.READ_REQUEST);
-            i.peer.answerZeroLengthRead(probe);
-            WorkCompletion wc = await(i.client.sendCq);
-            assertThat(wc.wrId).isEqualTo(2);
-            assertThat(wc.status).isEqualTo(WcStatus.SUCCESS);
+            answerProbeThenCompletes(i, 2);
         }
     }
 
@@ -651,14 +646,22 @@ class SoftFpduHandlingTest extends VerbsFixture {
             assertThat(read.wrId).isEqualTo(1);
             assertThat(read.status).isEqualTo(WcStatus.SUCCESS);
             assertThat(bytes(sink.buffer(), 0, 16)).isEqualTo(data);
-            byte[] probe = i.peer.readFpdu();
-            assertThat(RawPeer.opcode(probe)).isEqualTo(Rdmap.READ_REQUEST);
-            assertThat(ByteBuffer.wrap(probe).getInt(Rdmap.OFFSET_READ_SIZE)).isZero();
-            i.peer.answerZeroLengthRead(probe);
-            WorkCompletion sent = await(i.client.sendCq);
-            assertThat(sent.wrId).isEqualTo(2);
-            assertThat(sent.status).isEqualTo(WcStatus.SUCCESS);
+            answerProbeThenCompletes(i, 2);
         }
+    }
+
+    /**
+     * Reads the placement probe the initiator sent (a zero-length Read Request), answers it, and checks that the next
+     * send completion is {@code wrId}'s success.
+     */
+    private void answerProbeThenCompletes(Initiator i, long wrId) throws Exception {
+        byte[] probe = i.peer.readFpdu();
+        assertThat(RawPeer.opcode(probe)).isEqualTo(Rdmap.READ_REQUEST);
+        assertThat(ByteBuffer.wrap(probe).getInt(Rdmap.OFFSET_READ_SIZE)).isZero();
+        i.peer.answerZeroLengthRead(probe);
+        WorkCompletion wc = await(i.client.sendCq);
+        assertThat(wc.wrId).isEqualTo(wrId);
+        assertThat(wc.status).isEqualTo(WcStatus.SUCCESS);
     }
 
     @Test
@@ -675,15 +678,9 @@ class SoftFpduHandlingTest extends VerbsFixture {
             }
             i.client.qp.postSend(send(3, src, 0, 32));
             assertThat(RawPeer.opcode(i.peer.readFpdu())).isEqualTo(Rdmap.SEND);
-            byte[] probe = i.peer.readFpdu();
-            assertThat(RawPeer.opcode(probe)).isEqualTo(Rdmap.READ_REQUEST);
-            assertThat(ByteBuffer.wrap(probe).getInt(Rdmap.OFFSET_READ_SIZE)).isZero();
             WorkCompletion[] none = {new WorkCompletion()};
             assertThat(i.client.sendCq.poll(none)).as("completions before the probe is answered").isZero();
-            i.peer.answerZeroLengthRead(probe);
-            WorkCompletion sent = await(i.client.sendCq);
-            assertThat(sent.wrId).as("only the signaled Send reports").isEqualTo(3);
-            assertThat(sent.status).isEqualTo(WcStatus.SUCCESS);
+            answerProbeThenCompletes(i, 3); // the signaled Send only
             assertThat(i.client.sendCq.poll(none)).isZero();
         }
     }
@@ -701,12 +698,7 @@ class SoftFpduHandlingTest extends VerbsFixture {
             ByteBuffer memory = pages(1);
             FastRegMemoryRegion mr = own(i.client.pd.allocFastRegMr(1));
             i.client.qp.postSend(fastRegister(2, mr, pageList(memory, 0, 4096, IOVA), Access.LOCAL_WRITE));
-            byte[] probe = i.peer.readFpdu();
-            assertThat(RawPeer.opcode(probe)).isEqualTo(Rdmap.READ_REQUEST);
-            i.peer.answerZeroLengthRead(probe);
-            WorkCompletion registered = await(i.client.sendCq);
-            assertThat(registered.wrId).isEqualTo(2);
-            assertThat(registered.status).isEqualTo(WcStatus.SUCCESS);
+            answerProbeThenCompletes(i, 2);
         }
     }
 

@@ -175,7 +175,7 @@ final class ClientAgent implements Agent {
         this.probe = pool.probe();
         this.recovery = new Remarshaler(this, marshaler, recovery);
         this.sizes = ClientConnection.sizes(attributes, slotCount + ReverseServer.SLOTS, receiveCount,
-                registrations.maxSegmentsPerRpc());
+                registrations.maxSegmentsPerRpc(), registrations.maxHandles());
         this.keepAlive = new KeepAlive(config, this, marshaler);
         this.connectParameters = ClientConnection.parameters(config, attributes,
                 registrations.mode() == org.rpcrdma4j.registration.RegistrationMode.FRWR);

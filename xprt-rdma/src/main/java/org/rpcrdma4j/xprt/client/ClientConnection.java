@@ -53,21 +53,23 @@ final class ClientConnection {
     }
 
     /**
-     * Sizes of a connection's queues. Every slot may have a Send, a REG_MR per segment and a LOCAL_INV per segment
-     * posted, and up to {@value #SIGNAL_EVERY} unsignaled Sends of calls already answered may still hold their
-     * entries; every posted work request may complete (flushes do, signaled or not). The receive queue gets some
+     * Sizes of a connection's queues. Every slot may have a Send posted, every registration handle a REG_MR and a
+     * LOCAL_INV (a handle is mapped again only after its invalidation completed), but no slot more than a REG_MR and a
+     * LOCAL_INV per segment; up to {@value #SIGNAL_EVERY} unsignaled Sends of calls already answered may still hold
+     * their entries. Every posted work request may complete (flushes do, signaled or not). The receive queue gets some
      * slack beyond the receives posted: a device may free a receive's slot a little after its completion is visible,
      * and reposting must not fail then.
      *
      * @throws VerbsException when the device has fewer than 4 SGEs per work request
      */
-    static QueueSet.Sizes sizes(DeviceAttributes attributes, int slots, int receives, int segmentsPerRpc)
-            throws VerbsException {
+    static QueueSet.Sizes sizes(DeviceAttributes attributes, int slots, int receives, int segmentsPerRpc,
+                                int maxHandles) throws VerbsException {
         if (attributes.maxSge() < 4) {
             throw new VerbsException("the device has " + attributes.maxSge()
                     + " SGEs per work request; the transport needs 4");
         }
-        int sendWr = Math.min(attributes.maxQpWr(), slots * (1 + 2 * segmentsPerRpc) + SIGNAL_EVERY);
+        long registrationWrs = Math.min((long) slots * 2 * segmentsPerRpc, 2L * maxHandles);
+        int sendWr = (int) Math.min(attributes.maxQpWr(), slots + registrationWrs + SIGNAL_EVERY);
         return new QueueSet.Sizes(sendWr, receives + 16, 4, Math.min(attributes.maxCqe(), sendWr + 16),
                 Math.min(attributes.maxCqe(), receives + 16),
                 Math.max(0, Math.min(attributes.maxInlineData(), MAX_INLINE_CALL)));

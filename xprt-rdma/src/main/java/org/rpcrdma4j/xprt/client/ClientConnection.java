@@ -54,9 +54,10 @@ final class ClientConnection {
 
     /**
      * Sizes of a connection's queues. Every slot may have a Send posted, every registration handle a REG_MR and a
-     * LOCAL_INV (a handle is mapped again only after its invalidation completed), but no slot more than a REG_MR and a
-     * LOCAL_INV per segment; up to {@value #SIGNAL_EVERY} unsignaled Sends of calls already answered may still hold
-     * their entries. Every posted work request may complete (flushes do, signaled or not). The receive queue gets some
+     * LOCAL_INV (a handle is mapped again only after its invalidation), but no slot more than a REG_MR and a LOCAL_INV
+     * per segment. Unsignaled work requests hold their entries until a later signaled one completes, so answered
+     * calls may still hold some: a run of {@value #SIGNAL_EVERY} unsignaled Sends, and a further round of one entry
+     * per slot. Every posted work request may complete (flushes do, signaled or not). The receive queue gets some
      * slack beyond the receives posted: a device may free a receive's slot a little after its completion is visible,
      * and reposting must not fail then.
      *
@@ -69,7 +70,7 @@ final class ClientConnection {
                     + " SGEs per work request; the transport needs 4");
         }
         long registrationWrs = Math.min((long) slots * 2 * segmentsPerRpc, 2L * maxHandles);
-        int sendWr = (int) Math.min(attributes.maxQpWr(), slots + registrationWrs + SIGNAL_EVERY);
+        int sendWr = (int) Math.min(attributes.maxQpWr(), 2L * slots + registrationWrs + SIGNAL_EVERY);
         return new QueueSet.Sizes(sendWr, receives + 16, 4, Math.min(attributes.maxCqe(), sendWr + 16),
                 Math.min(attributes.maxCqe(), receives + 16),
                 Math.max(0, Math.min(attributes.maxInlineData(), MAX_INLINE_CALL)));

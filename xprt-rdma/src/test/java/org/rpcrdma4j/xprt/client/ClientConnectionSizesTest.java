@@ -17,13 +17,13 @@ class ClientConnectionSizesTest {
     }
 
     @Test
-    void theSendQueueHoldsASendPerSlotTwoRequestsPerHandleAndTheUnsignaledRun() throws Exception {
+    void theSendQueueHoldsTwoEntriesPerSlotTwoRequestsPerHandleAndTheUnsignaledRun() throws Exception {
         // 130 slots of up to 16 segments, but only 300 handles: the handles bound the registration work requests
         QueueSet.Sizes sizes = ClientConnection.sizes(device(256, 16384), 130, 140, 16, 300);
-        assertThat(sizes.maxSendWr()).isEqualTo(130 + 2 * 300 + ClientConnection.SIGNAL_EVERY);
+        assertThat(sizes.maxSendWr()).isEqualTo(2 * 130 + 2 * 300 + ClientConnection.SIGNAL_EVERY);
         // more handles than the slots' segments can use: the segments bound them
         sizes = ClientConnection.sizes(device(256, 16384), 10, 20, 2, 300);
-        assertThat(sizes.maxSendWr()).isEqualTo(10 + 10 * 2 * 2 + ClientConnection.SIGNAL_EVERY);
+        assertThat(sizes.maxSendWr()).isEqualTo(2 * 10 + 10 * 2 * 2 + ClientConnection.SIGNAL_EVERY);
         // and never more than the device allows
         assertThat(ClientConnection.sizes(device(256, 500), 130, 140, 16, 300).maxSendWr()).isEqualTo(500);
     }

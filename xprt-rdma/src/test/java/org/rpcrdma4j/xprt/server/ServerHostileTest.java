@@ -186,6 +186,25 @@ class ServerHostileTest extends ServerFixture {
         await("the READ buffer released after the failed reply", () -> program.sendFailures.get() > 0);
     }
 
+    /**
+     * A small reply goes unsignaled, and nothing waits for its completion; when the client refuses it, the failed Send
+     * still completes and the connection is dropped. The call offers a reply chunk at a handle the client never
+     * registered: the reply fits inline, so its Send With Invalidate names that handle, which the client cannot
+     * invalidate.
+     */
+    @Test
+    void anUnsignaledReplyTheClientRefusesDropsTheConnection() throws Exception {
+        RawClient c = client(true);
+        expectAnswer(c, Rpc.concat(Rpc.ints(0x68, 1, 32, 0, 0, 0, 0), Rpc.echoCall(0x68, EchoProgram.NULL, null)),
+                Rpc.concat(Rpc.ints(0x68, 1, CREDITS, 0, 0, 0, 0), Rpc.successHeader(0x68)));
+        assertThat(counter(c, ServerCounter.UNSIGNALED_REPLIES)).as("small replies go unsignaled").isEqualTo(1);
+        long before = counter(ServerCounter.DROPPED_SEND_FAILED);
+        c.send(RawClient.header().xid(0x67).credits(32).proc(RpcRdmaProc.RDMA_MSG)
+                .beginReplyChunk().addReplySegment(0x00BEEF00, 4096, 0x2000),
+                Rpc.echoCall(0x67, EchoProgram.NULL, null));
+        expectDropped(c, ServerCounter.DROPPED_SEND_FAILED, before);
+    }
+
     @Test
     void floodBeyondCreditsIsDisconnected() throws Exception {
         RawClient c = client(false);

@@ -304,8 +304,7 @@ final class CallMarshaler {
             slot.rpcLength = slot.headLength + itemSpace + slot.tailLength;
             int base = RpcRdmaEncoder.encodedLength(h);
             SendWorkRequest wr = slot.sendWr.reset();
-            wr.opcode = Opcode.SEND;
-            wr.flags = SendWorkRequest.SIGNALED;
+            wr.opcode = Opcode.SEND; // signaled or not: ClientAgent.post decides
             if (base + slot.rpcLength <= limits.send()) {
                 writeHeader(slot, h);
                 addSge(wr, slot.headBuf, slot.headIndex, slot.headLength);

@@ -32,6 +32,7 @@ import org.rpcrdma4j.xprt.internal.Mailbox;
 import org.rpcrdma4j.xprt.internal.ProgramTable;
 import org.rpcrdma4j.xprt.internal.QueueSet;
 import org.rpcrdma4j.xprt.internal.ReceiveRing;
+import org.rpcrdma4j.xprt.internal.UnsignaledRun;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -54,8 +55,6 @@ import org.slf4j.LoggerFactory;
 final class ClientAgent implements Agent {
     private static final Logger LOG = LoggerFactory.getLogger(ClientAgent.class);
     private static final int BATCH = 32;
-    /** The work request index of a call's unsignaled Send: no slot waits for its completion. */
-    private static final int UNSIGNALED_SEND = -1;
 
     enum State { IDLE, CONNECTING, CONNECTED, BACKOFF, CLOSED }
 
@@ -502,24 +501,23 @@ final class ClientAgent implements Agent {
     /**
      * Posts a slot's pending registrations and its Send. A call without chunks that fits the connection's inline size
      * goes inline and unsignaled (the device copies it at post time, so the call need not wait for the Send's
-     * completion), except every {@value ClientConnection#SIGNAL_EVERY}-th, whose completion retires the unsignaled
+     * completion), except every {@value UnsignaledRun#SIGNAL_EVERY}-th, whose completion retires the unsignaled
      * ones before it.
      */
     void post(RequestSlot slot) {
         ClientConnection c = conn;
         SendWorkRequest wr = slot.sendWr;
         wr.next = null;
-        boolean unsignaled = !slot.hasSegments() && c.unsignaledRun + 1 < ClientConnection.SIGNAL_EVERY
-                && wr.totalLength() <= c.inlineMax;
+        boolean unsignaled = !slot.hasSegments() && c.unsignaled.admits(wr.totalLength());
         if (unsignaled) {
             wr.flags = SendWorkRequest.INLINE;
-            wr.wrId = WrIds.of(WrIds.Kind.SEND, c.generation, UNSIGNALED_SEND);
-            c.unsignaledRun++;
+            wr.wrId = WrIds.of(WrIds.Kind.SEND, c.generation, UnsignaledRun.WR_INDEX);
+            c.unsignaled.unsignaled();
             own.increment(ClientCounter.UNSIGNALED_SENDS);
         } else {
             wr.flags = SendWorkRequest.SIGNALED;
             wr.wrId = WrIds.of(WrIds.Kind.SEND, c.generation, slot.index);
-            c.unsignaledRun = 0;
+            c.unsignaled.signaled();
         }
         slot.state = RequestSlot.State.SENT;
         slot.sendPending = !unsignaled;
@@ -585,7 +583,7 @@ final class ClientAgent implements Agent {
             return;
         }
         int index = WrIds.index(wc.wrId);
-        if (index == UNSIGNALED_SEND) {
+        if (index == UnsignaledRun.WR_INDEX) {
             // completes only when it fails; the call waits for its reply (or is sent again after a reconnect)
             if (wc.status != WcStatus.WR_FLUSH_ERR) {
                 disconnectSoon("the Send of a call failed: " + wc.status);

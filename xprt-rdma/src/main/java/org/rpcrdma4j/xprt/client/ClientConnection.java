@@ -18,6 +18,7 @@ import org.rpcrdma4j.verbs.VerbsException;
 import org.rpcrdma4j.xprt.internal.InlineThresholds;
 import org.rpcrdma4j.xprt.internal.QueueSet;
 import org.rpcrdma4j.xprt.internal.ReceiveRing;
+import org.rpcrdma4j.xprt.internal.UnsignaledRun;
 
 /**
  * One incarnation of the connection: its queues ({@link QueueSet}), made for each connect attempt and destroyed when
@@ -25,21 +26,11 @@ import org.rpcrdma4j.xprt.internal.ReceiveRing;
  * the agent's behalf when it can claim it ({@code ClientAgent#onCompletionSignal}); everything else is the agent's.
  */
 final class ClientConnection {
-    /**
-     * Largest call posted inline and unsignaled (one without chunks): the small calls of request/response traffic
-     * (GETATTR, LOOKUP, ACCESS, a NULL); also bounded by the device's inline size.
-     */
-    static final int MAX_INLINE_CALL = 256;
-    /** At most this many calls in a row go unsignaled; the next signaled Send's completion retires them. */
-    static final int SIGNAL_EVERY = 16;
-
     final int generation;
     final QueueSet queues;
     final QueuePair qp;
-    /** Calls up to this long (without chunks) go inline and unsignaled; 0: never. */
-    final int inlineMax;
-    /** Unsignaled Sends posted since the last signaled one; agent thread. */
-    int unsignaledRun;
+    /** Calls without chunks that go inline and unsignaled; agent thread. */
+    final UnsignaledRun unsignaled;
     CompletableFuture<ConnectionInfo> connecting;
     ConnectionInfo info;
     volatile ConnectionEventType lostBy;
@@ -49,14 +40,14 @@ final class ClientConnection {
         this.generation = generation;
         this.queues = queues;
         this.qp = queues.qp();
-        this.inlineMax = inlineMax;
+        this.unsignaled = new UnsignaledRun(inlineMax, UnsignaledRun.SIGNAL_EVERY);
     }
 
     /**
      * Sizes of a connection's queues. Every slot may have a Send posted, every registration handle a REG_MR and a
      * LOCAL_INV (a handle is mapped again only after its invalidation), but no slot more than a REG_MR and a LOCAL_INV
      * per segment. Unsignaled work requests hold their entries until a later signaled one completes, so answered
-     * calls may still hold some: a run of {@value #SIGNAL_EVERY} unsignaled Sends, and a further round of one entry
+     * calls may still hold some: a run of {@value UnsignaledRun#SIGNAL_EVERY} unsignaled Sends, and a further round of one entry
      * per slot. Every posted work request may complete (flushes do, signaled or not). The receive queue gets some
      * slack beyond the receives posted: a device may free a receive's slot a little after its completion is visible,
      * and reposting must not fail then.
@@ -70,10 +61,11 @@ final class ClientConnection {
                     + " SGEs per work request; the transport needs 4");
         }
         long registrationWrs = Math.min((long) slots * 2 * segmentsPerRpc, 2L * maxHandles);
-        int sendWr = (int) Math.min(attributes.maxQpWr(), 2L * slots + registrationWrs + SIGNAL_EVERY);
+        int sendWr = (int) Math.min(attributes.maxQpWr(), 2L * slots + registrationWrs
+                + UnsignaledRun.SIGNAL_EVERY);
         return new QueueSet.Sizes(sendWr, receives + 16, 4, Math.min(attributes.maxCqe(), sendWr + 16),
                 Math.min(attributes.maxCqe(), receives + 16),
-                Math.max(0, Math.min(attributes.maxInlineData(), MAX_INLINE_CALL)));
+                UnsignaledRun.inlineSize(attributes.maxInlineData()));
     }
 
     /**

@@ -28,6 +28,7 @@ import org.rpcrdma4j.xprt.internal.AgentRunner;
 import org.rpcrdma4j.xprt.internal.Mailbox;
 import org.rpcrdma4j.xprt.internal.ReceiveRing;
 import org.rpcrdma4j.xprt.internal.RpcReplies;
+import org.rpcrdma4j.xprt.internal.UnsignaledRun;
 import org.rpcrdma4j.xprt.internal.WarningLimiter;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -52,7 +53,7 @@ import org.slf4j.LoggerFactory;
  * its Send signaled behind them, within the send queue's budget (replies that do not fit wait, in order). The Send's
  * completion calls the reply's completion handler and frees the slot. A reply of one small Send (no WRITEs, at most
  * the queue pair's inline size) goes inline and unsignaled instead, except every
- * {@value ConnectionResources#SIGNAL_EVERY}-th: the handler is called and the slot freed as soon as it is posted
+ * {@value UnsignaledRun#SIGNAL_EVERY}-th: the handler is called and the slot freed as soon as it is posted
  * ({@link WorkPoster}).
  *
  * <h2>Closing</h2>
@@ -133,7 +134,7 @@ final class Connection implements Agent {
         this.remoteAddress = r.remoteAddress;
         this.receives = r.receives;
         this.poster = new WorkPoster(qp, maxSendSge, WR_BATCH, r.ord, r.sqBudget, r.replyInline,
-                ConnectionResources.SIGNAL_EVERY);
+                UnsignaledRun.SIGNAL_EVERY);
         RegisteredBuffer slotRegion = r.slotRegion;
         int n = r.slotCount;
         slots = new CallSlot[n];
@@ -704,7 +705,7 @@ final class Connection implements Agent {
 
     private void onSendComplete(WorkCompletion wc) {
         int index = WrIds.index(wc.wrId);
-        if (index == WorkPoster.UNSIGNALED_REPLY) {
+        if (index == UnsignaledRun.WR_INDEX) {
             // an unsignaled reply completes only when it fails; its slot was freed when it was posted
             if (wc.status != WcStatus.WR_FLUSH_ERR) {
                 drop(ServerCounter.DROPPED_SEND_FAILED, "reply Send failed: " + wc);

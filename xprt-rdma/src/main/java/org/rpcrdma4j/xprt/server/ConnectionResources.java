@@ -13,6 +13,7 @@ import org.rpcrdma4j.xprt.internal.InlineSends;
 import org.rpcrdma4j.xprt.internal.InlineThresholds;
 import org.rpcrdma4j.xprt.internal.QueueSet;
 import org.rpcrdma4j.xprt.internal.ReceiveRing;
+import org.rpcrdma4j.xprt.internal.UnsignaledRun;
 
 /**
  * What one connection holds on the device and in the buffer pool, sized from the server's settings and the client's
@@ -31,14 +32,6 @@ import org.rpcrdma4j.xprt.internal.ReceiveRing;
 final class ConnectionResources implements AutoCloseable {
     /** Send-queue entries reserved per slot for its reply (RDMA WRITEs + the Send); more waits or is refused. */
     private static final int WRS_PER_REPLY = 4;
-    /**
-     * Largest reply posted inline and unsignaled ({@link WorkPoster}): the small replies (attributes, a WRITE's
-     * result, a lookup) of the request/response traffic that waits on round trips; also bounded by the device's
-     * inline size.
-     */
-    static final int MAX_INLINE_REPLY = 256;
-    /** At most this many replies in a row go unsignaled. */
-    static final int SIGNAL_EVERY = 16;
 
     final int credits;
     final int slotCount;
@@ -49,7 +42,7 @@ final class ConnectionResources implements AutoCloseable {
     final boolean sendWithInvalidate;
     final int ord;
     final int sqBudget;
-    /** The queue pair's inline size: replies up to this long go inline and unsignaled. */
+    /** The queue pair's inline size: replies up to this long go inline and unsignaled ({@link UnsignaledRun}). */
     final int replyInline;
     final InetSocketAddress localAddress;
     final InetSocketAddress remoteAddress;
@@ -73,7 +66,7 @@ final class ConnectionResources implements AutoCloseable {
         inlineSend = thresholds.send();
         inlineReceive = thresholds.receive();
         maxSendSge = Math.min(device.maxSge(), 8);
-        replyInline = Math.max(0, Math.min(device.maxInlineData(), Math.min(inlineSend, MAX_INLINE_REPLY)));
+        replyInline = UnsignaledRun.inlineSize(Math.min(device.maxInlineData(), inlineSend));
         sendWithInvalidate = thresholds.peerRemoteInvalidation() && device.has(DeviceCapability.SEND_WITH_INV);
         ord = Math.min(request.responderResources(), Math.min(device.maxQpInitRdAtom(), config.maxReadsInFlight()));
         localAddress = request.localAddress();

@@ -6,6 +6,7 @@ import org.rpcrdma4j.verbs.PostException;
 import org.rpcrdma4j.verbs.QueuePair;
 import org.rpcrdma4j.verbs.SendWorkRequest;
 import org.rpcrdma4j.xprt.internal.SlotQueue;
+import org.rpcrdma4j.xprt.internal.UnsignaledRun;
 
 /**
  * Posts a connection's RDMA READs and replies to its send queue, within two budgets: at most {@code ord} READs in
@@ -15,30 +16,21 @@ import org.rpcrdma4j.xprt.internal.SlotQueue;
  * in order: READs per call slot, replies per call slot. Work requests are built in a small array of reusable
  * objects, posted in chains of at most its length (a device copies a chain when it is posted).
  * <p>
- * A reply that is one Send of at most the queue pair's inline size (no RDMA WRITEs) goes inline and unsignaled: the
- * device copies its bytes when it is posted, so the call slot is free at once, and no completion is asked for. Its
- * send-queue entry is retired by the next signaled reply's completion (completions come in posting order), which
- * then holds it in the budget; every {@code signalEvery}-th reply is signaled so that the entries keep being
- * retired. A device that confirms placement before it completes a Send (the software device) then has nothing to
- * confirm for most small replies. An unsignaled reply still completes when it fails or is flushed: its work request
- * id names {@link #UNSIGNALED_REPLY}, not a slot.
+ * A reply that is one Send of at most the queue pair's inline size (no RDMA WRITEs) goes inline and unsignaled
+ * ({@link UnsignaledRun}): the call slot is free at once. Its send-queue entry is held in the budget until the next
+ * signaled reply's completion, which retires it.
  * <p>
  * Owned by the connection's agent thread; allocation-free.
  */
 final class WorkPoster {
-    /** The work request index of an unsignaled reply's Send: no slot waits for it. */
-    static final int UNSIGNALED_REPLY = -1;
-
     private final QueuePair qp;
     private final SendWorkRequest[] wrs;
     private final int ord;
     private final int budget;
-    private final int inlineMax;
-    private final int signalEvery;
+    /** Unsignaled replies posted since the last signaled one: held until a later signaled reply completes. */
+    private final UnsignaledRun unsignaled;
     /** Entries held by posted work requests whose (signaled) completion will give them back. */
     private int used;
-    /** Unsignaled replies posted since the last signaled one: held until a later signaled reply completes. */
-    private int unsignaled;
     private int readsOutstanding;
     private final SlotQueue<CallSlot> readQueue = new SlotQueue<>();
     private final SlotQueue<CallSlot> replyQueue = new SlotQueue<>();
@@ -46,14 +38,13 @@ final class WorkPoster {
     /**
      * @param inlineMax   the queue pair's inline size: a reply of one Send up to this long is posted inline and
      *                    unsignaled (0: never)
-     * @param signalEvery at most this many replies in a row go unsignaled (1: every reply is signaled)
+     * @param signalEvery every this many replies at least one is signaled (1: every reply is)
      */
     WorkPoster(QueuePair qp, int maxSge, int chainLength, int ord, int budget, int inlineMax, int signalEvery) {
         this.qp = qp;
         this.ord = ord;
         this.budget = budget;
-        this.inlineMax = inlineMax;
-        this.signalEvery = Math.max(1, Math.min(signalEvery, budget / 4));
+        this.unsignaled = new UnsignaledRun(inlineMax, Math.min(signalEvery, budget / 4));
         wrs = new SendWorkRequest[chainLength];
         for (int i = 0; i < wrs.length; i++) {
             wrs[i] = new SendWorkRequest(maxSge);
@@ -163,9 +154,8 @@ final class WorkPoster {
             return true;
         }
         int total = writes.count() + 1;
-        slot.postedWrs = total + unsignaled;
-        used += total + unsignaled;
-        unsignaled = 0;
+        slot.postedWrs = total + unsignaled.signaled();
+        used += slot.postedWrs;
         int op = 0;
         while (op < total) {
             SendWorkRequest head = null;
@@ -182,14 +172,7 @@ final class WorkPoster {
                         wr.addSge().set(sges.address(s), sges.length(s), sges.lkey(s));
                     }
                 } else {
-                    SgeList send = m.sendSges();
-                    wr.opcode = m.opcode();
-                    wr.invalidateStag = m.invalidateStag();
-                    wr.flags = SendWorkRequest.SIGNALED;
-                    wr.wrId = WrIds.of(WrIds.Kind.SEND, 0, slot.index);
-                    for (int s = 0; s < send.count(); s++) {
-                        wr.addSge().set(send.address(s), send.length(s), send.lkey(s));
-                    }
+                    send(wr, m, SendWorkRequest.SIGNALED, slot.index);
                 }
                 if (head == null) {
                     head = wr;
@@ -210,34 +193,27 @@ final class WorkPoster {
     /** Whether {@link #post} will post {@code slot}'s reply (marshaled) inline and unsignaled, if posted next. */
     boolean goesUnsignaled(CallSlot slot) {
         ReplyMarshaler m = slot.marshaler;
-        return m.writes().count() == 0 && unsignaled + 1 < signalEvery && fitsInline(m.sendSges());
-    }
-
-    private boolean fitsInline(SgeList send) {
-        long length = 0;
-        for (int s = 0; s < send.count(); s++) {
-            length += send.length(s);
-        }
-        return length <= inlineMax;
+        return m.writes().count() == 0 && unsignaled.admits(m.sendSges().total());
     }
 
     private void postUnsignaled(CallSlot slot, ReplyMarshaler m) throws PostException {
-        SgeList send = m.sendSges();
         SendWorkRequest wr = wrs[0].reset();
+        send(wr, m, SendWorkRequest.INLINE, UnsignaledRun.WR_INDEX);
+        slot.postedWrs = 0;
+        qp.postSend(wr);
+        unsignaled.unsignaled();
+    }
+
+    /** Makes {@code wr} the reply's Send (or Send With Invalidate) of the marshaled bytes. */
+    private static void send(SendWorkRequest wr, ReplyMarshaler m, int flags, int index) {
+        SgeList send = m.sendSges();
         wr.opcode = m.opcode();
         wr.invalidateStag = m.invalidateStag();
-        wr.flags = SendWorkRequest.INLINE;
-        wr.wrId = WrIds.of(WrIds.Kind.SEND, 0, UNSIGNALED_REPLY);
+        wr.flags = flags;
+        wr.wrId = WrIds.of(WrIds.Kind.SEND, 0, index);
         for (int s = 0; s < send.count(); s++) {
             wr.addSge().set(send.address(s), send.length(s), send.lkey(s));
         }
-        slot.postedWrs = 0;
-        try {
-            qp.postSend(wr);
-        } finally {
-            wr.next = null;
-        }
-        unsignaled++;
     }
 
     /** A reply's Send completed or flushed: its entries are free again. */
@@ -259,7 +235,7 @@ final class WorkPoster {
 
     /** Entries held against the budget: {@link #used()} and the unsignaled replies since the last signaled one. */
     private int held() {
-        return used + unsignaled;
+        return used + unsignaled.length();
     }
 
     int readsOutstanding() {

@@ -8,6 +8,7 @@ import org.junit.jupiter.api.Test;
 import org.rpcrdma4j.verbs.DeviceAttributes;
 import org.rpcrdma4j.verbs.TransportType;
 import org.rpcrdma4j.xprt.internal.QueueSet;
+import org.rpcrdma4j.xprt.internal.UnsignaledRun;
 
 /** How a connection's send queue and inline size follow the slots, the registration handles and the device. */
 class ClientConnectionSizesTest {
@@ -20,10 +21,10 @@ class ClientConnectionSizesTest {
     void theSendQueueHoldsTwoEntriesPerSlotTwoRequestsPerHandleAndTheUnsignaledRun() throws Exception {
         // 130 slots of up to 16 segments, but only 300 handles: the handles bound the registration work requests
         QueueSet.Sizes sizes = ClientConnection.sizes(device(256, 16384), 130, 140, 16, 300);
-        assertThat(sizes.maxSendWr()).isEqualTo(2 * 130 + 2 * 300 + ClientConnection.SIGNAL_EVERY);
+        assertThat(sizes.maxSendWr()).isEqualTo(2 * 130 + 2 * 300 + UnsignaledRun.SIGNAL_EVERY);
         // more handles than the slots' segments can use: the segments bound them
         sizes = ClientConnection.sizes(device(256, 16384), 10, 20, 2, 300);
-        assertThat(sizes.maxSendWr()).isEqualTo(2 * 10 + 10 * 2 * 2 + ClientConnection.SIGNAL_EVERY);
+        assertThat(sizes.maxSendWr()).isEqualTo(2 * 10 + 10 * 2 * 2 + UnsignaledRun.SIGNAL_EVERY);
         // and never more than the device allows
         assertThat(ClientConnection.sizes(device(256, 500), 130, 140, 16, 300).maxSendWr()).isEqualTo(500);
     }
@@ -31,7 +32,7 @@ class ClientConnectionSizesTest {
     @Test
     void smallCallsGoInlineUpToTheSmallerOfTheDevicesInlineSizeAnd256Bytes() throws Exception {
         assertThat(ClientConnection.sizes(device(1024, 16384), 4, 8, 2, 8).maxInlineData())
-                .isEqualTo(ClientConnection.MAX_INLINE_CALL);
+                .isEqualTo(UnsignaledRun.MAX_INLINE);
         assertThat(ClientConnection.sizes(device(64, 16384), 4, 8, 2, 8).maxInlineData()).isEqualTo(64);
         assertThat(ClientConnection.sizes(device(0, 16384), 4, 8, 2, 8).maxInlineData()).isZero();
     }

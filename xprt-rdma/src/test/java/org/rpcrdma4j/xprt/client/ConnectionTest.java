@@ -35,6 +35,7 @@ import org.rpcrdma4j.xprt.XprtCounter;
 import org.rpcrdma4j.xprt.client.fake.FakeRdmaServer;
 import org.rpcrdma4j.xprt.client.fake.ReceivedCall;
 import org.rpcrdma4j.xprt.client.fake.TestProgram;
+import org.rpcrdma4j.xprt.internal.UnsignaledRun;
 
 /** Connecting (and failing to), private data, credits, registration strategies, counters and JMX. */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
@@ -245,7 +246,7 @@ class ConnectionTest extends ClientTestBase {
 
     /**
      * A small call without chunks goes inline and unsignaled, except every
-     * {@value ClientConnection#SIGNAL_EVERY}-th; the calls complete without their Sends' completions, and the server
+     * {@value UnsignaledRun#SIGNAL_EVERY}-th; the calls complete without their Sends' completions, and the server
      * gets every call's bytes.
      */
     @Test
@@ -264,7 +265,7 @@ class ConnectionTest extends ClientTestBase {
             assertThat(call.failure()).isNull();
             assertThat(bytes(reply, reply.writerIndex() - data.length, data.length)).isEqualTo(data);
         }
-        assertThat(t.stats().get(ClientCounter.UNSIGNALED_SENDS)).isEqualTo(n - n / ClientConnection.SIGNAL_EVERY);
+        assertThat(t.stats().get(ClientCounter.UNSIGNALED_SENDS)).isEqualTo(n - n / UnsignaledRun.SIGNAL_EVERY);
         List<ReceivedCall> seen = server.drainCalls();
         assertThat(seen).hasSize(n);
         for (int i = 0; i < n; i++) {

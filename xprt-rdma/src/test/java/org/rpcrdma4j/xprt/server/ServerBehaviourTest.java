@@ -13,6 +13,7 @@ import com.sun.management.ThreadMXBean;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.rpcrdma4j.codec.RpcRdmaProc;
+import org.rpcrdma4j.xprt.internal.UnsignaledRun;
 
 /** Threading, counters over JMX, and the allocation-free receive and reply path. */
 @Timeout(120)
@@ -166,7 +167,7 @@ class ServerBehaviourTest extends ServerFixture {
     }
 
     /**
-     * A small reply goes inline and unsignaled, except every {@value ConnectionResources#SIGNAL_EVERY}-th, whose
+     * A small reply goes inline and unsignaled, except every {@value UnsignaledRun#SIGNAL_EVERY}-th, whose
      * completion retires the ones before it; a larger reply is always signaled. The bytes arrive all the same, and the
      * connection still closes cleanly with unsignaled replies last on its send queue (checked after each test).
      */
@@ -181,9 +182,9 @@ class ServerBehaviourTest extends ServerFixture {
                     Rpc.echoCall(xid, EchoProgram.ECHO, Rpc.opaque(small)));
             Rpc.assertBytes(c.receive().message(), Rpc.concat(Rpc.successHeader(xid), Rpc.opaque(small)));
         }
-        int signalEvery = ConnectionResources.SIGNAL_EVERY;
+        int signalEvery = UnsignaledRun.SIGNAL_EVERY;
         assertThat(counter(c, ServerCounter.UNSIGNALED_REPLIES)).isEqualTo(n - n / signalEvery);
-        byte[] large = EchoProgram.pattern(ConnectionResources.MAX_INLINE_REPLY, 7);
+        byte[] large = EchoProgram.pattern(UnsignaledRun.MAX_INLINE, 7);
         c.send(RawClient.header().xid(0x8ff).credits(32).proc(RpcRdmaProc.RDMA_MSG),
                 Rpc.echoCall(0x8ff, EchoProgram.ECHO, Rpc.opaque(large)));
         Rpc.assertBytes(c.receive().message(), Rpc.concat(Rpc.successHeader(0x8ff), Rpc.opaque(large)));

@@ -322,9 +322,9 @@ final class Transmitter {
     /**
      * Whether to send a placement-confirmation probe now: when there is unconfirmed data, a completion waits for it
      * (an unsignaled Write or Send needs no probe of its own: a later probe or Read Response confirms it, and until
-     * then it holds its slot as it would anyway), and no probe is in flight — at once when the send queue has nothing else ready, or, while more work follows, once enough data (a quarter
-     * of the send queue, or {@value #PROBE_BYTES} bytes) went out unconfirmed, so that completions keep flowing
-     * during long streams.
+     * then it holds its slot as it would anyway), and no probe is in flight — at once when the send queue has nothing
+     * else ready, or, while more work follows, once enough data (a quarter of the send queue, or
+     * {@value #PROBE_BYTES} bytes) went out unconfirmed, so that completions keep flowing during long streams.
      * <p>
      * Never while a Read of the consumer's is outstanding: the peer is then, or soon, transmitting its response, and
      * Linux siw answers a zero-length Read Request that arrives while it transmits from its Read Response queue, where

@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.EnumSet;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -36,8 +37,9 @@ import org.rpcrdma4j.xprt.client.RdmaClientConfig;
  *     [--jfr DIR] [--inline N]
  * </pre>
  * {@code --quick} is the smoke mode the unit tests run (a few seconds; figures meaningless). {@code --only wire} runs
- * the wire rows alone (raw TCP, soft iWARP RDMA WRITE, READ and SEND) and nothing else; {@code --only wire.rdma_read}
- * (or {@code wire.tcp}, {@code wire.rdma_write}, {@code wire.rdma_send}) one of them. {@code --only KEY-PART}
+ * the wire rows alone (raw TCP two ways, soft iWARP RDMA WRITE, READ and SEND) and nothing else; {@code --only
+ * wire.rdma_read} (or {@code wire.tcp}, {@code wire.cold_tcp}, {@code wire.rdma_write},
+ * {@code wire.rdma_send}) one of them. {@code --only KEY-PART}
  * (e.g. {@code read_1m.rdma}) measures just the matching NFS rows and skips the others; {@code --jfr DIR} records each
  * measured NFS window, and only the window, with Flight Recorder into {@code DIR/<key>.jfr}; {@code --device
  * confirmPlacement=false} runs the software devices with other options (see {@code SoftIwarpOptions}); {@code
@@ -96,27 +98,17 @@ public final class Harness {
         WindowRecorder recorder = new WindowRecorder(config.jfr());
         if (config.only() == null || config.wireOnly()) {
             WireRow[] rows = {
-                new WireRow(Report.WIRE_TCP, "raw NIO TCP", WireLimits::rawTcp),
+                new WireRow(Report.WIRE_TCP, "raw NIO TCP", WireLimits::scratchTcp),
                 new WireRow(Report.WIRE_RDMA_WRITE, "soft iWARP RDMA WRITE",
-                        (w, m) -> WireLimits.softRdma(config, Opcode.RDMA_WRITE, w, m)),
+                        () -> WireLimits.softRdma(config, Opcode.RDMA_WRITE)),
                 new WireRow(Report.WIRE_RDMA_READ, "soft iWARP RDMA READ",
-                        (w, m) -> WireLimits.softRdma(config, Opcode.RDMA_READ, w, m)),
+                        () -> WireLimits.softRdma(config, Opcode.RDMA_READ)),
                 new WireRow(Report.WIRE_RDMA_SEND, "soft iWARP SEND",
-                        (w, m) -> WireLimits.softRdma(config, Opcode.SEND, w, m)),
+                        () -> WireLimits.softRdma(config, Opcode.SEND)),
                 new WireRow(Report.WIRE_COLD_TCP, "raw NIO TCP moving the NFS rows' memory",
-                        (w, m) -> WireLimits.coldTcp(w, m, config.fileBytes())),
+                        () -> WireLimits.coldTcp(config.fileBytes())),
             };
-            for (int round = 0; round < config.rounds(); round++) {
-                Duration warmup = config.warmupOf(round);
-                Duration window = config.roundWindow();
-                String of = roundLabel(config, round);
-                for (WireRow row : inTurn(rows, round)) {
-                    if (config.runs(row.key)) {
-                        progress.println("wire: " + row.label + of);
-                        wire(report, row.key, row.measure.rate(warmup, window));
-                    }
-                }
-            }
+            wireRows(config, report, progress, rows);
             if (config.wireOnly()) {
                 return report;
             }
@@ -329,13 +321,47 @@ public final class Harness {
         histogram.recordValue(Math.min(System.nanoTime() - start, histogram.getHighestTrackableValue()));
     }
 
-    /** One wire row: its report key, its progress label, how to measure it. */
-    private record WireRow(String key, String label, WireMeasure measure) {
+    /** One wire row: its report key, its progress label, how to connect it. */
+    private record WireRow(String key, String label, WireOpener opener) {
     }
 
     @FunctionalInterface
-    private interface WireMeasure {
-        WireLimits.Rate rate(Duration warmup, Duration measure) throws Exception;
+    private interface WireOpener {
+        WireLimits.Stream open() throws Exception;
+    }
+
+    /**
+     * Runs {@link HarnessConfig#wireSlices()} turns of one slice of each wire row {@code config} selects (each turn
+     * starting one row further along). Each slice runs on a fresh connection, after a short unmeasured warm-up
+     * ({@link HarnessConfig#WIRE_RECONNECT_WARMUP}; the whole warm-up before a row's first slice): loopback TCP falls
+     * into a fast or a slow mode for seconds at a time, and a connection that stays in one would decide the run. Each
+     * slice is one value of its figure; a ratio between two rows is the median of the ratios within each turn.
+     */
+    private static void wireRows(HarnessConfig config, Report report, PrintStream progress, WireRow[] all)
+            throws Exception {
+        List<WireRow> rows = new ArrayList<>();
+        for (WireRow row : all) {
+            if (config.runs(row.key)) {
+                rows.add(row);
+            }
+        }
+        long slice = config.wireSlice().toNanos();
+        int turns = config.wireSlices();
+        progress.printf(Locale.ROOT, "wire: %d turns of a %d ms slice of each of %d rows, each on a new connection%n",
+                turns, slice / 1_000_000, rows.size());
+        Set<WireRow> warm = new HashSet<>();
+        for (int turn = 0; turn < turns; turn++) {
+            for (WireRow row : inTurn(rows.toArray(new WireRow[0]), turn)) {
+                if (turn == 0) {
+                    progress.println("wire: " + row.label);
+                }
+                try (WireLimits.Stream stream = row.opener.open()) {
+                    Duration warmup = warm.add(row) ? config.warmup() : config.wireReconnectWarmup();
+                    stream.slice(warmup.toNanos());
+                    wire(report, row.key, stream.slice(slice));
+                }
+            }
+        }
     }
 
     /**

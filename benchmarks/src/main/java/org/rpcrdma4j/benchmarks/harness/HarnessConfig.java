@@ -26,11 +26,12 @@ import java.util.Objects;
  *                    both sides' default
  * @param settle      the most time a warm-up may be extended beyond {@code warmup} while the JIT compilers are still
  *                    busy ({@link JitSettle}); zero: the warm-up is exactly {@code warmup}
- * @param rounds      how many times each figure is measured, its peers' figures in between (raw TCP and the device's
- *                    rows in turn; RDMA, oncrpc4j TCP and EMC in turn for each NFS row), each time for
- *                    {@code measure / rounds}: a figure is the median of its rounds and a ratio the median of the
- *                    ratios within each round, so that a change in the machine's state during the run (the loopback
- *                    reader's cache-hot and cache-cold modes, another process) moves both sides of a ratio alike
+ * @param rounds      how many times each NFS figure is measured, its peers' figures in between (RDMA, oncrpc4j TCP
+ *                    and EMC in turn), each time for {@code measure / rounds}: a figure is the median of its rounds
+ *                    and a ratio the median of the ratios within each round, so that a change in the machine's state
+ *                    during the run (the loopback reader's cache-hot and cache-cold modes, another process) moves
+ *                    both sides of a ratio alike. The wire rows take turns in shorter slices
+ *                    ({@link #wireSlice()}), as many as fill {@code measure}
  */
 public record HarnessConfig(boolean quick, Duration warmup, Duration measure, long fileBytes, int outstanding,
                             String only, Map<String, String> device, Path jfr, int inline, Duration settle,
@@ -136,6 +137,33 @@ public record HarnessConfig(boolean quick, Duration warmup, Duration measure, lo
     /** The measured window of one round. */
     Duration roundWindow() {
         return measure.dividedBy(rounds);
+    }
+
+    /** The longest slice a wire row runs before the next row takes its turn. */
+    static final long WIRE_SLICE_MILLIS = 200;
+    static final Duration WIRE_SLICE = Duration.ofMillis(WIRE_SLICE_MILLIS);
+
+    /**
+     * How long a wire row runs in each turn: {@value #WIRE_SLICE_MILLIS} ms, or a round's window if shorter. Loopback
+     * TCP's rate here swings by 2x from one second to the next; rows that take turns within a fraction of a second
+     * see the same machine.
+     */
+    Duration wireSlice() {
+        Duration round = roundWindow();
+        return round.compareTo(WIRE_SLICE) < 0 ? round : WIRE_SLICE;
+    }
+
+    /** The unmeasured run of a wire row's new connection before its slice, once the row has been warmed up. */
+    static final Duration WIRE_RECONNECT_WARMUP = Duration.ofMillis(100);
+
+    /** {@link #WIRE_RECONNECT_WARMUP}, or the warm-up if shorter. */
+    Duration wireReconnectWarmup() {
+        return warmup.compareTo(WIRE_RECONNECT_WARMUP) < 0 ? warmup : WIRE_RECONNECT_WARMUP;
+    }
+
+    /** How many turns the wire rows take: as many slices as fill the measured window. */
+    int wireSlices() {
+        return (int) Math.max(1, measure.toNanos() / wireSlice().toNanos());
     }
 
     /** The prefix of the {@code only} values that run wire rows alone. */

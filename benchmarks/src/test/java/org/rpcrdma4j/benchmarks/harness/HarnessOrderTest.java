@@ -23,4 +23,15 @@ class HarnessOrderTest {
         assertThat(leaders).containsExactlyInAnyOrder(peers);
         assertThat(Harness.inTurn(peers, 0)).containsExactly(peers);
     }
+
+    @Test
+    void wireRowsTakeTurnsInSlicesThatFillTheWindow() {
+        HarnessConfig full = HarnessConfig.fullRun();
+        assertThat(full.wireSlice()).isEqualTo(java.time.Duration.ofMillis(200));
+        assertThat(full.wireSlices()).isEqualTo(30);
+        // a round's window shorter than a slice: slices of the round's window
+        HarnessConfig quick = HarnessConfig.quickRun();
+        assertThat(quick.wireSlice()).isEqualTo(java.time.Duration.ofMillis(125));
+        assertThat(quick.wireSlices()).isEqualTo(2);
+    }
 }

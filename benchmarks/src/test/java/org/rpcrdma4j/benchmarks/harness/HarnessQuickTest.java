@@ -25,7 +25,7 @@ class HarnessQuickTest {
 
         for (String wire : new String[] {Report.WIRE_TCP, Report.WIRE_RDMA_WRITE, Report.WIRE_RDMA_READ,
             Report.WIRE_RDMA_SEND, Report.WIRE_COLD_TCP}) {
-            assertThat(report.rounds(wire)).as(wire).hasSize(config.rounds());
+            assertThat(report.rounds(wire)).as(wire).hasSize(config.wireSlices());
             assertThat(report.figure(wire)).as(wire).isPresent();
             assertThat(report.figure(wire).getAsDouble()).as(wire).isPositive();
             assertThat(report.figure(Report.cpuPerMib(wire)).orElseThrow()).as(wire + " CPU").isPositive();

@@ -70,6 +70,37 @@ class ReportTest {
     }
 
     @Test
+    void deviceRowsAreJudgedOnTheRatiosWithinEachTurn() {
+        Report r = new Report();
+        // raw TCP's mode swings from turn to turn; the device stays put
+        double[] tcp = {5000, 3000, 4000};
+        double[] write = {3500, 3600, 3400};
+        for (int i = 0; i < 3; i++) {
+            r.put(Report.WIRE_TCP, tcp[i]);
+            r.put(Report.WIRE_RDMA_WRITE, write[i]);
+        }
+        String md = r.toMarkdown(HarnessConfig.fullRun());
+        // within turns 0.70, 1.20, 0.85: median 0.85 (the medians' ratio would be 0.88)
+        assertThat(md).contains("| soft iWARP RDMA WRITE, 8 in flight | 3,500 | 0.85× (0.70-1.20) |");
+        assertThat(md).contains("| soft iWARP RDMA WRITE 1 MiB ≥ 0.8× raw loopback TCP | 0.85× (0.70-1.20) | met |");
+        r.put(Report.WIRE_TCP, 6000);
+        r.put(Report.WIRE_RDMA_WRITE, 3000);
+        r.put(Report.WIRE_TCP, 6000);
+        r.put(Report.WIRE_RDMA_WRITE, 3000);
+        // within turns 0.70, 1.20, 0.85, 0.50, 0.50: median 0.70
+        assertThat(r.toMarkdown(HarnessConfig.fullRun()))
+                .contains("| soft iWARP RDMA WRITE 1 MiB ≥ 0.8× raw loopback TCP | 0.70× (0.50-1.20) | **missed** |");
+        // missed by less than the rounding: the third digit shows why
+        Report close = new Report();
+        close.put(Report.WIRE_TCP, 1000);
+        close.put(Report.WIRE_RDMA_READ, 799);
+        assertThat(close.toMarkdown(HarnessConfig.fullRun()))
+                .contains("| soft iWARP RDMA READ 1 MiB ≥ 0.8× raw loopback TCP | 0.799× | **missed** |");
+        // a row not measured: no verdict
+        assertThat(md).contains("| soft iWARP SEND 1 MiB ≥ 0.8× raw loopback TCP | – | – |");
+    }
+
+    @Test
     void alternatingGetattrHasItsRowAndTarget() {
         Report r = figures(1500, 1000, 50, 40);
         double[] rdma = {90, 99, 80};

@@ -179,6 +179,7 @@ public final class Harness {
                     });
                 }
                 pairedGetattr(config, drivers, report, progress);
+                readInTurnsWithRawTcp(config, drivers.get(Client.RDMA), report, progress);
             } finally {
                 drivers.values().forEach(NfsDriver::close);
             }
@@ -306,6 +307,53 @@ public final class Harness {
                     warmupNote(settled, j1 - j0));
             report.put(Report.GETATTR_PAIRED_RDMA, overRdma.getValueAtPercentile(50) / 1000.0);
             report.put(Report.GETATTR_PAIRED_TCP, overTcp.getValueAtPercentile(50) / 1000.0);
+        }
+    }
+
+    /**
+     * READ 1 MiB over RDMA and raw loopback TCP (the wire row's cache-hot reader) taking turns in slices of
+     * {@link HarnessConfig#wireSlice()}, as many as {@link HarnessConfig#wireSlices()}: the READ target's ratio from
+     * the machine in one state rather than from figures measured minutes apart. Raw TCP runs each turn on a new
+     * connection, as in the wire rows; the READ load keeps its calls outstanding in each slice and waits for them at
+     * its end.
+     */
+    private static void readInTurnsWithRawTcp(HarnessConfig config, NfsDriver rdma, Report report,
+                                              PrintStream progress) throws Exception {
+        if (!config.runs(Report.READ_TURNS_RDMA) && !config.runs(Report.READ_TURNS_RAW_TCP)) {
+            return;
+        }
+        if (rdma == null) {
+            report.unavailable(Report.READ_TURNS_RDMA, "no RDMA mount");
+            report.unavailable(Report.READ_TURNS_RAW_TCP, "no RDMA mount");
+            return;
+        }
+        long slice = config.wireSlice().toNanos();
+        int turns = config.wireSlices();
+        progress.printf(Locale.ROOT, "nfs: READ 1 MiB over RDMA and raw TCP taking turns, %d turns of %d ms%n",
+                turns, slice / 1_000_000);
+        try (NfsDriver.Load load = rdma.load(NfsRow.READ_1M, config.outstanding())) {
+            load.run(System.nanoTime() + config.warmup().toNanos());
+            JitSettle.settle(load::run, config.settle());
+            for (int turn = 0; turn < turns; turn++) {
+                boolean rdmaFirst = (turn & 1) == 0;
+                if (!rdmaFirst) {
+                    rawTcpTurn(config, report, slice);
+                }
+                long t0 = System.nanoTime();
+                long calls = load.run(t0 + slice);
+                long t1 = System.nanoTime();
+                report.put(Report.READ_TURNS_RDMA, WireLimits.mibPerSecond(calls * NfsRow.READ_1M.size(), t1 - t0));
+                if (rdmaFirst) {
+                    rawTcpTurn(config, report, slice);
+                }
+            }
+        }
+    }
+
+    private static void rawTcpTurn(HarnessConfig config, Report report, long slice) throws Exception {
+        try (WireLimits.Stream tcp = WireLimits.scratchTcp()) {
+            tcp.slice(config.wireReconnectWarmup().toNanos());
+            report.put(Report.READ_TURNS_RAW_TCP, tcp.slice(slice).mibPerSecond());
         }
     }
 

@@ -101,6 +101,29 @@ class ReportTest {
     }
 
     @Test
+    void readTakingTurnsWithRawTcpHasItsRowAndTarget() {
+        Report r = figures(1500, 1000, 50, 40);
+        double[] rdma = {2400, 2000, 2500};
+        double[] raw = {4000, 4000, 3000};
+        for (int i = 0; i < 3; i++) {
+            r.put(Report.READ_TURNS_RDMA, rdma[i]);
+            r.put(Report.READ_TURNS_RAW_TCP, raw[i]);
+        }
+        String md = r.toMarkdown(HarnessConfig.fullRun());
+        // within turns 0.60, 0.50, 0.83: median 0.60; against the wire row's raw TCP (2000) 0.75
+        assertThat(md).contains("| READ 1 MiB sequential, RDMA and raw TCP (4,000 MiB/s) taking turns in short slices "
+                + "| MiB/s | 2,400 | | | | | 0.60× (0.50-0.83) |");
+        assertThat(md).contains("| READ 1 MiB over RDMA ≥ 0.6× raw loopback TCP, taking turns | 0.60× (0.50-0.83) "
+                + "| met |");
+        assertThat(md).contains("| READ 1 MiB over RDMA ≥ 0.6× raw loopback TCP | 0.75× | met |");
+        r.put(Report.READ_TURNS_RDMA, 2000);
+        r.put(Report.READ_TURNS_RAW_TCP, 4000);
+        assertThat(r.toMarkdown(HarnessConfig.fullRun()))
+                .contains("| READ 1 MiB over RDMA ≥ 0.6× raw loopback TCP, taking turns | 0.55× (0.50-0.83) "
+                        + "| **missed** |");
+    }
+
+    @Test
     void alternatingGetattrHasItsRowAndTarget() {
         Report r = figures(1500, 1000, 50, 40);
         double[] rdma = {90, 99, 80};

@@ -26,15 +26,15 @@ import org.rpcrdma4j.verbs.RdmaProviders;
 import org.rpcrdma4j.xprt.client.RdmaClientConfig;
 
 /**
- * The end-to-end harness: in one run, on loopback, the wire limits (raw NIO TCP, soft iWARP RDMA WRITE/READ), NFSv3
- * READ/WRITE throughput and GETATTR latency over RDMA, over oncrpc4j TCP and with EMC's client against one embedded
- * server, CPU time and allocation per RPC, and memory per mount; printed as markdown tables with ratios and the
- * targets.
+ * The end-to-end harness: in one run, on loopback, the wire limits (raw NIO TCP, soft iWARP RDMA WRITE/READ/SEND),
+ * NFSv3 READ/WRITE throughput and GETATTR latency over RDMA, over oncrpc4j TCP and with EMC's client against one
+ * embedded server, CPU time and allocation per RPC, and memory per mount; printed as markdown tables with ratios and
+ * the targets.
  * <pre>
  * mvn -B -q -pl benchmarks -am package -DskipTests
  * java -cp benchmarks/target/benchmarks.jar org.rpcrdma4j.benchmarks.harness.Harness [--quick]
- *     [--only KEY-PART] [--warmup SECONDS] [--measure SECONDS] [--settle SECONDS] [--device key=value,...]
- *     [--jfr DIR] [--inline N]
+ *     [--only KEY-PART] [--warmup SECONDS] [--measure SECONDS] [--settle SECONDS] [--rounds N]
+ *     [--device key=value,...] [--jfr DIR] [--inline N]
  * </pre>
  * {@code --quick} is the smoke mode the unit tests run (a few seconds; figures meaningless). {@code --only wire} runs
  * the wire rows alone (raw TCP two ways, soft iWARP RDMA WRITE, READ and SEND) and nothing else; {@code --only

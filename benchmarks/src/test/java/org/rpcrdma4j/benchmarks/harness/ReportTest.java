@@ -82,14 +82,16 @@ class ReportTest {
         String md = r.toMarkdown(HarnessConfig.fullRun());
         // within turns 0.70, 1.20, 0.85: median 0.85 (the medians' ratio would be 0.88)
         assertThat(md).contains("| soft iWARP RDMA WRITE, 8 in flight | 3,500 | 0.85× (0.70-1.20) |");
-        assertThat(md).contains("| soft iWARP RDMA WRITE 1 MiB ≥ 0.8× raw loopback TCP | 0.85× (0.70-1.20) | met |");
+        assertThat(md)
+                .contains("| soft iWARP RDMA WRITE 1 MiB ≥ 0.8× raw loopback TCP | 0.85× (0.70-1.20) | met |");
         r.put(Report.WIRE_TCP, 6000);
         r.put(Report.WIRE_RDMA_WRITE, 3000);
         r.put(Report.WIRE_TCP, 6000);
         r.put(Report.WIRE_RDMA_WRITE, 3000);
         // within turns 0.70, 1.20, 0.85, 0.50, 0.50: median 0.70
         assertThat(r.toMarkdown(HarnessConfig.fullRun()))
-                .contains("| soft iWARP RDMA WRITE 1 MiB ≥ 0.8× raw loopback TCP | 0.70× (0.50-1.20) | **missed** |");
+                .contains("| soft iWARP RDMA WRITE 1 MiB ≥ 0.8× raw loopback TCP | 0.70× (0.50-1.20) "
+                        + "| **missed** |");
         // missed by less than the rounding: the third digit shows why
         Report close = new Report();
         close.put(Report.WIRE_TCP, 1000);

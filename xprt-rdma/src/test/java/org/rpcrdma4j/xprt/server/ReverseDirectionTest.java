@@ -101,7 +101,11 @@ class ReverseDirectionTest extends ServerFixture {
         // the client's replies to the callbacks are not forward calls: only the 3 forward calls count
         assertThat(counter(ServerCounter.CALLS) - calls).isEqualTo(3);
         assertThat(t.stats().get(ClientCounter.REVERSE_CALLS_RECEIVED)).isEqualTo(3);
+        // a reply counts as sent when its Send completes, which may come after the forward reply it made possible
+        await("the client's three reverse replies completed",
+                () -> t.stats().get(ClientCounter.REVERSE_REPLIES_SENT) == 3);
         assertThat(t.stats().get(ClientCounter.REVERSE_REPLIES_SENT)).isEqualTo(3);
+        assertThat(t.stats().get(ClientCounter.REVERSE_REPLIES_LOST)).isZero();
         assertThat(t.stats().get(ClientCounter.BACKCHANNEL_CALLS_DROPPED)).isZero();
     }
 
@@ -233,6 +237,7 @@ class ReverseDirectionTest extends ServerFixture {
         // the forward call is sent again on the new connection, calls back again, and this time gets its answer
         assertThat(forward.get(60, TimeUnit.SECONDS)).isEqualTo(CallbackPrograms.expectedReply(data));
         assertThat(serverProgram.calls.get()).isEqualTo(served + 1);
+        await("the client's reverse reply completed", () -> t.stats().get(ClientCounter.REVERSE_REPLIES_SENT) == 1);
         assertThat(t.stats().get(ClientCounter.REVERSE_REPLIES_SENT)).isEqualTo(1);
     }
 }

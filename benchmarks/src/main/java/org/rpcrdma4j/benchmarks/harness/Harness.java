@@ -351,10 +351,8 @@ public final class Harness {
     }
 
     private static void rawTcpTurn(HarnessConfig config, Report report, long slice) throws Exception {
-        try (WireLimits.Stream tcp = WireLimits.scratchTcp()) {
-            tcp.slice(config.wireReconnectWarmup().toNanos());
-            report.put(Report.READ_TURNS_RAW_TCP, tcp.slice(slice).mibPerSecond());
-        }
+        report.put(Report.READ_TURNS_RAW_TCP,
+                sliceOnNewConnection(WireLimits::scratchTcp, config.wireReconnectWarmup(), slice).mibPerSecond());
     }
 
     /** Round trips in nanoseconds, up to 10 s, to three significant digits. */
@@ -397,18 +395,25 @@ public final class Harness {
         int turns = config.wireSlices();
         progress.printf(Locale.ROOT, "wire: %d turns of a %d ms slice of each of %d rows, each on a new connection%n",
                 turns, slice / 1_000_000, rows.size());
+        WireRow[] selected = rows.toArray(new WireRow[0]);
         Set<WireRow> warm = new HashSet<>();
         for (int turn = 0; turn < turns; turn++) {
-            for (WireRow row : inTurn(rows.toArray(new WireRow[0]), turn)) {
+            for (WireRow row : inTurn(selected, turn)) {
                 if (turn == 0) {
                     progress.println("wire: " + row.label);
                 }
-                try (WireLimits.Stream stream = row.opener.open()) {
-                    Duration warmup = warm.add(row) ? config.warmup() : config.wireReconnectWarmup();
-                    stream.slice(warmup.toNanos());
-                    wire(report, row.key, stream.slice(slice));
-                }
+                Duration warmup = warm.add(row) ? config.warmup() : config.wireReconnectWarmup();
+                wire(report, row.key, sliceOnNewConnection(row.opener, warmup, slice));
             }
+        }
+    }
+
+    /** Connects, runs {@code warmup} unmeasured, then one measured slice of {@code slice} ns; closes. */
+    private static WireLimits.Rate sliceOnNewConnection(WireOpener opener, Duration warmup, long slice)
+            throws Exception {
+        try (WireLimits.Stream stream = opener.open()) {
+            stream.slice(warmup.toNanos());
+            return stream.slice(slice);
         }
     }
 

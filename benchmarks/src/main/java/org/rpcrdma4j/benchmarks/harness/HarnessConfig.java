@@ -130,8 +130,7 @@ public record HarnessConfig(boolean quick, Duration warmup, Duration measure, lo
      * measured window is {@code measure / rounds}.
      */
     Duration warmupOf(int round) {
-        Duration again = warmup.compareTo(Duration.ofSeconds(1)) < 0 ? warmup : Duration.ofSeconds(1);
-        return round == 0 ? warmup : again;
+        return round == 0 ? warmup : atMost(warmup, Duration.ofSeconds(1));
     }
 
     /** The measured window of one round. */
@@ -140,17 +139,15 @@ public record HarnessConfig(boolean quick, Duration warmup, Duration measure, lo
     }
 
     /** The longest slice a wire row runs before the next row takes its turn. */
-    static final long WIRE_SLICE_MILLIS = 200;
-    static final Duration WIRE_SLICE = Duration.ofMillis(WIRE_SLICE_MILLIS);
+    static final Duration WIRE_SLICE = Duration.ofMillis(200);
 
     /**
-     * How long a wire row runs in each turn: {@value #WIRE_SLICE_MILLIS} ms, or a round's window if shorter. Loopback
-     * TCP's rate here swings by 2x from one second to the next; rows that take turns within a fraction of a second
-     * see the same machine.
+     * How long a wire row runs in each turn: {@link #WIRE_SLICE}, or a round's window if shorter. Loopback TCP's rate
+     * here swings by 2x from one second to the next; rows that take turns within a fraction of a second see the same
+     * machine.
      */
     Duration wireSlice() {
-        Duration round = roundWindow();
-        return round.compareTo(WIRE_SLICE) < 0 ? round : WIRE_SLICE;
+        return atMost(roundWindow(), WIRE_SLICE);
     }
 
     /** The unmeasured run of a wire row's new connection before its slice, once the row has been warmed up. */
@@ -158,7 +155,11 @@ public record HarnessConfig(boolean quick, Duration warmup, Duration measure, lo
 
     /** {@link #WIRE_RECONNECT_WARMUP}, or the warm-up if shorter. */
     Duration wireReconnectWarmup() {
-        return warmup.compareTo(WIRE_RECONNECT_WARMUP) < 0 ? warmup : WIRE_RECONNECT_WARMUP;
+        return atMost(warmup, WIRE_RECONNECT_WARMUP);
+    }
+
+    private static Duration atMost(Duration d, Duration max) {
+        return d.compareTo(max) < 0 ? d : max;
     }
 
     /** How many turns the wire rows take: as many slices as fill the measured window. */

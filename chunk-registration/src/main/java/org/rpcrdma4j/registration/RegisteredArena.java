@@ -27,11 +27,13 @@ public final class RegisteredArena {
         this.pageSize = pageSize;
         this.memory = memory;
         this.region = region;
-        this.pages = new ByteBuffer[memory.capacity() / pageSize];
+        // carved from the registration's own buffer, so that a device can reach a run of pages through its views of
+        // the whole region (PageTable#backing)
+        this.pageTable = PageTable.of(region, pageSize);
+        this.pages = new ByteBuffer[pageTable.size()];
         for (int i = 0; i < pages.length; i++) {
-            pages[i] = memory.duplicate().position(i * pageSize).limit((i + 1) * pageSize).slice();
+            pages[i] = pageTable.page(i);
         }
-        this.pageTable = new PageTable(pages, pageSize);
     }
 
     /** Allocates {@code size} bytes of page-aligned direct memory (a multiple of {@code pageSize}). */

@@ -108,6 +108,45 @@ public abstract class AbstractMemoryRegistrationConformanceTest extends VerbsFix
         assertBroken(c);
     }
 
+    /**
+     * A run of a table carved from registered memory ({@link PageTable#of}, as a buffer pool's arenas are) maps the
+     * run's bytes of that memory: a peer's WRITE and READ of many segments across it, starting inside a page, reach
+     * exactly them, the memory around the run stays untouched, and a WRITE past the run is refused.
+     */
+    @Test
+    void runOfATableCarvedFromRegisteredMemoryReachesOnlyItsBytes() throws Exception {
+        assumeTrue(supports(DeviceCapability.FAST_REG), "device without fast registration");
+        Connection c = connect();
+        RegisteredMemory arena = register(c.server().pd, 40 * 4096, Access.LOCAL_WRITE);
+        ByteBuffer memory = arena.buffer();
+        PageTable table = PageTable.of(arena, 4096);
+        assertThat(table.size()).isEqualTo(40);
+        FastRegMemoryRegion mr = own(c.server().pd.allocFastRegMr(34));
+        int length = 34 * 4096 - 100;
+        SendWorkRequest reg = fastRegister(1, mr, new PageList(34).addRun(table, 3, 34).set(100, length, IOVA + 100),
+                REMOTE);
+        c.server().qp.postSend(reg);
+        assertThat(await(c.server().sendCq).status).isEqualTo(WcStatus.SUCCESS);
+
+        RegisteredMemory local = register(c.client().pd, 2 * 34 * 4096, REMOTE);
+        fill(local.buffer(), 57);
+        c.client().qp.postSend(write(2, local, 0, length, mr.rkey(), IOVA + 100));
+        assertThat(await(c.client().sendCq).status).isEqualTo(WcStatus.SUCCESS);
+        assertThat(bytes(memory, 3 * 4096 + 100, length)).isEqualTo(bytes(local.buffer(), 0, length));
+        assertThat(bytes(memory, 0, 3 * 4096 + 100)).as("memory before the run").containsOnly(0);
+        assertThat(bytes(memory, 37 * 4096, 3 * 4096)).as("memory after the run").containsOnly(0);
+
+        int back = length - 8000; // from 7,996 bytes into the mapping to 4 before its end
+        c.client().qp.postSend(read(3, local, 34 * 4096, back, mr.rkey(), IOVA + 4096 + 4000));
+        assertThat(await(c.client().sendCq).status).isEqualTo(WcStatus.SUCCESS);
+        assertThat(bytes(local.buffer(), 34 * 4096, back)).isEqualTo(bytes(memory, 4 * 4096 + 4000, back));
+
+        c.client().qp.postSend(write(4, local, 0, 200, mr.rkey(), IOVA + 34 * 4096 - 100));
+        assertRefused(await(c.client().sendCq), WcStatus.REM_ACCESS_ERR);
+        assertThat(bytes(memory, 37 * 4096, 3 * 4096)).as("memory after the run").containsOnly(0);
+        assertBroken(c);
+    }
+
     @Test
     void registrationChainedBeforeTheSendThatAdvertisesIt() throws Exception {
         assumeTrue(supports(DeviceCapability.FAST_REG), "device without fast registration");

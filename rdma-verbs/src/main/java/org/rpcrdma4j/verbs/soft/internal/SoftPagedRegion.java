@@ -15,6 +15,11 @@ import org.rpcrdma4j.verbs.PageTable;
  * {@link PageTable}) the table and the run's first entry, taken over in constant time. Either way a byte at a mapping
  * offset is reached through the registered pages only: {@link SoftRegion#check} bounds every access by the mapping's
  * length, which registration checked to fit in the pages.
+ * <p>
+ * A run of a table {@linkplain PageTable#backing() backed} by memory registered on this device is contiguous in that
+ * memory, so its pieces are the backing region's per-engine views, one piece for the whole run: a segment of 64 KiB
+ * is one entry of a scattering read or a gathering write instead of sixteen, and the views' variants let one
+ * gathering write name the run once per FPDU.
  */
 abstract class SoftPagedRegion extends SoftRegion {
     private final ByteBuffer[] pages;
@@ -25,6 +30,10 @@ abstract class SoftPagedRegion extends SoftRegion {
     private int pageShift;
     private int pageMask;
     private int firstByteOffset;
+    /** Not null: the run's bytes are {@code [runStart, runEnd)} of this region's memory (see the class comment). */
+    private SoftRegisteredMemory runBacking;
+    private long runStart;
+    private long runEnd;
 
     SoftPagedRegion(SoftDevice device, SoftPd pd, int index, int maxPages) {
         super(device, pd, index, MrState.INVALID);
@@ -95,6 +104,10 @@ abstract class SoftPagedRegion extends SoftRegion {
         pageShift = Integer.numberOfTrailingZeros(pageSize);
         pageMask = pageSize - 1;
         firstByteOffset = fbo;
+        runBacking = table != null && table.pageSize() == pageSize
+                && table.backing() instanceof SoftRegisteredMemory m && m.device == device ? m : null;
+        runStart = ((long) tableFirst << pageShift) + fbo;
+        runEnd = (long) (tableFirst + count) << pageShift;
         validate(newStag, iova, length, access);
     }
 
@@ -104,10 +117,27 @@ abstract class SoftPagedRegion extends SoftRegion {
         table = null;
         tableFirst = 0;
         pageCount = 0;
+        runBacking = null;
     }
 
     @Override
     final ByteBuffer piece(long offset, int engineId) {
+        SoftRegisteredMemory backing = runBacking;
+        if (backing != null) {
+            page(offset); // the same bounds check
+            return backing.piece(0, engineId);
+        }
+        return page(offset);
+    }
+
+    @Override
+    final ByteBuffer pieceVariant(long offset, int engineId, int variant) {
+        SoftRegisteredMemory backing = runBacking;
+        return backing != null ? backing.pieceVariant(0, engineId, variant) : null;
+    }
+
+    /** The page buffer holding mapping offset {@code offset}. */
+    private ByteBuffer page(long offset) {
         int page = (int) ((firstByteOffset + offset) >>> pageShift);
         if (page >= pageCount) {
             throw new IndexOutOfBoundsException("mapping offset " + offset + " beyond the " + pageCount
@@ -119,25 +149,29 @@ abstract class SoftPagedRegion extends SoftRegion {
 
     @Override
     final int pieceIndex(long offset) {
+        return runBacking != null ? (int) (runStart + offset) : pageIndex(offset);
+    }
+
+    private int pageIndex(long offset) {
         return (int) ((firstByteOffset + offset) & pageMask);
     }
 
     @Override
     final int pieceCut(long offset) {
-        return pieceIndex(offset);
+        return runBacking != null ? 0 : pageIndex(offset);
     }
 
     @Override
     final int pieceRemaining(long offset) {
-        return pageMask + 1 - pieceIndex(offset);
+        return runBacking != null ? (int) (runEnd - runStart - offset) : pageMask + 1 - pageIndex(offset);
     }
 
     @Override
     final void copyOut(long offset, ByteBuffer dst, int dstIndex, int len) {
         while (len > 0) {
-            ByteBuffer page = piece(offset, 0);
-            int index = pieceIndex(offset);
-            int n = Math.min(len, pieceRemaining(offset));
+            ByteBuffer page = page(offset);
+            int index = pageIndex(offset);
+            int n = Math.min(len, pageMask + 1 - index);
             dst.put(dstIndex, page, index, n);
             offset += n;
             dstIndex += n;

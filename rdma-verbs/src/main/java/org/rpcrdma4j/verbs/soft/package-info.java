@@ -76,7 +76,9 @@
  * put until its completion. The page buffers of a {@link org.rpcrdma4j.verbs.PageList} are lent to the device while
  * the registration is valid: engine threads move their position and limit. A page list that names a run of a
  * {@link org.rpcrdma4j.verbs.PageTable} is taken over in constant time (the table and the run's first entry are
- * kept, not a copy of each page reference), so REG_MR and FMR map cost the same for 1 page and for 256.</li>
+ * kept, not a copy of each page reference), so REG_MR and FMR map cost the same for 1 page and for 256. When the
+ * table was carved from memory registered on the same device ({@link org.rpcrdma4j.verbs.PageTable#of}), the run
+ * is reached through that memory's per-engine views: one scatter or gather entry per segment, not one per page.</li>
  * <li><b>Allocation.</b> Nothing is allocated per work request, per FPDU or per completion in steady state: work
  * request slots, inline areas, header and trailer slots, gather and scatter arrays, read queues and completion
  * entries are made when the queue pair or queue is created; registered buffers get one duplicate per engine, made on
@@ -87,7 +89,8 @@
  * either side asks; markers are refused; private data up to 252 bytes (256 minus the IRD/ORD block). A listener
  * closes, after {@code handshakeTimeoutMs}, a socket that sent junk, nothing, or got no decision, and lives on.
  * A message is cut into segments of {@code maxUlpdu} payload bytes, except that a segment taken from fast-registered
- * 4 KiB pages (not the message's last) ends on a page boundary, up to a page short of that: one gathering write then
+ * 4 KiB pages reached page by page (not the message's last) ends on a page boundary, up to a page short of that: one
+ * gathering write then
  * carries up to 16 segments, where a segment starting inside the page the previous one ended in would need the
  * same page buffer twice in one write. (Not where a page is about as large as a segment, and a segment whose end
  * falls in an SGE that starts within it ends where that SGE starts.)</li>

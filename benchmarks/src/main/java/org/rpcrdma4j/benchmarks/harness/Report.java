@@ -38,6 +38,10 @@ public final class Report {
     public static final String READ_TURNS_RDMA = "nfs.read_1m_turns.rdma";
     /** Raw loopback TCP (the wire row's reader), taking turns with {@link #READ_TURNS_RDMA} (MiB/s). */
     public static final String READ_TURNS_RAW_TCP = "nfs.read_1m_turns.raw_tcp";
+    /** WRITE 1 MiB over RDMA, taking turns with {@link #WRITE_TURNS_TCP} (MiB/s). */
+    public static final String WRITE_TURNS_RDMA = "nfs.write_1m_turns.rdma";
+    /** WRITE 1 MiB over oncrpc4j TCP, taking turns with {@link #WRITE_TURNS_RDMA} (MiB/s). */
+    public static final String WRITE_TURNS_TCP = "nfs.write_1m_turns.tcp";
     /** Registered bytes of the client transport's buffer pool right after the mount. */
     public static final String MEM_REGISTERED = "mem.registered";
     /** Of those, bytes held by the transport itself (request slots, receive buffers). */
@@ -201,6 +205,9 @@ public final class Report {
         md.append("| READ 1 MiB sequential, RDMA and raw TCP (").append(cell(READ_TURNS_RAW_TCP, "%,.0f"))
                 .append(" MiB/s) taking turns in short slices | MiB/s | ").append(cell(READ_TURNS_RDMA, "%,.0f"))
                 .append(" | | | | | ").append(ratio(READ_TURNS_RDMA, READ_TURNS_RAW_TCP)).append(" |\n");
+        md.append("| WRITE 1 MiB sequential (UNSTABLE), RDMA and oncrpc4j TCP taking turns in short slices | MiB/s | ")
+                .append(cell(WRITE_TURNS_RDMA, "%,.0f")).append(" | ").append(cell(WRITE_TURNS_TCP, "%,.0f"))
+                .append(" | | ").append(ratio(WRITE_TURNS_RDMA, WRITE_TURNS_TCP)).append(" | | |\n");
 
         md.append("\n#### Cost per RPC, whole JVM (client, server and device threads)\n\n");
         md.append("| workload | CPU µs: RDMA | oncrpc4j TCP | EMC | bytes allocated: RDMA | oncrpc4j TCP | EMC |\n"
@@ -242,6 +249,8 @@ public final class Report {
                     READ_TURNS_RDMA, READ_TURNS_RAW_TCP, 0.6, true);
             target(md, "WRITE 1 MiB over RDMA ≥ 1.2× oncrpc4j TCP",
                     NfsRow.WRITE_1M.figure(Client.RDMA), NfsRow.WRITE_1M.figure(Client.TCP), 1.2, true);
+            target(md, "WRITE 1 MiB over RDMA ≥ 1.2× oncrpc4j TCP, taking turns",
+                    WRITE_TURNS_RDMA, WRITE_TURNS_TCP, 1.2, true);
             target(md, "GETATTR p50 over RDMA ≤ 1.0× oncrpc4j TCP",
                     NfsRow.GETATTR_P50.figure(Client.RDMA), NfsRow.GETATTR_P50.figure(Client.TCP), 1.0, false);
             target(md, "GETATTR p50 over RDMA ≤ 1.0× oncrpc4j TCP, calls alternating on one thread",

@@ -55,11 +55,13 @@ class HarnessQuickTest {
                     .isGreaterThanOrEqualTo(report.figure(NfsRow.GETATTR_P50.figure(Client.RDMA)).getAsDouble());
         }
 
-        for (String turns : new String[] {Report.READ_TURNS_RDMA, Report.READ_TURNS_RAW_TCP}) {
+        for (String turns : new String[] {Report.READ_TURNS_RDMA, Report.READ_TURNS_RAW_TCP, Report.WRITE_TURNS_RDMA,
+            Report.WRITE_TURNS_TCP}) {
             assertThat(report.rounds(turns)).as(turns).hasSize(config.wireSlices());
             assertThat(report.figure(turns).orElseThrow()).as(turns).isPositive();
         }
         assertThat(markdown).contains("| READ 1 MiB sequential, RDMA and raw TCP (");
+        assertThat(markdown).contains("| WRITE 1 MiB sequential (UNSTABLE), RDMA and oncrpc4j TCP taking turns");
         for (String paired : new String[] {Report.GETATTR_PAIRED_RDMA, Report.GETATTR_PAIRED_TCP}) {
             assertThat(report.rounds(paired)).as(paired).hasSize(config.rounds());
             assertThat(report.figure(paired).orElseThrow()).as(paired).isPositive();

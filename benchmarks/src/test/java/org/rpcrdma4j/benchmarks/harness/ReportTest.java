@@ -126,6 +126,29 @@ class ReportTest {
     }
 
     @Test
+    void writeTakingTurnsWithTcpHasItsRowAndTarget() {
+        Report r = figures(1500, 1000, 50, 40);
+        double[] rdma = {3000, 2000, 2600};
+        double[] tcp = {2000, 2000, 2000};
+        for (int i = 0; i < 3; i++) {
+            r.put(Report.WRITE_TURNS_RDMA, rdma[i]);
+            r.put(Report.WRITE_TURNS_TCP, tcp[i]);
+        }
+        String md = r.toMarkdown(HarnessConfig.fullRun());
+        // within turns 1.50, 1.00, 1.30: median 1.30
+        assertThat(md).contains("| WRITE 1 MiB sequential (UNSTABLE), RDMA and oncrpc4j TCP taking turns in short "
+                + "slices | MiB/s | 2,600 | 2,000 | | 1.30× (1.00-1.50) | | |");
+        assertThat(md).contains("| WRITE 1 MiB over RDMA ≥ 1.2× oncrpc4j TCP, taking turns | 1.30× (1.00-1.50) | met |");
+        r.put(Report.WRITE_TURNS_RDMA, 2200);
+        r.put(Report.WRITE_TURNS_TCP, 2000);
+        r.put(Report.WRITE_TURNS_RDMA, 2000);
+        r.put(Report.WRITE_TURNS_TCP, 2000);
+        // 1.50, 1.00, 1.30, 1.10, 1.00: median 1.10
+        assertThat(r.toMarkdown(HarnessConfig.fullRun()))
+                .contains("| WRITE 1 MiB over RDMA ≥ 1.2× oncrpc4j TCP, taking turns | 1.10× (1.00-1.50) | **missed** |");
+    }
+
+    @Test
     void alternatingGetattrHasItsRowAndTarget() {
         Report r = figures(1500, 1000, 50, 40);
         double[] rdma = {90, 99, 80};

@@ -274,12 +274,8 @@ public final class Harness {
                                       PrintStream progress) throws Exception {
         NfsDriver rdma = drivers.get(Client.RDMA);
         NfsDriver tcp = drivers.get(Client.TCP);
-        if (!config.runs(Report.GETATTR_PAIRED_RDMA) && !config.runs(Report.GETATTR_PAIRED_TCP)) {
-            return;
-        }
-        if (rdma == null || tcp == null) {
-            report.unavailable(Report.GETATTR_PAIRED_RDMA, "alternating GETATTR needs both the RDMA and TCP mounts");
-            report.unavailable(Report.GETATTR_PAIRED_TCP, "alternating GETATTR needs both the RDMA and TCP mounts");
+        if (!selected(config, report, Report.GETATTR_PAIRED_RDMA, Report.GETATTR_PAIRED_TCP, rdma != null && tcp != null,
+                "alternating GETATTR needs both the RDMA and TCP mounts")) {
             return;
         }
         JitSettle.Slice both = deadline -> {
@@ -320,12 +316,8 @@ public final class Harness {
      */
     private static void readInTurnsWithRawTcp(HarnessConfig config, NfsDriver rdma, Report report,
                                               PrintStream progress) throws Exception {
-        if (!config.runs(Report.READ_TURNS_RDMA) && !config.runs(Report.READ_TURNS_RAW_TCP)) {
-            return;
-        }
-        if (rdma == null) {
-            report.unavailable(Report.READ_TURNS_RDMA, "no RDMA mount");
-            report.unavailable(Report.READ_TURNS_RAW_TCP, "no RDMA mount");
+        if (!selected(config, report, Report.READ_TURNS_RDMA, Report.READ_TURNS_RAW_TCP, rdma != null,
+                "no RDMA mount")) {
             return;
         }
         progress.printf(Locale.ROOT, "nfs: READ 1 MiB over RDMA and raw TCP taking turns, %d turns of %d ms%n",
@@ -344,12 +336,8 @@ public final class Harness {
      */
     private static void writeInTurnsWithTcp(HarnessConfig config, NfsDriver rdma, NfsDriver tcp, Report report,
                                             PrintStream progress) throws Exception {
-        if (!config.runs(Report.WRITE_TURNS_RDMA) && !config.runs(Report.WRITE_TURNS_TCP)) {
-            return;
-        }
-        if (rdma == null || tcp == null) {
-            report.unavailable(Report.WRITE_TURNS_RDMA, "no RDMA or no TCP mount");
-            report.unavailable(Report.WRITE_TURNS_TCP, "no RDMA or no TCP mount");
+        if (!selected(config, report, Report.WRITE_TURNS_RDMA, Report.WRITE_TURNS_TCP, rdma != null && tcp != null,
+                "WRITE taking turns needs both the RDMA and TCP mounts")) {
             return;
         }
         progress.printf(Locale.ROOT, "nfs: WRITE 1 MiB over RDMA and oncrpc4j TCP taking turns, %d turns of %d ms%n",
@@ -359,6 +347,22 @@ public final class Harness {
             takeTurns(config, report, Report.WRITE_TURNS_RDMA, nanos -> slice(overRdma, NfsRow.WRITE_1M, nanos),
                     Report.WRITE_TURNS_TCP, nanos -> slice(overTcp, NfsRow.WRITE_1M, nanos));
         }
+    }
+
+    /**
+     * Whether a row measured as two figures side by side runs: {@code config} selects either figure and what it
+     * needs is there (otherwise both figures are marked unavailable, saying {@code missing}).
+     */
+    private static boolean selected(HarnessConfig config, Report report, String keyA, String keyB, boolean ready,
+                                    String missing) {
+        if (!config.runs(keyA) && !config.runs(keyB)) {
+            return false;
+        }
+        if (!ready) {
+            report.unavailable(keyA, missing);
+            report.unavailable(keyB, missing);
+        }
+        return ready;
     }
 
     /** A load of {@code row} on {@code driver}, warmed up until the JIT settles. */

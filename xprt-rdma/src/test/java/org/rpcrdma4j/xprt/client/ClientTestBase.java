@@ -6,6 +6,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.function.UnaryOperator;
 
 import io.netty.buffer.ByteBuf;
@@ -30,7 +32,8 @@ abstract class ClientTestBase {
     protected RdmaDevice serverDevice;
     protected FakeRdmaServer server;
     private final List<RdmaClientTransport> transports = new ArrayList<>();
-    private final List<RegisteredBuffer> buffers = new ArrayList<>();
+    /** Added to by callers' threads too (tests that allocate sinks on several threads): a concurrent queue. */
+    private final Queue<RegisteredBuffer> buffers = new ConcurrentLinkedQueue<>();
 
     protected Map<String, String> clientDeviceOptions() {
         return Map.of();

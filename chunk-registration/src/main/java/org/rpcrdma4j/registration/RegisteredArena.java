@@ -18,7 +18,6 @@ public final class RegisteredArena {
     private final int id;
     private final int pageSize;
     private final ByteBuffer memory;
-    private final ByteBuffer[] pages;
     private final PageTable pageTable;
     private final RegisteredMemory region;
 
@@ -30,10 +29,6 @@ public final class RegisteredArena {
         // carved from the registration's own buffer, so that a device can reach a run of pages through its views of
         // the whole region (PageTable#backing)
         this.pageTable = PageTable.of(region, pageSize);
-        this.pages = new ByteBuffer[pageTable.size()];
-        for (int i = 0; i < pages.length; i++) {
-            pages[i] = pageTable.page(i);
-        }
     }
 
     /** Allocates {@code size} bytes of page-aligned direct memory (a multiple of {@code pageSize}). */
@@ -57,12 +52,12 @@ public final class RegisteredArena {
     }
 
     public int pageCount() {
-        return pages.length;
+        return pageTable.size();
     }
 
     /** The view of page {@code index} (direct, capacity {@link #pageSize()}), as {@link PageList} takes it. */
     public ByteBuffer page(int index) {
-        return pages[index];
+        return pageTable.page(index);
     }
 
     /** The arena's page views as a validated table, for naming a contiguous run in one page list entry. */

@@ -323,9 +323,9 @@ public final class Harness {
         progress.printf(Locale.ROOT, "nfs: READ 1 MiB over RDMA and raw TCP taking turns, %d turns of %d ms%n",
                 config.wireSlices(), config.wireSlice().toMillis());
         try (NfsDriver.Load load = warmedLoad(config, rdma, NfsRow.READ_1M)) {
-            takeTurns(config, report, Report.READ_TURNS_RDMA, nanos -> slice(load, NfsRow.READ_1M, nanos),
-                    Report.READ_TURNS_RAW_TCP, nanos -> sliceOnNewConnection(WireLimits::scratchTcp,
-                            config.wireReconnectWarmup(), nanos).mibPerSecond());
+            takeTurns(config, nanos -> report.put(Report.READ_TURNS_RDMA, slice(load, NfsRow.READ_1M, nanos)),
+                    nanos -> report.put(Report.READ_TURNS_RAW_TCP, sliceOnNewConnection(WireLimits::scratchTcp,
+                            config.wireReconnectWarmup(), nanos).mibPerSecond()));
         }
     }
 
@@ -344,8 +344,8 @@ public final class Harness {
                 config.wireSlices(), config.wireSlice().toMillis());
         try (NfsDriver.Load overRdma = warmedLoad(config, rdma, NfsRow.WRITE_1M);
              NfsDriver.Load overTcp = warmedLoad(config, tcp, NfsRow.WRITE_1M)) {
-            takeTurns(config, report, Report.WRITE_TURNS_RDMA, nanos -> slice(overRdma, NfsRow.WRITE_1M, nanos),
-                    Report.WRITE_TURNS_TCP, nanos -> slice(overTcp, NfsRow.WRITE_1M, nanos));
+            takeTurns(config, nanos -> report.put(Report.WRITE_TURNS_RDMA, slice(overRdma, NfsRow.WRITE_1M, nanos)),
+                    nanos -> report.put(Report.WRITE_TURNS_TCP, slice(overTcp, NfsRow.WRITE_1M, nanos)));
         }
     }
 
@@ -378,26 +378,21 @@ public final class Harness {
         }
     }
 
-    /** One rate of a turn-taking row (MiB/s), measured over a slice of {@code nanos}. */
-    private interface Slice {
-        double run(long nanos) throws Exception;
+    /** One side of a turn-taking measurement: runs for a slice of {@code nanos} and records its figures. */
+    private interface Side {
+        void run(long nanos) throws Exception;
     }
 
     /**
-     * {@link HarnessConfig#wireSlices()} turns of one slice of {@link HarnessConfig#wireSlice()} of each side, which
-     * side goes first alternating, each rate recorded under its key: the ratio is taken within each turn.
+     * {@link HarnessConfig#wireSlices()} turns of one slice of {@link HarnessConfig#wireSlice()} of each side, each
+     * turn starting one side further along ({@link #inTurn}): each slice is one value of its figures, and a ratio
+     * between two sides is taken within each turn.
      */
-    private static void takeTurns(HarnessConfig config, Report report, String keyA, Slice a, String keyB, Slice b)
-            throws Exception {
+    private static void takeTurns(HarnessConfig config, Side... sides) throws Exception {
         long slice = config.wireSlice().toNanos();
         for (int turn = 0; turn < config.wireSlices(); turn++) {
-            boolean aFirst = (turn & 1) == 0;
-            if (!aFirst) {
-                report.put(keyB, b.run(slice));
-            }
-            report.put(keyA, a.run(slice));
-            if (aFirst) {
-                report.put(keyB, b.run(slice));
+            for (Side side : inTurn(sides, turn)) {
+                side.run(slice);
             }
         }
     }
@@ -445,21 +440,22 @@ public final class Harness {
                 rows.add(row);
             }
         }
-        long slice = config.wireSlice().toNanos();
-        int turns = config.wireSlices();
         progress.printf(Locale.ROOT, "wire: %d turns of a %d ms slice of each of %d rows, each on a new connection%n",
-                turns, slice / 1_000_000, rows.size());
-        WireRow[] selected = rows.toArray(new WireRow[0]);
+                config.wireSlices(), config.wireSlice().toMillis(), rows.size());
         Set<WireRow> warm = new HashSet<>();
-        for (int turn = 0; turn < turns; turn++) {
-            for (WireRow row : inTurn(selected, turn)) {
-                if (turn == 0) {
+        Side[] sides = new Side[rows.size()];
+        for (int i = 0; i < sides.length; i++) {
+            WireRow row = rows.get(i);
+            sides[i] = nanos -> {
+                Duration warmup = config.wireReconnectWarmup();
+                if (warm.add(row)) {
                     progress.println("wire: " + row.label);
+                    warmup = config.warmup();
                 }
-                Duration warmup = warm.add(row) ? config.warmup() : config.wireReconnectWarmup();
-                wire(report, row.key, sliceOnNewConnection(row.opener, warmup, slice));
-            }
+                wire(report, row.key, sliceOnNewConnection(row.opener, warmup, nanos));
+            };
         }
+        takeTurns(config, sides);
     }
 
     /** Connects, runs {@code warmup} unmeasured, then one measured slice of {@code slice} ns; closes. */

@@ -8,8 +8,8 @@
  * with absolute figures, ratios and the targets.
  * <p>
  * Each figure has its own warm-up; the columns of an NFS row run in rounds, one after the other, against the same
- * server, and the wire rows (and READ 1 MiB over RDMA against raw TCP) take turns in 200 ms slices, so that the two
- * sides of a ratio see the machine in the same state. The {@code --quick} mode, run by the unit tests, keeps the
+ * server, and the wire rows (and READ 1 MiB over RDMA against raw TCP, WRITE 1 MiB over RDMA against oncrpc4j TCP)
+ * take turns in 200 ms slices, so that the two sides of a ratio see the machine in the same state. The {@code --quick} mode, run by the unit tests, keeps the
  * harness working; its figures mean nothing.
  */
 package org.rpcrdma4j.benchmarks.harness;

@@ -22,6 +22,14 @@ class ReportTest {
         return r;
     }
 
+    /** Records figures taken side by side: {@code a[i]} and {@code b[i]} in turn (or round) {@code i}. */
+    private static void putTurns(Report r, String keyA, double[] a, String keyB, double[] b) {
+        for (int i = 0; i < a.length; i++) {
+            r.put(keyA, a[i]);
+            r.put(keyB, b[i]);
+        }
+    }
+
     @Test
     void ratiosAndVerdictsFollowTheFigures() {
         String md = figures(1500, 1000, 50, 40).toMarkdown(HarnessConfig.fullRun());
@@ -44,10 +52,7 @@ class ReportTest {
         // raw TCP's mode changes between rounds; the device follows it
         double[] tcp = {4000, 2000, 3000};
         double[] write = {3200, 1800, 2850};
-        for (int i = 0; i < 3; i++) {
-            r.put(Report.WIRE_TCP, tcp[i]);
-            r.put(Report.WIRE_RDMA_WRITE, write[i]);
-        }
+        putTurns(r, Report.WIRE_TCP, tcp, Report.WIRE_RDMA_WRITE, write);
         assertThat(r.figure(Report.WIRE_TCP).orElseThrow()).isEqualTo(3000);
         assertThat(r.figure(Report.WIRE_RDMA_WRITE).orElseThrow()).isEqualTo(2850);
         assertThat(r.rounds(Report.WIRE_TCP)).containsExactly(4000.0, 2000.0, 3000.0);
@@ -75,10 +80,7 @@ class ReportTest {
         // raw TCP's mode swings from turn to turn; the device stays put
         double[] tcp = {5000, 3000, 4000};
         double[] write = {3500, 3600, 3400};
-        for (int i = 0; i < 3; i++) {
-            r.put(Report.WIRE_TCP, tcp[i]);
-            r.put(Report.WIRE_RDMA_WRITE, write[i]);
-        }
+        putTurns(r, Report.WIRE_TCP, tcp, Report.WIRE_RDMA_WRITE, write);
         String md = r.toMarkdown(HarnessConfig.fullRun());
         // within turns 0.70, 1.20, 0.85: median 0.85 (the medians' ratio would be 0.88)
         assertThat(md).contains("| soft iWARP RDMA WRITE, 8 in flight | 3,500 | 0.85× (0.70-1.20) |");
@@ -107,10 +109,7 @@ class ReportTest {
         Report r = figures(1500, 1000, 50, 40);
         double[] rdma = {2400, 2000, 2500};
         double[] raw = {4000, 4000, 3000};
-        for (int i = 0; i < 3; i++) {
-            r.put(Report.READ_TURNS_RDMA, rdma[i]);
-            r.put(Report.READ_TURNS_RAW_TCP, raw[i]);
-        }
+        putTurns(r, Report.READ_TURNS_RDMA, rdma, Report.READ_TURNS_RAW_TCP, raw);
         String md = r.toMarkdown(HarnessConfig.fullRun());
         // within turns 0.60, 0.50, 0.83: median 0.60; against the wire row's raw TCP (2000) 0.75
         assertThat(md).contains("| READ 1 MiB sequential, RDMA and raw TCP (4,000 MiB/s) taking turns in short slices "
@@ -130,10 +129,7 @@ class ReportTest {
         Report r = figures(1500, 1000, 50, 40);
         double[] rdma = {3000, 2000, 2600};
         double[] tcp = {2000, 2000, 2000};
-        for (int i = 0; i < 3; i++) {
-            r.put(Report.WRITE_TURNS_RDMA, rdma[i]);
-            r.put(Report.WRITE_TURNS_TCP, tcp[i]);
-        }
+        putTurns(r, Report.WRITE_TURNS_RDMA, rdma, Report.WRITE_TURNS_TCP, tcp);
         String md = r.toMarkdown(HarnessConfig.fullRun());
         // within turns 1.50, 1.00, 1.30: median 1.30
         assertThat(md).contains("| WRITE 1 MiB sequential (UNSTABLE), RDMA and oncrpc4j TCP taking turns in short "
@@ -153,10 +149,7 @@ class ReportTest {
         Report r = figures(1500, 1000, 50, 40);
         double[] rdma = {90, 99, 80};
         double[] tcp = {100, 90, 100};
-        for (int i = 0; i < 3; i++) {
-            r.put(Report.GETATTR_PAIRED_RDMA, rdma[i]);
-            r.put(Report.GETATTR_PAIRED_TCP, tcp[i]);
-        }
+        putTurns(r, Report.GETATTR_PAIRED_RDMA, rdma, Report.GETATTR_PAIRED_TCP, tcp);
         String md = r.toMarkdown(HarnessConfig.fullRun());
         // within rounds 0.90, 1.10, 0.80: median 0.90
         assertThat(md).contains("| GETATTR round trip p50, RDMA and TCP calls alternating on one thread | µs | 90.0 | "

@@ -66,11 +66,20 @@ public final class LinuxPeer implements AutoCloseable {
         }
     }
 
-    /** @return the harness directory named by {@value #DIR_PROPERTY}, or null when the property is not set */
+    /** Environment variable naming the harness directory; it wins over {@value #DIR_PROPERTY}. */
+    public static final String DIR_ENVIRONMENT = "LINUX_PEER_DIR";
+
+    /**
+     * @return the harness directory: {@value #DIR_ENVIRONMENT} from the environment, else {@value #DIR_PROPERTY} (the
+     * build sets it to {@code ../shared/linux-peer} beside the checkout), else null
+     */
     public static Path configuredDirectory() {
-        String d = System.getProperty(DIR_PROPERTY);
-        // "${...}": the profile's default, from an environment variable that is not set
-        return d == null || d.isBlank() || d.contains("${") ? null : Path.of(d);
+        String d = System.getenv(DIR_ENVIRONMENT);
+        if (d == null || d.isBlank()) {
+            d = System.getProperty(DIR_PROPERTY);
+        }
+        // "${...}": a property the build could not fill in
+        return d == null || d.isBlank() || d.contains("${") ? null : Path.of(d).normalize();
     }
 
     /** @return the harness's cache directory (build output; {@code run/} holds the running guest's files) */
@@ -79,31 +88,26 @@ public final class LinuxPeer implements AutoCloseable {
     }
 
     /**
-     * Why the peer cannot run here, or null when it can: the property is not set, the harness is missing, qemu is not
-     * installed, or this process is not root (the harness installs packages and builds a kernel module).
+     * Why the peer cannot run here, or null when it can: no harness, not a Linux host, or this process is not root
+     * (the harness installs its packages, qemu among them, and builds a kernel module). A missing qemu is no reason:
+     * {@link #boot} runs the harness's {@code build.sh} first, which installs it.
      */
     public static String unavailableReason() {
         Path d = configuredDirectory();
         if (d == null) {
-            return "the Linux peer is off: run with -Plinux-interop -D" + DIR_PROPERTY + "=<linux-peer harness directory>"
-                    + " (or LINUX_PEER_DIR in the environment)";
+            return "no linux-peer harness named: set " + DIR_ENVIRONMENT + " or -D" + DIR_PROPERTY + "=<directory>";
         }
         for (String script : List.of("build.sh", "start.sh", "stop.sh", "guest-exec.py")) {
             if (!Files.isRegularFile(d.resolve(script))) {
-                return "no " + script + " in " + DIR_PROPERTY + "=" + d;
+                return "no linux-peer harness at " + d + " (no " + script + "; set " + DIR_ENVIRONMENT + " or -D"
+                        + DIR_PROPERTY + ")";
             }
         }
         if (!System.getProperty("os.name", "").toLowerCase(java.util.Locale.ROOT).contains("linux")) {
             return "the Linux peer needs a Linux host";
         }
-        if (findOnPath("qemu-system-x86_64") == null) {
-            return "qemu-system-x86_64 is not installed (the harness's build.sh installs it)";
-        }
         if (!isRoot()) {
-            return "the Linux peer's harness must run as root (it installs packages and builds siw.ko)";
-        }
-        if (findOnPath("python3") == null) {
-            return "python3 is not installed (guest-exec.py needs it)";
+            return "the Linux peer's harness must run as root (it installs qemu and its packages and builds siw.ko)";
         }
         return null;
     }

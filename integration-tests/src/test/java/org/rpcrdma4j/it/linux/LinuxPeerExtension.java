@@ -7,17 +7,16 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.ParameterContext;
 import org.junit.jupiter.api.extension.ParameterResolutionException;
 import org.junit.jupiter.api.extension.ParameterResolver;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+import org.rpcrdma4j.testsupport.RequiredPeer;
 
 /**
- * Gives tests the one {@link LinuxPeer} of the test run. Tests are disabled, with the reason in the report, when the
- * peer cannot run here ({@link LinuxPeer#unavailableReason()}: the {@code linux-interop} profile is off, no qemu, not
- * root). The guest boots at the first test that asks for it and stops when the test run ends (the root context's
- * store closes it); a failed boot fails every test that needs the peer, without booting again.
+ * Gives tests the one {@link LinuxPeer} of the test run. Where the peer cannot run ({@link LinuxPeer#unavailableReason()}:
+ * no harness, not root) tests are disabled with the reason (printed on the console by the skip report), except in CI,
+ * where they run and fail with it ({@link RequiredPeer}). The guest is built and boots at the first test that asks for
+ * it and stops when the test run ends (the root context's store closes it); a failed boot fails every test that needs
+ * the peer, without booting again.
  */
 public final class LinuxPeerExtension implements ExecutionCondition, ParameterResolver {
-    private static final Logger LOG = LoggerFactory.getLogger(LinuxPeerExtension.class);
     private static final ExtensionContext.Namespace NAMESPACE = ExtensionContext.Namespace.create(LinuxPeer.class);
 
     /** The peer, or why it did not boot; closed with the root store at the end of the run. */
@@ -36,11 +35,10 @@ public final class LinuxPeerExtension implements ExecutionCondition, ParameterRe
         if (reason == null) {
             return ConditionEvaluationResult.enabled("the Linux peer can run");
         }
-        if (context.getTestMethod().isEmpty()) {
-            // once per test class, on the console too: surefire reports skipped tests only by number
-            LOG.warn("{} skipped: {}", context.getDisplayName(), reason);
+        if (RequiredPeer.inCi()) {
+            return ConditionEvaluationResult.enabled("CI: runs, to fail with the reason");
         }
-        return ConditionEvaluationResult.disabled(reason);
+        return ConditionEvaluationResult.disabled("the Linux guest unavailable: " + reason);
     }
 
     @Override
@@ -58,6 +56,10 @@ public final class LinuxPeerExtension implements ExecutionCondition, ParameterRe
      * @throws ParameterResolutionException when it could not boot
      */
     public static LinuxPeer peer(ExtensionContext context) {
+        String reason = LinuxPeer.unavailableReason();
+        if (reason != null) {
+            throw new ParameterResolutionException("the Linux guest must run in CI, but cannot: " + reason);
+        }
         Booted b = context.getRoot().getStore(NAMESPACE).getOrComputeIfAbsent(Booted.class, k -> {
             try {
                 return new Booted(LinuxPeer.boot(), null);

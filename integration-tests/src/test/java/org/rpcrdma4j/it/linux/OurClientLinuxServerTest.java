@@ -51,6 +51,7 @@ import org.rpcrdma4j.nfs.client.rdma.RdmaDataTransport;
 import org.rpcrdma4j.nfs.client.rdma.RdmaDataTransportFactory;
 import org.rpcrdma4j.nfs.xdr.Nfs3;
 import org.rpcrdma4j.registration.RegistrationMode;
+import org.rpcrdma4j.testsupport.RequiredPeer;
 import org.rpcrdma4j.xprt.XprtCounter;
 import org.rpcrdma4j.xprt.client.RdmaChunkErrorException;
 import org.rpcrdma4j.xprt.client.RdmaClientStats;
@@ -134,7 +135,7 @@ class OurClientLinuxServerTest {
         }
         int siwCrcErrorsBefore = peer.siwCrcErrors().size();
         Recording recording = new Recording(setup);
-        WireCapture capture = WireCapture.unavailableReason() == null
+        WireCapture capture = RequiredPeer.optionalOutsideCi("the capture of the Linux suite", WireCapture.unavailableReason())
                 ? WireCapture.start(CAPTURES.resolve(setup.tag() + ".pcapng"), peer.rdmaPort()) : null;
         try {
             Map<String, String> handles = new TreeMap<>(); // hex handle -> file name
@@ -203,6 +204,7 @@ class OurClientLinuxServerTest {
                 capture.keep();
                 LOG.error("{} failed; the capture is kept in {}", setup, capture.file().toAbsolutePath());
             }
+            LOG.error("{} failed; guest kernel log:\n{}", setup, peer.dmesgTail(40));
             throw t;
         } finally {
             if (capture != null) {

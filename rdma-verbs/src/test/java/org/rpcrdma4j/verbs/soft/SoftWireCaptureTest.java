@@ -1,8 +1,6 @@
 package org.rpcrdma4j.verbs.soft;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.abort;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -15,6 +13,7 @@ import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.rpcrdma4j.testsupport.RequiredPeer;
 import org.rpcrdma4j.verbs.AcceptParameters;
 import org.rpcrdma4j.verbs.Access;
 import org.rpcrdma4j.verbs.ConnectParameters;
@@ -35,7 +34,7 @@ import org.rpcrdma4j.verbs.conformance.VerbsFixture;
 /**
  * Captures a connection that uses every RDMAP opcode on loopback and lets Wireshark's own dissectors judge it: every
  * frame decodes (no malformed packet), every CRC is good, and the opcode counts are exactly what the connection sent.
- * Skipped, with the reason, where tshark is missing or may not capture.
+ * Skipped, with the reason, where tshark is missing or may not capture; in CI that fails instead ({@link RequiredPeer}).
  */
 @Timeout(180)
 class SoftWireCaptureTest extends VerbsFixture {
@@ -53,7 +52,7 @@ class SoftWireCaptureTest extends VerbsFixture {
     @Test
     void everyOpcodeDecodesWithGoodCrcs() throws Exception {
         String unavailable = Tshark.availability();
-        assumeTrue(unavailable == null, () -> "wire capture test skipped: " + unavailable);
+        RequiredPeer.require("the wire capture test (tshark)", unavailable);
 
         Endpoint client = endpoint(device, Sizes.defaults());
         Endpoint server = endpoint(peerDevice, Sizes.defaults());
@@ -66,7 +65,7 @@ class SoftWireCaptureTest extends VerbsFixture {
         try {
             capture = Tshark.capture(listener.localAddress().getPort(), file);
         } catch (IOException e) {
-            abort("wire capture test skipped: " + e.getMessage());
+            RequiredPeer.require("the wire capture test (tshark)", "tshark cannot capture: " + e.getMessage());
             return;
         }
         try (capture) {

@@ -157,6 +157,18 @@ public final class LinuxPeer implements AutoCloseable {
         if (build.status() != 0) {
             throw new IOException("linux-peer build.sh failed (" + build.status() + "):\n" + build.tail(40));
         }
+        String stale = staleInitramfs(cache);
+        if (stale != null) {
+            // build.sh keeps an initramfs whose scripts did not change, even when the kernel it resolved did (its
+            // first run may resolve the kernel from stale package lists, a later one from fresh ones)
+            LOG.warn("the Linux peer's initramfs is stale ({}): building it again", stale);
+            Map<String, String> force = Map.of("LP_CACHE", cache.toString(), "LP_FORCE", "1");
+            build = run(List.of("bash", dir.resolve("build.sh").toString()), force, BUILD_TIMEOUT);
+            if (build.status() != 0 || staleInitramfs(cache) != null) {
+                throw new IOException("linux-peer build.sh LP_FORCE=1 failed (" + build.status() + ", "
+                        + staleInitramfs(cache) + "):\n" + build.tail(40));
+            }
+        }
         long t1 = System.nanoTime();
         Result start = run(List.of("bash", dir.resolve("start.sh").toString()), env, START_TIMEOUT);
         if (start.status() != 0) {
@@ -168,6 +180,29 @@ public final class LinuxPeer implements AutoCloseable {
         LOG.info("Linux peer: build.sh {} ms, start.sh {} ms:\n{}", (t1 - t0) / 1_000_000, boot.toMillis(),
                 start.output().strip());
         return new LinuxPeer(dir, cache, true, readPorts(cache), boot);
+    }
+
+    /**
+     * Whether the initramfs holds the modules of another kernel than the one that boots: the module directories of
+     * the unpacked kernel ({@code kroot/lib/modules}) and of the initramfs's tree ({@code root/lib/modules}) differ.
+     *
+     * @return what differs, or null when they agree (or the harness's layout is not there to compare)
+     */
+    static String staleInitramfs(Path cache) throws IOException {
+        Path kernel = cache.resolve("kroot/lib/modules");
+        Path initramfs = cache.resolve("root/lib/modules");
+        if (!Files.isDirectory(kernel) || !Files.isDirectory(initramfs)) {
+            return null;
+        }
+        List<String> k = names(kernel);
+        List<String> i = names(initramfs);
+        return k.equals(i) ? null : "kernel modules " + k + ", initramfs modules " + i;
+    }
+
+    private static List<String> names(Path dir) throws IOException {
+        try (var s = Files.list(dir)) {
+            return s.map(p -> p.getFileName().toString()).sorted().toList();
+        }
     }
 
     /** @return the PID of the running guest recorded by start.sh, or null */

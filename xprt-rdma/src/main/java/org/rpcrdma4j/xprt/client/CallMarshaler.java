@@ -103,11 +103,13 @@ final class CallMarshaler {
                 throw new IllegalArgumentException("the sink must come from this transport's buffer pool");
             }
             slot.replyPlan = RequestSlot.ReplyPlan.WRITE_CHUNK;
+            slot.callerSink = true;
             slot.sinkBuf = call.sink();
             slot.sinkIndex = call.sinkIndex();
             slot.sinkLength = call.sinkLength();
+            slot.plannedWith = agent.thresholds();
         } else {
-            planReply(slot, base, at, call.maxReplySizeOverride());
+            planReply(slot, base, at, call.maxReplySizeOverride(), agent.thresholds());
         }
     }
 
@@ -131,7 +133,7 @@ final class CallMarshaler {
         slot.tailBuf = base;
         slot.tailIndex = at + length;
         locateCallItem(slot, base, at, length);
-        planReply(slot, base, at, -1);
+        planReply(slot, base, at, -1, agent.thresholds());
     }
 
     private void parseCall(RequestSlot slot, RegisteredBuffer base, int at, int length) throws RdmaMarshalException {
@@ -182,9 +184,14 @@ final class CallMarshaler {
         return v.setIndex(from, to);
     }
 
-    private void planReply(RequestSlot slot, RegisteredBuffer base, int at, int maxReplyOverride)
-            throws RdmaMarshalException, InterruptedException {
-        int inlineReceive = agent.thresholds().receive();
+    /**
+     * Decides how the reply comes back on a connection with {@code limits}; allocates a reply or write chunk sink
+     * when it does not come inline. {@code at}: where the message starts in {@code base}.
+     */
+    private void planReply(RequestSlot slot, RegisteredBuffer base, int at, int maxReplyOverride,
+                           InlineThresholds limits) throws RdmaMarshalException, InterruptedException {
+        slot.plannedWith = limits;
+        int inlineReceive = limits.receive();
         long maxItem = -1;
         long maxInline;
         UpperLayerBinding binding = slot.binding;
@@ -274,6 +281,10 @@ final class CallMarshaler {
      */
     void marshal(RequestSlot slot) throws RdmaMarshalException, VerbsException, InterruptedException {
         InlineThresholds limits = agent.thresholds();
+        if (slot.plannedWith != null && !slot.plannedWith.equals(limits)) {
+            replan(slot, limits);
+        }
+        slot.plannedWith = limits;
         Registration r = slot.registration;
         slot.resetStamp = agent.resetCount();
         r.begin(slot.xid);
@@ -359,6 +370,27 @@ final class CallMarshaler {
             throw new RdmaMarshalException("xid 0x" + Integer.toHexString(slot.xid) + " cannot be marshaled: "
                     + e.getMessage(), e);
         }
+    }
+
+    /**
+     * Plans the reply of a prepared call again for a connection with other inline thresholds (a server that came back
+     * with other settings, or sent no private data): a reply planned inline may no longer fit, a chunk may no longer
+     * be needed. A caller's sink stays the plan. The slot's handles must be invalid (nothing is mapped yet).
+     */
+    private void replan(RequestSlot slot, InlineThresholds limits) throws RdmaMarshalException, InterruptedException {
+        if (slot.callerSink) {
+            return;
+        }
+        if (slot.ownedReply != null) {
+            slot.ownedReply.release();
+            slot.ownedReply = null;
+        }
+        slot.sinkBuf = null;
+        slot.sinkIndex = 0;
+        slot.sinkLength = 0;
+        agent.ownCounters().increment(ClientCounter.REPLIES_PLANNED_AGAIN);
+        planReply(slot, slot.headBuf, slot.headIndex,
+                slot.ddpCall != null ? slot.ddpCall.maxReplySizeOverride() : -1, limits);
     }
 
     /** An upper bound of the segments a contiguous item takes. */

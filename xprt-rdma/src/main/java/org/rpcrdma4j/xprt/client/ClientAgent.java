@@ -466,7 +466,7 @@ final class ClientAgent implements Agent {
             } else if (slot.deadlineNanos != 0 && now - slot.deadlineNanos >= 0) {
                 counters.increment(XprtCounter.TIMEOUTS);
                 fail(slot, timeout(slot));
-            } else if (slot.resetStamp != resetCount) {
+            } else if (slot.resetStamp != resetCount || state == State.CONNECTED && plannedForOther(slot)) {
                 toRecovery(slot);
             } else {
                 window.queue(slot);
@@ -782,11 +782,30 @@ final class ClientAgent implements Agent {
             counters.increment(XprtCounter.RECONNECTS);
         }
         everConnected = true;
+        replanQueued();
         LOG.debug("{}: connected to {} from {}, inline {}/{}{}", name, info.remoteAddress(), info.localAddress(),
                 thresholds.send(), thresholds.receive(), thresholds.peerPrivateData() ? "" : " (no private data)");
         if (firstConnect != null) {
             firstConnect.complete(null);
             firstConnect = null;
+        }
+    }
+
+    /** Whether {@code slot} was marshaled for inline thresholds other than this connection's. */
+    private boolean plannedForOther(RequestSlot slot) {
+        return slot.plannedWith != null && !slot.plannedWith.equals(thresholds);
+    }
+
+    /**
+     * Calls queued while there was no connection were marshaled for the previous one: those whose thresholds differ
+     * from the new connection's are planned and marshaled again (recovery thread) before they go out.
+     */
+    private void replanQueued() {
+        for (RequestSlot slot : slots) {
+            if (slot != probe && slot.state == RequestSlot.State.QUEUED && plannedForOther(slot)) {
+                window.remove(slot);
+                toRecovery(slot);
+            }
         }
     }
 

@@ -48,7 +48,17 @@ public enum ClientCounter {
      * Calls posted inline and unsignaled (small calls without chunks): they complete without waiting for their Send's
      * completion, and a device that confirms placement sends no probe for them.
      */
-    UNSIGNALED_SENDS("unsignaled_sends");
+    UNSIGNALED_SENDS("unsignaled_sends"),
+    /**
+     * Calls whose reply was planned again before they went out: the connection they go out on negotiated other inline
+     * thresholds than the one they were marshaled for (a server back with other settings, or with no private data).
+     */
+    REPLIES_PLANNED_AGAIN("replies_planned_again"),
+    /**
+     * Keep-alive probes that were due but waited, because every credit the server granted was in use: the calls on
+     * the wire are then left to their own timeouts, as Linux's client leaves them to its RPC timeouts.
+     */
+    KEEPALIVE_PROBES_DEFERRED("keepalive_probes_deferred");
 
     private final String label;
 

@@ -8,8 +8,13 @@ import org.rpcrdma4j.xprt.internal.RpcHeader;
  * The keep-alive probe (RC connections have none of their own): when calls are on the wire and nothing has been
  * received for the configured interval, the agent sends a NULL call of the last program used, on the credit it keeps
  * in reserve; when nothing arrives within the probe timeout after that, the connection is dropped, so a dead server
- * cannot hang its callers. With only one credit granted (and it in use) no probe can be sent: the probe then counts as
- * sent, and the same timeout applies. Agent thread.
+ * cannot hang its callers. Only a probe that went out and was not answered drops a connection: a server that answers
+ * is never dropped, however slow its calls.
+ * <p>
+ * With only one credit granted, and it in use, no probe can go out (RFC 8166 forbids calls beyond the grant). The
+ * probe then waits for a free credit (counted once per quiet period, {@link ClientCounter#KEEPALIVE_PROBES_DEFERRED}),
+ * and the calls on the wire are left to their own timeouts, which drop the connection when they pass (as Linux's
+ * client leaves a silent RDMA server to its RPC timeouts). Agent thread.
  */
 final class KeepAlive {
     private final long interval;
@@ -18,6 +23,8 @@ final class KeepAlive {
     private long probeSentAt;
     private boolean probing;
     private long nextCheck = Long.MAX_VALUE;
+    /** A probe is due but waits for a credit (counted once until something arrives). */
+    private boolean deferred;
     private final ClientAgent agent;
     private final CallMarshaler marshaler;
     private volatile int lastProgram;
@@ -39,11 +46,13 @@ final class KeepAlive {
 
     void reset() {
         probing = false;
+        deferred = false;
         nextCheck = Long.MAX_VALUE;
     }
 
     void received(long now) {
         lastReceive = now;
+        deferred = false;
     }
 
     void probeAnswered() {
@@ -93,9 +102,17 @@ final class KeepAlive {
             return 0;
         }
         if (now - lastReceive >= interval) {
+            if (!sendProbe()) {
+                // every credit in use (or the probe could not be marshaled): look again one interval on
+                if (!deferred) {
+                    deferred = true;
+                    agent.ownCounters().increment(ClientCounter.KEEPALIVE_PROBES_DEFERRED);
+                }
+                nextCheck = now + interval;
+                return 0;
+            }
             probing = true;
             probeSentAt = now;
-            sendProbe();
             nextCheck = now + timeout;
             return 1;
         }
@@ -111,10 +128,10 @@ final class KeepAlive {
         }
     }
 
-    /** Sends the probe on its own slot when a credit is free (else it counts as sent; see the class comment). */
-    private void sendProbe() {
+    /** Sends the probe on its own slot when a credit is free; returns whether it went out. */
+    private boolean sendProbe() {
         if (!agent.probeAllowed()) {
-            return;
+            return false;
         }
         RequestSlot probe = agent.probeSlot();
         probe.state = RequestSlot.State.MARSHALING;
@@ -126,10 +143,11 @@ final class KeepAlive {
                  | RuntimeException e) {
             probe.clearCall();
             probe.state = RequestSlot.State.FREE;
-            return;
+            return false;
         }
         agent.counters().increment(org.rpcrdma4j.xprt.XprtCounter.KEEPALIVE_PROBES);
         agent.post(probe);
+        return true;
     }
 
     /** Writes a NULL call (AUTH_NONE) into the probe slot's send buffer and describes it as the slot's call. */

@@ -27,6 +27,12 @@ import org.rpcrdma4j.registration.RegisteredBuffer;
  * its bytes are in the sink ({@link #placedBytes()} of them, no pad).</li>
  * <li>{@link #timeout}: 0 takes the transport's default.</li>
  * </ul>
+ * The payload and the sink are registered memory the server reads and writes with RDMA: from submission until the
+ * call is done, the transport holds a reference on each (a {@link RegisteredBuffer} is reference counted), so a caller
+ * that releases its own reference early, say after an interrupted {@link RdmaClientTransport#call}, cannot hand memory
+ * the server may still write into back to the pool; it returns once the call is done and every handle over it is
+ * invalid.
+ * <p>
  * <b>Outcome</b> (valid once {@link #isDone()}): {@link #failure()} is null when a reply arrived (whatever the
  * program's accept status: that is in the reply message), else one of the {@link RdmaTransportException} subclasses.
  * Every memory registration the call exposed is invalid before the call is done.

@@ -401,7 +401,9 @@ public final class RdmaClientConfig {
         /**
          * Keep-alive: when calls are outstanding and nothing was received for {@code interval}, a NULL call is sent on
          * a reserved credit; when it is not answered within {@code timeout} the connection is dropped (and the calls
-         * are sent again after reconnecting). {@link Duration#ZERO} interval: off. Defaults 30 s and 30 s.
+         * are sent again after reconnecting). While every credit the server granted is in use (a grant of 1) no probe
+         * can go out: it waits, and a server is never dropped for being slow; the calls' own timeouts apply.
+         * {@link Duration#ZERO} interval: off. Defaults 30 s and 30 s.
          */
         public Builder keepAlive(Duration interval, Duration timeout) {
             this.keepAliveInterval = notNegative(interval, "keep-alive interval");

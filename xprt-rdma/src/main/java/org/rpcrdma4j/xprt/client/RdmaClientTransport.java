@@ -245,7 +245,8 @@ public final class RdmaClientTransport implements RpcTransport, AutoCloseable {
      * (if any) is in the call's reply buffer.
      *
      * @throws RdmaTransportException the call failed (its timeout, a connection or protocol error, RDMA_ERROR)
-     * @throws InterruptedException   interrupted while waiting; the call stays in flight and completes later
+     * @throws InterruptedException   interrupted while waiting; the call stays in flight and completes later (the
+     *                                transport holds its payload and sink until then: releasing them is safe)
      */
     public void call(RdmaCall call) throws IOException, InterruptedException {
         submit(call, null);
@@ -303,6 +304,7 @@ public final class RdmaClientTransport implements RpcTransport, AutoCloseable {
             return;
         }
         slot.ddpCall = call;
+        slot.pin(call);
         slot.deadlineNanos = deadline;
         try {
             marshaler.prepare(slot, call);

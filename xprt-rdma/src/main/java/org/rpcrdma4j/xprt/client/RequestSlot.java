@@ -11,6 +11,7 @@ import org.rpcrdma4j.verbs.SendWorkRequest;
 import org.rpcrdma4j.xprt.DataItem;
 import org.rpcrdma4j.xprt.UpperLayerBinding;
 import org.rpcrdma4j.xprt.internal.DataItemCut;
+import org.rpcrdma4j.xprt.internal.InlineThresholds;
 import org.rpcrdma4j.xprt.internal.Mailbox;
 import org.rpcrdma4j.xprt.internal.RpcHeader;
 import org.rpcrdma4j.xprt.internal.SlotQueue;
@@ -30,7 +31,8 @@ import org.rpcrdma4j.xprt.internal.StreamLayout;
  * <b>The call</b> is described as three parts of registered memory: <em>head</em> (the RPC message up to and including
  * the DDP-eligible item's length word, or the whole message when there is no item), <em>item</em> (the item's bytes,
  * optional; the caller's payload or a part of a copied message), and <em>tail</em> (the item's XDR pad, then the rest
- * of the message). Re-marshaling after a reconnect only needs these parts.
+ * of the message). Re-marshaling after a reconnect only needs these parts (and planning the reply again when the new
+ * connection negotiated other inline thresholds).
  * <p>
  * <b>Ownership.</b> A slot belongs to one thread at a time: the caller that took it from the free pool (marshaling,
  * which may block), then the agent (queued, on the wire, completing), possibly the recovery thread (re-marshaling after
@@ -98,6 +100,13 @@ final class RequestSlot implements InvalidationListener, SlotQueue.Entry<Request
     int padLength;
     int tailLength;
     ReplyPlan replyPlan = ReplyPlan.INLINE;
+    /** The reply goes into the caller's sink (DDP API): the plan is the caller's, whatever the thresholds. */
+    boolean callerSink;
+    /**
+     * The connection's inline thresholds the reply plan and the marshaling were made for (null: not marshaled yet).
+     * A connection with other thresholds needs both made again before the call goes out on it.
+     */
+    InlineThresholds plannedWith;
     RegisteredBuffer sinkBuf;
     int sinkIndex;
     int sinkLength;
@@ -114,6 +123,14 @@ final class RequestSlot implements InvalidationListener, SlotQueue.Entry<Request
     /** Bytes of the RPC call (unreduced). */
     int rpcLength;
     long deadlineNanos;
+
+    /**
+     * The DDP caller's payload and sink, retained from submission until the call is done and every handle over them
+     * is invalid: a caller that lets go of its own reference early (an interrupted wait) cannot return memory the
+     * server may still read or write to the pool.
+     */
+    RegisteredBuffer pinnedPayload;
+    RegisteredBuffer pinnedSink;
 
     // ---------------------------------------------------------------- completion targets (one of them)
     RdmaCall ddpCall;
@@ -169,6 +186,8 @@ final class RequestSlot implements InvalidationListener, SlotQueue.Entry<Request
         sinkIndex = sinkLength = 0;
         hasItem = false;
         replyPlan = ReplyPlan.INLINE;
+        callerSink = false;
+        plannedWith = null;
         if (ownedCall != null) {
             ownedCall.release();
             ownedCall = null;
@@ -177,6 +196,7 @@ final class RequestSlot implements InvalidationListener, SlotQueue.Entry<Request
             ownedReply.release();
             ownedReply = null;
         }
+        unpin();
         writeSegFrom = writeSegTo = replySegFrom = replySegTo = readSegFrom = readSegTo = 0;
         rpcLength = 0;
         deadlineNanos = 0;
@@ -191,6 +211,29 @@ final class RequestSlot implements InvalidationListener, SlotQueue.Entry<Request
         sinkList.clear();
         bodyList.clear();
         sendWr.reset();
+    }
+
+    /** Retains the caller's payload and sink of a DDP call until {@link #clearCall()}. */
+    void pin(RdmaCall call) {
+        if (call.payload() != null) {
+            call.payload().retain();
+            pinnedPayload = call.payload();
+        }
+        if (call.sink() != null) {
+            call.sink().retain();
+            pinnedSink = call.sink();
+        }
+    }
+
+    private void unpin() {
+        if (pinnedPayload != null) {
+            pinnedPayload.release();
+            pinnedPayload = null;
+        }
+        if (pinnedSink != null) {
+            pinnedSink.release();
+            pinnedSink = null;
+        }
     }
 
     /** Whether the handles of this call are exposed on the current connection (some segment has a handle). */

@@ -183,4 +183,48 @@ class DdpCallTest extends ClientTestBase {
         assertThat(statuses).isNotEmpty();
         assertThat(statuses.get(0)).as("access with the first handle of a finished call").isNotEqualTo(WcStatus.SUCCESS);
     }
+
+    @Test
+    void aSinkAndPayloadReleasedByTheirCallerWhileTheCallIsInFlightStayTheTransportsUntilItIsDone() throws Exception {
+        RdmaClientTransport t = connect();
+        t.call(new RdmaCall().message(nullCall(t.nextXid())).reply(Unpooled.buffer())); // the grant: both calls go out
+        server.drainCalls();
+        server.script(c -> org.rpcrdma4j.xprt.client.fake.Reply.none()); // answered below, once the caller let go
+        int count = 64 << 10;
+        RegisteredBuffer sink = t.bufferPool().allocate(count);
+        byte[] data = TestProgram.pattern(9, 8192);
+        RegisteredBuffer payload = t.bufferPool().allocate(data.length);
+        payload.setBytes(0, data);
+        ByteBuf reply = Unpooled.buffer(256);
+        RdmaCall get = new RdmaCall().message(getCall(t.nextXid(), count, 21)).sink(sink, 0, count).reply(reply);
+        RdmaCall put = new RdmaCall().message(putHead(t.nextXid(), 5, data.length)).payload(payload, 0, data.length)
+                .reply(Unpooled.buffer(256));
+        t.submit(get, null);
+        t.submit(put, null);
+        ReceivedCall seenGet = server.nextCall();
+        ReceivedCall seenPut = server.nextCall();
+        // the callers give up (an interrupted call() returns early) and release their buffers in a finally
+        sink.release();
+        payload.release();
+        assertThat(sink.refCnt()).as("the transport's reference on the sink").isEqualTo(1);
+        assertThat(payload.refCnt()).as("the transport's reference on the payload").isEqualTo(1);
+        // memory handed out now is not the sink's: the server's RDMA WRITE below must not land in it
+        RegisteredBuffer other = registered(t, count);
+        for (int i = 0; i < count; i++) {
+            other.setByte(i, 0x5A);
+        }
+
+        server.respondLater(seenGet, TestProgram.serve(seenGet));
+        server.respondLater(seenPut, TestProgram.serve(seenPut));
+        assertThat(get.awaitDone(TimeUnit.SECONDS.toNanos(30))).isTrue();
+        assertThat(put.awaitDone(TimeUnit.SECONDS.toNanos(30))).isTrue();
+        assertThat(get.failure()).isNull();
+        assertThat(put.failure()).isNull();
+        assertThat(get.placedBytes()).isEqualTo(count);
+        byte[] untouched = new byte[count];
+        java.util.Arrays.fill(untouched, (byte) 0x5A);
+        assertThat(bytes(other, 0, count)).as("memory allocated after the caller let go").isEqualTo(untouched);
+        assertThat(sink.refCnt()).as("released once the call was done").isZero();
+        assertThat(payload.refCnt()).isZero();
+    }
 }

@@ -48,7 +48,11 @@ final class FakeConnection {
     final int receiveSize;
     final int receiveCount;
     final boolean clientOffersRemoteInvalidation;
-    final int clientInlineReceive;
+    /**
+     * The largest reply sent inline: the smaller of the client's inline receive size and this server's inline send
+     * size (the private data it accepted with, 1024 without), as a real server bounds it.
+     */
+    final int inlineReplyLimit;
     /** Receive completions taken early (to count calls outstanding at once), served before new ones. */
     final java.util.ArrayDeque<WorkCompletion> backlog = new java.util.ArrayDeque<>();
     volatile ConnectionEventType lostBy;
@@ -57,13 +61,14 @@ final class FakeConnection {
     private long nextWrId = 1;
 
     FakeConnection(int number, RdmaDevice device, ProtectionDomain pd, int receiveCount, int receiveSize,
-                   byte[] clientPrivateData) throws VerbsException {
+                   byte[] clientPrivateData, int serverInlineSend) throws VerbsException {
         this.number = number;
         this.receiveCount = receiveCount;
         this.receiveSize = receiveSize;
         Optional<RpcRdmaPrivateData> client = RpcRdmaPrivateData.decode(clientPrivateData);
         this.clientOffersRemoteInvalidation = client.map(RpcRdmaPrivateData::remoteInvalidation).orElse(false);
-        this.clientInlineReceive = client.map(RpcRdmaPrivateData::inlineReceiveSize).orElse(1024);
+        this.inlineReplyLimit = Math.min(serverInlineSend,
+                client.map(RpcRdmaPrivateData::inlineReceiveSize).orElse(1024));
         for (int i = 0; i < batch.length; i++) {
             batch[i] = new WorkCompletion();
         }
@@ -253,7 +258,7 @@ final class FakeConnection {
         }
         RpcRdmaEncoder.encode(out, h);
         if (h.proc() == RpcRdmaProc.RDMA_MSG) {
-            if (out.readableBytes() + inline.length > clientInlineReceive) {
+            if (out.readableBytes() + inline.length > inlineReplyLimit) {
                 out.clear();
                 RpcRdmaEncoder.encodeErrChunk(out, xid, credits);
                 sendMessage(out, 0);

@@ -43,8 +43,8 @@ public final class FakeRdmaServer implements AutoCloseable {
 
     /** Settings. */
     public static final class Options {
-        /** The private data to accept with; null for none. */
-        public RpcRdmaPrivateData privateData = RpcRdmaPrivateData.of(false, 4096, 4096);
+        /** The private data to accept with; null for none. Read at each accept: a test may change it in between. */
+        public volatile RpcRdmaPrivateData privateData = RpcRdmaPrivateData.of(false, 4096, 4096);
         public int grant = 32;
         public int receives = 160;
         public int receiveSize = 4096;
@@ -251,10 +251,11 @@ public final class FakeRdmaServer implements AutoCloseable {
         }
         try {
             int number = accepted.getAndIncrement();
+            RpcRdmaPrivateData own = options.privateData;
             FakeConnection c = new FakeConnection(number, device, pd, options.receives, options.receiveSize,
-                    request.privateData());
+                    request.privateData(), own == null ? RpcRdmaPrivateData.DEFAULT_INLINE : own.inlineSendSize());
             all.add(c);
-            byte[] pdata = options.privateData == null ? new byte[0] : options.privateData.encode();
+            byte[] pdata = own == null ? new byte[0] : own.encode();
             request.accept(c.qp, new AcceptParameters(pdata, 0, Math.max(1, request.responderResources())), e -> {
                 if (e.type() == ConnectionEventType.ESTABLISHED) {
                     c.established = true;

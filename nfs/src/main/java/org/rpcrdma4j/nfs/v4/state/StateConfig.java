@@ -1,0 +1,57 @@
+package org.rpcrdma4j.nfs.v4.state;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * The settings of a {@link ClientTable}.
+ *
+ * @param leaseTime            the lease a client holds after each renewal (the {@code lease_time} attribute); whole
+ *                             seconds, at least one
+ * @param graceTime            how long after the table is made it is in its grace period; zero for none
+ * @param foreLimits           the most a session's fore channel may get ({@link ChannelAttributes#negotiate}); its
+ *                             {@code maxRequests} is at most {@link SlotTable#MAX_SLOTS}
+ * @param backLimits           the same for the back channel
+ * @param maxSessionsPerClient sessions one client ID may have at once
+ */
+public record StateConfig(Duration leaseTime, Duration graceTime, ChannelAttributes foreLimits,
+        ChannelAttributes backLimits, int maxSessionsPerClient) {
+
+    public StateConfig {
+        Objects.requireNonNull(leaseTime, "leaseTime");
+        Objects.requireNonNull(graceTime, "graceTime");
+        Objects.requireNonNull(foreLimits, "foreLimits");
+        Objects.requireNonNull(backLimits, "backLimits");
+        if (leaseTime.toSeconds() < 1 || leaseTime.getNano() != 0) {
+            throw new IllegalArgumentException("the lease time is a positive number of whole seconds: " + leaseTime);
+        }
+        if (graceTime.isNegative()) {
+            throw new IllegalArgumentException("negative grace time " + graceTime);
+        }
+        checkLimits("fore", foreLimits);
+        checkLimits("back", backLimits);
+        if (maxSessionsPerClient < 1) {
+            throw new IllegalArgumentException("maxSessionsPerClient < 1: " + maxSessionsPerClient);
+        }
+    }
+
+    /**
+     * 90 s lease and grace (the Linux server's), a fore channel of 64 slots, 1 MiB requests and replies, 8 KiB cached
+     * replies and 64 operations; a back channel of 1 slot, 4 KiB messages and 8 operations; 16 sessions a client.
+     */
+    public static StateConfig defaults() {
+        return new StateConfig(Duration.ofSeconds(90), Duration.ofSeconds(90),
+                new ChannelAttributes(0, 1 << 20 | 1024, 1 << 20 | 1024, 8192, 64, 64),
+                new ChannelAttributes(0, 4096, 4096, 0, 8, 1), 16);
+    }
+
+    private static void checkLimits(String channel, ChannelAttributes limits) {
+        if (limits.maxRequests() < 1 || limits.maxRequests() > SlotTable.MAX_SLOTS) {
+            throw new IllegalArgumentException(channel + " channel: maxRequests from 1 to " + SlotTable.MAX_SLOTS
+                    + ", got " + Integer.toUnsignedString(limits.maxRequests()));
+        }
+        if (limits.maxOperations() == 0) {
+            throw new IllegalArgumentException(channel + " channel: maxOperations 0");
+        }
+    }
+}

@@ -275,7 +275,7 @@ class LinuxClientOurServerTest {
         observed.forEach(line -> LOG.info("Linux client on the wire: {}", line));
     }
 
-    private static Map<String, String> sums(String sha256sumOutput) {
+    static Map<String, String> sums(String sha256sumOutput) {
         Map<String, String> out = new TreeMap<>();
         for (String line : sha256sumOutput.split("\n")) {
             String[] parts = line.trim().split("\\s+", 2);
@@ -286,7 +286,7 @@ class LinuxClientOurServerTest {
         return out;
     }
 
-    private static Map<String, String> hostSums(Path dir) throws IOException {
+    static Map<String, String> hostSums(Path dir) throws IOException {
         Map<String, String> out = new TreeMap<>();
         try (Stream<Path> files = Files.list(dir)) {
             for (Path p : files.toList()) {

@@ -7,12 +7,10 @@ import java.nio.channels.CompletionHandler;
 import java.util.ArrayList;
 import java.util.List;
 import org.dcache.oncrpc4j.rpc.OncRpcException;
-import org.dcache.oncrpc4j.rpc.RpcAuthTypeUnix;
 import org.dcache.oncrpc4j.rpc.RpcCall;
 import org.dcache.oncrpc4j.rpc.RpcDispatchable;
 import org.dcache.oncrpc4j.xdr.XdrAble;
 import org.dcache.oncrpc4j.xdr.XdrVoid;
-import org.rpcrdma4j.nfs.Access;
 import org.rpcrdma4j.nfs.DirEntry;
 import org.rpcrdma4j.nfs.FileAttributes;
 import org.rpcrdma4j.nfs.FileHandle;
@@ -45,13 +43,12 @@ import org.slf4j.LoggerFactory;
  * asks servers not to send them then. MKNOD and LINK are {@code NFS3ERR_NOTSUPP} (FSINFO does not claim
  * {@code FSF3_LINK}).
  * <p>
- * ACCESS answers from the mode bits and the AUTH_SYS credential (uid 0 may do everything the type allows); other
+ * ACCESS answers from the mode bits and the AUTH_SYS credential ({@link AccessRights}); other
  * procedures do not check permissions beyond what the VFS itself enforces. This server is meant for tests,
  * benchmarks and trusted networks.
  */
 public final class Nfs3Program implements RpcDispatchable {
     private static final Logger LOG = LoggerFactory.getLogger(Nfs3Program.class);
-    private static final int NOBODY = 65534;
 
     private final ExportTable exports;
     private final ServerLimits limits;
@@ -198,67 +195,11 @@ public final class Nfs3Program implements RpcDispatchable {
             Target t = target(args.object);
             FileAttributes a = t.export().vfs().getattr(t.fh());
             res.attributes = a;
-            res.access = args.access & allowed(call, a, t.export().readOnly());
+            res.access = args.access & AccessRights.allowed(call, a, t.export().readOnly());
         });
         call.reply(res);
     }
 
-    /** The ACCESS bits the caller's AUTH_SYS identity has on an object with attributes {@code a}. */
-    static int allowed(RpcCall call, FileAttributes a, boolean readOnly) {
-        int uid = NOBODY;
-        int gid = NOBODY;
-        int[] gids = new int[0];
-        if (call.getCredential() instanceof RpcAuthTypeUnix unix) {
-            uid = unix.uid();
-            gid = unix.gid();
-            gids = unix.gids();
-        }
-        int bits;
-        if (uid == 0) {
-            bits = 7;
-            if ((a.mode() & 0111) == 0 && !a.isDirectory()) {
-                bits &= ~1; // root may execute only what someone may
-            }
-        } else if (uid == a.uid()) {
-            bits = (a.mode() >> 6) & 7;
-        } else if (gid == a.gid() || contains(gids, a.gid())) {
-            bits = (a.mode() >> 3) & 7;
-        } else {
-            bits = a.mode() & 7;
-        }
-        boolean r = (bits & 4) != 0;
-        boolean w = (bits & 2) != 0 && !readOnly;
-        boolean x = (bits & 1) != 0;
-        int access = 0;
-        if (r) {
-            access |= Access.READ;
-        }
-        if (a.isDirectory()) {
-            if (x) {
-                access |= Access.LOOKUP;
-            }
-            if (w && x) {
-                access |= Access.MODIFY | Access.EXTEND | Access.DELETE;
-            }
-        } else {
-            if (w) {
-                access |= Access.MODIFY | Access.EXTEND;
-            }
-            if (x) {
-                access |= Access.EXECUTE;
-            }
-        }
-        return access;
-    }
-
-    private static boolean contains(int[] values, int v) {
-        for (int x : values) {
-            if (x == v) {
-                return true;
-            }
-        }
-        return false;
-    }
 
     private void readlink(RpcCall call) throws IOException {
         FhArgs args = decode(call, new FhArgs());

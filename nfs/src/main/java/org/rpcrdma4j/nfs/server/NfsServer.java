@@ -16,13 +16,17 @@ import org.rpcrdma4j.nfs.vfs.Vfs;
 import org.rpcrdma4j.nfs.xdr.Mount3;
 import org.rpcrdma4j.nfs.xdr.Nfs3;
 import org.rpcrdma4j.xprt.drc.DuplicateRequestCache;
+import org.rpcrdma4j.nfs.server.v4.Nfs4Program;
+import org.rpcrdma4j.nfs.v4.Nfs4;
+import org.rpcrdma4j.nfs.v4.state.ClientTable;
+import org.rpcrdma4j.nfs.v4.state.StateConfig;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * An embedded NFSv3 server: the NFS and MOUNT programs over {@link Vfs} exports, served over oncrpc4j TCP on one
- * port (MOUNT shares the NFS port, so a client needs no portmapper). Other versions of both programs answer
- * {@code PROG_MISMATCH}. Optionally a minimal portmapper on its own port (e.g. 111) tells clients that ask where
+ * An embedded NFS server: NFSv3 with MOUNT, and NFSv4.1/4.2 ({@link Nfs4Program}), over {@link Vfs} exports, served
+ * over oncrpc4j TCP on one port (MOUNT shares the NFS port, so a client needs no portmapper). Other versions of both
+ * programs answer {@code PROG_MISMATCH}. Optionally a minimal portmapper on its own port (e.g. 111) tells clients that ask where
  * NFS and MOUNT are.
  * <p>
  * {@link #programs()} are the same {@link RpcDispatchable} objects an RDMA server registers to serve NFS over RDMA;
@@ -40,6 +44,8 @@ public final class NfsServer implements AutoCloseable {
     private final Builder config;
     private final ExportTable exports;
     private final Map<OncRpcProgram, RpcDispatchable> programs = new LinkedHashMap<>();
+    /** The NFSv4.1 clients, sessions and open state; null when NFSv4 is off. */
+    private final ClientTable clients;
     private OncRpcSvc svc;
     private OncRpcSvc portmapSvc;
     private int port;
@@ -51,10 +57,17 @@ public final class NfsServer implements AutoCloseable {
         MountProgram mount = new MountProgram(exports);
         programs.put(new OncRpcProgram(Nfs3.PROGRAM, Nfs3.VERSION), nfs);
         programs.put(new OncRpcProgram(Mount3.PROGRAM, Mount3.VERSION), mount);
-        VersionMismatchProgram nfsOther = new VersionMismatchProgram(Nfs3.VERSION, Nfs3.VERSION);
-        for (int v : new int[] {2, 4}) {
-            programs.put(new OncRpcProgram(Nfs3.PROGRAM, v), nfsOther);
+        int highest = Nfs3.VERSION;
+        if (b.nfs4 != null) {
+            this.clients = new ClientTable(b.nfs4, (int) (System.currentTimeMillis() / 1000), System::nanoTime);
+            programs.put(new OncRpcProgram(Nfs3.PROGRAM, Nfs4.VERSION), new Nfs4Program(exports, b.limits, clients));
+            highest = Nfs4.VERSION;
+        } else {
+            this.clients = null;
+            programs.put(new OncRpcProgram(Nfs3.PROGRAM, Nfs4.VERSION),
+                    new VersionMismatchProgram(Nfs3.VERSION, Nfs3.VERSION));
         }
+        programs.put(new OncRpcProgram(Nfs3.PROGRAM, 2), new VersionMismatchProgram(Nfs3.VERSION, highest));
         VersionMismatchProgram mountOther = new VersionMismatchProgram(Mount3.VERSION, Mount3.VERSION);
         for (int v : new int[] {1, 2}) {
             programs.put(new OncRpcProgram(Mount3.PROGRAM, v), mountOther);
@@ -64,11 +77,22 @@ public final class NfsServer implements AutoCloseable {
         }
     }
 
+    private static StateConfig defaultNfs4() {
+        StateConfig d = StateConfig.defaults();
+        return new StateConfig(d.leaseTime(), java.time.Duration.ofSeconds(10), d.foreLimits(), d.backLimits(),
+                d.maxSessionsPerClient());
+    }
+
     public static Builder builder() {
         return new Builder();
     }
 
-    /** The programs served: NFS v3 and MOUNT v3 and the version-mismatch responders. Unmodifiable. */
+    /** The NFSv4.1 server's clients, sessions and open state, or null when NFSv4 is not served. */
+    public ClientTable nfs4Clients() {
+        return clients;
+    }
+
+    /** The programs served: NFS v3 and v4, MOUNT v3 and the version-mismatch responders. Unmodifiable. */
     public Map<OncRpcProgram, RpcDispatchable> programs() {
         return java.util.Collections.unmodifiableMap(programs);
     }
@@ -99,6 +123,9 @@ public final class NfsServer implements AutoCloseable {
         if (config.portmapPort >= 0) {
             List<PortmapProgram.Mapping> table = new ArrayList<>();
             table.add(new PortmapProgram.Mapping(Nfs3.PROGRAM, Nfs3.VERSION, PortmapProgram.PROTO_TCP, port));
+            if (clients != null) {
+                table.add(new PortmapProgram.Mapping(Nfs3.PROGRAM, Nfs4.VERSION, PortmapProgram.PROTO_TCP, port));
+            }
             table.add(new PortmapProgram.Mapping(Mount3.PROGRAM, Mount3.VERSION, PortmapProgram.PROTO_TCP, port));
             OncRpcSvc pm = new OncRpcSvcBuilder()
                     .withTCP()
@@ -184,6 +211,7 @@ public final class NfsServer implements AutoCloseable {
         private ReadBufferAllocator readBuffers = new PooledReadBufferAllocator();
         private WriteMemorySource writeMemory = WriteMemorySource.NONE;
         private DuplicateRequestCache duplicateRequestCache;
+        private StateConfig nfs4 = defaultNfs4();
 
         private Builder() {
         }
@@ -245,6 +273,17 @@ public final class NfsServer implements AutoCloseable {
          * builder.duplicateRequestCache(DuplicateRequestCache.create(CachedProcedures.nfsV3(), DrcConfig.DEFAULT))
          * }</pre>
          */
+        /**
+         * NFSv4.1 and 4.2 beside NFSv3 (the default: {@link StateConfig#defaults()}'s 90 s lease and session limits,
+         * with a grace period of 10 s after start, as the Linux guest's knfsd is set up: this server keeps no state on
+         * disk, so it cannot tell whether anyone has opens to reclaim, and a long grace would hold up every first OPEN
+         * after a start), or, with null, NFSv3 only (NFSv4 calls get PROG_MISMATCH).
+         */
+        public Builder nfs4(StateConfig config) {
+            this.nfs4 = config;
+            return this;
+        }
+
         public Builder duplicateRequestCache(DuplicateRequestCache cache) {
             this.duplicateRequestCache = java.util.Objects.requireNonNull(cache, "cache");
             return this;

@@ -84,8 +84,8 @@ class RpcErrorsTest {
     void unknownProceduresVersionsAndPrograms() {
         assertNotAccepted(transport.call(Nfs3.PROGRAM, 3, 22, XdrVoid.XDR_VOID, XdrVoid.XDR_VOID),
                 AcceptStatus.PROC_UNAVAIL);
-        assertNotAccepted(transport.call(Nfs3.PROGRAM, 4, 0, XdrVoid.XDR_VOID, XdrVoid.XDR_VOID),
-                AcceptStatus.PROG_MISMATCH);
+        assertNotAccepted(transport.call(Nfs3.PROGRAM, 4, 7, XdrVoid.XDR_VOID, XdrVoid.XDR_VOID),
+                AcceptStatus.PROC_UNAVAIL); // NFSv4 is served: NULL and COMPOUND only
         assertNotAccepted(transport.call(Nfs3.PROGRAM, 2, 0, XdrVoid.XDR_VOID, XdrVoid.XDR_VOID),
                 AcceptStatus.PROG_MISMATCH);
         assertNotAccepted(transport.call(100099, 1, 0, XdrVoid.XDR_VOID, XdrVoid.XDR_VOID),

@@ -4,6 +4,8 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 
 import org.rpcrdma4j.nfs.binding.Nfs3UpperLayerBinding;
+import org.rpcrdma4j.nfs.binding.VersionedBinding;
+import org.rpcrdma4j.nfs.v4.Nfs4UpperLayerBinding;
 import org.rpcrdma4j.nfs.server.NfsServer;
 import org.rpcrdma4j.xprt.server.RdmaRpcServer;
 import org.slf4j.Logger;
@@ -44,14 +46,15 @@ public final class NfsRdmaServer implements AutoCloseable {
 
     /**
      * Builds and starts both servers. Takes over both builders: sets the NFS builder's READ buffers and WRITE memory,
-     * and gives the RDMA builder the NFS server's programs and the NFSv3 binding. When either fails to start, nothing
+     * and gives the RDMA builder the NFS server's programs and the NFSv3 and NFSv4 bindings. When either fails to start, nothing
      * is left running.
      */
     public static NfsRdmaServer start(NfsServer.Builder nfsBuilder, RdmaRpcServer.Builder rdmaBuilder)
             throws IOException {
         RdmaServerMemory memory = new RdmaServerMemory();
         NfsServer nfs = nfsBuilder.readBuffers(memory).writeMemory(memory).build();
-        RdmaRpcServer rdma = rdmaBuilder.programs(nfs.programs()).binding(Nfs3UpperLayerBinding.INSTANCE).build();
+        RdmaRpcServer rdma = rdmaBuilder.programs(nfs.programs())
+                .binding(VersionedBinding.of(Nfs3UpperLayerBinding.INSTANCE, Nfs4UpperLayerBinding.INSTANCE)).build();
         memory.bind(rdma.bufferAllocator());
         nfs.start();
         try {
@@ -60,7 +63,7 @@ public final class NfsRdmaServer implements AutoCloseable {
             closeQuietly(nfs);
             throw e;
         }
-        LOG.info("NFSv3 over RDMA on {} and over TCP on port {}", rdma.boundAddress(), nfs.port());
+        LOG.info("NFS over RDMA on {} and over TCP on port {}", rdma.boundAddress(), nfs.port());
         return new NfsRdmaServer(nfs, rdma);
     }
 

@@ -1,0 +1,149 @@
+package org.rpcrdma4j.it.linux;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.InetAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.rpcrdma4j.nfs.binding.Nfs3UpperLayerBinding;
+import org.rpcrdma4j.nfs.binding.VersionedBinding;
+import org.rpcrdma4j.nfs.server.NfsServer;
+import org.rpcrdma4j.nfs.server.rdma.RdmaServerMemory;
+import org.rpcrdma4j.nfs.v4.Nfs4UpperLayerBinding;
+import org.rpcrdma4j.nfs.v4.state.StateConfig;
+import org.rpcrdma4j.nfs.vfs.LocalVfs;
+import org.rpcrdma4j.xprt.server.RdmaRpcServer;
+import org.rpcrdma4j.xprt.server.ServerCounter;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The Linux kernel's NFSv4 client over RDMA (xprtrdma over siw in the {@link LinuxPeer} guest) against our NFSv4.1
+ * server: the guest mounts {@code /export} with {@code proto=rdma} and Linux's default version (4.2), and with
+ * {@code vers=4.1}; copies files of 0, 1, 4097, 1 MiB + 1 and 16 MiB in and out, mounts again (a cold cache), reads
+ * back, lists, renames and removes. Files are compared by SHA-256 on both sides; the server's counters show WRITE
+ * data pulled from Read chunks and READ data pushed into Write chunks.
+ */
+@ExtendWith(LinuxPeerExtension.class)
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
+class LinuxClientOurNfs4ServerTest {
+    private static final Logger LOG = LoggerFactory.getLogger(LinuxClientOurNfs4ServerTest.class);
+    private static final int[] SIZES = {0, 1, 4097, (1 << 20) + 1, 16 << 20};
+    private static final Duration GUEST_COMMAND = Duration.ofMinutes(4);
+    private static final String MNT = "/mnt/ours4";
+
+    /** A short lease and no grace period: the server starts fresh, with nothing to reclaim. */
+    private static StateConfig state() {
+        StateConfig d = StateConfig.defaults();
+        return new StateConfig(Duration.ofSeconds(15), Duration.ZERO, d.foreLimits(), d.backLimits(),
+                d.maxSessionsPerClient());
+    }
+
+    @ParameterizedTest(name = "vers={0}")
+    @ValueSource(strings = {"default", "4.1"})
+    void linuxClientMountsOurServerOverRdma(String version, LinuxPeer peer, @TempDir Path root) throws Exception {
+        Path exportDir = Files.createDirectories(root.resolve("export"));
+        Files.createDirectories(exportDir.resolve("in"));
+        Path out = Files.createDirectories(exportDir.resolve("out"));
+        Map<String, String> expectedOut = new TreeMap<>();
+        for (int size : SIZES) {
+            byte[] data = new byte[size];
+            new Random(size * 31L + 7).nextBytes(data);
+            Files.write(out.resolve("o" + size), data);
+            expectedOut.put("o" + size, OurClientLinuxServerTest.sha256(data));
+        }
+        RdmaServerMemory serverMemory = new RdmaServerMemory();
+        NfsServer nfs = NfsServer.builder().export("/export", LocalVfs.open(exportDir)).bindAddress("127.0.0.1")
+                .port(0).readBuffers(serverMemory).writeMemory(serverMemory).nfs4(state()).build();
+        RdmaRpcServer rdma = RdmaRpcServer.builder().bindAddress(InetAddress.getLoopbackAddress()).port(0)
+                .provider("soft", Map.of()).programs(nfs.programs())
+                .binding(VersionedBinding.of(Nfs3UpperLayerBinding.INSTANCE, Nfs4UpperLayerBinding.INSTANCE))
+                .jmx(false).name("linux-nfs4-server").build();
+        serverMemory.bind(rdma.bufferAllocator());
+        nfs.start();
+        try {
+            rdma.start();
+            int rdmaPort = rdma.boundAddress().getPort();
+            String options = "proto=rdma,port=" + rdmaPort + (version.equals("default") ? "" : ",vers=" + version);
+            String mount = "mkdir -p " + MNT + " && mount.nfs " + LinuxPeer.HOST_FROM_GUEST + ":/export " + MNT
+                    + " -o " + options + " && grep ' " + MNT + " ' /proc/mounts";
+            StringBuilder make = new StringBuilder("rm -rf /tmp/l4-in /tmp/l4-out && mkdir -p /tmp/l4-in /tmp/l4-out");
+            for (int size : SIZES) {
+                make.append(" && head -c ").append(size).append(" /dev/urandom > /tmp/l4-in/i").append(size);
+            }
+            peer.execOk(make.toString(), GUEST_COMMAND);
+            long t0 = System.nanoTime();
+
+            String mounted = peer.execOk(mount, GUEST_COMMAND);
+            LOG.info("the guest's mount: {}", mounted.strip());
+            assertThat(mounted).contains("nfs4").contains("proto=rdma")
+                    .contains(version.equals("default") ? "vers=4.2" : "vers=" + version);
+            peer.execOk("cp /tmp/l4-in/* " + MNT + "/in/ && cp " + MNT + "/out/* /tmp/l4-out/ && umount " + MNT,
+                    GUEST_COMMAND);
+            Map<String, String> guestIn = LinuxClientOurServerTest.sums(
+                    peer.execOk("cd /tmp/l4-in && sha256sum *", GUEST_COMMAND));
+            Map<String, String> guestOut = LinuxClientOurServerTest.sums(
+                    peer.execOk("cd /tmp/l4-out && sha256sum *", GUEST_COMMAND));
+            assertThat(LinuxClientOurServerTest.hostSums(exportDir.resolve("in"))).isEqualTo(guestIn)
+                    .hasSize(SIZES.length);
+            assertThat(guestOut).isEqualTo(expectedOut);
+
+            // a fresh mount (cold cache): read back, list, rename, remove
+            peer.execOk(mount, GUEST_COMMAND);
+            assertThat(LinuxClientOurServerTest.sums(peer.execOk("cd " + MNT + "/in && sha256sum *", GUEST_COMMAND)))
+                    .isEqualTo(guestIn);
+            Map<String, Long> listed = new TreeMap<>();
+            for (String line : peer.execOk("ls -ln " + MNT + "/in", GUEST_COMMAND).split("\n")) {
+                String[] f = line.trim().split("\\s+");
+                if (f.length >= 9 && f[0].startsWith("-")) {
+                    listed.put(f[f.length - 1], Long.parseLong(f[4]));
+                }
+            }
+            Map<String, Long> expectedListing = new TreeMap<>();
+            for (int size : SIZES) {
+                expectedListing.put("i" + size, (long) size);
+            }
+            assertThat(listed).isEqualTo(expectedListing);
+            peer.execOk("mv " + MNT + "/in/i1 " + MNT + "/in/renamed && mkdir " + MNT + "/in/d && ln -s renamed "
+                    + MNT + "/in/link && readlink " + MNT + "/in/link | grep -qx renamed", GUEST_COMMAND);
+            assertThat(Files.readAllBytes(exportDir.resolve("in/renamed"))).hasSize(1);
+            assertThat(Files.isDirectory(exportDir.resolve("in/d"))).isTrue();
+            assertThat(Files.readSymbolicLink(exportDir.resolve("in/link")).toString()).isEqualTo("renamed");
+            peer.execOk("rm -r " + MNT + "/in/* && ls -A " + MNT + "/in | wc -l | grep -qx 0 && umount " + MNT,
+                    GUEST_COMMAND);
+            try (Stream<Path> left = Files.list(exportDir.resolve("in"))) {
+                assertThat(left).as("removed here too").isEmpty();
+            }
+            LOG.info("Linux NFSv4 client ({}): {} ms for two mounts, {} files in and out, read back, listed, renamed,"
+                    + " removed", version, (System.nanoTime() - t0) / 1_000_000, SIZES.length);
+
+            Map<ServerCounter, Long> c = rdma.counters();
+            LOG.info("server counters after the Linux NFSv4 client: {}", c);
+            assertThat(c.get(ServerCounter.READ_CHUNKS)).as("WRITE data in Read chunks").isPositive();
+            assertThat(c.get(ServerCounter.WRITE_CHUNKS)).as("READ data into Write chunks").isPositive();
+            for (ServerCounter bad : List.of(ServerCounter.ERR_VERS_SENT, ServerCounter.ERR_CHUNK_SENT,
+                    ServerCounter.DROPPED_GARBAGE, ServerCounter.DROPPED_INTERNAL_ERROR)) {
+                assertThat(c.get(bad)).as(bad.name()).isZero();
+            }
+        } catch (Throwable t) {
+            LOG.error("the Linux NFSv4 client test failed; guest kernel log:\n{}", peer.dmesgTail(60));
+            peer.exec("umount -f " + MNT, Duration.ofSeconds(30));
+            throw t;
+        } finally {
+            rdma.stop();
+            nfs.close();
+        }
+    }
+}

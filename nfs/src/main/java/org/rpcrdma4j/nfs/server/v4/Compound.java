@@ -1,0 +1,101 @@
+package org.rpcrdma4j.nfs.server.v4;
+
+import org.dcache.oncrpc4j.rpc.RpcAuthTypeUnix;
+import org.dcache.oncrpc4j.rpc.RpcCall;
+import org.rpcrdma4j.nfs.FileAttributes;
+import org.rpcrdma4j.nfs.FileHandle;
+import org.rpcrdma4j.nfs.NfsException;
+import org.rpcrdma4j.nfs.server.Export;
+import org.rpcrdma4j.nfs.server.ExportTable;
+import org.rpcrdma4j.nfs.v4.Nfs4Exception;
+import org.rpcrdma4j.nfs.v4.Nfs4Status;
+import org.rpcrdma4j.nfs.v4.state.Session;
+import org.rpcrdma4j.nfs.v4.state.Stateid;
+
+/**
+ * The state of one COMPOUND while its operations run (RFC 8881 section 16.2.3): the current and saved file handles,
+ * the current stateid, the session the SEQUENCE named, and the caller's AUTH_SYS identity. Operations reach the
+ * server's exports, pseudo file system and client state through {@link #server}. One thread.
+ */
+final class Compound {
+    static final int NOBODY = 65534;
+
+    final Nfs4Program server;
+    final RpcCall call;
+    final int minorVersion;
+    /** Operations the client sent in this COMPOUND. */
+    final int opCount;
+    final int uid;
+    final int gid;
+    FileHandle current;
+    FileHandle saved;
+    /** The stateid the last operation that made one returned (RFC 8881 section 16.2.3.1.2); null: none yet. */
+    Stateid currentStateid;
+    /** The session of this COMPOUND's SEQUENCE; null for the operations that run without one. */
+    Session session;
+    long clientId;
+
+    Compound(Nfs4Program server, RpcCall call, int minorVersion, int opCount) {
+        this.server = server;
+        this.call = call;
+        this.minorVersion = minorVersion;
+        this.opCount = opCount;
+        if (call != null && call.getCredential() instanceof RpcAuthTypeUnix unix) {
+            this.uid = unix.uid();
+            this.gid = unix.gid();
+        } else {
+            this.uid = NOBODY;
+            this.gid = NOBODY;
+        }
+    }
+
+    /** The current file handle; NFS4ERR_NOFILEHANDLE when there is none. */
+    FileHandle current() throws Nfs4Exception {
+        if (current == null) {
+            throw new Nfs4Exception(Nfs4Status.NFS4ERR_NOFILEHANDLE, "no current file handle");
+        }
+        return current;
+    }
+
+    /** What the current file handle names. */
+    Obj currentObject() throws Nfs4Exception {
+        return server.object(current());
+    }
+
+    /** The current file handle, which must name an object of an export (not a pseudo directory). */
+    ExportTable.Target currentTarget() throws Nfs4Exception {
+        Obj o = currentObject();
+        if (o.target() == null) {
+            throw new Nfs4Exception(Nfs4Status.NFS4ERR_ROFS, "a directory of the pseudo file system");
+        }
+        return o.target();
+    }
+
+    /** The current object of an export the caller may change: NFS4ERR_ROFS on a read-only export. */
+    ExportTable.Target writableTarget() throws Nfs4Exception {
+        ExportTable.Target t = currentTarget();
+        if (t.export().readOnly()) {
+            throw new Nfs4Exception(Nfs4Status.NFS4ERR_ROFS, "read-only export " + t.export().path());
+        }
+        return t;
+    }
+
+    /** An {@link NfsException} of a VFS as the NFSv4 status it stands for. */
+    static Nfs4Exception of(NfsException e) {
+        return new Nfs4Exception(Nfs4Status.fromNfs3(e.wireValue()), e.getMessage());
+    }
+
+    /**
+     * An object the server can name: a pseudo directory ({@code path} set) or an object of an export
+     * ({@code target} set), with its attributes.
+     */
+    record Obj(FileHandle wire, String path, ExportTable.Target target, FileAttributes attributes) {
+        boolean isPseudo() {
+            return path != null;
+        }
+
+        Export export() {
+            return target == null ? null : target.export();
+        }
+    }
+}

@@ -1,0 +1,81 @@
+package org.rpcrdma4j.nfs.server.v4;
+
+import org.dcache.oncrpc4j.xdr.XdrDecodingStream;
+import org.dcache.oncrpc4j.xdr.XdrEncodingStream;
+import org.rpcrdma4j.nfs.NfsException;
+import org.rpcrdma4j.nfs.NfsObject;
+import org.rpcrdma4j.nfs.server.ExportTable;
+import org.rpcrdma4j.nfs.v4.Bitmap4;
+import org.rpcrdma4j.nfs.v4.Fattr4;
+import org.rpcrdma4j.nfs.v4.Nfs4;
+import org.rpcrdma4j.nfs.v4.Nfs4Exception;
+import org.rpcrdma4j.nfs.v4.Nfs4Status;
+import org.rpcrdma4j.nfs.v4.SettableAttributes;
+import org.rpcrdma4j.nfs.xdr.BadXdrException;
+import org.rpcrdma4j.nfs.xdr.Nfs3Xdr;
+
+/**
+ * CREATE (RFC 8881 section 18.4): a directory or a symbolic link in the current directory, which becomes the current
+ * handle. Regular files are made by OPEN (NF4REG is NFS4ERR_BADTYPE, as the RFC says), and devices, sockets and
+ * FIFOs are not supported by the VFS (NFS4ERR_BADTYPE too).
+ */
+final class CreateOp extends Op {
+    static final int NF4DIR = 2;
+    static final int NF4LNK = 5;
+
+    private int type;
+    private String linkText;
+    private byte[] name;
+    private SettableAttributes attrs;
+    private Nfs4Exception refused;
+    private ChangeInfo info;
+
+    CreateOp() {
+        super(Nfs4.OP_CREATE);
+    }
+
+    @Override
+    void decode(XdrDecodingStream xdr) throws BadXdrException {
+        type = Nfs3Xdr.decodeInt(xdr);
+        if (type == NF4LNK) {
+            linkText = Nfs3Xdr.decodeString(xdr, Nfs4.DECODE_MAX_PATH, "linktext4");
+        } else if (type == Nfs4.NF4BLK || type == Nfs4.NF4CHR) {
+            Nfs3Xdr.decodeInt(xdr);
+            Nfs3Xdr.decodeInt(xdr);
+        }
+        name = Names.decode(xdr);
+        try {
+            attrs = Fattr4.decodeSettable(xdr);
+        } catch (Nfs4Exception e) {
+            refused = e;
+        }
+    }
+
+    @Override
+    void execute(Compound c) throws Nfs4Exception {
+        if (refused != null) {
+            throw refused;
+        }
+        String n = Names.check(name);
+        if (type != NF4DIR && type != NF4LNK) {
+            throw new Nfs4Exception(Nfs4Status.NFS4ERR_BADTYPE, "CREATE of type " + type);
+        }
+        ExportTable.Target dir = DirOps.writableDirectory(c);
+        long before = DirOps.change(dir);
+        NfsObject made;
+        try {
+            made = type == NF4DIR ? dir.export().vfs().mkdir(dir.fh(), n, attrs.attributes())
+                    : dir.export().vfs().symlink(dir.fh(), n, linkText, attrs.attributes());
+        } catch (NfsException e) {
+            throw Compound.of(e);
+        }
+        info = new ChangeInfo(before, DirOps.change(dir));
+        c.current = dir.export().wrap(made.handle());
+    }
+
+    @Override
+    void encodeOk(XdrEncodingStream xdr) {
+        info.encode(xdr);
+        Fattr4.encodeBitmap(attrs == null ? new Bitmap4() : attrs.attrmask(), xdr);
+    }
+}

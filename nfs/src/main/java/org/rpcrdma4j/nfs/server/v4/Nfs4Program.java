@@ -1,0 +1,181 @@
+package org.rpcrdma4j.nfs.server.v4;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.dcache.oncrpc4j.rpc.OncRpcException;
+import org.dcache.oncrpc4j.rpc.RpcCall;
+import org.dcache.oncrpc4j.rpc.RpcDispatchable;
+import org.dcache.oncrpc4j.xdr.Xdr;
+import org.dcache.oncrpc4j.xdr.XdrAble;
+import org.dcache.oncrpc4j.xdr.XdrDecodingStream;
+import org.dcache.oncrpc4j.xdr.XdrEncodingStream;
+import org.dcache.oncrpc4j.xdr.XdrVoid;
+import org.rpcrdma4j.nfs.FileAttributes;
+import org.rpcrdma4j.nfs.FileHandle;
+import org.rpcrdma4j.nfs.NfsException;
+import org.rpcrdma4j.nfs.server.ExportTable;
+import org.rpcrdma4j.nfs.server.ServerLimits;
+import org.rpcrdma4j.nfs.v4.Nfs4;
+import org.rpcrdma4j.nfs.v4.Nfs4Exception;
+import org.rpcrdma4j.nfs.v4.Nfs4Status;
+import org.rpcrdma4j.nfs.v4.state.ClientTable;
+import org.rpcrdma4j.nfs.xdr.BadXdrException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * NFS version 4, minor versions 1 and 2 (RFC 8881, RFC 7862), over the same exports as the NFSv3 program, as an
+ * oncrpc4j {@link RpcDispatchable} (program 100003, version 4): the same object is served over TCP and over RDMA.
+ * <p>
+ * A COMPOUND runs its operations in order until one fails (RFC 8881 section 16.2.3). It starts with SEQUENCE, which
+ * names the session and its slot, or is one of the operations that run alone (EXCHANGE_ID, CREATE_SESSION,
+ * DESTROY_SESSION, DESTROY_CLIENTID, BIND_CONN_TO_SESSION); anything else first is NFS4ERR_OP_NOT_IN_SESSION. The
+ * reply of a COMPOUND with SEQUENCE is encoded here into bytes, kept in the slot when the client asked
+ * ({@code sa_cachethis}), and a retry of the slot's request gets those bytes again without running anything: the
+ * session's reply cache is the exactly-once guarantee (section 2.10.6), across reconnects too. Minor version 0 and
+ * unknown ones are NFS4ERR_MINOR_VERS_MISMATCH.
+ * <p>
+ * The name space is the pseudo file system ({@link PseudoFs}) leading to the exports. Operations that do not decode
+ * are NFS4ERR_BADXDR, unknown ones NFS4ERR_OP_ILLEGAL, known ones this server does not do NFS4ERR_NOTSUPP; a bug is
+ * NFS4ERR_SERVERFAULT. Never an exception on the wire.
+ */
+public final class Nfs4Program implements RpcDispatchable {
+    private static final Logger LOG = LoggerFactory.getLogger(Nfs4Program.class);
+
+    final ExportTable exports;
+    final PseudoFs pseudo;
+    final ServerLimits limits;
+    final ClientTable clients;
+
+    /**
+     * @param exports the exports (shared with the NFSv3 program)
+     * @param limits  the largest READ, WRITE and READDIR
+     * @param clients the clients, sessions and open state of this server instance
+     */
+    public Nfs4Program(ExportTable exports, ServerLimits limits, ClientTable clients) {
+        this.exports = exports;
+        this.pseudo = new PseudoFs(exports);
+        this.limits = limits;
+        this.clients = clients;
+    }
+
+    public ClientTable clients() {
+        return clients;
+    }
+
+    @Override
+    public void dispatchOncRpcCall(RpcCall call) throws OncRpcException, IOException {
+        switch (call.getProcedure()) {
+            case Nfs4.PROC_NULL -> call.reply(XdrVoid.XDR_VOID);
+            case Nfs4.PROC_COMPOUND -> {
+                CompoundArgs args = new CompoundArgs();
+                try {
+                    call.retrieveCall(args);
+                } catch (BadXdrException | RuntimeException e) {
+                    LOG.debug("COMPOUND arguments do not decode: {}", e.toString());
+                    call.failRpcGarbage();
+                    return;
+                }
+                call.reply(new Raw(process(args, call)));
+            }
+            default -> call.failProcedureUnavailable();
+        }
+    }
+
+    /** Runs a COMPOUND and returns its encoded {@code COMPOUND4res}. */
+    byte[] process(CompoundArgs args, RpcCall call) {
+        List<Op> done = new ArrayList<>();
+        if (args.minorVersion != 1 && args.minorVersion != 2) {
+            return encode(Nfs4Status.NFS4ERR_MINOR_VERS_MISMATCH, args.tag, done);
+        }
+        Compound c = new Compound(this, call, args.minorVersion, args.count);
+        SessionOps.Sequence sequence = null;
+        int status = Nfs4Status.NFS4_OK;
+        for (int i = 0; i < args.ops.size(); i++) {
+            Op op = args.ops.get(i);
+            done.add(op);
+            try {
+                if (i == 0) {
+                    if (op instanceof SessionOps.Sequence s) {
+                        sequence = s;
+                    } else if (!SessionOps.runsAlone(op)) {
+                        throw new Nfs4Exception(Nfs4Status.NFS4ERR_OP_NOT_IN_SESSION, "no SEQUENCE first");
+                    } else if (args.count > 1) {
+                        throw new Nfs4Exception(Nfs4Status.NFS4ERR_NOT_ONLY_OP, "must be the only operation");
+                    }
+                } else if (op instanceof SessionOps.Sequence) {
+                    throw new Nfs4Exception(Nfs4Status.NFS4ERR_SEQUENCE_POS, "SEQUENCE not first");
+                }
+                op.execute(c);
+                if (op == sequence && sequence.replay() != null) {
+                    return sequence.replay();
+                }
+            } catch (Nfs4Exception e) {
+                LOG.debug("op {}: {}", op.opcode, e.getMessage());
+                op.status = e.status();
+            } catch (RuntimeException e) {
+                LOG.error("op {} failed", op.opcode, e);
+                op.status = Nfs4Status.NFS4ERR_SERVERFAULT;
+            }
+            if (op.status != Nfs4Status.NFS4_OK) {
+                status = op.status;
+                break;
+            }
+        }
+        byte[] reply = encode(status, args.tag, done);
+        if (sequence != null) {
+            sequence.finish(c, reply);
+        }
+        return reply;
+    }
+
+    private static byte[] encode(int status, byte[] tag, List<Op> results) {
+        try (Xdr xdr = new Xdr(256)) {
+            xdr.beginEncoding();
+            xdr.xdrEncodeInt(status);
+            xdr.xdrEncodeDynamicOpaque(tag);
+            xdr.xdrEncodeInt(results.size());
+            for (Op op : results) {
+                op.encodeResult(xdr);
+            }
+            xdr.endEncoding();
+            return xdr.getBytes();
+        }
+    }
+
+    /** What a wire handle names, with its attributes. */
+    Compound.Obj object(FileHandle wire) throws Nfs4Exception {
+        if (pseudo.isPseudo(wire)) {
+            String path = pseudo.path(wire);
+            return new Compound.Obj(wire, path, null, pseudo.attributes(path));
+        }
+        try {
+            ExportTable.Target t = exports.resolve(wire);
+            FileAttributes a = t.export().vfs().getattr(t.fh());
+            return new Compound.Obj(wire, null, t, a);
+        } catch (NfsException e) {
+            throw Compound.of(e);
+        }
+    }
+
+    /** An encoded reply, written as it is. */
+    static final class Raw implements XdrAble {
+        private final byte[] bytes;
+
+        Raw(byte[] bytes) {
+            this.bytes = bytes;
+        }
+
+        @Override
+        public void xdrDecode(XdrDecodingStream xdr) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public void xdrEncode(XdrEncodingStream xdr) {
+            xdr.xdrEncodeOpaque(bytes, 0, bytes.length);
+        }
+    }
+}

@@ -1,0 +1,373 @@
+package org.rpcrdma4j.nfs.server.v4;
+
+import org.dcache.oncrpc4j.xdr.XdrDecodingStream;
+import org.dcache.oncrpc4j.xdr.XdrEncodingStream;
+import org.rpcrdma4j.nfs.Access;
+import org.rpcrdma4j.nfs.CreateMode;
+import org.rpcrdma4j.nfs.FileAttributes;
+import org.rpcrdma4j.nfs.FileHandle;
+import org.rpcrdma4j.nfs.NfsException;
+import org.rpcrdma4j.nfs.NfsObject;
+import org.rpcrdma4j.nfs.SetAttributes;
+import org.rpcrdma4j.nfs.server.AccessRights;
+import org.rpcrdma4j.nfs.server.ExportTable;
+import org.rpcrdma4j.nfs.v4.Bitmap4;
+import org.rpcrdma4j.nfs.v4.Fattr4;
+import org.rpcrdma4j.nfs.v4.Nfs4;
+import org.rpcrdma4j.nfs.v4.Nfs4Exception;
+import org.rpcrdma4j.nfs.v4.Nfs4Status;
+import org.rpcrdma4j.nfs.v4.SettableAttributes;
+import org.rpcrdma4j.nfs.v4.state.Stateid;
+import org.rpcrdma4j.nfs.xdr.BadXdrException;
+import org.rpcrdma4j.nfs.xdr.Nfs3Xdr;
+
+/**
+ * OPEN, CLOSE, OPEN_DOWNGRADE, TEST_STATEID, FREE_STATEID and DELEGRETURN (RFC 8881 sections 18.16, 18.2, 18.18,
+ * 18.48, 18.38, 18.6), and the stateid check of READ, WRITE and SETATTR. The open state itself is the state layer's
+ * ({@link org.rpcrdma4j.nfs.v4.state.OpenStates}); no delegation is ever granted, so OPEN answers
+ * OPEN_DELEGATE_NONE and DELEGRETURN NFS4ERR_BAD_STATEID. OPEN claims by name (CLAIM_NULL), by handle (CLAIM_FH) and
+ * reclaims after a restart (CLAIM_PREVIOUS, during the grace period); the delegation claims are NFS4ERR_NOTSUPP.
+ */
+final class StateOps {
+    static final int CLAIM_NULL = 0;
+    static final int CLAIM_PREVIOUS = 1;
+    static final int CLAIM_DELEGATE_CUR = 2;
+    static final int CLAIM_DELEGATE_PREV = 3;
+    static final int CLAIM_FH = 4;
+    static final int CLAIM_DELEG_CUR_FH = 5;
+    static final int CLAIM_DELEG_PREV_FH = 6;
+    static final int OPEN4_CREATE = 1;
+    static final int UNCHECKED4 = 0;
+    static final int GUARDED4 = 1;
+    static final int EXCLUSIVE4 = 2;
+    static final int EXCLUSIVE4_1 = 3;
+    /** The access and deny bits of {@code share_access} / {@code share_deny}; the rest are NFSv4.1 "want" flags. */
+    static final int SHARE_MASK = 0xff;
+    private static final int MAX_TEST_STATEIDS = 1024;
+
+    private StateOps() {
+    }
+
+    static Stateid decodeStateid(XdrDecodingStream xdr) throws BadXdrException {
+        int seqid = Nfs3Xdr.decodeInt(xdr);
+        return new Stateid(seqid, Nfs3Xdr.decodeFixedOpaque(xdr, Stateid.OTHER_SIZE));
+    }
+
+    static void encodeStateid(XdrEncodingStream xdr, Stateid s) {
+        xdr.xdrEncodeInt(s.seqid());
+        xdr.xdrEncodeOpaque(s.other(), 0, Stateid.OTHER_SIZE);
+    }
+
+    /** The stateid an operation means: the COMPOUND's current one for the special "current stateid". */
+    static Stateid resolve(Compound c, Stateid s) throws Nfs4Exception {
+        if (!s.isCurrent()) {
+            return s;
+        }
+        if (c.currentStateid == null) {
+            throw new Nfs4Exception(Nfs4Status.NFS4ERR_BAD_STATEID, "no current stateid in this COMPOUND");
+        }
+        return c.currentStateid;
+    }
+
+    /** Checks that {@code s} allows a READ ({@code write} false) or a WRITE of the current file. */
+    static void checkIo(Compound c, Stateid s, boolean write) throws Nfs4Exception {
+        c.server.clients.opens().checkIo(c.clientId, resolve(c, s), c.current(), write);
+    }
+
+    static final class Open extends Op {
+        private int shareAccess;
+        private int shareDeny;
+        private byte[] owner;
+        private int openType;
+        private int createMode;
+        private long verifier;
+        private SettableAttributes createAttrs;
+        private Nfs4Exception refused;
+        private int claim;
+        private byte[] name;
+        private Stateid stateid;
+        private ChangeInfo info = new ChangeInfo(0, 0);
+        private Bitmap4 attrsSet = new Bitmap4();
+
+        Open() {
+            super(Nfs4.OP_OPEN);
+        }
+
+        @Override
+        void decode(XdrDecodingStream xdr) throws BadXdrException {
+            Nfs3Xdr.decodeInt(xdr); // seqid: not used in NFSv4.1
+            shareAccess = Nfs3Xdr.decodeInt(xdr);
+            shareDeny = Nfs3Xdr.decodeInt(xdr);
+            Nfs3Xdr.decodeLong(xdr); // the owner's clientid: the session's client is the one that counts
+            owner = Nfs3Xdr.decodeOpaque(xdr, Nfs4.OPAQUE_LIMIT, "open_owner4");
+            openType = Nfs3Xdr.decodeInt(xdr);
+            if (openType == OPEN4_CREATE) {
+                createMode = Nfs3Xdr.decodeInt(xdr);
+                try {
+                    switch (createMode) {
+                        case UNCHECKED4, GUARDED4 -> createAttrs = Fattr4.decodeSettable(xdr);
+                        case EXCLUSIVE4 -> verifier = Nfs3Xdr.decodeLong(xdr);
+                        case EXCLUSIVE4_1 -> {
+                            verifier = Nfs3Xdr.decodeLong(xdr);
+                            createAttrs = Fattr4.decodeSettable(xdr);
+                        }
+                        default -> throw new BadXdrException("createmode4 " + createMode);
+                    }
+                } catch (Nfs4Exception e) {
+                    refused = e;
+                    return;
+                }
+            } else if (openType != 0) {
+                throw new BadXdrException("opentype4 " + openType);
+            }
+            claim = Nfs3Xdr.decodeInt(xdr);
+            switch (claim) {
+                case CLAIM_NULL, CLAIM_DELEGATE_PREV -> name = Names.decode(xdr);
+                case CLAIM_PREVIOUS -> Nfs3Xdr.decodeInt(xdr);
+                case CLAIM_DELEGATE_CUR -> {
+                    decodeStateid(xdr);
+                    name = Names.decode(xdr);
+                }
+                case CLAIM_DELEG_CUR_FH -> decodeStateid(xdr);
+                case CLAIM_FH, CLAIM_DELEG_PREV_FH -> { }
+                default -> throw new BadXdrException("open_claim_type4 " + claim);
+            }
+        }
+
+        @Override
+        void execute(Compound c) throws Nfs4Exception {
+            if (refused != null) {
+                throw refused;
+            }
+            int access = shareAccess & SHARE_MASK;
+            int deny = shareDeny & SHARE_MASK;
+            if (access < 1 || access > 3 || deny > 3) {
+                throw new Nfs4Exception(Nfs4Status.NFS4ERR_INVAL, "share_access " + shareAccess + ", share_deny "
+                        + shareDeny);
+            }
+            FileHandle file;
+            boolean created = false;
+            switch (claim) {
+                case CLAIM_NULL -> {
+                    c.server.clients.checkOpen(c.clientId, false);
+                    Compound.Obj dir = c.currentObject();
+                    String n = Names.check(name);
+                    if (openType == OPEN4_CREATE) {
+                        ExportTable.Target d = DirOps.writableDirectory(c);
+                        long before = DirOps.change(d);
+                        boolean existed = exists(d, n);
+                        NfsObject o = create(d, n);
+                        created = !existed;
+                        info = new ChangeInfo(before, DirOps.change(d));
+                        file = d.export().wrap(o.handle());
+                        attrsSet = createMode == EXCLUSIVE4 || createAttrs == null ? new Bitmap4()
+                                : createAttrs.attrmask();
+                    } else {
+                        file = FhOps.lookup(c, dir, n);
+                    }
+                }
+                case CLAIM_FH -> {
+                    c.server.clients.checkOpen(c.clientId, false);
+                    file = c.current();
+                }
+                case CLAIM_PREVIOUS -> {
+                    c.server.clients.checkOpen(c.clientId, true);
+                    file = c.current();
+                }
+                default -> throw new Nfs4Exception(Nfs4Status.NFS4ERR_NOTSUPP, "no delegations: claim " + claim);
+            }
+            Compound.Obj o = c.server.object(file);
+            FileAttributes a = o.attributes();
+            if (a.isDirectory()) {
+                throw new Nfs4Exception(Nfs4Status.NFS4ERR_ISDIR, "OPEN of a directory");
+            }
+            if (a.isSymlink()) {
+                throw new Nfs4Exception(Nfs4Status.NFS4ERR_SYMLINK, "OPEN of a symbolic link");
+            }
+            if (!a.isRegularFile()) {
+                throw new Nfs4Exception(Nfs4Status.NFS4ERR_WRONG_TYPE, "OPEN of a special file");
+            }
+            if (!created) {
+                boolean readOnly = o.export().readOnly();
+                int rights = AccessRights.allowed(c.call, a, readOnly);
+                if ((access & 2) != 0 && (rights & Access.MODIFY) == 0) {
+                    throw new Nfs4Exception(readOnly ? Nfs4Status.NFS4ERR_ROFS : Nfs4Status.NFS4ERR_ACCESS,
+                            "no write permission");
+                }
+                if ((access & 1) != 0 && (rights & Access.READ) == 0) {
+                    throw new Nfs4Exception(Nfs4Status.NFS4ERR_ACCESS, "no read permission");
+                }
+            }
+            stateid = c.server.clients.opens().open(c.clientId, owner, file, access, deny);
+            c.current = file;
+            c.currentStateid = stateid;
+        }
+
+        private static boolean exists(ExportTable.Target dir, String n) throws Nfs4Exception {
+            try {
+                dir.export().vfs().lookup(dir.fh(), n);
+                return true;
+            } catch (NfsException e) {
+                if (e.wireValue() == 2) { // NOENT
+                    return false;
+                }
+                throw Compound.of(e);
+            }
+        }
+
+        private NfsObject create(ExportTable.Target dir, String n) throws Nfs4Exception {
+            CreateMode mode = switch (createMode) {
+                case GUARDED4 -> CreateMode.GUARDED;
+                case EXCLUSIVE4, EXCLUSIVE4_1 -> CreateMode.EXCLUSIVE;
+                default -> CreateMode.UNCHECKED;
+            };
+            SetAttributes attrs = createAttrs == null ? SetAttributes.NONE : createAttrs.attributes();
+            try {
+                NfsObject o = dir.export().vfs().create(dir.fh(), n, mode, attrs, verifier);
+                if (createMode == EXCLUSIVE4_1 && !attrs.isEmpty()) {
+                    dir.export().vfs().setattr(o.handle(), attrs, null);
+                }
+                return o;
+            } catch (NfsException e) {
+                throw Compound.of(e);
+            }
+        }
+
+        @Override
+        void encodeOk(XdrEncodingStream xdr) {
+            encodeStateid(xdr, stateid);
+            info.encode(xdr);
+            xdr.xdrEncodeInt(0); // rflags: no locks, nothing to confirm
+            Fattr4.encodeBitmap(attrsSet, xdr);
+            xdr.xdrEncodeInt(0); // OPEN_DELEGATE_NONE
+        }
+    }
+
+    static final class Close extends Op {
+        private Stateid stateid;
+        private Stateid closed;
+
+        Close() {
+            super(Nfs4.OP_CLOSE);
+        }
+
+        @Override
+        void decode(XdrDecodingStream xdr) throws BadXdrException {
+            Nfs3Xdr.decodeInt(xdr); // seqid: not used in NFSv4.1
+            stateid = decodeStateid(xdr);
+        }
+
+        @Override
+        void execute(Compound c) throws Nfs4Exception {
+            closed = c.server.clients.opens().close(c.clientId, resolve(c, stateid), c.current());
+            c.currentStateid = closed;
+        }
+
+        @Override
+        void encodeOk(XdrEncodingStream xdr) {
+            encodeStateid(xdr, closed);
+        }
+    }
+
+    static final class OpenDowngrade extends Op {
+        private Stateid stateid;
+        private int shareAccess;
+        private int shareDeny;
+        private Stateid result;
+
+        OpenDowngrade() {
+            super(Nfs4.OP_OPEN_DOWNGRADE);
+        }
+
+        @Override
+        void decode(XdrDecodingStream xdr) throws BadXdrException {
+            stateid = decodeStateid(xdr);
+            Nfs3Xdr.decodeInt(xdr); // seqid
+            shareAccess = Nfs3Xdr.decodeInt(xdr);
+            shareDeny = Nfs3Xdr.decodeInt(xdr);
+        }
+
+        @Override
+        void execute(Compound c) throws Nfs4Exception {
+            result = c.server.clients.opens().openDowngrade(c.clientId, resolve(c, stateid), c.current(),
+                    shareAccess & SHARE_MASK, shareDeny & SHARE_MASK);
+            c.currentStateid = result;
+        }
+
+        @Override
+        void encodeOk(XdrEncodingStream xdr) {
+            encodeStateid(xdr, result);
+        }
+    }
+
+    static final class TestStateid extends Op {
+        private Stateid[] stateids;
+        private int[] statuses;
+
+        TestStateid() {
+            super(Nfs4.OP_TEST_STATEID);
+        }
+
+        @Override
+        void decode(XdrDecodingStream xdr) throws BadXdrException {
+            int n = Nfs3Xdr.decodeLength(xdr, MAX_TEST_STATEIDS, "ts_stateids");
+            stateids = new Stateid[n];
+            for (int i = 0; i < n; i++) {
+                stateids[i] = decodeStateid(xdr);
+            }
+        }
+
+        @Override
+        void execute(Compound c) {
+            statuses = new int[stateids.length];
+            for (int i = 0; i < stateids.length; i++) {
+                statuses[i] = c.server.clients.opens().testStateid(c.clientId, stateids[i]);
+            }
+        }
+
+        @Override
+        void encodeOk(XdrEncodingStream xdr) {
+            xdr.xdrEncodeInt(statuses.length);
+            for (int s : statuses) {
+                xdr.xdrEncodeInt(s);
+            }
+        }
+    }
+
+    static final class FreeStateid extends Op {
+        private Stateid stateid;
+
+        FreeStateid() {
+            super(Nfs4.OP_FREE_STATEID);
+        }
+
+        @Override
+        void decode(XdrDecodingStream xdr) throws BadXdrException {
+            stateid = decodeStateid(xdr);
+        }
+
+        @Override
+        void execute(Compound c) throws Nfs4Exception {
+            int s = c.server.clients.opens().freeStateid(c.clientId, stateid);
+            if (s != Nfs4Status.NFS4_OK) {
+                throw new Nfs4Exception(s, "FREE_STATEID");
+            }
+        }
+    }
+
+    static final class DelegReturn extends Op {
+        DelegReturn() {
+            super(Nfs4.OP_DELEGRETURN);
+        }
+
+        @Override
+        void decode(XdrDecodingStream xdr) throws BadXdrException {
+            decodeStateid(xdr);
+        }
+
+        @Override
+        void execute(Compound c) throws Nfs4Exception {
+            throw new Nfs4Exception(Nfs4Status.NFS4ERR_BAD_STATEID, "this server grants no delegations");
+        }
+    }
+}

@@ -1,0 +1,29 @@
+/**
+ * The NFSv4.1 and NFSv4.2 server (RFC 8881, RFC 7862): {@link org.rpcrdma4j.nfs.server.v4.Nfs4Program}, an oncrpc4j
+ * program served over TCP by {@code NfsServer} and over RDMA by {@code RdmaRpcServer} (with the NFSv4 upper-layer
+ * binding: WRITE data arrives in Read chunks, READ data leaves through Write chunks), over the same
+ * {@link org.rpcrdma4j.nfs.vfs.Vfs} exports as NFSv3.
+ *
+ * <h2>A COMPOUND</h2>
+ * <pre>
+ *   CompoundArgs  decodes tag, minor version, operations (stops at the first it cannot take)
+ *   Nfs4Program   runs them in order on a Compound (current/saved handle, current stateid, session)
+ *                 SEQUENCE first: the session's slot decides EXECUTE or REPLAY (the cached reply, nothing runs)
+ *   Op            each operation: decode / execute / encode its nfs_resop4
+ * </pre>
+ * Operations are grouped by what they touch: {@code FhOps} (the current handle, LOOKUP, SECINFO), {@code AttrOps}
+ * (GETATTR, SETATTR, ACCESS), {@code DirOps}, {@code CreateOp}, {@code ReaddirOp}, {@code IoOps} (READ, WRITE,
+ * COMMIT), {@code StateOps} (OPEN, CLOSE, stateids) and {@code SessionOps}. Client IDs, sessions, slots, leases,
+ * grace and open stateids are the state layer's, {@link org.rpcrdma4j.nfs.v4.state}; attributes are encoded and
+ * decoded by {@link org.rpcrdma4j.nfs.v4.Fattr4}.
+ *
+ * <h2>Name space</h2>
+ * {@code PseudoFs}: read-only directories from the root to the exports; each export is its own file system (its own
+ * fsid), so a client crosses into it as into a mount point, as with Linux's knfsd.
+ *
+ * <h2>What it does not do</h2>
+ * No delegations (OPEN answers OPEN_DELEGATE_NONE), no byte-range locks, no pNFS, none of NFSv4.2's COPY, space,
+ * SEEK or extended-attribute operations (all NFS4ERR_NOTSUPP), no Kerberos (AUTH_SYS; SECINFO offers it alone), and
+ * no state on disk: a restarted server knows no clients and gives a grace period for them to reclaim their opens.
+ */
+package org.rpcrdma4j.nfs.server.v4;

@@ -1,0 +1,283 @@
+package org.rpcrdma4j.nfs.server.v4;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.rpcrdma4j.nfs.FileHandle;
+import org.rpcrdma4j.nfs.server.NfsServer;
+import org.rpcrdma4j.nfs.v4.Nfs4;
+import org.rpcrdma4j.nfs.v4.Nfs4Status;
+import org.rpcrdma4j.nfs.v4.state.StateConfig;
+import org.rpcrdma4j.nfs.vfs.MemoryVfs;
+
+/**
+ * The NFSv4.1 server over TCP, driven by a scripted client ({@link V4Script}) that writes RFC 8881's XDR by hand:
+ * sessions, the name space, OPEN / WRITE / READ / CLOSE with the bytes compared on both sides, the session's reply
+ * cache, two clients, and what bad input gets.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class Nfs41ServerTest {
+    static final int FATTR4_TYPE = 1;
+    static final int FATTR4_SIZE = 4;
+    static final int FATTR4_FILEID = 20;
+
+    private final MemoryVfs vfs = new MemoryVfs();
+    private NfsServer server;
+
+    private V4Script connect(StateConfig state) throws Exception {
+        if (server == null) {
+            server = NfsServer.builder().export("/export", vfs).bindAddress("127.0.0.1").port(0).nfs4(state).build();
+            server.start();
+        }
+        return new V4Script(server.address());
+    }
+
+    private V4Script connect() throws Exception {
+        return connect(noGrace(Duration.ofSeconds(60)));
+    }
+
+    static StateConfig noGrace(Duration lease) {
+        StateConfig d = StateConfig.defaults();
+        return new StateConfig(lease, Duration.ZERO, d.foreLimits(), d.backLimits(), d.maxSessionsPerClient());
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    /** A client with a session (and RECLAIM_COMPLETE sent): its id, and the next sequence id of slot 0. */
+    static final class Client {
+        final V4Script script;
+        final long clientId;
+        final byte[] session;
+        int seq;
+
+        Client(V4Script script, long clientId, byte[] session) {
+            this.script = script;
+            this.clientId = clientId;
+            this.session = session;
+        }
+
+        /** A COMPOUND that starts with SEQUENCE on slot 0 and the next sequence id. */
+        V4Script.Args compound() {
+            return new V4Script.Args(1).sequence(session, ++seq, 0, false);
+        }
+    }
+
+    static Client session(V4Script s, String owner) throws Exception {
+        byte[] verifier = Arrays.copyOf(owner.getBytes(StandardCharsets.UTF_8), 8);
+        V4Script.Res r = s.call(new V4Script.Args(1).op(Nfs4.OP_EXCHANGE_ID).fixed(verifier)
+                .string(owner).word(0).word(0).word(0));
+        assertThat(r.status).isZero();
+        r.ok(Nfs4.OP_EXCHANGE_ID);
+        long clientId = r.hyper();
+        int seq = r.word();
+        V4Script.Res c = s.call(new V4Script.Args(1).op(Nfs4.OP_CREATE_SESSION).hyper(clientId).word(seq).word(0)
+                .word(0).word(1 << 20).word(1 << 20).word(8192).word(16).word(8).word(0)
+                .word(0).word(4096).word(4096).word(0).word(8).word(1).word(0)
+                .word(0x40000000).word(1).word(0));
+        assertThat(c.status).as(Nfs4Status.name(c.status)).isZero();
+        c.ok(Nfs4.OP_CREATE_SESSION);
+        Client client = new Client(s, clientId, c.fixed(Nfs4.SESSIONID_SIZE));
+        // nothing to reclaim: a client says so before it opens anything (RFC 8881 section 18.51.3)
+        V4Script.Res done = s.call(client.compound().op(Nfs4.OP_RECLAIM_COMPLETE).word(0));
+        assertThat(done.status).as(Nfs4Status.name(done.status)).isZero();
+        return client;
+    }
+
+    /** PUTROOTFH, LOOKUP export, GETFH: the export's root handle. */
+    static byte[] exportRoot(Client c) throws Exception {
+        V4Script.Res r = c.script.call(c.compound().op(Nfs4.OP_PUTROOTFH).op(Nfs4.OP_LOOKUP).string("export")
+                .op(Nfs4.OP_GETFH));
+        assertThat(r.status).as(Nfs4Status.name(r.status)).isZero();
+        r.sequenceOk().ok(Nfs4.OP_PUTROOTFH).ok(Nfs4.OP_LOOKUP).ok(Nfs4.OP_GETFH);
+        return r.opaque();
+    }
+
+    /** OPEN (create, unchecked, read and write) of {@code name} in {@code dir}: its stateid and handle. */
+    static byte[][] create(Client c, byte[] dir, String name) throws Exception {
+        V4Script.Res r = c.script.call(c.compound().putfh(dir).op(Nfs4.OP_OPEN).word(0).word(3).word(0)
+                .hyper(c.clientId).string("owner-" + name).word(1).word(0).bitmap().word(0)
+                .word(0).string(name).op(Nfs4.OP_GETFH));
+        assertThat(r.status).as(Nfs4Status.name(r.status)).isZero();
+        r.sequenceOk().ok(Nfs4.OP_PUTFH).ok(Nfs4.OP_OPEN);
+        byte[] stateid = r.fixed(16);
+        r.word();
+        r.hyper();
+        r.hyper(); // change_info4
+        r.word(); // rflags
+        r.bitmap();
+        assertThat(r.word()).as("no delegation").isZero();
+        r.ok(Nfs4.OP_GETFH);
+        return new byte[][] {stateid, r.opaque()};
+    }
+
+    @Test
+    void aClientMakesASessionOpensWritesReadsAndClosesAndTheBytesArriveWhole() throws Exception {
+        try (V4Script s = connect()) {
+            Client c = session(s, "client-a");
+            byte[] root = exportRoot(c);
+            byte[][] open = create(c, root, "file");
+            byte[] data = new byte[100_000 + 3];
+            new Random(7).nextBytes(data);
+            V4Script.Res w = s.call(c.compound().putfh(open[1]).op(Nfs4.OP_WRITE).stateid(open[0]).hyper(0).word(2)
+                    .opaque(data));
+            w.sequenceOk().ok(Nfs4.OP_PUTFH).ok(Nfs4.OP_WRITE);
+            assertThat(w.word()).as("count").isEqualTo(data.length);
+            assertThat(w.word()).as("committed FILE_SYNC4").isEqualTo(2);
+
+            V4Script.Res r = s.call(c.compound().putfh(open[1]).op(Nfs4.OP_READ).stateid(open[0]).hyper(0)
+                    .word(1 << 20).op(Nfs4.OP_GETATTR).bitmap(FATTR4_TYPE, FATTR4_SIZE));
+            r.sequenceOk().ok(Nfs4.OP_PUTFH).ok(Nfs4.OP_READ);
+            assertThat(r.word()).as("eof").isEqualTo(1);
+            assertThat(r.opaque()).isEqualTo(data);
+            r.ok(Nfs4.OP_GETATTR);
+            assertThat(r.bitmap()).containsExactly((1 << FATTR4_TYPE) | (1 << FATTR4_SIZE));
+            assertThat(r.word()).as("attrlist4 length").isEqualTo(12);
+            assertThat(r.word()).as("NF4REG").isEqualTo(1);
+            assertThat(r.hyper()).isEqualTo(data.length);
+
+            // the bytes in the server's file system
+            FileHandle inner = vfs.lookup(vfs.root(), "file").handle();
+            ByteBuffer back = ByteBuffer.allocate(data.length + 10);
+            vfs.read(inner, 0, back);
+            back.flip();
+            byte[] stored = new byte[back.remaining()];
+            back.get(stored);
+            assertThat(stored).isEqualTo(data);
+
+            V4Script.Res cl = s.call(c.compound().putfh(open[1]).op(Nfs4.OP_CLOSE).word(0).stateid(open[0]));
+            cl.sequenceOk().ok(Nfs4.OP_PUTFH).ok(Nfs4.OP_CLOSE);
+            V4Script.Res after = s.call(c.compound().putfh(open[1]).op(Nfs4.OP_READ).stateid(open[0]).hyper(0)
+                    .word(10));
+            after.sequenceOk().ok(Nfs4.OP_PUTFH);
+            assertThat(after.next(Nfs4.OP_READ)).as("READ with a closed stateid")
+                    .isEqualTo(Nfs4Status.NFS4ERR_BAD_STATEID);
+        }
+    }
+
+    @Test
+    void aRetransmittedRequestOfASlotGetsTheCachedReplyAndRunsOnce() throws Exception {
+        try (V4Script s = connect()) {
+            Client c = session(s, "client-r");
+            byte[] root = exportRoot(c);
+            byte[][] open = create(c, root, "victim");
+            s.call(c.compound().putfh(open[1]).op(Nfs4.OP_CLOSE).word(0).stateid(open[0]));
+            byte[] remove = new V4Script.Args(1).sequence(c.session, ++c.seq, 0, true).putfh(root)
+                    .op(Nfs4.OP_REMOVE).string("victim").bytes();
+            byte[] first = s.callRaw(remove, s.nextXid());
+            assertThat(new V4Script.Res(first).status).isZero();
+            // the reply was lost: the client sends the same request again (a new xid, as after a reconnect)
+            byte[] again = s.callRaw(remove, s.nextXid());
+            assertThat(again).as("the cached reply, not NFS4ERR_NOENT").isEqualTo(first);
+
+            // an older sequence id is misordered; a retry of an uncached request says so
+            V4Script.Res old = s.call(new V4Script.Args(1).sequence(c.session, c.seq - 1, 0, false));
+            assertThat(old.next(Nfs4.OP_SEQUENCE)).isEqualTo(Nfs4Status.NFS4ERR_SEQ_MISORDERED);
+            byte[] uncached = new V4Script.Args(1).sequence(c.session, ++c.seq, 0, false).putfh(root).bytes();
+            assertThat(new V4Script.Res(s.callRaw(uncached, s.nextXid())).status).isZero();
+            V4Script.Res retry = new V4Script.Res(s.callRaw(uncached, s.nextXid()));
+            assertThat(retry.next(Nfs4.OP_SEQUENCE)).isEqualTo(Nfs4Status.NFS4ERR_RETRY_UNCACHED_REP);
+            V4Script.Res bad = s.call(new V4Script.Args(1).sequence(c.session, c.seq + 1, 9999, false));
+            assertThat(bad.next(Nfs4.OP_SEQUENCE)).isEqualTo(Nfs4Status.NFS4ERR_BADSLOT);
+        }
+    }
+
+    @Test
+    void twoClientsHaveTheirOwnSessionsAndCannotUseEachOthersState() throws Exception {
+        try (V4Script a = connect(); V4Script b = connect()) {
+            Client ca = session(a, "client-one");
+            Client cb = session(b, "client-two");
+            assertThat(ca.clientId).isNotEqualTo(cb.clientId);
+            assertThat(ca.session).isNotEqualTo(cb.session);
+            byte[] root = exportRoot(ca);
+            byte[][] open = create(ca, root, "mine");
+            V4Script.Res r = b.call(cb.compound().putfh(open[1]).op(Nfs4.OP_WRITE).stateid(open[0]).hyper(0).word(2)
+                    .opaque(new byte[] {1, 2, 3}));
+            r.sequenceOk().ok(Nfs4.OP_PUTFH);
+            assertThat(r.next(Nfs4.OP_WRITE)).as("another client's stateid").isEqualTo(Nfs4Status.NFS4ERR_BAD_STATEID);
+        }
+    }
+
+    @Test
+    void badInputGetsItsStatusNeverAnException() throws Exception {
+        try (V4Script s = connect()) {
+            V4Script.Res v0 = s.call(new V4Script.Args(0).op(Nfs4.OP_PUTROOTFH));
+            assertThat(v0.status).isEqualTo(Nfs4Status.NFS4ERR_MINOR_VERS_MISMATCH);
+            assertThat(v0.count).isZero();
+            V4Script.Res noSession = s.call(new V4Script.Args(1).op(Nfs4.OP_PUTROOTFH));
+            assertThat(noSession.next(Nfs4.OP_PUTROOTFH)).isEqualTo(Nfs4Status.NFS4ERR_OP_NOT_IN_SESSION);
+
+            Client c = session(s, "client-bad");
+            V4Script.Res illegal = s.call(c.compound().op(99));
+            illegal.sequenceOk();
+            assertThat(illegal.next(Nfs4.OP_ILLEGAL)).isEqualTo(Nfs4Status.NFS4ERR_OP_ILLEGAL);
+
+            V4Script.Args many = c.compound();
+            for (int i = 0; i < 100; i++) {
+                many.op(Nfs4.OP_PUTROOTFH);
+            }
+            V4Script.Res tooMany = s.call(many);
+            assertThat(tooMany.next(Nfs4.OP_SEQUENCE)).isEqualTo(Nfs4Status.NFS4ERR_TOO_MANY_OPS);
+            c.seq--; // that sequence id was not used
+
+            byte[] root = exportRoot(c);
+            V4Script.Res bogus = s.call(c.compound().putfh(root).op(Nfs4.OP_LOOKUP).string("nothing-here"));
+            bogus.sequenceOk().ok(Nfs4.OP_PUTFH);
+            assertThat(bogus.next(Nfs4.OP_LOOKUP)).isEqualTo(Nfs4Status.NFS4ERR_NOENT);
+            V4Script.Res badName = s.call(c.compound().putfh(root).op(Nfs4.OP_LOOKUP).string(".."));
+            badName.sequenceOk().ok(Nfs4.OP_PUTFH);
+            assertThat(badName.next(Nfs4.OP_LOOKUP)).isEqualTo(Nfs4Status.NFS4ERR_BADNAME);
+            byte[][] open = create(c, root, "f");
+            byte[] forged = open[0].clone();
+            forged[8] ^= 0x55;
+            V4Script.Res w = s.call(c.compound().putfh(open[1]).op(Nfs4.OP_WRITE).stateid(forged).hyper(0).word(2)
+                    .opaque(new byte[] {1}));
+            w.sequenceOk().ok(Nfs4.OP_PUTFH);
+            assertThat(w.next(Nfs4.OP_WRITE)).isEqualTo(Nfs4Status.NFS4ERR_BAD_STATEID);
+            V4Script.Res noFh = s.call(c.compound().op(Nfs4.OP_GETFH));
+            noFh.sequenceOk();
+            assertThat(noFh.next(Nfs4.OP_GETFH)).isEqualTo(Nfs4Status.NFS4ERR_NOFILEHANDLE);
+            // arguments cut short: the operation is NFS4ERR_BADXDR, the ones before it ran
+            V4Script.Res cut = s.call(c.compound().op(Nfs4.OP_PUTROOTFH).op(Nfs4.OP_LOOKUP).word(400));
+            cut.sequenceOk().ok(Nfs4.OP_PUTROOTFH);
+            assertThat(cut.next(Nfs4.OP_LOOKUP)).isEqualTo(Nfs4Status.NFS4ERR_BADXDR);
+        }
+    }
+
+    @Test
+    void aSessionOfAClientWhoseLeaseRanOutIsGone() throws Exception {
+        try (V4Script s = connect(noGrace(Duration.ofSeconds(1)))) {
+            Client c = session(s, "client-lapsed");
+            exportRoot(c);
+            Thread.sleep(2500); // no SEQUENCE for more than the lease
+            V4Script.Res r = s.call(c.compound().op(Nfs4.OP_PUTROOTFH));
+            assertThat(r.next(Nfs4.OP_SEQUENCE)).isEqualTo(Nfs4Status.NFS4ERR_BADSESSION);
+        }
+    }
+
+    @Test
+    void duringTheGracePeriodNewOpensWait() throws Exception {
+        StateConfig d = StateConfig.defaults();
+        try (V4Script s = connect(new StateConfig(Duration.ofSeconds(60), Duration.ofSeconds(60), d.foreLimits(),
+                d.backLimits(), d.maxSessionsPerClient()))) {
+            Client c = session(s, "client-early");
+            byte[] root = exportRoot(c);
+            V4Script.Res r = s.call(c.compound().putfh(root).op(Nfs4.OP_OPEN).word(0).word(3).word(0)
+                    .hyper(c.clientId).string("o").word(1).word(0).bitmap().word(0).word(0).string("new"));
+            r.sequenceOk().ok(Nfs4.OP_PUTFH);
+            assertThat(r.next(Nfs4.OP_OPEN)).isEqualTo(Nfs4Status.NFS4ERR_GRACE);
+        }
+    }
+}

@@ -34,7 +34,8 @@ import org.slf4j.LoggerFactory;
  * server: the guest mounts {@code /export} with {@code proto=rdma} and Linux's default version (4.2), and with
  * {@code vers=4.1}; copies files of 0, 1, 4097, 1 MiB + 1 and 16 MiB in and out, mounts again (a cold cache), reads
  * back, lists, renames and removes. Files are compared by SHA-256 on both sides; the server's counters show WRITE
- * data pulled from Read chunks and READ data pushed into Write chunks.
+ * data pulled from Read chunks, READ data pushed into Write chunks, and the CB_NULL of the session's back channel
+ * answered by the client over the same connection (RFC 8167).
  */
 @ExtendWith(LinuxPeerExtension.class)
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
@@ -133,6 +134,10 @@ class LinuxClientOurNfs4ServerTest {
             LOG.info("server counters after the Linux NFSv4 client: {}", c);
             assertThat(c.get(ServerCounter.READ_CHUNKS)).as("WRITE data in Read chunks").isPositive();
             assertThat(c.get(ServerCounter.WRITE_CHUNKS)).as("READ data into Write chunks").isPositive();
+            assertThat(nfs.nfs4().backChannelProbesAnswered()).as("CB_NULL answered over the back channel")
+                    .isPositive();
+            assertThat(nfs.nfs4().backChannelProbesFailed()).isZero();
+            assertThat(c.get(ServerCounter.REVERSE_REPLIES)).as("the callback's reply, over RDMA").isPositive();
             for (ServerCounter bad : List.of(ServerCounter.ERR_VERS_SENT, ServerCounter.ERR_CHUNK_SENT,
                     ServerCounter.DROPPED_GARBAGE, ServerCounter.DROPPED_INTERNAL_ERROR)) {
                 assertThat(c.get(bad)).as(bad.name()).isZero();

@@ -107,6 +107,7 @@ final class ServeCommand implements Callable<Integer> {
             io.out().println("  NFS over RDMA: " + server.rdmaUrl(shown) + "   (device " + server.deviceName() + ")");
             io.out().println("  NFS over TCP:  " + server.tcpUrl(shown));
             io.out().println("  Linux client:  " + server.linuxMountCommand(shown));
+            io.out().println("  ... or NFSv3:  " + server.linuxNfs3MountCommand(shown));
             io.out().println("Serving; press Ctrl-C to stop.");
             io.out().flush();
             try {

@@ -172,10 +172,18 @@ public final class EmbeddedServer implements AutoCloseable {
     }
 
     /**
-     * The Linux command that mounts the export over RDMA: NFSv3 on the RDMA port, MOUNT over TCP on the TCP port,
-     * and {@code nolock} (this server has no lock manager, NLM).
+     * The Linux command that mounts the export over RDMA with the Linux client's defaults: NFSv4.2 (NFSv4.1 on older
+     * kernels), which needs no MOUNT protocol and no lock manager.
      */
     public String linuxMountCommand(String host) {
+        return "mount -o proto=rdma,port=" + rdmaPort() + " " + bracket(host) + ":" + settings.exportPath() + " /mnt";
+    }
+
+    /**
+     * The Linux command that mounts the export over RDMA with NFSv3: MOUNT over TCP on the TCP port, and {@code nolock}
+     * (this server has no lock manager, NLM).
+     */
+    public String linuxNfs3MountCommand(String host) {
         return "mount -o proto=rdma,port=" + rdmaPort() + ",vers=3,mountport=" + tcpPort()
                 + ",mountproto=tcp,nolock " + bracket(host) + ":" + settings.exportPath() + " /mnt";
     }

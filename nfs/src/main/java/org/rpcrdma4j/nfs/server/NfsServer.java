@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import org.dcache.oncrpc4j.rpc.OncRpcProgram;
 import org.dcache.oncrpc4j.rpc.OncRpcSvc;
@@ -44,8 +45,8 @@ public final class NfsServer implements AutoCloseable {
     private final Builder config;
     private final ExportTable exports;
     private final Map<OncRpcProgram, RpcDispatchable> programs = new LinkedHashMap<>();
-    /** The NFSv4.1 clients, sessions and open state; null when NFSv4 is off. */
-    private final ClientTable clients;
+    /** The NFSv4.1 and 4.2 program; null when NFSv4 is off. */
+    private final Nfs4Program nfs4;
     private OncRpcSvc svc;
     private OncRpcSvc portmapSvc;
     private int port;
@@ -59,11 +60,14 @@ public final class NfsServer implements AutoCloseable {
         programs.put(new OncRpcProgram(Mount3.PROGRAM, Mount3.VERSION), mount);
         int highest = Nfs3.VERSION;
         if (b.nfs4 != null) {
-            this.clients = new ClientTable(b.nfs4, (int) (System.currentTimeMillis() / 1000), System::nanoTime);
-            programs.put(new OncRpcProgram(Nfs3.PROGRAM, Nfs4.VERSION), new Nfs4Program(exports, b.limits, clients));
+            // a boot id of its own per server instance: a restarted server's client IDs and stateids are stale
+            ClientTable clients = new ClientTable(b.nfs4, ThreadLocalRandom.current().nextInt(1, Integer.MAX_VALUE),
+                    System::nanoTime);
+            this.nfs4 = new Nfs4Program(exports, b.limits, clients);
+            programs.put(new OncRpcProgram(Nfs3.PROGRAM, Nfs4.VERSION), nfs4);
             highest = Nfs4.VERSION;
         } else {
-            this.clients = null;
+            this.nfs4 = null;
             programs.put(new OncRpcProgram(Nfs3.PROGRAM, Nfs4.VERSION),
                     new VersionMismatchProgram(Nfs3.VERSION, Nfs3.VERSION));
         }
@@ -87,9 +91,9 @@ public final class NfsServer implements AutoCloseable {
         return new Builder();
     }
 
-    /** The NFSv4.1 server's clients, sessions and open state, or null when NFSv4 is not served. */
-    public ClientTable nfs4Clients() {
-        return clients;
+    /** The NFSv4.1 and 4.2 program (its clients, sessions and open state), or null when NFSv4 is not served. */
+    public Nfs4Program nfs4() {
+        return nfs4;
     }
 
     /** The programs served: NFS v3 and v4, MOUNT v3 and the version-mismatch responders. Unmodifiable. */
@@ -123,7 +127,7 @@ public final class NfsServer implements AutoCloseable {
         if (config.portmapPort >= 0) {
             List<PortmapProgram.Mapping> table = new ArrayList<>();
             table.add(new PortmapProgram.Mapping(Nfs3.PROGRAM, Nfs3.VERSION, PortmapProgram.PROTO_TCP, port));
-            if (clients != null) {
+            if (nfs4 != null) {
                 table.add(new PortmapProgram.Mapping(Nfs3.PROGRAM, Nfs4.VERSION, PortmapProgram.PROTO_TCP, port));
             }
             table.add(new PortmapProgram.Mapping(Mount3.PROGRAM, Mount3.VERSION, PortmapProgram.PROTO_TCP, port));
@@ -183,6 +187,9 @@ public final class NfsServer implements AutoCloseable {
      */
     @Override
     public synchronized void close() throws IOException {
+        if (nfs4 != null) {
+            nfs4.close();
+        }
         if (portmapSvc != null) {
             InetSocketAddress tcp = portmapSvc.getInetSocketAddress(IpProtocolType.TCP);
             InetSocketAddress udp = portmapSvc.getInetSocketAddress(IpProtocolType.UDP);

@@ -41,13 +41,14 @@ import org.slf4j.LoggerFactory;
  * are NFS4ERR_BADXDR, unknown ones NFS4ERR_OP_ILLEGAL, known ones this server does not do NFS4ERR_NOTSUPP; a bug is
  * NFS4ERR_SERVERFAULT. Never an exception on the wire.
  */
-public final class Nfs4Program implements RpcDispatchable {
+public final class Nfs4Program implements RpcDispatchable, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Nfs4Program.class);
 
     final ExportTable exports;
     final PseudoFs pseudo;
     final ServerLimits limits;
     final ClientTable clients;
+    final BackChannel backChannel = new BackChannel();
 
     /**
      * @param exports the exports (shared with the NFSv3 program)
@@ -63,6 +64,22 @@ public final class Nfs4Program implements RpcDispatchable {
 
     public ClientTable clients() {
         return clients;
+    }
+
+    /** CB_NULL probes of back channels that were answered (one per CREATE_SESSION that asked for callbacks). */
+    public long backChannelProbesAnswered() {
+        return backChannel.answered();
+    }
+
+    /** CB_NULL probes that failed (the session then reports its callback path down). */
+    public long backChannelProbesFailed() {
+        return backChannel.failed();
+    }
+
+    /** Stops the back channel's prober. */
+    @Override
+    public void close() {
+        backChannel.close();
     }
 
     @Override

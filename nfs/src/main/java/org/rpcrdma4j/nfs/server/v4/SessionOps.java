@@ -247,6 +247,10 @@ final class SessionOps {
         @Override
         void execute(Compound c) throws Nfs4Exception {
             result = c.server.clients.createSession(clientId, sequence, flags, fore, back, callbackProgram);
+            if ((result.flags() & CreateSessionResult.FLAG_CONN_BACK_CHAN) != 0 && c.call != null) {
+                c.server.backChannel.probe(c.server.clients, result.sessionId(), callbackProgram,
+                        c.call.getTransport());
+            }
         }
 
         @Override

@@ -268,6 +268,111 @@ class Nfs41ServerTest {
     }
 
     @Test
+    void aSessionThatAsksForABackChannelGetsCbNullOverItsConnection() throws Exception {
+        try (V4Script s = connect()) {
+            V4Script.Res ex = s.call(new V4Script.Args(1).op(Nfs4.OP_EXCHANGE_ID).fixed(new byte[8]).string("cb")
+                    .word(0).word(0).word(0));
+            ex.ok(Nfs4.OP_EXCHANGE_ID);
+            long clientId = ex.hyper();
+            int seq = ex.word();
+            int xid = s.nextXid();
+            s.send(V4Script.compoundCall(xid, new V4Script.Args(1).op(Nfs4.OP_CREATE_SESSION).hyper(clientId)
+                    .word(seq).word(2 /* CREATE_SESSION4_FLAG_CONN_BACK_CHAN */)
+                    .word(0).word(1 << 20).word(1 << 20).word(8192).word(16).word(8).word(0)
+                    .word(0).word(4096).word(4096).word(0).word(8).word(1).word(0)
+                    .word(0x40000000).word(1).word(0).bytes()));
+            boolean replied = false;
+            boolean probed = false;
+            while (!replied || !probed) {
+                byte[] m = s.receive();
+                ByteBuffer b = ByteBuffer.wrap(m);
+                int mxid = b.getInt(0);
+                if (b.getInt(4) == 1) { // a REPLY: ours
+                    assertThat(mxid).isEqualTo(xid);
+                    V4Script.Res r = new V4Script.Res(Arrays.copyOfRange(m, 24, m.length));
+                    r.ok(Nfs4.OP_CREATE_SESSION);
+                    r.fixed(Nfs4.SESSIONID_SIZE);
+                    r.word();
+                    assertThat(r.word() & 2).as("the back channel is granted").isEqualTo(2);
+                    replied = true;
+                } else {
+                    assertThat(b.getInt(12)).as("the callback program").isEqualTo(0x40000000);
+                    assertThat(b.getInt(16)).as("NFS_CB version").isEqualTo(1);
+                    assertThat(b.getInt(20)).as("CB_NULL").isZero();
+                    s.send(ByteBuffer.allocate(24).putInt(mxid).putInt(1).putInt(0).putInt(0).putInt(0).putInt(0)
+                            .array());
+                    probed = true;
+                }
+            }
+            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (server.nfs4().backChannelProbesAnswered() == 0) {
+                assertThat(System.nanoTime() - until).as("hang guard").isNegative();
+                Thread.sleep(10);
+            }
+            assertThat(server.nfs4().backChannelProbesFailed()).isZero();
+        }
+    }
+
+    @Test
+    void afterARestartTheOldSessionIsGoneAndOpensAreReclaimedInTheGracePeriod() throws Exception {
+        byte[] root;
+        byte[] file;
+        try (V4Script s = connect()) {
+            Client c = session(s, "client-restart");
+            root = exportRoot(c);
+            file = create(c, root, "kept")[1];
+        }
+        server.close();
+        StateConfig d = StateConfig.defaults();
+        server = NfsServer.builder().export("/export", vfs).bindAddress("127.0.0.1").port(0)
+                .nfs4(new StateConfig(Duration.ofSeconds(60), Duration.ofSeconds(60), d.foreLimits(), d.backLimits(),
+                        d.maxSessionsPerClient())).build();
+        server.start();
+        try (V4Script s = new V4Script(server.address())) {
+            V4Script.Res ex = s.call(new V4Script.Args(1).op(Nfs4.OP_EXCHANGE_ID)
+                    .fixed(Arrays.copyOf("client-restart".getBytes(StandardCharsets.UTF_8), 8))
+                    .string("client-restart").word(0).word(0).word(0));
+            ex.ok(Nfs4.OP_EXCHANGE_ID);
+            long clientId = ex.hyper();
+            int seq = ex.word();
+            V4Script.Res cs = s.call(new V4Script.Args(1).op(Nfs4.OP_CREATE_SESSION).hyper(clientId).word(seq)
+                    .word(0).word(0).word(1 << 20).word(1 << 20).word(8192).word(16).word(8).word(0)
+                    .word(0).word(4096).word(4096).word(0).word(8).word(1).word(0).word(0x40000000).word(1).word(0));
+            cs.ok(Nfs4.OP_CREATE_SESSION);
+            Client c = new Client(s, clientId, cs.fixed(Nfs4.SESSIONID_SIZE));
+            // the handles survive the restart; a reclaim of the open (CLAIM_PREVIOUS) is allowed in the grace period
+            V4Script.Res reclaim = s.call(c.compound().putfh(file).op(Nfs4.OP_OPEN).word(0).word(3).word(0)
+                    .hyper(clientId).string("owner-kept").word(0).word(1 /* CLAIM_PREVIOUS */).word(0));
+            reclaim.sequenceOk().ok(Nfs4.OP_PUTFH).ok(Nfs4.OP_OPEN);
+            V4Script.Res done = s.call(c.compound().op(Nfs4.OP_RECLAIM_COMPLETE).word(0));
+            assertThat(done.status).isZero();
+            // after RECLAIM_COMPLETE, and still in the grace period, a new OPEN waits
+            V4Script.Res open = s.call(c.compound().putfh(root).op(Nfs4.OP_OPEN).word(0).word(3).word(0)
+                    .hyper(clientId).string("o2").word(1).word(0).bitmap().word(0).word(0).string("new"));
+            open.sequenceOk().ok(Nfs4.OP_PUTFH);
+            assertThat(open.next(Nfs4.OP_OPEN)).isEqualTo(Nfs4Status.NFS4ERR_GRACE);
+        }
+    }
+
+    @Test
+    void aSessionOfAServerThatRestartedIsBadAndItsClientIdStale() throws Exception {
+        Client old;
+        try (V4Script s = connect()) {
+            old = session(s, "client-old");
+        }
+        server.close();
+        server = null;
+        try (V4Script s = connect()) {
+            V4Script.Res r = s.call(new V4Script.Args(1).sequence(old.session, old.seq + 1, 0, false));
+            assertThat(r.next(Nfs4.OP_SEQUENCE)).isEqualTo(Nfs4Status.NFS4ERR_BADSESSION);
+            V4Script.Res cs = s.call(new V4Script.Args(1).op(Nfs4.OP_CREATE_SESSION).hyper(old.clientId).word(2)
+                    .word(0).word(0).word(1 << 20).word(1 << 20).word(8192).word(16).word(8).word(0)
+                    .word(0).word(4096).word(4096).word(0).word(8).word(1).word(0).word(0x40000000).word(1).word(0));
+            assertThat(cs.next(Nfs4.OP_CREATE_SESSION)).isEqualTo(Nfs4Status.NFS4ERR_STALE_CLIENTID);
+        }
+    }
+
+    @Test
     void duringTheGracePeriodNewOpensWait() throws Exception {
         StateConfig d = StateConfig.defaults();
         try (V4Script s = connect(new StateConfig(Duration.ofSeconds(60), Duration.ofSeconds(60), d.foreLimits(),

@@ -48,6 +48,21 @@ final class V4Script implements AutoCloseable {
         return ++xid;
     }
 
+    /** Sends a whole RPC message (one record). */
+    void send(byte[] message) throws IOException {
+        tcp.send(message);
+    }
+
+    /** The next RPC message that arrives (a reply, or a call of the server's back channel). */
+    byte[] receive() throws IOException {
+        return tcp.receive();
+    }
+
+    /** The RPC call a COMPOUND goes in. */
+    static byte[] compoundCall(int xid, byte[] compound) {
+        return Calls.call(xid, Nfs4.PROGRAM, Nfs4.VERSION, Nfs4.PROC_COMPOUND, Calls.unix(0), new Raw(compound));
+    }
+
     @Override
     public void close() throws IOException {
         tcp.close();

@@ -24,6 +24,7 @@ import org.rpcrdma4j.nfs.server.rdma.RdmaServerMemory;
 import org.rpcrdma4j.nfs.v4.Nfs4UpperLayerBinding;
 import org.rpcrdma4j.nfs.v4.state.StateConfig;
 import org.rpcrdma4j.nfs.vfs.LocalVfs;
+import org.rpcrdma4j.testsupport.RequiredPeer;
 import org.rpcrdma4j.xprt.server.RdmaRpcServer;
 import org.rpcrdma4j.xprt.server.ServerCounter;
 import org.slf4j.Logger;
@@ -35,7 +36,8 @@ import org.slf4j.LoggerFactory;
  * {@code vers=4.1}; copies files of 0, 1, 4097, 1 MiB + 1 and 16 MiB in and out, mounts again (a cold cache), reads
  * back, lists, renames and removes. Files are compared by SHA-256 on both sides; the server's counters show WRITE
  * data pulled from Read chunks, READ data pushed into Write chunks, and the CB_NULL of the session's back channel
- * answered by the client over the same connection (RFC 8167).
+ * answered by the client over the same connection (RFC 8167). The traffic is recorded and Wireshark's dissectors
+ * decode our side of it ({@link #checkWireshark}).
  */
 @ExtendWith(LinuxPeerExtension.class)
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
@@ -44,6 +46,56 @@ class LinuxClientOurNfs4ServerTest {
     private static final int[] SIZES = {0, 1, 4097, (1 << 20) + 1, 16 << 20};
     private static final Duration GUEST_COMMAND = Duration.ofMinutes(4);
     private static final String MNT = "/mnt/ours4";
+    private static final Path CAPTURES = Path.of("target", "linux-interop");
+
+    /**
+     * Wireshark's dissectors judge what our server sent: its NFSv4 replies decode, and the only frames of ours marked
+     * malformed are READ replies whose data went through a Write chunk, which tshark marks in Linux's own knfsd traffic
+     * too (it does not reassemble that data; see the reference captures). Frames the Linux client sent are its
+     * business; they are logged.
+     */
+    private static void checkWireshark(Path file, int serverPort) throws Exception {
+        if (!RequiredPeer.optionalOutsideCi("Wireshark's dissectors (tshark)",
+                LinuxPeer.findOnPath("tshark") == null ? "tshark is not installed" : null)) {
+            return;
+        }
+        List<String> ours = tshark(file, "nfs && tcp.srcport == " + serverPort, "frame.number");
+        assertThat(ours).as("NFSv4 frames of our server that tshark decoded").hasSizeGreaterThan(100);
+        List<String> malformed = tshark(file, "_ws.malformed", "frame.number", "tcp.srcport", "rpc.msgtyp",
+                "rpcordma.writes_count", "nfs.opcode");
+        int known = 0;
+        for (String line : malformed) {
+            String[] f = line.split("\\|", -1);
+            if (!f[1].equals(Integer.toString(serverPort))) {
+                LOG.info("tshark marks a frame of the Linux client malformed: {}", line);
+                continue;
+            }
+            assertThat(f[2]).as("a malformed frame of ours is a reply: %s", line).startsWith("1");
+            assertThat(f[3]).as("with a Write list: %s", line).isNotEmpty().isNotEqualTo("0");
+            assertThat(f[4].split(",")).as("of a READ: %s", line).contains("25");
+            known++;
+        }
+        LOG.info("tshark: {} NFSv4 frames of ours decoded, {} READ replies with Write chunks marked as tshark marks "
+                + "knfsd's, {} malformed frames in all", ours.size(), known, malformed.size());
+    }
+
+    private static List<String> tshark(Path file, String filter, String... fields) throws Exception {
+        List<String> command = new java.util.ArrayList<>(List.of("tshark", "-r", file.toString(), "-Y", filter, "-T",
+                "fields", "-E", "separator=|", "-E", "occurrence=a", "-E", "aggregator=,"));
+        for (String f : fields) {
+            command.add("-e");
+            command.add(f);
+        }
+        Process p = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        List<String> lines;
+        try (var in = new java.io.BufferedReader(new java.io.InputStreamReader(p.getInputStream(),
+                java.nio.charset.StandardCharsets.UTF_8))) {
+            lines = in.lines().filter(l -> !l.isBlank()).toList();
+        }
+        assertThat(p.waitFor(5, TimeUnit.MINUTES)).as("tshark finished").isTrue();
+        assertThat(p.exitValue()).as("tshark's exit status").isZero();
+        return lines;
+    }
 
     /** A short lease and no grace period: the server starts fresh, with nothing to reclaim. */
     private static StateConfig state() {
@@ -74,9 +126,13 @@ class LinuxClientOurNfs4ServerTest {
                 .jmx(false).name("linux-nfs4-server").build();
         serverMemory.bind(rdma.bufferAllocator());
         nfs.start();
+        WireCapture capture = null;
         try {
             rdma.start();
             int rdmaPort = rdma.boundAddress().getPort();
+            if (RequiredPeer.optionalOutsideCi("the capture of the Linux suite", WireCapture.unavailableReason())) {
+                capture = WireCapture.start(CAPTURES.resolve("linux-nfs4-" + version + ".pcapng"), rdmaPort);
+            }
             String options = "proto=rdma,port=" + rdmaPort + (version.equals("default") ? "" : ",vers=" + version);
             String mount = "mkdir -p " + MNT + " && mount.nfs " + LinuxPeer.HOST_FROM_GUEST + ":/export " + MNT
                     + " -o " + options + " && grep ' " + MNT + " ' /proc/mounts";
@@ -142,11 +198,23 @@ class LinuxClientOurNfs4ServerTest {
                     ServerCounter.DROPPED_GARBAGE, ServerCounter.DROPPED_INTERNAL_ERROR)) {
                 assertThat(c.get(bad)).as(bad.name()).isZero();
             }
+            if (capture != null) {
+                capture.stop();
+                checkWireshark(capture.file(), rdmaPort);
+            }
         } catch (Throwable t) {
+            if (capture != null) {
+                capture.keep();
+                LOG.error("the Linux NFSv4 client test failed; the capture is kept in {}",
+                        capture.file().toAbsolutePath());
+            }
             LOG.error("the Linux NFSv4 client test failed; guest kernel log:\n{}", peer.dmesgTail(60));
             peer.exec("umount -f " + MNT, Duration.ofSeconds(30));
             throw t;
         } finally {
+            if (capture != null) {
+                capture.close();
+            }
             rdma.stop();
             nfs.close();
         }

@@ -9,11 +9,16 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.dcache.oncrpc4j.rpc.RpcCall;
+import org.dcache.oncrpc4j.xdr.Xdr;
 import org.dcache.oncrpc4j.xdr.XdrAble;
 import org.dcache.oncrpc4j.xdr.XdrDecodingStream;
 import org.dcache.oncrpc4j.xdr.XdrEncodingStream;
 import org.rpcrdma4j.nfs.v4.Nfs4;
 import org.rpcrdma4j.xprt.drc.Calls;
+import org.rpcrdma4j.xprt.client.RdmaClientTransport;
 import org.rpcrdma4j.xprt.drc.RpcTcpClient;
 
 /**
@@ -23,10 +28,22 @@ import org.rpcrdma4j.xprt.drc.RpcTcpClient;
  */
 final class V4Script implements AutoCloseable {
     private final RpcTcpClient tcp;
+    private final RdmaClientTransport rdma;
     private int xid = 0x4100;
 
     V4Script(InetSocketAddress server) throws IOException {
         this.tcp = RpcTcpClient.connect(server);
+        this.rdma = null;
+    }
+
+    /**
+     * Over RPC-over-RDMA: COMPOUNDs go as unmodified oncrpc4j calls over {@code transport}, whose NFSv4 binding moves
+     * WRITE data into Read chunks and READ data into Write chunks (the script still sees flat messages). The
+     * transport stays the caller's.
+     */
+    V4Script(RdmaClientTransport transport) {
+        this.tcp = null;
+        this.rdma = transport;
     }
 
     /** Sends {@code args}; returns the reply past the RPC header, checked to be an accepted SUCCESS. */
@@ -36,6 +53,16 @@ final class V4Script implements AutoCloseable {
 
     /** Sends a COMPOUND's bytes with {@code withXid}; returns the reply's bytes past the RPC header. */
     byte[] callRaw(byte[] compound, int withXid) throws IOException {
+        if (rdma != null) {
+            RawReply reply = new RawReply();
+            try {
+                new RpcCall(Nfs4.PROGRAM, Nfs4.VERSION, Calls.unix(0), rdma).call(Nfs4.PROC_COMPOUND,
+                        new Raw(compound), reply, 30, TimeUnit.SECONDS);
+            } catch (TimeoutException e) {
+                throw new IOException(e);
+            }
+            return reply.bytes;
+        }
         byte[] reply = tcp.call(Calls.call(withXid, Nfs4.PROGRAM, Nfs4.VERSION, Nfs4.PROC_COMPOUND, Calls.unix(0),
                 new Raw(compound)));
         assertThat(Calls.intAt(reply, 20)).as("accept_stat").isZero();
@@ -65,7 +92,9 @@ final class V4Script implements AutoCloseable {
 
     @Override
     public void close() throws IOException {
-        tcp.close();
+        if (tcp != null) {
+            tcp.close();
+        }
     }
 
     /** COMPOUND4args, word by word. */
@@ -209,6 +238,23 @@ final class V4Script implements AutoCloseable {
                 word();
             }
             return this;
+        }
+    }
+
+    /** The reply's body as it is: every byte after the RPC reply header. */
+    private static final class RawReply implements XdrAble {
+        byte[] bytes;
+
+        @Override
+        public void xdrDecode(XdrDecodingStream xdr) {
+            org.glassfish.grizzly.Buffer b = ((Xdr) xdr).asBuffer();
+            bytes = new byte[b.remaining()];
+            b.get(bytes);
+        }
+
+        @Override
+        public void xdrEncode(XdrEncodingStream xdr) {
+            throw new UnsupportedOperationException();
         }
     }
 

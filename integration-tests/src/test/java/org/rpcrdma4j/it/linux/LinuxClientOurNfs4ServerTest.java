@@ -190,6 +190,8 @@ class LinuxClientOurNfs4ServerTest {
             LOG.info("server counters after the Linux NFSv4 client: {}", c);
             assertThat(c.get(ServerCounter.READ_CHUNKS)).as("WRITE data in Read chunks").isPositive();
             assertThat(c.get(ServerCounter.WRITE_CHUNKS)).as("READ data into Write chunks").isPositive();
+            assertThat(c.get(ServerCounter.ZERO_COPY_BYTES)).as("READ data RDMA-written from where it was read")
+                    .isPositive();
             assertThat(nfs.nfs4().backChannelProbesAnswered()).as("CB_NULL answered over the back channel")
                     .isPositive();
             assertThat(nfs.nfs4().backChannelProbesFailed()).isZero();

@@ -63,7 +63,7 @@ public final class NfsServer implements AutoCloseable {
             // a boot id of its own per server instance: a restarted server's client IDs and stateids are stale
             ClientTable clients = new ClientTable(b.nfs4, ThreadLocalRandom.current().nextInt(1, Integer.MAX_VALUE),
                     System::nanoTime);
-            this.nfs4 = new Nfs4Program(exports, b.limits, clients);
+            this.nfs4 = new Nfs4Program(exports, b.limits, clients, b.readBuffers);
             programs.put(new OncRpcProgram(Nfs3.PROGRAM, Nfs4.VERSION), nfs4);
             highest = Nfs4.VERSION;
         } else {

@@ -34,6 +34,8 @@ final class Compound {
     /** The session of this COMPOUND's SEQUENCE; null for the operations that run without one. */
     Session session;
     long clientId;
+    /** Memory the reply borrows (READ data), given back once the reply is sent or encoded into bytes. */
+    final java.util.List<Runnable> releases = new java.util.ArrayList<>(1);
 
     Compound(Nfs4Program server, RpcCall call, int minorVersion, int opCount) {
         this.server = server;
@@ -47,6 +49,14 @@ final class Compound {
             this.uid = NOBODY;
             this.gid = NOBODY;
         }
+    }
+
+    /** Runs the releases of the memory the reply borrowed. */
+    void release() {
+        for (Runnable r : releases) {
+            r.run();
+        }
+        releases.clear();
     }
 
     /** The current file handle; NFS4ERR_NOFILEHANDLE when there is none. */

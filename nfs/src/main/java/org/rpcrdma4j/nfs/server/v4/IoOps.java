@@ -8,10 +8,12 @@ import org.rpcrdma4j.nfs.FileAttributes;
 import org.rpcrdma4j.nfs.NfsException;
 import org.rpcrdma4j.nfs.StableHow;
 import org.rpcrdma4j.nfs.server.ExportTable;
+import org.rpcrdma4j.nfs.server.ReadBuffer;
 import org.rpcrdma4j.nfs.v4.Nfs4;
 import org.rpcrdma4j.nfs.v4.Nfs4Exception;
 import org.rpcrdma4j.nfs.v4.Nfs4Status;
 import org.rpcrdma4j.nfs.v4.state.Stateid;
+import org.rpcrdma4j.nfs.vfs.LentRange;
 import org.rpcrdma4j.nfs.vfs.ReadResult;
 import org.rpcrdma4j.nfs.vfs.WriteResult;
 import org.rpcrdma4j.nfs.xdr.BadXdrException;
@@ -20,7 +22,9 @@ import org.rpcrdma4j.nfs.xdr.Nfs3Xdr;
 /**
  * READ, WRITE and COMMIT (RFC 8881 sections 18.22, 18.32, 18.3). READ and WRITE name their open with a stateid,
  * checked by the state layer ({@link StateOps#checkIo}); the data of a WRITE is a view of the call's buffer, handed
- * to the VFS as it is. A READ or WRITE larger than the server's limit moves the limit's worth (the client sees the
+ * to the VFS as it is. READ data goes out by reference, as NFSv3's does: the VFS's own memory when it lends it, else a
+ * buffer of the server's READ allocator (registered memory for a call that came over RDMA, so the transport RDMA
+ * WRITEs it without a copy), given back once the reply is sent. A READ or WRITE larger than the server's limit moves the limit's worth (the client sees the
  * count).
  */
 final class IoOps {
@@ -53,6 +57,7 @@ final class IoOps {
         private long count;
         private boolean eof;
         private ByteBuffer data;
+        private ByteBuffer[] pieces;
 
         Read() {
             super(Nfs4.OP_READ);
@@ -73,8 +78,22 @@ final class IoOps {
                 throw new Nfs4Exception(Nfs4Status.NFS4ERR_INVAL, "offset beyond 2^63");
             }
             int n = (int) Math.min(count, c.server.limits.maxRead());
-            data = ByteBuffer.allocate(n);
             try {
+                LentRange range = t.export().vfs().lend(t.fh(), offset, n);
+                if (range != null) {
+                    // the VFS's own memory goes out by reference
+                    c.releases.add(range::release);
+                    pieces = new ByteBuffer[range.pieceCount()];
+                    for (int i = 0; i < pieces.length; i++) {
+                        pieces[i] = range.piece(i);
+                    }
+                    eof = range.eof();
+                    return;
+                }
+                // memory the transport can send from (registered memory for a call that came over RDMA)
+                ReadBuffer buffer = c.server.readBuffers.allocate(c.call, n);
+                c.releases.add(buffer::release);
+                data = buffer.buffer();
                 ReadResult r = t.export().vfs().read(t.fh(), offset, data);
                 data.flip();
                 if (data.remaining() != r.count()) {
@@ -89,7 +108,11 @@ final class IoOps {
         @Override
         void encodeOk(XdrEncodingStream xdr) {
             xdr.xdrEncodeBoolean(eof);
-            Nfs3Xdr.encodeDataShallow(xdr, data);
+            if (pieces != null) {
+                Nfs3Xdr.encodeDataShallow(xdr, pieces);
+            } else {
+                Nfs3Xdr.encodeDataShallow(xdr, data);
+            }
         }
     }
 

@@ -1,6 +1,8 @@
 package org.rpcrdma4j.nfs.server.v4;
 
 import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.channels.CompletionHandler;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -16,6 +18,7 @@ import org.rpcrdma4j.nfs.FileAttributes;
 import org.rpcrdma4j.nfs.FileHandle;
 import org.rpcrdma4j.nfs.NfsException;
 import org.rpcrdma4j.nfs.server.ExportTable;
+import org.rpcrdma4j.nfs.server.ReadBufferAllocator;
 import org.rpcrdma4j.nfs.server.ServerLimits;
 import org.rpcrdma4j.nfs.v4.Nfs4;
 import org.rpcrdma4j.nfs.v4.Nfs4Exception;
@@ -48,18 +51,22 @@ public final class Nfs4Program implements RpcDispatchable, AutoCloseable {
     final PseudoFs pseudo;
     final ServerLimits limits;
     final ClientTable clients;
+    final ReadBufferAllocator readBuffers;
     final BackChannel backChannel = new BackChannel();
 
     /**
-     * @param exports the exports (shared with the NFSv3 program)
-     * @param limits  the largest READ, WRITE and READDIR
-     * @param clients the clients, sessions and open state of this server instance
+     * @param exports     the exports (shared with the NFSv3 program)
+     * @param limits      the largest READ, WRITE and READDIR
+     * @param clients     the clients, sessions and open state of this server instance
+     * @param readBuffers where READ data is read into (shared with the NFSv3 program; registered memory over RDMA)
      */
-    public Nfs4Program(ExportTable exports, ServerLimits limits, ClientTable clients) {
+    public Nfs4Program(ExportTable exports, ServerLimits limits, ClientTable clients,
+                       ReadBufferAllocator readBuffers) {
         this.exports = exports;
         this.pseudo = new PseudoFs(exports);
         this.limits = limits;
         this.clients = clients;
+        this.readBuffers = readBuffers;
     }
 
     public ClientTable clients() {
@@ -95,19 +102,40 @@ public final class Nfs4Program implements RpcDispatchable, AutoCloseable {
                     call.failRpcGarbage();
                     return;
                 }
-                call.reply(new Raw(process(args, call)));
+                Compound c = new Compound(this, call, args.minorVersion, args.count);
+                XdrAble reply = process(args, c);
+                if (c.releases.isEmpty()) {
+                    call.reply(reply);
+                    return;
+                }
+                // the reply borrows READ data: give it back once the reply went out (or could not)
+                call.registerSendOnceListener(new CompletionHandler<Integer, InetSocketAddress>() {
+                    @Override
+                    public void completed(Integer written, InetSocketAddress peer) {
+                        c.release();
+                    }
+
+                    @Override
+                    public void failed(Throwable t, InetSocketAddress peer) {
+                        c.release();
+                    }
+                });
+                call.reply(reply);
             }
             default -> call.failProcedureUnavailable();
         }
     }
 
-    /** Runs a COMPOUND and returns its encoded {@code COMPOUND4res}. */
-    byte[] process(CompoundArgs args, RpcCall call) {
+    /**
+     * Runs a COMPOUND and returns its {@code COMPOUND4res}: encoded into bytes when the session keeps it (the slot's
+     * reply cache; the memory it borrowed is then given back at once), else as operations that encode themselves
+     * into the transport's stream, READ data by reference.
+     */
+    XdrAble process(CompoundArgs args, Compound c) {
         List<Op> done = new ArrayList<>();
         if (args.minorVersion != 1 && args.minorVersion != 2) {
-            return encode(Nfs4Status.NFS4ERR_MINOR_VERS_MISMATCH, args.tag, done);
+            return new CompoundRes(Nfs4Status.NFS4ERR_MINOR_VERS_MISMATCH, args.tag, done);
         }
-        Compound c = new Compound(this, call, args.minorVersion, args.count);
         SessionOps.Sequence sequence = null;
         int status = Nfs4Status.NFS4_OK;
         for (int i = 0; i < args.ops.size(); i++) {
@@ -127,7 +155,7 @@ public final class Nfs4Program implements RpcDispatchable, AutoCloseable {
                 }
                 op.execute(c);
                 if (op == sequence && sequence.replay() != null) {
-                    return sequence.replay();
+                    return new Raw(sequence.replay());
                 }
             } catch (Nfs4Exception e) {
                 LOG.debug("op {}: {}", op.opcode, e.getMessage());
@@ -141,24 +169,54 @@ public final class Nfs4Program implements RpcDispatchable, AutoCloseable {
                 break;
             }
         }
-        byte[] reply = encode(status, args.tag, done);
-        if (sequence != null) {
-            sequence.finish(c, reply);
+        CompoundRes res = new CompoundRes(status, args.tag, done);
+        if (sequence == null) {
+            return res;
         }
-        return reply;
+        if (!sequence.cacheThis()) {
+            sequence.finish(c, null);
+            return res;
+        }
+        byte[] bytes = res.encode();
+        c.release();
+        sequence.finish(c, bytes);
+        return new Raw(bytes);
     }
 
-    private static byte[] encode(int status, byte[] tag, List<Op> results) {
-        try (Xdr xdr = new Xdr(256)) {
-            xdr.beginEncoding();
+    /** {@code COMPOUND4res}: the status, the tag, the results of the operations that ran. */
+    static final class CompoundRes implements XdrAble {
+        private final int status;
+        private final byte[] tag;
+        private final List<Op> results;
+
+        CompoundRes(int status, byte[] tag, List<Op> results) {
+            this.status = status;
+            this.tag = tag;
+            this.results = results;
+        }
+
+        byte[] encode() {
+            try (Xdr xdr = new Xdr(256)) {
+                xdr.beginEncoding();
+                xdrEncode(xdr);
+                xdr.endEncoding();
+                return xdr.getBytes();
+            }
+        }
+
+        @Override
+        public void xdrDecode(XdrDecodingStream xdr) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public void xdrEncode(XdrEncodingStream xdr) {
             xdr.xdrEncodeInt(status);
             xdr.xdrEncodeDynamicOpaque(tag);
             xdr.xdrEncodeInt(results.size());
             for (Op op : results) {
                 op.encodeResult(xdr);
             }
-            xdr.endEncoding();
-            return xdr.getBytes();
         }
     }
 

@@ -85,10 +85,19 @@ final class SessionOps {
             return result != null && result.verdict().isReplay() ? result.verdict().cachedReply() : null;
         }
 
-        /** Ends the slot's request with the COMPOUND's reply (kept when the client asked). */
+        /** Whether the client asked for the reply to be kept: it must then be encoded into bytes. */
+        boolean cacheThis() {
+            return cacheThis;
+        }
+
+        /** Ends the slot's request with the COMPOUND's reply, kept when the client asked; null when it did not. */
         void finish(Compound c, byte[] reply) {
             if (result != null && !result.verdict().isReplay()) {
-                c.server.clients.completeSequence(result.session(), slotId, reply);
+                if (reply != null) {
+                    c.server.clients.completeSequence(result.session(), slotId, reply);
+                } else {
+                    c.server.clients.releaseSlot(result.session(), slotId);
+                }
             }
         }
 

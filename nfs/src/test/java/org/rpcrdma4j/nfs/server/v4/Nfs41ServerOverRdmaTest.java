@@ -85,6 +85,8 @@ class Nfs41ServerOverRdmaTest {
                     .isGreaterThanOrEqualTo(data.length);
             assertThat(counters.get(ServerCounter.WRITE_CHUNK_BYTES)).as("READ data pushed by RDMA WRITE")
                     .isGreaterThanOrEqualTo(data.length);
+            assertThat(counters.get(ServerCounter.ZERO_COPY_BYTES)).as("from the memory it was read into, no copy")
+                    .isGreaterThanOrEqualTo(data.length);
         }
     }
 

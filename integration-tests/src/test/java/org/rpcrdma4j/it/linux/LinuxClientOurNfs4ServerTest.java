@@ -161,18 +161,8 @@ class LinuxClientOurNfs4ServerTest {
             peer.execOk(mount, GUEST_COMMAND);
             assertThat(LinuxClientOurServerTest.sums(peer.execOk("cd " + MNT + "/in && sha256sum *", GUEST_COMMAND)))
                     .isEqualTo(guestIn);
-            Map<String, Long> listed = new TreeMap<>();
-            for (String line : peer.execOk("ls -ln " + MNT + "/in", GUEST_COMMAND).split("\n")) {
-                String[] f = line.trim().split("\\s+");
-                if (f.length >= 9 && f[0].startsWith("-")) {
-                    listed.put(f[f.length - 1], Long.parseLong(f[4]));
-                }
-            }
-            Map<String, Long> expectedListing = new TreeMap<>();
-            for (int size : SIZES) {
-                expectedListing.put("i" + size, (long) size);
-            }
-            assertThat(listed).isEqualTo(expectedListing);
+            assertThat(LinuxClientOurServerTest.regularFileSizes(peer.execOk("ls -ln " + MNT + "/in", GUEST_COMMAND)))
+                    .isEqualTo(LinuxClientOurServerTest.sizesByName("i", SIZES));
             peer.execOk("mv " + MNT + "/in/i1 " + MNT + "/in/renamed && mkdir " + MNT + "/in/d && ln -s renamed "
                     + MNT + "/in/link && readlink " + MNT + "/in/link | grep -qx renamed", GUEST_COMMAND);
             assertThat(Files.readAllBytes(exportDir.resolve("in/renamed"))).hasSize(1);

@@ -120,18 +120,8 @@ class LinuxClientOurServerTest {
             // 2: a fresh mount (cold cache) reads back what it wrote, lists, removes
             peer.execOk(mount, GUEST_COMMAND);
             assertThat(sums(peer.execOk("cd " + MNT + "/in && sha256sum *", GUEST_COMMAND))).isEqualTo(guestIn);
-            Map<String, Long> listed = new TreeMap<>();
-            for (String line : peer.execOk("ls -ln " + MNT + "/in", GUEST_COMMAND).split("\n")) {
-                String[] f = line.trim().split("\\s+");
-                if (f.length >= 9 && f[0].startsWith("-")) {
-                    listed.put(f[f.length - 1], Long.parseLong(f[4]));
-                }
-            }
-            Map<String, Long> expectedListing = new TreeMap<>();
-            for (int size : SIZES) {
-                expectedListing.put("i" + size, (long) size);
-            }
-            assertThat(listed).isEqualTo(expectedListing);
+            assertThat(regularFileSizes(peer.execOk("ls -ln " + MNT + "/in", GUEST_COMMAND)))
+                    .isEqualTo(sizesByName("i", SIZES));
             peer.execOk("rm " + MNT + "/in/* && ls -A " + MNT + "/in | wc -l | grep -qx 0 && umount " + MNT,
                     GUEST_COMMAND);
             try (Stream<Path> left = Files.list(exportDir.resolve("in"))) {
@@ -273,6 +263,27 @@ class LinuxClientOurServerTest {
                     .anySatisfy(r -> assertThat(r).isEqualTo(served));
         }
         observed.forEach(line -> LOG.info("Linux client on the wire: {}", line));
+    }
+
+    /** The regular files of an {@code ls -ln} listing and their sizes. */
+    static Map<String, Long> regularFileSizes(String lsOutput) {
+        Map<String, Long> listed = new TreeMap<>();
+        for (String line : lsOutput.split("\n")) {
+            String[] f = line.trim().split("\\s+");
+            if (f.length >= 9 && f[0].startsWith("-")) {
+                listed.put(f[f.length - 1], Long.parseLong(f[4]));
+            }
+        }
+        return listed;
+    }
+
+    /** {@code prefix + size} -> size, for each size. */
+    static Map<String, Long> sizesByName(String prefix, int[] sizes) {
+        Map<String, Long> m = new TreeMap<>();
+        for (int size : sizes) {
+            m.put(prefix + size, (long) size);
+        }
+        return m;
     }
 
     static Map<String, String> sums(String sha256sumOutput) {

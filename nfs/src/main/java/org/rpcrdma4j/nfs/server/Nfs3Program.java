@@ -1,9 +1,7 @@
 package org.rpcrdma4j.nfs.server;
 
 import java.io.IOException;
-import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
-import java.nio.channels.CompletionHandler;
 import java.util.ArrayList;
 import java.util.List;
 import org.dcache.oncrpc4j.rpc.OncRpcException;
@@ -258,17 +256,7 @@ public final class Nfs3Program implements RpcDispatchable {
             return;
         }
         // the reply references the memory: release it only once the reply has gone out
-        call.registerSendOnceListener(new CompletionHandler<Integer, InetSocketAddress>() {
-            @Override
-            public void completed(Integer written, InetSocketAddress peer) {
-                release.run();
-            }
-
-            @Override
-            public void failed(Throwable t, InetSocketAddress peer) {
-                release.run();
-            }
-        });
+        ReplyRelease.afterReply(call, release);
         call.reply(res);
     }
 

@@ -1,8 +1,6 @@
 package org.rpcrdma4j.nfs.server.v4;
 
 import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.nio.channels.CompletionHandler;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -19,6 +17,7 @@ import org.rpcrdma4j.nfs.FileHandle;
 import org.rpcrdma4j.nfs.NfsException;
 import org.rpcrdma4j.nfs.server.ExportTable;
 import org.rpcrdma4j.nfs.server.ReadBufferAllocator;
+import org.rpcrdma4j.nfs.server.ReplyRelease;
 import org.rpcrdma4j.nfs.server.ServerLimits;
 import org.rpcrdma4j.nfs.v4.Nfs4;
 import org.rpcrdma4j.nfs.v4.Nfs4Exception;
@@ -109,17 +108,7 @@ public final class Nfs4Program implements RpcDispatchable, AutoCloseable {
                     return;
                 }
                 // the reply borrows READ data: give it back once the reply went out (or could not)
-                call.registerSendOnceListener(new CompletionHandler<Integer, InetSocketAddress>() {
-                    @Override
-                    public void completed(Integer written, InetSocketAddress peer) {
-                        c.release();
-                    }
-
-                    @Override
-                    public void failed(Throwable t, InetSocketAddress peer) {
-                        c.release();
-                    }
-                });
+                ReplyRelease.afterReply(call, c::release);
                 call.reply(reply);
             }
             default -> call.failProcedureUnavailable();
@@ -235,7 +224,7 @@ public final class Nfs4Program implements RpcDispatchable, AutoCloseable {
         }
     }
 
-    /** An encoded reply, written as it is. */
+    /** Encoded XDR (a cached reply, a scripted test's call), written as it is. */
     static final class Raw implements XdrAble {
         private final byte[] bytes;
 

@@ -57,14 +57,14 @@ final class V4Script implements AutoCloseable {
             RawReply reply = new RawReply();
             try {
                 new RpcCall(Nfs4.PROGRAM, Nfs4.VERSION, Calls.unix(0), rdma).call(Nfs4.PROC_COMPOUND,
-                        new Raw(compound), reply, 30, TimeUnit.SECONDS);
+                        new Nfs4Program.Raw(compound), reply, 30, TimeUnit.SECONDS);
             } catch (TimeoutException e) {
                 throw new IOException(e);
             }
             return reply.bytes;
         }
         byte[] reply = tcp.call(Calls.call(withXid, Nfs4.PROGRAM, Nfs4.VERSION, Nfs4.PROC_COMPOUND, Calls.unix(0),
-                new Raw(compound)));
+                new Nfs4Program.Raw(compound)));
         assertThat(Calls.intAt(reply, 20)).as("accept_stat").isZero();
         byte[] body = new byte[reply.length - Calls.REPLY_HEADER];
         System.arraycopy(reply, Calls.REPLY_HEADER, body, 0, body.length);
@@ -87,7 +87,7 @@ final class V4Script implements AutoCloseable {
 
     /** The RPC call a COMPOUND goes in. */
     static byte[] compoundCall(int xid, byte[] compound) {
-        return Calls.call(xid, Nfs4.PROGRAM, Nfs4.VERSION, Nfs4.PROC_COMPOUND, Calls.unix(0), new Raw(compound));
+        return Calls.call(xid, Nfs4.PROGRAM, Nfs4.VERSION, Nfs4.PROC_COMPOUND, Calls.unix(0), new Nfs4Program.Raw(compound));
     }
 
     @Override
@@ -255,25 +255,6 @@ final class V4Script implements AutoCloseable {
         @Override
         public void xdrEncode(XdrEncodingStream xdr) {
             throw new UnsupportedOperationException();
-        }
-    }
-
-    /** The arguments as they are. */
-    private static final class Raw implements XdrAble {
-        private final byte[] bytes;
-
-        Raw(byte[] bytes) {
-            this.bytes = bytes;
-        }
-
-        @Override
-        public void xdrDecode(XdrDecodingStream xdr) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public void xdrEncode(XdrEncodingStream xdr) {
-            xdr.xdrEncodeOpaque(bytes, 0, bytes.length);
         }
     }
 }

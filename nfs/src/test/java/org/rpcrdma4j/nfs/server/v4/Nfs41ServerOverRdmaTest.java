@@ -91,6 +91,14 @@ class Nfs41ServerOverRdmaTest {
     }
 
     @Test
+    void theFileSetIsWrittenAndReadBackWhole() throws Exception {
+        try (V4Script s = new V4Script(first)) {
+            Nfs41ServerTest.Client c = Nfs41ServerTest.session(s, "rdma-set");
+            Nfs41ServerTest.assertStored(vfs, Nfs41ServerTest.writeAndReadBack(c, Nfs41ServerTest.exportRoot(c)));
+        }
+    }
+
+    @Test
     void aRetriedRequestOfASlotGetsTheCachedReplyOverRdmaToo() throws Exception {
         try (V4Script s = new V4Script(first)) {
             Nfs41ServerTest.Client c = Nfs41ServerTest.session(s, "rdma-replay");

@@ -167,6 +167,71 @@ class Nfs41ServerTest {
         }
     }
 
+    /** The file sizes every transfer test moves. */
+    static final int[] FILE_SET = {0, 1, 4097, (1 << 20) + 1, 16 << 20};
+    /** READs of 512 KiB: the scripted TCP client takes records of up to 1 MiB. */
+    static final int READ_SIZE = 512 << 10;
+
+    /**
+     * Creates each file of {@link #FILE_SET} in {@code dir}, writes it in WRITEs of at most 1 MiB (UNSTABLE, then
+     * COMMIT), reads it back in READs of {@link #READ_SIZE} and compares; returns the bytes written, by name.
+     */
+    static java.util.Map<String, byte[]> writeAndReadBack(Client c, byte[] dir) throws Exception {
+        java.util.Map<String, byte[]> files = new java.util.TreeMap<>();
+        for (int size : FILE_SET) {
+            String name = "set-" + size;
+            byte[] data = new byte[size];
+            new Random(size * 7L + 1).nextBytes(data);
+            byte[][] open = create(c, dir, name);
+            for (int at = 0; at < size; at += 1 << 20) {
+                byte[] piece = Arrays.copyOfRange(data, at, Math.min(size, at + (1 << 20)));
+                V4Script.Res w = c.script.call(c.compound().putfh(open[1]).op(Nfs4.OP_WRITE).stateid(open[0])
+                        .hyper(at).word(0).opaque(piece));
+                w.sequenceOk().ok(Nfs4.OP_PUTFH).ok(Nfs4.OP_WRITE);
+                assertThat(w.word()).as("%s: bytes written at %d", name, at).isEqualTo(piece.length);
+            }
+            c.script.call(c.compound().putfh(open[1]).op(Nfs4.OP_COMMIT).hyper(0).word(0)).sequenceOk()
+                    .ok(Nfs4.OP_PUTFH).ok(Nfs4.OP_COMMIT);
+            java.io.ByteArrayOutputStream back = new java.io.ByteArrayOutputStream();
+            boolean eof = false;
+            while (!eof) {
+                V4Script.Res r = c.script.call(c.compound().putfh(open[1]).op(Nfs4.OP_READ).stateid(open[0])
+                        .hyper(back.size()).word(READ_SIZE));
+                r.sequenceOk().ok(Nfs4.OP_PUTFH).ok(Nfs4.OP_READ);
+                eof = r.word() == 1;
+                byte[] got = r.opaque();
+                back.write(got);
+                assertThat(eof || got.length > 0).as("a READ short of the end returns bytes").isTrue();
+            }
+            assertThat(back.toByteArray()).as("%s read back", name).isEqualTo(data);
+            c.script.call(c.compound().putfh(open[1]).op(Nfs4.OP_CLOSE).word(0).stateid(open[0])).sequenceOk()
+                    .ok(Nfs4.OP_PUTFH).ok(Nfs4.OP_CLOSE);
+            files.put(name, data);
+        }
+        return files;
+    }
+
+    /** Each file's bytes as the server's file system holds them. */
+    static void assertStored(MemoryVfs vfs, java.util.Map<String, byte[]> files) throws Exception {
+        for (java.util.Map.Entry<String, byte[]> f : files.entrySet()) {
+            FileHandle inner = vfs.lookup(vfs.root(), f.getKey()).handle();
+            ByteBuffer stored = ByteBuffer.allocate(f.getValue().length + 1);
+            vfs.read(inner, 0, stored);
+            stored.flip();
+            byte[] b = new byte[stored.remaining()];
+            stored.get(b);
+            assertThat(b).as("%s in the server's file system", f.getKey()).isEqualTo(f.getValue());
+        }
+    }
+
+    @Test
+    void theFileSetIsWrittenAndReadBackWhole() throws Exception {
+        try (V4Script s = connect()) {
+            Client c = session(s, "client-set");
+            assertStored(vfs, writeAndReadBack(c, exportRoot(c)));
+        }
+    }
+
     @Test
     void aRetransmittedRequestOfASlotGetsTheCachedReplyAndRunsOnce() throws Exception {
         try (V4Script s = connect()) {

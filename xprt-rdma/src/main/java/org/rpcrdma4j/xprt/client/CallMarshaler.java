@@ -219,6 +219,7 @@ final class CallMarshaler {
         int writeEcho = RpcRdmaLayout.MIN_HEADER_LENGTH + RpcRdmaLayout.CHUNK_PREFIX_LENGTH
                 + 2 * RpcRdmaLayout.SEGMENT_LENGTH;
         if (maxItem > 0 && maxInline >= 0 && maxInline + writeEcho <= inlineReceive) {
+            checkMappable(slot, maxItem, "write chunk");
             RegisteredBuffer sink = allocate(slot, maxItem, "write chunk");
             slot.ownedReply = sink;
             slot.replyPlan = RequestSlot.ReplyPlan.WRITE_CHUNK;
@@ -229,6 +230,7 @@ final class CallMarshaler {
         }
         long size = maxInline >= 0 ? maxInline + itemSpace : defaultMaxReplySize;
         size = (size + 3) & ~3L;
+        checkMappable(slot, size, "reply chunk");
         RegisteredBuffer sink = allocate(slot, size, "reply chunk");
         slot.ownedReply = sink;
         slot.replyPlan = RequestSlot.ReplyPlan.REPLY_CHUNK;
@@ -254,6 +256,21 @@ final class CallMarshaler {
     /** The message's offset in {@code base}: after the header reserve in the slot's send buffer, 0 elsewhere. */
     private static int messageOffset(RequestSlot slot, RegisteredBuffer base) {
         return base == slot.sendBuffer ? RequestSlot.RESERVE : 0;
+    }
+
+    /**
+     * Refuses a reply sink the slot cannot map for one call (its scatter list holds the pages of
+     * {@link RdmaClientConfig#maxPayloadSize} or {@link RdmaClientConfig#defaultMaxReplySize}, the larger): before
+     * anything is registered or sent, with the sizes and the setting to change.
+     */
+    private static void checkMappable(RequestSlot slot, long size, String what) throws RdmaMarshalException {
+        long worst = size / 4096 + 2;
+        if (worst > slot.sinkList.maxPieces()) {
+            long mappable = (long) (slot.sinkList.maxPieces() - 2) * 4096;
+            throw new RdmaMarshalException("the reply of xid 0x" + Integer.toHexString(slot.xid) + " may be " + size
+                    + " bytes (a " + what + "), more than this transport maps for one call (" + mappable
+                    + " bytes): raise RdmaClientConfig maxPayloadSize (or defaultMaxReplySize) to at least " + size);
+        }
     }
 
     private RegisteredBuffer allocate(RequestSlot slot, long size, String what)
@@ -366,9 +383,10 @@ final class CallMarshaler {
             counters.increment(XprtCounter.NOMSG_CALL_COUNT);
             writeHeader(slot, h);
         } catch (IllegalStateException e) {
-            // a limit of the header or the registration: too many segments for one RPC
+            // a limit of the header or the registration: too many segments for one RPC. No cause: oncrpc4j's RpcCall
+            // throws a failure's root cause to its caller, who must see this typed exception, not the state's
             throw new RdmaMarshalException("xid 0x" + Integer.toHexString(slot.xid) + " cannot be marshaled: "
-                    + e.getMessage(), e);
+                    + e.getMessage());
         }
     }
 

@@ -1,0 +1,103 @@
+package org.rpcrdma4j.nfs.server.v4;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.net.InetAddress;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.rpcrdma4j.nfs.client.rdma.RdmaDataTransport;
+import org.rpcrdma4j.nfs.server.NfsServer;
+import org.rpcrdma4j.nfs.server.ServerLimits;
+import org.rpcrdma4j.nfs.server.rdma.NfsRdmaServer;
+import org.rpcrdma4j.nfs.v4.Nfs4;
+import org.rpcrdma4j.nfs.vfs.MemoryVfs;
+import org.rpcrdma4j.xprt.client.RdmaClientConfig;
+import org.rpcrdma4j.xprt.client.RdmaClientTransport;
+import org.rpcrdma4j.xprt.client.RdmaMarshalException;
+import org.rpcrdma4j.xprt.server.RdmaRpcServer;
+
+/**
+ * NFSv4.1 COMPOUNDs as unmodified oncrpc4j {@code RpcCall}s over RDMA, as nfs4j's client sends them, with READs and
+ * WRITEs of 1, 2 and 4 MiB: byte-compared when the transport is configured for them, and, when a READ's reply is
+ * larger than the transport maps for one call, a typed {@link RdmaMarshalException} thrown to the caller before
+ * anything is sent, naming the sizes and the setting.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class LargeCompoundsOverRdmaTest {
+    private static final int MIB = 1 << 20;
+    private final MemoryVfs vfs = new MemoryVfs(64L << 20);
+    private NfsRdmaServer server;
+    private RdmaClientTransport transport;
+
+    private V4Script start(int clientMaxPayload) throws Exception {
+        server = NfsRdmaServer.start(NfsServer.builder().export("/export", vfs).bindAddress("127.0.0.1").port(0)
+                        .limits(new ServerLimits(4 * MIB, 4 * MIB, 64 << 10))
+                        .nfs4(Nfs41ServerTest.noGrace(Duration.ofSeconds(60))),
+                RdmaRpcServer.builder().bindAddress(InetAddress.getLoopbackAddress()).port(0)
+                        .maxReadChunkBytes(4 * MIB).maxCallSize(4 * MIB + (64 << 10))
+                        .provider("soft", Map.of()).jmx(false).name("nfs41-large"));
+        transport = RdmaClientTransport.connect(server.rdmaAddress(), RdmaClientConfig.builder()
+                .provider("soft", Map.of()).binding(RdmaDataTransport.NFS_BINDING)
+                .maxPayloadSize(clientMaxPayload).defaultMaxReplySize(MIB + (64 << 10)).jmx(false).build());
+        return new V4Script(transport);
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        if (transport != null) {
+            transport.close();
+        }
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    @ParameterizedTest(name = "{0} MiB")
+    @ValueSource(ints = {1, 2, 4})
+    void readsAndWritesOfSeveralMebibytesArriveWhole(int mebibytes) throws Exception {
+        try (V4Script s = start(4 * MIB)) {
+            Nfs41ServerTest.Client c = Nfs41ServerTest.session(s, "large-" + mebibytes);
+            byte[][] open = Nfs41ServerTest.create(c, Nfs41ServerTest.exportRoot(c), "f");
+            byte[] data = new byte[mebibytes * MIB];
+            new Random(mebibytes).nextBytes(data);
+            V4Script.Res w = s.call(c.compound().putfh(open[1]).op(Nfs4.OP_WRITE).stateid(open[0]).hyper(0).word(2)
+                    .opaque(data));
+            w.sequenceOk().ok(Nfs4.OP_PUTFH).ok(Nfs4.OP_WRITE);
+            assertThat(w.word()).isEqualTo(data.length);
+            V4Script.Res r = s.call(c.compound().putfh(open[1]).op(Nfs4.OP_READ).stateid(open[0]).hyper(0)
+                    .word(data.length));
+            r.sequenceOk().ok(Nfs4.OP_PUTFH).ok(Nfs4.OP_READ);
+            r.word();
+            assertThat(r.opaque()).isEqualTo(data);
+        }
+    }
+
+    @ParameterizedTest(name = "{0} MiB")
+    @ValueSource(ints = {2, 4})
+    void aReadLargerThanTheTransportMapsFailsTypedBeforeItIsSent(int mebibytes) throws Exception {
+        try (V4Script s = start(MIB)) {
+            Nfs41ServerTest.Client c = Nfs41ServerTest.session(s, "too-large-" + mebibytes);
+            byte[][] open = Nfs41ServerTest.create(c, Nfs41ServerTest.exportRoot(c), "f");
+            int seq = c.seq;
+            assertThatThrownBy(() -> s.call(c.compound().putfh(open[1]).op(Nfs4.OP_READ).stateid(open[0])
+                    .hyper(0).word(mebibytes * MIB)))
+                    .isInstanceOf(RdmaMarshalException.class)
+                    .hasMessageContaining(Integer.toString(mebibytes * MIB))
+                    .hasMessageContaining("maxPayloadSize");
+            // nothing went out: the slot's next sequence id is still the one that failed
+            c.seq = seq;
+            V4Script.Res again = s.call(c.compound().putfh(open[1]).op(Nfs4.OP_READ).stateid(open[0]).hyper(0)
+                    .word(MIB));
+            again.sequenceOk().ok(Nfs4.OP_PUTFH).ok(Nfs4.OP_READ);
+            assertThat(again.word()).as("eof of an empty file").isEqualTo(1);
+            assertThat(again.opaque()).isEmpty();
+        }
+    }
+}

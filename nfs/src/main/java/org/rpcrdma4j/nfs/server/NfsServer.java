@@ -273,14 +273,6 @@ public final class NfsServer implements AutoCloseable {
         }
 
         /**
-         * Serves the programs through a duplicate request cache (borrowed; default none), so that a CREATE, REMOVE,
-         * RENAME... retransmitted after a reconnect gets its original reply instead of running twice.
-         * {@link NfsServer#programs()} are then the cached fronts: an RDMA server serving them shares the cache.
-         * <pre>{@code
-         * builder.duplicateRequestCache(DuplicateRequestCache.create(CachedProcedures.nfsV3(), DrcConfig.DEFAULT))
-         * }</pre>
-         */
-        /**
          * NFSv4.1 and 4.2 beside NFSv3 (the default: {@link StateConfig#defaults()}'s 90 s lease and session limits,
          * with a grace period of 10 s after start, as the Linux guest's knfsd is set up: this server keeps no state on
          * disk, so it cannot tell whether anyone has opens to reclaim, and a long grace would hold up every first OPEN
@@ -291,6 +283,14 @@ public final class NfsServer implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Serves the programs through a duplicate request cache (borrowed; default none), so that a CREATE, REMOVE,
+         * RENAME... retransmitted after a reconnect gets its original reply instead of running twice.
+         * {@link NfsServer#programs()} are then the cached fronts: an RDMA server serving them shares the cache.
+         * <pre>{@code
+         * builder.duplicateRequestCache(DuplicateRequestCache.create(CachedProcedures.nfsV3(), DrcConfig.DEFAULT))
+         * }</pre>
+         */
         public Builder duplicateRequestCache(DuplicateRequestCache cache) {
             this.duplicateRequestCache = java.util.Objects.requireNonNull(cache, "cache");
             return this;

@@ -21,6 +21,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import org.dcache.oncrpc4j.rpc.RpcAuth;
 import org.rpcrdma4j.nfs.client.DataTransport;
 import org.rpcrdma4j.nfs.client.NfsClientConfig;
 import org.rpcrdma4j.nfs.client.RpcConnectionException;
@@ -99,6 +100,7 @@ public final class Nfs41Session implements AutoCloseable {
     private final DataTransport transport;
     private final Nfs41Options options;
     private final Duration callTimeout;
+    private final RpcAuth credential;
     private final byte[] owner;
     private final byte[] verifier;
     private final int instance = INSTANCES.incrementAndGet();
@@ -174,6 +176,7 @@ public final class Nfs41Session implements AutoCloseable {
         this.transport = transport;
         this.options = options;
         this.callTimeout = config.callTimeout();
+        this.credential = config.credential();
         String ownerId = options.ownerId() != null ? options.ownerId() : generatedOwner();
         this.owner = ownerId.getBytes(StandardCharsets.UTF_8);
         if (owner.length > Nfs4.OPAQUE_LIMIT) {
@@ -610,7 +613,11 @@ public final class Nfs41Session implements AutoCloseable {
             compounds.incrementAndGet();
             CompletableFuture<CompoundRes> reply;
             try {
-                reply = transport.call(Nfs4.PROGRAM, Nfs4.VERSION, Nfs4.PROC_COMPOUND, args, res);
+                if (args instanceof CompoundArgs.WithData data && transport instanceof RdmaDataTransport rdma) {
+                    reply = RdmaWriteCall.send(rdma, credential, callTimeout.toMillis(), data, res);
+                } else {
+                    reply = transport.call(Nfs4.PROGRAM, Nfs4.VERSION, Nfs4.PROC_COMPOUND, args, res);
+                }
             } catch (RuntimeException e) {
                 reply = CompletableFuture.failedFuture(e);
             }

@@ -76,6 +76,9 @@ abstract class AbstractNfs41ClientTest {
 
     protected abstract void stopServer() throws Exception;
 
+    /** Connections the clients made to the server so far. */
+    protected abstract int connectionsMade();
+
     @AfterEach
     void tearDown() throws Exception {
         vfs.openGate();
@@ -481,6 +484,7 @@ abstract class AbstractNfs41ClientTest {
         }
         assertThat(stored("r")).isEqualTo(data);
         assertThat(c.list("/")).extracting(DirEntry::name).containsExactly("r");
+        assertThat(connectionsMade()).as("the client connected again").isGreaterThanOrEqualTo(2);
         assertThat(c.session().sessionsCreated()).isEqualTo(1);
         assertThat(c.session().slotsInUse()).isZero();
     }

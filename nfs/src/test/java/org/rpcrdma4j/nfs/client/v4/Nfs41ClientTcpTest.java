@@ -74,6 +74,11 @@ class Nfs41ClientTcpTest extends AbstractNfs41ClientTest {
     }
 
     @Override
+    protected int connectionsMade() {
+        return proxy.accepted();
+    }
+
+    @Override
     protected void stopServer() throws Exception {
         if (proxy != null) {
             proxy.close();

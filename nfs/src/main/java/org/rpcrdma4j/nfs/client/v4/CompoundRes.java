@@ -42,6 +42,9 @@ class CompoundRes implements XdrAble {
     }
 
     final void decode(XdrDecodingStream xdr, Op.ReplyDecoding mode) throws BadXdrException {
+        failedAt = -1;
+        failedStatus = Nfs4Status.NFS4_OK;
+        count = 0;
         status = Nfs3Xdr.decodeInt(xdr);
         Nfs3Xdr.decodeOpaque(xdr, Nfs4.DECODE_MAX_NAME, "tag");
         long n = Nfs3Xdr.decodeUint(xdr);

@@ -94,6 +94,10 @@ public final class Nfs41AsyncClient {
         return session;
     }
 
+    OpenFiles files() {
+        return files;
+    }
+
     // ============================================================================================= plumbing
 
     @FunctionalInterface

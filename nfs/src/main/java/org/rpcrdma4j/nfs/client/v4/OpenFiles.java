@@ -90,6 +90,12 @@ final class OpenFiles implements Nfs41Session.StateRecovery {
         return entries.size();
     }
 
+    /** The stateid of the client's open of {@code fh} as the server gave it, or null. */
+    synchronized Stateid4 stateidOf(FileHandle fh) {
+        Entry e = entries.get(fh);
+        return e == null ? null : e.stateid;
+    }
+
     synchronized boolean isOpen(FileHandle fh) {
         Entry e = entries.get(fh);
         return e != null && e.stateid != null && !e.closing;

@@ -308,22 +308,28 @@ public final class Nfs41Session implements AutoCloseable {
 
     /** The largest READ this session can carry: the payload, within the negotiated reply size. */
     public int maxReadSize() {
-        return Math.max(512, Math.min(payload, state.fore.maxResponseSize() - HEADER_ROOM));
+        return within(payload, state.fore.maxResponseSize());
     }
 
     /** The largest WRITE this session can carry: the payload, within the negotiated request size. */
     public int maxWriteSize() {
-        return Math.max(512, Math.min(payload, state.fore.maxRequestSize() - HEADER_ROOM));
+        return within(payload, state.fore.maxRequestSize());
+    }
+
+    /** {@code size}, but at most a message of {@code limit} (a {@code count4}: unsigned) less the header room. */
+    private static int within(int size, int limit) {
+        long room = Integer.toUnsignedLong(limit) - HEADER_ROOM;
+        return (int) Math.max(512, Math.min(size, room));
     }
 
     /** The largest reply whose size the protocol does not bound (READDIR): within the session and the transport. */
     int maxUnboundedReply() {
-        return Math.max(1024, Math.min(state.fore.maxResponseSize(), unboundedReplyLimit) - HEADER_ROOM);
+        return within(unboundedReplyLimit - HEADER_ROOM, state.fore.maxResponseSize());
     }
 
     /** Operations a COMPOUND may have, SEQUENCE included. */
     int maxOperations() {
-        return state.fore.maxOperations();
+        return (int) Math.min(Integer.toUnsignedLong(state.fore.maxOperations()), 1024);
     }
 
     /** Slots of the current session. */
@@ -442,7 +448,7 @@ public final class Nfs41Session implements AutoCloseable {
                 createSessionSequence = seq + 1;
             }
             sessions.incrementAndGet();
-            int slots = Math.min(ok.fore().maxRequests(), options.slots());
+            int slots = (int) Math.min(Integer.toUnsignedLong(ok.fore().maxRequests()), options.slots());
             LOG.debug("session {} of client {} on {}: {} slots, requests {} replies {} bytes",
                     HexFormat.of().formatHex(ok.sessionId()), Long.toHexString(clientId), transport.remoteAddress(),
                     slots, Integer.toUnsignedString(ok.fore().maxRequestSize()),

@@ -252,7 +252,7 @@ final class Ops {
             if (seq != sequence) {
                 throw new BadXdrException("CREATE_SESSION answered sequence " + seq + " to " + sequence);
             }
-            if (f.maxRequests() < 1 || f.maxOperations() < 2) {
+            if (f.maxRequests() == 0 || Integer.compareUnsigned(f.maxOperations(), 2) < 0) {
                 throw new BadXdrException("CREATE_SESSION granted " + f.maxRequests() + " slots and "
                         + f.maxOperations() + " operations");
             }

@@ -24,12 +24,15 @@
  * server sends.
  *
  * <h2>Data on RDMA</h2>
- * A COMPOUND with a WRITE ends with it (SEQUENCE, PUTFH, WRITE) and is a {@link org.rpcrdma4j.nfs.xdr.DdpArgument}:
- * the data goes to the server as a Read chunk, straight from the caller's buffer when it is the transport's
- * registered memory ({@link org.rpcrdma4j.nfs.client.v4.Nfs41Client#allocateBuffer}). A COMPOUND with a READ
- * (SEQUENCE, PUTFH, READ) has a {@link org.rpcrdma4j.nfs.xdr.DdpResult}: the server writes the data through a Write
- * chunk into the caller's buffer. The session asks for requests and replies of the transport's largest payload
- * (1 MiB by default) plus 1 KiB, so 1 MiB READs and WRITEs fit.
+ * A COMPOUND with a WRITE ends with it (SEQUENCE, PUTFH, WRITE): the data is the call's DDP-eligible item, sent as
+ * a Read chunk straight from the caller's buffer when that is the transport's registered memory
+ * ({@link org.rpcrdma4j.nfs.client.v4.Nfs41Client#allocateBuffer}), else from one copy in it. It goes out through
+ * {@code RdmaWriteCall}, which gives the transport the reply's size, because the NFSv4 binding cannot size the reply
+ * of a call whose data is not in the message. A COMPOUND with a READ (SEQUENCE, PUTFH, READ) has a
+ * {@link org.rpcrdma4j.nfs.xdr.DdpResult}: the server writes the data through a Write chunk into the caller's buffer.
+ * The session asks for requests and replies of the transport's largest payload (1 MiB by default) plus 1 KiB, so
+ * 1 MiB READs and WRITEs fit; READDIR replies are kept within the transport's Reply chunk
+ * ({@code defaultMaxReplySize}).
  *
  * <h2>Not done here</h2>
  * No back channel (no CB_NULL / CB_SEQUENCE service; CREATE_SESSION asks no CONN_BACK_CHAN), so no delegations (one

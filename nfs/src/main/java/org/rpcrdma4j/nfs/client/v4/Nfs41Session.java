@@ -1,0 +1,916 @@
+package org.rpcrdma4j.nfs.client.v4;
+
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.net.InetAddress;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.dcache.oncrpc4j.rpc.RpcAuth;
+import org.rpcrdma4j.nfs.client.DataTransport;
+import org.rpcrdma4j.nfs.client.NfsClientConfig;
+import org.rpcrdma4j.nfs.client.RpcConnectionException;
+import org.rpcrdma4j.nfs.client.RpcTimeoutException;
+import org.rpcrdma4j.nfs.client.rdma.RdmaDataTransport;
+import org.rpcrdma4j.nfs.v4.Bitmap4;
+import org.rpcrdma4j.nfs.v4.Fattr4;
+import org.rpcrdma4j.nfs.v4.Fattr4Decoded;
+import org.rpcrdma4j.nfs.v4.Nfs4;
+import org.rpcrdma4j.nfs.v4.Nfs4Status;
+import org.rpcrdma4j.nfs.v4.state.ChannelAttributes;
+import org.rpcrdma4j.xprt.client.RdmaClientConfig;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * An NFSv4.1 client ID and session over one {@link DataTransport} (RFC 8881 section 2.10): how every COMPOUND of
+ * the client goes out, with a SEQUENCE on a slot of the session, and what happens when the answer is not the
+ * COMPOUND's own.
+ *
+ * <h2>Setting up</h2>
+ * {@link #establish}: EXCHANGE_ID (the client owner of {@link Nfs41Options#ownerId()} or a generated one, a verifier
+ * made once per session object, SP4_NONE; minor version 2, or 1 when the server answers MINOR_VERS_MISMATCH), then
+ * CREATE_SESSION, then RECLAIM_COMPLETE (nothing to reclaim: the server lets the client OPEN only after it), then a
+ * GETATTR of {@code lease_time}. The fore channel asks for {@link Nfs41Options#slots()} slots and requests and replies
+ * of the largest READ or WRITE payload plus {@value #HEADER_ROOM} bytes (the payload: {@code NfsClientConfig}'s
+ * chunk size, over RDMA at most the transport's {@code maxPayloadSize}); the back channel asks for one slot and no
+ * CONN_BACK_CHAN: this client serves no callbacks, so servers grant it no delegations.
+ *
+ * <h2>Slots</h2>
+ * Each COMPOUND takes a slot ({@link ClientSlotTable}; it waits for one when all are busy), gets the slot's next
+ * sequence id, and asks the server to cache its reply when it changes anything. A COMPOUND sent again by the
+ * transport after a reconnect is the same message (same slot, same sequence id): the server's reply cache answers
+ * it. The slot is released when the reply came; one without a reply (connection given up, timeout) leaves its slot
+ * marked uncertain, and the next request on it fixes the sequence id if the server answers SEQ_MISORDERED.
+ *
+ * <h2>When the answer is not the COMPOUND's</h2>
+ * <ul>
+ * <li>SEQUENCE: NFS4ERR_DELAY (the original of a retransmission still runs): the same request again, same slot and
+ * sequence id, after a back-off. BADSESSION / DEADSESSION: a new session (CREATE_SESSION on the client ID; if that is
+ * STALE_CLIENTID, the whole of the next point), then the COMPOUND again on it. RETRY_UNCACHED_REP: again on a new
+ * sequence id when the COMPOUND changes nothing, else an error.</li>
+ * <li>NFS4ERR_STALE_CLIENTID or NFS4ERR_EXPIRED (the server restarted or the lease was lost): a new client ID
+ * (EXCHANGE_ID with the same owner and verifier) and session; the files the client had open are reclaimed
+ * (OPEN CLAIM_PREVIOUS while the server is in grace, else opened again by handle after RECLAIM_COMPLETE), then the
+ * COMPOUND again with the new stateids. A file that cannot be opened again loses its open: its I/O goes on with the
+ * anonymous stateid, which the server checks like any other.</li>
+ * <li>NFS4ERR_DELAY or NFS4ERR_GRACE of an operation that ran before anything in the COMPOUND changed state: the
+ * COMPOUND again after a back-off, at most {@link Nfs41Options#delayRetries()} times.</li>
+ * <li>NFS4ERR_BAD_STATEID, STALE_STATEID, OLD_STATEID or ADMIN_REVOKED of an I/O operation: its file is opened again
+ * and the COMPOUND sent once more.</li>
+ * </ul>
+ * Recoveries are shared: the COMPOUNDs that meet a lost session wait for one recovery, at most
+ * {@link Nfs41Options#recoveryAttempts()} per COMPOUND.
+ *
+ * <h2>Lease</h2>
+ * A daemon timer sends a SEQUENCE alone when nothing was sent for a third of the lease
+ * ({@link Nfs41Options#renewInterval()}), and closes files whose open stayed unused
+ * ({@link Nfs41Options#openIdleTimeout()}). {@link #close()} stops it, closes the client's opens, then sends
+ * DESTROY_SESSION and DESTROY_CLIENTID.
+ *
+ * <h2>Threads</h2>
+ * Replies are handled on a thread pool of the session ({@code nfs41-<n>}), never on the transport's threads; futures
+ * returned by the client complete there. Thread-safe.
+ */
+public final class Nfs41Session implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(Nfs41Session.class);
+    private static final AtomicInteger INSTANCES = new AtomicInteger();
+    /** Bytes of a request or reply besides its READ or WRITE data: RPC header and credential, the other operations. */
+    static final int HEADER_ROOM = 1024;
+    /** What the client asks the server to keep of a reply for its retransmission. */
+    private static final int CACHED_REPLY = 16 << 10;
+    private static final int MAX_OPERATIONS = 32;
+    private static final Bitmap4 LEASE = Bitmap4.of(Fattr4.FATTR4_LEASE_TIME).freeze();
+
+    private final DataTransport transport;
+    private final Nfs41Options options;
+    private final Duration callTimeout;
+    private final RpcAuth credential;
+    private final byte[] owner;
+    private final byte[] verifier;
+    private final int instance = INSTANCES.incrementAndGet();
+    private final ExecutorService executor;
+    private final ScheduledExecutorService timer;
+    private final int payload;
+    private final int unboundedReplyLimit;
+    private final Object lock = new Object();
+    private volatile int minorVersion;
+    private volatile State state;
+    private CompletableFuture<State> recovery; // guarded by lock
+    private int createSessionSequence; // guarded by lock; only a recovery (one at a time) uses it
+    private volatile long lastSentNanos = System.nanoTime();
+    private volatile int leaseSeconds;
+    private volatile boolean closing;
+    private volatile boolean closed;
+    private volatile StateRecovery stateRecovery = StateRecovery.NONE;
+    private final AtomicLong clientIds = new AtomicLong();
+    private final AtomicLong sessions = new AtomicLong();
+    private final AtomicLong renewals = new AtomicLong();
+    private final AtomicLong delayRetries = new AtomicLong();
+    private final AtomicLong compounds = new AtomicLong();
+
+    /** A client ID and one of its sessions, with the session's slots. Immutable but for {@link #retired}. */
+    static final class State {
+        final long clientId;
+        final byte[] sessionId;
+        final ChannelAttributes fore;
+        final ClientSlotTable slots;
+        /** Set (under the session's lock) when the session was found gone and a recovery started. */
+        volatile boolean retired;
+        /** Whether the client ID was lost too (a new one is needed, not just a session). */
+        volatile boolean clientLost;
+
+        State(long clientId, byte[] sessionId, ChannelAttributes fore, ClientSlotTable slots) {
+            this.clientId = clientId;
+            this.sessionId = sessionId;
+            this.fore = fore;
+            this.slots = slots;
+        }
+    }
+
+    /** What the open files do around a recovery of the client ID. */
+    interface StateRecovery {
+        StateRecovery NONE = new StateRecovery() {
+        };
+
+        /** On the new session, before RECLAIM_COMPLETE: reclaim what the server may still let the client reclaim. */
+        default CompletableFuture<Void> reclaim(State s) {
+            return CompletableFuture.completedFuture(null);
+        }
+
+        /** After RECLAIM_COMPLETE: open again what could not be reclaimed. */
+        default CompletableFuture<Void> afterReclaimComplete(State s) {
+            return CompletableFuture.completedFuture(null);
+        }
+
+        /** The server said state of this client was revoked (SEQUENCE status flags). */
+        default void stateRevoked(int flags) {
+        }
+
+        /** The timer's tick: close what stayed unused. */
+        default void tick() {
+        }
+
+        /** The session closes: close every open. */
+        default CompletableFuture<Void> closeAll() {
+            return CompletableFuture.completedFuture(null);
+        }
+    }
+
+    private Nfs41Session(DataTransport transport, NfsClientConfig config, Nfs41Options options) {
+        this.transport = transport;
+        this.options = options;
+        this.callTimeout = config.callTimeout();
+        this.credential = config.credential();
+        String ownerId = options.ownerId() != null ? options.ownerId() : generatedOwner();
+        this.owner = ownerId.getBytes(StandardCharsets.UTF_8);
+        if (owner.length > Nfs4.OPAQUE_LIMIT) {
+            throw new IllegalArgumentException("the owner id has more than " + Nfs4.OPAQUE_LIMIT + " bytes");
+        }
+        this.verifier = ByteBuffer.allocate(8).putLong(System.currentTimeMillis() ^ new SecureRandom().nextLong())
+                .array();
+        this.minorVersion = options.minorVersion();
+        int chunk = config.chunkSize();
+        int unbounded = Integer.MAX_VALUE;
+        if (transport instanceof RdmaDataTransport rdma) {
+            RdmaClientConfig rc = rdma.transport().config();
+            chunk = Math.min(chunk, rc.maxPayloadSize());
+            unbounded = rc.defaultMaxReplySize();
+        }
+        this.payload = chunk;
+        this.unboundedReplyLimit = unbounded;
+        this.executor = Executors.newCachedThreadPool(threads("nfs41-" + instance));
+        this.timer = Executors.newSingleThreadScheduledExecutor(threads("nfs41-timer-" + instance));
+    }
+
+    private static ThreadFactory threads(String name) {
+        AtomicInteger n = new AtomicInteger();
+        return r -> {
+            Thread t = new Thread(r, name + "-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        };
+    }
+
+    private static String generatedOwner() {
+        String host;
+        try {
+            host = InetAddress.getLocalHost().getHostName();
+        } catch (IOException | RuntimeException e) {
+            host = "localhost";
+        }
+        return "rpcrdma4j/" + host + "/" + UUID.randomUUID();
+    }
+
+    /**
+     * Makes a client ID and a session over {@code transport} (borrowed: closing the session does not close it).
+     *
+     * @throws Nfs4StatusException when the server refuses (e.g. NFS4ERR_MINOR_VERS_MISMATCH for both minor versions)
+     * @throws IOException         an {@link org.rpcrdma4j.nfs.client.RpcCallException} when it does not answer
+     */
+    public static Nfs41Session establish(DataTransport transport, NfsClientConfig config, Nfs41Options options)
+            throws IOException {
+        Nfs41Session s = new Nfs41Session(transport, config, options);
+        try {
+            s.state = await(s.newClientId(), s.callTimeout.multipliedBy(4));
+            Fattr4Decoded lease = s.<Fattr4Decoded>awaitResult(new Compound("lease").putrootfh().getattr(LEASE), 1);
+            s.leaseSeconds = lease.leaseTime() == null ? 90 : Math.max(1, lease.leaseTime());
+            s.startTimer();
+            return s;
+        } catch (IOException | RuntimeException e) {
+            s.shutdownThreads();
+            throw e;
+        }
+    }
+
+    private <T> T awaitResult(Compound c, int index) throws IOException {
+        return await(call(c), callTimeout.multipliedBy(2)).check().result(index);
+    }
+
+    private void startTimer() {
+        Duration renew = options.renewInterval() != null ? options.renewInterval()
+                : Duration.ofMillis(leaseSeconds * 1000L / 3);
+        long tick = Math.max(10, Math.min(renew.toMillis(), 1000));
+        long renewNanos = renew.toNanos();
+        timer.scheduleWithFixedDelay(() -> {
+            try {
+                tick(renewNanos);
+            } catch (RuntimeException e) {
+                LOG.warn("session timer: {}", e.toString());
+            }
+        }, tick, tick, TimeUnit.MILLISECONDS);
+    }
+
+    private void tick(long renewNanos) {
+        if (closing) {
+            return;
+        }
+        State s = state;
+        if (!s.retired && System.nanoTime() - lastSentNanos >= renewNanos && s.slots.inUse() == 0) {
+            renewals.incrementAndGet();
+            call(new Compound("renew")).whenComplete((r, e) -> {
+                if (e != null) {
+                    LOG.debug("lease renewal failed: {}", e.toString());
+                } else if (!r.isOk()) {
+                    LOG.debug("lease renewal: {}", Nfs4Status.name(r.status()));
+                }
+            });
+        }
+        stateRecovery.tick();
+    }
+
+    // ======================================================================================= what callers see
+
+    /** The client ID (of the current session; it changes when the client ID is recovered). */
+    public long clientId() {
+        return state.clientId;
+    }
+
+    /** The current session id. */
+    public byte[] sessionId() {
+        return state.sessionId.clone();
+    }
+
+    /** The fore channel attributes the server granted. */
+    public ChannelAttributes foreChannel() {
+        return state.fore;
+    }
+
+    /** The minor version spoken (1 or 2). */
+    public int minorVersion() {
+        return minorVersion;
+    }
+
+    /** The server's {@code lease_time}, in seconds. */
+    public int leaseSeconds() {
+        return leaseSeconds;
+    }
+
+    /** The client owner sent in EXCHANGE_ID. */
+    public String ownerId() {
+        return new String(owner, StandardCharsets.UTF_8);
+    }
+
+    /** The largest READ this session can carry: the payload, within the negotiated reply size. */
+    public int maxReadSize() {
+        return within(payload, state.fore.maxResponseSize());
+    }
+
+    /** The largest WRITE this session can carry: the payload, within the negotiated request size. */
+    public int maxWriteSize() {
+        return within(payload, state.fore.maxRequestSize());
+    }
+
+    /** {@code size}, but at most a message of {@code limit} (a {@code count4}: unsigned) less the header room. */
+    private static int within(int size, int limit) {
+        long room = Integer.toUnsignedLong(limit) - HEADER_ROOM;
+        return (int) Math.max(512, Math.min(size, room));
+    }
+
+    /** The largest reply whose size the protocol does not bound (READDIR): within the session and the transport. */
+    int maxUnboundedReply() {
+        return within(unboundedReplyLimit - HEADER_ROOM, state.fore.maxResponseSize());
+    }
+
+    /** Operations a COMPOUND may have, SEQUENCE included. */
+    int maxOperations() {
+        return (int) Math.min(Integer.toUnsignedLong(state.fore.maxOperations()), 1024);
+    }
+
+    /** Slots of the current session. */
+    public int slots() {
+        return state.slots.size();
+    }
+
+    /** Slots held by COMPOUNDs in flight now. */
+    public int slotsInUse() {
+        return state.slots.inUse();
+    }
+
+    /** Client IDs made so far (1 after {@link #establish}; more after recoveries of a lost client ID). */
+    public long clientIdsCreated() {
+        return clientIds.get();
+    }
+
+    /** Sessions made so far. */
+    public long sessionsCreated() {
+        return sessions.get();
+    }
+
+    /** SEQUENCE-only COMPOUNDs sent to renew the lease. */
+    public long leaseRenewals() {
+        return renewals.get();
+    }
+
+    /** COMPOUNDs (or requests) sent again after NFS4ERR_DELAY or NFS4ERR_GRACE. */
+    public long delayRetries() {
+        return delayRetries.get();
+    }
+
+    /** COMPOUNDs sent (attempts, including retries). */
+    public long compoundsSent() {
+        return compounds.get();
+    }
+
+    public DataTransport transport() {
+        return transport;
+    }
+
+    long openIdleNanos() {
+        return options.openIdleTimeout().toNanos();
+    }
+
+    Executor executor() {
+        return executor;
+    }
+
+    ScheduledExecutorService timer() {
+        return timer;
+    }
+
+    void stateRecovery(StateRecovery r) {
+        this.stateRecovery = r;
+    }
+
+    // =============================================================================== setting up and recovery
+
+    /** EXCHANGE_ID, CREATE_SESSION, the reclaims, RECLAIM_COMPLETE: a new client ID and session. */
+    private CompletableFuture<State> newClientId() {
+        return exchangeId().thenCompose(ok -> {
+            clientIds.incrementAndGet();
+            synchronized (lock) {
+                createSessionSequence = ok.sequenceId();
+            }
+            return createSession(ok.clientId());
+        }).thenCompose(s -> stateRecovery.reclaim(s)
+                .thenCompose(v -> callOn(s, new Compound("reclaim_complete").add(new Ops.ReclaimComplete())))
+                .thenCompose(r -> {
+                    if (!r.isOk() && r.status() != Nfs4Status.NFS4ERR_COMPLETE_ALREADY) {
+                        return CompletableFuture.failedFuture(new Nfs4StatusException(r.status(),
+                                Nfs4.OP_RECLAIM_COMPLETE, null));
+                    }
+                    return stateRecovery.afterReclaimComplete(s);
+                })
+                .thenApply(v -> s));
+    }
+
+    private CompletableFuture<Ops.ExchangeIdOk> exchangeId() {
+        Compound c = new Compound("exchange_id").add(new Ops.ExchangeId(verifier, owner, 0));
+        return callAlone(c).thenCompose(r -> {
+            if (r.status() == Nfs4Status.NFS4ERR_MINOR_VERS_MISMATCH && minorVersion > 1) {
+                LOG.debug("{} does not speak NFSv4.{}; using 4.1", transport.remoteAddress(), minorVersion);
+                minorVersion = 1;
+                return exchangeId();
+            }
+            if (!r.isOk()) {
+                return CompletableFuture.failedFuture(new Nfs4StatusException(r.status(), Nfs4.OP_EXCHANGE_ID,
+                        null));
+            }
+            return CompletableFuture.completedFuture(r.<Ops.ExchangeIdOk>result(0));
+        });
+    }
+
+    /**
+     * CREATE_SESSION on {@code clientId} with the next {@code csa_sequence}. A transport failure keeps the sequence,
+     * so that a second try is answered from the server's CREATE_SESSION cache if the first one ran.
+     */
+    private CompletableFuture<State> createSession(long clientId) {
+        int seq;
+        synchronized (lock) {
+            seq = createSessionSequence;
+        }
+        ChannelAttributes fore = new ChannelAttributes(0, payload + HEADER_ROOM, payload + HEADER_ROOM,
+                CACHED_REPLY, MAX_OPERATIONS, options.slots());
+        ChannelAttributes back = new ChannelAttributes(0, 4096, 4096, 0, 2, 1);
+        Compound c = new Compound("create_session").add(new Ops.CreateSession(clientId, seq, 0, fore, back));
+        return callAlone(c).thenCompose(r -> {
+            if (!r.isOk()) {
+                return CompletableFuture.failedFuture(new Nfs4StatusException(r.status(), Nfs4.OP_CREATE_SESSION,
+                        null));
+            }
+            Ops.CreateSessionOk ok = r.result(0);
+            synchronized (lock) {
+                createSessionSequence = seq + 1;
+            }
+            sessions.incrementAndGet();
+            int slots = (int) Math.min(Integer.toUnsignedLong(ok.fore().maxRequests()), options.slots());
+            LOG.debug("session {} of client {} on {}: {} slots, requests {} replies {} bytes",
+                    HexFormat.of().formatHex(ok.sessionId()), Long.toHexString(clientId), transport.remoteAddress(),
+                    slots, Integer.toUnsignedString(ok.fore().maxRequestSize()),
+                    Integer.toUnsignedString(ok.fore().maxResponseSize()));
+            return CompletableFuture.completedFuture(new State(clientId, ok.sessionId(), ok.fore(),
+                    new ClientSlotTable(slots, executor)));
+        });
+    }
+
+    /** A new session on the old client ID, or, when the client ID is gone too, a new client ID. */
+    private CompletableFuture<State> newSession(State failed) {
+        if (failed.clientLost) {
+            return newClientId();
+        }
+        return createSession(failed.clientId).exceptionallyCompose(e -> {
+            Throwable cause = unwrap(e);
+            if (cause instanceof Nfs4StatusException s && (s.nfs4Status() == Nfs4Status.NFS4ERR_STALE_CLIENTID
+                    || s.nfs4Status() == Nfs4Status.NFS4ERR_EXPIRED
+                    || s.nfs4Status() == Nfs4Status.NFS4ERR_SEQ_MISORDERED)) {
+                LOG.info("client ID {} is gone ({}): making a new one", Long.toHexString(failed.clientId),
+                        Nfs4Status.name(s.nfs4Status()));
+                return newClientId();
+            }
+            return CompletableFuture.failedFuture(cause);
+        });
+    }
+
+    /**
+     * Replaces {@code failed}'s session (and client ID when {@code clientLost}); one recovery at a time, shared by
+     * everyone who met the loss. Completes with the state to use.
+     */
+    CompletableFuture<State> recover(State failed, boolean clientLost) {
+        CompletableFuture<State> r;
+        synchronized (lock) {
+            State current = state;
+            if (current != failed && !current.retired) {
+                return CompletableFuture.completedFuture(current);
+            }
+            if (recovery != null) {
+                return recovery;
+            }
+            if (closed) {
+                return CompletableFuture.failedFuture(new RpcConnectionException("the NFSv4.1 session is closed",
+                        null));
+            }
+            current.retired = true;
+            current.clientLost |= clientLost;
+            current.slots.retire();
+            r = new CompletableFuture<>();
+            recovery = r;
+            LOG.info("{} of {}: recovering the {}", HexFormat.of().formatHex(current.sessionId),
+                    transport.remoteAddress(), current.clientLost ? "client ID" : "session");
+            State from = current;
+            newSession(from).whenCompleteAsync((s, e) -> {
+                synchronized (lock) {
+                    recovery = null;
+                    if (e == null) {
+                        state = s;
+                    }
+                }
+                if (e == null) {
+                    r.complete(s);
+                } else {
+                    LOG.warn("recovering the session with {} failed: {}", transport.remoteAddress(),
+                            unwrap(e).toString());
+                    r.completeExceptionally(unwrap(e));
+                }
+            }, executor);
+        }
+        return r;
+    }
+
+    // ============================================================================================= sending
+
+    /** Sends an operation that travels alone, without SEQUENCE (EXCHANGE_ID, CREATE_SESSION, DESTROY_*). */
+    private CompletableFuture<CompoundRes> callAlone(Compound c) {
+        c.prepare(0);
+        CompoundRes res = c.result(null);
+        compounds.incrementAndGet();
+        return transport.call(Nfs4.PROGRAM, Nfs4.VERSION, Nfs4.PROC_COMPOUND, c.args(minorVersion, null), res)
+                .thenApplyAsync(r -> r, executor);
+    }
+
+    /**
+     * Sends {@code c} on the session, handling what SEQUENCE and the retry rules of the class comment ask for.
+     * Completes with the reply, whose status may be an error of the COMPOUND's own operations; or exceptionally with
+     * an {@link org.rpcrdma4j.nfs.client.RpcCallException} (no answer), an {@link Nfs4StatusException} (the session
+     * could not be used or recovered).
+     */
+    CompletableFuture<CompoundRes> call(Compound c) {
+        CompletableFuture<CompoundRes> out = new CompletableFuture<>();
+        new Exchange(c, out, null).start();
+        return out;
+    }
+
+    /** Sends {@code c} on {@code s}, without waiting for or starting a recovery (used inside one). */
+    CompletableFuture<CompoundRes> callOn(State s, Compound c) {
+        CompletableFuture<CompoundRes> out = new CompletableFuture<>();
+        new Exchange(c, out, s).start();
+        return out;
+    }
+
+    /** One COMPOUND from its first attempt to its answer. */
+    private final class Exchange {
+        private final Compound c;
+        private final CompletableFuture<CompoundRes> out;
+        private final State fixed;
+        private int delays;
+        private int recoveries;
+        private boolean reopened;
+        private State s;
+        private ClientSlotTable.Slot slot;
+        private int seq;
+
+        Exchange(Compound c, CompletableFuture<CompoundRes> out, State fixed) {
+            this.c = c;
+            this.out = out;
+            this.fixed = fixed;
+        }
+
+        void start() {
+            if (closed || (closing && fixed == null && !c.tag.startsWith("close"))) {
+                out.completeExceptionally(new RpcConnectionException("the NFSv4.1 session with "
+                        + transport.remoteAddress() + " is closed", null));
+                return;
+            }
+            State cur = fixed != null ? fixed : state;
+            if (cur.retired) {
+                if (fixed != null) {
+                    fail(new Nfs4StatusException(Nfs4Status.NFS4ERR_BADSESSION, Nfs4.OP_SEQUENCE,
+                            "the session was lost while recovering"));
+                } else {
+                    recoverThen(cur, cur.clientLost);
+                }
+                return;
+            }
+            cur.slots.acquire().whenComplete((sl, e) -> {
+                if (e != null) {
+                    fail(e);
+                } else if (sl == null) {
+                    executor.execute(this::start); // the table was retired meanwhile
+                } else {
+                    send(cur, sl, false);
+                }
+            });
+        }
+
+        private void send(State cur, ClientSlotTable.Slot sl, boolean sameSequence) {
+            s = cur;
+            slot = sl;
+            if (!sameSequence) {
+                seq = sl.sequenceId + 1;
+            }
+            CompoundArgs args;
+            CompoundRes res;
+            try {
+                Ops.Sequence sequence = new Ops.Sequence(cur.sessionId, seq, sl.id, cur.slots.highestSlotInUse(),
+                        c.mutating());
+                c.prepare(cur.clientId);
+                args = c.args(minorVersion, sequence);
+                res = c.result(sequence);
+            } catch (RuntimeException e) {
+                cur.slots.release(sl);
+                fail(e);
+                return;
+            }
+            lastSentNanos = System.nanoTime();
+            compounds.incrementAndGet();
+            CompletableFuture<CompoundRes> reply;
+            try {
+                if (args instanceof CompoundArgs.WithData data && transport instanceof RdmaDataTransport rdma) {
+                    reply = RdmaWriteCall.send(rdma, credential, callTimeout.toMillis(), data, res);
+                } else {
+                    reply = transport.call(Nfs4.PROGRAM, Nfs4.VERSION, Nfs4.PROC_COMPOUND, args, res);
+                }
+            } catch (RuntimeException e) {
+                reply = CompletableFuture.failedFuture(e);
+            }
+            reply.whenCompleteAsync(this::onReply, executor);
+        }
+
+        private void onReply(CompoundRes r, Throwable e) {
+            try {
+                handle(r, e);
+            } catch (RuntimeException x) {
+                LOG.warn("handling the reply to {} failed", c, x);
+                fail(x);
+            }
+        }
+
+        private void handle(CompoundRes r, Throwable e) {
+            if (e != null) {
+                // no answer: the server may or may not have taken the request on the slot
+                slot.sequenceId = seq;
+                slot.uncertain = true;
+                s.slots.release(slot);
+                fail(unwrap(e));
+                return;
+            }
+            int seqStatus = r.sequenceStatus();
+            if (seqStatus == Nfs4Status.NFS4_OK) {
+                Ops.SequenceOk ok = r.sequence();
+                slot.sequenceId = seq;
+                slot.uncertain = false;
+                s.slots.serverLimits(ok.highestSlotId(), ok.targetHighestSlotId());
+                s.slots.release(slot);
+                if ((ok.statusFlags() & Nfs4Ops.STATE_LOST_FLAGS) != 0) {
+                    stateRecovery.stateRevoked(ok.statusFlags());
+                }
+                if ((ok.statusFlags() & Nfs4Ops.SEQ4_STATUS_RESTART_RECLAIM_NEEDED) != 0 && fixed == null) {
+                    recover(s, true);
+                }
+                afterSequence(r);
+                return;
+            }
+            switch (seqStatus) {
+                case Nfs4Status.NFS4ERR_DELAY -> {
+                    // the original of this request still runs on the server: ask again, same slot and sequence id
+                    if (++delays > options.delayRetries()) {
+                        s.slots.release(slot);
+                        fail(new Nfs4StatusException(seqStatus, Nfs4.OP_SEQUENCE, "gave up after " + delays
+                                + " tries"));
+                        return;
+                    }
+                    delayRetries.incrementAndGet();
+                    State cur = s;
+                    ClientSlotTable.Slot sl = slot;
+                    later(() -> send(cur, sl, true));
+                }
+                case Nfs4Status.NFS4ERR_BADSESSION, Nfs4Status.NFS4ERR_DEADSESSION -> {
+                    s.slots.release(slot);
+                    recoverThen(s, false);
+                }
+                case Nfs4Status.NFS4ERR_SEQ_MISORDERED -> {
+                    if (slot.uncertain) {
+                        // the request that got no reply never reached the server: this one takes its sequence id
+                        slot.uncertain = false;
+                        slot.sequenceId = seq - 2;
+                        send(s, slot, false);
+                    } else {
+                        s.slots.release(slot);
+                        fail(new Nfs4StatusException(seqStatus, Nfs4.OP_SEQUENCE, "slot " + slot.id + " sequence id "
+                                + Integer.toUnsignedString(seq)));
+                    }
+                }
+                case Nfs4Status.NFS4ERR_RETRY_UNCACHED_REP -> {
+                    // the request ran but its reply was not kept
+                    slot.sequenceId = seq;
+                    s.slots.release(slot);
+                    if (!c.mutating()) {
+                        start();
+                    } else {
+                        fail(new Nfs4StatusException(seqStatus, Nfs4.OP_SEQUENCE, "the reply of " + c
+                                + " was lost and not cached"));
+                    }
+                }
+                default -> {
+                    s.slots.release(slot);
+                    fail(new Nfs4StatusException(seqStatus, r.failedIndex() == -1 ? Nfs4.OP_SEQUENCE : 0, null));
+                }
+            }
+        }
+
+        /** The SEQUENCE went through: the COMPOUND's own outcome. */
+        private void afterSequence(CompoundRes r) {
+            if (r.isOk()) {
+                out.complete(r);
+                return;
+            }
+            int status = r.status();
+            int failed = r.failedIndex();
+            switch (status) {
+                case Nfs4Status.NFS4ERR_DELAY, Nfs4Status.NFS4ERR_GRACE -> {
+                    if (c.retryableAfterFailureAt(failed) && ++delays <= options.delayRetries()) {
+                        delayRetries.incrementAndGet();
+                        later(this::start);
+                        return;
+                    }
+                }
+                case Nfs4Status.NFS4ERR_STALE_CLIENTID, Nfs4Status.NFS4ERR_EXPIRED -> {
+                    if (fixed == null && c.retryableAfterFailureAt(failed)) {
+                        recoverThen(s, true);
+                        return;
+                    }
+                }
+                case Nfs4Status.NFS4ERR_BAD_STATEID, Nfs4Status.NFS4ERR_STALE_STATEID, Nfs4Status.NFS4ERR_OLD_STATEID,
+                        Nfs4Status.NFS4ERR_ADMIN_REVOKED -> {
+                    if (c.staleStateHandler() != null && !reopened && fixed == null) {
+                        reopened = true;
+                        c.staleStateHandler().get().whenCompleteAsync((v, x) -> {
+                            if (x != null) {
+                                LOG.debug("opening again for {} failed: {}", c, unwrap(x).toString());
+                                out.complete(r);
+                            } else {
+                                start();
+                            }
+                        }, executor);
+                        return;
+                    }
+                }
+                default -> {
+                }
+            }
+            out.complete(r);
+        }
+
+        private void recoverThen(State failed, boolean clientLost) {
+            if (fixed != null) {
+                fail(new Nfs4StatusException(clientLost ? Nfs4Status.NFS4ERR_STALE_CLIENTID
+                        : Nfs4Status.NFS4ERR_BADSESSION, Nfs4.OP_SEQUENCE, "the session was lost while recovering"));
+                return;
+            }
+            if (++recoveries > options.recoveryAttempts()) {
+                fail(new Nfs4StatusException(clientLost ? Nfs4Status.NFS4ERR_STALE_CLIENTID
+                        : Nfs4Status.NFS4ERR_BADSESSION, Nfs4.OP_SEQUENCE, "gave up after " + (recoveries - 1)
+                        + " recoveries"));
+                return;
+            }
+            recover(failed, clientLost).whenCompleteAsync((ns, e) -> {
+                if (e != null) {
+                    fail(unwrap(e));
+                } else {
+                    start();
+                }
+            }, executor);
+        }
+
+        private void later(Runnable r) {
+            long min = options.delayBackoffMin().toNanos();
+            long max = options.delayBackoffMax().toNanos();
+            long backoff = Math.min(max, min << Math.min(20, delays - 1));
+            try {
+                timer.schedule(() -> executor.execute(r), backoff, TimeUnit.NANOSECONDS);
+            } catch (RuntimeException e) {
+                if (slot != null) {
+                    s.slots.release(slot);
+                }
+                fail(new RpcConnectionException("the NFSv4.1 session is closed", e));
+            }
+        }
+
+        private void fail(Throwable e) {
+            out.completeExceptionally(e);
+        }
+    }
+
+    static Throwable unwrap(Throwable t) {
+        while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
+            t = t.getCause();
+        }
+        return t;
+    }
+
+    /** Waits for {@code f}, throwing its failure as the IOException it is. */
+    static <T> T await(CompletableFuture<T> f, Duration timeout) throws IOException {
+        try {
+            return f.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("interrupted while waiting for a reply");
+        } catch (TimeoutException e) {
+            throw new RpcTimeoutException("no answer within " + timeout, e);
+        } catch (ExecutionException | CompletionException e) {
+            throw asIo(e);
+        }
+    }
+
+    /** Waits for {@code f} without a bound of its own (the transport's call timeout bounds each call). */
+    static <T> T await(CompletableFuture<T> f) throws IOException {
+        try {
+            return f.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("interrupted while waiting for a reply");
+        } catch (ExecutionException | CompletionException e) {
+            throw asIo(e);
+        }
+    }
+
+    static IOException asIo(Throwable e) {
+        Throwable t = unwrap(e);
+        if (t instanceof IOException io) {
+            return io;
+        }
+        if (t instanceof RuntimeException r) {
+            throw r;
+        }
+        if (t instanceof Error err) {
+            throw err;
+        }
+        return new IOException(t);
+    }
+
+    // ================================================================================================ closing
+
+    /**
+     * Ends the session: stops the timer, closes the client's opens, waits (at most the call timeout) for COMPOUNDs in
+     * flight, sends DESTROY_SESSION and DESTROY_CLIENTID (failures are logged, not thrown). COMPOUNDs after this fail.
+     * Does not close the transport.
+     */
+    @Override
+    public void close() {
+        synchronized (lock) {
+            if (closing) {
+                return;
+            }
+            closing = true;
+        }
+        timer.shutdownNow();
+        try {
+            await(stateRecovery.closeAll(), callTimeout);
+        } catch (IOException | RuntimeException e) {
+            LOG.debug("closing the opens: {}", e.toString());
+        }
+        State s = state;
+        long deadline = System.nanoTime() + callTimeout.toNanos();
+        while (s.slots.inUse() > 0 && System.nanoTime() < deadline && !s.retired) {
+            try {
+                Thread.sleep(5);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        if (!s.retired) {
+            destroy(new Ops.DestroySession(s.sessionId), "DESTROY_SESSION");
+            destroy(new Ops.DestroyClientId(s.clientId), "DESTROY_CLIENTID");
+        }
+        closed = true;
+        shutdownThreads();
+    }
+
+    private void destroy(Op op, String what) {
+        try {
+            CompoundRes r = await(callAlone(new Compound("close").add(op)), callTimeout);
+            if (!r.isOk()) {
+                LOG.debug("{}: {}", what, Nfs4Status.name(r.status()));
+            }
+        } catch (IOException | RuntimeException e) {
+            LOG.debug("{} failed: {}", what, e.toString());
+        }
+    }
+
+    private void shutdownThreads() {
+        timer.shutdownNow();
+        executor.shutdown();
+    }
+
+    /** Whether {@link #close()} was called. */
+    public boolean isClosed() {
+        return closing;
+    }
+
+    @Override
+    public String toString() {
+        State s = state;
+        return "NFSv4." + minorVersion + " session " + HexFormat.of().formatHex(s.sessionId) + " of client "
+                + Long.toHexString(s.clientId) + " with " + transport.remoteAddress();
+    }
+
+    // for the tests of this package
+    State currentState() {
+        return state;
+    }
+}

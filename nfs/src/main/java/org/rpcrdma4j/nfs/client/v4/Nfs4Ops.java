@@ -1,0 +1,79 @@
+package org.rpcrdma4j.nfs.client.v4;
+
+import java.util.Map;
+import org.rpcrdma4j.nfs.v4.Nfs4;
+
+/** Names of NFSv4 operations for messages, and the few wire constants of RFC 8881 the client needs. */
+final class Nfs4Ops {
+    /** {@code OPEN4_SHARE_ACCESS_*} and {@code OPEN4_SHARE_DENY_NONE}. */
+    static final int SHARE_ACCESS_READ = 1;
+    static final int SHARE_ACCESS_WRITE = 2;
+    static final int SHARE_ACCESS_BOTH = 3;
+    static final int SHARE_DENY_NONE = 0;
+    /** {@code opentype4}. */
+    static final int OPEN4_NOCREATE = 0;
+    static final int OPEN4_CREATE = 1;
+    /** {@code createmode4}. */
+    static final int UNCHECKED4 = 0;
+    static final int GUARDED4 = 1;
+    static final int EXCLUSIVE4 = 2;
+    static final int EXCLUSIVE4_1 = 3;
+    /** {@code open_claim_type4}. */
+    static final int CLAIM_NULL = 0;
+    static final int CLAIM_PREVIOUS = 1;
+    static final int CLAIM_FH = 4;
+    /** {@code open_delegation_type4}. */
+    static final int OPEN_DELEGATE_NONE = 0;
+    static final int OPEN_DELEGATE_READ = 1;
+    static final int OPEN_DELEGATE_WRITE = 2;
+    static final int OPEN_DELEGATE_NONE_EXT = 3;
+    /** {@code nfs_ftype4}. */
+    static final int NF4REG = 1;
+    static final int NF4DIR = 2;
+    static final int NF4BLK = 3;
+    static final int NF4CHR = 4;
+    static final int NF4LNK = 5;
+    static final int NF4SOCK = 6;
+    static final int NF4FIFO = 7;
+    /** {@code state_protect_how4} SP4_NONE. */
+    static final int SP4_NONE = 0;
+    /** SEQUENCE's {@code sr_status_flags} that mean state was lost. */
+    static final int SEQ4_STATUS_EXPIRED_ALL_STATE_REVOKED = 0x8;
+    static final int SEQ4_STATUS_EXPIRED_SOME_STATE_REVOKED = 0x10;
+    static final int SEQ4_STATUS_ADMIN_STATE_REVOKED = 0x20;
+    static final int SEQ4_STATUS_RECALLABLE_STATE_REVOKED = 0x40;
+    static final int SEQ4_STATUS_RESTART_RECLAIM_NEEDED = 0x100;
+    static final int STATE_LOST_FLAGS = SEQ4_STATUS_EXPIRED_ALL_STATE_REVOKED | SEQ4_STATUS_EXPIRED_SOME_STATE_REVOKED
+            | SEQ4_STATUS_ADMIN_STATE_REVOKED | SEQ4_STATUS_RECALLABLE_STATE_REVOKED;
+    /** The callback program number offered in CREATE_SESSION (no back channel is used). */
+    static final int CB_PROGRAM = 0x40000000;
+
+    private static final Map<Integer, String> NAMES = Map.ofEntries(
+            Map.entry(Nfs4.OP_ACCESS, "ACCESS"), Map.entry(Nfs4.OP_CLOSE, "CLOSE"),
+            Map.entry(Nfs4.OP_COMMIT, "COMMIT"), Map.entry(Nfs4.OP_CREATE, "CREATE"),
+            Map.entry(Nfs4.OP_DELEGRETURN, "DELEGRETURN"), Map.entry(Nfs4.OP_GETATTR, "GETATTR"),
+            Map.entry(Nfs4.OP_GETFH, "GETFH"), Map.entry(Nfs4.OP_LINK, "LINK"), Map.entry(Nfs4.OP_LOOKUP, "LOOKUP"),
+            Map.entry(Nfs4.OP_LOOKUPP, "LOOKUPP"), Map.entry(Nfs4.OP_OPEN, "OPEN"),
+            Map.entry(Nfs4.OP_PUTFH, "PUTFH"), Map.entry(Nfs4.OP_PUTROOTFH, "PUTROOTFH"),
+            Map.entry(Nfs4.OP_READ, "READ"), Map.entry(Nfs4.OP_READDIR, "READDIR"),
+            Map.entry(Nfs4.OP_READLINK, "READLINK"), Map.entry(Nfs4.OP_REMOVE, "REMOVE"),
+            Map.entry(Nfs4.OP_RENAME, "RENAME"), Map.entry(Nfs4.OP_RESTOREFH, "RESTOREFH"),
+            Map.entry(Nfs4.OP_SAVEFH, "SAVEFH"), Map.entry(Nfs4.OP_SETATTR, "SETATTR"),
+            Map.entry(Nfs4.OP_WRITE, "WRITE"), Map.entry(Nfs4.OP_EXCHANGE_ID, "EXCHANGE_ID"),
+            Map.entry(Nfs4.OP_CREATE_SESSION, "CREATE_SESSION"), Map.entry(Nfs4.OP_DESTROY_SESSION,
+                    "DESTROY_SESSION"), Map.entry(Nfs4.OP_SEQUENCE, "SEQUENCE"),
+            Map.entry(Nfs4.OP_DESTROY_CLIENTID, "DESTROY_CLIENTID"),
+            Map.entry(Nfs4.OP_RECLAIM_COMPLETE, "RECLAIM_COMPLETE"), Map.entry(Nfs4.OP_ILLEGAL, "ILLEGAL"));
+
+    private Nfs4Ops() {
+    }
+
+    /** The operation's name ({@code "LOOKUP"}), {@code "COMPOUND"} for 0, or {@code "operation <n>"}. */
+    static String name(int op) {
+        if (op == 0) {
+            return "COMPOUND";
+        }
+        String n = NAMES.get(op);
+        return n != null ? n : "operation " + op;
+    }
+}

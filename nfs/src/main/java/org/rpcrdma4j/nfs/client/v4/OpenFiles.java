@@ -1,0 +1,391 @@
+package org.rpcrdma4j.nfs.client.v4;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import org.rpcrdma4j.nfs.FileHandle;
+import org.rpcrdma4j.nfs.v4.Nfs4Status;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The files the client holds open, one open per file (RFC 8881 section 9): READ, WRITE and SETATTR of the size need
+ * an open stateid, which the caller never sees.
+ *
+ * <h2>Life of an open</h2>
+ * <ul>
+ * <li>Opened on first use: the first READ of a file OPENs it by handle (CLAIM_FH) for reading, the first WRITE for
+ * writing; a later use that needs more access OPENs it again with both (an upgrade of the same open, same stateid
+ * "other"). OPEN with create and OPEN by name ({@code create}, {@code open} of the client) register the open they
+ * made. One open owner serves the whole client; share deny is always NONE.</li>
+ * <li>Used with seqid 0 ("the current one"), so upgrades never make an I/O in flight fail with OLD_STATEID.</li>
+ * <li>Closed (CLOSE) when it has not been used for {@link Nfs41Options#openIdleTimeout()} and no I/O holds it, when
+ * the caller asks ({@link #close(FileHandle)}; waits for the I/O that holds it), and when the client closes.</li>
+ * </ul>
+ *
+ * <h2>Recovery</h2>
+ * When the client ID is lost (server restart, lease expired) every open is reclaimed on the new client ID before
+ * RECLAIM_COMPLETE (OPEN CLAIM_PREVIOUS, which the server accepts in its grace period); one the server no longer lets
+ * the client reclaim (NFS4ERR_NO_GRACE) is opened again by handle after RECLAIM_COMPLETE. An open the server answers
+ * BAD_STATEID (or STALE_STATEID, OLD_STATEID, ADMIN_REVOKED) for is opened again by handle, and the I/O retried once.
+ * An open that cannot be had again is forgotten: I/O still in flight on it goes out with the anonymous stateid, the
+ * next use opens again, and either way the server's answer reaches the caller.
+ * <p>
+ * Thread-safe: the table's monitor guards the entries; OPENs of one file are chained one after the other.
+ */
+final class OpenFiles implements Nfs41Session.StateRecovery {
+    private static final Logger LOG = LoggerFactory.getLogger(OpenFiles.class);
+    static final int READ = Nfs4Ops.SHARE_ACCESS_READ;
+    static final int WRITE = Nfs4Ops.SHARE_ACCESS_WRITE;
+    private static final CompletableFuture<Void> DONE = CompletableFuture.completedFuture(null);
+    private static final byte[] OWNER = "rpcrdma4j-open-owner".getBytes(StandardCharsets.US_ASCII);
+
+    private final Nfs41Session session;
+    private final long idleNanos;
+    private final Map<FileHandle, Entry> entries = new HashMap<>();
+    private final List<Entry> toReopen = new ArrayList<>();
+
+    /** One open file. */
+    final class Entry implements StateidSource {
+        final FileHandle fh;
+        /** The open's stateid as the server last gave it; null when not open (yet, or any more). */
+        volatile Stateid4 stateid;
+        /** Share access granted (READ, WRITE bits); guarded by the table. */
+        int access;
+        int refs;
+        long lastUsed = System.nanoTime();
+        boolean closeRequested;
+        boolean closing;
+        /** Completes when the entry is closed; set once a close is asked for. */
+        CompletableFuture<Void> closed;
+        /** The OPENs of this file, one after the other. */
+        CompletableFuture<Void> ready = DONE;
+
+        Entry(FileHandle fh) {
+            this.fh = fh;
+        }
+
+        @Override
+        public Stateid4 stateid() {
+            Stateid4 s = stateid;
+            return s == null ? Stateid4.ANONYMOUS : s.current();
+        }
+    }
+
+    OpenFiles(Nfs41Session session, long idleNanos) {
+        this.session = session;
+        this.idleNanos = idleNanos;
+    }
+
+    byte[] owner() {
+        return OWNER;
+    }
+
+    /** How many files are open (or being opened) now. */
+    synchronized int size() {
+        return entries.size();
+    }
+
+    /** The stateid of the client's open of {@code fh} as the server gave it, or null. */
+    synchronized Stateid4 stateidOf(FileHandle fh) {
+        Entry e = entries.get(fh);
+        return e == null ? null : e.stateid;
+    }
+
+    synchronized boolean isOpen(FileHandle fh) {
+        Entry e = entries.get(fh);
+        return e != null && e.stateid != null && !e.closing;
+    }
+
+    /**
+     * The open of {@code fh} with at least {@code access}, opening or upgrading it first when needed. Hold it for
+     * the I/O and {@link #release} it after.
+     */
+    CompletableFuture<Entry> acquire(FileHandle fh, int access) {
+        Entry e;
+        CompletableFuture<Void> ready;
+        synchronized (this) {
+            e = entries.get(fh);
+            if (e != null && e.closing) {
+                return e.closed.handle((v, x) -> null).thenCompose(v -> acquire(fh, access));
+            }
+            if (e == null) {
+                e = new Entry(fh);
+                entries.put(fh, e);
+            }
+            e.refs++;
+            e.lastUsed = System.nanoTime();
+            if (covers(e, access) && e.ready.isDone()) {
+                return CompletableFuture.completedFuture(e);
+            }
+            Entry en = e;
+            e.ready = e.ready.handle((v, x) -> null).thenComposeAsync(v -> openIfNeeded(en, access),
+                    session.executor());
+            ready = e.ready;
+        }
+        Entry en = e;
+        return ready.handle((v, x) -> {
+            if (x != null) {
+                release(en);
+                throw new CompletionException(Nfs41Session.unwrap(x));
+            }
+            return en;
+        });
+    }
+
+    private static boolean covers(Entry e, int access) {
+        return e.stateid != null && (e.access & access) == access;
+    }
+
+    private CompletableFuture<Void> openIfNeeded(Entry e, int access) {
+        int want;
+        synchronized (this) {
+            if (covers(e, access)) {
+                return DONE;
+            }
+            want = (e.stateid == null ? 0 : e.access) | access;
+        }
+        return openByHandle(e, want, null);
+    }
+
+    /** OPEN by handle of {@code e}'s file for {@code want}, on the session or, during a recovery, on {@code on}. */
+    private CompletableFuture<Void> openByHandle(Entry e, int want, Nfs41Session.State on) {
+        Compound c = new Compound("open").putfh(e.fh).add(Ops.Open.byHandle(want, OWNER));
+        CompletableFuture<CompoundRes> f = on == null ? session.call(c) : session.callOn(on, c);
+        return f.thenApply(r -> {
+            checked(r);
+            opened(e.fh, e, r.result(1), want);
+            return null;
+        });
+    }
+
+    /** Throws the failure of {@code r} for a stage of a future. */
+    static CompoundRes checked(CompoundRes r) {
+        try {
+            return r.check();
+        } catch (Nfs4StatusException e) {
+            throw new CompletionException(e);
+        }
+    }
+
+    /** The I/O on {@code e} is done. */
+    void release(Entry e) {
+        synchronized (this) {
+            e.refs--;
+            e.lastUsed = System.nanoTime();
+            if (e.refs == 0 && e.closeRequested && !e.closing) {
+                startCloseLocked(e);
+            }
+        }
+    }
+
+    /**
+     * Records an open an OPEN by name made (with or without create) for {@code access}; a delegation granted with it
+     * is returned at once.
+     */
+    void opened(FileHandle fh, Ops.OpenOk ok, int access) {
+        Entry e;
+        synchronized (this) {
+            e = entries.get(fh);
+            if (e == null || e.closing) {
+                e = new Entry(fh);
+                entries.put(fh, e);
+            }
+        }
+        opened(fh, e, ok, access);
+    }
+
+    private void opened(FileHandle fh, Entry e, Ops.OpenOk ok, int access) {
+        synchronized (this) {
+            e.access = (e.stateid == null ? 0 : e.access) | access;
+            e.stateid = ok.stateid();
+            e.lastUsed = System.nanoTime();
+        }
+        if (ok.delegation() != null) {
+            Compound c = new Compound("delegreturn").putfh(fh).add(Ops.StateOp.delegReturn(ok.delegation()));
+            session.call(c).whenComplete((r, x) -> LOG.debug("returned an unasked delegation of {}: {}", fh,
+                    x != null ? x.toString() : Nfs4Status.name(r.status())));
+        }
+    }
+
+    /** The open of {@code fh} when it is open for writing, else the anonymous stateid. */
+    synchronized StateidSource writeStateOf(FileHandle fh) {
+        Entry e = entries.get(fh);
+        return e != null && !e.closing && e.stateid != null && (e.access & WRITE) != 0 ? e : StateidSource.ANONYMOUS;
+    }
+
+    /** Opens {@code e}'s file again (its stateid was refused); I/O then retries with the new stateid. */
+    CompletableFuture<Void> reopen(Entry e) {
+        synchronized (this) {
+            if (e.closing || entries.get(e.fh) != e) {
+                return DONE;
+            }
+            int want = e.access != 0 ? e.access : READ;
+            e.stateid = null;
+            e.ready = e.ready.handle((v, x) -> null).thenComposeAsync(v -> openByHandle(e, want, null),
+                    session.executor());
+            return e.ready;
+        }
+    }
+
+    /** Closes the open of {@code fh}, once the I/O holding it is done. Completes when closed (or not open). */
+    synchronized CompletableFuture<Void> close(FileHandle fh) {
+        Entry e = entries.get(fh);
+        if (e == null) {
+            return DONE;
+        }
+        return closeLocked(e);
+    }
+
+    private CompletableFuture<Void> closeLocked(Entry e) {
+        if (e.closing) {
+            return e.closed;
+        }
+        if (e.refs > 0) {
+            e.closeRequested = true;
+            if (e.closed == null) {
+                e.closed = new CompletableFuture<>();
+            }
+            return e.closed;
+        }
+        return startCloseLocked(e);
+    }
+
+    private CompletableFuture<Void> startCloseLocked(Entry e) {
+        e.closing = true;
+        if (e.closed == null) {
+            e.closed = new CompletableFuture<>();
+        }
+        CompletableFuture<Void> done = e.closed;
+        e.ready.handle((v, x) -> null).thenComposeAsync(v -> sendClose(e), session.executor()).whenComplete((v, x) -> {
+            synchronized (this) {
+                if (entries.get(e.fh) == e) {
+                    entries.remove(e.fh);
+                }
+            }
+            done.complete(null);
+        });
+        return done;
+    }
+
+    private CompletableFuture<Void> sendClose(Entry e) {
+        Stateid4 s = e.stateid;
+        if (s == null) {
+            return DONE;
+        }
+        Compound c = new Compound("close").putfh(e.fh).add(Ops.StateOp.close(s));
+        return session.call(c).handle((r, x) -> {
+            if (x != null) {
+                LOG.debug("CLOSE of {} failed: {}", e.fh, Nfs41Session.unwrap(x).toString());
+            } else if (!r.isOk()) {
+                LOG.debug("CLOSE of {}: {}", e.fh, Nfs4Status.name(r.status()));
+            }
+            e.stateid = null;
+            return null;
+        });
+    }
+
+    // ========================================================================================= StateRecovery
+
+    @Override
+    public void tick() {
+        if (idleNanos <= 0) {
+            return;
+        }
+        long now = System.nanoTime();
+        synchronized (this) {
+            for (Entry e : new ArrayList<>(entries.values())) {
+                if (e.refs == 0 && !e.closing && e.ready.isDone() && now - e.lastUsed >= idleNanos) {
+                    startCloseLocked(e);
+                }
+            }
+        }
+    }
+
+    @Override
+    public CompletableFuture<Void> closeAll() {
+        List<CompletableFuture<Void>> all = new ArrayList<>();
+        synchronized (this) {
+            for (Entry e : new ArrayList<>(entries.values())) {
+                all.add(closeLocked(e));
+            }
+        }
+        return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new));
+    }
+
+    @Override
+    public CompletableFuture<Void> reclaim(Nfs41Session.State s) {
+        List<Entry> open = new ArrayList<>();
+        List<Integer> access = new ArrayList<>();
+        synchronized (this) {
+            toReopen.clear();
+            for (Entry e : entries.values()) {
+                if (e.stateid != null && !e.closing) {
+                    open.add(e);
+                    access.add(e.access);
+                }
+                e.stateid = null; // the old client ID's state is gone with it
+            }
+        }
+        List<CompletableFuture<Void>> all = new ArrayList<>();
+        for (int i = 0; i < open.size(); i++) {
+            Entry e = open.get(i);
+            int want = access.get(i);
+            Compound c = new Compound("reclaim").putfh(e.fh).add(Ops.Open.reclaim(want, OWNER));
+            all.add(session.callOn(s, c).handle((r, x) -> {
+                if (x != null) {
+                    LOG.info("reclaiming the open of {} failed: {}", e.fh, Nfs41Session.unwrap(x).toString());
+                } else if (r.isOk()) {
+                    opened(e.fh, e, r.result(1), want);
+                } else if (r.status() == Nfs4Status.NFS4ERR_NO_GRACE || r.status() == Nfs4Status.NFS4ERR_RECLAIM_BAD) {
+                    synchronized (this) {
+                        e.access = want;
+                        toReopen.add(e);
+                    }
+                } else {
+                    LOG.info("reclaiming the open of {}: {}", e.fh, Nfs4Status.name(r.status()));
+                }
+                return null;
+            }));
+        }
+        return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new));
+    }
+
+    @Override
+    public CompletableFuture<Void> afterReclaimComplete(Nfs41Session.State s) {
+        List<Entry> list;
+        synchronized (this) {
+            list = new ArrayList<>(toReopen);
+            toReopen.clear();
+        }
+        List<CompletableFuture<Void>> all = new ArrayList<>();
+        for (Entry e : list) {
+            int want;
+            synchronized (this) {
+                want = e.access;
+            }
+            all.add(openByHandle(e, want, s).handle((v, x) -> {
+                if (x != null) {
+                    LOG.info("opening {} again failed: {}", e.fh, Nfs41Session.unwrap(x).toString());
+                }
+                return null;
+            }));
+        }
+        return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new));
+    }
+
+    @Override
+    public void stateRevoked(int flags) {
+        LOG.info("the server revoked state of this client (status flags 0x{}): opens will be made again",
+                Integer.toHexString(flags));
+        synchronized (this) {
+            for (Entry e : entries.values()) {
+                e.stateid = null;
+            }
+        }
+    }
+}

@@ -1,0 +1,42 @@
+/**
+ * The NFSv4.1 and NFSv4.2 client (RFC 8881, RFC 7862) over the client's {@link org.rpcrdma4j.nfs.client.DataTransport}:
+ * TCP, or RPC-over-RDMA with the NFSv4 upper-layer binding of RFC 8267.
+ *
+ * <h2>Layers</h2>
+ * <pre>
+ *   Nfs41Client        blocking calls, paths, pipelined copies (upload, download, readAll, writeAll)
+ *   Nfs41AsyncClient   one COMPOUND per call, the NFSv3 client's signatures where NFSv4 allows; the opens
+ *   Nfs41Session       client ID, session, slot table, SEQUENCE, retries and recovery, lease renewal
+ *   DataTransport      TcpDataTransport or RdmaDataTransport
+ * </pre>
+ * {@link org.rpcrdma4j.nfs.client.v4.Nfs41Session} documents the session: how slots are used, what is sent again
+ * after DELAY, GRACE, a lost session or a lost client ID, and how the lease is kept.
+ * {@link org.rpcrdma4j.nfs.client.v4.Nfs41AsyncClient} documents how each NFSv3-shaped call maps to NFSv4 and how
+ * opens are managed for READ and WRITE.
+ *
+ * <h2>Errors</h2>
+ * The server's {@code nfsstat4} is an {@link org.rpcrdma4j.nfs.client.v4.Nfs4StatusException}, a subclass of
+ * {@link org.rpcrdma4j.nfs.NfsException} as the NFSv3 client throws: its {@code status()} is the NFSv3 status of the
+ * same number (or {@code UNKNOWN} for statuses only NFSv4 has), {@code nfs4Status()} the exact one, and its cause an
+ * {@link org.rpcrdma4j.nfs.v4.Nfs4Exception}. No answer, or one that does not decode, is an
+ * {@link org.rpcrdma4j.nfs.client.RpcCallException} ({@code RpcBadReplyException} for a reply whose XDR is broken,
+ * out of its bounds, or not an answer to what was sent). Calls never fail with an unchecked exception for what a
+ * server sends.
+ *
+ * <h2>Data on RDMA</h2>
+ * A COMPOUND with a WRITE ends with it (SEQUENCE, PUTFH, WRITE): the data is the call's DDP-eligible item, sent as
+ * a Read chunk straight from the caller's buffer when that is the transport's registered memory
+ * ({@link org.rpcrdma4j.nfs.client.v4.Nfs41Client#allocateBuffer}), else from one copy in it. It goes out through
+ * {@code RdmaWriteCall}, which gives the transport the reply's size, because the NFSv4 binding cannot size the reply
+ * of a call whose data is not in the message. A COMPOUND with a READ (SEQUENCE, PUTFH, READ) has a
+ * {@link org.rpcrdma4j.nfs.xdr.DdpResult}: the server writes the data through a Write chunk into the caller's buffer.
+ * The session asks for requests and replies of the transport's largest payload (1 MiB by default) plus 1 KiB, so
+ * 1 MiB READs and WRITEs fit; READDIR replies are kept within the transport's Reply chunk
+ * ({@code defaultMaxReplySize}).
+ *
+ * <h2>Not done here</h2>
+ * No back channel (no CB_NULL / CB_SEQUENCE service; CREATE_SESSION asks no CONN_BACK_CHAN), so no delegations (one
+ * granted anyway is returned at once); no byte-range locks; no pNFS; no Kerberos (AUTH_SYS through the transport's
+ * credential); none of NFSv4.2's COPY, ALLOCATE, SEEK or READ_PLUS.
+ */
+package org.rpcrdma4j.nfs.client.v4;

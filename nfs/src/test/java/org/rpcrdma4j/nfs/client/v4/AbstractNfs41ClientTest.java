@@ -1,0 +1,531 @@
+package org.rpcrdma4j.nfs.client.v4;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.netty.buffer.ByteBuf;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.rpcrdma4j.nfs.Access;
+import org.rpcrdma4j.nfs.CreateMode;
+import org.rpcrdma4j.nfs.DirEntry;
+import org.rpcrdma4j.nfs.FileAttributes;
+import org.rpcrdma4j.nfs.FileHandle;
+import org.rpcrdma4j.nfs.FileType;
+import org.rpcrdma4j.nfs.FsInfo;
+import org.rpcrdma4j.nfs.FsStat;
+import org.rpcrdma4j.nfs.Nfs3Status;
+import org.rpcrdma4j.nfs.NfsException;
+import org.rpcrdma4j.nfs.NfsObject;
+import org.rpcrdma4j.nfs.NfsTime;
+import org.rpcrdma4j.nfs.PathConf;
+import org.rpcrdma4j.nfs.SetAttributes;
+import org.rpcrdma4j.nfs.StableHow;
+import org.rpcrdma4j.nfs.client.DirListing;
+import org.rpcrdma4j.nfs.client.NfsClientConfig;
+import org.rpcrdma4j.nfs.client.ReadReply;
+import org.rpcrdma4j.nfs.client.WriteReply;
+import org.rpcrdma4j.nfs.v4.Nfs4Status;
+import org.rpcrdma4j.nfs.v4.state.ClientTable;
+import org.rpcrdma4j.nfs.v4.state.StateConfig;
+import org.rpcrdma4j.nfs.vfs.MemoryVfs;
+
+/**
+ * The NFSv4.1 client against the project's NFSv4.1 server ({@code NfsServer}'s NFSv4 program) over one transport:
+ * data of several sizes written and read back byte for byte (and compared with what the server's file system holds),
+ * the name space operations, two clients, a full slot table, a session destroyed by the server, a connection cut
+ * with 16 COMPOUNDs in flight, lease renewal, opens, and the typed errors. A subclass starts the server and connects
+ * over TCP or RDMA; every server is reached through a {@link org.rpcrdma4j.xprt.drc.TcpProxy} so its connections
+ * can be cut.
+ */
+abstract class AbstractNfs41ClientTest {
+    static final int MIB = 1 << 20;
+
+    protected final MemoryVfs memory = new MemoryVfs(256L << 20);
+    protected final GatedVfs vfs = new GatedVfs(memory);
+    protected final List<Nfs41Client> clients = new ArrayList<>();
+
+    @TempDir
+    Path tmp;
+
+    /** Starts the server with {@code state}, exporting {@link #vfs} at "/export". */
+    protected abstract void startServer(StateConfig state) throws IOException;
+
+    /** A client of the export "/export" of the running server. */
+    protected abstract Nfs41Client newClient(NfsClientConfig config, Nfs41Options options) throws IOException;
+
+    /** The running server's NFSv4 clients and sessions. */
+    protected abstract ClientTable serverState();
+
+    /** Cuts every connection between clients and server (the clients reconnect). */
+    protected abstract void cutConnections();
+
+    protected abstract void stopServer() throws Exception;
+
+    /** Connections the clients made to the server so far. */
+    protected abstract int connectionsMade();
+
+    @AfterEach
+    void tearDown() throws Exception {
+        vfs.openGate();
+        for (Nfs41Client c : clients) {
+            c.close();
+        }
+        stopServer();
+        memory.close();
+    }
+
+    static StateConfig state(Duration lease, Duration grace) {
+        StateConfig d = StateConfig.defaults();
+        return new StateConfig(lease, grace, d.foreLimits(), d.backLimits(), d.maxSessionsPerClient());
+    }
+
+    protected void start() throws IOException {
+        startServer(state(Duration.ofSeconds(60), Duration.ZERO));
+    }
+
+    protected Nfs41Client client(Nfs41Options options) throws IOException {
+        Nfs41Client c = newClient(NfsClientConfig.defaults().withCallTimeout(Duration.ofSeconds(60)), options);
+        clients.add(c);
+        return c;
+    }
+
+    protected Nfs41Client client() throws IOException {
+        return client(Nfs41Options.defaults());
+    }
+
+    static byte[] pattern(int size, long seed) {
+        byte[] b = new byte[size];
+        new Random(seed).nextBytes(b);
+        return b;
+    }
+
+    /** What the server's file system holds at {@code name} in the export's root. */
+    protected byte[] stored(String name) throws NfsException {
+        FileHandle fh = memory.lookup(memory.root(), name).handle();
+        long size = memory.getattr(fh).size();
+        ByteBuffer b = ByteBuffer.allocate((int) size + 1);
+        memory.read(fh, 0, b);
+        b.flip();
+        byte[] out = new byte[b.remaining()];
+        b.get(out);
+        return out;
+    }
+
+    static void await(String what, BooleanSupplier condition) throws InterruptedException {
+        while (!condition.getAsBoolean()) {
+            Thread.sleep(5); // the class's timeout bounds the wait
+        }
+    }
+
+    /** Writes {@code data} at 0 in chunks from buffers of {@link Nfs41Client#allocateBuffer}, all in flight at once. */
+    static void writeChunks(Nfs41Client c, FileHandle fh, byte[] data, int chunk, StableHow how) throws Exception {
+        List<CompletableFuture<WriteReply>> pending = new ArrayList<>();
+        List<ByteBuf> buffers = new ArrayList<>();
+        for (int off = 0; off < data.length; off += chunk) {
+            int n = Math.min(chunk, data.length - off);
+            ByteBuf b = c.allocateBuffer(n);
+            b.writeBytes(data, off, n);
+            buffers.add(b);
+            pending.add(c.async().write(fh, off, b, how));
+        }
+        for (int i = 0; i < pending.size(); i++) {
+            assertThat(pending.get(i).get(60, TimeUnit.SECONDS).count()).isEqualTo(buffers.get(i).readableBytes());
+            buffers.get(i).release();
+        }
+    }
+
+    // =========================================================================================== data
+
+    @ParameterizedTest(name = "{0} bytes")
+    @ValueSource(ints = {0, 1, 4097, MIB + 1, 16 * MIB})
+    void filesOfEverySizeComeBackByteForByte(int size) throws Exception {
+        start();
+        Nfs41Client c = client();
+        byte[] data = pattern(size, size);
+        FileHandle fh = c.createFile("/f" + size);
+        writeChunks(c, fh, data, c.maxWriteSize(), StableHow.UNSTABLE);
+        long verifier = c.commit(fh, 0, 0);
+        assertThat(verifier).isEqualTo(memory.writeVerifier());
+
+        assertThat(stored("f" + size)).as("what the server stored").isEqualTo(data);
+        assertThat(c.getattr(fh).size()).isEqualTo(size);
+        assertThat(c.readAll("/f" + size)).isEqualTo(data);
+        Path local = tmp.resolve("copy");
+        assertThat(c.download("/f" + size, local)).isEqualTo(size);
+        assertThat(Files.readAllBytes(local)).isEqualTo(data);
+        assertThat(c.async().isOpen(fh)).as("download closes its open").isFalse();
+    }
+
+    @Test
+    void uploadAndWriteAllStoreWhatWasGiven() throws Exception {
+        start();
+        Nfs41Client c = client();
+        byte[] data = pattern(5 * MIB + 333, 5);
+        Path local = tmp.resolve("up");
+        Files.write(local, data);
+        assertThat(c.upload(local, "/up")).isEqualTo(data.length);
+        assertThat(stored("up")).isEqualTo(data);
+        byte[] small = pattern(70_000, 6);
+        c.writeAll("/up", small); // truncates
+        assertThat(stored("up")).isEqualTo(small);
+        assertThat(c.readAll("/up")).isEqualTo(small);
+    }
+
+    @Test
+    void readsAndWritesAtOffsetsAndShortReadsAtTheEnd() throws Exception {
+        start();
+        Nfs41Client c = client();
+        FileHandle fh = c.createFile("/o");
+        byte[] data = pattern(10_000, 7);
+        ByteBuf src = c.allocateBuffer(data.length);
+        src.writeBytes(data);
+        WriteReply w = c.write(fh, 5000, src, StableHow.FILE_SYNC);
+        src.release();
+        assertThat(w.count()).isEqualTo(data.length);
+        assertThat(w.committed()).isEqualTo(StableHow.FILE_SYNC);
+        ByteBuf dst = c.allocateBuffer(20_000);
+        ReadReply r = c.read(fh, 5000, dst);
+        assertThat(r.count()).isEqualTo(data.length);
+        assertThat(r.eof()).isTrue();
+        byte[] back = new byte[dst.readableBytes()];
+        dst.readBytes(back);
+        assertThat(back).isEqualTo(data);
+        dst.clear();
+        ReadReply whole = c.read(fh, 0, dst.writerIndex(100));
+        assertThat(whole.count()).isEqualTo(15_000);
+        assertThat(dst.writerIndex()).as("the writer index moved by the count").isEqualTo(15_100);
+        for (int i = 100; i < 5100; i++) {
+            assertThat(dst.getByte(i)).as("the hole before the data").isZero();
+        }
+        byte[] tail = new byte[data.length];
+        dst.getBytes(5100, tail);
+        assertThat(tail).isEqualTo(data);
+        dst.release();
+        // a heap buffer larger than a READ: the READ fills only what it asks
+        ByteBuf big = io.netty.buffer.Unpooled.buffer(3 * MIB);
+        ReadReply all = c.read(fh, 0, big);
+        assertThat(all.count()).isEqualTo(15_000);
+        assertThat(big.readableBytes()).isEqualTo(15_000);
+    }
+
+    // ====================================================================================== name space
+
+    @Test
+    void directoriesLinksRenamesRemovesAndListings() throws Exception {
+        start();
+        Nfs41Client c = client();
+        FileHandle dir = c.mkdir("/d");
+        assertThat(c.getattr(dir).type()).isEqualTo(FileType.DIRECTORY);
+        c.mkdir("/d/sub");
+        c.writeAll("/d/a", pattern(100, 1));
+        NfsObject link = c.symlink(dir, "l", "a/../a");
+        assertThat(link.attributes().type()).isEqualTo(FileType.SYMLINK);
+        assertThat(c.readlink(link.handle())).isEqualTo("a/../a");
+        assertThat(c.readlink(c.resolve("/d/l"))).isEqualTo("a/../a");
+
+        c.rename("/d/a", "/d/sub/b");
+        assertThat(c.readAll("/d/sub/b")).isEqualTo(pattern(100, 1));
+        assertThatThrownBy(() -> c.resolve("/d/a")).isInstanceOfSatisfying(Nfs4StatusException.class, e -> {
+            assertThat(e.nfs4Status()).isEqualTo(Nfs4Status.NFS4ERR_NOENT);
+            assertThat(e.status()).isEqualTo(Nfs3Status.NFS3ERR_NOENT);
+        });
+        assertThat(c.lookup(c.resolve("/d/sub"), "..").handle()).isEqualTo(dir);
+        assertThat(c.lookup(dir, ".").handle()).isEqualTo(dir);
+
+        List<DirEntry> entries = c.list("/d");
+        assertThat(entries).extracting(DirEntry::name).containsExactlyInAnyOrder("sub", "l");
+        for (DirEntry e : entries) {
+            assertThat(e.handle()).isEqualTo(c.resolve("/d/" + e.name()));
+            assertThat(e.attributes()).isNotNull();
+            assertThat(e.fileid()).isEqualTo(e.attributes().fileid());
+        }
+        assertThatThrownBy(() -> c.rmdir(dir, "sub")).isInstanceOfSatisfying(Nfs4StatusException.class,
+                e -> assertThat(e.nfs4Status()).isEqualTo(Nfs4Status.NFS4ERR_NOTEMPTY));
+        c.delete("/d/sub/b");
+        c.rmdir(dir, "sub");
+        c.remove(dir, "l");
+        assertThat(c.list("/d")).isEmpty();
+        c.delete("/d");
+        assertThat(c.list("/")).isEmpty();
+    }
+
+    @Test
+    void aListingLargerThanOnePageComesInPagesWithCookies() throws Exception {
+        start();
+        Nfs41Client c = client();
+        FileHandle dir = c.mkdir("/many");
+        List<String> names = new ArrayList<>();
+        List<CompletableFuture<NfsObject>> made = new ArrayList<>();
+        for (int i = 0; i < 300; i++) {
+            String n = "entry-with-a-longish-name-" + i;
+            names.add(n);
+            made.add(c.async().mkdir(dir, n, SetAttributes.NONE));
+        }
+        for (CompletableFuture<NfsObject> f : made) {
+            f.get(60, TimeUnit.SECONDS);
+        }
+        DirListing first = c.readdir(dir, 0, 0, 4096);
+        assertThat(first.eof()).isFalse();
+        assertThat(first.entries()).isNotEmpty().hasSizeLessThan(300);
+        assertThat(first.dirAttributes().type()).isEqualTo(FileType.DIRECTORY);
+        DirEntry last = first.entries().get(first.entries().size() - 1);
+        DirListing second = c.readdir(dir, last.cookie(), first.cookieVerifier(), 4096);
+        assertThat(second.entries().get(0).name()).isNotEqualTo(last.name());
+        assertThat(c.list(dir)).extracting(DirEntry::name).containsExactlyInAnyOrderElementsOf(names);
+    }
+
+    @Test
+    void createModesOpenByNameAndAttributes() throws Exception {
+        start();
+        Nfs41Client c = client();
+        FileHandle root = c.root();
+        NfsObject made = c.create(root, "g", CreateMode.GUARDED, SetAttributes.NONE.withMode(0640));
+        assertThat(made.attributes().mode()).isEqualTo(0640);
+        assertThatThrownBy(() -> c.create(root, "g", CreateMode.GUARDED, SetAttributes.NONE))
+                .isInstanceOfSatisfying(Nfs4StatusException.class, e -> {
+                    assertThat(e.nfs4Status()).isEqualTo(Nfs4Status.NFS4ERR_EXIST);
+                    assertThat(e.status()).isEqualTo(Nfs3Status.NFS3ERR_EXIST);
+                });
+        NfsObject x1 = c.createExclusive(root, "x", 42);
+        NfsObject x2 = c.createExclusive(root, "x", 42);
+        assertThat(x2.handle()).as("the same exclusive create again").isEqualTo(x1.handle());
+        assertThatThrownBy(() -> c.createExclusive(root, "x", 43)).isInstanceOf(Nfs4StatusException.class);
+
+        c.writeAll("/u", pattern(1000, 9));
+        NfsObject opened = c.open(root, "u", false);
+        assertThat(opened.attributes().size()).isEqualTo(1000);
+        assertThat(c.async().isOpen(opened.handle())).isTrue();
+        assertThatThrownBy(() -> c.open(root, "missing", false)).isInstanceOfSatisfying(Nfs4StatusException.class,
+                e -> assertThat(e.nfs4Status()).isEqualTo(Nfs4Status.NFS4ERR_NOENT));
+
+        FileAttributes a = c.setattr(opened.handle(), SetAttributes.NONE.withMode(0600).withSize(10)
+                .withMtime(SetAttributes.TimeSetting.client(new NfsTime(1_000_000, 5))));
+        assertThat(a.mode()).isEqualTo(0600);
+        assertThat(a.size()).isEqualTo(10);
+        assertThat(a.mtime()).isEqualTo(new NfsTime(1_000_000, 5));
+        assertThat(stored("u")).isEqualTo(java.util.Arrays.copyOf(pattern(1000, 9), 10));
+        assertThat(c.stat("/u")).isEqualTo(c.getattr(opened.handle()));
+
+        assertThat(c.access(opened.handle(), Access.READ | Access.MODIFY)).isEqualTo(Access.READ | Access.MODIFY);
+        FsStat fs = c.fsstat(root);
+        assertThat(fs.totalBytes()).isPositive();
+        assertThat(fs.availableBytes()).isLessThanOrEqualTo(fs.totalBytes());
+        FsInfo info = c.fsinfo(root);
+        assertThat(info.rtmax()).isEqualTo(c.maxReadSize());
+        assertThat(info.wtmax()).isEqualTo(c.maxWriteSize());
+        assertThat(info.maxFileSize()).isPositive();
+        PathConf pc = c.pathconf(root);
+        assertThat(pc.nameMax()).isPositive();
+    }
+
+    @Test
+    void whatNfsv4CannotDoIsATypedFailure() throws Exception {
+        start();
+        Nfs41Client c = client();
+        FileHandle root = c.root();
+        FileHandle file = c.createFile("/f");
+        assertThatThrownBy(() -> c.mknod(root, "r", FileType.REGULAR, 0, 0))
+                .isInstanceOfSatisfying(Nfs4StatusException.class,
+                        e -> assertThat(e.nfs4Status()).isEqualTo(Nfs4Status.NFS4ERR_BADTYPE));
+        assertThatThrownBy(() -> c.mknod(root, "p", FileType.FIFO, 0, 0))
+                .isInstanceOf(NfsException.class); // this server makes no special files
+        assertThatThrownBy(() -> c.link(file, root, "hard")).isInstanceOf(Nfs4StatusException.class);
+        assertThatThrownBy(() -> c.setattr(file, SetAttributes.NONE.withMode(0600), NfsTime.ZERO))
+                .isInstanceOfSatisfying(Nfs4StatusException.class,
+                        e -> assertThat(e.nfs4Status()).isEqualTo(Nfs4Status.NFS4ERR_NOTSUPP));
+        ByteBuf b = c.allocateBuffer(10);
+        try {
+            assertThatThrownBy(() -> c.read(root, 0, b)).isInstanceOfSatisfying(Nfs4StatusException.class,
+                    e -> assertThat(e.nfs4Status()).isEqualTo(Nfs4Status.NFS4ERR_ISDIR));
+        } finally {
+            b.release();
+        }
+        assertThatThrownBy(() -> c.lookup(root, "a/b")).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    // ======================================================================================== sessions
+
+    @Test
+    void twoClientsHaveTheirOwnClientIdsAndSessions() throws Exception {
+        start();
+        Nfs41Client a = client(Nfs41Options.defaults().withOwnerId("client-a"));
+        Nfs41Client b = client(Nfs41Options.defaults().withOwnerId("client-b"));
+        assertThat(a.session().clientId()).isNotEqualTo(b.session().clientId());
+        assertThat(a.session().sessionId()).isNotEqualTo(b.session().sessionId());
+        byte[] da = pattern(2 * MIB + 3, 11);
+        byte[] db = pattern(MIB + 5, 12);
+        CompletableFuture<Long> wa = CompletableFuture.supplyAsync(() -> {
+            try {
+                return a.writeAll("/a", da);
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+        b.writeAll("/b", db);
+        assertThat(wa.get(60, TimeUnit.SECONDS)).isEqualTo(da.length);
+        assertThat(a.readAll("/b")).isEqualTo(db);
+        assertThat(b.readAll("/a")).isEqualTo(da);
+        assertThat(serverState().isConfirmed(a.session().clientId())).isTrue();
+        long bId = b.session().clientId();
+        b.close();
+        clients.remove(b);
+        assertThat(serverState().isConfirmed(bId)).as("DESTROY_CLIENTID on close").isFalse();
+        assertThat(a.readAll("/a")).isEqualTo(da);
+    }
+
+    @Test
+    void moreCallsThanSlotsAllCompleteAndNoMoreThanTheSlotsRunAtOnce() throws Exception {
+        start();
+        Nfs41Client c = client(Nfs41Options.defaults().withSlots(2));
+        assertThat(c.session().slots()).isEqualTo(2);
+        FileHandle fh = c.createFile("/s");
+        byte[] data = pattern(40 * 1000, 13);
+        vfs.closeGate();
+        List<CompletableFuture<WriteReply>> writes = new ArrayList<>();
+        for (int i = 0; i < 40; i++) {
+            writes.add(c.async().write(fh, i * 1000L, io.netty.buffer.Unpooled.wrappedBuffer(data, i * 1000, 1000),
+                    StableHow.FILE_SYNC));
+        }
+        List<CompletableFuture<FileAttributes>> stats = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            stats.add(c.async().getattr(fh));
+        }
+        vfs.awaitWaiting(2);
+        await("every slot busy", () -> c.session().slotsInUse() == 2);
+        vfs.openGate();
+        for (CompletableFuture<WriteReply> w : writes) {
+            assertThat(w.get(60, TimeUnit.SECONDS).count()).isEqualTo(1000);
+        }
+        for (CompletableFuture<FileAttributes> s : stats) {
+            assertThat(s.get(60, TimeUnit.SECONDS).type()).isEqualTo(FileType.REGULAR);
+        }
+        assertThat(vfs.maxConcurrent()).as("WRITEs the server ran at once").isLessThanOrEqualTo(2);
+        assertThat(stored("s")).isEqualTo(data);
+        assertThat(c.session().slotsInUse()).isZero();
+    }
+
+    @Test
+    void aSessionTheServerDestroyedIsMadeAgainAndTheCallsGoOn() throws Exception {
+        start();
+        Nfs41Client c = client();
+        FileHandle fh = c.createFile("/k");
+        byte[] first = pattern(300_000, 14);
+        writeChunks(c, fh, first, 100_000, StableHow.FILE_SYNC);
+        long clientId = c.session().clientId();
+        serverState().destroySession(c.session().sessionId());
+
+        byte[] second = pattern(300_000, 15);
+        ByteBuf b = c.allocateBuffer(second.length);
+        b.writeBytes(second);
+        // the open of the file belongs to the client ID, which survived: the WRITE goes on with it
+        assertThat(c.write(fh, first.length, b, StableHow.FILE_SYNC).count()).isEqualTo(second.length);
+        b.release();
+        assertThat(c.session().sessionsCreated()).isEqualTo(2);
+        assertThat(c.session().clientIdsCreated()).isEqualTo(1);
+        assertThat(c.session().clientId()).isEqualTo(clientId);
+        byte[] all = new byte[first.length + second.length];
+        System.arraycopy(first, 0, all, 0, first.length);
+        System.arraycopy(second, 0, all, first.length, second.length);
+        assertThat(stored("k")).isEqualTo(all);
+
+        // lost again while many calls are on their way: they share one recovery
+        serverState().destroySession(c.session().sessionId());
+        List<CompletableFuture<FileAttributes>> stats = new ArrayList<>();
+        for (int i = 0; i < 24; i++) {
+            stats.add(c.async().getattr(fh));
+        }
+        for (CompletableFuture<FileAttributes> s : stats) {
+            assertThat(s.get(60, TimeUnit.SECONDS).size()).isEqualTo(all.length);
+        }
+        assertThat(c.session().sessionsCreated()).isEqualTo(3);
+    }
+
+    @Test
+    void aConnectionCutWith16CompoundsInFlightLosesNothingAndRunsNothingTwice() throws Exception {
+        startServer(state(Duration.ofSeconds(60), Duration.ZERO));
+        Nfs41Client c = client();
+        FileHandle fh = c.createFile("/r");
+        FileHandle inner = memory.lookup(memory.root(), "r").handle();
+        for (int i = 0; i < 8; i++) {
+            c.writeAll("/victim" + i, new byte[] {(byte) i});
+        }
+        byte[] data = pattern(8 * 65536, 16);
+        vfs.closeGate();
+        List<CompletableFuture<?>> inFlight = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            inFlight.add(c.async().write(fh, i * 65536L, io.netty.buffer.Unpooled.wrappedBuffer(data, i * 65536,
+                    65536), StableHow.FILE_SYNC));
+            inFlight.add(c.async().remove(c.root(), "victim" + i));
+        }
+        vfs.awaitWaiting(16); // all 16 are inside the server
+        cutConnections();
+        vfs.openGate();
+        for (CompletableFuture<?> f : inFlight) {
+            f.get(60, TimeUnit.SECONDS); // a REMOVE run twice would be NFS4ERR_NOENT
+        }
+        for (int i = 0; i < 8; i++) {
+            assertThat(vfs.writesAt(inner, i * 65536L)).as("WRITE at %d runs", i * 65536).isEqualTo(1);
+            assertThat(vfs.removes.get("victim" + i)).hasValue(1);
+        }
+        assertThat(stored("r")).isEqualTo(data);
+        assertThat(c.list("/")).extracting(DirEntry::name).containsExactly("r");
+        assertThat(connectionsMade()).as("the client connected again").isGreaterThanOrEqualTo(2);
+        assertThat(c.session().sessionsCreated()).isEqualTo(1);
+        assertThat(c.session().slotsInUse()).isZero();
+    }
+
+    @Test
+    void anIdleClientRenewsItsLease() throws Exception {
+        startServer(state(Duration.ofSeconds(2), Duration.ZERO));
+        Nfs41Client c = client();
+        assertThat(c.session().leaseSeconds()).isEqualTo(2);
+        FileHandle fh = c.createFile("/lease");
+        writeChunks(c, fh, pattern(1000, 17), 1000, StableHow.FILE_SYNC);
+        long renewals = c.session().leaseRenewals();
+        // idle for longer than the lease: only the renewals keep the client ID
+        long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(3500);
+        while (System.nanoTime() < end) {
+            Thread.sleep(50);
+        }
+        assertThat(serverState().expire()).as("clients the server expires now").isZero();
+        assertThat(c.session().leaseRenewals()).isGreaterThan(renewals);
+        assertThat(c.readAll("/lease")).isEqualTo(pattern(1000, 17));
+        assertThat(c.session().sessionsCreated()).isEqualTo(1);
+        assertThat(c.session().clientIdsCreated()).isEqualTo(1);
+    }
+
+    @Test
+    void opensAreMadeOnFirstUseAndClosedWhenIdleOrAsked() throws Exception {
+        start();
+        Nfs41Client c = client(Nfs41Options.defaults().withOpenIdleTimeout(Duration.ofMillis(200)));
+        c.writeAll("/p", pattern(100, 18));
+        FileHandle fh = c.resolve("/p");
+        c.close(fh);
+        assertThat(c.async().isOpen(fh)).isFalse();
+        ByteBuf b = c.allocateBuffer(100);
+        c.read(fh, 0, b);
+        b.release();
+        assertThat(c.async().isOpen(fh)).as("opened by the READ").isTrue();
+        await("closed when idle", () -> c.async().openFiles() == 0);
+        // the server holds no open of the client any more: DESTROY_CLIENTID would fail with CLIENTID_BUSY else
+        long id = c.session().clientId();
+        c.close();
+        clients.remove(c);
+        assertThat(serverState().isConfirmed(id)).isFalse();
+    }
+}

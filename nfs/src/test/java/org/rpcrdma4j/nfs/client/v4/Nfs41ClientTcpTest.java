@@ -1,0 +1,138 @@
+package org.rpcrdma4j.nfs.client.v4;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.netty.buffer.ByteBuf;
+import java.io.IOException;
+import java.net.BindException;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.rpcrdma4j.nfs.FileHandle;
+import org.rpcrdma4j.nfs.StableHow;
+import org.rpcrdma4j.nfs.client.NfsClientConfig;
+import org.rpcrdma4j.nfs.server.NfsServer;
+import org.rpcrdma4j.nfs.v4.state.ClientTable;
+import org.rpcrdma4j.nfs.v4.state.StateConfig;
+import org.rpcrdma4j.xprt.drc.TcpProxy;
+
+/** {@link AbstractNfs41ClientTest} over TCP, and the restarts of the server under a client. */
+@Timeout(value = 180, unit = TimeUnit.SECONDS)
+class Nfs41ClientTcpTest extends AbstractNfs41ClientTest {
+    private NfsServer server;
+    private TcpProxy proxy;
+    private StateConfig state;
+
+    @Override
+    protected void startServer(StateConfig config) throws IOException {
+        this.state = config;
+        server = build(0);
+        proxy = new TcpProxy(server.address());
+    }
+
+    private NfsServer build(int port) throws IOException {
+        for (int attempt = 0; ; attempt++) {
+            try {
+                return NfsServer.builder().export("/export", vfs).bindAddress("127.0.0.1").port(port)
+                        .workerThreads(32).nfs4(state).build().start();
+            } catch (BindException e) {
+                if (port == 0 || attempt >= 100) { // the old listener's socket may close a moment after stop
+                    throw e;
+                }
+                try {
+                    Thread.sleep(50);
+                } catch (InterruptedException ie) {
+                    Thread.currentThread().interrupt();
+                    throw e;
+                }
+            }
+        }
+    }
+
+    /** A new server instance (new client table, new boot) on the same port, over the same files. */
+    private void restart(StateConfig config) throws IOException {
+        int port = server.port();
+        server.close();
+        this.state = config;
+        server = build(port);
+    }
+
+    @Override
+    protected Nfs41Client newClient(NfsClientConfig config, Nfs41Options options) throws IOException {
+        return Nfs41Client.mount("tcp://127.0.0.1:" + proxy.address().getPort() + "/export", config, options);
+    }
+
+    @Override
+    protected ClientTable serverState() {
+        return server.nfs4Clients();
+    }
+
+    @Override
+    protected void cutConnections() {
+        proxy.dropAll();
+    }
+
+    @Override
+    protected int connectionsMade() {
+        return proxy.accepted();
+    }
+
+    @Override
+    protected void stopServer() throws Exception {
+        if (proxy != null) {
+            proxy.close();
+        }
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    @Test
+    void aRestartedServerGetsANewClientIdAndTheOpenFileIsOpenedAgain() throws Exception {
+        start();
+        Nfs41Client c = client();
+        FileHandle fh = c.createFile("/restart");
+        byte[] data = pattern(2 * MIB, 21);
+        ByteBuf first = c.allocateBuffer(MIB);
+        first.writeBytes(data, 0, MIB);
+        c.write(fh, 0, first, StableHow.FILE_SYNC);
+        restart(state(Duration.ofSeconds(60), Duration.ZERO)); // no grace: CLAIM_PREVIOUS is refused, OPEN by handle
+
+        ByteBuf second = c.allocateBuffer(MIB);
+        second.writeBytes(data, MIB, MIB);
+        assertThat(c.write(fh, MIB, second, StableHow.FILE_SYNC).count()).isEqualTo(MIB);
+        first.release();
+        second.release();
+        assertThat(c.session().clientIdsCreated()).isEqualTo(2);
+        assertThat(c.async().isOpen(fh)).isTrue();
+        assertThat(serverState().opens().openCount(c.session().clientId())).as("the server knows the new open")
+                .isOne();
+        assertThat(stored("restart")).isEqualTo(data);
+        assertThat(c.readAll("/restart")).isEqualTo(data);
+    }
+
+    @Test
+    void inTheGracePeriodTheOpenIsReclaimedAndNewOpensWaitForItsEnd() throws Exception {
+        start();
+        Nfs41Client c = client(Nfs41Options.defaults().withDelayRetries(100, Duration.ofMillis(20),
+                Duration.ofMillis(200)));
+        FileHandle fh = c.createFile("/grace");
+        byte[] data = pattern(200_000, 22);
+        writeChunks(c, fh, java.util.Arrays.copyOf(data, 100_000), 100_000, StableHow.FILE_SYNC);
+
+        restart(state(Duration.ofSeconds(60), Duration.ofSeconds(4)));
+
+        // the open is reclaimed (CLAIM_PREVIOUS) before RECLAIM_COMPLETE, so this WRITE goes on in the grace period
+        ByteBuf b = c.allocateBuffer(100_000);
+        b.writeBytes(data, 100_000, 100_000);
+        assertThat(c.write(fh, 100_000, b, StableHow.FILE_SYNC).count()).isEqualTo(100_000);
+        b.release();
+        assertThat(c.session().delayRetries()).as("an OPEN by handle would have met NFS4ERR_GRACE").isZero();
+        // a new OPEN is NFS4ERR_GRACE until the grace period ends: the client waits and tries again
+        c.writeAll("/after-grace", new byte[] {1, 2, 3});
+        assertThat(c.session().delayRetries()).isPositive();
+        assertThat(stored("grace")).isEqualTo(data);
+        assertThat(stored("after-grace")).containsExactly(1, 2, 3);
+    }
+}

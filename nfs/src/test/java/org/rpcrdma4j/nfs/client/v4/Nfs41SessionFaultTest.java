@@ -1,0 +1,190 @@
+package org.rpcrdma4j.nfs.client.v4;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.rpcrdma4j.nfs.FileHandle;
+import org.rpcrdma4j.nfs.client.NfsClientConfig;
+import org.rpcrdma4j.nfs.client.RpcBadReplyException;
+import org.rpcrdma4j.nfs.client.RpcConnectionException;
+import org.rpcrdma4j.nfs.client.TcpDataTransport;
+import org.rpcrdma4j.nfs.server.NfsServer;
+import org.rpcrdma4j.nfs.v4.Nfs4Status;
+import org.rpcrdma4j.nfs.v4.state.Stateid;
+import org.rpcrdma4j.nfs.vfs.MemoryVfs;
+
+/**
+ * The session's answers to what goes wrong between client and server, each fault made on purpose by a
+ * {@link FaultyTransport} in front of the real NFSv4.1 server over TCP. One slot, so that every COMPOUND uses slot 0
+ * and its sequence ids can be followed.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class Nfs41SessionFaultTest {
+    private final MemoryVfs memory = new MemoryVfs();
+    private NfsServer server;
+    private FaultyTransport faults;
+    private Nfs41Client client;
+
+    @BeforeEach
+    void start() throws IOException {
+        server = NfsServer.builder().export("/export", memory).bindAddress("127.0.0.1").port(0)
+                .nfs4(AbstractNfs41ClientTest.state(Duration.ofSeconds(60), Duration.ZERO)).build().start();
+        NfsClientConfig config = NfsClientConfig.defaults();
+        faults = new FaultyTransport(TcpDataTransport.connect(server.address(), config));
+        client = Nfs41Client.connect(faults, "/export", config, Nfs41Options.defaults().withSlots(1)
+                .withDelayRetries(3, Duration.ofMillis(1), Duration.ofMillis(5)).withRecoveryAttempts(2));
+    }
+
+    @AfterEach
+    void stop() throws IOException {
+        client.close();
+        faults.close();
+        server.close();
+        memory.close();
+    }
+
+    private int lastSequenceId() {
+        List<FaultyTransport.Sent> all = faults.sent();
+        return all.get(all.size() - 1).sequenceId();
+    }
+
+    private static List<Integer> sequenceIds(List<FaultyTransport.Sent> sent) {
+        return sent.stream().map(FaultyTransport.Sent::sequenceId).toList();
+    }
+
+    @Test
+    void aRequestTheServerNeverSawGivesItsSequenceIdToTheNextOne() throws Exception {
+        int seq = lastSequenceId();
+        faults.plan("getattr", FaultyTransport.Fault.LOSE_REQUEST, 0, 1);
+        assertThatThrownBy(() -> client.getattr(client.root())).isInstanceOf(RpcConnectionException.class);
+        assertThat(client.getattr(client.root()).isDirectory()).isTrue();
+        // lost at seq+1; the next tried seq+2, the server said SEQ_MISORDERED, and seq+1 went through
+        assertThat(sequenceIds(faults.sent("getattr"))).containsExactly(seq + 1, seq + 2, seq + 1);
+        assertThat(client.getattr(client.root()).isDirectory()).isTrue();
+        assertThat(lastSequenceId()).isEqualTo(seq + 2);
+        assertThat(client.session().sessionsCreated()).isEqualTo(1);
+    }
+
+    @Test
+    void aReplyLostAfterTheServerRanTheRequestMovesTheSlotOn() throws Exception {
+        client.writeAll("/gone", new byte[] {1});
+        int seq = lastSequenceId();
+        faults.plan("remove", FaultyTransport.Fault.LOSE_REPLY, 0, 1);
+        assertThatThrownBy(() -> client.remove(client.root(), "gone")).isInstanceOf(RpcConnectionException.class);
+        assertThat(client.list("/")).isEmpty();
+        assertThat(faults.sent().get(faults.sent().size() - 1).sequenceId()).isEqualTo(seq + 2);
+        assertThat(faults.sent("readdir")).hasSize(1);
+    }
+
+    @Test
+    void delayOnSequenceSendsTheSameRequestAgainOnTheSameSlotAndSequenceId() throws Exception {
+        client.writeAll("/d", new byte[] {1});
+        faults.plan("remove", FaultyTransport.Fault.SEQUENCE_ERROR, Nfs4Status.NFS4ERR_DELAY, 2);
+        client.remove(client.root(), "d");
+        List<FaultyTransport.Sent> removes = faults.sent("remove");
+        assertThat(removes).hasSize(3);
+        assertThat(removes).allMatch(s -> s.slot() == 0 && s.sequenceId() == removes.get(0).sequenceId()
+                && s.cacheThis());
+        assertThat(client.session().delayRetries()).isEqualTo(2);
+        assertThat(client.list("/")).isEmpty();
+    }
+
+    @Test
+    void moreDelaysThanAllowedFailAndTheSlotStaysUsable() throws Exception {
+        faults.plan("getattr", FaultyTransport.Fault.SEQUENCE_ERROR, Nfs4Status.NFS4ERR_DELAY, 10);
+        assertThatThrownBy(() -> client.getattr(client.root())).isInstanceOfSatisfying(Nfs4StatusException.class,
+                e -> assertThat(e.nfs4Status()).isEqualTo(Nfs4Status.NFS4ERR_DELAY));
+        faults.clearPlans();
+        assertThat(client.getattr(client.root()).isDirectory()).isTrue();
+    }
+
+    @Test
+    void aSessionTheServerDoesNotKnowIsMadeAgainAndTheCompoundSentOnIt() throws Exception {
+        byte[] before = client.session().sessionId();
+        faults.plan("getattr", FaultyTransport.Fault.SEQUENCE_ERROR, Nfs4Status.NFS4ERR_BADSESSION, 1);
+        assertThat(client.getattr(client.root()).isDirectory()).isTrue();
+        assertThat(client.session().sessionsCreated()).isEqualTo(2);
+        assertThat(client.session().sessionId()).isNotEqualTo(before);
+        List<FaultyTransport.Sent> getattrs = faults.sent("getattr");
+        assertThat(getattrs.get(getattrs.size() - 1).sequenceId()).as("a new session's slot starts at 1").isOne();
+    }
+
+    @Test
+    void recoveriesAreBounded() {
+        faults.plan("getattr", FaultyTransport.Fault.SEQUENCE_ERROR, Nfs4Status.NFS4ERR_DEADSESSION, 10);
+        assertThatThrownBy(() -> client.getattr(client.root())).isInstanceOfSatisfying(Nfs4StatusException.class,
+                e -> assertThat(e.nfs4Status()).isEqualTo(Nfs4Status.NFS4ERR_BADSESSION));
+        assertThat(client.session().sessionsCreated()).isEqualTo(3);
+    }
+
+    @Test
+    void aRetryWhoseReplyWasNotCachedIsSentAgainOnlyWhenItChangesNothing() throws Exception {
+        int seq = lastSequenceId();
+        faults.plan("getattr", FaultyTransport.Fault.SEQUENCE_ERROR_AFTER, Nfs4Status.NFS4ERR_RETRY_UNCACHED_REP, 1);
+        assertThat(client.getattr(client.root()).isDirectory()).isTrue();
+        assertThat(sequenceIds(faults.sent("getattr"))).containsExactly(seq + 1, seq + 2);
+
+        client.writeAll("/u", new byte[] {1});
+        faults.plan("remove", FaultyTransport.Fault.SEQUENCE_ERROR_AFTER, Nfs4Status.NFS4ERR_RETRY_UNCACHED_REP, 1);
+        assertThatThrownBy(() -> client.remove(client.root(), "u")).isInstanceOfSatisfying(
+                Nfs4StatusException.class,
+                e -> assertThat(e.nfs4Status()).isEqualTo(Nfs4Status.NFS4ERR_RETRY_UNCACHED_REP));
+        assertThat(faults.sent("remove")).hasSize(1);
+        assertThat(client.list("/")).as("the REMOVE ran once").isEmpty();
+    }
+
+    @Test
+    void aGarbledReplyIsABadReplyAndTheSessionGoesOn() throws Exception {
+        faults.plan("getattr", FaultyTransport.Fault.GARBLE_REPLY, 0, 1);
+        assertThatThrownBy(() -> client.getattr(client.root())).isInstanceOf(RpcBadReplyException.class);
+        assertThat(client.getattr(client.root()).isDirectory()).isTrue();
+        assertThat(client.session().sessionsCreated()).isEqualTo(1);
+        assertThat(client.session().slotsInUse()).isZero();
+    }
+
+    @Test
+    void anOpenTheServerForgotIsOpenedAgainForTheIo() throws Exception {
+        FileHandle fh = client.createFile("/f");
+        long clientId = client.session().clientId();
+        Stateid4 before = client.async().files().stateidOf(fh);
+        assertThat(before).isNotNull();
+        // the server loses the open behind the client's back: the next WRITE meets NFS4ERR_BAD_STATEID
+        server.nfs4Clients().opens().close(clientId, new Stateid(before.seqid(), before.other()), fh);
+        assertThat(server.nfs4Clients().opens().openCount(clientId)).isZero();
+        client.write(fh, 0, io.netty.buffer.Unpooled.wrappedBuffer(new byte[] {7}),
+                org.rpcrdma4j.nfs.StableHow.FILE_SYNC);
+        assertThat(faults.sent("write")).as("refused, opened again, sent again").hasSize(2);
+        assertThat(faults.sent("open")).hasSize(1);
+        assertThat(client.async().files().stateidOf(fh)).isNotEqualTo(before);
+        assertThat(server.nfs4Clients().opens().openCount(clientId)).isOne();
+        assertThat(client.readAll("/f")).containsExactly(7);
+    }
+
+    @Test
+    void minorVersionOneIsSpokenWhenAsked() throws Exception {
+        try (Nfs41Client one = Nfs41Client.mount("tcp://127.0.0.1:" + server.port() + "/export",
+                NfsClientConfig.defaults(), Nfs41Options.defaults().withMinorVersion(1))) {
+            assertThat(one.session().minorVersion()).isOne();
+            assertThat(client.session().minorVersion()).isEqualTo(2);
+            one.writeAll("/v1", new byte[] {4, 1});
+            assertThat(client.readAll("/v1")).containsExactly(4, 1);
+        }
+    }
+
+    @Test
+    void afterCloseTheServerForgetsTheClientAndCallsFail() throws Exception {
+        long id = client.session().clientId();
+        client.writeAll("/c", new byte[] {1});
+        client.close();
+        assertThat(server.nfs4Clients().isConfirmed(id)).isFalse();
+        assertThatThrownBy(() -> client.getattr(client.root())).isInstanceOf(RpcConnectionException.class);
+    }
+}

@@ -61,7 +61,7 @@ class Nfs41ClientRdmaTest extends AbstractNfs41ClientTest {
 
     @Override
     protected ClientTable serverState() {
-        return server.tcp().nfs4Clients();
+        return server.tcp().nfs4().clients();
     }
 
     @Override

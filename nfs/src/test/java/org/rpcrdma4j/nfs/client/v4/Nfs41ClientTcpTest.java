@@ -65,7 +65,7 @@ class Nfs41ClientTcpTest extends AbstractNfs41ClientTest {
 
     @Override
     protected ClientTable serverState() {
-        return server.nfs4Clients();
+        return server.nfs4().clients();
     }
 
     @Override

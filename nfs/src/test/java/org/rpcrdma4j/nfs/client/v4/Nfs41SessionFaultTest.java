@@ -157,14 +157,14 @@ class Nfs41SessionFaultTest {
         Stateid4 before = client.async().files().stateidOf(fh);
         assertThat(before).isNotNull();
         // the server loses the open behind the client's back: the next WRITE meets NFS4ERR_BAD_STATEID
-        server.nfs4Clients().opens().close(clientId, new Stateid(before.seqid(), before.other()), fh);
-        assertThat(server.nfs4Clients().opens().openCount(clientId)).isZero();
+        server.nfs4().clients().opens().close(clientId, new Stateid(before.seqid(), before.other()), fh);
+        assertThat(server.nfs4().clients().opens().openCount(clientId)).isZero();
         client.write(fh, 0, io.netty.buffer.Unpooled.wrappedBuffer(new byte[] {7}),
                 org.rpcrdma4j.nfs.StableHow.FILE_SYNC);
         assertThat(faults.sent("write")).as("refused, opened again, sent again").hasSize(2);
         assertThat(faults.sent("open")).hasSize(1);
         assertThat(client.async().files().stateidOf(fh)).isNotEqualTo(before);
-        assertThat(server.nfs4Clients().opens().openCount(clientId)).isOne();
+        assertThat(server.nfs4().clients().opens().openCount(clientId)).isOne();
         assertThat(client.readAll("/f")).containsExactly(7);
     }
 
@@ -184,7 +184,7 @@ class Nfs41SessionFaultTest {
         long id = client.session().clientId();
         client.writeAll("/c", new byte[] {1});
         client.close();
-        assertThat(server.nfs4Clients().isConfirmed(id)).isFalse();
+        assertThat(server.nfs4().clients().isConfirmed(id)).isFalse();
         assertThatThrownBy(() -> client.getattr(client.root())).isInstanceOf(RpcConnectionException.class);
     }
 }

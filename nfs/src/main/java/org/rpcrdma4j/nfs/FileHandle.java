@@ -4,12 +4,13 @@ import java.util.Arrays;
 import java.util.HexFormat;
 
 /**
- * An NFSv3 file handle ({@code nfs_fh3}): at most {@link #MAX_SIZE} opaque bytes, meaningful only to the server
- * that issued it. Immutable; compares by content.
+ * An NFS file handle ({@code nfs_fh3}, {@code nfs_fh4}): at most {@link #MAX_SIZE} opaque bytes, meaningful only to
+ * the server that issued it. NFSv3's smaller bound (64 bytes) is applied where NFSv3 handles are decoded. Immutable;
+ * compares by content.
  */
 public final class FileHandle {
-    /** {@code NFS3_FHSIZE}. */
-    public static final int MAX_SIZE = 64;
+    /** {@code NFS4_FHSIZE}, the larger of the two versions' bounds ({@code NFS3_FHSIZE} is 64). */
+    public static final int MAX_SIZE = 128;
 
     private final byte[] bytes;
 

@@ -51,13 +51,9 @@ final class Ops {
         Nfs3Xdr.decodeLong(xdr);
     }
 
-    /** {@code nfs_fh4} as a {@link FileHandle}: at most 128 bytes on the wire, at most 64 in a FileHandle. */
+    /** {@code nfs_fh4} as a {@link FileHandle}: at most 128 bytes. */
     static FileHandle decodeFileHandle(XdrDecodingStream xdr) throws BadXdrException {
         byte[] fh = Nfs3Xdr.decodeOpaque(xdr, Nfs4.FHSIZE, "nfs_fh4");
-        if (fh.length > FileHandle.MAX_SIZE) {
-            throw new BadXdrException("a file handle of " + fh.length + " bytes: valid in NFSv4, but longer than the "
-                    + FileHandle.MAX_SIZE + " bytes a FileHandle holds");
-        }
         if (fh.length == 0) {
             throw new BadXdrException("an empty file handle");
         }

@@ -311,6 +311,13 @@ class Nfs41ServerTest {
                     .opaque(new byte[] {1}));
             w.sequenceOk().ok(Nfs4.OP_PUTFH);
             assertThat(w.next(Nfs4.OP_WRITE)).isEqualTo(Nfs4Status.NFS4ERR_BAD_STATEID);
+            V4Script.Res stale = s.call(c.compound().putfh(new byte[100]));
+            stale.sequenceOk();
+            assertThat(stale.next(Nfs4.OP_PUTFH)).as("an NFSv4-sized handle of no export")
+                    .isEqualTo(Nfs4Status.NFS4ERR_STALE);
+            V4Script.Res tooLong = s.call(c.compound().putfh(new byte[129]));
+            tooLong.sequenceOk();
+            assertThat(tooLong.next(Nfs4.OP_PUTFH)).as("beyond NFS4_FHSIZE").isEqualTo(Nfs4Status.NFS4ERR_BADXDR);
             V4Script.Res noFh = s.call(c.compound().op(Nfs4.OP_GETFH));
             noFh.sequenceOk();
             assertThat(noFh.next(Nfs4.OP_GETFH)).isEqualTo(Nfs4Status.NFS4ERR_NOFILEHANDLE);

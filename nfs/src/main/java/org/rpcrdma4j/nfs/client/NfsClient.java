@@ -42,7 +42,7 @@ import org.slf4j.LoggerFactory;
  * {@link Nfs3Status} when the server answered with an error, {@link RpcCallException} subtypes when it did not answer,
  * {@link MountException} when MNT failed. Thread-safe.
  */
-public final class NfsClient implements AutoCloseable {
+public final class NfsClient implements NfsMount {
     private static final Logger LOG = LoggerFactory.getLogger(NfsClient.class);
 
     private final NfsUrl url;
@@ -110,6 +110,12 @@ public final class NfsClient implements AutoCloseable {
         }
         throw new IOException("no transport for scheme \"" + scheme + "\": add a DataTransportFactory for it to the "
                 + "configuration or the class path");
+    }
+
+    /** NFSv3. */
+    @Override
+    public String version() {
+        return "3";
     }
 
     public NfsUrl url() {

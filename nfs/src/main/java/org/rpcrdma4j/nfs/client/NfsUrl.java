@@ -6,22 +6,36 @@ import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Where to mount: {@code scheme://host[:port]/export[?mountport=N]}. Schemes: {@code tcp} (NFS and MOUNT over TCP;
- * port 2049; {@code nfs} is a synonym) and {@code rdma} (NFS over RPC-over-RDMA on port 20049, MOUNT over TCP).
- * MOUNT goes to {@code mountport} when given, else to the NFS port for {@code tcp} (an embedded server serves both on
- * one port) and to 2049 for {@code rdma}. IPv6 hosts are written in brackets. The export path is percent-decoded.
+ * Where to mount: {@code scheme://host[:port]/export[?mountport=N][&vers=V]}. Schemes: {@code tcp} (NFS and MOUNT over
+ * TCP; port 2049; {@code nfs} is a synonym) and {@code rdma} (NFS over RPC-over-RDMA on port 20049, MOUNT over TCP).
+ * MOUNT (NFSv3 only) goes to {@code mountport} when given, else to the NFS port for {@code tcp} (an embedded server
+ * serves both on one port) and to 2049 for {@code rdma}. {@code vers} is 3, 4 (4.2 or 4.1), 4.1 or 4.2; without it
+ * {@link NfsMounts#mount} tries 4.2, then 4.1, then 3, as {@code mount.nfs} does. IPv6 hosts are written in brackets.
+ * The export path is percent-decoded.
  *
  * @param scheme    "tcp" or "rdma" (lower case)
  * @param host      host name or address
  * @param port      NFS port
  * @param export    the export path, starting with '/'
  * @param mountPort TCP port of MOUNT
+ * @param version   the NFS version asked for: "3", "4", "4.1", "4.2", or "" for the first the server speaks
  */
-public record NfsUrl(String scheme, String host, int port, String export, int mountPort) {
+public record NfsUrl(String scheme, String host, int port, String export, int mountPort, String version) {
     public static final int NFS_TCP_PORT = 2049;
     public static final int NFS_RDMA_PORT = 20049;
 
+    /** The versions {@code vers} may name. */
+    public static final java.util.List<String> VERSIONS = java.util.List.of("3", "4", "4.1", "4.2");
+
+    /** A URL that leaves the version to {@link NfsMounts#mount}. */
+    public NfsUrl(String scheme, String host, int port, String export, int mountPort) {
+        this(scheme, host, port, export, mountPort, "");
+    }
+
     public NfsUrl {
+        if (version == null || !version.isEmpty() && !VERSIONS.contains(version)) {
+            throw new IllegalArgumentException("vers must be one of " + VERSIONS + ": " + version);
+        }
         if (port < 1 || port > 65535 || mountPort < 1 || mountPort > 65535) {
             throw new IllegalArgumentException("port out of range: " + port + "/" + mountPort);
         }
@@ -69,6 +83,7 @@ public record NfsUrl(String scheme, String host, int port, String export, int mo
         String export = uri.getRawPath() == null || uri.getRawPath().isEmpty() ? "/"
                 : URLDecoder.decode(uri.getRawPath().replace("+", "%2B"), StandardCharsets.UTF_8);
         int mountPort = "tcp".equals(scheme) ? port : NFS_TCP_PORT;
+        String version = "";
         if (uri.getRawQuery() != null) {
             for (String pair : uri.getRawQuery().split("&")) {
                 int eq = pair.indexOf('=');
@@ -80,17 +95,28 @@ public record NfsUrl(String scheme, String host, int port, String export, int mo
                     } catch (NumberFormatException e) {
                         throw new IllegalArgumentException("mountport is not a number: " + value, e);
                     }
+                } else if ("vers".equals(key)) {
+                    if (!VERSIONS.contains(value)) {
+                        throw new IllegalArgumentException("vers must be one of " + VERSIONS + ": " + value);
+                    }
+                    version = value;
                 } else {
                     throw new IllegalArgumentException("unknown option " + key + " in " + url);
                 }
             }
         }
-        return new NfsUrl(scheme, host, port, export, mountPort);
+        return new NfsUrl(scheme, host, port, export, mountPort, version);
+    }
+
+    /** This URL with {@code vers} set ("" for the first the server speaks). */
+    public NfsUrl withVersion(String v) {
+        return new NfsUrl(scheme, host, port, export, mountPort, v);
     }
 
     @Override
     public String toString() {
         String h = host.indexOf(':') >= 0 ? "[" + host + "]" : host;
-        return scheme + "://" + h + ":" + port + export + "?mountport=" + mountPort;
+        return scheme + "://" + h + ":" + port + export + "?mountport=" + mountPort
+                + (version.isEmpty() ? "" : "&vers=" + version);
     }
 }

@@ -34,6 +34,7 @@ import org.rpcrdma4j.nfs.client.DataTransport;
 import org.rpcrdma4j.nfs.client.DataTransportFactory;
 import org.rpcrdma4j.nfs.client.DirListing;
 import org.rpcrdma4j.nfs.client.NfsClientConfig;
+import org.rpcrdma4j.nfs.client.NfsMount;
 import org.rpcrdma4j.nfs.client.NfsUrl;
 import org.rpcrdma4j.nfs.client.ReadReply;
 import org.rpcrdma4j.nfs.client.TcpDataTransport;
@@ -61,7 +62,7 @@ import org.rpcrdma4j.verbs.VerbsException;
  * with an error, {@link org.rpcrdma4j.nfs.client.RpcCallException} subtypes when it did not answer usably.
  * Thread-safe.
  */
-public final class Nfs41Client implements AutoCloseable {
+public final class Nfs41Client implements NfsMount {
     private final DataTransport transport;
     private final boolean ownsTransport;
     private final NfsClientConfig config;
@@ -142,6 +143,12 @@ public final class Nfs41Client implements AutoCloseable {
         }
         throw new IOException("no transport for scheme \"" + scheme + "\": add a DataTransportFactory for it to the "
                 + "configuration or the class path");
+    }
+
+    /** "4.1" or "4.2": the minor version the session speaks. */
+    @Override
+    public String version() {
+        return "4." + session.minorVersion();
     }
 
     /** The export's root handle. */

@@ -12,8 +12,21 @@ public final class TcpServerFixture implements AutoCloseable {
     private final NfsServer server;
 
     public TcpServerFixture(Path dir) throws IOException {
+        this(dir, null);
+    }
+
+    /** With NFSv4 as {@code nfs4} sets it up (null: the server's default). */
+    public TcpServerFixture(Path dir, org.rpcrdma4j.nfs.v4.state.StateConfig nfs4) throws IOException {
         this.vfs = LocalVfs.open(dir);
-        this.server = NfsServer.builder().bindAddress("127.0.0.1").port(0).export("/export", vfs).build().start();
+        NfsServer.Builder b = NfsServer.builder().bindAddress("127.0.0.1").port(0).export("/export", vfs);
+        if (nfs4 != null) {
+            b.nfs4(nfs4);
+        }
+        this.server = b.build().start();
+    }
+
+    public NfsServer server() {
+        return server;
     }
 
     public int port() {

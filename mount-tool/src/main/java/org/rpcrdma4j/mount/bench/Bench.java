@@ -25,8 +25,8 @@ import org.rpcrdma4j.nfs.FsInfo;
 import org.rpcrdma4j.nfs.NfsException;
 import org.rpcrdma4j.nfs.SetAttributes;
 import org.rpcrdma4j.nfs.StableHow;
-import org.rpcrdma4j.nfs.client.NfsAsyncClient;
-import org.rpcrdma4j.nfs.client.NfsClient;
+import org.rpcrdma4j.nfs.client.NfsAsyncMount;
+import org.rpcrdma4j.nfs.client.NfsMount;
 import org.rpcrdma4j.nfs.client.rdma.RdmaDataTransport;
 import org.rpcrdma4j.verbs.VerbsException;
 import org.slf4j.Logger;
@@ -68,8 +68,8 @@ public final class Bench implements AutoCloseable {
         }
     }
 
-    private final NfsClient nfs;
-    private final NfsAsyncClient async;
+    private final NfsMount nfs;
+    private final NfsAsyncMount async;
     private final String path;
     private final FileHandle dir;
     private final FileHandle file;
@@ -79,7 +79,7 @@ public final class Bench implements AutoCloseable {
     private final boolean keep;
     private boolean buffersInFlight;
 
-    private Bench(NfsClient nfs, String path, FileHandle dir, FileHandle file, Spec spec, ByteBuf[] buffers,
+    private Bench(NfsMount nfs, String path, FileHandle dir, FileHandle file, Spec spec, ByteBuf[] buffers,
                   Progress progress, boolean keep) {
         this.nfs = nfs;
         this.async = nfs.async();
@@ -103,7 +103,7 @@ public final class Bench implements AutoCloseable {
      */
     public static Bench open(Session session, String path, Spec spec, Progress progress, boolean keep)
             throws IOException, InterruptedException {
-        NfsClient nfs = session.nfs();
+        NfsMount nfs = session.nfs();
         FsInfo info = nfs.fsinfo(nfs.root());
         int max = Math.min(positiveOr(info.rtmax()), positiveOr(info.wtmax()));
         if (spec.ioSize() > max) {
@@ -284,7 +284,7 @@ public final class Bench implements AutoCloseable {
         }
     }
 
-    private static void removeQuietly(NfsClient nfs, FileHandle dir, String name) {
+    private static void removeQuietly(NfsMount nfs, FileHandle dir, String name) {
         boolean interrupted = Thread.interrupted();
         try {
             nfs.async().remove(dir, name).get(10, TimeUnit.SECONDS);

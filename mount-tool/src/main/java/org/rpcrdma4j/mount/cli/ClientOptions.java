@@ -149,11 +149,11 @@ public final class ClientOptions {
         if (scheme.equals("tcp")) {
             int port = url.scheme().equals("tcp") ? url.port() : mount;
             return new NfsUrl("tcp", url.host(), port, url.export(), mountPort != null ? mountPort
-                    : url.scheme().equals("tcp") ? url.mountPort() : port);
+                    : url.scheme().equals("tcp") ? url.mountPort() : port, url.version());
         }
         int port = rdmaPort != null ? rdmaPort : url.scheme().equals("rdma") ? url.port() : NfsUrl.NFS_RDMA_PORT;
         int rdmaMount = mountPort != null ? mountPort : url.scheme().equals("tcp") ? url.port() : url.mountPort();
-        return new NfsUrl("rdma", url.host(), port, url.export(), rdmaMount);
+        return new NfsUrl("rdma", url.host(), port, url.export(), rdmaMount, url.version());
     }
 
     /** The NFS client settings. */

@@ -8,7 +8,7 @@ import org.rpcrdma4j.nfs.DirEntry;
 import org.rpcrdma4j.nfs.FileAttributes;
 import org.rpcrdma4j.nfs.FileHandle;
 import org.rpcrdma4j.nfs.NfsException;
-import org.rpcrdma4j.nfs.client.NfsClient;
+import org.rpcrdma4j.nfs.client.NfsMount;
 
 /** Directory listings with attributes, as {@code ls} shows them. */
 public final class Listing {
@@ -26,7 +26,7 @@ public final class Listing {
      * The entries of directory {@code path} (with attributes, fetched for entries READDIR gave none), or the one entry
      * of a file. Errors name the path.
      */
-    public static List<Entry> list(NfsClient nfs, String path) throws IOException {
+    public static List<Entry> list(NfsMount nfs, String path) throws IOException {
         FileAttributes a = Transfers.stat(nfs, path);
         List<Entry> entries = new ArrayList<>();
         if (!a.isDirectory()) {

@@ -12,7 +12,8 @@ import org.rpcrdma4j.mount.Failures;
 import org.rpcrdma4j.mount.cli.ClientOptions;
 import org.rpcrdma4j.nfs.client.DataTransport;
 import org.rpcrdma4j.nfs.client.DataTransportFactory;
-import org.rpcrdma4j.nfs.client.NfsClient;
+import org.rpcrdma4j.nfs.client.NfsMount;
+import org.rpcrdma4j.nfs.client.NfsMounts;
 import org.rpcrdma4j.nfs.client.NfsUrl;
 import org.rpcrdma4j.nfs.client.RpcConnectionException;
 import org.rpcrdma4j.nfs.client.TcpDataTransport;
@@ -22,18 +23,18 @@ import org.rpcrdma4j.verbs.RdmaDevice;
 import org.rpcrdma4j.xprt.client.RdmaClientStats;
 
 /**
- * One mount as a command uses it: the {@link NfsClient}, the RDMA device it runs on (opened here and owned, for
+ * One mount as a command uses it: the {@link NfsMount} (NFSv3 or NFSv4.x, as {@link NfsMounts} chose), the RDMA device it runs on (opened here and owned, for
  * {@code rdma://}), and the statistics of both. Closing unmounts, closes the connection, then the device.
  */
 public final class Session implements AutoCloseable {
     private final NfsUrl url;
-    private final NfsClient nfs;
+    private final NfsMount nfs;
     private final RdmaDevice device;
     private final OpCounters ops;
     private final CountingTransport.Factory factory;
     private final long openedNanos = System.nanoTime();
 
-    private Session(NfsUrl url, NfsClient nfs, RdmaDevice device, OpCounters ops, CountingTransport.Factory factory) {
+    private Session(NfsUrl url, NfsMount nfs, RdmaDevice device, OpCounters ops, CountingTransport.Factory factory) {
         this.url = url;
         this.nfs = nfs;
         this.device = device;
@@ -69,7 +70,9 @@ public final class Session implements AutoCloseable {
         }
         CountingTransport.Factory factory = new CountingTransport.Factory(base, ops);
         try {
-            NfsClient nfs = NfsClient.mount(target, options.nfsConfig().withTransportFactory(factory));
+            // NFSv3 unless the URL names a version: the CLI's counters and reports speak NFSv3's procedures
+            NfsUrl chosen = target.version().isEmpty() ? target.withVersion("3") : target;
+            NfsMount nfs = NfsMounts.mount(chosen, options.nfsConfig().withTransportFactory(factory));
             return new Session(target, nfs, device, ops, factory);
         } catch (IOException | RuntimeException e) {
             if (device != null) {
@@ -98,7 +101,7 @@ public final class Session implements AutoCloseable {
         return url;
     }
 
-    public NfsClient nfs() {
+    public NfsMount nfs() {
         return nfs;
     }
 

@@ -18,7 +18,7 @@ import org.rpcrdma4j.mount.Failures;
 import org.rpcrdma4j.nfs.FileAttributes;
 import org.rpcrdma4j.nfs.FileHandle;
 import org.rpcrdma4j.nfs.NfsException;
-import org.rpcrdma4j.nfs.client.NfsClient;
+import org.rpcrdma4j.nfs.client.NfsMount;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -53,7 +53,7 @@ public final class Transfers {
      * Copies remote {@code remotePath} to {@code local} (a file, or a directory to put it in under the remote name);
      * returns the local file written and the bytes copied.
      */
-    public static Result download(NfsClient nfs, String remotePath, Path local) throws IOException {
+    public static Result download(NfsMount nfs, String remotePath, Path local) throws IOException {
         String name = RemotePaths.name(remotePath);
         Path target = Files.isDirectory(local) ? local.resolve(name.isEmpty() ? "root" : name) : local;
         Path dir = target.toAbsolutePath().getParent();
@@ -83,7 +83,7 @@ public final class Transfers {
      * Copies {@code local} to remote {@code remotePath} (a file, or an existing directory to put it in under the local
      * name); returns the remote path written and the bytes copied.
      */
-    public static Result upload(NfsClient nfs, Path local, String remotePath) throws IOException {
+    public static Result upload(NfsMount nfs, Path local, String remotePath) throws IOException {
         if (!Files.exists(local)) {
             throw new NoSuchFileException(local.toString());
         }
@@ -148,7 +148,7 @@ public final class Transfers {
     }
 
     /** GETATTR of a path, with the path in the error. */
-    public static FileAttributes stat(NfsClient nfs, String path) throws IOException {
+    public static FileAttributes stat(NfsMount nfs, String path) throws IOException {
         try {
             return nfs.stat(path);
         } catch (NfsException e) {
@@ -156,7 +156,7 @@ public final class Transfers {
         }
     }
 
-    private static FileAttributes statOrNull(NfsClient nfs, String path) throws IOException {
+    private static FileAttributes statOrNull(NfsMount nfs, String path) throws IOException {
         try {
             return nfs.stat(path);
         } catch (NfsException e) {
@@ -192,7 +192,7 @@ public final class Transfers {
      * Removes a remote temporary file, waiting a bounded time; runs with the interrupt flag cleared (the RPC layer
      * refuses to wait otherwise) and restores it.
      */
-    private static void removeQuietly(NfsClient nfs, FileHandle dir, String name) {
+    private static void removeQuietly(NfsMount nfs, FileHandle dir, String name) {
         boolean interrupted = Thread.interrupted();
         try {
             CompletableFuture<Void> f = nfs.async().remove(dir, name);

@@ -34,7 +34,7 @@ import org.rpcrdma4j.mount.client.Session;
 import org.rpcrdma4j.mount.server.EmbeddedServer;
 import org.rpcrdma4j.mount.stats.StatsReport;
 import org.rpcrdma4j.nfs.FileAttributes;
-import org.rpcrdma4j.nfs.client.NfsClient;
+import org.rpcrdma4j.nfs.client.NfsMount;
 import org.rpcrdma4j.nfs.client.NfsUrl;
 import org.rpcrdma4j.registration.RegistrationMode;
 import org.rpcrdma4j.registration.UnsupportedModeException;
@@ -155,7 +155,7 @@ public final class Demo {
                 + ", inline send/receive " + s.inlineSend() + "/" + s.inlineReceive() + " bytes");
     }
 
-    private void writeFiles(NfsClient nfs, Path src) throws IOException {
+    private void writeFiles(NfsMount nfs, Path src) throws IOException {
         say("");
         say("Writing " + FILES.size() + " files over RDMA (WRITE data goes in read chunks):");
         Random random = new Random();
@@ -180,7 +180,7 @@ public final class Demo {
         }
     }
 
-    private long verify(NfsClient nfs, Path src, Path back, Path exported) throws IOException {
+    private long verify(NfsMount nfs, Path src, Path back, Path exported) throws IOException {
         say("");
         say("Reading back over RDMA (READ data comes through write chunks) and comparing every byte:");
         long total = 0;
@@ -212,13 +212,13 @@ public final class Demo {
         return total;
     }
 
-    private void list(NfsClient nfs) throws IOException {
+    private void list(NfsMount nfs) throws IOException {
         say("");
         say("Listing of " + EXPORT + " over RDMA (READDIRPLUS):");
         listTree(nfs, "/");
     }
 
-    private void listTree(NfsClient nfs, String dir) throws IOException {
+    private void listTree(NfsMount nfs, String dir) throws IOException {
         List<Listing.Entry> entries = Listing.list(nfs, dir);
         entries.sort(Comparator.comparing(Listing.Entry::name));
         for (Listing.Entry e : entries) {

@@ -6,20 +6,20 @@ import java.io.InputStream;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import org.rpcrdma4j.nfs.FileHandle;
-import org.rpcrdma4j.nfs.client.NfsClient;
+import org.rpcrdma4j.nfs.client.NfsMount;
 import org.rpcrdma4j.nfs.client.ReadReply;
 
 /** A remote file read front to back, one 64 KiB READ at a time (for {@code cat}). Not thread-safe. */
 final class RemoteInputStream extends InputStream {
     private static final int CHUNK = 64 << 10;
 
-    private final NfsClient nfs;
+    private final NfsMount nfs;
     private final FileHandle file;
     private final ByteBuf buffer = Unpooled.buffer(CHUNK, CHUNK);
     private long offset;
     private boolean eof;
 
-    RemoteInputStream(NfsClient nfs, FileHandle file) {
+    RemoteInputStream(NfsMount nfs, FileHandle file) {
         this.nfs = nfs;
         this.file = file;
     }

@@ -24,7 +24,7 @@ import org.rpcrdma4j.mount.client.Transfers;
 import org.rpcrdma4j.mount.stats.StatsReport;
 import org.rpcrdma4j.nfs.FileAttributes;
 import org.rpcrdma4j.nfs.NfsException;
-import org.rpcrdma4j.nfs.client.NfsClient;
+import org.rpcrdma4j.nfs.client.NfsMount;
 
 /**
  * An interactive session on one mount: a remote working directory and a local one, and the commands of
@@ -56,7 +56,7 @@ public final class Shell {
     }
 
     private final Session session;
-    private final NfsClient nfs;
+    private final NfsMount nfs;
     private final PrintWriter out;
     private final PrintWriter err;
     private String cwd = "/";

@@ -26,7 +26,7 @@ import org.rpcrdma4j.nfs.xdr.*;
  * {@link #write} sends the caller's {@link ByteBuf}; over RDMA these become a write chunk and a read chunk over the
  * caller's memory.
  */
-public final class NfsAsyncClient {
+public final class NfsAsyncClient implements NfsAsyncMount {
     private final DataTransport transport;
 
     /** Borrows {@code transport}. */

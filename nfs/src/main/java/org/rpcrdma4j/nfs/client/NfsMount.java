@@ -32,6 +32,9 @@ public interface NfsMount extends AutoCloseable {
     /** The export's root handle. */
     FileHandle root();
 
+    /** The same mount's pipelined operations. */
+    NfsAsyncMount async();
+
     void ping() throws IOException;
 
     FileAttributes getattr(FileHandle fh) throws IOException;

@@ -18,6 +18,7 @@ import org.rpcrdma4j.nfs.NfsTime;
 import org.rpcrdma4j.nfs.PathConf;
 import org.rpcrdma4j.nfs.SetAttributes;
 import org.rpcrdma4j.nfs.StableHow;
+import org.rpcrdma4j.nfs.client.NfsAsyncMount;
 import org.rpcrdma4j.nfs.client.DirListing;
 import org.rpcrdma4j.nfs.client.ReadReply;
 import org.rpcrdma4j.nfs.client.RpcBadReplyException;
@@ -61,7 +62,7 @@ import org.rpcrdma4j.nfs.v4.Nfs4Status;
  * are a Write chunk and a Read chunk over that memory, without a copy when it is the transport's registered memory
  * ({@link Nfs41Client#allocateBuffer}).
  */
-public final class Nfs41AsyncClient {
+public final class Nfs41AsyncClient implements NfsAsyncMount {
     /** What the client asks of every object: enough for {@link FileAttributes}. */
     static final Bitmap4 ATTRS = Bitmap4.of(Fattr4.FATTR4_TYPE, Fattr4.FATTR4_CHANGE, Fattr4.FATTR4_SIZE,
             Fattr4.FATTR4_FSID, Fattr4.FATTR4_FILEID, Fattr4.FATTR4_MODE, Fattr4.FATTR4_NUMLINKS,

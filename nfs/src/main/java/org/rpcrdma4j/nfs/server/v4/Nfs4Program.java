@@ -52,6 +52,7 @@ public final class Nfs4Program implements RpcDispatchable, AutoCloseable {
     final ClientTable clients;
     final ReadBufferAllocator readBuffers;
     final BackChannel backChannel = new BackChannel();
+    private final java.util.concurrent.atomic.LongAdder compounds = new java.util.concurrent.atomic.LongAdder();
 
     /**
      * @param exports     the exports (shared with the NFSv3 program)
@@ -70,6 +71,11 @@ public final class Nfs4Program implements RpcDispatchable, AutoCloseable {
 
     public ClientTable clients() {
         return clients;
+    }
+
+    /** COMPOUNDs served (replays of a slot's cached reply included). */
+    public long compounds() {
+        return compounds.sum();
     }
 
     /** CB_NULL probes of back channels that were answered (one per CREATE_SESSION that asked for callbacks). */
@@ -101,6 +107,7 @@ public final class Nfs4Program implements RpcDispatchable, AutoCloseable {
                     call.failRpcGarbage();
                     return;
                 }
+                compounds.increment();
                 Compound c = new Compound(this, call, args.minorVersion, args.count);
                 XdrAble reply = process(args, c);
                 if (c.releases.isEmpty()) {

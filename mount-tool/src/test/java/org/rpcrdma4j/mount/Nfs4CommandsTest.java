@@ -1,0 +1,80 @@
+package org.rpcrdma4j.mount;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.rpcrdma4j.nfs.v4.state.StateConfig;
+
+/** The one-shot commands (ls, put, stat, get) over NFSv4.1 and 4.2 ({@code ?vers=} in the URL) against the embedded server over TCP. */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class Nfs4CommandsTest {
+    @TempDir
+    static Path temp;
+    private Path exported;
+    private Path local;
+    private TcpServerFixture server;
+
+    @BeforeAll
+    void start() throws IOException {
+        exported = Files.createDirectories(temp.resolve("exported"));
+        local = Files.createDirectories(temp.resolve("local"));
+        Files.createDirectories(exported.resolve("sub"));
+        Files.write(exported.resolve("hello.txt"), "hello, world\n".getBytes());
+        StateConfig d = StateConfig.defaults();
+        server = new TcpServerFixture(exported, new StateConfig(Duration.ofSeconds(60), Duration.ZERO,
+                d.foreLimits(), d.backLimits(), d.maxSessionsPerClient()));
+    }
+
+    @AfterAll
+    void stop() throws IOException {
+        server.close();
+    }
+
+    @ParameterizedTest(name = "vers={0}")
+    @ValueSource(strings = {"4.1", "4.2"})
+    void lsPutStatGetSpeakTheVersionAsked(String vers) throws IOException {
+        String url = server.url() + "?vers=" + vers;
+        long compounds = server.server().nfs4().compounds();
+        Cli.Result ls = Cli.run("ls", url);
+        assertThat(ls.code()).as(ls.toString()).isZero();
+        assertThat(ls.out().lines()).contains("hello.txt", "sub/");
+
+        byte[] data = new byte[(1 << 20) + 4097];
+        new Random(vers.hashCode()).nextBytes(data);
+        Path src = Files.write(local.resolve("up-" + vers + ".bin"), data);
+        Cli.Result put = Cli.run("put", url, src.toString(), "/sub/up-" + vers + ".bin");
+        assertThat(put.code()).as(put.toString()).isZero();
+        assertThat(Files.readAllBytes(exported.resolve("sub/up-" + vers + ".bin"))).isEqualTo(data);
+
+        Cli.Result stat = Cli.run("stat", url, "/sub/up-" + vers + ".bin");
+        assertThat(stat.code()).as(stat.toString()).isZero();
+        assertThat(stat.out()).contains("Type: regular file").contains("Size: " + data.length + " ");
+
+        Path back = local.resolve("back-" + vers + ".bin");
+        Cli.Result get = Cli.run("get", url, "/sub/up-" + vers + ".bin", back.toString());
+        assertThat(get.code()).as(get.toString()).isZero();
+        assertThat(Files.readAllBytes(back)).isEqualTo(data);
+        assertThat(server.server().nfs4().compounds() - compounds).as("NFSv4 COMPOUNDs served").isPositive();
+    }
+
+    @org.junit.jupiter.api.Test
+    void withoutVersTheCommandsSpeakNfs3() {
+        long compounds = server.server().nfs4().compounds();
+        Cli.Result ls = Cli.run("ls", server.url());
+        assertThat(ls.code()).as(ls.toString()).isZero();
+        assertThat(server.server().nfs4().compounds()).as("no NFSv4").isEqualTo(compounds);
+    }
+}

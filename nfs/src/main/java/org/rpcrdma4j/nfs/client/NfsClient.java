@@ -239,75 +239,27 @@ public final class NfsClient implements NfsMount {
 
     // ---- paths ----
 
-    private static List<String> components(String path) {
-        List<String> names = new ArrayList<>();
-        for (String c : path.split("/")) {
-            if (!c.isEmpty()) {
-                names.add(c);
-            }
-        }
-        return names;
-    }
-
     /** The handle of {@code path} below the export root ("/" or "" is the root), one LOOKUP per component. */
+    @Override
     public FileHandle resolve(String path) throws IOException {
         FileHandle fh = root;
-        for (String name : components(path)) {
+        for (String name : NfsPaths.components(path)) {
             fh = lookup(fh, name).handle();
         }
         return fh;
     }
 
-    /** The parent directory's handle and the last component of {@code path}. */
-    private NfsObject parentOf(String path, String[] name) throws IOException {
-        List<String> names = components(path);
-        if (names.isEmpty()) {
-            throw new NfsException(Nfs3Status.NFS3ERR_INVAL, "the export root has no name");
-        }
-        name[0] = names.get(names.size() - 1);
-        return new NfsObject(resolve(String.join("/", names.subList(0, names.size() - 1))), null);
-    }
-
-    public FileAttributes stat(String path) throws IOException {
-        return getattr(resolve(path));
-    }
-
-    /** Creates (or truncates) a regular file. */
-    public FileHandle createFile(String path) throws IOException {
-        String[] name = new String[1];
-        FileHandle dir = parentOf(path, name).handle();
-        return create(dir, name[0], CreateMode.UNCHECKED, SetAttributes.NONE.withSize(0)).handle();
-    }
-
-    public FileHandle mkdir(String path) throws IOException {
-        String[] name = new String[1];
-        FileHandle dir = parentOf(path, name).handle();
-        return mkdir(dir, name[0], SetAttributes.NONE).handle();
-    }
-
     /** Removes a file (REMOVE) or an empty directory (RMDIR). */
+    @Override
     public void delete(String path) throws IOException {
-        String[] name = new String[1];
-        FileHandle dir = parentOf(path, name).handle();
-        FileAttributes a = lookup(dir, name[0]).attributes();
+        NfsPaths.Split s = NfsPaths.split(path);
+        FileHandle dir = resolve(s.directory());
+        FileAttributes a = lookup(dir, s.name()).attributes();
         if (a != null && a.isDirectory()) {
-            rmdir(dir, name[0]);
+            rmdir(dir, s.name());
         } else {
-            remove(dir, name[0]);
+            remove(dir, s.name());
         }
-    }
-
-    public void rename(String from, String to) throws IOException {
-        String[] fromName = new String[1];
-        String[] toName = new String[1];
-        FileHandle fromDir = parentOf(from, fromName).handle();
-        FileHandle toDir = parentOf(to, toName).handle();
-        rename(fromDir, fromName[0], toDir, toName[0]);
-    }
-
-    /** The entries of a directory without "." and "..", with attributes and handles where the server gave them. */
-    public List<DirEntry> list(String path) throws IOException {
-        return list(resolve(path));
     }
 
     /**

@@ -84,21 +84,38 @@ public interface NfsMount extends AutoCloseable {
 
     PathConf pathconf(FileHandle fh) throws IOException;
 
-    /** The handle of a path below the export's root ("/" is the root). */
+    /** The handle of a path below the export's root ("/" or "" is the root). */
     FileHandle resolve(String path) throws IOException;
 
-    FileAttributes stat(String path) throws IOException;
+    default FileAttributes stat(String path) throws IOException {
+        return getattr(resolve(path));
+    }
 
-    FileHandle createFile(String path) throws IOException;
+    /** Creates (or truncates) a regular file. */
+    default FileHandle createFile(String path) throws IOException {
+        NfsPaths.Split s = NfsPaths.split(path);
+        return create(resolve(s.directory()), s.name(), CreateMode.UNCHECKED, SetAttributes.NONE.withSize(0))
+                .handle();
+    }
 
-    FileHandle mkdir(String path) throws IOException;
+    default FileHandle mkdir(String path) throws IOException {
+        NfsPaths.Split s = NfsPaths.split(path);
+        return mkdir(resolve(s.directory()), s.name(), SetAttributes.NONE).handle();
+    }
 
     /** Removes a file or an empty directory. */
     void delete(String path) throws IOException;
 
-    void rename(String from, String to) throws IOException;
+    default void rename(String from, String to) throws IOException {
+        NfsPaths.Split f = NfsPaths.split(from);
+        NfsPaths.Split t = NfsPaths.split(to);
+        rename(resolve(f.directory()), f.name(), resolve(t.directory()), t.name());
+    }
 
-    List<DirEntry> list(String path) throws IOException;
+    /** The entries of a directory without "." and "..", with attributes and handles where the server gave them. */
+    default List<DirEntry> list(String path) throws IOException {
+        return list(resolve(path));
+    }
 
     List<DirEntry> list(FileHandle dir) throws IOException;
 

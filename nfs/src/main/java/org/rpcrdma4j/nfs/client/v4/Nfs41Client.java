@@ -23,7 +23,6 @@ import org.rpcrdma4j.nfs.FileHandle;
 import org.rpcrdma4j.nfs.FileType;
 import org.rpcrdma4j.nfs.FsInfo;
 import org.rpcrdma4j.nfs.FsStat;
-import org.rpcrdma4j.nfs.Nfs3Status;
 import org.rpcrdma4j.nfs.NfsException;
 import org.rpcrdma4j.nfs.NfsObject;
 import org.rpcrdma4j.nfs.NfsTime;
@@ -35,6 +34,7 @@ import org.rpcrdma4j.nfs.client.DataTransportFactory;
 import org.rpcrdma4j.nfs.client.DirListing;
 import org.rpcrdma4j.nfs.client.NfsClientConfig;
 import org.rpcrdma4j.nfs.client.NfsMount;
+import org.rpcrdma4j.nfs.client.NfsPaths;
 import org.rpcrdma4j.nfs.client.NfsUrl;
 import org.rpcrdma4j.nfs.client.ReadReply;
 import org.rpcrdma4j.nfs.client.TcpDataTransport;
@@ -117,7 +117,7 @@ public final class Nfs41Client implements NfsMount {
         try {
             Nfs41AsyncClient async = new Nfs41AsyncClient(session);
             NfsObject top = Nfs41Session.await(async.rootObject());
-            List<String> names = components(export);
+            List<String> names = NfsPaths.components(export);
             FileHandle root = names.isEmpty() ? top.handle()
                     : Nfs41Session.await(async.lookupPath(top.handle(), names)).handle();
             return new Nfs41Client(t, owns, config, session, export, root, async);
@@ -325,68 +325,25 @@ public final class Nfs41Client implements NfsMount {
 
     // ================================================================================================ paths
 
-    private static List<String> components(String path) {
-        List<String> names = new ArrayList<>();
-        for (String c : path.split("/")) {
-            if (!c.isEmpty()) {
-                names.add(c);
-            }
-        }
-        return names;
-    }
-
     /** The handle of {@code path} below the export root ("/" or "" is the root): LOOKUPs in one COMPOUND. */
+    @Override
     public FileHandle resolve(String path) throws IOException {
-        List<String> names = components(path);
+        List<String> names = NfsPaths.components(path);
         return names.isEmpty() ? root : await(async.lookupPath(root, names)).handle();
     }
 
-    private FileHandle parentOf(String path, String[] name) throws IOException {
-        List<String> names = components(path);
-        if (names.isEmpty()) {
-            throw new NfsException(Nfs3Status.NFS3ERR_INVAL, "the export root has no name");
-        }
-        name[0] = names.get(names.size() - 1);
-        List<String> dir = names.subList(0, names.size() - 1);
-        return dir.isEmpty() ? root : await(async.lookupPath(root, dir)).handle();
-    }
-
+    /** The attributes of {@code path}: its LOOKUPs and GETATTR in one COMPOUND. */
+    @Override
     public FileAttributes stat(String path) throws IOException {
-        List<String> names = components(path);
+        List<String> names = NfsPaths.components(path);
         return names.isEmpty() ? getattr(root) : await(async.lookupPath(root, names)).attributes();
     }
 
-    /** Creates (or truncates) a regular file; it stays open for the client's writes. */
-    public FileHandle createFile(String path) throws IOException {
-        String[] name = new String[1];
-        FileHandle dir = parentOf(path, name);
-        return create(dir, name[0], CreateMode.UNCHECKED, SetAttributes.NONE.withSize(0)).handle();
-    }
-
-    public FileHandle mkdir(String path) throws IOException {
-        String[] name = new String[1];
-        FileHandle dir = parentOf(path, name);
-        return mkdir(dir, name[0], SetAttributes.NONE).handle();
-    }
-
     /** Removes a file or an empty directory (one REMOVE either way). */
+    @Override
     public void delete(String path) throws IOException {
-        String[] name = new String[1];
-        FileHandle dir = parentOf(path, name);
-        remove(dir, name[0]);
-    }
-
-    public void rename(String from, String to) throws IOException {
-        String[] fromName = new String[1];
-        String[] toName = new String[1];
-        FileHandle fromDir = parentOf(from, fromName);
-        FileHandle toDir = parentOf(to, toName);
-        rename(fromDir, fromName[0], toDir, toName[0]);
-    }
-
-    /** The entries of a directory, with attributes and handles. */
-    public List<DirEntry> list(String path) throws IOException {
-        return list(resolve(path));
+        NfsPaths.Split s = NfsPaths.split(path);
+        remove(resolve(s.directory()), s.name());
     }
 
     /** Lists a directory with READDIR pages; a listing invalidated by a change (BAD_COOKIE) starts over, 3 times. */

@@ -70,11 +70,24 @@ class Nfs4CommandsTest {
         assertThat(server.server().nfs4().compounds() - compounds).as("NFSv4 COMPOUNDs served").isPositive();
     }
 
+    @ParameterizedTest(name = "vers={0}")
+    @ValueSource(strings = {"4.1", "4.2"})
+    void statsSayWhichVersionWasMountedAndCountNoNfs3Procedures(String vers) {
+        Cli.Result text = Cli.run("stats", server.url() + "?vers=" + vers);
+        assertThat(text.code()).as(text.toString()).isZero();
+        assertThat(text.out()).contains("p/v: 100003/4 (nfs " + vers + ")").doesNotContain("GETATTR:");
+        Cli.Result json = Cli.run("stats", "--json", server.url() + "?vers=" + vers);
+        assertThat(json.code()).as(json.toString()).isZero();
+        assertThat(json.out()).contains("\"nfs_version\": \"" + vers + "\"");
+    }
+
     @org.junit.jupiter.api.Test
     void withoutVersTheCommandsSpeakNfs3() {
         long compounds = server.server().nfs4().compounds();
         Cli.Result ls = Cli.run("ls", server.url());
         assertThat(ls.code()).as(ls.toString()).isZero();
         assertThat(server.server().nfs4().compounds()).as("no NFSv4").isEqualTo(compounds);
+        Cli.Result stats = Cli.run("stats", server.url());
+        assertThat(stats.out()).contains("p/v: 100003/3 (nfs)");
     }
 }

@@ -35,7 +35,8 @@ public final class CountingTransport implements DataTransport {
     @Override
     public <T extends XdrAble> CompletableFuture<T> call(int program, int version, int procedure, XdrAble args,
                                                          T result) {
-        if (program != Nfs3.PROGRAM) {
+        if (program != Nfs3.PROGRAM || version != Nfs3.VERSION) {
+            // NFSv4's COMPOUNDs are not NFSv3 procedures (COMPOUND is 1, NFSv3's GETATTR): not counted per procedure
             return delegate.call(program, version, procedure, args, result);
         }
         long sent = args instanceof DdpArgument d && d.item() != null ? d.item().readableBytes() : 0;

@@ -120,7 +120,8 @@ public final class Session implements AutoCloseable {
     /** A snapshot of the transport's and the procedures' counters. */
     public StatsSnapshot stats() {
         RdmaClientStats rdma = rdma().map(r -> r.transport().stats()).orElse(null);
-        return new StatsSnapshot(url, (System.nanoTime() - openedNanos) / 1_000_000_000L, rdma, ops.snapshot());
+        return new StatsSnapshot(url, (System.nanoTime() - openedNanos) / 1_000_000_000L, rdma, ops.snapshot(),
+                nfs.version());
     }
 
     @Override

@@ -11,10 +11,11 @@ import org.rpcrdma4j.xprt.client.RdmaClientStats;
  * @param url         what is mounted
  * @param ageSeconds  seconds since the mount
  * @param transport   the RPC-over-RDMA transport's counters, or null over TCP (which keeps none)
- * @param procedures  per NFS procedure, those called so far
+ * @param procedures  per NFSv3 procedure, those called so far (none are counted for an NFSv4 mount yet)
+ * @param nfsVersion  the NFS version mounted: "3", "4.1" or "4.2"
  */
 public record StatsSnapshot(NfsUrl url, long ageSeconds, RdmaClientStats transport,
-                            Map<String, OpCounters.Op> procedures) {
+                            Map<String, OpCounters.Op> procedures, String nfsVersion) {
     public StatsSnapshot {
         procedures = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(procedures));
     }

@@ -26,7 +26,8 @@ public final class StatsReport {
         sb.append("device ").append(s.url().host()).append(':').append(s.url().export()).append(" mounted on ")
                 .append(display(s)).append(" with fstype nfs statvers=1.1\n");
         sb.append("\tage:\t").append(s.ageSeconds()).append('\n');
-        sb.append("\tRPC iostats version: 1.1  p/v: 100003/3 (nfs)\n");
+        sb.append("\tRPC iostats version: 1.1  p/v: 100003/").append(s.nfsVersion().substring(0, 1))
+                .append(" (nfs").append(s.nfsVersion().equals("3") ? "" : " " + s.nfsVersion()).append(")\n");
         RdmaClientStats t = s.transport();
         if (t == null) {
             sb.append("\txprt:\ttcp (this transport keeps no counters; per-op statistics below)\n");
@@ -58,6 +59,7 @@ public final class StatsReport {
         Map<String, Object> root = new LinkedHashMap<>();
         root.put("url", display(s));
         root.put("transport", s.url().scheme());
+        root.put("nfs_version", s.nfsVersion());
         root.put("age_seconds", s.ageSeconds());
         RdmaClientStats t = s.transport();
         if (t != null) {

@@ -14,6 +14,7 @@ import org.rpcrdma4j.nfs.StableHow;
 import org.rpcrdma4j.nfs.v4.Bitmap4;
 import org.rpcrdma4j.nfs.v4.Fattr4;
 import org.rpcrdma4j.nfs.v4.Fattr4Decoded;
+import org.rpcrdma4j.nfs.v4.ChannelAttributesXdr;
 import org.rpcrdma4j.nfs.v4.Nfs4;
 import org.rpcrdma4j.nfs.v4.state.ChannelAttributes;
 import org.rpcrdma4j.nfs.xdr.BadXdrException;
@@ -68,29 +69,7 @@ final class Ops {
         Nfs3Xdr.decodeOpaque(xdr, Nfs4.DECODE_MAX_NAME, "ace who");
     }
 
-    static void encodeChannel(XdrEncodingStream xdr, ChannelAttributes a) {
-        xdr.xdrEncodeInt(a.headerPadSize());
-        xdr.xdrEncodeInt(a.maxRequestSize());
-        xdr.xdrEncodeInt(a.maxResponseSize());
-        xdr.xdrEncodeInt(a.maxResponseSizeCached());
-        xdr.xdrEncodeInt(a.maxOperations());
-        xdr.xdrEncodeInt(a.maxRequests());
-        xdr.xdrEncodeInt(0); // ca_rdma_ird<1>: none
-    }
 
-    static ChannelAttributes decodeChannel(XdrDecodingStream xdr) throws BadXdrException {
-        int pad = Nfs3Xdr.decodeInt(xdr);
-        int request = Nfs3Xdr.decodeInt(xdr);
-        int response = Nfs3Xdr.decodeInt(xdr);
-        int cached = Nfs3Xdr.decodeInt(xdr);
-        int ops = Nfs3Xdr.decodeInt(xdr);
-        int requests = Nfs3Xdr.decodeInt(xdr);
-        int ird = Nfs3Xdr.decodeLength(xdr, 1, "ca_rdma_ird");
-        for (int i = 0; i < ird; i++) {
-            Nfs3Xdr.decodeInt(xdr);
-        }
-        return new ChannelAttributes(pad, request, response, cached, ops, requests);
-    }
 
     // ================================================================================================ session
 
@@ -226,8 +205,8 @@ final class Ops {
             xdr.xdrEncodeLong(clientId);
             xdr.xdrEncodeInt(sequence);
             xdr.xdrEncodeInt(flags);
-            encodeChannel(xdr, fore);
-            encodeChannel(xdr, back);
+            ChannelAttributesXdr.encode(xdr, fore);
+            ChannelAttributesXdr.encode(xdr, back);
             xdr.xdrEncodeInt(Nfs4Ops.CB_PROGRAM);
             xdr.xdrEncodeInt(1); // csa_sec_parms<>: one entry,
             xdr.xdrEncodeInt(0); // AUTH_NONE
@@ -243,8 +222,8 @@ final class Ops {
             byte[] sid = Nfs3Xdr.decodeFixedOpaque(xdr, Nfs4.SESSIONID_SIZE);
             int seq = Nfs3Xdr.decodeInt(xdr);
             int csrFlags = Nfs3Xdr.decodeInt(xdr);
-            ChannelAttributes f = decodeChannel(xdr);
-            ChannelAttributes b = decodeChannel(xdr);
+            ChannelAttributes f = ChannelAttributesXdr.decode(xdr);
+            ChannelAttributes b = ChannelAttributesXdr.decode(xdr);
             if (seq != sequence) {
                 throw new BadXdrException("CREATE_SESSION answered sequence " + seq + " to " + sequence);
             }

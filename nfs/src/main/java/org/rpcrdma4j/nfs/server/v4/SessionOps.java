@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 
 import org.dcache.oncrpc4j.xdr.XdrDecodingStream;
 import org.dcache.oncrpc4j.xdr.XdrEncodingStream;
+import org.rpcrdma4j.nfs.v4.ChannelAttributesXdr;
 import org.rpcrdma4j.nfs.v4.Nfs4;
 import org.rpcrdma4j.nfs.v4.Nfs4Exception;
 import org.rpcrdma4j.nfs.v4.Nfs4Status;
@@ -178,29 +179,7 @@ final class SessionOps {
         }
     }
 
-    static ChannelAttributes decodeChannel(XdrDecodingStream xdr) throws BadXdrException {
-        int pad = Nfs3Xdr.decodeInt(xdr);
-        int request = Nfs3Xdr.decodeInt(xdr);
-        int response = Nfs3Xdr.decodeInt(xdr);
-        int cached = Nfs3Xdr.decodeInt(xdr);
-        int ops = Nfs3Xdr.decodeInt(xdr);
-        int requests = Nfs3Xdr.decodeInt(xdr);
-        int ird = Nfs3Xdr.decodeLength(xdr, 1, "ca_rdma_ird");
-        for (int i = 0; i < ird; i++) {
-            Nfs3Xdr.decodeInt(xdr);
-        }
-        return new ChannelAttributes(pad, request, response, cached, ops, requests);
-    }
 
-    static void encodeChannel(XdrEncodingStream xdr, ChannelAttributes a) {
-        xdr.xdrEncodeInt(a.headerPadSize());
-        xdr.xdrEncodeInt(a.maxRequestSize());
-        xdr.xdrEncodeInt(a.maxResponseSize());
-        xdr.xdrEncodeInt(a.maxResponseSizeCached());
-        xdr.xdrEncodeInt(a.maxOperations());
-        xdr.xdrEncodeInt(a.maxRequests());
-        xdr.xdrEncodeInt(0); // no RDMA IRD: the session's RDMA mode is not used
-    }
 
     /** {@code callback_sec_parms4<>}: read and checked, not used (callbacks go as AUTH_NONE or AUTH_SYS). */
     static void decodeCallbackSecurity(XdrDecodingStream xdr) throws BadXdrException {
@@ -247,8 +226,8 @@ final class SessionOps {
             clientId = Nfs3Xdr.decodeLong(xdr);
             sequence = Nfs3Xdr.decodeInt(xdr);
             flags = Nfs3Xdr.decodeInt(xdr);
-            fore = decodeChannel(xdr);
-            back = decodeChannel(xdr);
+            fore = ChannelAttributesXdr.decode(xdr);
+            back = ChannelAttributesXdr.decode(xdr);
             callbackProgram = Nfs3Xdr.decodeInt(xdr);
             decodeCallbackSecurity(xdr);
         }
@@ -267,8 +246,8 @@ final class SessionOps {
             xdr.xdrEncodeOpaque(result.sessionId().toByteArray(), 0, Nfs4.SESSIONID_SIZE);
             xdr.xdrEncodeInt(result.sequence());
             xdr.xdrEncodeInt(result.flags());
-            encodeChannel(xdr, result.fore());
-            encodeChannel(xdr, result.back());
+            ChannelAttributesXdr.encode(xdr, result.fore());
+            ChannelAttributesXdr.encode(xdr, result.back());
         }
     }
 

@@ -19,6 +19,16 @@ public enum AcceptStatus {
         return value;
     }
 
+    /** From the wire value; UNKNOWN for one RFC 5531 does not define here. */
+    public static AcceptStatus fromWire(int wire) {
+        for (AcceptStatus s : values()) {
+            if (s != UNKNOWN && s.value == wire) {
+                return s;
+            }
+        }
+        return UNKNOWN;
+    }
+
     /** From oncrpc4j's status name ("SYSTEM" is SYSTEM_ERR). */
     static AcceptStatus fromName(String name) {
         if (name == null) {

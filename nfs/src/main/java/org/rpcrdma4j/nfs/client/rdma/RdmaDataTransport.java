@@ -245,23 +245,7 @@ public final class RdmaDataTransport implements DataTransport {
                     future.completeExceptionally(map(failure));
                     return;
                 }
-                byte[] bytes = new byte[reply.readableBytes()];
-                reply.getBytes(reply.readerIndex(), bytes);
-                Xdr xdr = new Xdr(bytes);
-                xdr.beginDecoding();
-                int xid = xdr.xdrDecodeInt();
-                xdr.xdrDecodeInt(); // REPLY
-                RpcReply r = new RpcReply(xid, xdr, transport);
-                if (!r.isAccepted()) {
-                    future.completeExceptionally(new RpcDeniedException("call denied by " + server + ": status "
-                            + r.getRejectStatus(), null));
-                    return;
-                }
-                if (r.getAcceptStatus() != 0) {
-                    future.completeExceptionally(new RpcNotAcceptedException(acceptStatus(r.getAcceptStatus()),
-                            "from " + server, null));
-                    return;
-                }
+                Xdr xdr = acceptedReply(reply);
                 if (result instanceof DdpResult ddp && userSink != null && call.writeChunkReturned()) {
                     long placed = call.placedBytes();
                     if (ownedSink != null && placed > 0) {
@@ -272,6 +256,8 @@ public final class RdmaDataTransport implements DataTransport {
                     result.xdrDecode(xdr);
                 }
                 future.complete(result);
+            } catch (RpcCallException e) {
+                future.completeExceptionally(e);
             } catch (IOException | RuntimeException e) {
                 future.completeExceptionally(new RpcBadReplyException("the reply from " + server
                         + " does not decode: " + e.getMessage(), e));
@@ -292,16 +278,29 @@ public final class RdmaDataTransport implements DataTransport {
         }
     }
 
-    private static AcceptStatus acceptStatus(int wire) {
-        for (AcceptStatus s : AcceptStatus.values()) {
-            if (s.wireValue() == wire) {
-                return s;
-            }
+    /**
+     * Reads the RPC reply header in {@code reply}; the returned decoder stands at the procedure's result. A call
+     * the server denied or did not accept throws {@link RpcDeniedException} or {@link RpcNotAcceptedException}.
+     */
+    public Xdr acceptedReply(ByteBuf reply) throws IOException {
+        byte[] bytes = new byte[reply.readableBytes()];
+        reply.getBytes(reply.readerIndex(), bytes);
+        Xdr xdr = new Xdr(bytes);
+        xdr.beginDecoding();
+        int xid = xdr.xdrDecodeInt();
+        xdr.xdrDecodeInt(); // REPLY
+        RpcReply r = new RpcReply(xid, xdr, transport);
+        if (!r.isAccepted()) {
+            throw new RpcDeniedException("call denied by " + server + ": status " + r.getRejectStatus(), null);
         }
-        return AcceptStatus.UNKNOWN;
+        if (r.getAcceptStatus() != 0) {
+            throw new RpcNotAcceptedException(AcceptStatus.fromWire(r.getAcceptStatus()), "from " + server, null);
+        }
+        return xdr;
     }
 
-    private RpcCallException map(Throwable e) {
+    /** The typed error for an RDMA call that failed before its reply could be read. */
+    public static RpcCallException map(Throwable e) {
         if (e instanceof RdmaCallTimeoutException) {
             return new RpcTimeoutException(e.getMessage(), e);
         }

@@ -6,27 +6,18 @@ import java.io.IOException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.dcache.oncrpc4j.rpc.RpcAuth;
-import org.dcache.oncrpc4j.rpc.RpcReply;
 import org.dcache.oncrpc4j.xdr.Xdr;
 import org.dcache.oncrpc4j.xdr.XdrAble;
-import org.rpcrdma4j.nfs.client.AcceptStatus;
 import org.rpcrdma4j.nfs.client.RpcBadReplyException;
 import org.rpcrdma4j.nfs.client.RpcCallException;
 import org.rpcrdma4j.nfs.client.RpcConnectionException;
-import org.rpcrdma4j.nfs.client.RpcDeniedException;
-import org.rpcrdma4j.nfs.client.RpcNotAcceptedException;
-import org.rpcrdma4j.nfs.client.RpcTimeoutException;
 import org.rpcrdma4j.nfs.client.rdma.RdmaDataTransport;
 import org.rpcrdma4j.nfs.v4.Nfs4;
 import org.rpcrdma4j.registration.RegisteredBuffer;
 import org.rpcrdma4j.verbs.VerbsException;
-import org.rpcrdma4j.xprt.client.RdmaBadReplyException;
 import org.rpcrdma4j.xprt.client.RdmaCall;
 import org.rpcrdma4j.xprt.client.RdmaCallListener;
-import org.rpcrdma4j.xprt.client.RdmaCallTimeoutException;
 import org.rpcrdma4j.xprt.client.RdmaClientTransport;
-import org.rpcrdma4j.xprt.client.RdmaErrorReplyException;
-import org.rpcrdma4j.xprt.client.RdmaMarshalException;
 import org.rpcrdma4j.xprt.internal.Xdrs;
 
 /**
@@ -122,28 +113,14 @@ final class RdmaWriteCall implements RdmaCallListener {
         try {
             Throwable failure = call.failure();
             if (failure != null) {
-                future.completeExceptionally(map(failure));
+                future.completeExceptionally(RdmaDataTransport.map(failure));
                 return;
             }
-            byte[] bytes = new byte[reply.readableBytes()];
-            reply.getBytes(reply.readerIndex(), bytes);
-            Xdr xdr = new Xdr(bytes);
-            xdr.beginDecoding();
-            int xid = xdr.xdrDecodeInt();
-            xdr.xdrDecodeInt(); // REPLY
-            RpcReply r = new RpcReply(xid, xdr, transport.transport());
-            if (!r.isAccepted()) {
-                future.completeExceptionally(new RpcDeniedException("call denied by " + transport.remoteAddress()
-                        + ": status " + r.getRejectStatus(), null));
-                return;
-            }
-            if (r.getAcceptStatus() != 0) {
-                future.completeExceptionally(new RpcNotAcceptedException(acceptStatus(r.getAcceptStatus()),
-                        "from " + transport.remoteAddress(), null));
-                return;
-            }
+            Xdr xdr = transport.acceptedReply(reply);
             result.xdrDecode(xdr);
             future.complete(result);
+        } catch (RpcCallException e) {
+            future.completeExceptionally(e);
         } catch (IOException | RuntimeException e) {
             future.completeExceptionally(new RpcBadReplyException("the reply from " + transport.remoteAddress()
                     + " does not decode: " + e.getMessage(), e));
@@ -157,25 +134,5 @@ final class RdmaWriteCall implements RdmaCallListener {
             owned.release();
             owned = null;
         }
-    }
-
-    private static AcceptStatus acceptStatus(int wire) {
-        for (AcceptStatus s : AcceptStatus.values()) {
-            if (s.wireValue() == wire) {
-                return s;
-            }
-        }
-        return AcceptStatus.UNKNOWN;
-    }
-
-    private static RpcCallException map(Throwable e) {
-        if (e instanceof RdmaCallTimeoutException) {
-            return new RpcTimeoutException(e.getMessage(), e);
-        }
-        if (e instanceof RdmaBadReplyException || e instanceof RdmaErrorReplyException
-                || e instanceof RdmaMarshalException) {
-            return new RpcBadReplyException(e.getMessage(), e);
-        }
-        return new RpcConnectionException(e.getMessage(), e);
     }
 }

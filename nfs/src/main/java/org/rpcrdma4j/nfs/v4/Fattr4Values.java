@@ -58,7 +58,7 @@ public final class Fattr4Values {
             this.change = b.change;
             this.changeAttrType = b.changeAttrType != null ? b.changeAttrType : Fattr4.NFS4_CHANGE_TYPE_IS_UNDEFINED;
         } else {
-            this.change = a == null ? 0 : a.ctime().seconds() * 1_000_000_000L + a.ctime().nseconds();
+            this.change = a == null ? 0 : changeOf(a);
             this.changeAttrType = b.changeAttrType != null ? b.changeAttrType
                     : Fattr4.NFS4_CHANGE_TYPE_IS_TIME_METADATA;
         }
@@ -111,6 +111,11 @@ public final class Fattr4Values {
 
     boolean hasChange() {
         return hasChange;
+    }
+
+    /** The default {@code change} of an object with attributes {@code a}: its ctime in nanoseconds since the epoch. */
+    public static long changeOf(FileAttributes a) {
+        return a.ctime().seconds() * 1_000_000_000L + a.ctime().nseconds();
     }
 
     /** @return the {@code change_attr_type4} value */

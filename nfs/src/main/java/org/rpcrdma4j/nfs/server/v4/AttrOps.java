@@ -38,7 +38,7 @@ final class AttrOps {
         FileAttributes a = o.attributes();
         Fattr4Values.Builder b = Fattr4Values.builder(a)
                 .fileHandle(o.wire().toByteArray())
-                .change(ChangeInfo.change(a))
+                .change(Fattr4Values.changeOf(a))
                 .maxRead(c.server.limits.maxRead())
                 .maxWrite(c.server.limits.maxWrite())
                 .maxName(Names.MAX_NAME)

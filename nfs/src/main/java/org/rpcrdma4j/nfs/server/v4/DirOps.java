@@ -5,6 +5,7 @@ import org.dcache.oncrpc4j.xdr.XdrEncodingStream;
 import org.rpcrdma4j.nfs.FileAttributes;
 import org.rpcrdma4j.nfs.NfsException;
 import org.rpcrdma4j.nfs.server.ExportTable;
+import org.rpcrdma4j.nfs.v4.Fattr4Values;
 import org.rpcrdma4j.nfs.v4.Nfs4;
 import org.rpcrdma4j.nfs.v4.Nfs4Exception;
 import org.rpcrdma4j.nfs.v4.Nfs4Status;
@@ -30,7 +31,7 @@ final class DirOps {
 
     static long change(ExportTable.Target dir) throws Nfs4Exception {
         try {
-            return ChangeInfo.change(dir.export().vfs().getattr(dir.fh()));
+            return Fattr4Values.changeOf(dir.export().vfs().getattr(dir.fh()));
         } catch (NfsException e) {
             throw Compound.of(e);
         }

@@ -72,22 +72,34 @@ class Nfs4CommandsTest {
 
     @ParameterizedTest(name = "vers={0}")
     @ValueSource(strings = {"4.1", "4.2"})
-    void statsSayWhichVersionWasMountedAndCountNoNfs3Procedures(String vers) {
-        Cli.Result text = Cli.run("stats", server.url() + "?vers=" + vers);
+    void statsSayWhichVersionWasMountedAndCountTheOperations(String vers) throws IOException {
+        Path src = Files.write(local.resolve("stats-" + vers + ".bin"), new byte[70_000]);
+        Cli.Result text = Cli.run("put", "--stats", server.url() + "?vers=" + vers, src.toString(),
+                "/stats-" + vers + ".bin");
         assertThat(text.code()).as(text.toString()).isZero();
-        assertThat(text.out()).contains("p/v: 100003/4 (nfs " + vers + ")").doesNotContain("GETATTR:");
+        assertThat(text.out()).contains("p/v: 100003/4 (nfs " + vers + ")")
+                .containsPattern("\\s+EXCHANGE_ID: 1 0 0 0 ")
+                .containsPattern("\\s+CREATE_SESSION: 1 0 0 0 ")
+                .containsPattern("\\s+OPEN: [1-9] 0 0 0 ")
+                .containsPattern("\\s+WRITE: 1 0 0 70000 ")
+                .containsPattern("\\s+CLOSE: [1-9] 0 0 0 ")
+                .doesNotContain("MKDIR:");
         Cli.Result json = Cli.run("stats", "--json", server.url() + "?vers=" + vers);
         assertThat(json.code()).as(json.toString()).isZero();
-        assertThat(json.out()).contains("\"nfs_version\": \"" + vers + "\"");
+        assertThat(json.out()).contains("\"nfs_version\": \"" + vers + "\"").contains("\"EXCHANGE_ID\"");
     }
 
+    /** As mount.nfs: without vers, the newest version the server speaks. */
     @org.junit.jupiter.api.Test
-    void withoutVersTheCommandsSpeakNfs3() {
+    void withoutVersTheCommandsSpeakNfs42() {
         long compounds = server.server().nfs4().compounds();
         Cli.Result ls = Cli.run("ls", server.url());
         assertThat(ls.code()).as(ls.toString()).isZero();
-        assertThat(server.server().nfs4().compounds()).as("no NFSv4").isEqualTo(compounds);
+        assertThat(ls.out().lines()).contains("hello.txt", "sub/");
+        assertThat(server.server().nfs4().compounds() - compounds).as("NFSv4 COMPOUNDs served").isPositive();
         Cli.Result stats = Cli.run("stats", server.url());
-        assertThat(stats.out()).contains("p/v: 100003/3 (nfs)");
+        assertThat(stats.out()).contains("p/v: 100003/4 (nfs 4.2)");
+        Cli.Result v3 = Cli.run("stats", server.url() + "?vers=3");
+        assertThat(v3.out()).contains("p/v: 100003/3 (nfs)").containsPattern("\\s+NULL: [1-9][0-9]* ");
     }
 }

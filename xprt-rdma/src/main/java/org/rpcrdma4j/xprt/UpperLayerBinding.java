@@ -68,4 +68,22 @@ public interface UpperLayerBinding {
      * decide whether a reply chunk is needed. -1 when unbounded or unknown (then a reply chunk is always provided).
      */
     long maxInlineReplySize(int version, int procedure, ByteBuf args) throws XdrFormatException;
+
+    /**
+     * {@link #maxReplyItemLength} of a reduced call: one whose DDP-eligible argument travels apart from the message,
+     * as a Read chunk from the caller's memory. In {@code reducedArgs} that item's length word stays, its bytes and
+     * their padding are gone, and what followed the item follows the length word. The default asks
+     * {@link #maxReplyItemLength}: right for bindings that never read past a call's item (NFSv3's); a binding whose
+     * walk goes on past it (NFSv4's COMPOUND) overrides this.
+     */
+    default long maxReplyItemLengthReduced(int version, int procedure, ByteBuf reducedArgs)
+            throws XdrFormatException {
+        return maxReplyItemLength(version, procedure, reducedArgs);
+    }
+
+    /** {@link #maxInlineReplySize} of a reduced call ({@link #maxReplyItemLengthReduced} says what that is). */
+    default long maxInlineReplySizeReduced(int version, int procedure, ByteBuf reducedArgs)
+            throws XdrFormatException {
+        return maxInlineReplySize(version, procedure, reducedArgs);
+    }
 }

@@ -10,13 +10,15 @@ import org.dcache.oncrpc4j.xdr.XdrAble;
 import org.rpcrdma4j.nfs.client.DataTransport;
 import org.rpcrdma4j.nfs.client.DataTransportFactory;
 import org.rpcrdma4j.nfs.client.NfsClientConfig;
+import org.rpcrdma4j.nfs.client.v4.CompoundCall;
 import org.rpcrdma4j.nfs.xdr.DdpArgument;
 import org.rpcrdma4j.nfs.xdr.DdpResult;
 import org.rpcrdma4j.nfs.xdr.Nfs3;
 
 /**
- * A {@link DataTransport} that passes every call to another and counts NFS procedures into {@link OpCounters}
- * (MOUNT calls pass uncounted). Owns the transport it wraps.
+ * A {@link DataTransport} that passes every call to another and counts NFS calls into {@link OpCounters}: NFSv3 by
+ * procedure, NFSv4 by the operation each COMPOUND was sent for (MOUNT calls pass uncounted). Owns the transport it
+ * wraps.
  */
 public final class CountingTransport implements DataTransport {
     private final DataTransport delegate;
@@ -35,8 +37,8 @@ public final class CountingTransport implements DataTransport {
     @Override
     public <T extends XdrAble> CompletableFuture<T> call(int program, int version, int procedure, XdrAble args,
                                                          T result) {
-        if (program != Nfs3.PROGRAM || version != Nfs3.VERSION) {
-            // NFSv4's COMPOUNDs are not NFSv3 procedures (COMPOUND is 1, NFSv3's GETATTR): not counted per procedure
+        String operation = operation(program, version, procedure, args);
+        if (operation == null) {
             return delegate.call(program, version, procedure, args, result);
         }
         long sent = args instanceof DdpArgument d && d.item() != null ? d.item().readableBytes() : 0;
@@ -47,8 +49,42 @@ public final class CountingTransport implements DataTransport {
             long received = sink == null || error != null ? 0 : Math.max(0, sink.writerIndex() - sinkStart);
             Throwable cause = error instanceof CompletionException && error.getCause() != null
                     ? error.getCause() : error;
-            counters.record(procedure, System.nanoTime() - start, sent + received, cause);
+            counters.record(operation, System.nanoTime() - start, sent + received, cause);
         });
+    }
+
+    /**
+     * The name a call is counted under: an NFSv3 procedure's, or the operation an NFSv4 COMPOUND was sent for; null
+     * for calls not counted (MOUNT, NFSv4 COMPOUNDs of other clients).
+     */
+    static String operation(int program, int version, int procedure, XdrAble args) {
+        if (program != Nfs3.PROGRAM) {
+            return null;
+        }
+        if (version == Nfs3.VERSION || procedure == Nfs3.NULL) {
+            return Nfs3.procedureName(procedure);
+        }
+        return args instanceof CompoundCall c ? c.operation() : null;
+    }
+
+    @Override
+    public ByteBuf allocateData(int size) throws IOException {
+        return delegate.allocateData(size);
+    }
+
+    @Override
+    public boolean movesWithoutCopy(ByteBuf b) {
+        return delegate.movesWithoutCopy(b);
+    }
+
+    @Override
+    public int maxDataPerCall() {
+        return delegate.maxDataPerCall();
+    }
+
+    @Override
+    public int maxUnboundedReply() {
+        return delegate.maxUnboundedReply();
     }
 
     @Override

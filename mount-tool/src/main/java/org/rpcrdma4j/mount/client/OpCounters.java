@@ -1,18 +1,23 @@
 package org.rpcrdma4j.mount.client;
 
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLongArray;
 
 import org.rpcrdma4j.nfs.client.RpcTimeoutException;
 import org.rpcrdma4j.nfs.xdr.Nfs3;
 
 /**
- * Per-procedure statistics of one mount, as the client sees them: calls, failures, timeouts, bulk data bytes and
- * round-trip times. Updated from the transports' completion threads (lock-free); read as a snapshot.
+ * Per-operation statistics of one mount, as the client sees them: calls, failures, timeouts, bulk data bytes and
+ * round-trip times, by NFSv3 procedure (GETATTR, READ...) or, for NFSv4, by the operation each COMPOUND was sent for
+ * (READ, OPEN, SEQUENCE...). Updated from the transports' completion threads (lock-free once an operation has been
+ * seen); read as a snapshot.
  */
 public final class OpCounters {
-    private static final int PROCEDURES = 22;
     private static final int OPS = 0;
     private static final int ERRORS = 1;
     private static final int TIMEOUTS = 2;
@@ -21,10 +26,10 @@ public final class OpCounters {
     private static final int RTT_MAX_NANOS = 5;
     private static final int FIELDS = 6;
 
-    private final AtomicLongArray values = new AtomicLongArray(PROCEDURES * FIELDS);
+    private final ConcurrentHashMap<String, AtomicLongArray> values = new ConcurrentHashMap<>();
 
     /**
-     * One procedure's numbers.
+     * One operation's numbers.
      *
      * @param ops         calls completed
      * @param errors      calls that failed (no reply or RPC-level error; NFS error statuses are replies)
@@ -40,35 +45,43 @@ public final class OpCounters {
         }
     }
 
-    void record(int procedure, long nanos, long bytes, Throwable failure) {
-        if (procedure < 0 || procedure >= PROCEDURES) {
-            return;
+    void record(String operation, long nanos, long bytes, Throwable failure) {
+        AtomicLongArray v = values.get(operation);
+        if (v == null) {
+            v = values.computeIfAbsent(operation, k -> new AtomicLongArray(FIELDS));
         }
-        int base = procedure * FIELDS;
-        values.incrementAndGet(base + OPS);
+        v.incrementAndGet(OPS);
         if (failure != null) {
-            values.incrementAndGet(base + ERRORS);
+            v.incrementAndGet(ERRORS);
             if (failure instanceof RpcTimeoutException
                     || failure.getCause() instanceof RpcTimeoutException) {
-                values.incrementAndGet(base + TIMEOUTS);
+                v.incrementAndGet(TIMEOUTS);
             }
         }
-        values.addAndGet(base + BYTES, bytes);
-        values.addAndGet(base + RTT_NANOS, nanos);
-        values.accumulateAndGet(base + RTT_MAX_NANOS, nanos, Math::max);
+        v.addAndGet(BYTES, bytes);
+        v.addAndGet(RTT_NANOS, nanos);
+        v.accumulateAndGet(RTT_MAX_NANOS, nanos, Math::max);
     }
 
-    /** The procedures called so far, by name, in procedure order. */
+    /** The operations called so far, by name: NFSv3 procedures in procedure order, then the others by name. */
     public Map<String, Op> snapshot() {
+        List<String> names = new ArrayList<>(values.keySet());
+        names.sort(Comparator.comparingInt(OpCounters::nfs3Order).thenComparing(Comparator.naturalOrder()));
         Map<String, Op> map = new LinkedHashMap<>();
-        for (int p = 0; p < PROCEDURES; p++) {
-            int base = p * FIELDS;
-            long ops = values.get(base + OPS);
-            if (ops > 0) {
-                map.put(Nfs3.procedureName(p), new Op(ops, values.get(base + ERRORS), values.get(base + TIMEOUTS),
-                        values.get(base + BYTES), values.get(base + RTT_NANOS), values.get(base + RTT_MAX_NANOS)));
-            }
+        for (String name : names) {
+            AtomicLongArray v = values.get(name);
+            map.put(name, new Op(v.get(OPS), v.get(ERRORS), v.get(TIMEOUTS), v.get(BYTES), v.get(RTT_NANOS),
+                    v.get(RTT_MAX_NANOS)));
         }
         return map;
+    }
+
+    private static int nfs3Order(String name) {
+        for (int p = 0; p <= Nfs3.COMMIT; p++) {
+            if (Nfs3.procedureName(p).equals(name)) {
+                return p;
+            }
+        }
+        return Integer.MAX_VALUE;
     }
 }

@@ -70,9 +70,8 @@ public final class Session implements AutoCloseable {
         }
         CountingTransport.Factory factory = new CountingTransport.Factory(base, ops);
         try {
-            // NFSv3 unless the URL names a version: the CLI's counters and reports speak NFSv3's procedures
-            NfsUrl chosen = target.version().isEmpty() ? target.withVersion("3") : target;
-            NfsMount nfs = NfsMounts.mount(chosen, options.nfsConfig().withTransportFactory(factory));
+            // the URL's version, or as mount.nfs chooses: 4.2, 4.1, then 3
+            NfsMount nfs = NfsMounts.mount(target, options.nfsConfig().withTransportFactory(factory));
             return new Session(target, nfs, device, ops, factory);
         } catch (IOException | RuntimeException e) {
             if (device != null) {

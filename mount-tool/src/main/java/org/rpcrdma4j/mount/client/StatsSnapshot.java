@@ -11,7 +11,7 @@ import org.rpcrdma4j.xprt.client.RdmaClientStats;
  * @param url         what is mounted
  * @param ageSeconds  seconds since the mount
  * @param transport   the RPC-over-RDMA transport's counters, or null over TCP (which keeps none)
- * @param procedures  per NFSv3 procedure, those called so far (none are counted for an NFSv4 mount yet)
+ * @param procedures  per NFSv3 procedure or NFSv4 operation (the one each COMPOUND was sent for), those called so far
  * @param nfsVersion  the NFS version mounted: "3", "4.1" or "4.2"
  */
 public record StatsSnapshot(NfsUrl url, long ageSeconds, RdmaClientStats transport,

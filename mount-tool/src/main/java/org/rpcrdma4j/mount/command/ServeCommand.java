@@ -2,6 +2,7 @@ package org.rpcrdma4j.mount.command;
 
 import java.net.InetAddress;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -83,6 +84,13 @@ final class ServeCommand implements Callable<Integer> {
                     + "sends again after a reconnect get their first reply, as from Linux knfsd).")
     boolean noReplyCache;
 
+    @Option(names = "--grace-period", paramLabel = "DURATION", defaultValue = "10s",
+            converter = Converters.DurationConverter.class,
+            description = "NFSv4's grace period after the start (default: ${DEFAULT-VALUE}): NFSv4 clients of an "
+                    + "earlier run reclaim their opens, and new OPENs wait (NFS4ERR_GRACE) until it ends. 0 for none, "
+                    + "when no NFSv4 client can hold opens from before.")
+    Duration gracePeriod;
+
     ServeCommand(Io io) {
         this.io = io;
     }
@@ -100,7 +108,7 @@ final class ServeCommand implements Callable<Integer> {
         }
         EmbeddedServer.Settings settings = new EmbeddedServer.Settings(absolute, exportPath, bind, port, tcpPort,
                 provider.provider(), provider.deviceOptions(), readOnly, credits, inlineSend, inlineRecv,
-                registration, true, !noReplyCache);
+                registration, true, !noReplyCache, gracePeriod);
         String shown = host != null ? host : displayHost(bind);
         try (EmbeddedServer server = EmbeddedServer.start(settings)) {
             io.out().println("Exporting " + absolute + " as " + exportPath + (readOnly ? " (read-only)" : ""));

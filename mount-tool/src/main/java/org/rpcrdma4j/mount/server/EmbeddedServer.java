@@ -49,14 +49,30 @@ public final class EmbeddedServer implements AutoCloseable {
      * @param jmx           whether the RDMA server (and the reply cache) register their counters MBeans
      * @param replyCache    whether NFS calls go through a duplicate request cache (over both transports), so that a
      *                      non-idempotent call a client retransmits after a reconnect is answered, not run again
+     * @param gracePeriod   NFSv4's grace period after the start, in which clients of an earlier run reclaim their
+     *                      opens and no new OPEN is granted (NFS4ERR_GRACE, which clients wait out)
      */
     public record Settings(Path dir, String exportPath, String bindAddress, int rdmaPort, int tcpPort, String provider,
                            Map<String, String> deviceOptions, boolean readOnly, int credits, int inlineSend,
-                           int inlineRecv, RegistrationMode registration, boolean jmx, boolean replyCache) {
-        /** Loopback, free ports, the software device, the reply cache, defaults otherwise: for the demo and tests. */
+                           int inlineRecv, RegistrationMode registration, boolean jmx, boolean replyCache,
+                           Duration gracePeriod) {
+        /** The grace period of {@code serve} unless told otherwise: the library's, as the Linux guest's knfsd. */
+        public static final Duration DEFAULT_GRACE = NfsServer.defaultNfs4().graceTime();
+
+        public Settings {
+            if (gracePeriod.isNegative()) {
+                throw new CliException(ExitCode.USAGE, "negative grace period " + gracePeriod);
+            }
+        }
+
+        /**
+         * Loopback, free ports, the software device, the reply cache, defaults otherwise: for the demo and tests. No
+         * grace period: the server is started for the process's own use, so no client can hold state from an earlier
+         * run of it.
+         */
         public static Settings local(Path dir, String exportPath, String provider, Map<String, String> options) {
             return new Settings(dir, exportPath, "127.0.0.1", 0, 0, provider, options, false, 128, 4096, 4096,
-                    RegistrationMode.AUTO, false, true);
+                    RegistrationMode.AUTO, false, true, Duration.ZERO);
         }
     }
 
@@ -97,7 +113,8 @@ public final class EmbeddedServer implements AutoCloseable {
         try {
             device = Devices.open(s.provider(), s.deviceOptions());
             NfsServer.Builder nfs = NfsServer.builder().export(s.exportPath(), vfs, s.readOnly())
-                    .bindAddress(s.bindAddress()).port(s.tcpPort());
+                    .bindAddress(s.bindAddress()).port(s.tcpPort())
+                    .nfs4(NfsServer.defaultNfs4().withGraceTime(s.gracePeriod()));
             if (s.replyCache()) {
                 DrcConfig config = DrcConfig.builder()
                         .jmxName(s.jmx() ? "nfs-" + (s.tcpPort() == 0 ? "ephemeral" : s.tcpPort()) : null).build();

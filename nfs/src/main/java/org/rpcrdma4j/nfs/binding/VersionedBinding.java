@@ -102,6 +102,20 @@ public final class VersionedBinding implements UpperLayerBinding {
     }
 
     @Override
+    public long maxReplyItemLengthReduced(int version, int procedure, ByteBuf reducedArgs)
+            throws XdrFormatException {
+        UpperLayerBinding b = forVersion(version);
+        return b == null ? -1 : b.maxReplyItemLengthReduced(version, procedure, reducedArgs);
+    }
+
+    @Override
+    public long maxInlineReplySizeReduced(int version, int procedure, ByteBuf reducedArgs)
+            throws XdrFormatException {
+        UpperLayerBinding b = forVersion(version);
+        return b == null ? -1 : b.maxInlineReplySizeReduced(version, procedure, reducedArgs);
+    }
+
+    @Override
     public String toString() {
         StringBuilder s = new StringBuilder("VersionedBinding[program ").append(program);
         for (UpperLayerBinding b : bindings) {

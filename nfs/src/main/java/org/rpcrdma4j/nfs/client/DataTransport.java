@@ -1,5 +1,8 @@
 package org.rpcrdma4j.nfs.client;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.concurrent.CompletableFuture;
 import org.dcache.oncrpc4j.xdr.XdrAble;
@@ -30,6 +33,35 @@ public interface DataTransport extends AutoCloseable {
      * Borrows {@code args} (and a DDP item's buffer) and {@code result} (and its sink) until the future completes.
      */
     <T extends XdrAble> CompletableFuture<T> call(int program, int version, int procedure, XdrAble args, T result);
+
+    /**
+     * A buffer of {@code size} bytes' capacity for READ or WRITE data, in memory this transport moves without a copy
+     * where it has such memory (RDMA: its registered memory), else on the heap. The caller releases it.
+     */
+    default ByteBuf allocateData(int size) throws IOException {
+        return Unpooled.buffer(size, size);
+    }
+
+    /** Whether {@code b} is memory this transport moves without a copy ({@link #allocateData}'s). */
+    default boolean movesWithoutCopy(ByteBuf b) {
+        return false;
+    }
+
+    /**
+     * The most READ or WRITE data one call may carry over this transport ({@link Integer#MAX_VALUE} for no limit of
+     * its own, as on a stream).
+     */
+    default int maxDataPerCall() {
+        return Integer.MAX_VALUE;
+    }
+
+    /**
+     * The largest reply this transport takes for a call whose reply it cannot bound in advance (RDMA: the Reply
+     * chunk provided for such calls); {@link Integer#MAX_VALUE} for no limit of its own.
+     */
+    default int maxUnboundedReply() {
+        return Integer.MAX_VALUE;
+    }
 
     /** The server's address. */
     InetSocketAddress remoteAddress();

@@ -81,7 +81,8 @@ public final class NfsServer implements AutoCloseable {
         }
     }
 
-    private static StateConfig defaultNfs4() {
+    /** The NFSv4 state settings a server gets unless its builder is told otherwise (see {@link Builder#nfs4}). */
+    public static StateConfig defaultNfs4() {
         StateConfig d = StateConfig.defaults();
         return new StateConfig(d.leaseTime(), java.time.Duration.ofSeconds(10), d.foreLimits(), d.backLimits(),
                 d.maxSessionsPerClient());

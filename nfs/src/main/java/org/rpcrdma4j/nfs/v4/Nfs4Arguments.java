@@ -185,6 +185,35 @@ final class Nfs4Arguments {
         return true;
     }
 
+    /**
+     * Skips the arguments of a WRITE or a CREATE in a reduced call, whose first DDP-eligible argument (WRITE data, a
+     * symbolic link's {@code linktext4}) travels apart from the message: its length word is read, its bytes are not
+     * there to skip.
+     *
+     * @param op {@link Nfs4#OP_WRITE} or {@link Nfs4#OP_CREATE}
+     * @return whether {@code op} carried the item (a CREATE of another type does not, and was skipped whole)
+     */
+    static boolean skipLeavingItemOut(XdrCursor c, int op) throws XdrFormatException {
+        if (op == Nfs4.OP_WRITE) {
+            c.skip(Nfs4.STATEID_SIZE + 8);
+            readEnum(c, 0, 2, "stable_how4");
+            readLength(c, Nfs4.DECODE_MAX_DATA, "WRITE data");
+            return true;
+        }
+        if (op != Nfs4.OP_CREATE) {
+            throw new IllegalArgumentException("operation " + op + " has no DDP-eligible argument");
+        }
+        int type = c.readInt();
+        boolean link = type == Nfs4.NF4LNK;
+        if (link) {
+            readLength(c, Nfs4.DECODE_MAX_PATH, "linktext4");
+        } else if (type == Nfs4.NF4BLK || type == Nfs4.NF4CHR) {
+            c.skip(8); // specdata4
+        }
+        skipCreateRest(c);
+        return link;
+    }
+
     /** The rest of CREATE4args after {@code objtype}: the name and the attributes. */
     static void skipCreateRest(XdrCursor c) throws XdrFormatException {
         skipName(c, "component4");

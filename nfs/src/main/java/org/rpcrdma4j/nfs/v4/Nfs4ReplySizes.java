@@ -103,10 +103,12 @@ final class Nfs4ReplySizes {
      * The largest COMPOUND4res (status, tag, results) that the call can get, the bytes of its first DDP-eligible
      * result excepted (they travel in a write chunk; that result's length word is counted).
      *
-     * @param c at the start of COMPOUND4args
+     * @param c       at the start of COMPOUND4args
+     * @param itemOut whether the call is reduced: its first DDP-eligible argument (WRITE data, {@code linktext4})
+     *                travels apart, its length word here without its bytes
      * @return the bound in bytes, or {@link #UNBOUNDED}
      */
-    static long compound(XdrCursor c) throws XdrFormatException {
+    static long compound(XdrCursor c, boolean itemOut) throws XdrFormatException {
         int tag = readLength(c, Nfs4.DECODE_MAX_NAME, "tag");
         c.skip(padded(tag));
         long total = 4 + 4 + padded(tag) + 4; // status, tag (echoed), result count
@@ -131,6 +133,9 @@ final class Nfs4ReplySizes {
             } else if (op == Nfs4.OP_READLINK) {
                 result = itemSeen ? UNBOUNDED : 4;
                 itemSeen = true;
+            } else if (itemOut && (op == Nfs4.OP_WRITE || op == Nfs4.OP_CREATE)) {
+                itemOut = !Nfs4Arguments.skipLeavingItemOut(c, op);
+                result = fixedResult(op);
             } else {
                 result = operation(c, op);
             }

@@ -95,6 +95,29 @@ public final class Nfs4UpperLayerBinding implements UpperLayerBinding {
 
     @Override
     public long maxReplyItemLength(int version, int procedure, ByteBuf args) throws XdrFormatException {
+        return maxReplyItem(version, procedure, args, false);
+    }
+
+    @Override
+    public long maxReplyItemLengthReduced(int version, int procedure, ByteBuf reducedArgs)
+            throws XdrFormatException {
+        return maxReplyItem(version, procedure, reducedArgs, true);
+    }
+
+    @Override
+    public long maxInlineReplySize(int version, int procedure, ByteBuf args) throws XdrFormatException {
+        return maxInlineReply(version, procedure, args, false);
+    }
+
+    @Override
+    public long maxInlineReplySizeReduced(int version, int procedure, ByteBuf reducedArgs)
+            throws XdrFormatException {
+        return maxInlineReply(version, procedure, reducedArgs, true);
+    }
+
+    /** With {@code itemOut}, the call's first DDP-eligible argument has no bytes in {@code args}. */
+    private static long maxReplyItem(int version, int procedure, ByteBuf args, boolean itemOut)
+            throws XdrFormatException {
         if (version != Nfs4.VERSION || procedure != Nfs4.PROC_COMPOUND) {
             return -1;
         }
@@ -115,15 +138,17 @@ public final class Nfs4UpperLayerBinding implements UpperLayerBinding {
             if (op == Nfs4.OP_READLINK) {
                 return Nfs4.DECODE_MAX_PATH;
             }
-            if (!Nfs4Arguments.skip(c, op)) {
+            if (itemOut && (op == Nfs4.OP_WRITE || op == Nfs4.OP_CREATE)) {
+                itemOut = !Nfs4Arguments.skipLeavingItemOut(c, op);
+            } else if (!Nfs4Arguments.skip(c, op)) {
                 return -1;
             }
         }
         return -1;
     }
 
-    @Override
-    public long maxInlineReplySize(int version, int procedure, ByteBuf args) throws XdrFormatException {
+    private static long maxInlineReply(int version, int procedure, ByteBuf args, boolean itemOut)
+            throws XdrFormatException {
         if (version != Nfs4.VERSION) {
             return -1;
         }
@@ -133,7 +158,7 @@ public final class Nfs4UpperLayerBinding implements UpperLayerBinding {
         if (procedure != Nfs4.PROC_COMPOUND) {
             return -1;
         }
-        long results = Nfs4ReplySizes.compound(CURSOR.get().wrap(args));
+        long results = Nfs4ReplySizes.compound(CURSOR.get().wrap(args), itemOut);
         return results < 0 ? -1 : Nfs3UpperLayerBinding.MAX_REPLY_HEADER + results;
     }
 

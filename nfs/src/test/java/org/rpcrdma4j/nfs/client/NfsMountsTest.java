@@ -88,6 +88,39 @@ class NfsMountsTest {
                         .isEqualTo(AcceptStatus.PROG_MISMATCH));
     }
 
+    /**
+     * As {@code mount.nfs} does: an export missing from the NFSv4 namespace is tried with NFSv3, whose MOUNT answer
+     * is the mount's failure; with {@code vers=4.1} the NFSv4 answer is.
+     */
+    @Test
+    void anExportMissingOverNfs4IsTriedWithNfs3AndMountsAnswerIsTheFailure() throws Exception {
+        String base = url(noGrace(), "").replace("/export", "/missing");
+        assertThatThrownBy(() -> NfsMounts.mount(base)).isInstanceOf(MountException.class)
+                .satisfies(e -> assertThat(((MountException) e).status())
+                        .isEqualTo(org.rpcrdma4j.nfs.xdr.MountStatus.MNT3ERR_NOENT));
+        assertThatThrownBy(() -> NfsMounts.mount(base + "?vers=4.1"))
+                .isInstanceOf(org.rpcrdma4j.nfs.client.v4.Nfs4StatusException.class)
+                .satisfies(e -> assertThat(((org.rpcrdma4j.nfs.client.v4.Nfs4StatusException) e).nfs4Status())
+                        .isEqualTo(org.rpcrdma4j.nfs.v4.Nfs4Status.NFS4ERR_NOENT));
+    }
+
+    @Test
+    void refusedConnectionsAndMissingPathsFallBackButRefusalsOfTheClientDoNot() {
+        assertThat(NfsMounts.fallsBackToNfs3(new RpcConnectionException("cannot connect",
+                new java.net.ConnectException("Connection refused")))).isTrue();
+        assertThat(NfsMounts.fallsBackToNfs3(new RpcConnectionException("cannot connect to rdma://h:20049",
+                new org.rpcrdma4j.verbs.ConnectException(org.rpcrdma4j.verbs.ConnectionEventType.REJECTED,
+                        "connection refused by h", null, null)))).isTrue();
+        assertThat(NfsMounts.fallsBackToNfs3(new org.rpcrdma4j.nfs.client.v4.Nfs4StatusException(
+                org.rpcrdma4j.nfs.v4.Nfs4Status.NFS4ERR_PERM, org.rpcrdma4j.nfs.v4.Nfs4.OP_LOOKUP, "perm")))
+                .isTrue();
+        assertThat(NfsMounts.fallsBackToNfs3(new org.rpcrdma4j.nfs.client.v4.Nfs4StatusException(
+                org.rpcrdma4j.nfs.v4.Nfs4Status.NFS4ERR_ACCESS, org.rpcrdma4j.nfs.v4.Nfs4.OP_LOOKUP, "access")))
+                .isFalse();
+        assertThat(NfsMounts.fallsBackToNfs3(new RpcTimeoutException("no answer", null))).isFalse();
+        assertThat(NfsMounts.fallsBackToNfs3(new RpcDeniedException("denied", null))).isFalse();
+    }
+
     @Test
     void versIsParsedAndChecked() {
         NfsUrl u = NfsUrl.parse("rdma://host/export?mountport=2050&vers=4.1");

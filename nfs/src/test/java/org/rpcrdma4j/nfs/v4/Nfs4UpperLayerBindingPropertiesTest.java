@@ -317,6 +317,46 @@ class Nfs4UpperLayerBindingPropertiesTest {
         assertThat(ULB.maxReplyItemLength(V4, COMPOUND, Unpooled.wrappedBuffer(w.bytes()))).isEqualTo(expected);
     }
 
+    /**
+     * A call whose item travels apart from the message (a WRITE's data or a link's text given as a payload) is sized
+     * from its reduced form exactly as from the whole message, whatever follows the item (READs included).
+     */
+    @Property(tries = 250)
+    void aReducedCallIsSizedAsTheWholeCall(@ForAll long seed, @ForAll @IntRange(max = 2) int minor,
+                                           @ForAll("tags") byte[] tag, @ForAll @IntRange(max = 10) int before,
+                                           @ForAll @IntRange(max = 3) int after, @ForAll("data") byte[] data,
+                                           @ForAll boolean symlink) throws Exception {
+        if (symlink && data.length > Nfs4.DECODE_MAX_PATH) {
+            return;
+        }
+        GeneratedCompound g = call(seed, minor, tag, before, after, data, symlink);
+        ByteBuf whole = Unpooled.wrappedBuffer(g.unreduced());
+        ByteBuf reduced = Unpooled.wrappedBuffer(g.reduced());
+        assertThat(ULB.maxInlineReplySizeReduced(V4, COMPOUND, reduced))
+                .isEqualTo(ULB.maxInlineReplySize(V4, COMPOUND, whole));
+        assertThat(ULB.maxReplyItemLengthReduced(V4, COMPOUND, reduced))
+                .isEqualTo(ULB.maxReplyItemLength(V4, COMPOUND, whole));
+        assertThat(reduced.readerIndex()).isZero();
+    }
+
+    /** Linux's and this client's WRITE COMPOUND, reduced: a bounded reply that fits the inline threshold. */
+    @Property(tries = 50)
+    void aReducedWriteCompoundHasASmallBoundedReply(@ForAll long seed, @ForAll @IntRange(max = 2) int minor,
+                                                    @ForAll @IntRange(max = 1 << 20) int length,
+                                                    @ForAll boolean getattrAfter) throws Exception {
+        Random r = new Random(seed);
+        XdrWriter w = GeneratedCompound.callHeader(new byte[0], minor, getattrAfter ? 4 : 3);
+        w.raw(OperationGenerator.generate(minor == 0 ? Nfs4.OP_PUTROOTFH : Nfs4.OP_SEQUENCE, minor, r).callBytes());
+        w.word(Nfs4.OP_PUTFH).opaque(new byte[28]);
+        w.word(Nfs4.OP_WRITE).fixed(r, Nfs4.STATEID_SIZE).hyper(r.nextLong()).word(2).word(length);
+        if (getattrAfter) {
+            w.word(Nfs4.OP_GETATTR).word(1).word(0x18); // change, size
+        }
+        long bound = ULB.maxInlineReplySizeReduced(V4, COMPOUND, Unpooled.wrappedBuffer(w.bytes()));
+        assertThat(bound).isPositive().isLessThan(1024);
+        assertThat(ULB.maxReplyItemLengthReduced(V4, COMPOUND, Unpooled.wrappedBuffer(w.bytes()))).isEqualTo(-1);
+    }
+
     @Property(tries = 100)
     void aCallWithoutReadHasNoReplyItemLength(@ForAll long seed, @ForAll @IntRange(max = 2) int minor,
                                               @ForAll @Size(max = 8) List<@IntRange(max = 1000) Integer> picks)

@@ -197,12 +197,23 @@ final class CallMarshaler {
         UpperLayerBinding binding = slot.binding;
         if (maxReplyOverride >= 0) {
             maxInline = maxReplyOverride;
+        } else if (binding != null && slot.hasItem && slot.itemBuf != base
+                && slot.padLength > 0 && slot.tailLength > 0) {
+            // the reduced arguments are not contiguous here (the pad sits between head and tail): no bound
+            maxInline = -1;
         } else if (binding != null) {
+            boolean reduced = slot.hasItem && slot.itemBuf != base; // a payload given apart from the message
             ByteBuf args = view(slot, base, at + slot.callHeader.bodyOffset(), at + slot.headLength
-                    + (slot.hasItem && slot.itemBuf == base ? slot.itemLength + slot.padLength + slot.tailLength : 0));
+                    + (reduced ? slot.tailLength : slot.hasItem ? slot.itemLength + slot.padLength + slot.tailLength
+                    : 0));
             try {
-                maxItem = binding.maxReplyItemLength(slot.version, slot.procedure, args);
-                maxInline = binding.maxInlineReplySize(slot.version, slot.procedure, args);
+                if (reduced) {
+                    maxItem = binding.maxReplyItemLengthReduced(slot.version, slot.procedure, args);
+                    maxInline = binding.maxInlineReplySizeReduced(slot.version, slot.procedure, args);
+                } else {
+                    maxItem = binding.maxReplyItemLength(slot.version, slot.procedure, args);
+                    maxInline = binding.maxInlineReplySize(slot.version, slot.procedure, args);
+                }
             } catch (XdrFormatException e) {
                 throw new RdmaMarshalException("the arguments do not decode for the program's binding: "
                         + e.getMessage(), e);

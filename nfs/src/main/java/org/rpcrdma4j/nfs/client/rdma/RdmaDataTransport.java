@@ -122,6 +122,33 @@ public final class RdmaDataTransport implements DataTransport {
         return transport.bufferPool();
     }
 
+    @Override
+    public ByteBuf allocateData(int size) throws IOException {
+        try {
+            return bufferPool().allocate(Math.max(1, size));
+        } catch (VerbsException e) {
+            throw new IOException("no registered memory for " + size + " bytes: " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new java.io.InterruptedIOException("interrupted while waiting for registered memory");
+        }
+    }
+
+    @Override
+    public boolean movesWithoutCopy(ByteBuf b) {
+        return transport.isRegisteredHere(b);
+    }
+
+    @Override
+    public int maxDataPerCall() {
+        return transport.config().maxPayloadSize();
+    }
+
+    @Override
+    public int maxUnboundedReply() {
+        return transport.config().defaultMaxReplySize();
+    }
+
     /** The RPC-over-RDMA transport underneath (counters, JMX). */
     public RdmaClientTransport transport() {
         return transport;

@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 import org.rpcrdma4j.nfs.FileHandle;
@@ -20,14 +21,19 @@ import org.rpcrdma4j.nfs.v4.Nfs4;
  */
 final class Compound {
     final String tag;
+    private final String operation;
+    private final byte[] tagBytes;
     private final List<Op> ops = new ArrayList<>();
     private int firstMutating = -1;
     private Ops.Write write;
     private Ops.Read read;
     private Supplier<CompletableFuture<Void>> onStaleState;
 
+    /** @param tag the COMPOUND's tag (sent), the operation it is sent for in lower case ("read", "open"...) */
     Compound(String tag) {
         this.tag = tag;
+        this.operation = tag.toUpperCase(Locale.ROOT);
+        this.tagBytes = tag.getBytes(StandardCharsets.UTF_8);
     }
 
     Compound add(Op op) {
@@ -122,9 +128,8 @@ final class Compound {
     /** The call's arguments, with {@code sequence} first (or none, for an operation that travels alone). */
     CompoundArgs args(int minorVersion, Ops.Sequence sequence) {
         List<Op> all = withSequence(sequence);
-        byte[] t = tag.getBytes(StandardCharsets.UTF_8);
-        return write != null ? new CompoundArgs.WithData(t, minorVersion, all, write)
-                : new CompoundArgs(t, minorVersion, all);
+        return write != null ? new CompoundArgs.WithData(operation, tagBytes, minorVersion, all, write)
+                : new CompoundArgs(operation, tagBytes, minorVersion, all);
     }
 
     /** A result to decode the reply into. */

@@ -9,15 +9,22 @@ import org.rpcrdma4j.nfs.xdr.DdpArgument;
 import org.rpcrdma4j.nfs.xdr.Nfs3Xdr;
 
 /** {@code COMPOUND4args} of one attempt: tag, minor version, the operations. Encoding only. */
-class CompoundArgs implements XdrAble {
+class CompoundArgs implements XdrAble, CompoundCall {
+    final String operation;
     final byte[] tag;
     final int minorVersion;
     final List<Op> ops;
 
-    CompoundArgs(byte[] tag, int minorVersion, List<Op> ops) {
+    CompoundArgs(String operation, byte[] tag, int minorVersion, List<Op> ops) {
+        this.operation = operation;
         this.tag = tag;
         this.minorVersion = minorVersion;
         this.ops = ops;
+    }
+
+    @Override
+    public String operation() {
+        return operation;
     }
 
     void encodeHead(XdrEncodingStream xdr) {
@@ -47,8 +54,8 @@ class CompoundArgs implements XdrAble {
     static final class WithData extends CompoundArgs implements DdpArgument {
         private final Ops.Write write;
 
-        WithData(byte[] tag, int minorVersion, List<Op> ops, Ops.Write write) {
-            super(tag, minorVersion, ops);
+        WithData(String operation, byte[] tag, int minorVersion, List<Op> ops, Ops.Write write) {
+            super(operation, tag, minorVersion, ops);
             this.write = write;
             if (ops.get(ops.size() - 1) != write) {
                 throw new IllegalArgumentException("the WRITE must be the last operation");

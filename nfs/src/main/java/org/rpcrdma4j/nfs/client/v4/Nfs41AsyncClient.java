@@ -23,7 +23,6 @@ import org.rpcrdma4j.nfs.client.DirListing;
 import org.rpcrdma4j.nfs.client.ReadReply;
 import org.rpcrdma4j.nfs.client.RpcBadReplyException;
 import org.rpcrdma4j.nfs.client.WriteReply;
-import org.rpcrdma4j.nfs.client.rdma.RdmaDataTransport;
 import org.rpcrdma4j.nfs.v4.Bitmap4;
 import org.rpcrdma4j.nfs.v4.Fattr4;
 import org.rpcrdma4j.nfs.v4.Fattr4Decoded;
@@ -152,7 +151,7 @@ public final class Nfs41AsyncClient implements NfsAsyncMount {
 
     /** The root of the server's name space (PUTROOTFH), with its attributes. */
     public CompletableFuture<NfsObject> rootObject() {
-        return call(new Compound("root").putrootfh().getfh().getattr(ATTRS),
+        return call(new Compound("lookup_root").putrootfh().getfh().getattr(ATTRS),
                 r -> new NfsObject(r.result(1), attributes(r.result(2))));
     }
 
@@ -274,7 +273,7 @@ public final class Nfs41AsyncClient implements NfsAsyncMount {
     }
 
     private boolean isRegistered(ByteBuf b) {
-        return session.transport() instanceof RdmaDataTransport r && r.transport().isRegisteredHere(b);
+        return session.transport().movesWithoutCopy(b);
     }
 
     /**
@@ -318,7 +317,7 @@ public final class Nfs41AsyncClient implements NfsAsyncMount {
         };
         Ops.Open open = Ops.Open.create(Nfs4Ops.SHARE_ACCESS_BOTH, files.owner(), how, attributes, verifier,
                 checkName(name));
-        return opened(new Compound("create").putfh(dir).add(open).getfh().getattr(ATTRS),
+        return opened(new Compound("open").putfh(dir).add(open).getfh().getattr(ATTRS),
                 Nfs4Ops.SHARE_ACCESS_BOTH);
     }
 

@@ -1,7 +1,6 @@
 package org.rpcrdma4j.nfs.client.v4;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -39,12 +38,10 @@ import org.rpcrdma4j.nfs.client.NfsUrl;
 import org.rpcrdma4j.nfs.client.ReadReply;
 import org.rpcrdma4j.nfs.client.TcpDataTransport;
 import org.rpcrdma4j.nfs.client.WriteReply;
-import org.rpcrdma4j.nfs.client.rdma.RdmaDataTransport;
 import org.rpcrdma4j.nfs.v4.Bitmap4;
 import org.rpcrdma4j.nfs.v4.Fattr4Decoded;
 import org.rpcrdma4j.nfs.v4.Nfs4;
 import org.rpcrdma4j.nfs.v4.Nfs4Status;
-import org.rpcrdma4j.verbs.VerbsException;
 
 /**
  * An NFSv4.1 (or 4.2) mount of one export: blocking calls for every operation of {@link Nfs41AsyncClient} (the same
@@ -189,17 +186,7 @@ public final class Nfs41Client implements NfsMount {
      * heap memory. The caller releases it.
      */
     public ByteBuf allocateBuffer(int size) throws IOException {
-        if (transport instanceof RdmaDataTransport rdma) {
-            try {
-                return rdma.bufferPool().allocate(Math.max(1, size));
-            } catch (VerbsException e) {
-                throw new IOException("no registered memory for " + size + " bytes: " + e.getMessage(), e);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new InterruptedIOException("interrupted while waiting for registered memory");
-            }
-        }
-        return Unpooled.buffer(size, size);
+        return transport.allocateData(size);
     }
 
     private static <T> T await(CompletableFuture<T> f) throws IOException {

@@ -21,19 +21,16 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import org.dcache.oncrpc4j.rpc.RpcAuth;
 import org.rpcrdma4j.nfs.client.DataTransport;
 import org.rpcrdma4j.nfs.client.NfsClientConfig;
 import org.rpcrdma4j.nfs.client.RpcConnectionException;
 import org.rpcrdma4j.nfs.client.RpcTimeoutException;
-import org.rpcrdma4j.nfs.client.rdma.RdmaDataTransport;
 import org.rpcrdma4j.nfs.v4.Bitmap4;
 import org.rpcrdma4j.nfs.v4.Fattr4;
 import org.rpcrdma4j.nfs.v4.Fattr4Decoded;
 import org.rpcrdma4j.nfs.v4.Nfs4;
 import org.rpcrdma4j.nfs.v4.Nfs4Status;
 import org.rpcrdma4j.nfs.v4.state.ChannelAttributes;
-import org.rpcrdma4j.xprt.client.RdmaClientConfig;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -100,7 +97,6 @@ public final class Nfs41Session implements AutoCloseable {
     private final DataTransport transport;
     private final Nfs41Options options;
     private final Duration callTimeout;
-    private final RpcAuth credential;
     private final byte[] owner;
     private final byte[] verifier;
     private final int instance = INSTANCES.incrementAndGet();
@@ -176,7 +172,6 @@ public final class Nfs41Session implements AutoCloseable {
         this.transport = transport;
         this.options = options;
         this.callTimeout = config.callTimeout();
-        this.credential = config.credential();
         String ownerId = options.ownerId() != null ? options.ownerId() : generatedOwner();
         this.owner = ownerId.getBytes(StandardCharsets.UTF_8);
         if (owner.length > Nfs4.OPAQUE_LIMIT) {
@@ -185,15 +180,8 @@ public final class Nfs41Session implements AutoCloseable {
         this.verifier = ByteBuffer.allocate(8).putLong(System.currentTimeMillis() ^ new SecureRandom().nextLong())
                 .array();
         this.minorVersion = options.minorVersion();
-        int chunk = config.chunkSize();
-        int unbounded = Integer.MAX_VALUE;
-        if (transport instanceof RdmaDataTransport rdma) {
-            RdmaClientConfig rc = rdma.transport().config();
-            chunk = Math.min(chunk, rc.maxPayloadSize());
-            unbounded = rc.defaultMaxReplySize();
-        }
-        this.payload = chunk;
-        this.unboundedReplyLimit = unbounded;
+        this.payload = Math.min(config.chunkSize(), transport.maxDataPerCall());
+        this.unboundedReplyLimit = transport.maxUnboundedReply();
         this.executor = Executors.newCachedThreadPool(threads("nfs41-" + instance));
         this.timer = Executors.newSingleThreadScheduledExecutor(threads("nfs41-timer-" + instance));
     }
@@ -228,7 +216,7 @@ public final class Nfs41Session implements AutoCloseable {
         Nfs41Session s = new Nfs41Session(transport, config, options);
         try {
             s.state = await(s.newClientId(), s.callTimeout.multipliedBy(4));
-            Fattr4Decoded lease = s.<Fattr4Decoded>awaitResult(new Compound("lease").putrootfh().getattr(LEASE), 1);
+            Fattr4Decoded lease = s.<Fattr4Decoded>awaitResult(new Compound("get_lease_time").putrootfh().getattr(LEASE), 1);
             s.leaseSeconds = lease.leaseTime() == null ? 90 : Math.max(1, lease.leaseTime());
             s.startTimer();
             return s;
@@ -263,7 +251,7 @@ public final class Nfs41Session implements AutoCloseable {
         State s = state;
         if (!s.retired && System.nanoTime() - lastSentNanos >= renewNanos && s.slots.inUse() == 0) {
             renewals.incrementAndGet();
-            call(new Compound("renew")).whenComplete((r, e) -> {
+            call(new Compound("sequence")).whenComplete((r, e) -> {
                 if (e != null) {
                     LOG.debug("lease renewal failed: {}", e.toString());
                 } else if (!r.isOk()) {
@@ -619,11 +607,7 @@ public final class Nfs41Session implements AutoCloseable {
             compounds.incrementAndGet();
             CompletableFuture<CompoundRes> reply;
             try {
-                if (args instanceof CompoundArgs.WithData data && transport instanceof RdmaDataTransport rdma) {
-                    reply = RdmaWriteCall.send(rdma, credential, callTimeout.toMillis(), data, res);
-                } else {
-                    reply = transport.call(Nfs4.PROGRAM, Nfs4.VERSION, Nfs4.PROC_COMPOUND, args, res);
-                }
+                reply = transport.call(Nfs4.PROGRAM, Nfs4.VERSION, Nfs4.PROC_COMPOUND, args, res);
             } catch (RuntimeException e) {
                 reply = CompletableFuture.failedFuture(e);
             }

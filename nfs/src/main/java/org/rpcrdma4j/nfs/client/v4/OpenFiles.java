@@ -335,7 +335,7 @@ final class OpenFiles implements Nfs41Session.StateRecovery {
         for (int i = 0; i < open.size(); i++) {
             Entry e = open.get(i);
             int want = access.get(i);
-            Compound c = new Compound("reclaim").putfh(e.fh).add(Ops.Open.reclaim(want, OWNER));
+            Compound c = new Compound("open_reclaim").putfh(e.fh).add(Ops.Open.reclaim(want, OWNER));
             all.add(session.callOn(s, c).handle((r, x) -> {
                 if (x != null) {
                     LOG.info("reclaiming the open of {} failed: {}", e.fh, Nfs41Session.unwrap(x).toString());

@@ -26,9 +26,8 @@
  * <h2>Data on RDMA</h2>
  * A COMPOUND with a WRITE ends with it (SEQUENCE, PUTFH, WRITE): the data is the call's DDP-eligible item, sent as
  * a Read chunk straight from the caller's buffer when that is the transport's registered memory
- * ({@link org.rpcrdma4j.nfs.client.v4.Nfs41Client#allocateBuffer}), else from one copy in it. It goes out through
- * {@code RdmaWriteCall}, which gives the transport the reply's size, because the NFSv4 binding cannot size the reply
- * of a call whose data is not in the message. A COMPOUND with a READ (SEQUENCE, PUTFH, READ) has a
+ * ({@link org.rpcrdma4j.nfs.client.v4.Nfs41Client#allocateBuffer}), else from one copy in it; the NFSv4 binding
+ * sizes the reply from the reduced call (the data's length word without its bytes). A COMPOUND with a READ (SEQUENCE, PUTFH, READ) has a
  * {@link org.rpcrdma4j.nfs.xdr.DdpResult}: the server writes the data through a Write chunk into the caller's buffer.
  * The session asks for requests and replies of the transport's largest payload (1 MiB by default) plus 1 KiB, so
  * 1 MiB READs and WRITEs fit; READDIR replies are kept within the transport's Reply chunk

@@ -45,6 +45,11 @@ public record StateConfig(Duration leaseTime, Duration graceTime, ChannelAttribu
                 new ChannelAttributes(0, 4096, 4096, 0, 8, 1), 16);
     }
 
+    /** The same settings with another grace period. */
+    public StateConfig withGraceTime(Duration grace) {
+        return new StateConfig(leaseTime, grace, foreLimits, backLimits, maxSessionsPerClient);
+    }
+
     private static void checkLimits(String channel, ChannelAttributes limits) {
         if (limits.maxRequests() < 1 || limits.maxRequests() > SlotTable.MAX_SLOTS) {
             throw new IllegalArgumentException(channel + " channel: maxRequests from 1 to " + SlotTable.MAX_SLOTS

@@ -123,6 +123,10 @@ public final class Harness {
                 drivers.put(Client.RDMA, NfsClientDriver.mount(fixture.rdmaUrl(), rdma, fixture.fileBytes()));
                 drivers.put(Client.TCP, NfsClientDriver.mount(fixture.tcpUrl(), NfsClientConfig.defaults(),
                         fixture.fileBytes()));
+                drivers.put(Client.RDMA41, NfsClientDriver.mount(fixture.rdmaUrl() + "&vers=4.1", rdma,
+                        fixture.fileBytes()));
+                drivers.put(Client.TCP41, NfsClientDriver.mount(fixture.tcpUrl() + "?vers=4.1",
+                        NfsClientConfig.defaults(), fixture.fileBytes()));
                 String emcUnavailable = fixture.emcUnavailable();
                 if (emcUnavailable == null) {
                     try {

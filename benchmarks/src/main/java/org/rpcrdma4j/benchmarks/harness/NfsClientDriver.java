@@ -12,39 +12,42 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import org.rpcrdma4j.nfs.FileHandle;
 import org.rpcrdma4j.nfs.StableHow;
-import org.rpcrdma4j.nfs.client.NfsAsyncClient;
-import org.rpcrdma4j.nfs.client.NfsClient;
+import org.rpcrdma4j.nfs.client.DataTransport;
+import org.rpcrdma4j.nfs.client.NfsAsyncMount;
 import org.rpcrdma4j.nfs.client.NfsClientConfig;
+import org.rpcrdma4j.nfs.client.NfsMount;
+import org.rpcrdma4j.nfs.client.NfsMounts;
+import org.rpcrdma4j.nfs.client.NfsUrl;
 import org.rpcrdma4j.nfs.client.ReadReply;
 import org.rpcrdma4j.nfs.client.rdma.RdmaDataTransport;
-import org.rpcrdma4j.registration.RegisteredBufferPool;
 
 /**
- * The project's NFSv3 client ({@link NfsClient}, pipelined through {@link NfsAsyncClient}) over {@code tcp://} or
- * {@code rdma://}. Over RDMA the READ sinks and WRITE sources are the transport's registered memory
- * ({@link RdmaDataTransport#bufferPool()}), the zero-copy use of the API; over TCP they are pooled direct buffers.
+ * The project's NFS client, NFSv3 ({@code NfsClient}) or NFSv4.1 ({@code Nfs41Client}) as the URL's {@code vers}
+ * says, pipelined through its {@link NfsAsyncMount}, over {@code tcp://} or {@code rdma://}. Over RDMA the READ sinks
+ * and WRITE sources are the transport's registered memory ({@link DataTransport#allocateData}), the zero-copy use of
+ * the API; over TCP they are pooled direct buffers.
  * One thread issues the calls, a semaphore keeps {@code outstanding} of them in flight; completions run on the
  * transport's threads. Owns the mount.
  */
 final class NfsClientDriver implements NfsDriver {
-    private final NfsClient client;
-    private final NfsAsyncClient async;
+    private final NfsMount client;
+    private final NfsAsyncMount async;
     private final FileHandle data;
     private final FileHandle scratch;
-    private final RegisteredBufferPool registered;
+    private final DataTransport registered;
     private final long fileBytes;
 
-    private NfsClientDriver(NfsClient client, long fileBytes) throws IOException {
+    private NfsClientDriver(NfsMount client, long fileBytes) throws IOException {
         this.client = client;
         this.async = client.async();
         this.data = client.resolve(NfsFixture.DATA);
         this.scratch = client.resolve(NfsFixture.SCRATCH);
-        this.registered = client.async().transport() instanceof RdmaDataTransport rdma ? rdma.bufferPool() : null;
+        this.registered = client.transport() instanceof RdmaDataTransport ? client.transport() : null;
         this.fileBytes = fileBytes;
     }
 
     static NfsClientDriver mount(String url, NfsClientConfig config, long fileBytes) throws IOException {
-        NfsClient client = NfsClient.mount(url, config);
+        NfsMount client = NfsMounts.mount(NfsUrl.parse(url), config);
         try {
             return new NfsClientDriver(client, fileBytes);
         } catch (IOException | RuntimeException e) {
@@ -54,12 +57,12 @@ final class NfsClientDriver implements NfsDriver {
     }
 
     /** The mounted client (for the transport underneath). */
-    NfsClient client() {
+    NfsMount client() {
         return client;
     }
 
     private ByteBuf buffer(int size) throws Exception {
-        return registered != null ? registered.allocate(size)
+        return registered != null ? registered.allocateData(size)
                 : PooledByteBufAllocator.DEFAULT.directBuffer(size, size);
     }
 

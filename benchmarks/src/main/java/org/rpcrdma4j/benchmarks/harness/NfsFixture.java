@@ -12,10 +12,11 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import org.rpcrdma4j.nfs.FileHandle;
 import org.rpcrdma4j.nfs.StableHow;
-import org.rpcrdma4j.nfs.binding.Nfs3UpperLayerBinding;
 import org.rpcrdma4j.nfs.client.NfsClient;
+import org.rpcrdma4j.nfs.client.rdma.RdmaDataTransport;
 import org.rpcrdma4j.nfs.server.NfsServer;
 import org.rpcrdma4j.nfs.server.rdma.RdmaServerMemory;
+import org.rpcrdma4j.nfs.v4.state.StateConfig;
 import org.rpcrdma4j.nfs.vfs.BlockMemory;
 import org.rpcrdma4j.nfs.vfs.MemoryVfs;
 import org.rpcrdma4j.verbs.RdmaDevice;
@@ -42,6 +43,8 @@ final class NfsFixture implements AutoCloseable {
     static final String EXPORT = "/export";
     static final String DATA = "/data.bin";
     static final String SCRATCH = "/scratch.bin";
+    /** NFSv4.1 beside NFSv3, without a grace period: nobody can hold state from before a fixture starts. */
+    static final StateConfig NFS4 = NfsServer.defaultNfs4().withGraceTime(java.time.Duration.ZERO);
     /**
      * What the RDMA server lets the VFS keep of WRITE data (whole 1 MiB blocks where the data landed, see
      * {@link RdmaServerMemory}): enough for the whole scratch file of a full run (64 MiB, a page more per MiB).
@@ -87,7 +90,7 @@ final class NfsFixture implements AutoCloseable {
             ThreadLocalRandom r = ThreadLocalRandom.current();
             String candidate = "127." + r.nextInt(1, 255) + "." + r.nextInt(0, 256) + "." + r.nextInt(2, 255);
             NfsServer s = NfsServer.builder().bindAddress(candidate).port(0).portmap(111).readBuffers(serverMemory)
-                    .writeMemory(serverMemory).export(EXPORT, vfs).build();
+                    .writeMemory(serverMemory).export(EXPORT, vfs).nfs4(NFS4).build();
             try {
                 s.start();
                 nfs = s;
@@ -100,13 +103,13 @@ final class NfsFixture implements AutoCloseable {
         if (nfs == null) {
             host = "127.0.0.1";
             nfs = NfsServer.builder().bindAddress(host).port(0).readBuffers(serverMemory).writeMemory(serverMemory)
-                    .export(EXPORT, vfs).build().start();
+                    .export(EXPORT, vfs).nfs4(NFS4).build().start();
             emcUnavailable = "EMC's nfs-client needs a portmapper on port 111 of the server's address, which could "
                     + "not be bound here (" + portmapFailure.getMessage() + ")";
         }
         RdmaDevice device = RdmaProviders.select("soft").open(config.device());
         RdmaRpcServer rdma = RdmaRpcServer.builder().bindAddress(InetAddress.getByName(host)).port(0).device(device)
-                .programs(nfs.programs()).binding(Nfs3UpperLayerBinding.INSTANCE)
+                .programs(nfs.programs()).binding(RdmaDataTransport.NFS_BINDING)
                 .inlineSizes(config.inline(), config.inline()).keptCallMemory(KEPT_CALL_MEMORY).jmx(false)
                 .name("harness-nfs-rdma").build();
         try {

@@ -78,7 +78,9 @@ public enum NfsRow {
     public enum Client {
         RDMA("rdma", "RDMA: NfsClient rdma://"),
         TCP("tcp", "TCP: NfsClient tcp:// (oncrpc4j)"),
-        EMC("emc", "TCP: EMC nfs-client");
+        EMC("emc", "TCP: EMC nfs-client"),
+        RDMA41("rdma41", "RDMA: Nfs41Client rdma:// (NFSv4.1)"),
+        TCP41("tcp41", "TCP: Nfs41Client tcp:// (NFSv4.1, oncrpc4j)");
 
         private final String key;
         private final String header;

@@ -2,6 +2,7 @@ package org.rpcrdma4j.benchmarks.harness;
 
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -135,6 +136,16 @@ public final class Report {
         return Collections.unmodifiableMap(unavailable);
     }
 
+    /** One row of the NFS table: a cell per client (empty where {@code cells} has none), then the ratios. */
+    private static void tableRow(StringBuilder md, String label, String unit, Map<Client, String> cells,
+                                 String... ratios) {
+        md.append("| ").append(label).append(" | ").append(unit).append(" | ");
+        for (Client c : Client.values()) {
+            md.append(cells.getOrDefault(c, "")).append(" | ");
+        }
+        md.append(String.join(" | ", ratios)).append(" |\n");
+    }
+
     private String cell(String key, String format) {
         Double v = figures.get(key);
         if (v != null) {
@@ -182,36 +193,44 @@ public final class Report {
                 + "into 16 sinks of 1 MiB in turn", WIRE_COLD_TCP);
         md.append('\n');
 
-        md.append("#### NFSv3 against one embedded server (MemoryVfs), ").append(config.outstanding())
+        md.append("#### NFSv3 and NFSv4.1 against one embedded server (MemoryVfs), ").append(config.outstanding())
                 .append(" outstanding\n\n");
         md.append("| workload | unit | ");
         for (Client c : Client.values()) {
             md.append(c.header()).append(" | ");
         }
-        md.append("RDMA ÷ oncrpc4j TCP | RDMA ÷ EMC | RDMA ÷ raw TCP |\n|---|---|---:|---:|---:|---:|---:|---:|\n");
+        md.append("RDMA ÷ oncrpc4j TCP | RDMA ÷ EMC | RDMA ÷ raw TCP | NFSv4.1: RDMA ÷ TCP |\n|---|---|")
+                .append("---:|".repeat(Client.values().length + 4)).append('\n');
         for (NfsRow row : NfsRow.values()) {
-            md.append("| ").append(row.label()).append(" | ").append(row.unit()).append(" | ");
+            Map<Client, String> cells = new EnumMap<>(Client.class);
             for (Client c : Client.values()) {
-                md.append(cell(row.figure(c), format(row))).append(" | ");
+                cells.put(c, cell(row.figure(c), format(row)));
             }
-            md.append(ratio(row.figure(Client.RDMA), row.figure(Client.TCP))).append(" | ")
-                    .append(ratio(row.figure(Client.RDMA), row.figure(Client.EMC))).append(" | ")
-                    .append(row == NfsRow.READ_1M || row == NfsRow.WRITE_1M
-                            ? ratioText(ratioOfMedians(row.figure(Client.RDMA), WIRE_TCP)) : "").append(" |\n");
+            tableRow(md, row.label(), row.unit(), cells, ratio(row.figure(Client.RDMA), row.figure(Client.TCP)),
+                    ratio(row.figure(Client.RDMA), row.figure(Client.EMC)),
+                    row == NfsRow.READ_1M || row == NfsRow.WRITE_1M
+                            ? ratioText(ratioOfMedians(row.figure(Client.RDMA), WIRE_TCP)) : "",
+                    ratio(row.figure(Client.RDMA41), row.figure(Client.TCP41)));
         }
-        md.append("| GETATTR round trip p50, RDMA and TCP calls alternating on one thread | µs | ")
-                .append(cell(GETATTR_PAIRED_RDMA, "%.1f")).append(" | ").append(cell(GETATTR_PAIRED_TCP, "%.1f"))
-                .append(" | | ").append(ratio(GETATTR_PAIRED_RDMA, GETATTR_PAIRED_TCP)).append(" | | |\n");
-        md.append("| READ 1 MiB sequential, RDMA and raw TCP (").append(cell(READ_TURNS_RAW_TCP, "%,.0f"))
-                .append(" MiB/s) taking turns in short slices | MiB/s | ").append(cell(READ_TURNS_RDMA, "%,.0f"))
-                .append(" | | | | | ").append(ratio(READ_TURNS_RDMA, READ_TURNS_RAW_TCP)).append(" |\n");
-        md.append("| WRITE 1 MiB sequential (UNSTABLE), RDMA and oncrpc4j TCP taking turns in short slices | MiB/s | ")
-                .append(cell(WRITE_TURNS_RDMA, "%,.0f")).append(" | ").append(cell(WRITE_TURNS_TCP, "%,.0f"))
-                .append(" | | ").append(ratio(WRITE_TURNS_RDMA, WRITE_TURNS_TCP)).append(" | | |\n");
+        tableRow(md, "GETATTR round trip p50, RDMA and TCP calls alternating on one thread", "µs",
+                Map.of(Client.RDMA, cell(GETATTR_PAIRED_RDMA, "%.1f"), Client.TCP, cell(GETATTR_PAIRED_TCP, "%.1f")),
+                ratio(GETATTR_PAIRED_RDMA, GETATTR_PAIRED_TCP), "", "", "");
+        tableRow(md, "READ 1 MiB sequential, RDMA and raw TCP (" + cell(READ_TURNS_RAW_TCP, "%,.0f")
+                + " MiB/s) taking turns in short slices", "MiB/s", Map.of(Client.RDMA, cell(READ_TURNS_RDMA, "%,.0f")),
+                "", "", ratio(READ_TURNS_RDMA, READ_TURNS_RAW_TCP), "");
+        tableRow(md, "WRITE 1 MiB sequential (UNSTABLE), RDMA and oncrpc4j TCP taking turns in short slices", "MiB/s",
+                Map.of(Client.RDMA, cell(WRITE_TURNS_RDMA, "%,.0f"), Client.TCP, cell(WRITE_TURNS_TCP, "%,.0f")),
+                ratio(WRITE_TURNS_RDMA, WRITE_TURNS_TCP), "", "", "");
 
         md.append("\n#### Cost per RPC, whole JVM (client, server and device threads)\n\n");
-        md.append("| workload | CPU µs: RDMA | oncrpc4j TCP | EMC | bytes allocated: RDMA | oncrpc4j TCP | EMC |\n"
-                + "|---|---:|---:|---:|---:|---:|---:|\n");
+        md.append("| workload |");
+        for (Client c : Client.values()) {
+            md.append(" CPU µs: ").append(c.key()).append(" |");
+        }
+        for (Client c : Client.values()) {
+            md.append(" bytes allocated: ").append(c.key()).append(" |");
+        }
+        md.append("\n|---|").append("---:|".repeat(2 * Client.values().length)).append('\n');
         for (NfsRow row : NfsRow.values()) {
             if (row == NfsRow.GETATTR_P99) {
                 continue;

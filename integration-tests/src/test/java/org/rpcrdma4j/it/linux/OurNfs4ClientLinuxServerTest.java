@@ -81,8 +81,17 @@ class OurNfs4ClientLinuxServerTest {
             assertThat(nfs.list(dir)).isEmpty();
             nfs.delete(dir);
             RdmaClientStats stats = ((RdmaDataTransport) nfs.transport()).transport().stats();
-            LOG.info("our NFSv4.{} client against knfsd: {} ms; {}", minor, (System.nanoTime() - t0) / 1_000_000,
-                    stats);
+            // the back channel was asked for and granted; knfsd sends no CB_NULL probe to NFSv4.1 clients, it takes
+            // the session's back channel as up (and calls back only for delegations and layouts, which this client
+            // does not take)
+            assertThat(nfs.session().backChannelGranted()).as("CONN_BACK_CHAN granted by knfsd").isTrue();
+            assertThat(peer.execOk("cat /proc/fs/nfsd/clients/*/info", Duration.ofMinutes(1)))
+                    .as("knfsd's view of this client").contains("rpcrdma4j NFSv4.1 client")
+                    .contains("callback state: UP");
+            LOG.info("our NFSv4.{} client against knfsd: {} ms; back channel asked {} granted {}, rebound {} times, "
+                    + "{} CB_COMPOUNDs answered; {}", minor, (System.nanoTime() - t0) / 1_000_000,
+                    nfs.session().servesCallbacks(), nfs.session().backChannelGranted(),
+                    nfs.session().backChannelBinds(), nfs.session().callbacksAnswered(), stats);
             assertThat(stats.get(XprtCounter.READ_CHUNK_COUNT)).as("WRITE data in Read chunks").isPositive();
             assertThat(stats.get(XprtCounter.WRITE_CHUNK_COUNT)).as("READ data into Write chunks").isPositive();
             assertThat(stats.get(XprtCounter.BAD_REPLY_COUNT)).isZero();

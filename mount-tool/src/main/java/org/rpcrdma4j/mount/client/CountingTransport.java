@@ -78,6 +78,11 @@ public final class CountingTransport implements DataTransport {
     }
 
     @Override
+    public boolean servesReverseProgram(int program, int version) {
+        return delegate.servesReverseProgram(program, version);
+    }
+
+    @Override
     public int maxDataPerCall() {
         return delegate.maxDataPerCall();
     }

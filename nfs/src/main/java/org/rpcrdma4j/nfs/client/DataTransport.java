@@ -63,6 +63,14 @@ public interface DataTransport extends AutoCloseable {
         return Integer.MAX_VALUE;
     }
 
+    /**
+     * Whether calls of {@code program} the server sends on this connection's reverse direction are served
+     * ({@link NfsClientConfig#withReverseProgram}); false where the transport has no reverse direction.
+     */
+    default boolean servesReverseProgram(int program, int version) {
+        return false;
+    }
+
     /** The server's address. */
     InetSocketAddress remoteAddress();
 

@@ -128,6 +128,11 @@ public final class NfsClient implements NfsMount {
     }
 
     /** The asynchronous API over the same connection. */
+    @Override
+    public DataTransport transport() {
+        return async.transport();
+    }
+
     public NfsAsyncClient async() {
         return async;
     }

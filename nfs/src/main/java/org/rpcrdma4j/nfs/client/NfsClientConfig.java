@@ -1,8 +1,13 @@
 package org.rpcrdma4j.nfs.client;
 
 import java.time.Duration;
+import java.util.Collections;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Objects;
+import org.dcache.oncrpc4j.rpc.OncRpcProgram;
+import org.dcache.oncrpc4j.rpc.RpcDispatchable;
 import org.dcache.oncrpc4j.rpc.RpcAuth;
 import org.dcache.oncrpc4j.rpc.RpcAuthTypeUnix;
 
@@ -20,6 +25,7 @@ public final class NfsClientConfig {
     private int readdirBytes = 64 << 10;
     private int workerThreads = 2;
     private Map<String, DataTransportFactory> factories = new HashMap<>();
+    private Map<OncRpcProgram, RpcDispatchable> reversePrograms = new LinkedHashMap<>();
 
     private NfsClientConfig() {
     }
@@ -42,6 +48,7 @@ public final class NfsClientConfig {
         c.readdirBytes = readdirBytes;
         c.workerThreads = workerThreads;
         c.factories = new HashMap<>(factories);
+        c.reversePrograms = new LinkedHashMap<>(reversePrograms);
         return c;
     }
 
@@ -116,6 +123,22 @@ public final class NfsClientConfig {
         NfsClientConfig c = copy();
         c.factories.put(factory.scheme(), factory);
         return c;
+    }
+
+    /**
+     * Serves {@code program} on the reverse direction of the connections made with this configuration, where the
+     * transport has one (RPC-over-RDMA, RFC 8167): calls the server sends back, such as NFSv4.1's callbacks, which
+     * the NFSv4.1 client adds itself. A stream transport ignores it.
+     */
+    public NfsClientConfig withReverseProgram(int program, int version, RpcDispatchable service) {
+        NfsClientConfig c = copy();
+        c.reversePrograms.put(new OncRpcProgram(program, version), Objects.requireNonNull(service, "service"));
+        return c;
+    }
+
+    /** The programs served on the reverse direction ({@link #withReverseProgram}). */
+    public Map<OncRpcProgram, RpcDispatchable> reversePrograms() {
+        return Collections.unmodifiableMap(reversePrograms);
     }
 
     public Duration callTimeout() {

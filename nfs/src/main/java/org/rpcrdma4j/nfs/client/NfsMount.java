@@ -35,6 +35,9 @@ public interface NfsMount extends AutoCloseable {
     /** The same mount's pipelined operations. */
     NfsAsyncMount async();
 
+    /** The connection the NFS calls go over (borrowed: closed with the mount when the mount made it). */
+    DataTransport transport();
+
     void ping() throws IOException;
 
     FileAttributes getattr(FileHandle fh) throws IOException;

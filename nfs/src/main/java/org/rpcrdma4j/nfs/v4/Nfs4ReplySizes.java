@@ -15,8 +15,12 @@ import org.rpcrdma4j.xprt.XdrFormatException;
  * or the binding does not know the operation. The sum bounds the whole reply, so that a requester can leave out the
  * reply chunk when the reply is sure to fit inline.
  * <p>
- * Assumption, shared with the walk itself: a server never returns a {@code bitmap4} of more than
- * {@link Nfs4#DECODE_MAX_BITMAP_WORDS} words (the binding refuses longer ones as malformed; NFSv4.2 needs 3).
+ * Assumptions, shared with the walk itself: a server never returns a {@code bitmap4} of more than
+ * {@link Nfs4#DECODE_MAX_BITMAP_WORDS} words (the binding refuses longer ones as malformed; NFSv4.2 needs 3), nor a
+ * user or group name of more than {@link Nfs4#OPAQUE_LIMIT} bytes: the {@code owner} and {@code owner_group}
+ * attributes and the {@code who} of the ACE that comes with a delegation (Linux's ID mapper names have at most 128).
+ * Without the second, every GETATTR of the attributes a client needs (a file's owner among them) and every OPEN would
+ * be unbounded, and a requester would register a Reply chunk as large as its largest reply for each.
  */
 final class Nfs4ReplySizes {
     /** Unbounded or unknown. */
@@ -25,6 +29,14 @@ final class Nfs4ReplySizes {
     private static final int BITMAP_MAX = 4 + 4 * Nfs4.DECODE_MAX_BITMAP_WORDS;
     /** LOCK4denied: offset, length, lock type, lock owner (client id and an owner of at most 1024 bytes). */
     private static final int LOCK_DENIED_MAX = 8 + 8 + 4 + 8 + 4 + Nfs4.OPAQUE_LIMIT;
+    /** nfsace4: type, flag, access mask, who (a name: see the class comment). */
+    private static final int ACE_MAX = 4 + 4 + 4 + 4 + Nfs4.OPAQUE_LIMIT;
+    /**
+     * OPEN4resok: stateid, change_info4, rflags, attrset, and open_delegation4 at its largest (a write delegation:
+     * type, stateid, recall, nfs_space_limit4, ACE).
+     */
+    private static final int OPEN_MAX = Nfs4.STATEID_SIZE + Nfs4.CHANGE_INFO_SIZE + 4 + BITMAP_MAX
+            + 4 + Nfs4.STATEID_SIZE + 4 + 4 + 8 + ACE_MAX;
     /** Size of each attribute's value in a {@code fattr4}; -1 where it has no bound or the binding does not know it. */
     private static final int[] ATTRIBUTE_SIZE = attributeSizes();
 
@@ -68,6 +80,8 @@ final class Nfs4ReplySizes {
         s[33] = u32; // mode
         s[34] = bool; // no_trunc
         s[35] = u32; // numlinks
+        s[36] = 4 + Nfs4.OPAQUE_LIMIT; // owner: see the class comment
+        s[37] = 4 + Nfs4.OPAQUE_LIMIT; // owner_group
         for (int bit = 38; bit <= 40; bit++) {
             s[bit] = u64; // quota_avail_hard, quota_avail_soft, quota_used
         }
@@ -196,7 +210,8 @@ final class Nfs4ReplySizes {
             case Nfs4.OP_CREATE -> Nfs4.CHANGE_INFO_SIZE + BITMAP_MAX;
             case Nfs4.OP_GETFH -> 4 + Nfs4.FHSIZE;
             case Nfs4.OP_LOCK, Nfs4.OP_LOCKT -> LOCK_DENIED_MAX; // the NFS4ERR_DENIED arm is the largest
-            default -> UNBOUNDED; // OPEN (an ACE's who), SECINFO, SETCLIENTID, LAYOUTGET, ..., and the unknown
+            case Nfs4.OP_OPEN -> OPEN_MAX;
+            default -> UNBOUNDED; // SECINFO, SETCLIENTID, LAYOUTGET, ..., and the unknown
         };
     }
 

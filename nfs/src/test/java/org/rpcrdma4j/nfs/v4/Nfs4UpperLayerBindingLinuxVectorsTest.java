@@ -173,7 +173,11 @@ class Nfs4UpperLayerBindingLinuxVectorsTest {
         assertThat(rpcReplyHeader + hex(READ_REPLY_REDUCED).readableBytes()).isLessThanOrEqualTo(504);
         assertThat(ULB.maxInlineReplySize(4, 1, unreducedWriteCall())).isEqualTo(608);
         assertThat(rpcReplyHeader + hex(WRITE_REPLY).readableBytes()).isLessThanOrEqualTo(608);
-        assertThat(ULB.maxInlineReplySize(4, 1, hex(OPEN_CALL))).isEqualTo(-1);
+        // OPEN, GETFH, GETATTR of Linux's attributes (owner and owner_group among them): bounded with names of at
+        // most 1024 bytes, within knfsd's 4 KiB inline threshold, and above what knfsd answered
+        long open = ULB.maxInlineReplySize(4, 1, hex(OPEN_CALL));
+        assertThat(open).isEqualTo(3880).isLessThan(4096 - 28);
+        assertThat((long) rpcReplyHeader + hex(OPEN_REPLY).readableBytes()).isLessThanOrEqualTo(open);
         long readdir = ULB.maxInlineReplySize(4, 1, hex(READDIR_CALL));
         assertThat(readdir).isPositive();
         assertThat((long) rpcReplyHeader + hex(READDIR_REPLY).readableBytes()).isLessThanOrEqualTo(readdir);

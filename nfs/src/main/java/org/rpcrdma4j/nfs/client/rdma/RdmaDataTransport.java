@@ -12,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import org.dcache.oncrpc4j.rpc.OncRpcProgram;
 import org.dcache.oncrpc4j.rpc.RpcAuth;
 import org.dcache.oncrpc4j.rpc.RpcReply;
 import org.dcache.oncrpc4j.xdr.Xdr;
@@ -106,6 +107,7 @@ public final class RdmaDataTransport implements DataTransport {
         if (rdma.bindings().stream().noneMatch(x -> x.program() == NFS_BINDING.program())) {
             b.binding(NFS_BINDING);
         }
+        config.reversePrograms().forEach(b::reverseProgram);
         RdmaClientTransport t;
         try {
             t = RdmaClientTransport.connect(server, b.build());
@@ -137,6 +139,11 @@ public final class RdmaDataTransport implements DataTransport {
     @Override
     public boolean movesWithoutCopy(ByteBuf b) {
         return transport.isRegisteredHere(b);
+    }
+
+    @Override
+    public boolean servesReverseProgram(int program, int version) {
+        return transport.config().reversePrograms().containsKey(new OncRpcProgram(program, version));
     }
 
     @Override

@@ -89,10 +89,11 @@ public final class Nfs41Client implements NfsMount {
 
     /** Connects with the scheme's transport (owned by the client), then {@link #connect}s over it. */
     public static Nfs41Client mount(NfsUrl url, NfsClientConfig config, Nfs41Options options) throws IOException {
+        CallbackService callbacks = new CallbackService();
         DataTransport t = factory(url.scheme(), config).connect(new InetSocketAddress(url.host(), url.port()),
-                config);
+                config.withReverseProgram(Nfs4Ops.CB_PROGRAM, CallbackService.VERSION, callbacks));
         try {
-            return open(t, true, url.export(), config, options);
+            return open(t, true, url.export(), config, options, callbacks);
         } catch (IOException | RuntimeException e) {
             t.close();
             throw e;
@@ -105,12 +106,12 @@ public final class Nfs41Client implements NfsMount {
      */
     public static Nfs41Client connect(DataTransport transport, String export, NfsClientConfig config,
                                       Nfs41Options options) throws IOException {
-        return open(transport, false, export, config, options);
+        return open(transport, false, export, config, options, null);
     }
 
     private static Nfs41Client open(DataTransport t, boolean owns, String export, NfsClientConfig config,
-                                    Nfs41Options options) throws IOException {
-        Nfs41Session session = Nfs41Session.establish(t, config, options);
+                                    Nfs41Options options, CallbackService callbacks) throws IOException {
+        Nfs41Session session = Nfs41Session.establish(t, config, options, callbacks);
         try {
             Nfs41AsyncClient async = new Nfs41AsyncClient(session);
             NfsObject top = Nfs41Session.await(async.rootObject());
@@ -167,6 +168,7 @@ public final class Nfs41Client implements NfsMount {
         return async;
     }
 
+    @Override
     public DataTransport transport() {
         return transport;
     }

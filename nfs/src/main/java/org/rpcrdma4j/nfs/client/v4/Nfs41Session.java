@@ -19,8 +19,10 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import org.rpcrdma4j.nfs.FileHandle;
 import org.rpcrdma4j.nfs.client.DataTransport;
 import org.rpcrdma4j.nfs.client.NfsClientConfig;
 import org.rpcrdma4j.nfs.client.RpcConnectionException;
@@ -45,8 +47,10 @@ import org.slf4j.LoggerFactory;
  * CREATE_SESSION, then RECLAIM_COMPLETE (nothing to reclaim: the server lets the client OPEN only after it), then a
  * GETATTR of {@code lease_time}. The fore channel asks for {@link Nfs41Options#slots()} slots and requests and replies
  * of the largest READ or WRITE payload plus {@value #HEADER_ROOM} bytes (the payload: {@code NfsClientConfig}'s
- * chunk size, over RDMA at most the transport's {@code maxPayloadSize}); the back channel asks for one slot and no
- * CONN_BACK_CHAN: this client serves no callbacks, so servers grant it no delegations.
+ * chunk size, over RDMA at most the transport's {@code maxPayloadSize}). Where the transport serves the callback
+ * program ({@link CallbackService}: over RDMA, on the connection's reverse direction), CREATE_SESSION asks for
+ * CONN_BACK_CHAN with one back channel slot; when SEQUENCE later says the callback path is down (a reconnect), the
+ * connection is bound again (BIND_CONN_TO_SESSION). OPENs ask for no delegation either way.
  *
  * <h2>Slots</h2>
  * Each COMPOUND takes a slot ({@link ClientSlotTable}; it waits for one when all are busy), gets the slot's next
@@ -91,6 +95,9 @@ public final class Nfs41Session implements AutoCloseable {
     static final int HEADER_ROOM = 1024;
     /** What the client asks the server to keep of a reply for its retransmission. */
     private static final int CACHED_REPLY = 16 << 10;
+    /** The back channel's request and reply size: reverse-direction messages are inline, within 4 KiB. */
+    private static final int BACK_CHANNEL_MESSAGE = 4096;
+    private static final long REBIND_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(1);
     private static final int MAX_OPERATIONS = 32;
     private static final Bitmap4 LEASE = Bitmap4.of(Fattr4.FATTR4_LEASE_TIME).freeze();
 
@@ -119,6 +126,12 @@ public final class Nfs41Session implements AutoCloseable {
     private final AtomicLong renewals = new AtomicLong();
     private final AtomicLong delayRetries = new AtomicLong();
     private final AtomicLong compounds = new AtomicLong();
+    /** The callback service, when the transport serves it (then CREATE_SESSION asks for the back channel). */
+    private final CallbackService callbacks;
+    private final AtomicBoolean binding = new AtomicBoolean();
+    private volatile long lastBindNanos;
+    private volatile boolean backChannelGranted;
+    private final AtomicLong binds = new AtomicLong();
 
     /** A client ID and one of its sessions, with the session's slots. Immutable but for {@link #retired}. */
     static final class State {
@@ -154,6 +167,11 @@ public final class Nfs41Session implements AutoCloseable {
             return CompletableFuture.completedFuture(null);
         }
 
+        /** CB_RECALL: whether {@code stateid} is a delegation the client holds or is returning. */
+        default boolean recall(Stateid4 stateid) {
+            return false;
+        }
+
         /** The server said state of this client was revoked (SEQUENCE status flags). */
         default void stateRevoked(int flags) {
         }
@@ -168,8 +186,30 @@ public final class Nfs41Session implements AutoCloseable {
         }
     }
 
-    private Nfs41Session(DataTransport transport, NfsClientConfig config, Nfs41Options options) {
+    private Nfs41Session(DataTransport transport, NfsClientConfig config, Nfs41Options options,
+                         CallbackService callbacks) {
         this.transport = transport;
+        this.callbacks = callbacks != null
+                && transport.servesReverseProgram(Nfs4Ops.CB_PROGRAM, CallbackService.VERSION) ? callbacks : null;
+        if (this.callbacks != null) {
+            this.callbacks.attach(new CallbackService.Target() {
+                @Override
+                public byte[] sessionId() {
+                    State s = state;
+                    return s == null ? null : s.sessionId;
+                }
+
+                @Override
+                public int minorVersion() {
+                    return minorVersion;
+                }
+
+                @Override
+                public boolean recall(Stateid4 stateid, FileHandle fh) {
+                    return stateRecovery.recall(stateid);
+                }
+            });
+        }
         this.options = options;
         this.callTimeout = config.callTimeout();
         String ownerId = options.ownerId() != null ? options.ownerId() : generatedOwner();
@@ -213,7 +253,13 @@ public final class Nfs41Session implements AutoCloseable {
      */
     public static Nfs41Session establish(DataTransport transport, NfsClientConfig config, Nfs41Options options)
             throws IOException {
-        Nfs41Session s = new Nfs41Session(transport, config, options);
+        return establish(transport, config, options, null);
+    }
+
+    /** {@link #establish}, with a back channel when {@code callbacks} is served by the transport. */
+    static Nfs41Session establish(DataTransport transport, NfsClientConfig config, Nfs41Options options,
+                                  CallbackService callbacks) throws IOException {
+        Nfs41Session s = new Nfs41Session(transport, config, options, callbacks);
         try {
             s.state = await(s.newClientId(), s.callTimeout.multipliedBy(4));
             Fattr4Decoded lease = s.<Fattr4Decoded>awaitResult(new Compound("get_lease_time").putrootfh().getattr(LEASE), 1);
@@ -355,6 +401,26 @@ public final class Nfs41Session implements AutoCloseable {
         return compounds.get();
     }
 
+    /** Whether the session serves callbacks (CREATE_SESSION asked for the back channel on its connection). */
+    public boolean servesCallbacks() {
+        return callbacks != null;
+    }
+
+    /** Whether the server granted the current session a back channel on its connection (CONN_BACK_CHAN). */
+    public boolean backChannelGranted() {
+        return backChannelGranted;
+    }
+
+    /** CB_COMPOUNDs the server sent and this client answered. */
+    public long callbacksAnswered() {
+        return callbacks == null ? 0 : callbacks.compounds();
+    }
+
+    /** BIND_CONN_TO_SESSIONs sent because the server reported the callback path down. */
+    public long backChannelBinds() {
+        return binds.get();
+    }
+
     public DataTransport transport() {
         return transport;
     }
@@ -424,8 +490,10 @@ public final class Nfs41Session implements AutoCloseable {
         }
         ChannelAttributes fore = new ChannelAttributes(0, payload + HEADER_ROOM, payload + HEADER_ROOM,
                 CACHED_REPLY, MAX_OPERATIONS, options.slots());
-        ChannelAttributes back = new ChannelAttributes(0, 4096, 4096, 0, 2, 1);
-        Compound c = new Compound("create_session").add(new Ops.CreateSession(clientId, seq, 0, fore, back));
+        ChannelAttributes back = new ChannelAttributes(0, BACK_CHANNEL_MESSAGE, BACK_CHANNEL_MESSAGE, 0,
+                CallbackService.MAX_OPERATIONS, CallbackService.SLOTS);
+        int flags = callbacks != null ? Nfs4Ops.CREATE_SESSION4_FLAG_CONN_BACK_CHAN : 0;
+        Compound c = new Compound("create_session").add(new Ops.CreateSession(clientId, seq, flags, fore, back));
         return callAlone(c).thenCompose(r -> {
             if (!r.isOk()) {
                 return CompletableFuture.failedFuture(new Nfs4StatusException(r.status(), Nfs4.OP_CREATE_SESSION,
@@ -436,6 +504,10 @@ public final class Nfs41Session implements AutoCloseable {
                 createSessionSequence = seq + 1;
             }
             sessions.incrementAndGet();
+            backChannelGranted = callbacks != null && (ok.flags() & Nfs4Ops.CREATE_SESSION4_FLAG_CONN_BACK_CHAN) != 0;
+            if (callbacks != null && !backChannelGranted) {
+                LOG.debug("{} gave the session no back channel: no callbacks", transport.remoteAddress());
+            }
             int slots = (int) Math.min(Integer.toUnsignedLong(ok.fore().maxRequests()), options.slots());
             LOG.debug("session {} of client {} on {}: {} slots, requests {} replies {} bytes",
                     HexFormat.of().formatHex(ok.sessionId()), Long.toHexString(clientId), transport.remoteAddress(),
@@ -510,6 +582,35 @@ public final class Nfs41Session implements AutoCloseable {
     }
 
     // ============================================================================================= sending
+
+    /**
+     * The server says the session's callbacks cannot reach this client (SEQUENCE's CB_PATH_DOWN flags: e.g. the
+     * transport reconnected, and the new connection is not the session's back channel yet): binds the connection to
+     * the session for both channels (BIND_CONN_TO_SESSION), as Linux's client does. One at a time, and not again within
+     * {@link #REBIND_INTERVAL_NANOS} (the server clears the flag once it has probed the new path). Nothing happens
+     * without a callback service.
+     */
+    private void bindBackChannel(State s) {
+        if (callbacks == null || closing || System.nanoTime() - lastBindNanos < REBIND_INTERVAL_NANOS
+                || !binding.compareAndSet(false, true)) {
+            return;
+        }
+        lastBindNanos = System.nanoTime();
+        binds.incrementAndGet();
+        callAlone(new Compound("bind_conn_to_session").add(new Ops.BindConnToSession(s.sessionId)))
+                .whenComplete((r, e) -> {
+                    binding.set(false);
+                    if (e != null) {
+                        LOG.debug("BIND_CONN_TO_SESSION failed: {}", e.toString());
+                    } else if (!r.isOk()) {
+                        LOG.info("{} refused BIND_CONN_TO_SESSION: {}", transport.remoteAddress(),
+                                Nfs4Status.name(r.status()));
+                    } else {
+                        LOG.debug("connection bound to session {}: channels {}", HexFormat.of().formatHex(s.sessionId),
+                                r.<Integer>result(0));
+                    }
+                });
+    }
 
     /** Sends an operation that travels alone, without SEQUENCE (EXCHANGE_ID, CREATE_SESSION, DESTROY_*). */
     private CompletableFuture<CompoundRes> callAlone(Compound c) {
@@ -641,6 +742,9 @@ public final class Nfs41Session implements AutoCloseable {
                 s.slots.release(slot);
                 if ((ok.statusFlags() & Nfs4Ops.STATE_LOST_FLAGS) != 0) {
                     stateRecovery.stateRevoked(ok.statusFlags());
+                }
+                if ((ok.statusFlags() & Nfs4Ops.CB_PATH_FLAGS) != 0) {
+                    bindBackChannel(s);
                 }
                 if ((ok.statusFlags() & Nfs4Ops.SEQ4_STATUS_RESTART_RECLAIM_NEEDED) != 0 && fixed == null) {
                     recover(s, true);

@@ -38,6 +38,7 @@ final class Nfs4Ops {
     /** {@code state_protect_how4} SP4_NONE. */
     static final int SP4_NONE = 0;
     /** SEQUENCE's {@code sr_status_flags} that mean state was lost. */
+    static final int SEQ4_STATUS_CB_PATH_DOWN = 0x1;
     static final int SEQ4_STATUS_EXPIRED_ALL_STATE_REVOKED = 0x8;
     static final int SEQ4_STATUS_EXPIRED_SOME_STATE_REVOKED = 0x10;
     static final int SEQ4_STATUS_ADMIN_STATE_REVOKED = 0x20;
@@ -46,6 +47,14 @@ final class Nfs4Ops {
     static final int STATE_LOST_FLAGS = SEQ4_STATUS_EXPIRED_ALL_STATE_REVOKED | SEQ4_STATUS_EXPIRED_SOME_STATE_REVOKED
             | SEQ4_STATUS_ADMIN_STATE_REVOKED | SEQ4_STATUS_RECALLABLE_STATE_REVOKED;
     /** The callback program number offered in CREATE_SESSION (no back channel is used). */
+    static final int SEQ4_STATUS_CB_PATH_DOWN_SESSION = 0x200;
+    static final int SEQ4_STATUS_BACKCHANNEL_FAULT = 0x400;
+    /** SEQUENCE status flags saying the session's callbacks cannot reach the client. */
+    static final int CB_PATH_FLAGS = SEQ4_STATUS_CB_PATH_DOWN | SEQ4_STATUS_CB_PATH_DOWN_SESSION
+            | SEQ4_STATUS_BACKCHANNEL_FAULT;
+    /** {@code csa_flags}: use the session's connection for callbacks too. */
+    static final int CREATE_SESSION4_FLAG_CONN_BACK_CHAN = 0x2;
+
     static final int CB_PROGRAM = 0x40000000;
 
     private static final Map<Integer, String> NAMES = Map.ofEntries(

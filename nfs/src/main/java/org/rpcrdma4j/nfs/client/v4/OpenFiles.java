@@ -47,6 +47,8 @@ final class OpenFiles implements Nfs41Session.StateRecovery {
     private final Nfs41Session session;
     private final long idleNanos;
     private final Map<FileHandle, Entry> entries = new HashMap<>();
+    /** Delegations granted unasked whose DELEGRETURN is under way (seqid 0). */
+    private final java.util.Set<Stateid4> returning = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private final List<Entry> toReopen = new ArrayList<>();
 
     /** One open file. */
@@ -206,10 +208,24 @@ final class OpenFiles implements Nfs41Session.StateRecovery {
             e.lastUsed = System.nanoTime();
         }
         if (ok.delegation() != null) {
+            Stateid4 key = ok.delegation().current();
+            returning.add(key);
             Compound c = new Compound("delegreturn").putfh(fh).add(Ops.StateOp.delegReturn(ok.delegation()));
-            session.call(c).whenComplete((r, x) -> LOG.debug("returned an unasked delegation of {}: {}", fh,
-                    x != null ? x.toString() : Nfs4Status.name(r.status())));
+            session.call(c).whenComplete((r, x) -> {
+                returning.remove(key);
+                LOG.debug("returned an unasked delegation of {}: {}", fh,
+                        x != null ? x.toString() : Nfs4Status.name(r.status()));
+            });
         }
+    }
+
+    /**
+     * CB_RECALL: whether {@code stateid} is a delegation being returned (this client holds none beyond that: it asks
+     * for none and returns one granted anyway at once). The return already under way answers the recall.
+     */
+    @Override
+    public boolean recall(Stateid4 stateid) {
+        return returning.contains(stateid.current());
     }
 
     /** The open of {@code fh} when it is open for writing, else the anonymous stateid. */

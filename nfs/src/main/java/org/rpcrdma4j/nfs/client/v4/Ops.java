@@ -235,6 +235,39 @@ final class Ops {
         }
     }
 
+    /**
+     * BIND_CONN_TO_SESSION of the connection the call goes on, for the fore channel and the back channel where the
+     * session has one (CDFC4_FORE_OR_BOTH, not in RDMA mode: RPC-over-RDMA is the transport's business).
+     */
+    static final class BindConnToSession extends Op {
+        static final int CDFC4_FORE_OR_BOTH = 3;
+        private final byte[] sessionId;
+
+        BindConnToSession(byte[] sessionId) {
+            super(Nfs4.OP_BIND_CONN_TO_SESSION);
+            this.sessionId = sessionId;
+        }
+
+        @Override
+        void encode(XdrEncodingStream xdr) {
+            xdr.xdrEncodeOpaque(sessionId, 0, Nfs4.SESSIONID_SIZE);
+            xdr.xdrEncodeInt(CDFC4_FORE_OR_BOTH);
+            xdr.xdrEncodeBoolean(false);
+        }
+
+        /** @return {@code bctsr_dir}: 1 fore, 2 back, 3 both */
+        @Override
+        Object decodeOk(XdrDecodingStream xdr, ReplyDecoding mode) throws BadXdrException {
+            byte[] sid = Nfs3Xdr.decodeFixedOpaque(xdr, Nfs4.SESSIONID_SIZE);
+            if (!java.util.Arrays.equals(sid, sessionId)) {
+                throw new BadXdrException("BIND_CONN_TO_SESSION answered for another session");
+            }
+            int dir = Nfs3Xdr.decodeInt(xdr);
+            Nfs3Xdr.decodeBool(xdr); // RDMA mode
+            return dir;
+        }
+    }
+
     static final class DestroySession extends Op {
         private final byte[] sessionId;
 

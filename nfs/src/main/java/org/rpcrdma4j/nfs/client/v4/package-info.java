@@ -34,8 +34,9 @@
  * ({@code defaultMaxReplySize}).
  *
  * <h2>Not done here</h2>
- * No back channel (no CB_NULL / CB_SEQUENCE service; CREATE_SESSION asks no CONN_BACK_CHAN), so no delegations (one
- * granted anyway is returned at once); no byte-range locks; no pNFS; no Kerberos (AUTH_SYS through the transport's
+ * No delegations: OPEN asks for none, one granted anyway is returned at once, and the callback service
+ * ({@code CallbackService}, over RDMA on the connection's reverse direction; none over TCP) answers CB_NULL,
+ * CB_SEQUENCE and CB_RECALL for that. No byte-range locks; no pNFS; no Kerberos (AUTH_SYS through the transport's
  * credential); none of NFSv4.2's COPY, ALLOCATE, SEEK or READ_PLUS.
  */
 package org.rpcrdma4j.nfs.client.v4;

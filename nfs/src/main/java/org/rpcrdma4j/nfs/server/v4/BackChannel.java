@@ -1,5 +1,8 @@
 package org.rpcrdma4j.nfs.server.v4;
 
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -18,10 +21,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The back channel's probe (RFC 8881 section 2.10.3.1, RFC 8167 over RDMA): when a client asks at CREATE_SESSION for
- * callbacks on the session's connection, the server calls its callback program's CB_NULL over that connection (the
- * transport's peer direction), off the request's thread, and records in the state layer whether the path works (a
- * session without one reports SEQ4_STATUS_CB_PATH_DOWN in its SEQUENCE replies). No other callback is sent: this
- * server grants no delegations and no layouts.
+ * callbacks on the session's connection, or binds a connection to the session's back channel later
+ * (BIND_CONN_TO_SESSION), the server calls its callback program's CB_NULL over that connection (the transport's peer
+ * direction), off the request's thread, and records in the state layer whether the path works (a session without one
+ * reports SEQ4_STATUS_CB_PATH_DOWN_SESSION in its SEQUENCE replies). The path that answered is kept per session
+ * ({@link #path}). No other callback is sent: this server grants no delegations and no layouts.
  */
 final class BackChannel implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(BackChannel.class);
@@ -35,6 +39,7 @@ final class BackChannel implements AutoCloseable {
         t.setDaemon(true);
         return t;
     });
+    private final Map<SessionId, RpcTransport> paths = new ConcurrentHashMap<>();
     private final AtomicLong answered = new AtomicLong();
     private final AtomicLong failed = new AtomicLong();
 
@@ -59,11 +64,27 @@ final class BackChannel implements AutoCloseable {
             LOG.info("the back channel of session {} does not answer CB_NULL: {}", session, e.toString());
             up = false;
         }
+        if (up) {
+            paths.put(session, transport.getPeerTransport());
+        }
         try {
             clients.backChannelDown(session.toByteArray(), !up);
         } catch (Nfs4Exception e) {
             LOG.debug("session {} went before its back channel was probed", session);
         }
+        paths.keySet().removeIf(id -> {
+            try {
+                clients.session(id.toByteArray());
+                return false;
+            } catch (Nfs4Exception gone) {
+                return true;
+            }
+        });
+    }
+
+    /** The connection (its reverse direction) on which the session's back channel last answered, if any. */
+    Optional<RpcTransport> path(SessionId session) {
+        return Optional.ofNullable(paths.get(session));
     }
 
     long answered() {

@@ -23,6 +23,7 @@ import org.rpcrdma4j.nfs.v4.Nfs4;
 import org.rpcrdma4j.nfs.v4.Nfs4Exception;
 import org.rpcrdma4j.nfs.v4.Nfs4Status;
 import org.rpcrdma4j.nfs.v4.state.ClientTable;
+import org.rpcrdma4j.nfs.v4.state.SessionId;
 import org.rpcrdma4j.nfs.xdr.BadXdrException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -81,6 +82,14 @@ public final class Nfs4Program implements RpcDispatchable, AutoCloseable {
     /** CB_NULL probes of back channels that were answered (one per CREATE_SESSION that asked for callbacks). */
     public long backChannelProbesAnswered() {
         return backChannel.answered();
+    }
+
+    /**
+     * The connection on which {@code session}'s back channel last answered CB_NULL (its reverse direction, an
+     * oncrpc4j transport to send callbacks on), if any.
+     */
+    public java.util.Optional<org.dcache.oncrpc4j.rpc.RpcTransport> backChannel(SessionId session) {
+        return backChannel.path(session);
     }
 
     /** CB_NULL probes that failed (the session then reports its callback path down). */

@@ -305,7 +305,11 @@ final class SessionOps {
         }
     }
 
-    /** BIND_CONN_TO_SESSION: every connection already serves the sessions; the answer names the directions. */
+    /**
+     * BIND_CONN_TO_SESSION: every connection already serves the sessions' fore channels; the answer names the
+     * directions. A connection bound for the back channel too is probed (CB_NULL) and becomes the session's callback
+     * path when it answers.
+     */
     static final class BindConnToSession extends Op {
         private static final int CDFC4_FORE = 1;
         private static final int CDFC4_BACK = 2;
@@ -337,6 +341,9 @@ final class SessionOps {
                 default -> throw new Nfs4Exception(Nfs4Status.NFS4ERR_INVAL, "channel_dir_from_client4 "
                         + direction);
             };
+            if ((answer & CDFC4_BACK) != 0 && back && c.call != null) {
+                c.server.backChannel.probe(c.server.clients, s.id(), s.callbackProgram(), c.call.getTransport());
+            }
         }
 
         @Override

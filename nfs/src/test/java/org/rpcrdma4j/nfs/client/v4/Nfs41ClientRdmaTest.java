@@ -3,6 +3,8 @@ package org.rpcrdma4j.nfs.client.v4;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.netty.buffer.ByteBuf;
+import java.util.ArrayList;
+import java.util.List;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.util.Map;
@@ -11,6 +13,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.rpcrdma4j.nfs.FileHandle;
 import org.rpcrdma4j.nfs.StableHow;
+import org.rpcrdma4j.nfs.v4.Nfs4Status;
 import org.rpcrdma4j.nfs.client.NfsClientConfig;
 import org.rpcrdma4j.nfs.client.ReadReply;
 import org.rpcrdma4j.nfs.client.rdma.RdmaDataTransport;
@@ -152,5 +155,162 @@ class Nfs41ClientRdmaTest extends AbstractNfs41ClientTest {
         c.write(fh, 0, io.netty.buffer.Unpooled.wrappedBuffer(pattern(100, 32)), StableHow.FILE_SYNC);
         assertThat(counter(ServerCounter.READ_CHUNKS) - readChunks).isZero();
         assertThat(c.readAll("/small")).isEqualTo(pattern(100, 32));
+    }
+
+    /**
+     * GETATTR and LOOKUP replies are bounded (names of at most 1024 bytes) and fit the inline threshold: no Reply
+     * chunk is registered for them.
+     */
+    @Test
+    void attributeRepliesComeInlineWithoutAReplyChunk() throws Exception {
+        start();
+        Nfs41Client c = client();
+        RdmaDataTransport t = (RdmaDataTransport) c.transport();
+        FileHandle fh = c.createFile("/small");
+        long replyChunks = t.transport().stats().get(XprtCounter.REPLY_CHUNK_COUNT);
+        for (int i = 0; i < 10; i++) {
+            assertThat(c.getattr(fh).size()).isZero();
+            assertThat(c.lookup(c.root(), "small").handle()).isEqualTo(fh);
+        }
+        assertThat(t.transport().stats().get(XprtCounter.REPLY_CHUNK_COUNT) - replyChunks).isZero();
+    }
+
+    // ------------------------------------------------------------------------------------------ callbacks
+
+    /** A CB_COMPOUND of CB_SEQUENCE and, when {@code recall} is set, CB_RECALL of it on {@code fh}. */
+    private record CbCall(byte[] sessionId, int sequence, Stateid4 recall, FileHandle fh)
+            implements org.dcache.oncrpc4j.xdr.XdrAble {
+        @Override
+        public void xdrEncode(org.dcache.oncrpc4j.xdr.XdrEncodingStream xdr)
+                throws org.dcache.oncrpc4j.rpc.OncRpcException, IOException {
+            xdr.xdrEncodeDynamicOpaque(new byte[0]); // tag
+            xdr.xdrEncodeInt(2); // minor version
+            xdr.xdrEncodeInt(0); // callback_ident
+            xdr.xdrEncodeInt(recall == null ? 1 : 2);
+            xdr.xdrEncodeInt(CallbackService.OP_CB_SEQUENCE);
+            xdr.xdrEncodeOpaque(sessionId, 0, 16);
+            xdr.xdrEncodeInt(sequence);
+            xdr.xdrEncodeInt(0); // slot
+            xdr.xdrEncodeInt(0); // highest slot
+            xdr.xdrEncodeBoolean(false);
+            xdr.xdrEncodeInt(0); // referring call lists
+            if (recall != null) {
+                xdr.xdrEncodeInt(CallbackService.OP_CB_RECALL);
+                recall.encode(xdr);
+                xdr.xdrEncodeBoolean(false);
+                xdr.xdrEncodeDynamicOpaque(fh.toByteArray());
+            }
+        }
+
+        @Override
+        public void xdrDecode(org.dcache.oncrpc4j.xdr.XdrDecodingStream xdr) {
+            throw new UnsupportedOperationException();
+        }
+    }
+
+    /** CB_COMPOUND4res as statuses: the COMPOUND's, then each operation's (CB_SEQUENCE's echo checked on the way). */
+    private static final class CbReply implements org.dcache.oncrpc4j.xdr.XdrAble {
+        final List<Integer> statuses = new ArrayList<>();
+        int echoedSequence = -1;
+
+        @Override
+        public void xdrDecode(org.dcache.oncrpc4j.xdr.XdrDecodingStream xdr)
+                throws org.dcache.oncrpc4j.rpc.OncRpcException, IOException {
+            statuses.add(xdr.xdrDecodeInt());
+            xdr.xdrDecodeDynamicOpaque(); // tag
+            int n = xdr.xdrDecodeInt();
+            for (int i = 0; i < n; i++) {
+                int op = xdr.xdrDecodeInt();
+                int status = xdr.xdrDecodeInt();
+                statuses.add(status);
+                if (op == CallbackService.OP_CB_SEQUENCE && status == 0) {
+                    xdr.xdrDecodeOpaque(16);
+                    echoedSequence = xdr.xdrDecodeInt();
+                    xdr.xdrDecodeInt(); // slot
+                    xdr.xdrDecodeInt(); // highest
+                    xdr.xdrDecodeInt(); // target highest
+                }
+            }
+        }
+
+        @Override
+        public void xdrEncode(org.dcache.oncrpc4j.xdr.XdrEncodingStream xdr) {
+            throw new UnsupportedOperationException();
+        }
+    }
+
+    private CbReply callback(org.dcache.oncrpc4j.rpc.RpcTransport path, CbCall call) throws Exception {
+        CbReply reply = new CbReply();
+        new org.dcache.oncrpc4j.rpc.RpcCall(Nfs4Ops.CB_PROGRAM, CallbackService.VERSION,
+                new org.dcache.oncrpc4j.rpc.RpcAuthTypeNone(), path)
+                .call(CallbackService.CB_COMPOUND, call, reply, 30, TimeUnit.SECONDS);
+        return reply;
+    }
+
+    /**
+     * Over RDMA the session has a back channel: the server's CB_NULL probe is answered, and a CB_RECALL sent while a
+     * WRITE waits in the server is answered on the connection's reverse direction (NFS4ERR_BAD_STATEID: the client
+     * holds no delegation), its retransmission from the slot's reply, a misordered one refused; the WRITE completes
+     * and its bytes arrive.
+     */
+    @Test
+    void aCbRecallDuringAWriteIsAnsweredAndTheWriteCompletes() throws Exception {
+        start();
+        Nfs41Client c = client();
+        assertThat(c.session().servesCallbacks()).isTrue();
+        org.rpcrdma4j.nfs.server.v4.Nfs4Program nfs4 = server.tcp().nfs4();
+        org.rpcrdma4j.nfs.v4.state.SessionId sid = org.rpcrdma4j.nfs.v4.state.SessionId.of(c.session().sessionId());
+        await("the back channel answered CB_NULL", () -> nfs4.backChannel(sid).isPresent());
+        assertThat(nfs4.backChannelProbesFailed()).isZero();
+        org.rpcrdma4j.nfs.v4.state.Session state = serverState().session(c.session().sessionId());
+        assertThat(state.flags() & 2).as("CONN_BACK_CHAN granted").isEqualTo(2);
+
+        FileHandle fh = c.createFile("/recalled");
+        byte[] data = pattern(200_000, 5);
+        vfs.closeGate();
+        java.util.concurrent.CompletableFuture<org.rpcrdma4j.nfs.client.WriteReply> write =
+                c.async().write(fh, 0, io.netty.buffer.Unpooled.wrappedBuffer(data), StableHow.FILE_SYNC);
+        vfs.awaitWaiting(1);
+
+        org.dcache.oncrpc4j.rpc.RpcTransport path = nfs4.backChannel(sid).orElseThrow();
+        Stateid4 unknown = new Stateid4(1, pattern(12, 9));
+        CbReply recall = callback(path, new CbCall(c.session().sessionId(), 1, unknown, fh));
+        assertThat(recall.statuses).as("COMPOUND, CB_SEQUENCE, CB_RECALL")
+                .containsExactly(Nfs4Status.NFS4ERR_BAD_STATEID, 0, Nfs4Status.NFS4ERR_BAD_STATEID);
+        assertThat(recall.echoedSequence).isOne();
+        CbReply again = callback(path, new CbCall(c.session().sessionId(), 1, unknown, fh));
+        assertThat(again.statuses).as("the retransmission, from the slot").isEqualTo(recall.statuses);
+        assertThat(callback(path, new CbCall(c.session().sessionId(), 3, null, null)).statuses)
+                .containsExactly(Nfs4Status.NFS4ERR_SEQ_MISORDERED, Nfs4Status.NFS4ERR_SEQ_MISORDERED);
+        assertThat(callback(path, new CbCall(pattern(16, 1), 2, null, null)).statuses)
+                .containsExactly(Nfs4Status.NFS4ERR_BADSESSION, Nfs4Status.NFS4ERR_BADSESSION);
+        assertThat(callback(path, new CbCall(c.session().sessionId(), 2, null, null)).statuses)
+                .containsExactly(0, 0);
+        assertThat(write.isDone()).as("the WRITE still waits in the server").isFalse();
+
+        vfs.openGate();
+        assertThat(write.get(60, TimeUnit.SECONDS).count()).isEqualTo(data.length);
+        assertThat(stored("recalled")).isEqualTo(data);
+        assertThat(c.session().callbacksAnswered()).isEqualTo(5);
+    }
+
+    /**
+     * When SEQUENCE says the callback path is down, the client binds its connection to the session again, the server
+     * probes it, and the flag clears.
+     */
+    @Test
+    void aCallbackPathReportedDownIsBoundAgain() throws Exception {
+        start();
+        Nfs41Client c = client();
+        org.rpcrdma4j.nfs.server.v4.Nfs4Program nfs4 = server.tcp().nfs4();
+        await("the first probe", () -> nfs4.backChannelProbesAnswered() == 1);
+        serverState().backChannelDown(c.session().sessionId(), true);
+        c.getattr(c.root()); // SEQUENCE reports CB_PATH_DOWN_SESSION
+        await("BIND_CONN_TO_SESSION and a second probe", () -> nfs4.backChannelProbesAnswered() == 2);
+        assertThat(c.session().backChannelBinds()).isOne();
+        long binds = c.session().backChannelBinds();
+        Thread.sleep(1100); // past the client's interval between binds
+        c.getattr(c.root());
+        assertThat(c.session().backChannelBinds()).as("the path is up again: no more binds").isEqualTo(binds);
     }
 }

@@ -135,4 +135,15 @@ class Nfs41ClientTcpTest extends AbstractNfs41ClientTest {
         assertThat(stored("grace")).isEqualTo(data);
         assertThat(stored("after-grace")).containsExactly(1, 2, 3);
     }
+
+    /** The TCP transport has no reverse direction here: the session asks for no back channel, and none is probed. */
+    @org.junit.jupiter.api.Test
+    void overTcpNoBackChannelIsAskedFor() throws Exception {
+        start();
+        Nfs41Client c = client();
+        c.writeAll("/plain", new byte[] {1, 2, 3});
+        assertThat(c.session().servesCallbacks()).isFalse();
+        assertThat(serverState().session(c.session().sessionId()).flags() & 2).as("no CONN_BACK_CHAN").isZero();
+        assertThat(server.nfs4().backChannelProbesAnswered() + server.nfs4().backChannelProbesFailed()).isZero();
+    }
 }

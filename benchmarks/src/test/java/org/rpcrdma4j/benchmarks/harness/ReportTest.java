@@ -33,7 +33,7 @@ class ReportTest {
     @Test
     void ratiosAndVerdictsFollowTheFigures() {
         String md = figures(1500, 1000, 50, 40).toMarkdown(HarnessConfig.fullRun());
-        assertThat(md).contains("| READ 1 MiB sequential | MiB/s | 1,500 | 1,000 | n/a | 1.50× | – | 0.75× |");
+        assertThat(md).contains("| READ 1 MiB sequential | MiB/s | 1,500 | 1,000 | n/a | – | – | 1.50× | – | 0.75× | – |");
         assertThat(md).contains("| READ 1 MiB over RDMA ≥ 1.3× oncrpc4j TCP | 1.50× | met |");
         assertThat(md).contains("| READ 1 MiB over RDMA ≥ 0.6× raw loopback TCP | 0.75× | met |");
         assertThat(md).contains("| WRITE 1 MiB over RDMA ≥ 1.2× oncrpc4j TCP | 1.50× | met |");
@@ -113,7 +113,7 @@ class ReportTest {
         String md = r.toMarkdown(HarnessConfig.fullRun());
         // within turns 0.60, 0.50, 0.83: median 0.60; against the wire row's raw TCP (2000) 0.75
         assertThat(md).contains("| READ 1 MiB sequential, RDMA and raw TCP (4,000 MiB/s) taking turns in short slices "
-                + "| MiB/s | 2,400 | | | | | 0.60× (0.50-0.83) |");
+                + "| MiB/s | 2,400 |  |  |  |  |  |  | 0.60× (0.50-0.83) |  |");
         assertThat(md).contains("| READ 1 MiB over RDMA ≥ 0.6× raw loopback TCP, taking turns | 0.60× (0.50-0.83) "
                 + "| met |");
         assertThat(md).contains("| READ 1 MiB over RDMA ≥ 0.6× raw loopback TCP | 0.75× | met |");
@@ -133,7 +133,7 @@ class ReportTest {
         String md = r.toMarkdown(HarnessConfig.fullRun());
         // within turns 1.50, 1.00, 1.30: median 1.30
         assertThat(md).contains("| WRITE 1 MiB sequential (UNSTABLE), RDMA and oncrpc4j TCP taking turns in short "
-                + "slices | MiB/s | 2,600 | 2,000 | | 1.30× (1.00-1.50) | | |");
+                + "slices | MiB/s | 2,600 | 2,000 |  |  |  | 1.30× (1.00-1.50) |  |  |  |");
         assertThat(md).contains("| WRITE 1 MiB over RDMA ≥ 1.2× oncrpc4j TCP, taking turns | 1.30× (1.00-1.50) | met |");
         r.put(Report.WRITE_TURNS_RDMA, 2200);
         r.put(Report.WRITE_TURNS_TCP, 2000);
@@ -153,7 +153,7 @@ class ReportTest {
         String md = r.toMarkdown(HarnessConfig.fullRun());
         // within rounds 0.90, 1.10, 0.80: median 0.90
         assertThat(md).contains("| GETATTR round trip p50, RDMA and TCP calls alternating on one thread | µs | 90.0 | "
-                + "100.0 | | 0.90× (0.80-1.10) | | |");
+                + "100.0 |  |  |  | 0.90× (0.80-1.10) |  |  |  |");
         assertThat(md).contains("| GETATTR p50 over RDMA ≤ 1.0× oncrpc4j TCP, calls alternating on one thread | "
                 + "0.90× (0.80-1.10) | met |");
         r.put(Report.GETATTR_PAIRED_RDMA, 120);

@@ -120,8 +120,9 @@ public final class Harness {
                 NfsClientConfig rdma = NfsClientConfig.defaults().withTransportFactory(new RdmaDataTransportFactory(
                         RdmaClientConfig.builder().device(clientDevice).inlineSizes(config.inline(), config.inline())
                                 .jmx(false).build()));
-                drivers.put(Client.RDMA, NfsClientDriver.mount(fixture.rdmaUrl(), rdma, fixture.fileBytes()));
-                drivers.put(Client.TCP, NfsClientDriver.mount(fixture.tcpUrl(), NfsClientConfig.defaults(),
+                drivers.put(Client.RDMA, NfsClientDriver.mount(fixture.rdmaUrl() + "&vers=3", rdma,
+                        fixture.fileBytes()));
+                drivers.put(Client.TCP, NfsClientDriver.mount(fixture.tcpUrl() + "?vers=3", NfsClientConfig.defaults(),
                         fixture.fileBytes()));
                 drivers.put(Client.RDMA41, NfsClientDriver.mount(fixture.rdmaUrl() + "&vers=4.1", rdma,
                         fixture.fileBytes()));

@@ -46,8 +46,13 @@ final class NfsClientDriver implements NfsDriver {
         this.fileBytes = fileBytes;
     }
 
+    /** Mounts {@code url}, which names the NFS version ({@code vers}): a column measures one version only. */
     static NfsClientDriver mount(String url, NfsClientConfig config, long fileBytes) throws IOException {
-        NfsMount client = NfsMounts.mount(NfsUrl.parse(url), config);
+        NfsUrl parsed = NfsUrl.parse(url);
+        if (parsed.version().isEmpty()) {
+            throw new IllegalArgumentException(url + " names no NFS version: a column measures one");
+        }
+        NfsMount client = NfsMounts.mount(parsed, config);
         try {
             return new NfsClientDriver(client, fileBytes);
         } catch (IOException | RuntimeException e) {

@@ -88,6 +88,11 @@ public final class CountingTransport implements DataTransport {
     }
 
     @Override
+    public int maxConcurrentCalls() {
+        return delegate.maxConcurrentCalls();
+    }
+
+    @Override
     public int maxUnboundedReply() {
         return delegate.maxUnboundedReply();
     }

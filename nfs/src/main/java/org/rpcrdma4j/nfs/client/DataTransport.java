@@ -56,6 +56,14 @@ public interface DataTransport extends AutoCloseable {
     }
 
     /**
+     * How many calls the transport lets be outstanding at once: over RPC-over-RDMA the credits the server granted
+     * last; {@link Integer#MAX_VALUE} where the transport sets no limit of its own. More may be issued; they wait.
+     */
+    default int maxConcurrentCalls() {
+        return Integer.MAX_VALUE;
+    }
+
+    /**
      * The largest reply this transport takes for a call whose reply it cannot bound in advance (RDMA: the Reply
      * chunk provided for such calls); {@link Integer#MAX_VALUE} for no limit of its own.
      */

@@ -152,6 +152,11 @@ public final class RdmaDataTransport implements DataTransport {
     }
 
     @Override
+    public int maxConcurrentCalls() {
+        return Math.max(1, transport.stats().creditsGranted());
+    }
+
+    @Override
     public int maxUnboundedReply() {
         return transport.config().defaultMaxReplySize();
     }

@@ -488,8 +488,11 @@ public final class Nfs41Session implements AutoCloseable {
         synchronized (lock) {
             seq = createSessionSequence;
         }
+        // no more slots than the transport lets calls be outstanding (over RDMA: the credits granted so far; the
+        // EXCHANGE_ID before has been answered, so the server's grant is known)
+        int slotsAsked = Math.max(1, Math.min(options.slots(), transport.maxConcurrentCalls()));
         ChannelAttributes fore = new ChannelAttributes(0, payload + HEADER_ROOM, payload + HEADER_ROOM,
-                CACHED_REPLY, MAX_OPERATIONS, options.slots());
+                CACHED_REPLY, MAX_OPERATIONS, slotsAsked);
         ChannelAttributes back = new ChannelAttributes(0, BACK_CHANNEL_MESSAGE, BACK_CHANNEL_MESSAGE, 0,
                 CallbackService.MAX_OPERATIONS, CallbackService.SLOTS);
         int flags = callbacks != null ? Nfs4Ops.CREATE_SESSION4_FLAG_CONN_BACK_CHAN : 0;
@@ -508,7 +511,7 @@ public final class Nfs41Session implements AutoCloseable {
             if (callbacks != null && !backChannelGranted) {
                 LOG.debug("{} gave the session no back channel: no callbacks", transport.remoteAddress());
             }
-            int slots = (int) Math.min(Integer.toUnsignedLong(ok.fore().maxRequests()), options.slots());
+            int slots = (int) Math.min(Integer.toUnsignedLong(ok.fore().maxRequests()), slotsAsked);
             LOG.debug("session {} of client {} on {}: {} slots, requests {} replies {} bytes",
                     HexFormat.of().formatHex(ok.sessionId()), Long.toHexString(clientId), transport.remoteAddress(),
                     slots, Integer.toUnsignedString(ok.fore().maxRequestSize()),

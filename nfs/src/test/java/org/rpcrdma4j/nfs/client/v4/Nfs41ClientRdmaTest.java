@@ -42,6 +42,7 @@ class Nfs41ClientRdmaTest extends AbstractNfs41ClientTest {
     private NfsRdmaServer server;
     private TcpProxy proxy;
     private RdmaDevice clientDevice;
+    private int serverCredits = 128;
 
     @Override
     protected void startServer(StateConfig state) throws IOException {
@@ -49,7 +50,7 @@ class Nfs41ClientRdmaTest extends AbstractNfs41ClientTest {
                 NfsServer.builder().export("/export", vfs).bindAddress("127.0.0.1").port(0).workerThreads(4)
                         .nfs4(state),
                 RdmaRpcServer.builder().bindAddress(InetAddress.getLoopbackAddress()).port(0)
-                        .provider("soft", Map.of()).dispatchThreads(32).jmx(false));
+                        .provider("soft", Map.of()).dispatchThreads(32).credits(serverCredits).jmx(false));
         proxy = new TcpProxy(server.rdmaAddress());
         clientDevice = RdmaProviders.select("soft").open(Map.of());
     }
@@ -173,6 +174,19 @@ class Nfs41ClientRdmaTest extends AbstractNfs41ClientTest {
             assertThat(c.lookup(c.root(), "small").handle()).isEqualTo(fh);
         }
         assertThat(t.transport().stats().get(XprtCounter.REPLY_CHUNK_COUNT) - replyChunks).isZero();
+    }
+
+    /** The session asks for no more slots than the credits the RDMA server granted. */
+    @Test
+    void theSessionHasNoMoreSlotsThanTheTransportHasCredits() throws Exception {
+        serverCredits = 8;
+        start();
+        Nfs41Client c = client(Nfs41Options.defaults().withSlots(32));
+        assertThat(c.transport().maxConcurrentCalls()).isEqualTo(8);
+        assertThat(c.session().slots()).isEqualTo(8);
+        assertThat(serverState().session(c.session().sessionId()).fore().maxRequests()).isEqualTo(8);
+        c.writeAll("/credits", pattern(100_000, 3));
+        assertThat(stored("credits")).isEqualTo(pattern(100_000, 3));
     }
 
     // ------------------------------------------------------------------------------------------ callbacks

@@ -88,6 +88,11 @@ public final class CountingTransport implements DataTransport {
     }
 
     @Override
+    public long connectionGeneration() {
+        return delegate.connectionGeneration();
+    }
+
+    @Override
     public int maxConcurrentCalls() {
         return delegate.maxConcurrentCalls();
     }

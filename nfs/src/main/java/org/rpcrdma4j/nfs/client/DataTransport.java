@@ -56,6 +56,15 @@ public interface DataTransport extends AutoCloseable {
     }
 
     /**
+     * Which connection the calls go over now: a number that changes whenever the transport connects again (0 for a
+     * transport that never does). State bound to a connection, such as NFSv4.1's back channel, is bound again when
+     * it changes.
+     */
+    default long connectionGeneration() {
+        return 0;
+    }
+
+    /**
      * How many calls the transport lets be outstanding at once: over RPC-over-RDMA the credits the server granted
      * last; {@link Integer#MAX_VALUE} where the transport sets no limit of its own. More may be issued; they wait.
      */

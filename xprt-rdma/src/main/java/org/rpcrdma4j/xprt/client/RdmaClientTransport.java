@@ -504,6 +504,11 @@ public final class RdmaClientTransport implements RpcTransport, AutoCloseable {
     // ------------------------------------------------------------------ counters
 
     /** A snapshot of the counters and gauges. Allocates; not for the hot path. */
+    /** Connections made so far, the first included: it grows by one with each reconnect. */
+    public long connections() {
+        return agent.counters().get(XprtCounter.CONNECTS);
+    }
+
     public RdmaClientStats stats() {
         EnumCounters<XprtCounter> c = agent.counters();
         EnumCounters<ClientCounter> o = agent.ownCounters();

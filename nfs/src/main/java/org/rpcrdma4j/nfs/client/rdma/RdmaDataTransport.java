@@ -152,6 +152,11 @@ public final class RdmaDataTransport implements DataTransport {
     }
 
     @Override
+    public long connectionGeneration() {
+        return transport.connections();
+    }
+
+    @Override
     public int maxConcurrentCalls() {
         return Math.max(1, transport.stats().creditsGranted());
     }

@@ -131,6 +131,8 @@ public final class Nfs41Session implements AutoCloseable {
     private final AtomicBoolean binding = new AtomicBoolean();
     private volatile long lastBindNanos;
     private volatile boolean backChannelGranted;
+    /** The transport's connection the back channel was last bound on (CREATE_SESSION or BIND_CONN_TO_SESSION). */
+    private volatile long boundGeneration;
     private final AtomicLong binds = new AtomicLong();
 
     /** A client ID and one of its sessions, with the session's slots. Immutable but for {@link #retired}. */
@@ -508,6 +510,7 @@ public final class Nfs41Session implements AutoCloseable {
             }
             sessions.incrementAndGet();
             backChannelGranted = callbacks != null && (ok.flags() & Nfs4Ops.CREATE_SESSION4_FLAG_CONN_BACK_CHAN) != 0;
+            boundGeneration = transport.connectionGeneration();
             if (callbacks != null && !backChannelGranted) {
                 LOG.debug("{} gave the session no back channel: no callbacks", transport.remoteAddress());
             }
@@ -587,9 +590,9 @@ public final class Nfs41Session implements AutoCloseable {
     // ============================================================================================= sending
 
     /**
-     * The server says the session's callbacks cannot reach this client (SEQUENCE's CB_PATH_DOWN flags: e.g. the
-     * transport reconnected, and the new connection is not the session's back channel yet): binds the connection to
-     * the session for both channels (BIND_CONN_TO_SESSION), as Linux's client does. One at a time, and not again within
+     * The transport reconnected since the back channel was bound, or the server says the session's callbacks cannot
+     * reach this client (SEQUENCE's CB_PATH_DOWN flags): binds the connection to the session for both channels
+     * (BIND_CONN_TO_SESSION), so that callbacks find the new connection. One at a time, and not again within
      * {@link #REBIND_INTERVAL_NANOS} (the server clears the flag once it has probed the new path). Nothing happens
      * without a callback service.
      */
@@ -600,8 +603,12 @@ public final class Nfs41Session implements AutoCloseable {
         }
         lastBindNanos = System.nanoTime();
         binds.incrementAndGet();
+        long generation = transport.connectionGeneration();
         callAlone(new Compound("bind_conn_to_session").add(new Ops.BindConnToSession(s.sessionId)))
                 .whenComplete((r, e) -> {
+                    if (e == null && r.isOk()) {
+                        boundGeneration = generation;
+                    }
                     binding.set(false);
                     if (e != null) {
                         LOG.debug("BIND_CONN_TO_SESSION failed: {}", e.toString());
@@ -746,7 +753,8 @@ public final class Nfs41Session implements AutoCloseable {
                 if ((ok.statusFlags() & Nfs4Ops.STATE_LOST_FLAGS) != 0) {
                     stateRecovery.stateRevoked(ok.statusFlags());
                 }
-                if ((ok.statusFlags() & Nfs4Ops.CB_PATH_FLAGS) != 0) {
+                if ((ok.statusFlags() & Nfs4Ops.CB_PATH_FLAGS) != 0
+                        || backChannelGranted && transport.connectionGeneration() != boundGeneration) {
                     bindBackChannel(s);
                 }
                 if ((ok.statusFlags() & Nfs4Ops.SEQ4_STATUS_RESTART_RECLAIM_NEEDED) != 0 && fixed == null) {

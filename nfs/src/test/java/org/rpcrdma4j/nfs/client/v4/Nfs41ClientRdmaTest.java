@@ -327,4 +327,31 @@ class Nfs41ClientRdmaTest extends AbstractNfs41ClientTest {
         c.getattr(c.root());
         assertThat(c.session().backChannelBinds()).as("the path is up again: no more binds").isEqualTo(binds);
     }
+
+    /**
+     * After the transport reconnects, the client binds the new connection to the session (BIND_CONN_TO_SESSION), the
+     * server probes it and sends callbacks there: a CB_SEQUENCE over the new connection is answered.
+     */
+    @Test
+    void afterAReconnectTheBackChannelIsBoundToTheNewConnection() throws Exception {
+        start();
+        Nfs41Client c = client();
+        org.rpcrdma4j.nfs.server.v4.Nfs4Program nfs4 = server.tcp().nfs4();
+        org.rpcrdma4j.nfs.v4.state.SessionId sid = org.rpcrdma4j.nfs.v4.state.SessionId.of(c.session().sessionId());
+        await("the first probe", () -> nfs4.backChannelProbesAnswered() == 1);
+        org.dcache.oncrpc4j.rpc.RpcTransport first = nfs4.backChannel(sid).orElseThrow();
+        long connections = c.transport().connectionGeneration();
+
+        cutConnections();
+        assertThat(c.getattr(c.root()).type()).isEqualTo(org.rpcrdma4j.nfs.FileType.DIRECTORY);
+        assertThat(c.transport().connectionGeneration()).as("reconnected").isGreaterThan(connections);
+        await("BIND_CONN_TO_SESSION and a probe of the new connection", () -> nfs4.backChannelProbesAnswered() == 2);
+        assertThat(c.session().backChannelBinds()).isOne();
+        org.dcache.oncrpc4j.rpc.RpcTransport second = nfs4.backChannel(sid).orElseThrow();
+        assertThat(second).isNotSameAs(first);
+        assertThat(callback(second, new CbCall(c.session().sessionId(), 1, null, null)).statuses)
+                .containsExactly(0, 0);
+        c.getattr(c.root());
+        assertThat(c.session().backChannelBinds()).as("bound once per connection").isOne();
+    }
 }

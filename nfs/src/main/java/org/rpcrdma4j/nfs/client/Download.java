@@ -1,7 +1,6 @@
 package org.rpcrdma4j.nfs.client;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -22,7 +21,6 @@ final class Download {
     private final NfsAsyncClient client;
     private final FileHandle file;
     private final FileChannel out;
-    private final ByteBufAllocator allocator;
     private final int chunk;
     private final int window;
     private final Semaphore slots;
@@ -30,12 +28,10 @@ final class Download {
     private final AtomicLong eofAt = new AtomicLong(Long.MAX_VALUE);
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
 
-    Download(NfsAsyncClient client, FileHandle file, FileChannel out, ByteBufAllocator allocator, int chunk,
-             int window) {
+    Download(NfsAsyncClient client, FileHandle file, FileChannel out, int chunk, int window) {
         this.client = client;
         this.file = file;
         this.out = out;
-        this.allocator = allocator;
         this.chunk = chunk;
         this.window = window;
         this.slots = new Semaphore(window);
@@ -93,7 +89,14 @@ final class Download {
     }
 
     private void issue(Range r) {
-        ByteBuf buf = allocator.directBuffer(r.length(), r.length());
+        ByteBuf buf;
+        try {
+            buf = client.transport().allocateData(r.length()); // over RDMA registered: the data lands in place
+        } catch (IOException | RuntimeException e) {
+            failure.compareAndSet(null, e);
+            slots.release();
+            return;
+        }
         client.read(file, r.offset(), buf).whenComplete((reply, error) -> {
             try {
                 if (error != null) {

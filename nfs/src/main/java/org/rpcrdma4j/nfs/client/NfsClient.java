@@ -1,8 +1,6 @@
 package org.rpcrdma4j.nfs.client;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
-import io.netty.buffer.PooledByteBufAllocator;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.channels.FileChannel;
@@ -50,7 +48,6 @@ public final class NfsClient implements NfsMount {
     private final DataTransport transport;
     private final NfsAsyncClient async;
     private final FileHandle root;
-    private final ByteBufAllocator allocator = PooledByteBufAllocator.DEFAULT;
     private volatile FsInfo fsinfo;
     private volatile boolean plusSupported = true;
 
@@ -347,7 +344,7 @@ public final class NfsClient implements NfsMount {
         }
         try (FileChannel out = FileChannel.open(local, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
                 StandardOpenOption.TRUNCATE_EXISTING)) {
-            return new Download(async, fh, out, allocator, readChunk(), config.window()).run(a.size());
+            return new Download(async, fh, out, readChunk(), config.window()).run(a.size());
         }
     }
 
@@ -381,7 +378,7 @@ public final class NfsClient implements NfsMount {
 
     /** A writer for pipelined UNSTABLE writes with verifier-checked COMMIT (see {@link UnstableWriter}). */
     public UnstableWriter unstableWriter(FileHandle fh, UnstableWriter.Source source) {
-        return new UnstableWriter(async, fh, source, allocator, config.window(), 5);
+        return new UnstableWriter(async, fh, source, config.window(), 5);
     }
 
     /** Reads a whole remote file into memory (for small files). */
@@ -391,7 +388,7 @@ public final class NfsClient implements NfsMount {
         int chunk = readChunk();
         long offset = 0;
         while (true) {
-            ByteBuf buf = allocator.heapBuffer(chunk, chunk);
+            ByteBuf buf = transport().allocateData(chunk);
             try {
                 ReadReply r = read(fh, offset, buf);
                 buf.readBytes(out, buf.readableBytes());

@@ -1,5 +1,7 @@
 package org.rpcrdma4j.nfs.client;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.PooledByteBufAllocator;
 import java.io.EOFException;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -95,6 +97,12 @@ public final class TcpDataTransport implements DataTransport {
                 return TcpDataTransport.connect(address, cfg);
             }
         };
+    }
+
+    /** Pooled direct memory: the stream's socket writes and reads it without a further copy. */
+    @Override
+    public ByteBuf allocateData(int size) {
+        return PooledByteBufAllocator.DEFAULT.directBuffer(size, size);
     }
 
     @Override

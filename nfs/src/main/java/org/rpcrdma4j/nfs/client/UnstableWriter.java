@@ -1,7 +1,6 @@
 package org.rpcrdma4j.nfs.client;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -36,7 +35,6 @@ public final class UnstableWriter {
     private final NfsAsyncClient client;
     private final FileHandle file;
     private final Source source;
-    private final ByteBufAllocator allocator;
     private final int window;
     private final int maxRounds;
     private final Semaphore slots;
@@ -49,12 +47,10 @@ public final class UnstableWriter {
      * @param window    WRITEs in flight at most
      * @param maxRounds how many times a COMMIT whose verifier changed is followed by a resend before giving up
      */
-    public UnstableWriter(NfsAsyncClient client, FileHandle file, Source source, ByteBufAllocator allocator,
-                          int window, int maxRounds) {
+    public UnstableWriter(NfsAsyncClient client, FileHandle file, Source source, int window, int maxRounds) {
         this.client = client;
         this.file = file;
         this.source = source;
-        this.allocator = allocator;
         this.window = window;
         this.maxRounds = maxRounds;
         this.slots = new Semaphore(window);
@@ -64,7 +60,13 @@ public final class UnstableWriter {
     public void write(long offset, int length) throws IOException {
         checkFailure();
         acquire(1);
-        ByteBuf buf = allocator.directBuffer(length, length);
+        ByteBuf buf;
+        try {
+            buf = client.transport().allocateData(length); // over RDMA registered: sent without a copy
+        } catch (IOException | RuntimeException e) {
+            slots.release();
+            throw e;
+        }
         try {
             source.read(offset, length, buf);
         } catch (IOException | RuntimeException e) {

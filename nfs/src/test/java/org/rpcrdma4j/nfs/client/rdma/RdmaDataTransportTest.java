@@ -145,4 +145,83 @@ class RdmaDataTransportTest {
         ReceivedCall read = calls.stream().filter(c -> c.procedure() == Nfs3.READ).findFirst().orElseThrow();
         assertThat(read.header().writeChunkLength(0)).isEqualTo(data.length + 100);
     }
+
+    /**
+     * The NFSv3 client's file-level helpers (upload, download, readAll) take their READ sinks and WRITE sources from
+     * the transport's registered memory: every bulk call's buffer moves without a copy.
+     */
+    @Test
+    void theFileHelpersUseTheTransportsRegisteredMemory() throws Exception {
+        java.util.concurrent.atomic.AtomicInteger bulk = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicInteger copied = new java.util.concurrent.atomic.AtomicInteger();
+        org.rpcrdma4j.nfs.client.DataTransportFactory watching = new org.rpcrdma4j.nfs.client.DataTransportFactory() {
+            @Override
+            public String scheme() {
+                return "rdma";
+            }
+
+            @Override
+            public int defaultPort() {
+                return factory.defaultPort();
+            }
+
+            @Override
+            public org.rpcrdma4j.nfs.client.DataTransport connect(java.net.InetSocketAddress server,
+                                                                   NfsClientConfig config) throws java.io.IOException {
+                org.rpcrdma4j.nfs.client.DataTransport t = factory.connect(server, config);
+                return new org.rpcrdma4j.nfs.client.DataTransport() {
+                    @Override
+                    public <T extends org.dcache.oncrpc4j.xdr.XdrAble> java.util.concurrent.CompletableFuture<T> call(
+                            int program, int version, int procedure, org.dcache.oncrpc4j.xdr.XdrAble args, T result) {
+                        ByteBuf item = args instanceof org.rpcrdma4j.nfs.xdr.DdpArgument d ? d.item()
+                                : result instanceof org.rpcrdma4j.nfs.xdr.DdpResult d ? d.sink() : null;
+                        if (item != null && item.capacity() >= 4096) {
+                            bulk.incrementAndGet();
+                            if (!t.movesWithoutCopy(item)) {
+                                copied.incrementAndGet();
+                            }
+                        }
+                        return t.call(program, version, procedure, args, result);
+                    }
+
+                    @Override
+                    public ByteBuf allocateData(int size) throws java.io.IOException {
+                        return t.allocateData(size);
+                    }
+
+                    @Override
+                    public boolean movesWithoutCopy(ByteBuf b) {
+                        return t.movesWithoutCopy(b);
+                    }
+
+                    @Override
+                    public java.net.InetSocketAddress remoteAddress() {
+                        return t.remoteAddress();
+                    }
+
+                    @Override
+                    public void close() {
+                        t.close();
+                    }
+                };
+            }
+        };
+        byte[] data = pattern(5, 3 * (1 << 20) + 17);
+        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("helpers");
+        try (NfsClient client = NfsClient.mount(url(), NfsClientConfig.defaults().withTransportFactory(watching))) {
+            java.nio.file.Path src = java.nio.file.Files.write(dir.resolve("src"), data);
+            assertThat(client.upload(src, "/big")).isEqualTo(data.length);
+            java.nio.file.Path back = dir.resolve("back");
+            assertThat(client.download("/big", back)).isEqualTo(data.length);
+            assertThat(java.nio.file.Files.readAllBytes(back)).isEqualTo(data);
+            assertThat(client.readAll("/big")).isEqualTo(data);
+        } finally {
+            for (String f : new String[] {"src", "back"}) {
+                java.nio.file.Files.deleteIfExists(dir.resolve(f));
+            }
+            java.nio.file.Files.delete(dir);
+        }
+        assertThat(bulk.get()).as("bulk READs and WRITEs: 4 of each at least").isGreaterThanOrEqualTo(8);
+        assertThat(copied.get()).as("of which through a copy").isZero();
+    }
 }

@@ -504,6 +504,20 @@ public final class RdmaClientTransport implements RpcTransport, AutoCloseable {
     // ------------------------------------------------------------------ counters
 
     /** A snapshot of the counters and gauges. Allocates; not for the hot path. */
+    /**
+     * Counts bytes a layer above copied for a call because they were not in this transport's registered memory: a
+     * payload copied into it ({@code pullup_copy_count}) or data copied out of a transport sink into the caller's
+     * memory ({@code fixup_copy_count}), so that the counters show every copy a call cost.
+     */
+    public void countCopies(long pulledUp, long fixedUp) {
+        if (pulledUp > 0) {
+            agent.counters().add(XprtCounter.PULLUP_COPY_COUNT, pulledUp);
+        }
+        if (fixedUp > 0) {
+            agent.counters().add(XprtCounter.FIXUP_COPY_COUNT, fixedUp);
+        }
+    }
+
     /** Connections made so far, the first included: it grows by one with each reconnect. */
     public long connections() {
         return agent.counters().get(XprtCounter.CONNECTS);

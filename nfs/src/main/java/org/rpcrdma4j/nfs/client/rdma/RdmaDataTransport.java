@@ -240,6 +240,7 @@ public final class RdmaDataTransport implements DataTransport {
                 } else {
                     ownedPayload = allocate(item.readableBytes());
                     ownedPayload.setBytes(0, item, item.readerIndex(), item.readableBytes());
+                    transport.countCopies(item.readableBytes(), 0);
                     call.payload(ownedPayload, 0, item.readableBytes());
                 }
             }
@@ -294,6 +295,7 @@ public final class RdmaDataTransport implements DataTransport {
                     long placed = call.placedBytes();
                     if (ownedSink != null && placed > 0) {
                         userSink.setBytes(userSink.writerIndex(), ownedSink, 0, (int) placed);
+                        transport.countCopies(0, placed);
                     }
                     ddp.decodeReduced(xdr, placed);
                 } else {

@@ -144,16 +144,21 @@ public final class ClientOptions {
 
     /** The URL actually mounted: {@code url} with --transport, --rdma-port and --mount-port applied. */
     public NfsUrl effectiveUrl(NfsUrl url) {
-        int mount = mountPort != null ? mountPort : url.mountPort();
+        boolean fromTcp = url.scheme().equals("tcp");
         String scheme = transport == null ? url.scheme() : transport.toLowerCase(Locale.ROOT);
         if (scheme.equals("tcp")) {
-            int port = url.scheme().equals("tcp") ? url.port() : mount;
-            return new NfsUrl("tcp", url.host(), port, url.export(), mountPort != null ? mountPort
-                    : url.scheme().equals("tcp") ? url.mountPort() : port, url.version());
+            // over TCP, NFS and MOUNT go to the server's TCP port: an rdma:// URL's mountport
+            int port = fromTcp ? url.port() : mountPort != null ? mountPort : url.mountPort();
+            boolean portGiven = fromTcp ? url.portGiven() : mountPort != null || url.mountPortGiven();
+            int mount = mountPort != null ? mountPort : fromTcp ? url.mountPort() : port;
+            boolean mountGiven = mountPort != null || (fromTcp ? url.mountPortGiven() : portGiven);
+            return new NfsUrl("tcp", url.host(), port, url.export(), mount, url.version(), portGiven, mountGiven);
         }
-        int port = rdmaPort != null ? rdmaPort : url.scheme().equals("rdma") ? url.port() : NfsUrl.NFS_RDMA_PORT;
-        int rdmaMount = mountPort != null ? mountPort : url.scheme().equals("tcp") ? url.port() : url.mountPort();
-        return new NfsUrl("rdma", url.host(), port, url.export(), rdmaMount, url.version());
+        int port = rdmaPort != null ? rdmaPort : fromTcp ? NfsUrl.NFS_RDMA_PORT : url.port();
+        boolean portGiven = rdmaPort != null || !fromTcp && url.portGiven();
+        int mount = mountPort != null ? mountPort : fromTcp ? url.port() : url.mountPort();
+        boolean mountGiven = mountPort != null || (fromTcp ? url.portGiven() : url.mountPortGiven());
+        return new NfsUrl("rdma", url.host(), port, url.export(), mount, url.version(), portGiven, mountGiven);
     }
 
     /** The NFS client settings. */

@@ -23,6 +23,8 @@ import org.rpcrdma4j.nfs.NfsTime;
 import org.rpcrdma4j.nfs.PathConf;
 import org.rpcrdma4j.nfs.SetAttributes;
 import org.rpcrdma4j.nfs.StableHow;
+import org.rpcrdma4j.nfs.xdr.Mount3;
+import org.rpcrdma4j.nfs.xdr.Nfs3;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -67,8 +69,66 @@ public final class NfsClient implements NfsMount {
         return mount(NfsUrl.parse(url), config);
     }
 
-    /** Mounts: MNT over TCP to the mount port, then connects NFS with the scheme's transport. */
+    /**
+     * Mounts: MNT over TCP to the mount port, then connects NFS with the scheme's transport. A port the URL does not
+     * name is asked of the server's portmapper first ({@link #withPortsFound}).
+     */
     public static NfsClient mount(NfsUrl url, NfsClientConfig config) throws IOException {
+        List<Portmapper.Lookup> misses = new ArrayList<>();
+        NfsUrl asked = url;
+        url = withPortsFound(url, config, misses);
+        try {
+            return connect(url, config);
+        } catch (RpcConnectionException e) {
+            if (misses.isEmpty()) {
+                throw e;
+            }
+            StringBuilder m = new StringBuilder(e.getMessage());
+            for (Portmapper.Lookup l : misses) {
+                m.append("; ").append(l.fallbackNote(l.asked().startsWith("MOUNT") ? url.mountPort() : url.port()));
+            }
+            throw new RpcConnectionException(m + " (mounting " + asked + ": give the port in the URL)", e);
+        }
+    }
+
+    /**
+     * {@code url} with the ports it does not name asked of the server's portmapper, as {@code mount.nfs} does:
+     * MOUNT's without {@code mountport}, NFS's too for a {@code tcp://} URL without a port. A lookup that finds nothing
+     * (no portmapper, or the program not registered) leaves the default and is added to {@code misses}.
+     */
+    static NfsUrl withPortsFound(NfsUrl url, NfsClientConfig config, List<Portmapper.Lookup> misses)
+            throws IOException {
+        int pm = config.portmapperPort();
+        if (pm == 0 || url.mountPortGiven() && (url.portGiven() || !"tcp".equals(url.scheme()))) {
+            return url;
+        }
+        int nfsPort = url.port();
+        int mountPort = url.mountPort();
+        if ("tcp".equals(url.scheme()) && !url.portGiven()) {
+            Portmapper.Lookup l = Portmapper.getPort(url.host(), pm, "NFS", Nfs3.PROGRAM, Nfs3.VERSION, config);
+            if (l.found()) {
+                nfsPort = l.port();
+                if (!url.mountPortGiven()) {
+                    mountPort = nfsPort; // a server without a registered MOUNT serves it on the NFS port
+                }
+            } else {
+                misses.add(l);
+            }
+        }
+        if (!url.mountPortGiven()) {
+            Portmapper.Lookup l = Portmapper.getPort(url.host(), pm, "MOUNT", Mount3.PROGRAM, Mount3.VERSION,
+                    config);
+            if (l.found()) {
+                mountPort = l.port();
+            } else {
+                misses.add(l);
+            }
+        }
+        LOG.debug("{}: NFS port {}, MOUNT port {} ({} lookups missed)", url, nfsPort, mountPort, misses.size());
+        return url.withPorts(nfsPort, mountPort);
+    }
+
+    private static NfsClient connect(NfsUrl url, NfsClientConfig config) throws IOException {
         DataTransportFactory factory = factory(url.scheme(), config);
         InetSocketAddress nfsAddress = new InetSocketAddress(url.host(), url.port());
         InetSocketAddress mountAddress = new InetSocketAddress(url.host(), url.mountPort());

@@ -24,6 +24,7 @@ public final class NfsClientConfig {
     private int chunkSize = 1 << 20;
     private int readdirBytes = 64 << 10;
     private int workerThreads = 2;
+    private int portmapperPort = Portmapper.PORT;
     private Map<String, DataTransportFactory> factories = new HashMap<>();
     private Map<OncRpcProgram, RpcDispatchable> reversePrograms = new LinkedHashMap<>();
 
@@ -47,6 +48,7 @@ public final class NfsClientConfig {
         c.chunkSize = chunkSize;
         c.readdirBytes = readdirBytes;
         c.workerThreads = workerThreads;
+        c.portmapperPort = portmapperPort;
         c.factories = new HashMap<>(factories);
         c.reversePrograms = new LinkedHashMap<>(reversePrograms);
         return c;
@@ -139,6 +141,23 @@ public final class NfsClientConfig {
     /** The programs served on the reverse direction ({@link #withReverseProgram}). */
     public Map<OncRpcProgram, RpcDispatchable> reversePrograms() {
         return Collections.unmodifiableMap(reversePrograms);
+    }
+
+    /**
+     * Where NFSv3 mounts ask the server's portmapper for MOUNT's port (and NFS's, for a {@code tcp://} URL without a
+     * port) when the URL does not name it: the server's port 111 by default; 0 asks no portmapper.
+     */
+    public NfsClientConfig withPortmapperPort(int port) {
+        if (port < 0 || port > 65535) {
+            throw new IllegalArgumentException("portmapper port out of range: " + port);
+        }
+        NfsClientConfig c = copy();
+        c.portmapperPort = port;
+        return c;
+    }
+
+    public int portmapperPort() {
+        return portmapperPort;
     }
 
     public Duration callTimeout() {

@@ -15,7 +15,6 @@ import org.rpcrdma4j.registration.RegistrationMode;
 import org.rpcrdma4j.verbs.ConnectParameters;
 import org.rpcrdma4j.verbs.RdmaDevice;
 import org.rpcrdma4j.xprt.UpperLayerBinding;
-import org.rpcrdma4j.xprt.internal.AgentRunner;
 import org.rpcrdma4j.xprt.internal.Bindings;
 
 /**
@@ -48,7 +47,7 @@ public final class RdmaClientConfig {
     private final Duration reconnectDelayMin;
     private final Duration reconnectDelayMax;
     private final List<UpperLayerBinding> bindings;
-    private final AgentRunner runner;
+    private final AgentThread runner;
     private final Executor callbackExecutor;
     private final Map<OncRpcProgram, RpcDispatchable> reversePrograms;
     private final Executor reverseExecutor;
@@ -211,7 +210,7 @@ public final class RdmaClientConfig {
     }
 
     /** The borrowed agent runner, or null when the transport runs its own thread. */
-    public AgentRunner runner() {
+    public AgentThread runner() {
         return runner;
     }
 
@@ -282,7 +281,7 @@ public final class RdmaClientConfig {
         private Duration reconnectDelayMin = Duration.ofSeconds(5);
         private Duration reconnectDelayMax = Duration.ofSeconds(60);
         private List<UpperLayerBinding> bindings = new ArrayList<>();
-        private AgentRunner runner;
+        private AgentThread runner;
         private Executor callbackExecutor;
         private Map<OncRpcProgram, RpcDispatchable> reversePrograms = new LinkedHashMap<>();
         private Executor reverseExecutor;
@@ -449,7 +448,7 @@ public final class RdmaClientConfig {
         }
 
         /** Runs the connection's agent on a shared runner (borrowed) instead of a thread of its own. */
-        public Builder runner(AgentRunner borrowed) {
+        public Builder runner(AgentThread borrowed) {
             this.runner = Objects.requireNonNull(borrowed, "runner");
             return this;
         }

@@ -132,7 +132,7 @@ public final class RdmaClientTransport implements RpcTransport, AutoCloseable {
         this.registrations = r;
         this.buffers = b;
         if (config.runner() != null) {
-            this.runner = config.runner();
+            this.runner = config.runner().runner();
             this.ownsRunner = false;
         } else {
             this.runner = new AgentRunner("rpcrdma-" + name);

@@ -115,6 +115,21 @@ class OncRpcCallTest extends ClientTestBase {
         assertThat(s.get(XprtCounter.FIXUP_COPY_COUNT)).isPositive();
     }
 
+    /** Two transports on one borrowed agent thread both work, and the thread outlives them until closed. */
+    @Test
+    void transportsShareAnAgentThread() throws Exception {
+        try (AgentThread shared = new AgentThread("shared-agent")) {
+            RdmaClientTransport a = connect(b -> b.runner(shared));
+            RdmaClientTransport b = connect(c -> c.runner(shared));
+            assertThat(a.config().runner()).isSameAs(shared);
+            sameResultsAs(a);
+            sameResultsAs(b);
+            a.close();
+            sameResultsAs(b);
+            b.close();
+        }
+    }
+
     @Test
     void withoutABindingCallsUsePositionZeroChunksAndReplyChunksOnly() throws Exception {
         RdmaClientTransport rdma = RdmaClientTransport.connect(server.address(), RdmaClientConfig.builder()

@@ -43,7 +43,6 @@ import org.rpcrdma4j.xprt.client.RdmaClientTransport;
 import org.rpcrdma4j.xprt.client.RdmaConnectionException;
 import org.rpcrdma4j.xprt.client.RdmaErrorReplyException;
 import org.rpcrdma4j.xprt.client.RdmaMarshalException;
-import org.rpcrdma4j.xprt.internal.Xdrs;
 
 /**
  * {@link DataTransport} over RPC-over-RDMA ({@link RdmaClientTransport}'s DDP API). The RFC 8267 items move without a
@@ -230,8 +229,7 @@ public final class RdmaDataTransport implements DataTransport {
                 args.xdrEncode(xdr);
             }
             xdr.endEncoding();
-            ByteBuf message = Unpooled.buffer(Xdrs.length(xdr));
-            Xdrs.copyTo(xdr, message);
+            ByteBuf message = encoded(xdr);
             call.message(message).reply(reply).timeout(timeoutMillis, TimeUnit.MILLISECONDS);
             if (item != null && item.readableBytes() > 0) {
                 RegisteredBuffer own = ours(item);
@@ -322,6 +320,18 @@ public final class RdmaDataTransport implements DataTransport {
                 ownedSink = null;
             }
         }
+    }
+
+    /** The encoded message of {@code xdr} (after {@code endEncoding()}) copied into a heap buffer. */
+    private static ByteBuf encoded(Xdr xdr) {
+        org.glassfish.grizzly.Buffer b = xdr.asBuffer();
+        ByteBuf message = Unpooled.buffer(b.remaining());
+        if (b.hasArray()) {
+            message.writeBytes(b.array(), b.arrayOffset() + b.position(), b.remaining());
+        } else {
+            message.writeBytes(b.toByteBuffer().duplicate());
+        }
+        return message;
     }
 
     /**

@@ -1,5 +1,6 @@
 package org.rpcrdma4j.benchmarks.harness;
 
+import org.rpcrdma4j.nfs.binding.NfsBinding;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
@@ -109,7 +110,7 @@ final class NfsFixture implements AutoCloseable {
         }
         RdmaDevice device = RdmaProviders.select("soft").open(config.device());
         RdmaRpcServer rdma = RdmaRpcServer.builder().bindAddress(InetAddress.getByName(host)).port(0).device(device)
-                .programs(nfs.programs()).binding(RdmaDataTransport.NFS_BINDING)
+                .programs(nfs.programs()).binding(NfsBinding.INSTANCE)
                 .inlineSizes(config.inline(), config.inline()).keptCallMemory(KEPT_CALL_MEMORY).jmx(false)
                 .name("harness-nfs-rdma").build();
         try {

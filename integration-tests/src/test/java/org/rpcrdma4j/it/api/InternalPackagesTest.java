@@ -126,6 +126,26 @@ class InternalPackagesTest {
         assertThat(violations).isEmpty();
     }
 
+    /**
+     * Each shipped module's jar has a module name of its own (the {@code Automatic-Module-Name} its POM sets), and no
+     * package is in two modules, so the jars work as automatic modules side by side.
+     */
+    @Test
+    void eachModuleHasANameAndPackagesOfItsOwn() throws IOException {
+        Set<String> names = new TreeSet<>();
+        Set<String> packages = new TreeSet<>();
+        for (String module : MODULES) {
+            Matcher m = Pattern.compile("<automatic\\.module\\.name>([^<]+)</automatic\\.module\\.name>")
+                    .matcher(Files.readString(root().resolve(module).resolve("pom.xml")));
+            assertThat(m.find()).as(module + " sets automatic.module.name").isTrue();
+            assertThat(m.group(1)).as(module).matches("[a-z][a-z0-9]*(\\.[a-z][a-z0-9]*)*");
+            assertThat(names.add(m.group(1))).as(m.group(1) + " is one module's").isTrue();
+            for (String p : packagesOf(module)) {
+                assertThat(packages.add(p)).as(p + " is in one module only (" + module + ")").isTrue();
+            }
+        }
+    }
+
     /** A public type whose enclosing types are public too. */
     private static boolean reachable(Class<?> c) {
         for (Class<?> e = c.getEnclosingClass(); e != null; e = e.getEnclosingClass()) {

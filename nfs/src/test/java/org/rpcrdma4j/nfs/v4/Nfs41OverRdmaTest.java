@@ -1,5 +1,6 @@
 package org.rpcrdma4j.nfs.v4;
 
+import org.rpcrdma4j.nfs.binding.NfsBinding;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
@@ -49,7 +50,7 @@ import org.rpcrdma4j.xprt.server.ServerCounter;
 
 /**
  * NFSv4.1 over RPC-over-RDMA end to end on the software iWARP device: {@link MemoryNfs41Program}, a plain oncrpc4j
- * program, served by {@link RdmaRpcServer} with the NFS binding ({@link RdmaDataTransport#NFS_BINDING}: NFSv3 and
+ * program, served by {@link RdmaRpcServer} with the NFS binding ({@link org.rpcrdma4j.nfs.binding.NfsBinding}: NFSv3 and
  * NFSv4), called with unmodified oncrpc4j {@link RpcCall}s over {@link RdmaClientTransport} with the same binding.
  * Each binding is wrapped in a {@link RecordingBinding} so that the tests see what the transports were told, and the
  * counters of both sides show which chunks were used:
@@ -90,7 +91,7 @@ class Nfs41OverRdmaTest {
     @BeforeAll
     void start() throws Exception {
         program = new MemoryNfs41Program((call, length) -> server.bufferAllocator().allocate(call, length));
-        serverBinding = new RecordingBinding(RdmaDataTransport.NFS_BINDING);
+        serverBinding = new RecordingBinding(NfsBinding.INSTANCE);
         server = RdmaRpcServer.builder()
                 .name("nfs41-e2e-" + SERVERS.incrementAndGet())
                 .provider("soft", Map.of("name", "nfs41-server", "engineThreads", "1"))
@@ -102,7 +103,7 @@ class Nfs41OverRdmaTest {
                 .jmx(false)
                 .build();
         server.start();
-        clientBinding = new RecordingBinding(RdmaDataTransport.NFS_BINDING);
+        clientBinding = new RecordingBinding(NfsBinding.INSTANCE);
         client = RdmaClientTransport.connect(server.boundAddress(), RdmaClientConfig.builder()
                 .provider("soft", Map.of("name", "nfs41-client", "engineThreads", "1"))
                 .binding(clientBinding)
@@ -435,7 +436,7 @@ class Nfs41OverRdmaTest {
                 RdmaClientConfig.builder().provider("soft", Map.of("name", "nfs41-nfs-client", "engineThreads", "1"))
                         .jmx(false).build())) {
             RdmaClientTransport transport = nfs.transport();
-            assertThat(transport.config().bindings()).containsExactly(RdmaDataTransport.NFS_BINDING);
+            assertThat(transport.config().bindings()).containsExactly(NfsBinding.INSTANCE);
             byte[] fh = program.createFile();
             byte[] data = pattern(size, 19);
             var before = transport.stats();

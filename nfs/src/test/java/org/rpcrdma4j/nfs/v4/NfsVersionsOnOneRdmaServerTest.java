@@ -1,5 +1,6 @@
 package org.rpcrdma4j.nfs.v4;
 
+import org.rpcrdma4j.nfs.binding.NfsBinding;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.netty.buffer.ByteBuf;
@@ -30,7 +31,7 @@ import org.rpcrdma4j.xprt.server.ServerCounter;
 
 /**
  * NFSv3 and NFSv4 served on one RDMA port with one binding for program 100003
- * ({@link RdmaDataTransport#NFS_BINDING}): the embedded NFSv3 server's programs and the NFSv4.1 test program side by
+ * ({@link org.rpcrdma4j.nfs.binding.NfsBinding}): the embedded NFSv3 server's programs and the NFSv4.1 test program side by
  * side in one {@link RdmaRpcServer}. The NFSv3 client (over its RDMA transport) and an oncrpc4j NFSv4.1 client both
  * get their WRITE data pulled from Read chunks and their READ data pushed into Write chunks, byte for byte.
  */
@@ -51,7 +52,7 @@ class NfsVersionsOnOneRdmaServerTest {
                     .stopTimeout(Duration.ofSeconds(5))
                     .programs(nfs3.programs()) // NFSv3 and MOUNT; NFS versions 2 and 4 answer PROG_MISMATCH...
                     .program(new OncRpcProgram(Nfs4.PROGRAM, Nfs4.VERSION), nfs4) // ...until version 4 is served
-                    .binding(RdmaDataTransport.NFS_BINDING)
+                    .binding(NfsBinding.INSTANCE)
                     .jmx(false)
                     .build();
             rdmaRef.set(rdma);

@@ -1,5 +1,6 @@
 package org.rpcrdma4j.nfs.v4;
 
+import org.rpcrdma4j.nfs.binding.NfsBinding;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -133,7 +134,7 @@ class VersionedBindingTest {
     void theClientConfigurationTakesItAsTheNfsBinding() {
         assertThatThrownBy(() -> RdmaClientConfig.builder().binding(Nfs3UpperLayerBinding.INSTANCE)
                 .binding(Nfs4UpperLayerBinding.INSTANCE)).isInstanceOf(IllegalArgumentException.class);
-        RdmaClientConfig config = RdmaClientConfig.builder().binding(RdmaDataTransport.NFS_BINDING).build();
+        RdmaClientConfig config = RdmaClientConfig.builder().binding(NfsBinding.INSTANCE).build();
         assertThat(config.bindings()).singleElement().satisfies(b -> {
             assertThat(b.supportsVersion(3)).isTrue();
             assertThat(b.supportsVersion(4)).isTrue();

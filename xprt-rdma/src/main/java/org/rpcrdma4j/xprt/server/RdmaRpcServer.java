@@ -40,6 +40,7 @@ import org.rpcrdma4j.verbs.VerbsException;
 import org.rpcrdma4j.verbs.util.EnumCounters;
 import org.rpcrdma4j.xprt.UpperLayerBinding;
 import org.rpcrdma4j.xprt.internal.AgentRunner;
+import org.rpcrdma4j.xprt.internal.Bindings;
 import org.rpcrdma4j.xprt.internal.ProgramTable;
 import org.rpcrdma4j.xprt.internal.WarningLimiter;
 import org.slf4j.Logger;
@@ -630,14 +631,23 @@ public final class RdmaRpcServer implements AutoCloseable {
         }
 
         /**
-         * The upper-layer binding of a program (by {@link UpperLayerBinding#program()}; a later one replaces it): which
-         * result is DDP-eligible, for the versions it {@linkplain UpperLayerBinding#supportsVersion supports}.
+         * The upper-layer binding of a program (by {@link UpperLayerBinding#program()}): which result is
+         * DDP-eligible, for the versions it {@linkplain UpperLayerBinding#supportsVersion supports}. One per program,
+         * as on the client: a second for the same program is refused (combine versions with a binding that covers
+         * them, such as the NFS module's {@code VersionedBinding}).
+         *
+         * @throws IllegalArgumentException when the program has a binding already
          */
         public Builder binding(UpperLayerBinding binding) {
             Objects.requireNonNull(binding, "binding");
-            bindings.removeIf(b -> b.program() == binding.program());
+            Bindings.checkOnePerProgram(bindings, binding);
             bindings.add(binding);
             return this;
+        }
+
+        /** Whether a binding for {@code program} was given. */
+        public boolean hasBinding(int program) {
+            return bindings.stream().anyMatch(b -> b.program() == program);
         }
 
         /**

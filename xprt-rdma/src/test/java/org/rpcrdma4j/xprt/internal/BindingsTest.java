@@ -33,6 +33,15 @@ class BindingsTest {
         assertThatThrownBy(() -> Bindings.checkOnePerProgram(List.of(v3), v4))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("program 100003");
         Bindings.checkOnePerProgram(List.of(v3), new OpaqueBinding(100005, 3, 4));
+        // the client's and the server's builders alike
+        assertThatThrownBy(() -> org.rpcrdma4j.xprt.client.RdmaClientConfig.builder().binding(v3).binding(v4))
+                .isInstanceOf(IllegalArgumentException.class);
+        org.rpcrdma4j.xprt.server.RdmaRpcServer.Builder server = org.rpcrdma4j.xprt.server.RdmaRpcServer.builder()
+                .binding(v3);
+        assertThatThrownBy(() -> server.binding(v4)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("program " + v3.program());
+        assertThat(server.hasBinding(v3.program())).isTrue();
+        assertThat(server.hasBinding(100005)).isFalse();
     }
 
     @Test

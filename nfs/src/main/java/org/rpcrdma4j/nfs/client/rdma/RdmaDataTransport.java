@@ -17,8 +17,7 @@ import org.dcache.oncrpc4j.rpc.RpcAuth;
 import org.dcache.oncrpc4j.rpc.RpcReply;
 import org.dcache.oncrpc4j.xdr.Xdr;
 import org.dcache.oncrpc4j.xdr.XdrAble;
-import org.rpcrdma4j.nfs.binding.Nfs3UpperLayerBinding;
-import org.rpcrdma4j.nfs.binding.VersionedBinding;
+import org.rpcrdma4j.nfs.binding.NfsBinding;
 import org.rpcrdma4j.nfs.client.AcceptStatus;
 import org.rpcrdma4j.nfs.client.CallbackFuture;
 import org.rpcrdma4j.nfs.client.DataTransport;
@@ -29,7 +28,6 @@ import org.rpcrdma4j.nfs.client.RpcConnectionException;
 import org.rpcrdma4j.nfs.client.RpcDeniedException;
 import org.rpcrdma4j.nfs.client.RpcNotAcceptedException;
 import org.rpcrdma4j.nfs.client.RpcTimeoutException;
-import org.rpcrdma4j.nfs.v4.Nfs4UpperLayerBinding;
 import org.rpcrdma4j.nfs.xdr.DdpArgument;
 import org.rpcrdma4j.nfs.xdr.DdpResult;
 import org.rpcrdma4j.registration.RegisteredBuffer;
@@ -61,14 +59,6 @@ import org.rpcrdma4j.xprt.client.RdmaMarshalException;
  * Thread-safe.
  */
 public final class RdmaDataTransport implements DataTransport {
-    /**
-     * The binding added for the NFS program when the transport settings have none: NFSv3 and NFSv4 (a transport
-     * takes one binding per program, so both versions sit behind one {@link VersionedBinding}). Calls made through
-     * {@link #call} and oncrpc4j calls over {@link #transport()} get direct data placement for either version.
-     */
-    public static final VersionedBinding NFS_BINDING = VersionedBinding.of(Nfs3UpperLayerBinding.INSTANCE,
-            Nfs4UpperLayerBinding.INSTANCE);
-
     private final RdmaClientTransport transport;
     private final InetSocketAddress server;
     private final RpcAuth auth;
@@ -97,14 +87,14 @@ public final class RdmaDataTransport implements DataTransport {
 
     /**
      * Connects to an NFS server over RDMA. {@code rdma} gives the transport settings; unless it has a binding for
-     * the NFS program already, the NFSv3 and NFSv4 bindings are added ({@link #NFS_BINDING}), and the connect timeout
+     * the NFS program already, the NFSv3 and NFSv4 bindings are added ({@link NfsBinding}), and the connect timeout
      * is taken from {@code config}.
      */
     public static RdmaDataTransport connect(InetSocketAddress server, NfsClientConfig config, RdmaClientConfig rdma)
             throws IOException {
         RdmaClientConfig.Builder b = rdma.toBuilder().timeouts(rdma.resolveTimeout(), config.connectTimeout());
-        if (rdma.bindings().stream().noneMatch(x -> x.program() == NFS_BINDING.program())) {
-            b.binding(NFS_BINDING);
+        if (rdma.bindings().stream().noneMatch(x -> x.program() == NfsBinding.INSTANCE.program())) {
+            b.binding(NfsBinding.INSTANCE);
         }
         config.reversePrograms().forEach(b::reverseProgram);
         RdmaClientTransport t;

@@ -3,9 +3,7 @@ package org.rpcrdma4j.nfs.server.rdma;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 
-import org.rpcrdma4j.nfs.binding.Nfs3UpperLayerBinding;
-import org.rpcrdma4j.nfs.binding.VersionedBinding;
-import org.rpcrdma4j.nfs.v4.Nfs4UpperLayerBinding;
+import org.rpcrdma4j.nfs.binding.NfsBinding;
 import org.rpcrdma4j.nfs.server.NfsServer;
 import org.rpcrdma4j.xprt.server.RdmaRpcServer;
 import org.slf4j.Logger;
@@ -46,15 +44,19 @@ public final class NfsRdmaServer implements AutoCloseable {
 
     /**
      * Builds and starts both servers. Takes over both builders: sets the NFS builder's READ buffers and WRITE memory,
-     * and gives the RDMA builder the NFS server's programs and the NFSv3 and NFSv4 bindings. When either fails to start, nothing
+     * and gives the RDMA builder the NFS server's programs and, unless it has one for NFS, the NFSv3 and NFSv4 binding
+     * ({@link NfsBinding}). When either fails to start, nothing
      * is left running.
      */
     public static NfsRdmaServer start(NfsServer.Builder nfsBuilder, RdmaRpcServer.Builder rdmaBuilder)
             throws IOException {
         RdmaServerMemory memory = new RdmaServerMemory();
         NfsServer nfs = nfsBuilder.readBuffers(memory).writeMemory(memory).build();
-        RdmaRpcServer rdma = rdmaBuilder.programs(nfs.programs())
-                .binding(VersionedBinding.of(Nfs3UpperLayerBinding.INSTANCE, Nfs4UpperLayerBinding.INSTANCE)).build();
+        rdmaBuilder.programs(nfs.programs());
+        if (!rdmaBuilder.hasBinding(NfsBinding.INSTANCE.program())) {
+            rdmaBuilder.binding(NfsBinding.INSTANCE);
+        }
+        RdmaRpcServer rdma = rdmaBuilder.build();
         memory.bind(rdma.bufferAllocator());
         nfs.start();
         try {

@@ -1,5 +1,6 @@
 package org.rpcrdma4j.nfs.server.v4;
 
+import org.rpcrdma4j.nfs.binding.NfsBinding;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -44,7 +45,7 @@ class LargeCompoundsOverRdmaTest {
                         .maxReadChunkBytes(4 * MIB).maxCallSize(4 * MIB + (64 << 10))
                         .provider("soft", Map.of()).jmx(false).name("nfs41-large"));
         transport = RdmaClientTransport.connect(server.rdmaAddress(), RdmaClientConfig.builder()
-                .provider("soft", Map.of()).binding(RdmaDataTransport.NFS_BINDING)
+                .provider("soft", Map.of()).binding(NfsBinding.INSTANCE)
                 .maxPayloadSize(clientMaxPayload).defaultMaxReplySize(MIB + (64 << 10)).jmx(false).build());
         return new V4Script(transport);
     }

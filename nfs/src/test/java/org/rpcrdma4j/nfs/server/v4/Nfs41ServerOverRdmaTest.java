@@ -1,5 +1,6 @@
 package org.rpcrdma4j.nfs.server.v4;
 
+import org.rpcrdma4j.nfs.binding.NfsBinding;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.net.InetAddress;
@@ -47,7 +48,7 @@ class Nfs41ServerOverRdmaTest {
 
     private RdmaClientTransport connect() throws Exception {
         return RdmaClientTransport.connect(server.rdmaAddress(), RdmaClientConfig.builder()
-                .provider("soft", Map.of()).binding(RdmaDataTransport.NFS_BINDING)
+                .provider("soft", Map.of()).binding(NfsBinding.INSTANCE)
                 .maxPayloadSize(2 << 20).defaultMaxReplySize(2 << 20).jmx(false).build());
     }
 

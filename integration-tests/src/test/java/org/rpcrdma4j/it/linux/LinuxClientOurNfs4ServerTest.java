@@ -62,12 +62,21 @@ class LinuxClientOurNfs4ServerTest {
         List<String> ours = tshark(file, "nfs && tcp.srcport == " + serverPort, "frame.number");
         assertThat(ours).as("NFSv4 frames of our server that tshark decoded").hasSizeGreaterThan(100);
         List<String> malformed = tshark(file, "_ws.malformed", "frame.number", "tcp.srcport", "rpc.msgtyp",
-                "rpcordma.writes_count", "nfs.opcode");
+                "rpcordma.writes_count", "nfs.opcode", "iwarp_rdma.opcode");
         int known = 0;
+        int lostFraming = 0;
         for (String line : malformed) {
             String[] f = line.split("\\|", -1);
             if (!f[1].equals(Integer.toString(serverPort))) {
                 LOG.info("tshark marks a frame of the Linux client malformed: {}", line);
+                continue;
+            }
+            if (java.util.Arrays.stream(f[5].split(",")).filter(o -> !o.isEmpty())
+                    .anyMatch(o -> Integer.decode(o) > 7)) {
+                // RDMAP opcodes beyond Terminate (atomics, immediate data) are sent by neither side here: tshark
+                // lost the MPA framing inside a large TCP segment and read payload as headers
+                LOG.info("tshark lost the iWARP framing in a frame of ours (opcodes {}): {}", f[5], line);
+                lostFraming++;
                 continue;
             }
             assertThat(f[2]).as("a malformed frame of ours is a reply: %s", line).startsWith("1");
@@ -76,7 +85,9 @@ class LinuxClientOurNfs4ServerTest {
             known++;
         }
         LOG.info("tshark: {} NFSv4 frames of ours decoded, {} READ replies with Write chunks marked as tshark marks "
-                + "knfsd's, {} malformed frames in all", ours.size(), known, malformed.size());
+                + "knfsd's, {} where it lost the framing, {} malformed frames in all", ours.size(), known,
+                lostFraming, malformed.size());
+        assertThat(lostFraming).as("frames tshark could not frame").isLessThan(Math.max(5, ours.size() / 20));
     }
 
     private static List<String> tshark(Path file, String filter, String... fields) throws Exception {

@@ -85,7 +85,7 @@ public final class NfsClient implements NfsMount {
             }
             StringBuilder m = new StringBuilder(e.getMessage());
             for (Portmapper.Lookup l : misses) {
-                m.append("; ").append(l.fallbackNote(l.asked().startsWith("MOUNT") ? url.mountPort() : url.port()));
+                m.append("; ").append(l.fallbackNote(l.program() == Mount3.PROGRAM ? url.mountPort() : url.port()));
             }
             throw new RpcConnectionException(m + " (mounting " + asked + ": give the port in the URL)", e);
         }

@@ -30,11 +30,12 @@ public final class Portmapper {
     /**
      * What a lookup found.
      *
-     * @param asked  what was asked, for messages: "MOUNT v3 over TCP from the portmapper at host:111"
-     * @param port   the port registered, or 0 when not found
-     * @param reason why not found (null when found)
+     * @param program the program asked for
+     * @param asked   what was asked, for messages: "MOUNT v3 over TCP from the portmapper at host:111"
+     * @param port    the port registered, or 0 when not found
+     * @param reason  why not found (null when found)
      */
-    public record Lookup(String asked, int port, String reason) {
+    public record Lookup(int program, String asked, int port, String reason) {
         public boolean found() {
             return port > 0;
         }
@@ -59,13 +60,13 @@ public final class Portmapper {
             PortResult r = MountClient.Calls.await(pm.call(PROGRAM, VERSION, GETPORT,
                     new Mapping(program, version), new PortResult()));
             if (r.port <= 0 || r.port > 65535) {
-                return new Lookup(asked, 0, r.port == 0 ? "not registered" : "it answered port " + r.port);
+                return new Lookup(program, asked, 0, r.port == 0 ? "not registered" : "it answered port " + r.port);
             }
-            return new Lookup(asked, r.port, null);
+            return new Lookup(program, asked, r.port, null);
         } catch (java.io.InterruptedIOException e) {
             throw e;
         } catch (IOException | RuntimeException e) {
-            return new Lookup(asked, 0, "no portmapper answered: " + e.getMessage());
+            return new Lookup(program, asked, 0, "no portmapper answered: " + e.getMessage());
         }
     }
 

@@ -90,20 +90,7 @@ final class Nfs4Arguments {
                 c.skip(8 + Nfs4.VERIFIER_SIZE + 4 + 4); // cookie, verifier, dircount, maxcount
                 skipBitmap(c);
             }
-            case Nfs4.OP_WRITE -> {
-                c.skip(Nfs4.STATEID_SIZE + 8);
-                readEnum(c, 0, 2, "stable_how4");
-                skipOpaque(c, Nfs4.DECODE_MAX_DATA, "WRITE data");
-            }
-            case Nfs4.OP_CREATE -> {
-                int type = c.readInt();
-                if (type == Nfs4.NF4LNK) {
-                    skipOpaque(c, Nfs4.DECODE_MAX_PATH, "linktext4");
-                } else if (type == Nfs4.NF4BLK || type == Nfs4.NF4CHR) {
-                    c.skip(8); // specdata4
-                }
-                skipCreateRest(c);
-            }
+            case Nfs4.OP_WRITE, Nfs4.OP_CREATE -> skipWithItem(c, op, true);
             case Nfs4.OP_OPEN -> skipOpen(c);
             case Nfs4.OP_LOCK -> {
                 readEnum(c, 1, 4, "nfs_lock_type4");
@@ -186,32 +173,41 @@ final class Nfs4Arguments {
     }
 
     /**
-     * Skips the arguments of a WRITE or a CREATE in a reduced call, whose first DDP-eligible argument (WRITE data, a
-     * symbolic link's {@code linktext4}) travels apart from the message: its length word is read, its bytes are not
-     * there to skip.
+     * Skips the arguments of a WRITE or a CREATE, the operations that may carry a DDP-eligible argument (WRITE data, a
+     * symbolic link's {@code linktext4}). With {@code bytesInline} the item's bytes are in the message and skipped;
+     * without, the call is reduced (the item travels apart from the message) and only its length word is read.
      *
      * @param op {@link Nfs4#OP_WRITE} or {@link Nfs4#OP_CREATE}
-     * @return whether {@code op} carried the item (a CREATE of another type does not, and was skipped whole)
+     * @return whether {@code op} carried an item (a CREATE of another type does not)
      */
-    static boolean skipLeavingItemOut(XdrCursor c, int op) throws XdrFormatException {
+    static boolean skipWithItem(XdrCursor c, int op, boolean bytesInline) throws XdrFormatException {
+        boolean item;
         if (op == Nfs4.OP_WRITE) {
             c.skip(Nfs4.STATEID_SIZE + 8);
             readEnum(c, 0, 2, "stable_how4");
-            readLength(c, Nfs4.DECODE_MAX_DATA, "WRITE data");
-            return true;
-        }
-        if (op != Nfs4.OP_CREATE) {
+            skipItem(c, Nfs4.DECODE_MAX_DATA, "WRITE data", bytesInline);
+            item = true;
+        } else if (op == Nfs4.OP_CREATE) {
+            int type = c.readInt();
+            item = type == Nfs4.NF4LNK;
+            if (item) {
+                skipItem(c, Nfs4.DECODE_MAX_PATH, "linktext4", bytesInline);
+            } else if (type == Nfs4.NF4BLK || type == Nfs4.NF4CHR) {
+                c.skip(8); // specdata4
+            }
+            skipCreateRest(c);
+        } else {
             throw new IllegalArgumentException("operation " + op + " has no DDP-eligible argument");
         }
-        int type = c.readInt();
-        boolean link = type == Nfs4.NF4LNK;
-        if (link) {
-            readLength(c, Nfs4.DECODE_MAX_PATH, "linktext4");
-        } else if (type == Nfs4.NF4BLK || type == Nfs4.NF4CHR) {
-            c.skip(8); // specdata4
+        return item;
+    }
+
+    private static void skipItem(XdrCursor c, int max, String what, boolean bytesInline) throws XdrFormatException {
+        if (bytesInline) {
+            skipOpaque(c, max, what);
+        } else {
+            readLength(c, max, what);
         }
-        skipCreateRest(c);
-        return link;
     }
 
     /** The rest of CREATE4args after {@code objtype}: the name and the attributes. */

@@ -148,7 +148,7 @@ final class Nfs4ReplySizes {
                 result = itemSeen ? UNBOUNDED : 4;
                 itemSeen = true;
             } else if (itemOut && (op == Nfs4.OP_WRITE || op == Nfs4.OP_CREATE)) {
-                itemOut = !Nfs4Arguments.skipLeavingItemOut(c, op);
+                itemOut = !Nfs4Arguments.skipWithItem(c, op, false);
                 result = fixedResult(op);
             } else {
                 result = operation(c, op);

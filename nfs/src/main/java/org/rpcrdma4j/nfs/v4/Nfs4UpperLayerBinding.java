@@ -139,7 +139,7 @@ public final class Nfs4UpperLayerBinding implements UpperLayerBinding {
                 return Nfs4.DECODE_MAX_PATH;
             }
             if (itemOut && (op == Nfs4.OP_WRITE || op == Nfs4.OP_CREATE)) {
-                itemOut = !Nfs4Arguments.skipLeavingItemOut(c, op);
+                itemOut = !Nfs4Arguments.skipWithItem(c, op, false);
             } else if (!Nfs4Arguments.skip(c, op)) {
                 return -1;
             }

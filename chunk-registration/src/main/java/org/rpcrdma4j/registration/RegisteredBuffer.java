@@ -6,6 +6,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.UnpooledByteBufAllocator;
 import io.netty.buffer.UnpooledDirectByteBuf;
 import io.netty.util.ResourceLeakTracker;
+import io.netty.util.internal.PlatformDependent;
 
 /**
  * A reference-counted Netty {@link ByteBuf} over a run of pages of a {@link RegisteredArena}, from a
@@ -81,6 +82,19 @@ public final class RegisteredBuffer extends UnpooledDirectByteBuf {
             throw new IndexOutOfBoundsException("index " + index + " outside buffer of " + capacity());
         }
         return arena.address(arenaOffset() + index);
+    }
+
+    /**
+     * The index in this buffer of {@code range}'s first byte (a direct buffer's position), or -1 when the range is not
+     * wholly inside this buffer's memory. See {@link RegisteredBufferPool#retainOwner(ByteBuffer)}.
+     */
+    public int indexOf(ByteBuffer range) {
+        if (!range.isDirect() || !PlatformDependent.hasUnsafe()) {
+            return -1;
+        }
+        long offset = PlatformDependent.directBufferAddress(range) + range.position()
+                - PlatformDependent.directBufferAddress(memory);
+        return offset >= 0 && offset + range.remaining() <= capacity() ? (int) offset : -1;
     }
 
     /*

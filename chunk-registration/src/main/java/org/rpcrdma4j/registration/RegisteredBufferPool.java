@@ -9,8 +9,10 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
+import io.netty.util.IllegalReferenceCountException;
 import io.netty.util.ResourceLeakDetector;
 import io.netty.util.ResourceLeakDetectorFactory;
+import io.netty.util.internal.PlatformDependent;
 import org.rpcrdma4j.verbs.Access;
 import org.rpcrdma4j.verbs.ProtectionDomain;
 import org.rpcrdma4j.verbs.RegisteredMemory;
@@ -50,6 +52,10 @@ public final class RegisteredBufferPool implements AutoCloseable {
     private final List<RegisteredArena> arenas = new ArrayList<>();
     /** Per arena, one bit per page: set = in use. Guarded by lock. */
     private final List<long[]> used = new ArrayList<>();
+    /** Per arena, per page: the live buffer holding it, or null. Guarded by lock. */
+    private final List<RegisteredBuffer[]> owners = new ArrayList<>();
+    /** Per arena, the native address of its first byte (0 where Netty cannot tell). Guarded by lock. */
+    private long[] arenaAddresses = new long[0];
     /** Per arena, its pages not in use (an arena with fewer than a request needs is not searched). Guarded by lock. */
     private int[] freePages = new int[0];
     private int pagesInUse;
@@ -178,6 +184,7 @@ public final class RegisteredBufferPool implements AutoCloseable {
         freePages[arenaIndex] -= pages;
         RegisteredBuffer buffer = new RegisteredBuffer(this, arenas.get(arenaIndex), first, pages, size);
         buffer.leakTracker(LEAKS.track(buffer));
+        Arrays.fill(owners.get(arenaIndex), first, first + pages, buffer);
         return buffer;
     }
 
@@ -222,6 +229,11 @@ public final class RegisteredBufferPool implements AutoCloseable {
         arena = new RegisteredArena(id, memory, pageSize, region);
         arenas.add(arena);
         used.add(new long[(pagesPerArena + 63) / 64]);
+        owners.add(new RegisteredBuffer[pagesPerArena]);
+        if (arenaAddresses.length < arenas.size()) {
+            arenaAddresses = Arrays.copyOf(arenaAddresses, Math.max(4, arenaAddresses.length * 2));
+        }
+        arenaAddresses[id] = PlatformDependent.hasUnsafe() ? PlatformDependent.directBufferAddress(memory) : 0;
         if (freePages.length < arenas.size()) {
             freePages = Arrays.copyOf(freePages, Math.max(4, freePages.length * 2));
         }
@@ -245,6 +257,7 @@ public final class RegisteredBufferPool implements AutoCloseable {
                 }
                 bits[p >>> 6] &= ~mask;
             }
+            Arrays.fill(owners.get(arena.id()), first, first + pages, null);
             pagesInUse -= pages;
             freePages[arena.id()] += pages;
             released.signalAll();
@@ -256,6 +269,46 @@ public final class RegisteredBufferPool implements AutoCloseable {
     private void ensureOpen() throws VerbsException {
         if (closed) {
             throw new VerbsException("registered buffer pool is closed");
+        }
+    }
+
+    /**
+     * The live buffer of this pool whose memory holds all of {@code range} (a direct buffer's position..limit, such as
+     * a view a caller made of one of this pool's buffers), retained for the caller, who must release it; or null when
+     * the range is not wholly inside one live buffer of this pool (heap or foreign memory, or a buffer already
+     * released). The match is by native address: it finds a buffer from its plain NIO views, which no longer know where
+     * they came from. {@link RegisteredBuffer#indexOf(ByteBuffer)} then gives the range's index in it.
+     */
+    public RegisteredBuffer retainOwner(ByteBuffer range) {
+        if (!range.isDirect() || !range.hasRemaining() || !PlatformDependent.hasUnsafe()) {
+            return null;
+        }
+        long address = PlatformDependent.directBufferAddress(range) + range.position();
+        long end = address + range.remaining();
+        lock.lock();
+        try {
+            if (closed) {
+                return null;
+            }
+            for (int a = 0; a < arenas.size(); a++) {
+                long base = arenaAddresses[a];
+                if (base == 0 || address < base || end > base + arenas.get(a).size()) {
+                    continue;
+                }
+                RegisteredBuffer owner = owners.get(a)[(int) ((address - base) / pageSize)];
+                if (owner == null || end > base + owner.arenaOffset() + owner.capacity()) {
+                    return null;
+                }
+                try {
+                    owner.retain();
+                } catch (IllegalReferenceCountException released) {
+                    return null; // being released on another thread: its pages are going back
+                }
+                return owner;
+            }
+            return null;
+        } finally {
+            lock.unlock();
         }
     }
 

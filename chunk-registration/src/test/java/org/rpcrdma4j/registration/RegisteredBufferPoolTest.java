@@ -68,6 +68,45 @@ class RegisteredBufferPoolTest {
     }
 
     @Test
+    void aViewOfALiveBufferFindsItsOwnerRetainedAndNothingElseDoes() throws Exception {
+        RegisteredBuffer first = pool.allocate(2 * PAGE);
+        RegisteredBuffer second = pool.allocate(3 * PAGE + 10);
+        java.nio.ByteBuffer inSecond = second.nioBuffer(PAGE + 5, 2 * PAGE);
+        RegisteredBuffer owner = pool.retainOwner(inSecond);
+        assertThat(owner).isSameAs(second);
+        assertThat(second.refCnt()).as("retained for the caller").isEqualTo(2);
+        assertThat(second.indexOf(inSecond)).isEqualTo(PAGE + 5);
+        assertThat(first.indexOf(inSecond)).isEqualTo(-1);
+        owner.release();
+
+        // a range running past its buffer, heap memory, foreign direct memory: none
+        java.nio.ByteBuffer across = first.arena().memory().duplicate().clear()
+                .position(first.arenaOffset() + PAGE).limit(first.arenaOffset() + 3 * PAGE).slice();
+        assertThat(pool.retainOwner(across)).isNull();
+        assertThat(pool.retainOwner(java.nio.ByteBuffer.wrap(new byte[16]))).isNull();
+        assertThat(pool.retainOwner(java.nio.ByteBuffer.allocateDirect(16))).isNull();
+        assertThat(pool.retainOwner(second.nioBuffer(0, 0))).as("empty").isNull();
+        assertThat(first.refCnt()).isEqualTo(1);
+        assertThat(second.refCnt()).isEqualTo(1);
+
+        // once released, its pages have no owner; when handed out again, the new buffer owns them
+        java.nio.ByteBuffer stale = second.nioBuffer(0, 100);
+        second.release();
+        assertThat(pool.retainOwner(stale)).isNull();
+        RegisteredBuffer again = pool.allocate(3 * PAGE);
+        try {
+            if (again.indexOf(stale) == 0) {
+                RegisteredBuffer found = pool.retainOwner(stale);
+                assertThat(found).isSameAs(again);
+                found.release();
+            }
+        } finally {
+            again.release();
+            first.release();
+        }
+    }
+
+    @Test
     void capacityIsFixed() throws Exception {
         RegisteredBuffer buffer = pool.allocate(100);
         try {

@@ -1,6 +1,7 @@
 package org.rpcrdma4j.xprt.client;
 
 import io.netty.buffer.ByteBuf;
+import java.nio.ByteBuffer;
 import org.rpcrdma4j.codec.RpcRdmaEncoder;
 import org.rpcrdma4j.codec.RpcRdmaHeader;
 import org.rpcrdma4j.codec.RpcRdmaLayout;
@@ -58,11 +59,31 @@ final class CallMarshaler {
 
     /** Copies a DDP call's message (and trailer) into registered memory and plans its reply. Caller's thread. */
     void prepare(RequestSlot slot, RdmaCall call) throws RdmaMarshalException, InterruptedException {
-        ByteBuf message = call.message();
+        layOut(slot, call.message(), call.payload(), call.payloadIndex(), call.payloadLength(), call.trailer());
+        if (call.sink() != null) {
+            if (call.sink().arena().region().protectionDomain() != agent.protectionDomain()) {
+                throw new IllegalArgumentException("the sink must come from this transport's buffer pool");
+            }
+            slot.replyPlan = RequestSlot.ReplyPlan.WRITE_CHUNK;
+            slot.callerSink = true;
+            slot.sinkBuf = call.sink();
+            slot.sinkIndex = call.sinkIndex();
+            slot.sinkLength = call.sinkLength();
+            slot.plannedWith = agent.thresholds();
+        } else {
+            planReply(slot, slot.headBuf, slot.headIndex, call.maxReplySizeOverride(), agent.thresholds());
+        }
+    }
+
+    /**
+     * Copies {@code message}, the payload's pad and {@code trailer} into registered memory and sets the slot's head,
+     * item and tail: the payload (registered memory of this transport, borrowed) stays where it is, as the Read chunk;
+     * without one, a binding may cut the copied message around its DDP-eligible argument.
+     */
+    private void layOut(RequestSlot slot, ByteBuf message, RegisteredBuffer payload, int payloadIndex,
+                        int payloadLength, ByteBuf trailer) throws RdmaMarshalException, InterruptedException {
         int messageLength = message.readableBytes();
-        RegisteredBuffer payload = call.payload();
-        ByteBuf trailer = call.trailer();
-        int pad = payload == null ? 0 : pad(call.payloadLength());
+        int pad = payload == null ? 0 : pad(payloadLength);
         int trailerLength = trailer == null ? 0 : trailer.readableBytes();
         long total = (long) messageLength + pad + trailerLength;
         RegisteredBuffer base = messageBuffer(slot, total);
@@ -92,36 +113,76 @@ final class CallMarshaler {
                         + messageLength + " bytes");
             }
             slot.itemBuf = payload;
-            slot.itemIndex = call.payloadIndex();
-            slot.itemLength = call.payloadLength();
+            slot.itemIndex = payloadIndex;
+            slot.itemLength = payloadLength;
             slot.hasItem = true;
         } else if (trailerLength == 0) {
             locateCallItem(slot, base, at, messageLength);
-        }
-        if (call.sink() != null) {
-            if (call.sink().arena().region().protectionDomain() != agent.protectionDomain()) {
-                throw new IllegalArgumentException("the sink must come from this transport's buffer pool");
-            }
-            slot.replyPlan = RequestSlot.ReplyPlan.WRITE_CHUNK;
-            slot.callerSink = true;
-            slot.sinkBuf = call.sink();
-            slot.sinkIndex = call.sinkIndex();
-            slot.sinkLength = call.sinkLength();
-            slot.plannedWith = agent.thresholds();
-        } else {
-            planReply(slot, base, at, call.maxReplySizeOverride(), agent.thresholds());
         }
     }
 
     // ------------------------------------------------------------------ preparing an oncrpc4j call
 
-    /** Copies an encoded call (a flat XDR message) into registered memory and plans its reply. Caller's thread. */
-    void prepare(RequestSlot slot, ByteBuf message) throws RdmaMarshalException, InterruptedException {
-        int length = message.readableBytes();
+    /**
+     * Lays out an oncrpc4j call read in place: with its DDP-eligible argument sent as a Read chunk straight from the
+     * caller's memory when that argument was encoded by reference and lies in a live buffer of this transport's pool
+     * (which the call then holds until it is done), else copied into registered memory with the rest of the call, once.
+     * Plans its reply. Caller's thread.
+     */
+    void prepare(RequestSlot slot, EncodedCall call) throws RdmaMarshalException, InterruptedException {
+        ByteBuf message = call.message();
+        checkCallSize(message.readableBytes());
+        if (!call.hasDirectPiece() || !prepareInPlace(slot, call, message)) {
+            prepare(slot, message);
+        }
+    }
+
+    /** The zero-copy case of {@link #prepare(RequestSlot, EncodedCall)}: false when it does not apply. */
+    private boolean prepareInPlace(RequestSlot slot, EncodedCall call, ByteBuf message)
+            throws RdmaMarshalException, InterruptedException {
+        int from = message.readerIndex();
+        int to = message.writerIndex();
+        RpcHeader h = slot.callHeader;
+        UpperLayerBinding binding;
+        DataItemCut cut = slot.callCut;
+        try {
+            h.parse(message, from, to);
+            binding = h.isCall() ? agent.bindings().find(h.program(), h.version()) : null;
+            if (binding == null || !cut.cutCall(binding, h, message.duplicate(), from, to)) {
+                return false;
+            }
+        } catch (XdrFormatException e) {
+            return false; // the copying path reports it
+        }
+        ByteBuffer item = call.directRange(cut.itemOffset(), cut.itemLength());
+        RegisteredBuffer owner = item == null ? null : buffers.retainOwner(item);
+        if (owner == null) {
+            return false;
+        }
+        try {
+            int tailFrom = cut.itemOffset() + cut.itemLength() + cut.padLength();
+            layOut(slot, message.slice(from, cut.headLength()), owner, owner.indexOf(item), cut.itemLength(),
+                    cut.tailLength() == 0 ? null : message.slice(from + tailFrom, cut.tailLength()));
+        } catch (RdmaMarshalException | InterruptedException | RuntimeException e) {
+            owner.release();
+            throw e;
+        }
+        slot.pinPayload(owner); // released when the call is done and its handles are invalid
+        planReply(slot, slot.headBuf, slot.headIndex, -1, agent.thresholds());
+        return true;
+    }
+
+    private void checkCallSize(int length) throws RdmaMarshalException {
         if (length > maxCallSize) {
             throw new RdmaMarshalException("a call of " + length + " bytes exceeds the largest this transport sends ("
                     + maxCallSize + ": max payload + inline send size)");
         }
+    }
+
+    /** Copies an encoded call (a flat XDR message) into registered memory and plans its reply. Caller's thread. */
+    void prepare(RequestSlot slot, ByteBuf message) throws RdmaMarshalException, InterruptedException {
+        int length = message.readableBytes();
+        checkCallSize(length);
         RegisteredBuffer base = messageBuffer(slot, length);
         int at = messageOffset(slot, base);
         Copies.into(message, message.readerIndex(), base, at, length);

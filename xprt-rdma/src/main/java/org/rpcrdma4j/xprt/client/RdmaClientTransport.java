@@ -21,7 +21,6 @@ import javax.management.JMException;
 import javax.management.ObjectName;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import org.dcache.oncrpc4j.rpc.OncRpcAcceptedException;
 import org.dcache.oncrpc4j.rpc.OncRpcRejectedException;
 import org.dcache.oncrpc4j.rpc.ReplyQueue;
@@ -43,7 +42,6 @@ import org.rpcrdma4j.xprt.XprtCounter;
 import org.rpcrdma4j.xprt.internal.AgentRunner;
 import org.rpcrdma4j.xprt.internal.InlineThresholds;
 import org.rpcrdma4j.xprt.internal.RpcHeader;
-import org.rpcrdma4j.xprt.internal.Xdrs;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -365,9 +363,9 @@ public final class RdmaClientTransport implements RpcTransport, AutoCloseable {
      */
     @Override
     public <A> void send(Xdr xdr, A attachment, CompletionHandler<Integer, ? super A> handler) {
-        int length = Xdrs.length(xdr);
-        ByteBuf message = Unpooled.buffer(length);
-        Xdrs.copyTo(xdr, message);
+        EncodedCall encoded = new EncodedCall(xdr); // read in place: the marshaler copies it once, or not at all
+        ByteBuf message = encoded.message();
+        int length = message.readableBytes();
         if (length < 8 || message.getInt(4) != RpcHeader.CALL) {
             handler.failed(new UnsupportedOperationException("the RDMA client transport sends calls only (no "
                     + "reverse-direction replies yet)"), attachment);
@@ -399,7 +397,7 @@ public final class RdmaClientTransport implements RpcTransport, AutoCloseable {
         slot.plain = true;
         slot.deadlineNanos = deadline;
         try {
-            marshaler.prepare(slot, message);
+            marshaler.prepare(slot, encoded);
             agent.noteProgram(slot.program, slot.version);
             marshal(slot);
             slot.command = RequestSlot.Command.SEND;
@@ -503,7 +501,6 @@ public final class RdmaClientTransport implements RpcTransport, AutoCloseable {
 
     // ------------------------------------------------------------------ counters
 
-    /** A snapshot of the counters and gauges. Allocates; not for the hot path. */
     /**
      * Counts bytes a layer above copied for a call because they were not in this transport's registered memory: a
      * payload copied into it ({@code pullup_copy_count}) or data copied out of a transport sink into the caller's
@@ -523,6 +520,7 @@ public final class RdmaClientTransport implements RpcTransport, AutoCloseable {
         return agent.counters().get(XprtCounter.CONNECTS);
     }
 
+    /** A snapshot of the counters and gauges. Allocates; not for the hot path. */
     public RdmaClientStats stats() {
         EnumCounters<XprtCounter> c = agent.counters();
         EnumCounters<ClientCounter> o = agent.ownCounters();

@@ -225,6 +225,14 @@ final class RequestSlot implements InvalidationListener, SlotQueue.Entry<Request
         }
     }
 
+    /** Holds {@code retained} (a reference the caller took for this call) until {@link #clearCall()}. */
+    void pinPayload(RegisteredBuffer retained) {
+        if (pinnedPayload != null) {
+            throw new IllegalStateException("a payload is pinned already");
+        }
+        pinnedPayload = retained;
+    }
+
     private void unpin() {
         if (pinnedPayload != null) {
             pinnedPayload.release();

@@ -115,6 +115,104 @@ class OncRpcCallTest extends ClientTestBase {
         assertThat(s.get(XprtCounter.FIXUP_COPY_COUNT)).isPositive();
     }
 
+    /** Sends {@code args} as PROCEDURE PUT through the transport's oncrpc4j {@code send}, as {@link RpcCall} does. */
+    private static java.util.concurrent.CompletableFuture<TestProgram.PutRes> put(RdmaClientTransport rdma, int xid,
+            org.dcache.oncrpc4j.xdr.Xdr xdr, long[] allocatedBySend) throws Exception {
+        java.util.concurrent.CompletableFuture<TestProgram.PutRes> result = new java.util.concurrent.CompletableFuture<>();
+        rdma.getReplyQueue().registerKey(xid, rdma.getLocalSocketAddress(), new java.nio.channels.CompletionHandler<>() {
+            @Override
+            public void completed(org.dcache.oncrpc4j.rpc.RpcReply reply, RpcTransport on) {
+                try {
+                    TestProgram.PutRes res = new TestProgram.PutRes();
+                    reply.getReplyResult(res);
+                    result.complete(res);
+                } catch (Exception e) {
+                    result.completeExceptionally(e);
+                }
+            }
+
+            @Override
+            public void failed(Throwable e, RpcTransport on) {
+                result.completeExceptionally(e);
+            }
+        }, 10, TimeUnit.SECONDS);
+        com.sun.management.ThreadMXBean threads =
+                (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        long thread = Thread.currentThread().getId();
+        long before = threads.getThreadAllocatedBytes(thread);
+        rdma.send(xdr, null, new java.nio.channels.CompletionHandler<Integer, Object>() {
+            @Override
+            public void completed(Integer written, Object attachment) {
+            }
+
+            @Override
+            public void failed(Throwable e, Object attachment) {
+                result.completeExceptionally(e);
+            }
+        });
+        allocatedBySend[0] = threads.getThreadAllocatedBytes(thread) - before;
+        return result;
+    }
+
+    /** A PUT call's stream: the RPC header, the tag, then the data by value or, with {@code byReference}, shallow. */
+    private static org.dcache.oncrpc4j.xdr.Xdr putCall(int xid, int tag, java.nio.ByteBuffer data, boolean byReference) {
+        org.dcache.oncrpc4j.xdr.Xdr xdr = new org.dcache.oncrpc4j.xdr.Xdr(1024);
+        xdr.beginEncoding();
+        for (int word : new int[] {xid, 0, 2, TestProgram.PROGRAM, TestProgram.VERSION, TestProgram.PUT, 0, 0, 0, 0,
+                tag}) {
+            xdr.xdrEncodeInt(word);
+        }
+        if (byReference) {
+            xdr.xdrEncodeShallowByteBuffer(data);
+        } else {
+            xdr.xdrEncodeByteBuffer(data);
+        }
+        xdr.endEncoding();
+        return xdr;
+    }
+
+    /**
+     * oncrpc4j's stream is read where it is: a call encoded by value is copied once, into registered memory, and
+     * nowhere else (the caller's thread allocates no copy of it); data encoded by reference from the transport's own
+     * registered memory goes as a Read chunk from there, not copied at all, and is held until the call is done.
+     */
+    @Test
+    void aCallIsCopiedOnceIntoRegisteredMemoryAndDataByReferenceNotAtAll() throws Exception {
+        RdmaClientTransport rdma = connect();
+        byte[] data = TestProgram.pattern(7, 512 * 1024);
+        java.util.zip.CRC32 crc = new java.util.zip.CRC32();
+        crc.update(data);
+        long[] allocated = new long[1];
+        for (int round = 0; round < 3; round++) { // the first rounds load classes and warm up
+            int xid = rdma.nextXid();
+            long copiedBefore = rdma.stats().get(XprtCounter.PULLUP_COPY_COUNT);
+            TestProgram.PutRes res = put(rdma, xid, putCall(xid, round, java.nio.ByteBuffer.wrap(data), false),
+                    allocated).get(10, TimeUnit.SECONDS);
+            assertThat(new int[] {res.length, res.crc, res.tag}).containsExactly(data.length, (int) crc.getValue(),
+                    round);
+            assertThat(rdma.stats().get(XprtCounter.PULLUP_COPY_COUNT) - copiedBefore)
+                    .as("the whole call, copied once").isEqualTo(44L + 4 + data.length);
+        }
+        assertThat(allocated[0]).as("bytes the caller's thread allocated to send a call of %d bytes", data.length)
+                .isLessThan(data.length / 8);
+
+        org.rpcrdma4j.registration.RegisteredBuffer registered = rdma.bufferPool().allocate(data.length);
+        registered.writeBytes(data);
+        int xid = rdma.nextXid();
+        long copiedBefore = rdma.stats().get(XprtCounter.PULLUP_COPY_COUNT);
+        long chunksBefore = rdma.stats().get(XprtCounter.READ_CHUNK_COUNT);
+        TestProgram.PutRes res = put(rdma, xid, putCall(xid, 99, registered.nioBuffer(0, data.length), true),
+                allocated).get(10, TimeUnit.SECONDS);
+        assertThat(new int[] {res.length, res.crc, res.tag}).containsExactly(data.length, (int) crc.getValue(), 99);
+        assertThat(rdma.stats().get(XprtCounter.PULLUP_COPY_COUNT) - copiedBefore)
+                .as("the call without its data").isEqualTo(44L + 4);
+        assertThat(rdma.stats().get(XprtCounter.READ_CHUNK_COUNT) - chunksBefore).isEqualTo(1);
+        for (int i = 0; i < 1000 && registered.refCnt() > 1; i++) {
+            Thread.sleep(5); // held until the call's handles are invalid
+        }
+        assertThat(registered.release()).as("the transport let go of it").isTrue();
+    }
+
     /** Two transports on one borrowed agent thread both work, and the thread outlives them until closed. */
     @Test
     void transportsShareAnAgentThread() throws Exception {

@@ -9,6 +9,11 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
+import org.dcache.oncrpc4j.rpc.RpcCall;
+import org.dcache.oncrpc4j.xdr.Xdr;
+import org.dcache.oncrpc4j.xdr.XdrAble;
+import org.dcache.oncrpc4j.xdr.XdrDecodingStream;
+import org.dcache.oncrpc4j.xdr.XdrEncodingStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -21,7 +26,11 @@ import org.rpcrdma4j.nfs.v4.Nfs4;
 import org.rpcrdma4j.nfs.vfs.MemoryVfs;
 import org.rpcrdma4j.xprt.client.RdmaClientConfig;
 import org.rpcrdma4j.xprt.client.RdmaClientTransport;
+import org.rpcrdma4j.registration.RegisteredBuffer;
+import org.rpcrdma4j.xprt.XprtCounter;
 import org.rpcrdma4j.xprt.client.RdmaMarshalException;
+import org.rpcrdma4j.xprt.drc.Calls;
+import org.rpcrdma4j.xprt.server.ServerCounter;
 import org.rpcrdma4j.xprt.server.RdmaRpcServer;
 
 /**
@@ -72,6 +81,60 @@ class LargeCompoundsOverRdmaTest {
                     .opaque(data));
             w.sequenceOk().ok(Nfs4.OP_PUTFH).ok(Nfs4.OP_WRITE);
             assertThat(w.word()).isEqualTo(data.length);
+            V4Script.Res r = s.call(c.compound().putfh(open[1]).op(Nfs4.OP_READ).stateid(open[0]).hyper(0)
+                    .word(data.length));
+            r.sequenceOk().ok(Nfs4.OP_PUTFH).ok(Nfs4.OP_READ);
+            r.word();
+            assertThat(r.opaque()).isEqualTo(data);
+        }
+    }
+
+    /**
+     * As nfs4j's client encodes WRITE data, by reference ({@code Xdr.xdrEncodeShallowByteBuffer}), from a buffer of
+     * the transport's own pool: the data goes out as a Read chunk from where it is, only the call's other bytes are
+     * copied, and the buffer is held by the transport until the call is done.
+     */
+    @ParameterizedTest(name = "{0} MiB")
+    @ValueSource(ints = {1, 4})
+    void aWriteEncodedByReferenceFromTheTransportsMemoryIsNotCopied(int mebibytes) throws Exception {
+        try (V4Script s = start(4 * MIB)) {
+            Nfs41ServerTest.Client c = Nfs41ServerTest.session(s, "by-reference-" + mebibytes);
+            byte[][] open = Nfs41ServerTest.create(c, Nfs41ServerTest.exportRoot(c), "f");
+            byte[] data = new byte[mebibytes * MIB];
+            new Random(-mebibytes).nextBytes(data);
+            RegisteredBuffer registered = transport.bufferPool().allocate(data.length);
+            registered.writeBytes(data);
+            byte[] head = c.compound().putfh(open[1]).op(Nfs4.OP_WRITE).stateid(open[0]).hyper(0).word(2).bytes();
+            XdrAble args = new XdrAble() {
+                @Override
+                public void xdrEncode(XdrEncodingStream xdr) {
+                    xdr.xdrEncodeOpaque(head, head.length);
+                    ((Xdr) xdr).xdrEncodeShallowByteBuffer(registered.nioBuffer(0, data.length));
+                }
+
+                @Override
+                public void xdrDecode(XdrDecodingStream xdr) {
+                    throw new UnsupportedOperationException();
+                }
+            };
+            long copiedBefore = transport.stats().get(XprtCounter.PULLUP_COPY_COUNT);
+            long readBefore = server.rdma().counters().get(ServerCounter.READ_CHUNK_BYTES);
+            V4Script.RawReply reply = new V4Script.RawReply();
+            new RpcCall(Nfs4.PROGRAM, Nfs4.VERSION, Calls.unix(0), transport).call(Nfs4.PROC_COMPOUND, args, reply,
+                    30, TimeUnit.SECONDS);
+            long copied = transport.stats().get(XprtCounter.PULLUP_COPY_COUNT) - copiedBefore;
+            V4Script.Res w = new V4Script.Res(reply.bytes);
+            w.sequenceOk().ok(Nfs4.OP_PUTFH).ok(Nfs4.OP_WRITE);
+            assertThat(w.word()).isEqualTo(data.length);
+            assertThat(copied).as("bytes copied into registered memory: the RPC header and the COMPOUND without its data")
+                    .isGreaterThan(head.length).isLessThan(head.length + 256L);
+            assertThat(server.rdma().counters().get(ServerCounter.READ_CHUNK_BYTES) - readBefore)
+                    .as("the data pulled by the server with RDMA READ").isEqualTo(data.length);
+            for (int i = 0; i < 1000 && registered.refCnt() > 1; i++) {
+                Thread.sleep(5); // the transport lets go once the call's handles are invalid
+            }
+            assertThat(registered.release()).as("the caller's was the last reference").isTrue();
+
             V4Script.Res r = s.call(c.compound().putfh(open[1]).op(Nfs4.OP_READ).stateid(open[0]).hyper(0)
                     .word(data.length));
             r.sequenceOk().ok(Nfs4.OP_PUTFH).ok(Nfs4.OP_READ);

@@ -242,7 +242,7 @@ final class V4Script implements AutoCloseable {
     }
 
     /** The reply's body as it is: every byte after the RPC reply header. */
-    private static final class RawReply implements XdrAble {
+    static final class RawReply implements XdrAble {
         byte[] bytes;
 
         @Override

@@ -186,6 +186,7 @@ public final class Harness {
                 pairedGetattr(config, drivers, report, progress);
                 readInTurnsWithRawTcp(config, drivers.get(Client.RDMA), report, progress);
                 writeInTurnsWithTcp(config, drivers.get(Client.RDMA), drivers.get(Client.TCP), report, progress);
+                plainRpcCallsInTurns(config, fixture, clientDevice, report, progress);
             } finally {
                 drivers.values().forEach(NfsDriver::close);
             }
@@ -355,6 +356,59 @@ public final class Harness {
     }
 
     /**
+     * NFSv4.1 COMPOUND READ and WRITE of 1 MiB sent as plain oncrpc4j {@code RpcCall}s, the path nfs4j's client takes,
+     * over {@code RdmaClientTransport} and over oncrpc4j's TCP transport against the same server, with
+     * {@link Report#PLAIN_DEPTHS} calls in flight, taking turns in slices as {@link #readInTurnsWithRawTcp} does;
+     * each slice also records the process's CPU time per MiB.
+     */
+    private static void plainRpcCallsInTurns(HarnessConfig config, NfsFixture fixture, RdmaDevice device,
+                                             Report report, PrintStream progress) throws Exception {
+        boolean any = false;
+        for (NfsRow row : Report.PLAIN_ROWS) {
+            for (int depth : Report.PLAIN_DEPTHS) {
+                any |= config.runs(Report.plainKey(row, depth, "rdma")) || config.runs(Report.plainKey(row, depth, "tcp"));
+            }
+        }
+        if (!any) {
+            return;
+        }
+        NfsClientConfig plain = PlainRpcCallTransport.configure(NfsClientConfig.defaults(), device, config.inline());
+        try (NfsClientDriver rdma = NfsClientDriver.mount(fixture.rdmaUrl() + "&vers=4.1", plain, fixture.fileBytes());
+             NfsClientDriver tcp = NfsClientDriver.mount(fixture.tcpUrl() + "?vers=4.1", plain, fixture.fileBytes())) {
+            for (NfsRow row : Report.PLAIN_ROWS) {
+                for (int depth : Report.PLAIN_DEPTHS) {
+                    String overRdma = Report.plainKey(row, depth, "rdma");
+                    String overTcp = Report.plainKey(row, depth, "tcp");
+                    if (!config.runs(overRdma) && !config.runs(overTcp)) {
+                        continue;
+                    }
+                    progress.printf(Locale.ROOT, "nfs: NFSv4.1 %s as plain RpcCalls, %d in flight, over RDMA and "
+                                    + "oncrpc4j TCP taking turns, %d turns of %d ms%n", row.label(), depth,
+                            config.wireSlices(), config.wireSlice().toMillis());
+                    try (NfsDriver.Load r = warmedLoad(config, rdma, row, depth);
+                         NfsDriver.Load t = warmedLoad(config, tcp, row, depth)) {
+                        takeTurns(config, nanos -> sliceWithCpu(report, overRdma, r, row, nanos),
+                                nanos -> sliceWithCpu(report, overTcp, t, row, nanos));
+                    }
+                }
+            }
+        }
+    }
+
+    /** Runs {@code load} for a slice; records its rate under {@code key} and the process CPU per MiB beside it. */
+    private static void sliceWithCpu(Report report, String key, NfsDriver.Load load, NfsRow row, long nanos)
+            throws Exception {
+        long c0 = Allocation.cpu();
+        long t0 = System.nanoTime();
+        long calls = load.run(t0 + nanos);
+        long t1 = System.nanoTime();
+        long c1 = Allocation.cpu();
+        double mib = calls * (double) row.size() / (1 << 20);
+        report.put(key, WireLimits.mibPerSecond(calls * row.size(), t1 - t0));
+        report.put(Report.cpuPerMib(key), (c1 - c0) / 1000.0 / Math.max(mib, 1e-9));
+    }
+
+    /**
      * Whether a row measured as two figures side by side runs: {@code config} selects either figure and what it
      * needs is there (otherwise both figures are marked unavailable, saying {@code missing}).
      */
@@ -372,7 +426,12 @@ public final class Harness {
 
     /** A load of {@code row} on {@code driver}, warmed up until the JIT settles. */
     private static NfsDriver.Load warmedLoad(HarnessConfig config, NfsDriver driver, NfsRow row) throws Exception {
-        NfsDriver.Load load = driver.load(row, config.outstanding());
+        return warmedLoad(config, driver, row, config.outstanding());
+    }
+
+    private static NfsDriver.Load warmedLoad(HarnessConfig config, NfsDriver driver, NfsRow row, int outstanding)
+            throws Exception {
+        NfsDriver.Load load = driver.load(row, outstanding);
         try {
             load.run(System.nanoTime() + config.warmup().toNanos());
             JitSettle.settle(load::run, config.settle());

@@ -9,7 +9,6 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.PooledByteBufAllocator;
 import org.rpcrdma4j.nfs.FileHandle;
 import org.rpcrdma4j.nfs.StableHow;
 import org.rpcrdma4j.nfs.client.DataTransport;
@@ -19,7 +18,6 @@ import org.rpcrdma4j.nfs.client.NfsMount;
 import org.rpcrdma4j.nfs.client.NfsMounts;
 import org.rpcrdma4j.nfs.client.NfsUrl;
 import org.rpcrdma4j.nfs.client.ReadReply;
-import org.rpcrdma4j.nfs.client.rdma.RdmaDataTransport;
 
 /**
  * The project's NFS client, NFSv3 ({@code NfsClient}) or NFSv4.1 ({@code Nfs41Client}) as the URL's {@code vers}
@@ -34,7 +32,7 @@ final class NfsClientDriver implements NfsDriver {
     private final NfsAsyncMount async;
     private final FileHandle data;
     private final FileHandle scratch;
-    private final DataTransport registered;
+    private final DataTransport transport;
     private final long fileBytes;
 
     private NfsClientDriver(NfsMount client, long fileBytes) throws IOException {
@@ -42,7 +40,7 @@ final class NfsClientDriver implements NfsDriver {
         this.async = client.async();
         this.data = client.resolve(NfsFixture.DATA);
         this.scratch = client.resolve(NfsFixture.SCRATCH);
-        this.registered = client.transport() instanceof RdmaDataTransport ? client.transport() : null;
+        this.transport = client.transport();
         this.fileBytes = fileBytes;
     }
 
@@ -67,8 +65,7 @@ final class NfsClientDriver implements NfsDriver {
     }
 
     private ByteBuf buffer(int size) throws Exception {
-        return registered != null ? registered.allocateData(size)
-                : PooledByteBufAllocator.DEFAULT.directBuffer(size, size);
+        return transport.allocateData(size); // RDMA: registered memory; TCP: pooled direct memory
     }
 
     @Override

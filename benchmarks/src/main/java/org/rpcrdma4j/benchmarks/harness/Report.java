@@ -58,6 +58,15 @@ public final class Report {
     private static final String[][] DEVICE_ROWS = {
         {WIRE_RDMA_WRITE, "RDMA WRITE"}, {WIRE_RDMA_READ, "RDMA READ"}, {WIRE_RDMA_SEND, "SEND"}};
 
+    /** The rows measured as NFSv4.1 COMPOUNDs sent as plain oncrpc4j RpcCalls, and their calls in flight. */
+    static final NfsRow[] PLAIN_ROWS = {NfsRow.READ_1M, NfsRow.WRITE_1M};
+    static final int[] PLAIN_DEPTHS = {1, 8};
+
+    /** The key of a plain-RpcCall figure: {@code side} is "rdma" or "tcp" (MiB/s; its CPU per MiB beside it). */
+    public static String plainKey(NfsRow row, int depth, String side) {
+        return "nfs41_plain." + row.key() + ".d" + depth + "." + side;
+    }
+
     /** The key of a wire row's CPU figure: µs of process CPU time per MiB moved. */
     public static String cpuPerMib(String wireKey) {
         return wireKey + ".cpu";
@@ -222,6 +231,22 @@ public final class Report {
                 Map.of(Client.RDMA, cell(WRITE_TURNS_RDMA, "%,.0f"), Client.TCP, cell(WRITE_TURNS_TCP, "%,.0f")),
                 ratio(WRITE_TURNS_RDMA, WRITE_TURNS_TCP), "", "", "");
 
+        md.append("\n#### NFSv4.1 COMPOUNDs sent as plain oncrpc4j RpcCalls (the path nfs4j's client takes), "
+                + "RDMA and oncrpc4j TCP taking turns in short slices\n\n");
+        md.append("| workload | in flight | RDMA MiB/s | TCP MiB/s | RDMA ÷ TCP (range over the turns) | "
+                + "CPU µs per MiB: RDMA | CPU µs per MiB: TCP | CPU RDMA ÷ TCP |\n|---|---:|---:|---:|---:|---:|---:|---:|\n");
+        for (NfsRow row : PLAIN_ROWS) {
+            for (int depth : PLAIN_DEPTHS) {
+                String r = plainKey(row, depth, "rdma");
+                String t = plainKey(row, depth, "tcp");
+                md.append("| ").append(row.label()).append(" | ").append(depth).append(" | ")
+                        .append(cell(r, "%,.0f")).append(" | ").append(cell(t, "%,.0f")).append(" | ")
+                        .append(ratio(r, t)).append(" | ").append(cell(cpuPerMib(r), "%,.0f")).append(" | ")
+                        .append(cell(cpuPerMib(t), "%,.0f")).append(" | ").append(ratio(cpuPerMib(r), cpuPerMib(t)))
+                        .append(" |\n");
+            }
+        }
+
         md.append("\n#### Cost per RPC, whole JVM (client, server and device threads)\n\n");
         md.append("| workload |");
         for (Client c : Client.values()) {
@@ -274,6 +299,15 @@ public final class Report {
                     NfsRow.GETATTR_P50.figure(Client.RDMA), NfsRow.GETATTR_P50.figure(Client.TCP), 1.0, false);
             target(md, "GETATTR p50 over RDMA ≤ 1.0× oncrpc4j TCP, calls alternating on one thread",
                     GETATTR_PAIRED_RDMA, GETATTR_PAIRED_TCP, 1.0, false);
+            for (NfsRow row : PLAIN_ROWS) {
+                for (int depth : PLAIN_DEPTHS) {
+                    String r = plainKey(row, depth, "rdma");
+                    String t = plainKey(row, depth, "tcp");
+                    String what = "NFSv4.1 " + row.label() + " as plain RpcCalls, " + depth + " in flight: RDMA";
+                    target(md, what + " ≥ 1.3× oncrpc4j TCP, taking turns", r, t, 1.3, true);
+                    target(md, what + " CPU per MiB ≤ 1.0× oncrpc4j TCP's", cpuPerMib(r), cpuPerMib(t), 1.0, false);
+                }
+            }
             Double direct = figures.get(MEM_DIRECT);
             md.append("| memory per mount ≤ 8 MiB (direct memory added by the mount) | ")
                     .append(mib(MEM_DIRECT)).append(" MiB | ")

@@ -175,7 +175,8 @@ final class CallMarshaler {
     private void checkCallSize(int length) throws RdmaMarshalException {
         if (length > maxCallSize) {
             throw new RdmaMarshalException("a call of " + length + " bytes exceeds the largest this transport sends ("
-                    + maxCallSize + ": max payload + inline send size)");
+                    + maxCallSize + ": maxPayloadSize + the inline send size; RdmaClientConfig.Builder.maxPayloadSize "
+                    + "raises it)");
         }
     }
 

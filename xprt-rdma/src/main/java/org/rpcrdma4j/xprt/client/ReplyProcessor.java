@@ -131,7 +131,9 @@ final class ReplyProcessor {
                         ? new RdmaVersionMismatchException(server, header.errorVersLow(), header.errorVersHigh())
                         : new RdmaChunkErrorException("server " + server + " answered xid 0x"
                         + Integer.toHexString(slot.xid) + " with ERR_CHUNK: it could not parse the call's chunk lists"
-                        + " or its reply did not fit the " + describePlan(slot));
+                        + (slot.hasItem ? ", would not pull its data item of " + slot.itemLength + " bytes (a server "
+                        + "bounds what it reads for one call: Linux by its max payload, ours by maxReadChunkBytes)"
+                        : "") + " or its reply did not fit the " + describePlan(slot));
                 break;
             case RDMA_MSG:
                 failure = inline(slot, buf, at, messageLength);

@@ -15,6 +15,7 @@ import org.dcache.oncrpc4j.xdr.XdrAble;
 import org.dcache.oncrpc4j.xdr.XdrDecodingStream;
 import org.dcache.oncrpc4j.xdr.XdrEncodingStream;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -28,6 +29,7 @@ import org.rpcrdma4j.xprt.client.RdmaClientConfig;
 import org.rpcrdma4j.xprt.client.RdmaClientTransport;
 import org.rpcrdma4j.registration.RegisteredBuffer;
 import org.rpcrdma4j.xprt.XprtCounter;
+import org.rpcrdma4j.xprt.client.RdmaChunkErrorException;
 import org.rpcrdma4j.xprt.client.RdmaMarshalException;
 import org.rpcrdma4j.xprt.drc.Calls;
 import org.rpcrdma4j.xprt.server.ServerCounter;
@@ -47,11 +49,15 @@ class LargeCompoundsOverRdmaTest {
     private RdmaClientTransport transport;
 
     private V4Script start(int clientMaxPayload) throws Exception {
+        return start(clientMaxPayload, 4 * MIB);
+    }
+
+    private V4Script start(int clientMaxPayload, int serverMaxReadChunk) throws Exception {
         server = NfsRdmaServer.start(NfsServer.builder().export("/export", vfs).bindAddress("127.0.0.1").port(0)
                         .limits(new ServerLimits(4 * MIB, 4 * MIB, 64 << 10))
                         .nfs4(Nfs41ServerTest.noGrace(Duration.ofSeconds(60))),
                 RdmaRpcServer.builder().bindAddress(InetAddress.getLoopbackAddress()).port(0)
-                        .maxReadChunkBytes(4 * MIB).maxCallSize(4 * MIB + (64 << 10))
+                        .maxReadChunkBytes(serverMaxReadChunk).maxCallSize(4 * MIB + (64 << 10))
                         .provider("soft", Map.of()).jmx(false).name("nfs41-large"));
         transport = RdmaClientTransport.connect(server.rdmaAddress(), RdmaClientConfig.builder()
                 .provider("soft", Map.of()).binding(NfsBinding.INSTANCE)
@@ -140,6 +146,52 @@ class LargeCompoundsOverRdmaTest {
             r.sequenceOk().ok(Nfs4.OP_PUTFH).ok(Nfs4.OP_READ);
             r.word();
             assertThat(r.opaque()).isEqualTo(data);
+        }
+    }
+
+    /** A WRITE over the client's maxPayloadSize: typed, naming the sizes and the setting, and nothing sent. */
+    @Test
+    void aWriteLargerThanTheClientSendsFailsTypedBeforeItIsSent() throws Exception {
+        try (V4Script s = start(MIB)) {
+            Nfs41ServerTest.Client c = Nfs41ServerTest.session(s, "write-too-large");
+            byte[][] open = Nfs41ServerTest.create(c, Nfs41ServerTest.exportRoot(c), "f");
+            int seq = c.seq;
+            byte[] data = new byte[2 * MIB];
+            assertThatThrownBy(() -> s.call(c.compound().putfh(open[1]).op(Nfs4.OP_WRITE).stateid(open[0]).hyper(0)
+                    .word(2).opaque(data)))
+                    .isInstanceOf(RdmaMarshalException.class)
+                    .hasMessageMatching("a call of 2097\\d{3} bytes exceeds .*")
+                    .hasMessageContaining("maxPayloadSize");
+            c.seq = seq; // nothing went out
+            V4Script.Res w = s.call(c.compound().putfh(open[1]).op(Nfs4.OP_WRITE).stateid(open[0]).hyper(0).word(2)
+                    .opaque(new byte[MIB]));
+            w.sequenceOk().ok(Nfs4.OP_PUTFH).ok(Nfs4.OP_WRITE);
+        }
+    }
+
+    /**
+     * A WRITE whose Read chunk is over the server's maxReadChunkBytes: the server answers RDMA_ERROR / ERR_CHUNK
+     * without pulling the data, the RpcCall caller gets the typed {@link RdmaChunkErrorException}, and the
+     * connection serves the next call.
+     */
+    @Test
+    void aWriteOverTheServersReadChunkLimitFailsTypedAndTheConnectionGoesOn() throws Exception {
+        try (V4Script s = start(4 * MIB, MIB + (8 << 10))) {
+            Nfs41ServerTest.Client c = Nfs41ServerTest.session(s, "over-server-limit");
+            byte[][] open = Nfs41ServerTest.create(c, Nfs41ServerTest.exportRoot(c), "f");
+            int seq = c.seq;
+            long pulledBefore = server.rdma().counters().get(ServerCounter.READ_CHUNK_BYTES);
+            assertThatThrownBy(() -> s.call(c.compound().putfh(open[1]).op(Nfs4.OP_WRITE).stateid(open[0]).hyper(0)
+                    .word(2).opaque(new byte[2 * MIB])))
+                    .isInstanceOf(RdmaChunkErrorException.class)
+                    .hasMessageContaining("data item of " + 2 * MIB + " bytes").hasMessageContaining("maxReadChunkBytes");
+            assertThat(server.rdma().counters().get(ServerCounter.READ_CHUNK_BYTES)).as("nothing pulled")
+                    .isEqualTo(pulledBefore);
+            c.seq = seq; // the server never ran the COMPOUND: its SEQUENCE was not seen
+            V4Script.Res w = s.call(c.compound().putfh(open[1]).op(Nfs4.OP_WRITE).stateid(open[0]).hyper(0).word(2)
+                    .opaque(new byte[MIB]));
+            w.sequenceOk().ok(Nfs4.OP_PUTFH).ok(Nfs4.OP_WRITE);
+            assertThat(w.word()).isEqualTo(MIB);
         }
     }
 

@@ -27,6 +27,7 @@ public final class RegisteredBuffer extends UnpooledDirectByteBuf {
     /** The same memory as the superclass's buffer, for absolute bulk copies that need no duplicate. */
     private final ByteBuffer memory;
     private ResourceLeakTracker<RegisteredBuffer> leak;
+    private volatile Runnable whenFreed;
 
     RegisteredBuffer(RegisteredBufferPool pool, RegisteredArena arena, int firstPage, int pageCount, int size) {
         this(pool, arena, firstPage, pageCount, slice(arena, firstPage, size));
@@ -142,6 +143,20 @@ public final class RegisteredBuffer extends UnpooledDirectByteBuf {
         return this;
     }
 
+    /**
+     * Runs {@code action} once, right after the last release has given the pages back (on the releasing thread): for
+     * accounting that must last exactly as long as the memory, such as a budget charged for holding it. One action per
+     * buffer.
+     *
+     * @throws IllegalStateException when an action was set already
+     */
+    public void whenFreed(Runnable action) {
+        if (whenFreed != null) {
+            throw new IllegalStateException("an action is set already for " + this);
+        }
+        whenFreed = action;
+    }
+
     @Override
     protected void deallocate() {
         // the memory belongs to the arena: never free it, give the pages back
@@ -151,6 +166,10 @@ public final class RegisteredBuffer extends UnpooledDirectByteBuf {
             tracker.close(this);
         }
         pool.free(arena, firstPage, pageCount);
+        Runnable action = whenFreed;
+        if (action != null) {
+            action.run();
+        }
     }
 
     @Override

@@ -5,7 +5,11 @@
  * <ul>
  * <li>{@link org.rpcrdma4j.registration.RegisteredBufferPool} hands out {@link org.rpcrdma4j.registration.RegisteredBuffer}s
  * (reference-counted Netty buffers) carved from big arenas registered once with LOCAL_WRITE. Their lkey serves
- * every SGE; their page views feed page lists.</li>
+ * every SGE; their page views feed page lists. {@code retainOwner} finds the live buffer a plain NIO view lies in
+ * (by address), which lets a transport send data a caller encoded by reference without copying it.</li>
+ * <li>{@link org.rpcrdma4j.registration.BorrowedBuffer}: a Netty buffer over part of another buffer's memory with a
+ * reference count of its own, holding one reference of its owner; memory lent between the layers is always a
+ * reference-counted {@code ByteBuf}, and this is how a piece of one gets a life of its own.</li>
  * <li>A {@link org.rpcrdma4j.registration.ScatterList} is one chunk's bytes in order, as ranges of registered
  * memory, cut into page pieces.</li>
  * <li>{@link org.rpcrdma4j.registration.RegistrationPool}: one per connection, holding the pre-allocated handles

@@ -23,7 +23,6 @@ import org.rpcrdma4j.nfs.vfs.MemoryVfs;
 import org.rpcrdma4j.verbs.RdmaDevice;
 import org.rpcrdma4j.verbs.RdmaProviders;
 import org.rpcrdma4j.xprt.server.RdmaRpcServer;
-import org.rpcrdma4j.xprt.server.ReplyBuffer;
 import org.rpcrdma4j.xprt.server.ServerCounter;
 
 /**
@@ -140,14 +139,12 @@ final class NfsFixture implements AutoCloseable {
         }
 
         @Override
-        public Block allocate(int size) {
+        public ByteBuf allocate(int size) {
             RdmaRpcServer s = server.get();
             if (s == null) {
-                ByteBuffer plain = ByteBuffer.allocateDirect(size);
-                return block(plain, () -> { });
+                return Unpooled.directBuffer(size, size);
             }
-            ReplyBuffer b = s.bufferAllocator().allocate(size);
-            return block(b.buffer(), b::release);
+            return s.bufferAllocator().allocate(size);
         }
 
         @Override
@@ -159,20 +156,6 @@ final class NfsFixture implements AutoCloseable {
         @Override
         public int blockSize() {
             return 1 << 20;
-        }
-
-        private static Block block(ByteBuffer memory, Runnable release) {
-            return new Block() {
-                @Override
-                public ByteBuffer buffer() {
-                    return memory;
-                }
-
-                @Override
-                public void release() {
-                    release.run();
-                }
-            };
         }
     }
 

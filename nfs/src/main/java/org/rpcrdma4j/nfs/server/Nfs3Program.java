@@ -1,5 +1,6 @@
 package org.rpcrdma4j.nfs.server;
 
+import io.netty.buffer.ByteBuf;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -213,7 +214,7 @@ public final class Nfs3Program implements RpcDispatchable {
     private void read(RpcCall call) throws IOException {
         FileRangeArgs args = decode(call, new FileRangeArgs());
         ReadRes res = new ReadRes();
-        ReadBuffer[] held = new ReadBuffer[1];
+        ByteBuf[] held = new ByteBuf[1];
         LentRange[] lent = new LentRange[1];
         res.status = run("READ", () -> {
             Target t = target(args.file);
@@ -225,15 +226,12 @@ public final class Nfs3Program implements RpcDispatchable {
                 lent[0] = range;
                 res.count = range.count();
                 res.eof = range.eof();
-                res.pieces = new ByteBuffer[range.pieceCount()];
-                for (int i = 0; i < res.pieces.length; i++) {
-                    res.pieces[i] = range.piece(i);
-                }
+                res.pieces = range.pieces();
                 return;
             }
-            ReadBuffer buffer = readBuffers.allocate(call, count);
+            ByteBuf buffer = readBuffers.allocate(call, count);
             held[0] = buffer;
-            ByteBuffer dst = buffer.buffer();
+            ByteBuffer dst = buffer.nioBuffer(0, count);
             ReadResult r = vfs.read(t.fh(), args.offset, dst);
             dst.flip();
             res.count = r.count();
@@ -243,7 +241,7 @@ public final class Nfs3Program implements RpcDispatchable {
         res.attributes = postOp(args.file);
         Runnable release;
         if (lent[0] != null) {
-            release = lent[0]::release;
+            release = lent[0].data()::release;
         } else if (held[0] != null) {
             release = held[0]::release;
         } else {

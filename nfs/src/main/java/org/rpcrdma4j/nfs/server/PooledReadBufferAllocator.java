@@ -3,7 +3,6 @@ package org.rpcrdma4j.nfs.server;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.PooledByteBufAllocator;
-import java.nio.ByteBuffer;
 import org.dcache.oncrpc4j.rpc.RpcCall;
 
 /** READ buffers from a Netty pooled allocator (direct memory by default), for stream transports. */
@@ -19,19 +18,7 @@ public final class PooledReadBufferAllocator implements ReadBufferAllocator {
     }
 
     @Override
-    public ReadBuffer allocate(RpcCall call, int length) {
-        ByteBuf buf = allocator.directBuffer(length, length);
-        ByteBuffer nio = buf.nioBuffer(0, length);
-        return new ReadBuffer() {
-            @Override
-            public ByteBuffer buffer() {
-                return nio;
-            }
-
-            @Override
-            public void release() {
-                buf.release();
-            }
-        };
+    public ByteBuf allocate(RpcCall call, int length) {
+        return allocator.directBuffer(length, length);
     }
 }

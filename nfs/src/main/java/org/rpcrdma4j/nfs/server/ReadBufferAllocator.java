@@ -1,5 +1,6 @@
 package org.rpcrdma4j.nfs.server;
 
+import io.netty.buffer.ByteBuf;
 import org.dcache.oncrpc4j.rpc.RpcCall;
 
 /**
@@ -17,8 +18,8 @@ import org.dcache.oncrpc4j.rpc.RpcCall;
 public interface ReadBufferAllocator {
 
     /**
-     * A buffer of exactly {@code length} bytes for the data of {@code call}'s READ reply. Ownership passes to the
-     * caller, who {@linkplain ReadBuffer#release() releases} it after the reply has been sent.
+     * A buffer of exactly {@code length} bytes' capacity for the data of {@code call}'s READ reply. The reference
+     * passes to the caller, who releases it after the reply has been sent.
      */
-    ReadBuffer allocate(RpcCall call, int length);
+    ByteBuf allocate(RpcCall call, int length);
 }

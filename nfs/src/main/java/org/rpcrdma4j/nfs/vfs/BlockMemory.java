@@ -1,6 +1,7 @@
 package org.rpcrdma4j.nfs.vfs;
 
-import java.nio.ByteBuffer;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 
 /**
  * Where a {@link MemoryVfs} keeps its data blocks. {@link #HEAP} (the default) keeps them in heap arrays, and READs
@@ -13,19 +14,8 @@ public interface BlockMemory {
     /** Heap arrays: nothing is lent. */
     BlockMemory HEAP = new BlockMemory() {
         @Override
-        public Block allocate(int size) {
-            ByteBuffer b = ByteBuffer.wrap(new byte[size]);
-            return new Block() {
-                @Override
-                public ByteBuffer buffer() {
-                    return b;
-                }
-
-                @Override
-                public void release() {
-                    // the garbage collector takes it
-                }
-            };
+        public ByteBuf allocate(int size) {
+            return Unpooled.buffer(size, size);
         }
 
         @Override
@@ -35,10 +25,11 @@ public interface BlockMemory {
     };
 
     /**
-     * Memory for one block of exactly {@code size} bytes (its contents are undefined: the VFS zeroes what it needs).
-     * Never null; an implementation that runs out of its preferred memory hands out plain memory instead.
+     * Memory for one block of exactly {@code size} bytes' capacity (its contents are undefined: the VFS zeroes what it
+     * needs), a reference the VFS owns and releases once no file and no reader uses the block. Never null; an
+     * implementation that runs out of its preferred memory hands out plain memory instead.
      */
-    Block allocate(int size);
+    ByteBuf allocate(int size);
 
     /** Whether blocks in this memory are lent to readers ({@link Vfs#lend}) rather than copied out. */
     boolean lends();
@@ -49,14 +40,5 @@ public interface BlockMemory {
      */
     default int blockSize() {
         return 64 * 1024;
-    }
-
-    /** One block of memory; the VFS owns it from {@link #allocate} until it calls {@link #release}. */
-    interface Block {
-        /** The memory: position 0, limit = capacity = the size asked for. */
-        ByteBuffer buffer();
-
-        /** Gives the memory back. Called exactly once, when no file and no reader uses the block any more. */
-        void release();
     }
 }

@@ -1,8 +1,11 @@
 package org.rpcrdma4j.nfs.vfs;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.CompositeByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.buffer.UnpooledByteBufAllocator;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The bytes of an in-memory regular file: fixed-size blocks ({@link BlockMemory#blockSize()}, 64 KiB by default)
@@ -13,13 +16,14 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>
  * Blocks come from a {@link BlockMemory}, or from the memory a write's data arrived in when the writer offers it
  * ({@link WriteMemory}) and the write covers the whole block. When the block memory
- * {@linkplain BlockMemory#lends() lends}, {@link #lend} hands out views of the blocks themselves: each block counts
- * its users (the file, and every lent range that holds it), a write or truncation that would change a block someone
- * borrowed first copies it (the borrower keeps the old bytes), and a block's memory goes back when its last user
- * lets go ({@link #drop()} for the file itself).
+ * {@linkplain BlockMemory#lends() lends}, {@link #lend} hands out views of the blocks themselves. A block is a
+ * reference-counted Netty buffer: the file holds one reference, and every lent piece another (a retained slice of
+ * the block); a write or truncation that would change a block someone borrowed first
+ * copies it (the borrower keeps the old bytes), and a block's memory goes back when its last holder lets go
+ * ({@link #drop()} for the file itself).
  * <p>
  * Not thread-safe; {@link MemoryVfs} guards it with its lock: changes under the write lock, reads and lending under
- * the read lock. Only {@link LentRange#release()} runs outside it (lock-free: a reference count).
+ * the read lock. Only the release of a lent range runs outside it (lock-free: reference counts).
  */
 final class MemoryFileData {
     /** The smallest block, and the unit of the VFS's space figures. */
@@ -54,25 +58,23 @@ final class MemoryFileData {
         return size;
     }
 
-    /** One block and its users: the file (while it holds the block) and every lent range holding it. */
+    /** One block: the file's reference of its memory, and a view of all of it. */
     private static final class DataBlock {
-        final BlockMemory.Block memory;
+        final ByteBuf memory;
         final ByteBuffer bytes;
-        final AtomicInteger users = new AtomicInteger(1);
 
-        DataBlock(BlockMemory.Block memory) {
+        DataBlock(ByteBuf memory) {
             this.memory = memory;
-            this.bytes = memory.buffer();
+            this.bytes = memory.nioBuffer(0, memory.capacity());
         }
 
+        /** Whether a lent range holds the block too. */
         boolean lent() {
-            return users.get() > 1;
+            return memory.refCnt() > 1;
         }
 
         void release() {
-            if (users.decrementAndGet() == 0) {
-                memory.release();
-            }
+            memory.release();
         }
     }
 
@@ -131,47 +133,40 @@ final class MemoryFileData {
     }
 
     /**
-     * Lends up to {@code count} bytes from {@code offset}: one view per block (holes: views of a shared block of
-     * zeros). Each block lent gains a user until the range is released.
+     * Lends up to {@code count} bytes from {@code offset}: a composite buffer with one piece per block, each holding a
+     * reference of its block until the range is released (holes: views of a shared block of zeros).
      */
     LentRange lend(long offset, int count) {
         if (offset < 0 || count < 0) {
             throw new IllegalArgumentException("negative offset or count: " + offset + ", " + count);
         }
         if (offset >= size || count == 0) {
-            return new Lent(new ByteBuffer[0], new DataBlock[0], 0, offset >= size);
+            return new LentRange(Unpooled.EMPTY_BUFFER, offset >= size);
         }
         int n = (int) Math.min(count, size - offset);
-        int pieces = 0;
-        for (int done = 0; done < n; ) {
-            long pos = offset + done;
-            int b = (int) (pos / block);
-            int chunk = Math.min(n - done, block - (int) (pos % block));
-            boolean hole = b >= blocks.length || blocks[b] == null;
-            pieces += hole ? (chunk + BLOCK - 1) / BLOCK : 1;
-            done += chunk;
-        }
-        ByteBuffer[] views = new ByteBuffer[pieces];
-        DataBlock[] held = new DataBlock[pieces];
-        int i = 0;
-        for (int done = 0; done < n; ) {
-            long pos = offset + done;
-            int b = (int) (pos / block);
-            int in = (int) (pos % block);
-            int chunk = Math.min(n - done, block - in);
-            DataBlock data = b < blocks.length ? blocks[b] : null;
-            if (data == null) {
-                for (int z = 0; z < chunk; z += BLOCK) {
-                    views[i++] = DIRECT_ZEROS.slice(0, Math.min(BLOCK, chunk - z));
+        CompositeByteBuf data = UnpooledByteBufAllocator.DEFAULT.compositeDirectBuffer(Integer.MAX_VALUE);
+        try {
+            for (int done = 0; done < n; ) {
+                long pos = offset + done;
+                int b = (int) (pos / block);
+                int in = (int) (pos % block);
+                int chunk = Math.min(n - done, block - in);
+                DataBlock held = b < blocks.length ? blocks[b] : null;
+                if (held == null) {
+                    for (int z = 0; z < chunk; z += BLOCK) {
+                        data.addComponent(true, Unpooled.wrappedBuffer(DIRECT_ZEROS.slice(0,
+                                Math.min(BLOCK, chunk - z))));
+                    }
+                } else {
+                    data.addComponent(true, held.memory.retainedSlice(in, chunk)); // a reference of the block
                 }
-            } else {
-                data.users.incrementAndGet();
-                held[i] = data;
-                views[i++] = data.bytes.slice(in, chunk);
+                done += chunk;
             }
-            done += chunk;
+        } catch (RuntimeException e) {
+            data.release();
+            throw e;
         }
-        return new Lent(views, held, n, offset + n >= size);
+        return new LentRange(data, offset + n >= size);
     }
 
     /**
@@ -201,12 +196,11 @@ final class MemoryFileData {
      *
      * @return false, and nothing changed, when nothing was kept or the memory is not a block (it is released)
      */
-    private boolean adopt(int b, BlockMemory.Block kept) {
+    private boolean adopt(int b, ByteBuf kept) {
         if (kept == null) {
             return false;
         }
-        ByteBuffer bytes = kept.buffer();
-        if (bytes.capacity() != block || bytes.position() != 0 || bytes.limit() != block) {
+        if (kept.capacity() != block) {
             kept.release();
             return false;
         }
@@ -258,11 +252,10 @@ final class MemoryFileData {
     }
 
     private DataBlock newBlock() {
-        BlockMemory.Block m = memory.allocate(block);
-        if (m.buffer().capacity() != block || m.buffer().position() != 0) {
+        ByteBuf m = memory.allocate(block);
+        if (m.capacity() != block) {
             m.release();
-            throw new IllegalStateException("block memory of " + m.buffer().capacity() + " bytes at position "
-                    + m.buffer().position() + ", expected " + block + " at 0");
+            throw new IllegalStateException("block memory of " + m.capacity() + " bytes, expected " + block);
         }
         return new DataBlock(m);
     }
@@ -297,54 +290,6 @@ final class MemoryFileData {
     private static void checkRange(long offset, long length) {
         if (offset < 0 || length < 0 || offset > MAX_SIZE - length) {
             throw new IllegalArgumentException("range " + offset + "+" + length + " beyond " + MAX_SIZE);
-        }
-    }
-
-    /** A lent range: the views and the blocks they hold. */
-    private static final class Lent implements LentRange {
-        private final ByteBuffer[] views;
-        private final DataBlock[] held;
-        private final int count;
-        private final boolean eof;
-        private final AtomicInteger released = new AtomicInteger();
-
-        Lent(ByteBuffer[] views, DataBlock[] held, int count, boolean eof) {
-            this.views = views;
-            this.held = held;
-            this.count = count;
-            this.eof = eof;
-        }
-
-        @Override
-        public int count() {
-            return count;
-        }
-
-        @Override
-        public boolean eof() {
-            return eof;
-        }
-
-        @Override
-        public int pieceCount() {
-            return views.length;
-        }
-
-        @Override
-        public ByteBuffer piece(int i) {
-            return views[i];
-        }
-
-        @Override
-        public void release() {
-            if (released.getAndIncrement() != 0) {
-                throw new IllegalStateException("lent range released twice");
-            }
-            for (DataBlock b : held) {
-                if (b != null) {
-                    b.release();
-                }
-            }
         }
     }
 }

@@ -1,5 +1,6 @@
 package org.rpcrdma4j.nfs.vfs;
 
+import io.netty.buffer.ByteBuf;
 import java.nio.ByteBuffer;
 
 /**
@@ -18,10 +19,10 @@ public interface WriteMemory {
 
     /**
      * Keeps {@code bytes} (borrowed: a view of part of the WRITE's data, its position..limit) as a block whose buffer
-     * shares that memory, at position 0 with limit = capacity = {@code bytes.remaining()}. The caller owns the block
-     * and {@linkplain BlockMemory.Block#release() releases} it once.
+     * shares that memory, with capacity = {@code bytes.remaining()}. The caller owns the reference and releases it
+     * once.
      *
      * @return the block, or null when that memory cannot be kept (the VFS then copies the bytes)
      */
-    BlockMemory.Block keep(ByteBuffer bytes);
+    ByteBuf keep(ByteBuffer bytes);
 }

@@ -28,26 +28,26 @@ class ReadBufferOwnershipTest {
         private final PooledReadBufferAllocator pooled = new PooledReadBufferAllocator();
 
         @Override
-        public ReadBuffer allocate(RpcCall call, int length) {
+        public io.netty.buffer.ByteBuf allocate(RpcCall call, int length) {
             allocated.incrementAndGet();
-            ReadBuffer b = pooled.allocate(call, length);
-            return new ReadBuffer() {
-                private final AtomicInteger releases = new AtomicInteger();
-
+            io.netty.buffer.ByteBuf b = pooled.allocate(call, length);
+            // counted when its last reference goes; Netty refuses a release beyond that
+            io.netty.util.AbstractReferenceCounted owner = new io.netty.util.AbstractReferenceCounted() {
                 @Override
-                public ByteBuffer buffer() {
-                    return b.buffer();
-                }
-
-                @Override
-                public void release() {
-                    if (releases.incrementAndGet() != 1) {
-                        throw new AssertionError("released twice");
-                    }
+                protected void deallocate() {
                     released.incrementAndGet();
                     b.release();
                 }
+
+                @Override
+                public io.netty.util.ReferenceCounted touch(Object hint) {
+                    return this;
+                }
             };
+            io.netty.buffer.ByteBuf counted =
+                    org.rpcrdma4j.registration.BorrowedBuffer.of(b.nioBuffer(0, length), owner);
+            owner.release();
+            return counted;
         }
     };
 

@@ -28,7 +28,6 @@ import org.rpcrdma4j.nfs.v4.Compound41.WantDelegation;
 import org.rpcrdma4j.nfs.v4.Compound41.Write;
 import org.rpcrdma4j.nfs.v4.Compound41Res.Failed;
 import org.rpcrdma4j.nfs.v4.Compound41Res.Result;
-import org.rpcrdma4j.xprt.server.ReplyBuffer;
 
 /**
  * A minimal NFSv4.1 server as a plain oncrpc4j program (program 100003, version 4: NULL and COMPOUND), over files
@@ -49,7 +48,7 @@ final class MemoryNfs41Program implements RpcDispatchable {
     /** Memory for READ results: a buffer of exactly {@code length} bytes for the reply to {@code call}. */
     @FunctionalInterface
     interface ReadBuffers {
-        ReplyBuffer allocate(RpcCall call, int length);
+        io.netty.buffer.ByteBuf allocate(RpcCall call, int length);
     }
 
     private final ReadBuffers readBuffers;
@@ -115,7 +114,7 @@ final class MemoryNfs41Program implements RpcDispatchable {
         call.retrieveCall(args);
         Compound41Res res = new Compound41Res();
         res.tag = args.tag;
-        List<ReplyBuffer> held = new ArrayList<>();
+        List<io.netty.buffer.ByteBuf> held = new ArrayList<>();
         if (args.minorVersion != 1) {
             res.status = Compound41Res.NFS4ERR_MINOR_VERS_MISMATCH;
         } else {
@@ -169,7 +168,7 @@ final class MemoryNfs41Program implements RpcDispatchable {
         call.reply(res);
     }
 
-    private Result execute(RpcCall call, Op op, Node file, List<ReplyBuffer> held) {
+    private Result execute(RpcCall call, Op op, Node file, List<io.netty.buffer.ByteBuf> held) {
         if (op instanceof GetFh) {
             return new Compound41Res.GetFhOk(file.handle);
         }
@@ -197,10 +196,10 @@ final class MemoryNfs41Program implements RpcDispatchable {
             if (bytes.length == 0) {
                 return new Compound41Res.ReadOk(eof, bytes, null);
             }
-            ReplyBuffer buffer = readBuffers.allocate(call, bytes.length);
+            io.netty.buffer.ByteBuf buffer = readBuffers.allocate(call, bytes.length);
             held.add(buffer);
             buffersHeld.incrementAndGet();
-            ByteBuffer data = buffer.buffer();
+            ByteBuffer data = buffer.nioBuffer(0, bytes.length);
             data.put(0, bytes);
             return new Compound41Res.ReadOk(eof, null, data);
         }
@@ -210,8 +209,8 @@ final class MemoryNfs41Program implements RpcDispatchable {
         throw new IllegalStateException("not executed here: " + op);
     }
 
-    private void release(List<ReplyBuffer> held) {
-        for (ReplyBuffer b : held) {
+    private void release(List<io.netty.buffer.ByteBuf> held) {
+        for (io.netty.buffer.ByteBuf b : held) {
             b.release();
             buffersHeld.decrementAndGet();
         }

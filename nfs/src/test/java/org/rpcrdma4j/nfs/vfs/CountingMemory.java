@@ -2,21 +2,28 @@ package org.rpcrdma4j.nfs.vfs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.util.AbstractReferenceCounted;
+import io.netty.util.ReferenceCounted;
 import java.nio.ByteBuffer;
 import java.util.concurrent.atomic.AtomicInteger;
 
-/** Direct blocks that count what is out and refuse a second release of a block. */
+import org.rpcrdma4j.registration.BorrowedBuffer;
+
+/**
+ * Direct blocks that count what is out: a block counts as given back when its last reference is released (Netty's
+ * reference count refuses a release beyond that).
+ */
 final class CountingMemory implements BlockMemory {
     final int size;
     final AtomicInteger out = new AtomicInteger();
-    final AtomicInteger doubleReleases = new AtomicInteger();
 
     CountingMemory(int size) {
         this.size = size;
     }
 
     @Override
-    public Block allocate(int n) {
+    public ByteBuf allocate(int n) {
         assertThat(n).isEqualTo(size);
         ByteBuffer b = ByteBuffer.allocateDirect(n);
         // dirty memory, as a reused pool buffer may be: the VFS must zero what it exposes
@@ -26,25 +33,23 @@ final class CountingMemory implements BlockMemory {
         return counted(b);
     }
 
-    /** {@code b} as a block counted among those out, its releases checked like the others'. */
-    Block counted(ByteBuffer b) {
+    /** {@code b} (direct) as a block counted among those out until its last reference is released. */
+    ByteBuf counted(ByteBuffer b) {
         out.incrementAndGet();
-        AtomicInteger released = new AtomicInteger();
-        return new Block() {
+        ReferenceCounted owner = new AbstractReferenceCounted() {
             @Override
-            public ByteBuffer buffer() {
-                return b;
+            protected void deallocate() {
+                out.decrementAndGet();
             }
 
             @Override
-            public void release() {
-                if (released.getAndIncrement() == 0) {
-                    out.decrementAndGet();
-                } else {
-                    doubleReleases.incrementAndGet();
-                }
+            public ReferenceCounted touch(Object hint) {
+                return this;
             }
         };
+        ByteBuf block = BorrowedBuffer.of(b, owner);
+        owner.release(); // the block holds the owner's only reference
+        return block;
     }
 
     @Override

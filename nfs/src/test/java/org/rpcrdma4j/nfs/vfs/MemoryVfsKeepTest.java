@@ -3,6 +3,7 @@ package org.rpcrdma4j.nfs.vfs;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.rpcrdma4j.nfs.testing.Bytes.random;
 
+import io.netty.util.internal.PlatformDependent;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -36,14 +37,15 @@ class MemoryVfsKeepTest {
         int shrinkBy;
 
         Arrival(byte[] data) {
-            bytes = ByteBuffer.wrap(new byte[data.length + 16], 16, data.length).slice();
+            bytes = ByteBuffer.allocateDirect(data.length + 16).position(16).slice();
             bytes.put(0, data);
         }
 
         @Override
-        public BlockMemory.Block keep(ByteBuffer view) {
-            // heap memory here, so where the view lies in the arrival is its array offset
-            int index = view.arrayOffset() + view.position() - bytes.arrayOffset();
+        public io.netty.buffer.ByteBuf keep(ByteBuffer view) {
+            // where the view lies in the arrival: by address, as the RDMA server finds it
+            int index = (int) (PlatformDependent.directBufferAddress(view) + view.position()
+                    - PlatformDependent.directBufferAddress(bytes));
             asked.add(List.of(index, view.remaining()));
             return refuse ? null : kept.counted(bytes.slice(index, view.remaining() - shrinkBy));
         }
@@ -68,11 +70,9 @@ class MemoryVfsKeepTest {
             vfs.close();
             vfs.close(); // a second close does nothing
         }
-        assertThat(memory.doubleReleases.get()).isZero();
         assertThat(memory.out.get()).as("the VFS's own blocks after close").isZero();
         for (Arrival a : arrivals) {
             assertThat(a.kept.out.get()).as("kept blocks after close").isZero();
-            assertThat(a.kept.doubleReleases.get()).isZero();
         }
     }
 
@@ -112,7 +112,6 @@ class MemoryVfsKeepTest {
 
         vfs.remove(vfs.root(), "f");
         assertThat(arrival.kept.out.get()).as("kept blocks go back with the file").isZero();
-        assertThat(arrival.kept.doubleReleases.get()).isZero();
         assertThat(memory.out.get()).isZero();
     }
 
@@ -142,7 +141,6 @@ class MemoryVfsKeepTest {
         assertThat(arrival.kept.out.get()).as("truncation lets go of the second").isEqualTo(1);
         vfs.remove(vfs.root(), "f");
         assertThat(arrival.kept.out.get()).isZero();
-        assertThat(arrival.kept.doubleReleases.get()).isZero();
     }
 
     @Test
@@ -160,7 +158,7 @@ class MemoryVfsKeepTest {
         assertThat(MemoryVfsLendTest.bytesOf(r)).isEqualTo(before);
         assertThat(contents(fh, 0, after.length)).isEqualTo(after);
         assertThat(memory.out.get()).as("the reader still holds the old block").isEqualTo(1);
-        r.release();
+        r.data().release();
         assertThat(memory.out.get()).isZero();
     }
 
@@ -178,7 +176,7 @@ class MemoryVfsKeepTest {
         vfs.close();
         assertThat(arrival.kept.out.get()).as("both kept blocks still lent").isEqualTo(2);
         assertThat(MemoryVfsLendTest.bytesOf(r)).isEqualTo(data);
-        r.release();
+        r.data().release();
         assertThat(arrival.kept.out.get()).isZero();
     }
 

@@ -16,6 +16,7 @@ import org.dcache.oncrpc4j.rpc.RpcCall;
 import org.dcache.oncrpc4j.rpc.RpcTransport;
 import org.dcache.oncrpc4j.xdr.Xdr;
 import org.rpcrdma4j.codec.RpcRdmaHeader;
+import org.rpcrdma4j.registration.BorrowedBuffer;
 import org.rpcrdma4j.registration.ChunkRole;
 import org.rpcrdma4j.registration.InvalidationListener;
 import org.rpcrdma4j.registration.RegisteredBuffer;
@@ -105,7 +106,8 @@ final class CallSlot implements RpcTransport, InvalidationListener, Runnable, Ma
     /** Native address of the rebuilt call's first byte in the sink, 0 when unknown (set before dispatch). */
     private long callAddress;
     /** The sink once the program kept some of it ({@link #keep}), else null (the program's thread). */
-    private KeptSink keptSink;
+    /** Whether a program kept pieces of this call's sink (charged to the server's kept-memory budget). */
+    private boolean kept;
     private final CallScreen screen = new CallScreen();
     /** Program version and procedure, for the reply's binding lookup. */
     private int version;
@@ -151,7 +153,7 @@ final class CallSlot implements RpcTransport, InvalidationListener, Runnable, Ma
         prepareFailed = false;
         callStream = null;
         callAddress = 0;
-        keptSink = null;
+        kept = false;
         noReply = false;
         handler = null;
         attachment = null;
@@ -356,7 +358,7 @@ final class CallSlot implements RpcTransport, InvalidationListener, Runnable, Ma
      * @return the kept bytes, or null: another call (or this slot's earlier call), not a sink call, not in the sink,
      *         already answered, keeping off, or the budget spent
      */
-    KeptCallData keep(RpcCall rpc, ByteBuffer bytes) {
+    ByteBuf keep(RpcCall rpc, ByteBuffer bytes) {
         RegisteredBuffer s = sink;
         if (s == null || callStream == null || rpc.getXdr() != callStream || callAddress == 0
                 || state.get() != DISPATCHING || !connection.server.keeps()) {
@@ -367,16 +369,19 @@ final class CallSlot implements RpcTransport, InvalidationListener, Runnable, Ma
         if (at == 0 || at < callAddress || at + length > callAddress + callLength) {
             return null;
         }
-        if (keptSink == null) {
-            if (!connection.server.chargeKept(s.pageCount())) {
+        if (!kept) {
+            int pages = s.pageCount();
+            if (!connection.server.chargeKept(pages)) {
                 connection.count(ServerCounter.KEEPS_REFUSED);
                 return null;
             }
-            keptSink = new KeptSink(s, connection.server);
+            kept = true;
+            RdmaRpcServer server = connection.server;
+            s.whenFreed(() -> server.refundKept(pages)); // the sink lives as long as its last kept piece
             Xdrs.encodeElsewhere(callStream, inline);
         }
         connection.count(ServerCounter.KEPT_CALL_BYTES, length);
-        return keptSink.piece(bytes.slice());
+        return BorrowedBuffer.of(bytes, s); // a count of its own: pieces of one call live apart
     }
 
     /** Sends a reply the server wrote itself at the slot's message area. */
@@ -555,17 +560,16 @@ final class CallSlot implements RpcTransport, InvalidationListener, Runnable, Ma
         }
     }
 
-    /** Returns the sink (the call's bytes when they came through read chunks) and the slot's hold on kept pieces. */
+    /**
+     * Lets go of the sink (the call's bytes when they came through read chunks); kept pieces hold references of their
+     * own, and the last release returns it.
+     */
     void releaseCallMemory() {
         RegisteredBuffer s = sink;
         sink = null;
+        kept = false;
         if (s != null) {
             s.release();
-        }
-        KeptSink k = keptSink;
-        keptSink = null;
-        if (k != null) {
-            k.release();
         }
     }
 

@@ -3,7 +3,6 @@ package org.rpcrdma4j.xprt.server;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import java.nio.ByteBuffer;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.dcache.oncrpc4j.rpc.RpcCall;
 import org.rpcrdma4j.registration.RegisteredBuffer;
@@ -17,14 +16,13 @@ import org.rpcrdma4j.verbs.VerbsException;
  * result is RDMA-written into the client's write chunk straight from it; for any other call (the same program object
  * registered with an oncrpc4j TCP service, say) it is pooled direct memory, as a stream transport wants.
  * <p>
- * The program encodes the result by reference with {@code Xdr.xdrEncodeShallowByteBuffer(buffer.buffer())} and
- * releases the buffer in a send listener ({@code call.registerSendOnceListener}), which the server calls once the
- * reply's Send has completed. The NFS server's {@code ReadBufferAllocator} adapts to this class in three lines:
+ * What it hands out is a Netty {@link ByteBuf}, the one type memory lent between the layers has: reference counted
+ * and watched by Netty's leak detector. The program fills it, encodes it by reference with
+ * {@code Xdr.xdrEncodeShallowByteBuffer(buffer.nioBuffer())} and releases it in a send listener
+ * ({@code call.registerSendOnceListener}), which the server calls once the reply's Send has completed. The NFS
+ * server's {@code ReadBufferAllocator} is this method:
  * <pre>{@code
- * ReadBufferAllocator readBuffers = (call, length) -> {
- *     ReplyBuffer b = server.bufferAllocator().allocate(call, length);
- *     return new ReadBuffer() { public ByteBuffer buffer() { return b.buffer(); } public void release() { b.release(); } };
- * };
+ * ReadBufferAllocator readBuffers = server.bufferAllocator()::allocate;
  * }</pre>
  * The same seam runs the other way for calls: {@link #keep} lets a program keep a call's bulk arguments where they
  * landed instead of copying them.
@@ -40,18 +38,19 @@ public final class RdmaBufferAllocator {
     }
 
     /**
-     * A buffer of exactly {@code length} bytes for the reply to {@code call}: registered when the call came over
-     * this server's RDMA connections and the pool has room, else pooled direct memory.
+     * A buffer of exactly {@code length} bytes' capacity (writer index 0) for the reply to {@code call}, owned by the
+     * caller, who releases it once: registered when the call came over this server's RDMA connections and the pool
+     * has room, else pooled direct memory.
      */
-    public ReplyBuffer allocate(RpcCall call, int length) {
+    public ByteBuf allocate(RpcCall call, int length) {
         if (isRdma(call)) {
             return allocate(length);
         }
         return direct(length);
     }
 
-    /** A buffer of exactly {@code length} bytes, registered if the server's pool has room now. */
-    public ReplyBuffer allocate(int length) {
+    /** A buffer of exactly {@code length} bytes' capacity, registered if the server's pool has room now. */
+    public ByteBuf allocate(int length) {
         if (length < 0) {
             throw new IllegalArgumentException("negative length " + length);
         }
@@ -61,13 +60,18 @@ public final class RdmaBufferAllocator {
                 RegisteredBuffer buffer = pool.tryAllocate(length);
                 if (buffer != null) {
                     server.memoryIndex.record(buffer);
-                    return new Registered(buffer, length);
+                    return buffer;
                 }
             } catch (VerbsException | IllegalStateException e) {
                 // closed or exhausted: plain memory below
             }
         }
         return direct(length);
+    }
+
+    /** Whether {@code buffer} is registered with this server's device (RDMA moves it without a copy). */
+    public boolean isRegistered(ByteBuf buffer) {
+        return buffer instanceof RegisteredBuffer r && r.arena().region().protectionDomain() == server.pd;
     }
 
     /**
@@ -81,11 +85,12 @@ public final class RdmaBufferAllocator {
      * and is bounded: the server keeps at most {@link RdmaRpcServer.Builder#keptCallMemory} bytes of such buffers
      * (default 0: nothing is kept) and refuses beyond it ({@link ServerCounter#KEEPS_REFUSED}).
      *
-     * @return the kept bytes, owned by the caller; null when they cannot be kept (the call came over another
+     * @return the kept bytes (readable, capacity = their length), a reference owned by the caller, who releases it
+     *         once; null when they cannot be kept (the call came over another
      *         transport or inline, {@code bytes} is not in its read-chunk memory, the call was answered, keeping is
      *         off or its budget spent): the program then copies them
      */
-    public KeptCallData keep(RpcCall call, ByteBuffer bytes) {
+    public ByteBuf keep(RpcCall call, ByteBuffer bytes) {
         if (DelegatingTransport.underlying(call.getTransport()) instanceof CallSlot slot
                 && slot.connection.server == server) {
             return slot.keep(call, bytes);
@@ -104,64 +109,7 @@ public final class RdmaBufferAllocator {
                 && slot.connection.server == server;
     }
 
-    private static ReplyBuffer direct(int length) {
-        ByteBuf buf = PooledByteBufAllocator.DEFAULT.directBuffer(Math.max(1, length), Math.max(1, length));
-        return new Plain(buf, length);
-    }
-
-    private static final class Registered implements ReplyBuffer {
-        private final RegisteredBuffer memory;
-        private final ByteBuffer view;
-        private final AtomicBoolean released = new AtomicBoolean();
-
-        Registered(RegisteredBuffer memory, int length) {
-            this.memory = memory;
-            this.view = memory.nioBuffer(0, length);
-        }
-
-        @Override
-        public ByteBuffer buffer() {
-            return view;
-        }
-
-        @Override
-        public boolean isRegistered() {
-            return true;
-        }
-
-        @Override
-        public void release() {
-            if (released.compareAndSet(false, true)) {
-                memory.release();
-            }
-        }
-    }
-
-    private static final class Plain implements ReplyBuffer {
-        private final ByteBuf memory;
-        private final ByteBuffer view;
-        private final AtomicBoolean released = new AtomicBoolean();
-
-        Plain(ByteBuf memory, int length) {
-            this.memory = memory;
-            this.view = memory.nioBuffer(0, length);
-        }
-
-        @Override
-        public ByteBuffer buffer() {
-            return view;
-        }
-
-        @Override
-        public boolean isRegistered() {
-            return false;
-        }
-
-        @Override
-        public void release() {
-            if (released.compareAndSet(false, true)) {
-                memory.release();
-            }
-        }
+    private static ByteBuf direct(int length) {
+        return PooledByteBufAllocator.DEFAULT.directBuffer(length, length);
     }
 }

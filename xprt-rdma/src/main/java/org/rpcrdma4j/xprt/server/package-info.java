@@ -7,8 +7,8 @@
  *   <li>{@link org.rpcrdma4j.xprt.server.RdmaRpcServer} and its builder: where to listen, which device, credits,
  *       inline sizes, programs and their {@link org.rpcrdma4j.xprt.UpperLayerBinding}s, the dispatch executor,
  *       limits; {@code start()}, {@code stop()}, counters.</li>
- *   <li>{@link org.rpcrdma4j.xprt.server.RdmaBufferAllocator} and {@link org.rpcrdma4j.xprt.server.ReplyBuffer}:
- *       registered memory for zero-copy replies.</li>
+ *   <li>{@link org.rpcrdma4j.xprt.server.RdmaBufferAllocator}: registered memory for zero-copy replies, and call
+ *       memory kept past the reply, as reference-counted Netty {@code ByteBuf}s.</li>
  *   <li>{@link org.rpcrdma4j.xprt.server.ServerCounter}: what is counted, per connection and server-wide, also
  *       over JMX ({@code org.rpcrdma4j:type=RdmaRpcServer,name=...}).</li>
  * </ul>
@@ -59,9 +59,9 @@
  *
  * <h2>Zero-copy replies</h2>
  * A program that wants its bulk result sent without a copy takes its buffer from
- * {@link org.rpcrdma4j.xprt.server.RdmaRpcServer#bufferAllocator()} ({@code allocate(call, length)}: registered
- * memory for calls on this server's connections, pooled direct memory for any other transport), encodes it with
- * oncrpc4j's {@code Xdr.xdrEncodeShallowByteBuffer}, and releases it in a send listener
+ * {@link org.rpcrdma4j.xprt.server.RdmaRpcServer#bufferAllocator()} ({@code allocate(call, length)}, a Netty
+ * {@code ByteBuf}: registered memory for calls on this server's connections, pooled direct memory for any other
+ * transport), encodes it with oncrpc4j's {@code Xdr.xdrEncodeShallowByteBuffer}, and releases it in a send listener
  * ({@code call.registerSendOnceListener}). The reply then reaches the transport as a Grizzly composite buffer;
  * each piece's native address is looked up among the pool's registered arenas, and a result that lies in one is
  * RDMA-written straight from it ({@link org.rpcrdma4j.xprt.server.ServerCounter#ZERO_COPY_BYTES}). Anything else
@@ -73,8 +73,8 @@
  * <h2>Kept call data</h2>
  * The other way round, a program may keep bytes of a call's arguments that arrived through a read chunk past its
  * reply, where the server pulled them ({@code bufferAllocator().keep(call, bytes)}, e.g. NFS WRITE data becoming a
- * file's blocks): the call's buffer then stays allocated until every kept piece is released
- * ({@link org.rpcrdma4j.xprt.server.KeptCallData}), and the reply is encoded elsewhere than over the call's bytes.
+ * file's blocks): each kept piece is a retained slice of the call's registered buffer, which stays allocated until
+ * every piece is released, and the reply is encoded elsewhere than over the call's bytes.
  * Kept buffers are charged whole to a budget ({@code RdmaRpcServer.Builder.keptCallMemory}, default 0: nothing is
  * kept), so that they cannot take the memory later calls need.
  *

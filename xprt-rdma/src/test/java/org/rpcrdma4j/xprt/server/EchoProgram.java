@@ -62,7 +62,7 @@ final class EchoProgram implements RpcDispatchable {
 
     /** Where READ gets its buffer: per call, the server's allocator (or plain memory for READ_PLAIN). */
     interface ReplyBufferSource {
-        ReplyBuffer allocate(RpcCall call, int length);
+        io.netty.buffer.ByteBuf allocate(RpcCall call, int length);
     }
 
     EchoProgram(IntFunction<ReplyBufferSource> buffers) {
@@ -166,8 +166,8 @@ final class EchoProgram implements RpcDispatchable {
     private void read(RpcCall call, int procedure) throws OncRpcException, IOException {
         ReadArgs args = new ReadArgs();
         call.retrieveCall(args);
-        ReplyBuffer buffer = buffers.apply(procedure).allocate(call, args.n);
-        ByteBuffer data = buffer.buffer();
+        io.netty.buffer.ByteBuf buffer = buffers.apply(procedure).allocate(call, args.n);
+        ByteBuffer data = buffer.nioBuffer(0, args.n);
         data.put(0, pattern(args.n, args.seed));
         call.registerSendOnceListener(new CompletionHandler<>() {
             @Override

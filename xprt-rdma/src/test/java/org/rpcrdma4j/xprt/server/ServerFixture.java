@@ -137,24 +137,7 @@ abstract class ServerFixture {
         return counters.get(c);
     }
 
-    private static ReplyBuffer plain(int length) {
-        io.netty.buffer.ByteBuf buf = PooledByteBufAllocator.DEFAULT.directBuffer(Math.max(1, length));
-        java.nio.ByteBuffer view = buf.nioBuffer(0, length);
-        return new ReplyBuffer() {
-            @Override
-            public java.nio.ByteBuffer buffer() {
-                return view;
-            }
-
-            @Override
-            public boolean isRegistered() {
-                return false;
-            }
-
-            @Override
-            public void release() {
-                buf.release();
-            }
-        };
+    private static io.netty.buffer.ByteBuf plain(int length) {
+        return PooledByteBufAllocator.DEFAULT.directBuffer(length, length);
     }
 }

@@ -16,7 +16,7 @@ class ServerKeepOffTest extends ServerFixture {
         assertThat(server.bufferAllocator().keeps()).isFalse();
         List<Object> results = new CopyOnWriteArrayList<>();
         program.keeper = (call, data) -> {
-            KeptCallData k = server.bufferAllocator().keep(call, data);
+            io.netty.buffer.ByteBuf k = server.bufferAllocator().keep(call, data);
             results.add(k == null ? "declined" : k);
         };
         ServerKeptCallDataTest.keepCall(client(false), 0x71, EchoProgram.pattern(64 << 10, 3));

@@ -1,17 +1,12 @@
 package org.rpcrdma4j.nfs.server.rdma;
 
-import java.nio.ByteBuffer;
-
+import io.netty.buffer.ByteBuf;
 import org.dcache.oncrpc4j.rpc.RpcCall;
 import org.rpcrdma4j.nfs.server.PooledReadBufferAllocator;
-import org.rpcrdma4j.nfs.server.ReadBuffer;
 import org.rpcrdma4j.nfs.server.ReadBufferAllocator;
 import org.rpcrdma4j.nfs.server.WriteMemorySource;
-import org.rpcrdma4j.nfs.vfs.BlockMemory;
 import org.rpcrdma4j.nfs.vfs.WriteMemory;
-import org.rpcrdma4j.xprt.server.KeptCallData;
 import org.rpcrdma4j.xprt.server.RdmaBufferAllocator;
-import org.rpcrdma4j.xprt.server.ReplyBuffer;
 
 /**
  * The NFS program's two zero-copy seams on an RDMA server's registered memory ({@link RdmaBufferAllocator}):
@@ -35,23 +30,9 @@ public final class RdmaServerMemory implements ReadBufferAllocator, WriteMemoryS
     }
 
     @Override
-    public ReadBuffer allocate(RpcCall call, int length) {
+    public ByteBuf allocate(RpcCall call, int length) {
         RdmaBufferAllocator a = allocator;
-        if (a == null) {
-            return fallback.allocate(call, length);
-        }
-        ReplyBuffer b = a.allocate(call, length);
-        return new ReadBuffer() {
-            @Override
-            public ByteBuffer buffer() {
-                return b.buffer();
-            }
-
-            @Override
-            public void release() {
-                b.release();
-            }
-        };
+        return a == null ? fallback.allocate(call, length) : a.allocate(call, length);
     }
 
     @Override
@@ -60,19 +41,6 @@ public final class RdmaServerMemory implements ReadBufferAllocator, WriteMemoryS
         if (a == null || !a.keeps() || !a.isRdma(call)) {
             return WriteMemory.NONE;
         }
-        return bytes -> {
-            KeptCallData kept = a.keep(call, bytes);
-            return kept == null ? null : new BlockMemory.Block() {
-                @Override
-                public ByteBuffer buffer() {
-                    return kept.buffer();
-                }
-
-                @Override
-                public void release() {
-                    kept.release();
-                }
-            };
-        };
+        return bytes -> a.keep(call, bytes);
     }
 }

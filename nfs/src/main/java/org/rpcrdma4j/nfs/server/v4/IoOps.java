@@ -1,5 +1,6 @@
 package org.rpcrdma4j.nfs.server.v4;
 
+import io.netty.buffer.ByteBuf;
 import java.nio.ByteBuffer;
 
 import org.dcache.oncrpc4j.xdr.XdrDecodingStream;
@@ -8,7 +9,6 @@ import org.rpcrdma4j.nfs.FileAttributes;
 import org.rpcrdma4j.nfs.NfsException;
 import org.rpcrdma4j.nfs.StableHow;
 import org.rpcrdma4j.nfs.server.ExportTable;
-import org.rpcrdma4j.nfs.server.ReadBuffer;
 import org.rpcrdma4j.nfs.v4.Nfs4;
 import org.rpcrdma4j.nfs.v4.Nfs4Exception;
 import org.rpcrdma4j.nfs.v4.Nfs4Status;
@@ -82,18 +82,15 @@ final class IoOps {
                 LentRange range = t.export().vfs().lend(t.fh(), offset, n);
                 if (range != null) {
                     // the VFS's own memory goes out by reference
-                    c.releases.add(range::release);
-                    pieces = new ByteBuffer[range.pieceCount()];
-                    for (int i = 0; i < pieces.length; i++) {
-                        pieces[i] = range.piece(i);
-                    }
+                    c.releases.add(range.data()::release);
+                    pieces = range.pieces();
                     eof = range.eof();
                     return;
                 }
                 // memory the transport can send from (registered memory for a call that came over RDMA)
-                ReadBuffer buffer = c.server.readBuffers.allocate(c.call, n);
+                ByteBuf buffer = c.server.readBuffers.allocate(c.call, n);
                 c.releases.add(buffer::release);
-                data = buffer.buffer();
+                data = buffer.nioBuffer(0, n);
                 ReadResult r = t.export().vfs().read(t.fh(), offset, data);
                 data.flip();
                 if (data.remaining() != r.count()) {

@@ -30,7 +30,6 @@ import org.rpcrdma4j.verbs.RdmaDevice;
 import org.rpcrdma4j.verbs.RdmaProviders;
 import org.rpcrdma4j.verbs.ResourceCounts;
 import org.rpcrdma4j.xprt.client.RdmaClientConfig;
-import org.rpcrdma4j.xprt.server.ReplyBuffer;
 import org.rpcrdma4j.xprt.server.ServerCounter;
 
 /**
@@ -51,22 +50,26 @@ class NfsRdmaServerLendingTest {
     /** Blocks from the server's registered pool, counted. */
     private final class ServerBlocks implements BlockMemory {
         @Override
-        public Block allocate(int size) {
-            ReplyBuffer b = serverRef.get().rdma().bufferAllocator().allocate(size);
-            assertThat(b.isRegistered()).isTrue();
+        public io.netty.buffer.ByteBuf allocate(int size) {
+            io.netty.buffer.ByteBuf b = serverRef.get().rdma().bufferAllocator().allocate(size);
+            assertThat(serverRef.get().rdma().bufferAllocator().isRegistered(b)).isTrue();
             blocksOut.incrementAndGet();
-            return new Block() {
+            io.netty.util.AbstractReferenceCounted owner = new io.netty.util.AbstractReferenceCounted() {
                 @Override
-                public ByteBuffer buffer() {
-                    return b.buffer();
-                }
-
-                @Override
-                public void release() {
+                protected void deallocate() {
                     blocksOut.decrementAndGet();
                     b.release();
                 }
+
+                @Override
+                public io.netty.util.ReferenceCounted touch(Object hint) {
+                    return this;
+                }
             };
+            io.netty.buffer.ByteBuf counted =
+                    org.rpcrdma4j.registration.BorrowedBuffer.of(b.nioBuffer(0, size), owner);
+            owner.release();
+            return counted;
         }
 
         @Override

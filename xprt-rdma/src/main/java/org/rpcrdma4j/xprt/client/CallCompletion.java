@@ -86,7 +86,8 @@ final class CallCompletion {
         boolean isProbe = slot.keepAliveProbe;
         int xid = slot.xid;
         Throwable failure = slot.failure;
-        byte[] reply = slot.plainReply;
+        PlainReply reply = slot.plainReply;
+        slot.plainReply = null; // handed on below
         slot.clearCall();
         pool.release(slot);
         if (call != null) {
@@ -97,8 +98,13 @@ final class CallCompletion {
             }
         } else if (isPlain) {
             plain.deliver(xid, reply, failure);
-        } else if (isProbe && failure != null) {
-            LOG.debug("{}: keep-alive probe failed: {}", name, failure.toString());
+        } else {
+            if (reply != null) {
+                reply.release();
+            }
+            if (isProbe && failure != null) {
+                LOG.debug("{}: keep-alive probe failed: {}", name, failure.toString());
+            }
         }
     }
 }

@@ -62,7 +62,7 @@ final class ClientAgent implements Agent {
 
     /** Hands oncrpc4j replies and failures to their handlers, off the agent thread. */
     interface PlainDelivery {
-        void deliver(int xid, byte[] reply, Throwable failure);
+        void deliver(int xid, PlainReply reply, Throwable failure);
     }
 
     private final RdmaClientConfig config;

@@ -414,25 +414,35 @@ public final class RdmaClientTransport implements RpcTransport, AutoCloseable {
         handler.completed(length, attachment);
     }
 
-    /** Hands an oncrpc4j reply or failure to the handler registered for its xid, on the callback executor. */
-    private void deliverPlain(int xid, byte[] reply, Throwable failure) {
+    /**
+     * Hands an oncrpc4j reply or failure to the handler registered for its xid, on the callback executor, which also
+     * makes the reply flat (and gives back the transport buffer it may hold).
+     */
+    private void deliverPlain(int xid, PlainReply reply, Throwable failure) {
         try {
             callbacks.execute(() -> dispatchPlain(xid, reply, failure));
         } catch (RuntimeException e) {
+            if (reply != null) {
+                reply.release();
+            }
             LOG.warn("{}: could not hand the reply to xid 0x{} to its handler: {}", name, Integer.toHexString(xid),
                     e.toString());
         }
     }
 
-    private void dispatchPlain(int xid, byte[] reply, Throwable failure) {
+    private void dispatchPlain(int xid, PlainReply plainReply, Throwable failure) {
         CompletionHandler<RpcReply, RpcTransport> handler = replyQueue.get(xid);
-        if (handler == null) {
-            return; // the caller gave up on it
+        if (handler == null || failure != null || plainReply == null) {
+            if (plainReply != null) {
+                plainReply.release();
+            }
+            if (handler != null) {
+                handler.failed(failure != null ? failure : new RdmaBadReplyException("no reply to xid 0x"
+                        + Integer.toHexString(xid), null), this);
+            }
+            return; // with no handler, the caller gave up on it
         }
-        if (failure != null) {
-            handler.failed(failure, this);
-            return;
-        }
+        byte[] reply = plainReply.flatten();
         try {
             Xdr xdr = new Xdr(reply);
             xdr.beginDecoding();

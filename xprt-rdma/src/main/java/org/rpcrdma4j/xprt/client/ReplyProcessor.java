@@ -203,7 +203,7 @@ final class ReplyProcessor {
         } else {
             byte[] flat = new byte[length];
             buf.getBytes(at, flat);
-            slot.plainReply = flat;
+            slot.plainReply = PlainReply.of(flat);
         }
         return null;
     }
@@ -238,26 +238,23 @@ final class ReplyProcessor {
         if (position < 0 && placed > 0) {
             return bad(slot, placed + " bytes placed in the Write chunk, but the reply has no data item for them");
         }
-        StreamLayout layout = slot.replyLayout;
-        layout.layOutReply(length, position < 0 ? length : position, position < 0 ? 0 : placed);
-        int total = layout.totalLength();
-        ByteBuf target;
-        byte[] flat = null;
-        if (slot.ddpCall != null) {
-            target = slot.ddpCall.replyBuffer();
-        } else {
-            flat = new byte[total];
-            target = io.netty.buffer.Unpooled.wrappedBuffer(flat).clear();
-        }
-        layout.appendTo(target, buf, at, slot.sinkBuf, slot.sinkIndex);
         if (position >= 0) {
             counters.add(XprtCounter.FIXUP_COPY_COUNT, placed);
         }
-        if (slot.ddpCall != null) {
-            slot.ddpCall.replied(total, -1);
-        } else {
-            slot.plainReply = flat;
+        if (slot.ddpCall == null) {
+            // an oncrpc4j caller's: made flat on the callback thread, from the sink the reply takes over
+            byte[] head = new byte[length];
+            buf.getBytes(at, head);
+            slot.plainReply = PlainReply.spliced(head, position < 0 ? length : position, slot.ownedReply,
+                    slot.sinkIndex, position < 0 ? 0 : (int) placed);
+            slot.ownedReply = null;
+            return null;
         }
+        StreamLayout layout = slot.replyLayout;
+        layout.layOutReply(length, position < 0 ? length : position, position < 0 ? 0 : placed);
+        int total = layout.totalLength();
+        layout.appendTo(slot.ddpCall.replyBuffer(), buf, at, slot.sinkBuf, slot.sinkIndex);
+        slot.ddpCall.replied(total, -1);
         return null;
     }
 
@@ -294,10 +291,14 @@ final class ReplyProcessor {
         if (slot.ddpCall != null) {
             Copies.append(slot.sinkBuf, slot.sinkIndex, length, slot.ddpCall.replyBuffer());
             slot.ddpCall.replied(length, -1);
+        } else if (slot.ownedReply == slot.sinkBuf) {
+            // made flat on the callback thread, from the Reply chunk the reply takes over
+            slot.plainReply = PlainReply.inChunk(slot.ownedReply, slot.sinkIndex, length);
+            slot.ownedReply = null;
         } else {
             byte[] flat = new byte[length];
             slot.sinkBuf.getBytes(slot.sinkIndex, flat);
-            slot.plainReply = flat;
+            slot.plainReply = PlainReply.of(flat);
         }
         return null;
     }

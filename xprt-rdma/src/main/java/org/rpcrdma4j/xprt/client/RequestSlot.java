@@ -149,7 +149,7 @@ final class RequestSlot implements InvalidationListener, SlotQueue.Entry<Request
     boolean everSent;
     Throwable failure;
     /** Reply bytes for an oncrpc4j call (a flat message), set by the reply processing. */
-    byte[] plainReply;
+    PlainReply plainReply;
     /** The connection generation the Send went out on. */
     int sentGeneration;
 
@@ -206,7 +206,10 @@ final class RequestSlot implements InvalidationListener, SlotQueue.Entry<Request
         command = Command.SEND;
         sendPending = invalidating = timedOut = creditWaitCounted = everSent = false;
         failure = null;
-        plainReply = null;
+        if (plainReply != null) {
+            plainReply.release(); // nobody took it
+            plainReply = null;
+        }
         itemList.clear();
         sinkList.clear();
         bodyList.clear();

@@ -213,6 +213,41 @@ class OncRpcCallTest extends ClientTestBase {
         assertThat(registered.release()).as("the transport let go of it").isTrue();
     }
 
+    /**
+     * A large reply (its data placed in the Write chunk's transport buffer) is made flat on the callback thread, not
+     * on the connection's: the buffer the server wrote into goes with the reply to the callback and back to the pool
+     * once it was copied out; a reply nobody waits for any more gives it back too.
+     */
+    @Test
+    void aLargeReplyIsMadeFlatOnTheCallbackThreadFromTheBufferTheServerWroteInto() throws Exception {
+        java.util.concurrent.BlockingQueue<Runnable> queued = new java.util.concurrent.LinkedBlockingQueue<>();
+        RdmaClientTransport rdma = connect(b -> b.callbackExecutor(queued::add));
+        int count = 256 * 1024;
+        int idle = rdma.bufferPool().pagesInUse();
+        java.util.concurrent.CompletableFuture<TestProgram.Opaque> got = rpc(rdma).call(TestProgram.GET,
+                new TestProgram.GetArgs(count, 4), TestProgram.Opaque.class);
+        Runnable delivery = queued.poll(10, TimeUnit.SECONDS);
+        assertThat(delivery).as("the reply handed to the callback executor").isNotNull();
+        assertThat(got).isNotDone();
+        assertThat(rdma.bufferPool().pagesInUse() - idle).as("the Write chunk's buffer, held for the callback")
+                .isGreaterThanOrEqualTo(count / 4096);
+        delivery.run();
+        assertThat(got.get(10, TimeUnit.SECONDS).data).isEqualTo(TestProgram.pattern(4, count));
+        assertThat(rdma.bufferPool().pagesInUse()).as("given back once copied out").isEqualTo(idle);
+
+        // the caller gave up before the callback ran: the buffer goes back all the same
+        java.util.concurrent.CompletableFuture<TestProgram.Opaque> abandoned = rpc(rdma).call(TestProgram.GET,
+                new TestProgram.GetArgs(count, 5), TestProgram.Opaque.class);
+        Runnable late = queued.poll(10, TimeUnit.SECONDS);
+        assertThat(late).isNotNull();
+        abandoned.cancel(true);
+        late.run();
+        for (int i = 0; i < 1000 && rdma.bufferPool().pagesInUse() != idle; i++) {
+            Thread.sleep(5);
+        }
+        assertThat(rdma.bufferPool().pagesInUse()).isEqualTo(idle);
+    }
+
     /** Two transports on one borrowed agent thread both work, and the thread outlives them until closed. */
     @Test
     void transportsShareAnAgentThread() throws Exception {

@@ -9,6 +9,13 @@
  * {@link org.rpcrdma4j.xprt.client.RdmaCall} whose payload goes out as a Read chunk straight from the caller's
  * registered memory and whose result lands in the caller's registered memory through a Write chunk.</li>
  * <li>{@link org.rpcrdma4j.xprt.client.RdmaClientConfig}: every setting, with defaults.</li>
+ * <li>The oncrpc4j path ({@code send(Xdr, ...)}): oncrpc4j's stream is read where it is, never copied to the heap
+ * first. The call is copied into registered memory once, except its DDP-eligible argument when the program encoded
+ * it by reference ({@code Xdr.xdrEncodeShallowByteBuffer}) from a live buffer of this transport's
+ * {@link org.rpcrdma4j.xprt.client.RdmaClientTransport#bufferPool() pool}: that goes as a Read chunk from where it
+ * is, and the transport holds the buffer until the call's handles are invalid. oncrpc4j decodes a reply from one
+ * heap array with no point at which it is done with it, so a reply is copied out of the transport's memory once,
+ * on the callback executor (a large one from the buffer the server wrote into, which goes with it).</li>
  * <li>Failures: {@link org.rpcrdma4j.xprt.client.RdmaTransportException} and its subclasses
  * ({@code RdmaConnectionException}, {@code RdmaCallTimeoutException}, {@code RdmaBadReplyException},
  * {@code RdmaVersionMismatchException} and {@code RdmaChunkErrorException} for RDMA_ERROR, {@code RdmaMarshalException}).

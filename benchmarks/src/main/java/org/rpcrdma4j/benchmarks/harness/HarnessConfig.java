@@ -22,7 +22,7 @@ import java.util.Objects;
  *                    {@code confirmPlacement=false}; empty: the device's defaults. The memory probe always runs the
  *                    client's defaults.
  * @param jfr         when not null, the directory each measured NFS window is recorded into with Flight Recorder
- * @param inline      RFC 8797 inline thresholds (send and receive) of the NFS client and server over RDMA; 4096 is
+ * @param inline      RFC 8797 inline thresholds (send and receive) of the NFS client and server over RDMA; 8192 is
  *                    both sides' default
  * @param settle      the most time a warm-up may be extended beyond {@code warmup} while the JIT compilers are still
  *                    busy ({@link JitSettle}); zero: the warm-up is exactly {@code warmup}
@@ -68,13 +68,13 @@ public record HarnessConfig(boolean quick, Duration warmup, Duration measure, lo
      */
     public static HarnessConfig fullRun() {
         return new HarnessConfig(false, Duration.ofSeconds(3), Duration.ofSeconds(6), 64L << 20, 16, null, Map.of(),
-                null, 4096, Duration.ofSeconds(30), 3);
+                null, 8192, Duration.ofSeconds(30), 3);
     }
 
     /** A smoke run of a few seconds: every row is measured, briefly, in two rounds. */
     public static HarnessConfig quickRun() {
         return new HarnessConfig(true, Duration.ofMillis(150), Duration.ofMillis(250), 16L << 20, 16, null, Map.of(),
-                null, 4096, Duration.ZERO, 2);
+                null, 8192, Duration.ZERO, 2);
     }
 
     public HarnessConfig withWindows(Duration newWarmup, Duration newMeasure) {

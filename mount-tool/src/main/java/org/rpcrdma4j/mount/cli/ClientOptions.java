@@ -46,13 +46,13 @@ public final class ClientOptions {
             description = "RPC-over-RDMA credits asked for, 1..4096 (default: ${DEFAULT-VALUE}).")
     int credits = 128;
 
-    @Option(names = "--inline-send", paramLabel = "SIZE", defaultValue = "4096", converter = Converters.IntSize.class,
+    @Option(names = "--inline-send", paramLabel = "SIZE", defaultValue = "8192", converter = Converters.IntSize.class,
             description = "Inline send threshold offered, 1k..256k (default: ${DEFAULT-VALUE}).")
-    int inlineSend = 4096;
+    int inlineSend = 8192;
 
-    @Option(names = "--inline-recv", paramLabel = "SIZE", defaultValue = "4096", converter = Converters.IntSize.class,
+    @Option(names = "--inline-recv", paramLabel = "SIZE", defaultValue = "8192", converter = Converters.IntSize.class,
             description = "Inline receive threshold offered, 1k..256k (default: ${DEFAULT-VALUE}).")
-    int inlineRecv = 4096;
+    int inlineRecv = 8192;
 
     @Option(names = "--connect-timeout", paramLabel = "DURATION", defaultValue = "10s",
             converter = Converters.DurationConverter.class,

@@ -65,11 +65,11 @@ final class ServeCommand implements Callable<Integer> {
             description = "Credits granted to each RDMA client (default: ${DEFAULT-VALUE}).")
     int credits;
 
-    @Option(names = "--inline-send", paramLabel = "SIZE", defaultValue = "4096", converter = Converters.IntSize.class,
+    @Option(names = "--inline-send", paramLabel = "SIZE", defaultValue = "8192", converter = Converters.IntSize.class,
             description = "The server's inline send threshold (default: ${DEFAULT-VALUE}).")
     int inlineSend;
 
-    @Option(names = "--inline-recv", paramLabel = "SIZE", defaultValue = "4096", converter = Converters.IntSize.class,
+    @Option(names = "--inline-recv", paramLabel = "SIZE", defaultValue = "8192", converter = Converters.IntSize.class,
             description = "The server's inline receive threshold (default: ${DEFAULT-VALUE}).")
     int inlineRecv;
 

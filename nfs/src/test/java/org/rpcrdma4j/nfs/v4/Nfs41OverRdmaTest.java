@@ -100,6 +100,7 @@ class Nfs41OverRdmaTest {
                 .stopTimeout(Duration.ofSeconds(5))
                 .program(new OncRpcProgram(Nfs4.PROGRAM, Nfs4.VERSION), program)
                 .binding(serverBinding)
+                .inlineSizes(4096, 4096) // the chunk rules at Linux's thresholds: a 4097-byte item moves
                 .jmx(false)
                 .build();
         server.start();
@@ -107,6 +108,7 @@ class Nfs41OverRdmaTest {
         client = RdmaClientTransport.connect(server.boundAddress(), RdmaClientConfig.builder()
                 .provider("soft", Map.of("name", "nfs41-client", "engineThreads", "1"))
                 .binding(clientBinding)
+                .inlineSizes(4096, 4096)
                 .maxPayloadSize(2 * MIB)
                 // a COMPOUND the binding cannot bound gets a Reply chunk of this size: room for a 1 MiB READ
                 .defaultMaxReplySize(2 * MIB)

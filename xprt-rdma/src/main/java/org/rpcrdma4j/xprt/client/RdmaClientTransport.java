@@ -525,6 +525,14 @@ public final class RdmaClientTransport implements RpcTransport, AutoCloseable {
         }
     }
 
+    /**
+     * The inline receive threshold in force (RFC 8797: the smaller of ours and the server's send threshold): the
+     * largest reply the server may send in one Send. Cheap; for per-call decisions.
+     */
+    public int inlineReceiveThreshold() {
+        return agent.thresholds().receive();
+    }
+
     /** Connections made so far, the first included: it grows by one with each reconnect. */
     public long connections() {
         return agent.counters().get(XprtCounter.CONNECTS);

@@ -163,8 +163,8 @@ class ConnectionTest extends ClientTestBase {
         RdmaClientTransport t = connect();
         RpcRdmaPrivateData offered = RpcRdmaPrivateData.decode(server.lastPrivateData()).orElseThrow();
         assertThat(offered.remoteInvalidation()).isTrue();
-        assertThat(offered.inlineSendSize()).isEqualTo(4096);
-        assertThat(offered.inlineReceiveSize()).isEqualTo(4096);
+        assertThat(offered.inlineSendSize()).isEqualTo(8192);
+        assertThat(offered.inlineReceiveSize()).isEqualTo(8192);
         assertThat(server.lastResponderResources()).as("IRD: the server reads our chunks").isPositive();
         assertThat(server.lastInitiatorDepth()).isZero();
         RdmaClientStats s = t.stats();

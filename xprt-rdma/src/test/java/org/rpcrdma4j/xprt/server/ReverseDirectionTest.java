@@ -88,9 +88,10 @@ class ReverseDirectionTest extends ServerFixture {
         long sent = counter(ServerCounter.REVERSE_CALLS_SENT);
         long replies = counter(ServerCounter.REVERSE_REPLIES);
         long calls = counter(ServerCounter.CALLS);
-        // the largest callback that fits the 4096-byte inline threshold: 28-byte transport header, 40-byte RPC call
+        // the largest callback that fits the negotiated inline threshold: 28-byte transport header, 40-byte RPC call
         // header, 4-byte opaque length
-        for (byte[] data : new byte[][] {pattern(100, 1), pattern(4096 - 28 - 40 - 4, 2), new byte[0]}) {
+        int inline = t.stats().inlineReceive();
+        for (byte[] data : new byte[][] {pattern(100, 1), pattern(inline - 28 - 40 - 4, 2), new byte[0]}) {
             assertThat(roundTrip(t, CallbackPrograms.ROUND_TRIP, data))
                     .isEqualTo(CallbackPrograms.expectedReply(data));
         }
@@ -178,15 +179,16 @@ class ReverseDirectionTest extends ServerFixture {
         long sent = counter(ServerCounter.REVERSE_CALLS_SENT);
         long refused = counter(ServerCounter.REVERSE_CALLS_REFUSED);
         XdrOpaque result = new XdrOpaque();
+        int inline = t.stats().inlineReceive(); // what the client takes in one Send: the reverse call's bound
         new RpcCall(CallbackPrograms.SERVER_PROGRAM, CallbackPrograms.VERSION, new RpcAuthTypeNone(), t)
-                .call(CallbackPrograms.LARGE, new XdrInt(4096 - 28 - 40 - 4 + 1), result, 60, TimeUnit.SECONDS);
+                .call(CallbackPrograms.LARGE, new XdrInt(inline - 28 - 40 - 4 + 1), result, 60, TimeUnit.SECONDS);
         assertThat(new String(result.getOpaque(), StandardCharsets.US_ASCII))
                 .isEqualTo("failed:ReverseCallTooLargeException");
         assertThat(serverProgram.failures).singleElement().isInstanceOfSatisfying(
                 ReverseCallTooLargeException.class, e -> {
-                    // the RPC call: 40-byte header, 4-byte length, the 4025 bytes padded to 4028
-                    assertThat(e.length()).isEqualTo(40 + 4 + 4028);
-                    assertThat(e.limit()).isEqualTo(4096 - 28);
+                    // the RPC call: 40-byte header, 4-byte length, the inline - 71 bytes padded to inline - 68
+                    assertThat(e.length()).isEqualTo(40 + 4 + inline - 68);
+                    assertThat(e.limit()).isEqualTo(inline - 28);
                 });
         assertThat(counter(ServerCounter.REVERSE_CALLS_SENT) - sent).isZero();
         assertThat(counter(ServerCounter.REVERSE_CALLS_REFUSED) - refused).isEqualTo(1);

@@ -238,7 +238,7 @@ class ServerBehaviourTest extends ServerFixture {
     @Test
     void serverPrivateData() throws Exception {
         RawClient c = client(true);
-        assertThat(c.info.privateData()).containsExactly(0xF6, 0xAB, 0x0E, 0x18, 1, 0, 3, 3);
+        assertThat(c.info.privateData()).containsExactly(0xF6, 0xAB, 0x0E, 0x18, 1, 0, 7, 7); // 8192 / 8192
         assertThat(c.info.ord()).as("the client offers no RDMA READ target to the server... ").isZero();
         assertThat(c.info.ird()).as("...but serves the server's READs").isEqualTo(16);
     }

@@ -11,6 +11,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import org.dcache.oncrpc4j.rpc.OncRpcProgram;
 import org.dcache.oncrpc4j.rpc.RpcAuth;
@@ -46,7 +47,10 @@ import org.rpcrdma4j.xprt.client.RdmaMarshalException;
  * {@link DataTransport} over RPC-over-RDMA ({@link RdmaClientTransport}'s DDP API). The RFC 8267 items move without a
  * copy when they live in the transport's registered memory ({@link #bufferPool()}): a {@link DdpArgument}'s item goes
  * out as a Read chunk straight from it, a {@link DdpResult}'s sink receives the data through a Write chunk. Items in
- * other memory are copied once, into (or out of) a registered transport buffer.
+ * other memory are copied once, into (or out of) a registered transport buffer. A READ small enough that its reply
+ * fits the inline receive threshold (with {@value #SMALL_READ_HEADROOM} bytes to spare for headers) comes back inline
+ * and is copied into the sink: for a few KiB that costs less than registering the sink, the server's RDMA WRITE and
+ * the invalidation.
  * <p>
  * Calls lost with a connection are sent again by the transport itself after it reconnects; a call fails when its
  * timeout ({@link NfsClientConfig#callTimeout()}) expires.
@@ -59,6 +63,13 @@ import org.rpcrdma4j.xprt.client.RdmaMarshalException;
  * Thread-safe.
  */
 public final class RdmaDataTransport implements DataTransport {
+    /**
+     * Room kept for a READ reply's headers (RPC, NFS, the transport's) when deciding whether its data fits the inline
+     * receive threshold: a READ of at most the threshold less this comes back inline and is copied into the sink,
+     * cheaper for a few KiB than registering the sink, an RDMA WRITE and invalidating it.
+     */
+    static final int SMALL_READ_HEADROOM = 1024;
+
     private final RdmaClientTransport transport;
     private final InetSocketAddress server;
     private final RpcAuth auth;
@@ -188,10 +199,13 @@ public final class RdmaDataTransport implements DataTransport {
         private final CompletableFuture<T> future;
         private final T result;
         private final RdmaCall call = new RdmaCall();
-        private final ByteBuf reply = Unpooled.buffer(512);
+        /** Where the transport writes the reply (pooled: given back once decoded). */
+        private final ByteBuf reply = PooledByteBufAllocator.DEFAULT.heapBuffer(512);
         private RegisteredBuffer ownedPayload;
         private RegisteredBuffer ownedSink;
         private ByteBuf userSink;
+        /** Where a small READ's data starts in the sink, when the reply comes inline; -1 otherwise. */
+        private int inlineSinkMark = -1;
 
         Pending(CompletableFuture<T> future, T result) {
             this.future = future;
@@ -232,7 +246,12 @@ public final class RdmaDataTransport implements DataTransport {
                     call.payload(ownedPayload, 0, item.readableBytes());
                 }
             }
-            if (result instanceof DdpResult ddp && ddp.sink() != null && ddp.sink().writableBytes() > 0) {
+            if (result instanceof DdpResult ddp && ddp.sink() != null && ddp.sink().writableBytes() > 0
+                    && ddp.sink().writableBytes() <= transport.inlineReceiveThreshold() - SMALL_READ_HEADROOM) {
+                // small: the reply comes inline, and the data is copied into the sink as it is decoded
+                inlineSinkMark = ddp.sink().writerIndex();
+                reply.ensureWritable(ddp.sink().writableBytes() + SMALL_READ_HEADROOM);
+            } else if (result instanceof DdpResult ddp && ddp.sink() != null && ddp.sink().writableBytes() > 0) {
                 userSink = ddp.sink();
                 RegisteredBuffer own = ours(userSink);
                 if (own != null) {
@@ -288,6 +307,9 @@ public final class RdmaDataTransport implements DataTransport {
                     ddp.decodeReduced(xdr, placed);
                 } else {
                     result.xdrDecode(xdr);
+                    if (result instanceof DdpResult ddp && inlineSinkMark >= 0) {
+                        transport.countCopies(0, ddp.sink().writerIndex() - inlineSinkMark);
+                    }
                 }
                 future.complete(result);
             } catch (RpcCallException e) {
@@ -301,6 +323,7 @@ public final class RdmaDataTransport implements DataTransport {
         }
 
         void releaseBuffers() {
+            reply.release();
             if (ownedPayload != null) {
                 ownedPayload.release();
                 ownedPayload = null;

@@ -69,9 +69,45 @@ class NfsRdmaServerTest {
         return b;
     }
 
+    /**
+     * With both sides' default inline thresholds (8192), a 4 KiB WRITE and a 4 KiB READ's reply fit inline with their
+     * headers: no chunk is registered and the server pulls nothing with RDMA READ, over NFSv3 and NFSv4.2 alike.
+     */
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"3", "4.2"})
+    void fourKibWritesAndReadsGoInlineWithTheDefaultThresholds(String version) throws Exception {
+        byte[] data = pattern(7, 4096);
+        String url = "rdma://127.0.0.1:" + server.rdmaPort() + "/m?mountport=" + server.tcpPort() + "&vers=" + version;
+        try (org.rpcrdma4j.nfs.client.NfsMount mount = org.rpcrdma4j.nfs.client.NfsMounts.mount(
+                org.rpcrdma4j.nfs.client.NfsUrl.parse(url), NfsClientConfig.defaults().withTransportFactory(factory))) {
+            FileHandle fh = mount.createFile("/small-" + version);
+            org.rpcrdma4j.xprt.client.RdmaClientTransport rdma =
+                    ((org.rpcrdma4j.nfs.client.rdma.RdmaDataTransport) mount.transport()).transport();
+            assertThat(rdma.stats().inlineSend()).isEqualTo(8192);
+            assertThat(rdma.stats().inlineReceive()).isEqualTo(8192);
+            long readChunks = rdma.stats().get(org.rpcrdma4j.xprt.XprtCounter.READ_CHUNK_COUNT);
+            long writeChunks = rdma.stats().get(org.rpcrdma4j.xprt.XprtCounter.WRITE_CHUNK_COUNT);
+            long pulled = server.rdma().counters().get(ServerCounter.READ_CHUNK_BYTES);
+            for (int i = 0; i < 8; i++) {
+                mount.write(fh, (long) i * data.length, Unpooled.wrappedBuffer(data), StableHow.UNSTABLE);
+            }
+            for (int i = 0; i < 8; i++) {
+                ByteBuf dst = Unpooled.buffer(data.length);
+                mount.read(fh, (long) i * data.length, dst);
+                assertThat(io.netty.buffer.ByteBufUtil.getBytes(dst)).isEqualTo(data);
+                dst.release();
+            }
+            assertThat(rdma.stats().get(org.rpcrdma4j.xprt.XprtCounter.READ_CHUNK_COUNT) - readChunks)
+                    .as("WRITEs with a Read chunk").isZero();
+            assertThat(rdma.stats().get(org.rpcrdma4j.xprt.XprtCounter.WRITE_CHUNK_COUNT) - writeChunks)
+                    .as("READs with a Write chunk").isZero();
+            assertThat(server.rdma().counters().get(ServerCounter.READ_CHUNK_BYTES) - pulled).isZero();
+        }
+    }
+
     @Test
     void filesWrittenOverRdmaReadBackOverRdmaAndTcpWithZeroCopyReads() throws Exception {
-        byte[] data = pattern(1, (3 << 20) + 4097);
+        byte[] data = pattern(1, (3 << 20) + 8193); // the tail too large for the 8192-byte inline threshold
         String rdmaUrl = "rdma://127.0.0.1:" + server.rdmaPort() + "/m?mountport=" + server.tcpPort();
         java.nio.file.Path local = java.nio.file.Files.createTempFile("nfs-rdma", ".bin");
         java.nio.file.Path back = java.nio.file.Files.createTempFile("nfs-rdma", ".back");

@@ -51,7 +51,8 @@ class LinuxClientOurNfs4ServerTest {
     /**
      * Wireshark's dissectors judge what our server sent: its NFSv4 replies decode, and the only frames of ours marked
      * malformed are READ replies whose data went through a Write chunk, which tshark marks in Linux's own knfsd traffic
-     * too (it does not reassemble that data; see the reference captures). Frames the Linux client sent are its
+     * too (it does not reassemble that data; see the reference captures), and, few, frames where tshark lost the
+     * iWARP framing among several FPDUs in one TCP segment (our own decoder reads every FPDU of the capture). Frames the Linux client sent are its
      * business; they are logged.
      */
     private static void checkWireshark(Path file, int serverPort) throws Exception {
@@ -76,6 +77,14 @@ class LinuxClientOurNfs4ServerTest {
                 // RDMAP opcodes beyond Terminate (atomics, immediate data) are sent by neither side here: tshark
                 // lost the MPA framing inside a large TCP segment and read payload as headers
                 LOG.info("tshark lost the iWARP framing in a frame of ours (opcodes {}): {}", f[5], line);
+                lostFraming++;
+                continue;
+            }
+            long fpdus = java.util.Arrays.stream(f[5].split(",")).filter(o -> !o.isEmpty()).count();
+            if (f[2].isEmpty() && fpdus > 1) {
+                // several FPDUs in one TCP segment (a reply's Send and the next WRITE's RDMA Read Request, say), and
+                // tshark dissected no RPC message in any: it lost the framing after the first
+                LOG.info("tshark dissected no RPC in a frame of ours carrying {} FPDUs: {}", fpdus, line);
                 lostFraming++;
                 continue;
             }

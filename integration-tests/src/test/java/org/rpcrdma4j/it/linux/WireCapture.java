@@ -27,12 +27,15 @@ final class WireCapture implements AutoCloseable {
     private final Path file;
     /** dumpcap's output lines (packet counts, the drop report at the end). */
     private final BlockingQueue<String> output;
+    /** A port of our own in the capture filter: packets to it mark how far dumpcap has read. */
+    private final ServerSocket sentinel;
     private boolean keep;
 
-    private WireCapture(Process dumpcap, Path file, BlockingQueue<String> output) {
+    private WireCapture(Process dumpcap, Path file, BlockingQueue<String> output, ServerSocket sentinel) {
         this.dumpcap = dumpcap;
         this.file = file;
         this.output = output;
+        this.sentinel = sentinel;
     }
 
     /** @return why captures cannot be taken here (no dumpcap), or null */
@@ -50,7 +53,8 @@ final class WireCapture implements AutoCloseable {
     static WireCapture start(Path file, int port) throws IOException {
         Files.createDirectories(file.getParent());
         Files.deleteIfExists(file);
-        try (ServerSocket sentinel = new ServerSocket(0, 8, InetAddress.getLoopbackAddress())) {
+        ServerSocket sentinel = new ServerSocket(0, 8, InetAddress.getLoopbackAddress());
+        try {
             // a kernel buffer of 256 MiB: with the default 2 MiB dumpcap dropped loopback packets of 16 MiB transfers
             Process p = new ProcessBuilder(LinuxPeer.findOnPath("dumpcap").toString(), "-i", "lo", "-B", "256", "-f",
                     "tcp port " + port + " or tcp port " + sentinel.getLocalPort(), "-w", file.toString())
@@ -79,7 +83,7 @@ final class WireCapture implements AutoCloseable {
                         seen.append(line).append('\n');
                         capturing |= line.startsWith("Capturing on");
                         if (line.strip().startsWith("Packets:") && !line.strip().equals("Packets: 0")) {
-                            return new WireCapture(p, file, lines);
+                            return new WireCapture(p, file, lines, sentinel);
                         }
                     } else if (capturing) {
                         knock(sentinel);
@@ -93,6 +97,9 @@ final class WireCapture implements AutoCloseable {
             }
             p.destroyForcibly();
             throw new IOException("dumpcap did not start capturing:\n" + seen);
+        } catch (IOException | RuntimeException e) {
+            sentinel.close();
+            throw e;
         }
     }
 
@@ -103,14 +110,45 @@ final class WireCapture implements AutoCloseable {
         }
     }
 
-    /** Stops capturing (dumpcap writes out what it has) and reads the iWARP connections of the file. */
+    /**
+     * Stops capturing and reads the iWARP connections of the file. First it waits until dumpcap has read everything
+     * sent so far: it connects to the sentinel port and waits for dumpcap's packet count to take in those packets,
+     * which the kernel queued behind the test's own (stopped at once, dumpcap lost the last packets of a stream that
+     * were still in the kernel's buffer, and the capture ended inside an FPDU).
+     */
     List<IwarpConnection> stop() throws IOException {
+        long before = packetsCounted();
+        knock(sentinel);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        try {
+            while (packetsCounted() <= before && System.nanoTime() < deadline && dumpcap.isAlive()) {
+                Thread.sleep(50);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         stopProcess();
         try {
             return IwarpCapture.read(file);
         } catch (IOException e) {
             throw new IOException(e.getMessage() + " (dumpcap: " + lastOutput() + ")", e);
         }
+    }
+
+    /** The packet count in dumpcap's latest "Packets: N" line (0 before the first). */
+    private long packetsCounted() {
+        long count = 0;
+        for (String line : output) {
+            String l = line.strip();
+            if (l.startsWith("Packets:")) {
+                try {
+                    count = Long.parseLong(l.substring("Packets:".length()).strip().split("\\s+")[0]);
+                } catch (NumberFormatException e) {
+                    // a line of another shape: keep the count so far
+                }
+            }
+        }
+        return count;
     }
 
     /** @return dumpcap's last output lines (its packet and drop counts once stopped) */
@@ -121,6 +159,11 @@ final class WireCapture implements AutoCloseable {
     }
 
     private void stopProcess() {
+        try {
+            sentinel.close();
+        } catch (IOException e) {
+            // closing: nothing to do
+        }
         if (dumpcap.isAlive()) {
             dumpcap.destroy(); // SIGTERM: dumpcap finishes the file
             try {

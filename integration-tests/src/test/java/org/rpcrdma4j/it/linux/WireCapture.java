@@ -131,7 +131,11 @@ final class WireCapture implements AutoCloseable {
         try {
             return IwarpCapture.read(file);
         } catch (IOException e) {
-            throw new IOException(e.getMessage() + " (dumpcap: " + lastOutput() + ")", e);
+            String message = e.getMessage() + " (dumpcap: " + lastOutput() + ")";
+            if (String.valueOf(e.getMessage()).contains("is truncated")) {
+                throw new IncompleteCaptureException(message, e);
+            }
+            throw new IOException(message, e);
         }
     }
 

@@ -3,9 +3,6 @@ package org.rpcrdma4j.registration;
 import java.nio.ByteBuffer;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.UnpooledByteBufAllocator;
-import io.netty.buffer.UnpooledDirectByteBuf;
-import io.netty.util.ResourceLeakTracker;
 import io.netty.util.internal.PlatformDependent;
 
 /**
@@ -19,14 +16,13 @@ import io.netty.util.internal.PlatformDependent;
  * Derived buffers ({@code slice()}, {@code duplicate()}) share the memory as usual; registration works on the
  * original buffer with explicit indices.
  */
-public final class RegisteredBuffer extends UnpooledDirectByteBuf {
+public final class RegisteredBuffer extends FixedDirectBuffer {
     private final RegisteredBufferPool pool;
     private final RegisteredArena arena;
     private final int firstPage;
     private final int pageCount;
     /** The same memory as the superclass's buffer, for absolute bulk copies that need no duplicate. */
     private final ByteBuffer memory;
-    private ResourceLeakTracker<RegisteredBuffer> leak;
     private volatile Runnable whenFreed;
 
     RegisteredBuffer(RegisteredBufferPool pool, RegisteredArena arena, int firstPage, int pageCount, int size) {
@@ -35,7 +31,7 @@ public final class RegisteredBuffer extends UnpooledDirectByteBuf {
 
     private RegisteredBuffer(RegisteredBufferPool pool, RegisteredArena arena, int firstPage, int pageCount,
                              ByteBuffer memory) {
-        super(UnpooledByteBufAllocator.DEFAULT, memory, memory.capacity());
+        super(memory);
         this.memory = memory;
         this.pool = pool;
         this.arena = arena;
@@ -47,10 +43,6 @@ public final class RegisteredBuffer extends UnpooledDirectByteBuf {
     private static ByteBuffer slice(RegisteredArena arena, int firstPage, int size) {
         int offset = firstPage * arena.pageSize();
         return arena.memory().duplicate().position(offset).limit(offset + size).slice();
-    }
-
-    void leakTracker(ResourceLeakTracker<RegisteredBuffer> tracker) {
-        this.leak = tracker;
     }
 
     public RegisteredArena arena() {
@@ -117,32 +109,6 @@ public final class RegisteredBuffer extends UnpooledDirectByteBuf {
         return this;
     }
 
-    /** The capacity is fixed: registered memory cannot move. */
-    @Override
-    public ByteBuf capacity(int newCapacity) {
-        if (newCapacity != capacity()) {
-            throw new UnsupportedOperationException("a registered buffer cannot change its capacity ("
-                    + capacity() + " -> " + newCapacity + ")");
-        }
-        return this;
-    }
-
-    @Override
-    public ByteBuf touch(Object hint) {
-        if (leak != null) {
-            leak.record(hint);
-        }
-        return this;
-    }
-
-    @Override
-    public ByteBuf touch() {
-        if (leak != null) {
-            leak.record();
-        }
-        return this;
-    }
-
     /**
      * Runs {@code action} once, right after the last release has given the pages back (on the releasing thread): for
      * accounting that must last exactly as long as the memory, such as a budget charged for holding it. One action per
@@ -157,14 +123,9 @@ public final class RegisteredBuffer extends UnpooledDirectByteBuf {
         whenFreed = action;
     }
 
+    /** The memory belongs to the arena: gives the pages back, then runs the freed action. */
     @Override
-    protected void deallocate() {
-        // the memory belongs to the arena: never free it, give the pages back
-        ResourceLeakTracker<RegisteredBuffer> tracker = leak;
-        leak = null;
-        if (tracker != null) {
-            tracker.close(this);
-        }
+    protected void freed() {
         pool.free(arena, firstPage, pageCount);
         Runnable action = whenFreed;
         if (action != null) {

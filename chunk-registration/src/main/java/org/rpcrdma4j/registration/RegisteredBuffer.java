@@ -77,6 +77,11 @@ public final class RegisteredBuffer extends FixedDirectBuffer {
         return arena.address(arenaOffset() + index);
     }
 
+    /** Whether this buffer's memory is registered with {@code pd} (so a connection on it can use it without a copy). */
+    public boolean registeredWith(org.rpcrdma4j.verbs.ProtectionDomain pd) {
+        return arena.region().protectionDomain() == pd;
+    }
+
     /**
      * The index in this buffer of {@code range}'s first byte (a direct buffer's position), or -1 when the range is not
      * wholly inside this buffer's memory. See {@link RegisteredBufferPool#retainOwner(ByteBuffer)}.

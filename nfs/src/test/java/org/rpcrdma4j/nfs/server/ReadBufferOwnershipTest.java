@@ -32,22 +32,10 @@ class ReadBufferOwnershipTest {
             allocated.incrementAndGet();
             io.netty.buffer.ByteBuf b = pooled.allocate(call, length);
             // counted when its last reference goes; Netty refuses a release beyond that
-            io.netty.util.AbstractReferenceCounted owner = new io.netty.util.AbstractReferenceCounted() {
-                @Override
-                protected void deallocate() {
-                    released.incrementAndGet();
-                    b.release();
-                }
-
-                @Override
-                public io.netty.util.ReferenceCounted touch(Object hint) {
-                    return this;
-                }
-            };
-            io.netty.buffer.ByteBuf counted =
-                    org.rpcrdma4j.registration.BorrowedBuffer.of(b.nioBuffer(0, length), owner);
-            owner.release();
-            return counted;
+            return org.rpcrdma4j.nfs.WatchedBuffer.over(b.nioBuffer(0, length), () -> {
+                released.incrementAndGet();
+                b.release();
+            });
         }
     };
 

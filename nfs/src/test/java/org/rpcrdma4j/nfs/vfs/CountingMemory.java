@@ -3,12 +3,10 @@ package org.rpcrdma4j.nfs.vfs;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.util.AbstractReferenceCounted;
-import io.netty.util.ReferenceCounted;
 import java.nio.ByteBuffer;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import org.rpcrdma4j.registration.BorrowedBuffer;
+import org.rpcrdma4j.nfs.WatchedBuffer;
 
 /**
  * Direct blocks that count what is out: a block counts as given back when its last reference is released (Netty's
@@ -36,20 +34,7 @@ final class CountingMemory implements BlockMemory {
     /** {@code b} (direct) as a block counted among those out until its last reference is released. */
     ByteBuf counted(ByteBuffer b) {
         out.incrementAndGet();
-        ReferenceCounted owner = new AbstractReferenceCounted() {
-            @Override
-            protected void deallocate() {
-                out.decrementAndGet();
-            }
-
-            @Override
-            public ReferenceCounted touch(Object hint) {
-                return this;
-            }
-        };
-        ByteBuf block = BorrowedBuffer.of(b, owner);
-        owner.release(); // the block holds the owner's only reference
-        return block;
+        return WatchedBuffer.over(b, out::decrementAndGet);
     }
 
     @Override

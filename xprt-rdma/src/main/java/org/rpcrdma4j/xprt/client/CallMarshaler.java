@@ -61,7 +61,7 @@ final class CallMarshaler {
     void prepare(RequestSlot slot, RdmaCall call) throws RdmaMarshalException, InterruptedException {
         layOut(slot, call.message(), call.payload(), call.payloadIndex(), call.payloadLength(), call.trailer());
         if (call.sink() != null) {
-            if (call.sink().arena().region().protectionDomain() != agent.protectionDomain()) {
+            if (!call.sink().registeredWith(agent.protectionDomain())) {
                 throw new IllegalArgumentException("the sink must come from this transport's buffer pool");
             }
             slot.replyPlan = RequestSlot.ReplyPlan.WRITE_CHUNK;
@@ -105,7 +105,7 @@ final class CallMarshaler {
         slot.padLength = pad;
         slot.tailLength = trailerLength;
         if (payload != null) {
-            if (payload.arena().region().protectionDomain() != agent.protectionDomain()) {
+            if (!payload.registeredWith(agent.protectionDomain())) {
                 throw new IllegalArgumentException("the payload must come from this transport's buffer pool");
             }
             if ((messageLength & 3) != 0) {
@@ -131,15 +131,15 @@ final class CallMarshaler {
      */
     void prepare(RequestSlot slot, EncodedCall call) throws RdmaMarshalException, InterruptedException {
         ByteBuf message = call.message();
-        checkCallSize(message.readableBytes());
         if (!call.hasDirectPiece() || !prepareInPlace(slot, call, message)) {
-            prepare(slot, message);
+            prepare(slot, message); // checks the call's size
         }
     }
 
     /** The zero-copy case of {@link #prepare(RequestSlot, EncodedCall)}: false when it does not apply. */
     private boolean prepareInPlace(RequestSlot slot, EncodedCall call, ByteBuf message)
             throws RdmaMarshalException, InterruptedException {
+        checkCallSize(message.readableBytes());
         int from = message.readerIndex();
         int to = message.writerIndex();
         RpcHeader h = slot.callHeader;

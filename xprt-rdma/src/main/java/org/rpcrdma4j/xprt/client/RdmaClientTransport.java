@@ -236,8 +236,7 @@ public final class RdmaClientTransport implements RpcTransport, AutoCloseable {
      * of {@link #bufferPool()}), so that it can be a call's payload or sink.
      */
     public boolean isRegisteredHere(ByteBuf buffer) {
-        return buffer instanceof org.rpcrdma4j.registration.RegisteredBuffer r
-                && r.arena().region().protectionDomain() == pd;
+        return buffer instanceof org.rpcrdma4j.registration.RegisteredBuffer r && r.registeredWith(pd);
     }
 
     /**

@@ -105,7 +105,6 @@ final class CallSlot implements RpcTransport, InvalidationListener, Runnable, Ma
     private Xdr callStream;
     /** Native address of the rebuilt call's first byte in the sink, 0 when unknown (set before dispatch). */
     private long callAddress;
-    /** The sink once the program kept some of it ({@link #keep}), else null (the program's thread). */
     /** Whether a program kept pieces of this call's sink (charged to the server's kept-memory budget). */
     private boolean kept;
     private final CallScreen screen = new CallScreen();

@@ -71,7 +71,7 @@ public final class RdmaBufferAllocator {
 
     /** Whether {@code buffer} is registered with this server's device (RDMA moves it without a copy). */
     public boolean isRegistered(ByteBuf buffer) {
-        return buffer instanceof RegisteredBuffer r && r.arena().region().protectionDomain() == server.pd;
+        return buffer instanceof RegisteredBuffer r && r.registeredWith(server.pd);
     }
 
     /**

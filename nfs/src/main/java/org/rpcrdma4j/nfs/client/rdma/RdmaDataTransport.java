@@ -246,19 +246,21 @@ public final class RdmaDataTransport implements DataTransport {
                     call.payload(ownedPayload, 0, item.readableBytes());
                 }
             }
-            if (result instanceof DdpResult ddp && ddp.sink() != null && ddp.sink().writableBytes() > 0
-                    && ddp.sink().writableBytes() <= transport.inlineReceiveThreshold() - SMALL_READ_HEADROOM) {
-                // small: the reply comes inline, and the data is copied into the sink as it is decoded
-                inlineSinkMark = ddp.sink().writerIndex();
-                reply.ensureWritable(ddp.sink().writableBytes() + SMALL_READ_HEADROOM);
-            } else if (result instanceof DdpResult ddp && ddp.sink() != null && ddp.sink().writableBytes() > 0) {
-                userSink = ddp.sink();
-                RegisteredBuffer own = ours(userSink);
-                if (own != null) {
-                    call.sink(own, userSink.writerIndex(), userSink.writableBytes());
+            ByteBuf sink = result instanceof DdpResult ddp ? ddp.sink() : null;
+            if (sink != null && sink.writableBytes() > 0) {
+                if (sink.writableBytes() <= transport.inlineReceiveThreshold() - SMALL_READ_HEADROOM) {
+                    // small: the reply comes inline, and the data is copied into the sink as it is decoded
+                    inlineSinkMark = sink.writerIndex();
+                    reply.ensureWritable(sink.writableBytes() + SMALL_READ_HEADROOM);
                 } else {
-                    ownedSink = allocate(userSink.writableBytes());
-                    call.sink(ownedSink, 0, userSink.writableBytes());
+                    userSink = sink;
+                    RegisteredBuffer own = ours(sink);
+                    if (own != null) {
+                        call.sink(own, sink.writerIndex(), sink.writableBytes());
+                    } else {
+                        ownedSink = allocate(sink.writableBytes());
+                        call.sink(ownedSink, 0, sink.writableBytes());
+                    }
                 }
             }
             transport.submit(call, this);

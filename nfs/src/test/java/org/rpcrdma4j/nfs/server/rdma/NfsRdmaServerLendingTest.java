@@ -54,22 +54,10 @@ class NfsRdmaServerLendingTest {
             io.netty.buffer.ByteBuf b = serverRef.get().rdma().bufferAllocator().allocate(size);
             assertThat(serverRef.get().rdma().bufferAllocator().isRegistered(b)).isTrue();
             blocksOut.incrementAndGet();
-            io.netty.util.AbstractReferenceCounted owner = new io.netty.util.AbstractReferenceCounted() {
-                @Override
-                protected void deallocate() {
-                    blocksOut.decrementAndGet();
-                    b.release();
-                }
-
-                @Override
-                public io.netty.util.ReferenceCounted touch(Object hint) {
-                    return this;
-                }
-            };
-            io.netty.buffer.ByteBuf counted =
-                    org.rpcrdma4j.registration.BorrowedBuffer.of(b.nioBuffer(0, size), owner);
-            owner.release();
-            return counted;
+            return org.rpcrdma4j.nfs.WatchedBuffer.over(b.nioBuffer(0, size), () -> {
+                blocksOut.decrementAndGet();
+                b.release();
+            });
         }
 
         @Override

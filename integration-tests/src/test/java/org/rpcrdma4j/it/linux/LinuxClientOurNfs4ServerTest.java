@@ -117,6 +117,8 @@ class LinuxClientOurNfs4ServerTest {
         return lines;
     }
 
+    private static final String SAME_THREAD = ", sameThreadDispatch";
+
     /** A short lease and no grace period: the server starts fresh, with nothing to reclaim. */
     private static StateConfig state() {
         StateConfig d = StateConfig.defaults();
@@ -124,9 +126,15 @@ class LinuxClientOurNfs4ServerTest {
                 d.maxSessionsPerClient());
     }
 
+    /**
+     * {@code default} (the Linux client's choice, 4.2) and 4.1 with the server's default dispatch pool; 4.2 with
+     * {@code sameThreadDispatch} (calls run on the connection's threads; the VFS is a local file system).
+     */
     @ParameterizedTest(name = "vers={0}")
-    @ValueSource(strings = {"default", "4.1"})
-    void linuxClientMountsOurServerOverRdma(String version, LinuxPeer peer, @TempDir Path root) throws Exception {
+    @ValueSource(strings = {"default", "4.1", "4.2" + SAME_THREAD})
+    void linuxClientMountsOurServerOverRdma(String mode, LinuxPeer peer, @TempDir Path root) throws Exception {
+        boolean sameThread = mode.endsWith(SAME_THREAD);
+        String version = sameThread ? mode.substring(0, mode.length() - SAME_THREAD.length()) : mode;
         Path exportDir = Files.createDirectories(root.resolve("export"));
         Files.createDirectories(exportDir.resolve("in"));
         Path out = Files.createDirectories(exportDir.resolve("out"));
@@ -143,7 +151,7 @@ class LinuxClientOurNfs4ServerTest {
         RdmaRpcServer rdma = RdmaRpcServer.builder().bindAddress(InetAddress.getLoopbackAddress()).port(0)
                 .provider("soft", Map.of()).programs(nfs.programs())
                 .binding(VersionedBinding.of(Nfs3UpperLayerBinding.INSTANCE, Nfs4UpperLayerBinding.INSTANCE))
-                .jmx(false).name("linux-nfs4-server").build();
+                .sameThreadDispatch(sameThread).jmx(false).name("linux-nfs4-server").build();
         serverMemory.bind(rdma.bufferAllocator());
         nfs.start();
         WireCapture capture = null;
@@ -151,7 +159,8 @@ class LinuxClientOurNfs4ServerTest {
             rdma.start();
             int rdmaPort = rdma.boundAddress().getPort();
             if (RequiredPeer.optionalOutsideCi("the capture of the Linux suite", WireCapture.unavailableReason())) {
-                capture = WireCapture.start(CAPTURES.resolve("linux-nfs4-" + version + ".pcapng"), rdmaPort);
+                capture = WireCapture.start(CAPTURES.resolve("linux-nfs4-" + version
+                        + (sameThread ? "-same-thread" : "") + ".pcapng"), rdmaPort);
             }
             String options = "proto=rdma,port=" + rdmaPort + (version.equals("default") ? "" : ",vers=" + version);
             String mount = "mkdir -p " + MNT + " && mount.nfs " + LinuxPeer.HOST_FROM_GUEST + ":/export " + MNT
@@ -194,7 +203,7 @@ class LinuxClientOurNfs4ServerTest {
                 assertThat(left).as("removed here too").isEmpty();
             }
             LOG.info("Linux NFSv4 client ({}): {} ms for two mounts, {} files in and out, read back, listed, renamed,"
-                    + " removed", version, (System.nanoTime() - t0) / 1_000_000, SIZES.length);
+                    + " removed", mode, (System.nanoTime() - t0) / 1_000_000, SIZES.length);
 
             Map<ServerCounter, Long> c = rdma.counters();
             LOG.info("server counters after the Linux NFSv4 client: {}", c);

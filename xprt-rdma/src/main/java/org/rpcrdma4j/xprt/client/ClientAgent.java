@@ -28,6 +28,7 @@ import org.rpcrdma4j.xprt.internal.Agent;
 import org.rpcrdma4j.xprt.internal.AgentClaim;
 import org.rpcrdma4j.xprt.internal.AgentRunner;
 import org.rpcrdma4j.xprt.internal.Bindings;
+import org.rpcrdma4j.xprt.internal.ConnectionWork;
 import org.rpcrdma4j.xprt.internal.InlineSends;
 import org.rpcrdma4j.xprt.internal.InlineThresholds;
 import org.rpcrdma4j.xprt.internal.Mailbox;
@@ -54,7 +55,7 @@ import org.slf4j.LoggerFactory;
  * one credit is kept for the keep-alive probe when the grant allows. Calls wait for credits in the send queue, in
  * submission order; a call whose deadline passes there leaves it.
  */
-final class ClientAgent implements Agent {
+final class ClientAgent implements Agent, ConnectionWork {
     private static final Logger LOG = LoggerFactory.getLogger(ClientAgent.class);
     private static final int BATCH = 32;
 
@@ -83,6 +84,8 @@ final class ClientAgent implements Agent {
     private final RequestSlot probe;
     private final Mailbox<RequestSlot> submitted = new Mailbox<>();
     private final AgentClaim claim = new AgentClaim();
+    /** The connection an inline round began on: the round stops when it changes ({@link #interrupted()}). */
+    private ClientConnection roundConnection;
     /** {@link #inlineRound(long)} as a reused object, so an inline round allocates nothing. */
     private final AgentClaim.InlineRound inlineRound = () -> inlineRound(System.nanoTime());
     private final CreditWindow window;
@@ -305,30 +308,47 @@ final class ClientAgent implements Agent {
     }
 
     /**
-     * A piece of the agent's work on another thread, under the claim: the calls handed over are queued and sent
-     * within the credits, both completion queues are polled (replies checked and completed, Send and registration
-     * completions accounted, calls that got a credit sent) and re-armed. Returns whether the runner need not run.
+     * A piece of the agent's work on another thread, under the claim ({@link ConnectionWork#passesUntilIdle}): the
+     * calls handed over are queued and sent within the credits, both completion queues are polled (replies checked
+     * and completed, Send and registration completions accounted, calls that got a credit sent) and re-armed.
+     * Returns whether the runner need not run.
      */
     private boolean inlineRound(long now) {
         ClientConnection c = conn;
         if (state != State.CONNECTED || c == null || closeRequested || forceDisconnect || c.lostBy != null) {
             return false;
         }
-        drainSubmitted(now);
-        int n;
-        do {
-            n = pollReceives(now) + pollSends();
-            if (conn != c || forceDisconnect) {
-                return false;
-            }
-            n += sendQueued();
-            if (n == 0) {
-                c.queues.requestNotify();
-                n = pollReceives(now) + pollSends();
-            }
-        } while (n > 0 && conn == c && !forceDisconnect);
+        roundConnection = c;
+        if (!passesUntilIdle(now)) {
+            return false;
+        }
         own.increment(ClientCounter.INLINE_ROUNDS);
-        return conn == c && !forceDisconnect && state == State.CONNECTED && runnerWakesInTime();
+        return !interrupted() && state == State.CONNECTED && runnerWakesInTime();
+    }
+
+    @Override
+    public int takeIn(long now) {
+        return drainSubmitted(now) + pollReceives(now) + pollSends();
+    }
+
+    @Override
+    public int pollCompletions(long now) {
+        return pollReceives(now) + pollSends();
+    }
+
+    @Override
+    public int postOut(long now) {
+        return sendQueued();
+    }
+
+    @Override
+    public boolean interrupted() {
+        return conn != roundConnection || forceDisconnect;
+    }
+
+    @Override
+    public QueueSet queues() {
+        return conn.queues;
     }
 
     /**
@@ -398,8 +418,7 @@ final class ClientAgent implements Agent {
             work++;
         }
         if (work == 0 && conn != null) {
-            conn.queues.requestNotify();
-            work += pollReceives(now) + pollSends();
+            work += rearmAndPoll(now);
         }
         if (state == State.CLOSED && !quiesced && pool.freeCount() == maxCredits) {
             quiesced = true;

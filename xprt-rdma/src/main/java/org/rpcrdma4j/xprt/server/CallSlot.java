@@ -271,6 +271,14 @@ final class CallSlot implements RpcTransport, InvalidationListener, Runnable, Ma
     @Override
     public void run() {
         connection.dispatchStarted();
+        dispatchHere();
+    }
+
+    /**
+     * Screens the call and runs its program on the calling thread: a dispatch executor's ({@link #run}), or the
+     * connection agent's with {@code sameThreadDispatch}.
+     */
+    void dispatchHere() {
         if (!state.compareAndSet(DISPATCH_QUEUED, DISPATCHING)) {
             abandoned();
             return;

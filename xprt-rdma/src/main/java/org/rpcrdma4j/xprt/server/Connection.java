@@ -25,7 +25,9 @@ import org.rpcrdma4j.verbs.util.EnumCounters;
 import org.rpcrdma4j.xprt.internal.Agent;
 import org.rpcrdma4j.xprt.internal.AgentClaim;
 import org.rpcrdma4j.xprt.internal.AgentRunner;
+import org.rpcrdma4j.xprt.internal.ConnectionWork;
 import org.rpcrdma4j.xprt.internal.Mailbox;
+import org.rpcrdma4j.xprt.internal.QueueSet;
 import org.rpcrdma4j.xprt.internal.ReceiveRing;
 import org.rpcrdma4j.xprt.internal.RpcReplies;
 import org.rpcrdma4j.xprt.internal.UnsignaledRun;
@@ -62,7 +64,7 @@ import org.slf4j.LoggerFactory;
  * handles), marks calls still with their program as dead (their later {@code send} fails and frees their memory),
  * waits for slots that are between threads to come back, and releases everything.
  */
-final class Connection implements Agent {
+final class Connection implements Agent, ConnectionWork {
     private static final Logger LOG = LoggerFactory.getLogger(Connection.class);
 
     /** How long a closing connection waits for its work requests to flush before it gives up on them. */
@@ -83,6 +85,7 @@ final class Connection implements Agent {
     private final AgentRunner runner;
     private final ConnectionResources resources;
     private final QueuePair qp;
+    private final QueueSet queues;
     private final CompletionQueue sendCq;
     private final CompletionQueue recvCq;
     private final RegistrationPool registrations;
@@ -102,8 +105,12 @@ final class Connection implements Agent {
     /** {@link #inlineRound()} as a reused object, so an inline round allocates nothing. */
     private final AgentClaim.InlineRound inlineRound = this::inlineRound;
     private final boolean inlineWork;
+    /** Calls run on the thread that took them off the connection ({@code sameThreadDispatch}). */
+    private final boolean sameThreadDispatch;
     private final ReverseChannel reverse;
     private int inFlight;
+    /** Whether the current inline round posted a reverse-direction call (whose reply deadline is the runner's). */
+    private boolean reverseCallsPosted;
 
     private volatile InetSocketAddress localAddress;
     private volatile InetSocketAddress remoteAddress;
@@ -126,6 +133,7 @@ final class Connection implements Agent {
         this.maxSendSge = r.maxSendSge;
         this.sendWithInvalidate = r.sendWithInvalidate;
         this.readWithInvalidate = r.registrations.readWithInvalidate();
+        this.queues = r.queues;
         this.qp = r.queues.qp();
         this.sendCq = r.queues.sendCq();
         this.recvCq = r.queues.recvCq();
@@ -160,6 +168,7 @@ final class Connection implements Agent {
         reverse = new ReverseChannel(this, r.reverseSends, n, server.ioExecutor);
         reverseReplyTimeoutNanos = server.config.reverseReplyTimeout().toNanos();
         inlineWork = server.config.inlineAgentWork();
+        sameThreadDispatch = server.config.sameThreadDispatch();
         r.queues.wakeOnCompletion(this::onCompletionSignal);
     }
 
@@ -230,38 +239,52 @@ final class Connection implements Agent {
 
     /**
      * A round of the agent's work on another thread, under the claim: the mailbox, both completion queues, held
-     * calls, reverse-direction calls waiting for a credit, READs and replies waiting for room, receives reposted; the
-     * queues are re-armed before it ends. Closing and deadlines are the runner's: returns false (the runner is
-     * woken) when either needs it, e.g. after a reverse call was posted (its reply deadline).
+     * calls, reverse-direction calls waiting for a credit, READs and replies waiting for room, receives reposted
+     * ({@link ConnectionWork#passesUntilIdle}); the queues are re-armed before it ends. Closing and deadlines are the
+     * runner's: returns false (the runner is woken) when either needs it, e.g. after a reverse call was posted (its
+     * reply deadline).
      */
     private boolean inlineRound() {
         if (closed || closing || closeRequest != null || disconnectedEvent) {
             return false;
         }
-        int n;
-        boolean reverseCallsPosted = false;
-        do {
-            n = drainMailbox() + pollSend() + pollReceive();
-            if (closing) {
-                return false;
-            }
-            // a reverse reply polled here may have freed a reverse credit for a waiting reverse call
-            int reverseCalls = postReverseCalls();
-            reverseCallsPosted |= reverseCalls > 0;
-            n += reverseCalls + serveHeld() + postReads() + postWaitingReplies();
-            repostReceives();
-            if (closing) {
-                return false;
-            }
-            if (n == 0) {
-                sendCq.requestNotify();
-                recvCq.requestNotify();
-                n = pollSend() + pollReceive();
-            }
-        } while (n > 0 && !closing);
+        reverseCallsPosted = false;
+        if (!passesUntilIdle(0)) {
+            return false;
+        }
         count(ServerCounter.INLINE_ROUNDS);
         // a reverse call posted here starts a reply deadline the runner has to watch
         return !closing && closeRequest == null && !disconnectedEvent && !reverseCallsPosted;
+    }
+
+    @Override
+    public int takeIn(long nowNanos) {
+        return drainMailbox() + pollSend() + pollReceive();
+    }
+
+    @Override
+    public int pollCompletions(long nowNanos) {
+        return pollSend() + pollReceive();
+    }
+
+    @Override
+    public int postOut(long nowNanos) {
+        // a reverse reply polled by takeIn may have freed a reverse credit for a waiting reverse call
+        int reverseCalls = postReverseCalls();
+        reverseCallsPosted |= reverseCalls > 0;
+        int n = reverseCalls + serveHeld() + postReads() + postWaitingReplies();
+        repostReceives();
+        return n;
+    }
+
+    @Override
+    public boolean interrupted() {
+        return closing;
+    }
+
+    @Override
+    public QueueSet queues() {
+        return queues;
     }
 
     @Override
@@ -306,9 +329,7 @@ final class Connection implements Agent {
             work += advanceClose(nowNanos);
         }
         if (work == 0 && !closed) {
-            sendCq.requestNotify();
-            recvCq.requestNotify();
-            work += pollSend() + pollReceive();
+            work += rearmAndPoll(nowNanos);
         }
         return work;
     }
@@ -460,6 +481,10 @@ final class Connection implements Agent {
 
     private void dispatch(CallSlot slot) {
         slot.setDispatchQueued();
+        if (sameThreadDispatch) {
+            slot.dispatchHere(); // its reply is queued to the mailbox, which this round drains before it ends
+            return;
+        }
         add(ServerCounter.DISPATCH_QUEUE_DEPTH, 1);
         try {
             server.dispatchExecutor.execute(slot);

@@ -150,7 +150,7 @@ public final class RdmaRpcServer implements AutoCloseable {
                     new LinkedBlockingQueue<>(), threads(config.name() + "-io"));
             if (config.dispatchExecutor() != null) {
                 dispatchExecutor = config.dispatchExecutor();
-            } else {
+            } else if (!config.sameThreadDispatch()) {
                 int queue = Math.max(64, config.maxConnections() * config.slotsPerConnection());
                 dispatchExecutor = new ThreadPoolExecutor(config.dispatchThreads(), config.dispatchThreads(), 60,
                         TimeUnit.SECONDS, new ArrayBlockingQueue<>(queue), threads(config.name() + "-dispatch"));
@@ -534,6 +534,7 @@ public final class RdmaRpcServer implements AutoCloseable {
         private int ioThreads = 2;
         private int agentThreads = 1;
         private boolean inlineAgentWork = true;
+        private boolean sameThreadDispatch;
         private int maxConnections = 64;
         private int maxReadChunkBytes = (1 << 20) + (8 << 10);
         private int maxCallSize = (1 << 20) + (64 << 10);
@@ -687,6 +688,20 @@ public final class RdmaRpcServer implements AutoCloseable {
          */
         public Builder inlineAgentWork(boolean enabled) {
             this.inlineAgentWork = enabled;
+            return this;
+        }
+
+        /**
+         * Whether calls run on the thread that took them off the connection (default false): the connection's agent
+         * thread, or the device thread whose completion it polled ({@link #inlineAgentWork}). That spares the hand-off
+         * to the dispatch executor and its thread's wake-up for every call, as oncrpc4j's same-thread I/O strategy
+         * does over TCP. Only for programs that never block: while a program runs, its connection (and every other
+         * connection of that agent thread or device thread) waits, and a program that waits for something only its
+         * connection can deliver (a reverse-direction reply, another call) never gets it. Excludes
+         * {@link #dispatchExecutor}.
+         */
+        public Builder sameThreadDispatch(boolean enabled) {
+            this.sameThreadDispatch = enabled;
             return this;
         }
 
@@ -847,6 +862,10 @@ public final class RdmaRpcServer implements AutoCloseable {
                 throw new IllegalArgumentException("kept call memory " + keptCallMemoryBytes
                         + " exceeds half the registered memory " + registeredMemoryBytes);
             }
+            if (sameThreadDispatch && dispatchExecutor != null) {
+                throw new IllegalArgumentException("sameThreadDispatch runs calls without a dispatch executor; "
+                        + "give one or the other");
+            }
             if (maxReadChunkBytes > maxCallSize) {
                 throw new IllegalArgumentException("maxReadChunkBytes " + maxReadChunkBytes + " exceeds maxCallSize "
                         + maxCallSize);
@@ -859,7 +878,8 @@ public final class RdmaRpcServer implements AutoCloseable {
                     margin, inlineSend, inlineReceive, servedPrograms(), List.copyOf(bindings), dispatchExecutor,
                     dispatchThreads, ioThreads, agentThreads, maxConnections, maxCallSize, maxReadChunkBytes,
                     maxReadChunks, maxReadsInFlight, registeredMemoryBytes, keptCallMemoryBytes, bufferWait, stopTimeout,
-                    warningInterval, reverseReplyTimeout, registrationMode, limits, jmx, inlineAgentWork);
+                    warningInterval, reverseReplyTimeout, registrationMode, limits, jmx, inlineAgentWork,
+                    sameThreadDispatch);
             config.arenaSize(); // fails early for sizes no buffer can hold
             return new RdmaRpcServer(config);
         }

@@ -47,7 +47,8 @@ record ServerConfig(
         RegistrationMode registrationMode,
         RpcRdmaLimits limits,
         boolean jmx,
-        boolean inlineAgentWork) {
+        boolean inlineAgentWork,
+        boolean sameThreadDispatch) {
 
     static final int PAGE = 4096;
 

@@ -383,14 +383,23 @@ final class Connection implements Agent, ConnectionWork {
         arrive(index, wc.byteLen);
     }
 
+    /**
+     * A message arrived in receive buffer {@code index}. Its transport header is decoded once: into the header of the
+     * slot that will serve it when one is free and no call is held before it, else into {@link #scratch} (the call is
+     * held and decoded again when a slot frees up).
+     */
     private void arrive(int index, int length) {
         if (length < 4) {
             drop(ServerCounter.DROPPED_GARBAGE, "a " + length + "-byte message cannot carry an xid");
             return;
         }
+        // the slot takeSlot() will give, when the call can be served at once
+        CallSlot next = receives.heldCount() == 0 && freeCount > 0 ? slots[freeSlots[freeCount - 1]] : null;
+        RpcRdmaHeader header = next != null ? next.call : scratch;
         int headerLength = -1;
+        RpcRdmaDecodeException refused = null;
         try {
-            headerLength = RpcRdmaDecoder.decodeAt(receives.buffer(index), receives.offset(index), length, scratch);
+            headerLength = RpcRdmaDecoder.decodeAt(receives.buffer(index), receives.offset(index), length, header);
         } catch (RpcRdmaDecodeException e) {
             if (e.response() == RpcRdmaDecodeException.Response.DROP) {
                 if (!e.hasXid()) {
@@ -402,8 +411,9 @@ final class Connection implements Agent, ConnectionWork {
                 }
                 return;
             }
+            refused = e;
         }
-        if (headerLength >= 0 && reverse.takeReply(scratch, receives.buffer(index), receives.offset(index)
+        if (headerLength >= 0 && reverse.takeReply(header, receives.buffer(index), receives.offset(index)
                 + headerLength, length - headerLength)) {
             recycle(index); // RFC 8167: a reply to a reverse-direction call; it uses none of the forward credits
             return;
@@ -416,11 +426,11 @@ final class Connection implements Agent, ConnectionWork {
             return;
         }
         count(ServerCounter.CALLS);
-        if (receives.heldCount() > 0 || freeCount == 0) {
+        if (next == null) {
             receives.hold(index, length);
             return;
         }
-        serve(index, length, takeSlot());
+        serve(index, length, takeSlot(), headerLength, refused);
     }
 
     private int serveHeld() {
@@ -429,25 +439,34 @@ final class Connection implements Agent, ConnectionWork {
             int index = receives.heldIndexAtHead();
             int length = receives.heldLengthAtHead();
             receives.dropHead();
-            serve(index, length, takeSlot());
+            CallSlot slot = takeSlot();
+            int headerLength = -1;
+            RpcRdmaDecodeException refused = null;
+            try {
+                headerLength = RpcRdmaDecoder.decodeAt(receives.buffer(index), receives.offset(index), length,
+                        slot.call);
+            } catch (RpcRdmaDecodeException e) {
+                refused = e;
+            }
+            serve(index, length, slot, headerLength, refused);
             served++;
         }
         return served;
     }
 
-    /** A call in receive buffer {@code index} gets slot {@code slot}. */
-    private void serve(int index, int length, CallSlot slot) {
+    /**
+     * A call in receive buffer {@code index} gets slot {@code slot}, whose header holds the call's transport header
+     * ({@code headerLength} bytes), or was refused by the decoder ({@code refused}: answered RDMA_ERROR).
+     */
+    private void serve(int index, int length, CallSlot slot, int headerLength, RpcRdmaDecodeException refused) {
         slot.begin();
         int offset = receives.offset(index);
-        int headerLength;
-        try {
-            headerLength = RpcRdmaDecoder.decodeAt(receives.buffer(index), offset, length, slot.call);
-        } catch (RpcRdmaDecodeException e) {
+        if (refused != null) {
             recycle(index);
-            ReplyMarshaler.Kind kind = e.response() == RpcRdmaDecodeException.Response.ERR_VERS
+            ReplyMarshaler.Kind kind = refused.response() == RpcRdmaDecodeException.Response.ERR_VERS
                     ? ReplyMarshaler.Kind.ERR_VERS : ReplyMarshaler.Kind.ERR_CHUNK;
-            LOG.debug("{}: {}", this, e.getMessage());
-            slot.marshaler.error(e.xid(), credits, kind, e.getMessage());
+            LOG.debug("{}: {}", this, refused.getMessage());
+            slot.marshaler.error(refused.xid(), credits, kind, refused.getMessage());
             postReply(slot);
             return;
         }

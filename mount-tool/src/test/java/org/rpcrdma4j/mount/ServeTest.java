@@ -57,6 +57,32 @@ class ServeTest {
     }
 
     @Test
+    void sameThreadServesWithoutADispatchPool() throws Exception {
+        Path dir = Files.createDirectories(temp.resolve("fast"));
+        byte[] data = new byte[3 << 20];
+        new java.util.Random(5).nextBytes(data);
+        Cli.Running serve = Cli.start("serve", dir.toString(), "--port", "0", "--tcp-port", "0", "--bind",
+                "127.0.0.1", "--provider", "soft", "--same-thread");
+        String banner = serve.awaitOutput("Serving; press Ctrl-C to stop.", 60);
+        Matcher rdma = Pattern.compile("NFS over RDMA: (rdma://\\S+)").matcher(banner);
+        assertThat(rdma.find()).as(banner).isTrue();
+        Path src = Files.write(temp.resolve("up.bin"), data);
+        Cli.Result put = Cli.run("put", rdma.group(1), src.toString(), "/up.bin");
+        assertThat(put.code()).as(put.toString()).isZero();
+        Path back = temp.resolve("back.bin");
+        Cli.Result get = Cli.run("get", rdma.group(1), "/up.bin", back.toString());
+        assertThat(get.code()).as(get.toString()).isZero();
+        assertThat(Files.readAllBytes(back)).isEqualTo(data);
+        assertThat(Files.readAllBytes(dir.resolve("up.bin"))).isEqualTo(data);
+        assertThat(Thread.getAllStackTraces().keySet()).extracting(Thread::getName)
+                .as("the RDMA server's threads").noneMatch(name -> name.startsWith("nfs-rdma-")
+                        && name.contains("-dispatch-"));
+        Cli.Result stopped = serve.interrupt(30);
+        assertThat(stopped.code()).as(stopped.toString()).isZero();
+        assertThat(stopped.out()).contains("Stopping: 2 RDMA connections");
+    }
+
+    @Test
     void withoutTheReplyCacheNothingIsRecorded() throws Exception {
         Path dir = Files.createDirectories(temp.resolve("plain"));
         Cli.Running serve = Cli.start("serve", dir.toString(), "--port", "0", "--tcp-port", "0", "--bind",

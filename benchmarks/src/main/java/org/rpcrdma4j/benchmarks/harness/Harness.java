@@ -34,7 +34,7 @@ import org.rpcrdma4j.xprt.client.RdmaClientConfig;
  * mvn -B -q -pl benchmarks -am package -DskipTests
  * java -cp benchmarks/target/benchmarks.jar org.rpcrdma4j.benchmarks.harness.Harness [--quick]
  *     [--only KEY-PART] [--warmup SECONDS] [--measure SECONDS] [--settle SECONDS] [--rounds N]
- *     [--device key=value,...] [--jfr DIR] [--inline N]
+ *     [--device key=value,...] [--jfr DIR] [--inline N] [--same-thread]
  * </pre>
  * {@code --quick} is the smoke mode the unit tests run (a few seconds; figures meaningless). {@code --only wire} runs
  * the wire rows alone (raw TCP two ways, soft iWARP RDMA WRITE, READ and SEND) and nothing else; {@code --only
@@ -43,7 +43,8 @@ import org.rpcrdma4j.xprt.client.RdmaClientConfig;
  * (e.g. {@code read_1m.rdma}) measures just the matching NFS rows and skips the others; {@code --jfr DIR} records each
  * measured NFS window, and only the window, with Flight Recorder into {@code DIR/<key>.jfr}; {@code --device
  * confirmPlacement=false} runs the software devices with other options (see {@code SoftIwarpOptions}); {@code
- * --inline 8192} sets both RDMA sides' inline thresholds. Each NFS figure's warm-up is extended, by at most
+ * --inline 8192} sets both RDMA sides' inline thresholds; {@code --same-thread} has the RDMA server run its calls on
+ * its connections' threads ({@code sameThreadDispatch}). Each NFS figure's warm-up is extended, by at most
  * {@code --settle} seconds (30 by default, 0 turns it off), until the JIT compilers have gone quiet
  * ({@link JitSettle}); the progress line of each figure says by how much, and how long the JIT still compiled within
  * the window. Progress goes to standard error, the tables to standard
@@ -61,8 +62,9 @@ public final class Harness {
                 case "--quick" -> config = new HarnessConfig(true, HarnessConfig.quickRun().warmup(),
                         HarnessConfig.quickRun().measure(), HarnessConfig.quickRun().fileBytes(),
                         config.outstanding(), config.only(), config.device(), config.jfr(), config.inline(),
-                        HarnessConfig.quickRun().settle(), HarnessConfig.quickRun().rounds());
+                        HarnessConfig.quickRun().settle(), HarnessConfig.quickRun().rounds(), config.sameThread());
                 case "--inline" -> config = config.withInline(Integer.parseInt(args[++i]));
+                case "--same-thread" -> config = config.withSameThread();
                 case "--jfr" -> config = config.withJfr(Path.of(args[++i]));
                 case "--device" -> config = config.withDevice(args[++i]);
                 case "--only" -> config = config.withOnly(args[++i]);
@@ -72,7 +74,8 @@ public final class Harness {
                 case "--rounds" -> config = config.withRounds(Integer.parseInt(args[++i]));
                 default -> {
                     System.err.println("usage: Harness [--quick] [--only KEY-PART] [--warmup S] [--measure S] "
-                            + "[--settle S] [--rounds N] [--device key=value,...] [--jfr DIR] [--inline BYTES]");
+                            + "[--settle S] [--rounds N] [--device key=value,...] [--jfr DIR] [--inline BYTES] "
+                            + "[--same-thread]");
                     System.exit(2);
                 }
             }
@@ -608,13 +611,14 @@ public final class Harness {
         return String.format(Locale.ROOT, "Machine: %s, %d cores visible to the JVM, %s %s, Java %s (%s), "
                         + "max heap %d MiB. Windows: %d ms warm-up (+ up to %d ms until the JIT settles) + %d ms "
                         + "measured per figure%s. "
-                        + "Software device options: %s; RDMA inline thresholds %d.%n",
+                        + "Software device options: %s; RDMA inline thresholds %d; RDMA server's calls run %s.%n",
                 cpu, Runtime.getRuntime().availableProcessors(), System.getProperty("os.name"),
                 System.getProperty("os.version"), System.getProperty("java.version"),
                 System.getProperty("java.vm.name"), Runtime.getRuntime().maxMemory() >> 20,
                 config.warmup().toMillis(), config.settle().toMillis(), config.measure().toMillis(),
                 config.quick() ? " (quick)" : "",
-                config.device().isEmpty() ? "defaults" : config.device(), config.inline())
+                config.device().isEmpty() ? "defaults" : config.device(), config.inline(),
+                config.sameThread() ? "on its connections' threads (sameThreadDispatch)" : "on its dispatch pool")
                 + "JVM arguments: " + ManagementFactory.getRuntimeMXBean().getInputArguments() + "\n";
     }
 

@@ -32,10 +32,13 @@ import java.util.Objects;
  *                    during the run (the loopback reader's cache-hot and cache-cold modes, another process) moves
  *                    both sides of a ratio alike. The wire rows take turns in shorter slices
  *                    ({@link #wireSlice()}), as many as fill {@code measure}
+ * @param sameThread  whether the NFS server over RDMA runs its calls on the connections' threads
+ *                    ({@code RdmaRpcServer.Builder.sameThreadDispatch}; the {@code MemoryVfs} never blocks) instead of
+ *                    its dispatch pool (the default)
  */
 public record HarnessConfig(boolean quick, Duration warmup, Duration measure, long fileBytes, int outstanding,
                             String only, Map<String, String> device, Path jfr, int inline, Duration settle,
-                            int rounds) {
+                            int rounds, boolean sameThread) {
 
     public HarnessConfig {
         Objects.requireNonNull(warmup, "warmup");
@@ -68,23 +71,23 @@ public record HarnessConfig(boolean quick, Duration warmup, Duration measure, lo
      */
     public static HarnessConfig fullRun() {
         return new HarnessConfig(false, Duration.ofSeconds(3), Duration.ofSeconds(6), 64L << 20, 16, null, Map.of(),
-                null, 8192, Duration.ofSeconds(30), 3);
+                null, 8192, Duration.ofSeconds(30), 3, false);
     }
 
     /** A smoke run of a few seconds: every row is measured, briefly, in two rounds. */
     public static HarnessConfig quickRun() {
         return new HarnessConfig(true, Duration.ofMillis(150), Duration.ofMillis(250), 16L << 20, 16, null, Map.of(),
-                null, 8192, Duration.ZERO, 2);
+                null, 8192, Duration.ZERO, 2, false);
     }
 
     public HarnessConfig withWindows(Duration newWarmup, Duration newMeasure) {
         return new HarnessConfig(quick, newWarmup, newMeasure, fileBytes, outstanding, only, device, jfr, inline,
-                settle, rounds);
+                settle, rounds, sameThread);
     }
 
     public HarnessConfig withOnly(String filter) {
         return new HarnessConfig(quick, warmup, measure, fileBytes, outstanding, filter, device, jfr, inline, settle,
-                rounds);
+                rounds, sameThread);
     }
 
     /** With software device options parsed from {@code key=value,key=value}. */
@@ -98,30 +101,37 @@ public record HarnessConfig(boolean quick, Duration warmup, Duration measure, lo
             map.put(kv.substring(0, eq).trim(), kv.substring(eq + 1).trim());
         }
         return new HarnessConfig(quick, warmup, measure, fileBytes, outstanding, only, map, jfr, inline, settle,
-                rounds);
+                rounds, sameThread);
     }
 
     /** Recording each measured NFS window into {@code directory}. */
     public HarnessConfig withJfr(Path directory) {
         return new HarnessConfig(quick, warmup, measure, fileBytes, outstanding, only, device, directory, inline,
-                settle, rounds);
+                settle, rounds, sameThread);
     }
 
     /** With both sides' inline thresholds at {@code bytes}. */
     public HarnessConfig withInline(int bytes) {
         return new HarnessConfig(quick, warmup, measure, fileBytes, outstanding, only, device, jfr, bytes, settle,
-                rounds);
+                rounds, sameThread);
     }
 
     /** With warm-ups extended by at most {@code max} while the JIT compilers are busy (zero: never). */
     public HarnessConfig withSettle(Duration max) {
         return new HarnessConfig(quick, warmup, measure, fileBytes, outstanding, only, device, jfr, inline, max,
-                rounds);
+                rounds, sameThread);
+    }
+
+    /** With the RDMA server running calls on its connections' threads ({@code sameThreadDispatch}). */
+    public HarnessConfig withSameThread() {
+        return new HarnessConfig(quick, warmup, measure, fileBytes, outstanding, only, device, jfr, inline, settle,
+                rounds, true);
     }
 
     /** Measuring each figure in {@code n} rounds. */
     public HarnessConfig withRounds(int n) {
-        return new HarnessConfig(quick, warmup, measure, fileBytes, outstanding, only, device, jfr, inline, settle, n);
+        return new HarnessConfig(quick, warmup, measure, fileBytes, outstanding, only, device, jfr, inline, settle, n,
+                sameThread);
     }
 
     /**

@@ -110,8 +110,8 @@ final class NfsFixture implements AutoCloseable {
         RdmaDevice device = RdmaProviders.select("soft").open(config.device());
         RdmaRpcServer rdma = RdmaRpcServer.builder().bindAddress(InetAddress.getByName(host)).port(0).device(device)
                 .programs(nfs.programs()).binding(NfsBinding.INSTANCE)
-                .inlineSizes(config.inline(), config.inline()).keptCallMemory(KEPT_CALL_MEMORY).jmx(false)
-                .name("harness-nfs-rdma").build();
+                .inlineSizes(config.inline(), config.inline()).keptCallMemory(KEPT_CALL_MEMORY)
+                .sameThreadDispatch(config.sameThread()).jmx(false).name("harness-nfs-rdma").build();
         try {
             rdma.start();
         } catch (IOException e) {

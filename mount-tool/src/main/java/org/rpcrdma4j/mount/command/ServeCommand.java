@@ -91,6 +91,12 @@ final class ServeCommand implements Callable<Integer> {
                     + "when no NFSv4 client can hold opens from before.")
     Duration gracePeriod;
 
+    @Option(names = "--same-thread", negatable = false,
+            description = "Run NFS calls over RDMA on the connections' own threads instead of a pool of dispatch "
+                    + "threads: small calls go faster, while each call's file I/O holds up the calls behind it on "
+                    + "its connection. For a local disk or tmpfs, not for slow storage.")
+    boolean sameThread;
+
     ServeCommand(Io io) {
         this.io = io;
     }
@@ -108,7 +114,7 @@ final class ServeCommand implements Callable<Integer> {
         }
         EmbeddedServer.Settings settings = new EmbeddedServer.Settings(absolute, exportPath, bind, port, tcpPort,
                 provider.provider(), provider.deviceOptions(), readOnly, credits, inlineSend, inlineRecv,
-                registration, true, !noReplyCache, gracePeriod);
+                registration, true, !noReplyCache, gracePeriod, sameThread);
         String shown = host != null ? host : displayHost(bind);
         try (EmbeddedServer server = EmbeddedServer.start(settings)) {
             io.out().println("Exporting " + absolute + " as " + exportPath + (readOnly ? " (read-only)" : ""));

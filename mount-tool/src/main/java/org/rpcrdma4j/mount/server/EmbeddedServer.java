@@ -51,11 +51,14 @@ public final class EmbeddedServer implements AutoCloseable {
      *                      non-idempotent call a client retransmits after a reconnect is answered, not run again
      * @param gracePeriod   NFSv4's grace period after the start, in which clients of an earlier run reclaim their
      *                      opens and no new OPEN is granted (NFS4ERR_GRACE, which clients wait out)
+     * @param sameThread    whether NFS calls over RDMA run on the connections' threads instead of a dispatch pool
+     *                      ({@code RdmaRpcServer.Builder.sameThreadDispatch}): a hand-off less per call, while the
+     *                      export's file I/O holds up the connection it came on
      */
     public record Settings(Path dir, String exportPath, String bindAddress, int rdmaPort, int tcpPort, String provider,
                            Map<String, String> deviceOptions, boolean readOnly, int credits, int inlineSend,
                            int inlineRecv, RegistrationMode registration, boolean jmx, boolean replyCache,
-                           Duration gracePeriod) {
+                           Duration gracePeriod, boolean sameThread) {
         /** The grace period of {@code serve} unless told otherwise: the library's, as the Linux guest's knfsd. */
         public static final Duration DEFAULT_GRACE = NfsServer.defaultNfs4().graceTime();
 
@@ -72,7 +75,7 @@ public final class EmbeddedServer implements AutoCloseable {
          */
         public static Settings local(Path dir, String exportPath, String provider, Map<String, String> options) {
             return new Settings(dir, exportPath, "127.0.0.1", 0, 0, provider, options, false, 128, 4096, 4096,
-                    RegistrationMode.AUTO, false, true, Duration.ZERO);
+                    RegistrationMode.AUTO, false, true, Duration.ZERO, false);
         }
     }
 
@@ -124,7 +127,8 @@ public final class EmbeddedServer implements AutoCloseable {
             NfsRdmaServer server = NfsRdmaServer.start(nfs,
                     RdmaRpcServer.builder().bindAddress(bind).port(s.rdmaPort()).device(device)
                             .credits(s.credits()).inlineSizes(s.inlineSend(), s.inlineRecv())
-                            .registrationMode(s.registration()).stopTimeout(Duration.ofSeconds(5)).jmx(s.jmx())
+                            .registrationMode(s.registration()).sameThreadDispatch(s.sameThread())
+                            .stopTimeout(Duration.ofSeconds(5)).jmx(s.jmx())
                             .name("nfs-rdma-" + (s.rdmaPort() == 0 ? "ephemeral" : s.rdmaPort())));
             return new EmbeddedServer(s, vfs, device, server, replyCache);
         } catch (IOException | RuntimeException e) {

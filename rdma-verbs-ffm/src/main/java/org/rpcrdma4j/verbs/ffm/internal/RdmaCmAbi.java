@@ -1,0 +1,40 @@
+package org.rpcrdma4j.verbs.ffm.internal;
+
+/**
+ * Where things are in librdmacm's structures ({@code <rdma/rdma_cma.h>}, LP64): byte offsets and sizes, checked by
+ * {@code IbvAbiTest} against the installed header like {@link IbvAbi}'s.
+ */
+public final class RdmaCmAbi {
+    // struct rdma_cm_id
+    public static final long CM_ID_VERBS = 0;
+    public static final long CM_ID_CONTEXT = 16;
+    public static final long CM_ID_QP = 24;
+    public static final long CM_ID_PORT_NUM = 348;
+    public static final long CM_ID_PD = 400;
+
+    // struct rdma_cm_event
+    public static final long CM_EVENT_ID = 0;
+    public static final long CM_EVENT_LISTEN_ID = 8;
+    public static final long CM_EVENT_EVENT = 16;
+    public static final long CM_EVENT_STATUS = 20;
+    public static final long CM_EVENT_CONN_PRIVATE_DATA = 24;
+    public static final long CM_EVENT_CONN_PRIVATE_DATA_LEN = 32;
+    public static final long CM_EVENT_CONN_RESPONDER_RESOURCES = 33;
+    public static final long CM_EVENT_CONN_INITIATOR_DEPTH = 34;
+
+    // struct rdma_conn_param
+    public static final long CONN_PARAM_SIZE = 24;
+    public static final long CONN_PARAM_PRIVATE_DATA = 0;
+    public static final long CONN_PARAM_PRIVATE_DATA_LEN = 8;
+    public static final long CONN_PARAM_RESPONDER_RESOURCES = 9;
+    public static final long CONN_PARAM_INITIATOR_DEPTH = 10;
+    public static final long CONN_PARAM_FLOW_CONTROL = 11;
+    public static final long CONN_PARAM_RETRY_COUNT = 12;
+    public static final long CONN_PARAM_RNR_RETRY_COUNT = 13;
+
+    // struct rdma_event_channel
+    public static final long EVENT_CHANNEL_FD = 0;
+
+    private RdmaCmAbi() {
+    }
+}

@@ -11,7 +11,7 @@ import org.rpcrdma4j.verbs.ffm.internal.IbvAbi;
  * @param transport       IB, RoCE or iWARP
  * @param vendorId        the IEEE vendor id (0 for the software devices)
  * @param physicalPorts   ports of the device
- * @param maxMrSize       the largest memory region, in bytes
+ * @param maxMrSize       the largest memory region, in bytes (unsigned: all ones for no limit)
  * @param maxQpWr         work requests per queue of a queue pair
  * @param maxSge          scatter/gather entries per work request
  * @param maxCqe          entries per completion queue

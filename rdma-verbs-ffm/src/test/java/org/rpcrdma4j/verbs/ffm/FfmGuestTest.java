@@ -1,0 +1,101 @@
+package org.rpcrdma4j.verbs.ffm;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.rpcrdma4j.testsupport.RequiredPeer;
+
+/**
+ * On a real verbs device: in a qemu guest with siw ({@link RdmaCoreGuest}), the devices this module lists through
+ * the FFM API are the ones rdma-core's own {@code ibv_devinfo -v} shows, with the same limits and flags.
+ */
+@Timeout(value = 20, unit = TimeUnit.MINUTES)
+class FfmGuestTest {
+    /** What both report, by {@code ibv_devinfo}'s names. */
+    private static final List<String> COMPARED = List.of("vendor_id", "phys_port_cnt", "max_mr_size", "max_qp_wr",
+            "max_sge", "max_cqe", "max_qp_rd_atom", "max_qp_init_rd_atom", "max_mw", "device_cap_flags");
+
+    @Test
+    void theGuestsDevicesAreListedAsIbvDevinfoShowsThem() throws Exception {
+        RequiredPeer.require("the rdma-core guest (disni-peer harness)", RdmaCoreGuest.unavailableReason());
+        try (RdmaCoreGuest guest = RdmaCoreGuest.boot()) {
+            String ours = guest.exec("/opt/jre/bin/java --enable-native-access=ALL-UNNAMED -cp "
+                    + RdmaCoreGuest.GUEST_CLASS_PATH + " org.rpcrdma4j.verbs.ffm.FfmDevices");
+            String theirs = guest.exec("ibv_devinfo -v");
+            assertThat(ours).as(ours).contains("exit=0");
+            Map<String, Map<String, String>> listed = parseOurs(ours);
+            Map<String, Map<String, String>> devinfo = parseDevinfo(theirs);
+            assertThat(listed.keySet()).as(theirs).containsExactlyInAnyOrderElementsOf(devinfo.keySet())
+                    .contains("siw0");
+            for (String device : devinfo.keySet()) {
+                Map<String, String> mine = listed.get(device);
+                Map<String, String> rdmaCore = devinfo.get(device);
+                for (String key : COMPARED) {
+                    assertThat(normal(mine.get(key))).as(device + " " + key + "\n" + ours + "\n" + theirs)
+                            .isEqualTo(normal(rdmaCore.get(key)));
+                }
+            }
+            Map<String, String> siw = listed.get("siw0");
+            assertThat(siw.get("transport")).isEqualTo("IWARP");
+            assertThat(devinfo.get("siw0").get("transport")).startsWith("iWARP");
+            assertThat(siw.get("memory_management_extensions")).isEqualTo("yes"); // siw: MEM_MGT_EXTENSIONS
+            assertThat(siw.get("memory_windows_type_2")).isEqualTo("no"); // siw: max_mw 0
+        }
+    }
+
+    /** {@code siw0: transport IWARP, vendor_id 0x626d74, ...}, by device. */
+    private static Map<String, Map<String, String>> parseOurs(String out) {
+        Map<String, Map<String, String>> all = new LinkedHashMap<>();
+        for (String line : out.lines().toList()) {
+            int colon = line.indexOf(": transport ");
+            if (colon < 0) {
+                continue;
+            }
+            Map<String, String> fields = new LinkedHashMap<>();
+            for (String pair : line.substring(colon + 2).split(", ")) {
+                int space = pair.indexOf(' ');
+                fields.put(pair.substring(0, space), pair.substring(space + 1).trim());
+            }
+            all.put(line.substring(0, colon).trim(), fields);
+        }
+        return all;
+    }
+
+    /** {@code hca_id: siw0} and its {@code key: value} lines, by device. */
+    private static Map<String, Map<String, String>> parseDevinfo(String out) {
+        Map<String, Map<String, String>> all = new LinkedHashMap<>();
+        Map<String, String> current = null;
+        for (String line : out.lines().toList()) {
+            String t = line.trim();
+            int colon = t.indexOf(':');
+            if (colon <= 0) {
+                continue;
+            }
+            String key = t.substring(0, colon).trim();
+            String value = t.substring(colon + 1).trim();
+            if (key.equals("hca_id")) {
+                current = new LinkedHashMap<>();
+                all.put(value, current);
+            } else if (current != null && !current.containsKey(key)) {
+                current.put(key, value); // the device's values come before its ports'
+            }
+        }
+        return all;
+    }
+
+    /** Numbers compared as numbers, whether written in hex or decimal. */
+    private static String normal(String value) {
+        if (value == null) {
+            return null;
+        }
+        String v = value.toLowerCase(Locale.ROOT);
+        return v.startsWith("0x") ? Long.toUnsignedString(Long.parseUnsignedLong(v.substring(2), 16)) : v;
+    }
+}

@@ -1,0 +1,158 @@
+package org.rpcrdma4j.verbs.ffm;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A qemu guest with rdma-core, the ib_uverbs and rdma_ucm modules, a siw device ({@code siw0}) and a Java runtime
+ * made from the JDK running the tests, booted by the {@code disni-peer} harness beside the checkout
+ * ({@code ../shared/disni-peer}, or {@value #DIR_ENVIRONMENT}). The harness's guest takes a directory of its own
+ * ({@link #WORK}): a {@code jlink}ed runtime, this module's classes and their dependencies under {@code /opt/disni},
+ * and rdma-core's {@code ibv_devinfo} and {@code rping} (whose libraries, libibverbs and librdmacm among them, the
+ * harness copies along). The kernel, its packages and siw.ko are taken from the Linux suite's build when it has one.
+ */
+final class RdmaCoreGuest implements AutoCloseable {
+    static final String DIR_ENVIRONMENT = "DISNI_PEER_DIR";
+    static final String DIR_PROPERTY = "disniPeer.dir";
+    /** The guest's build and run directory. */
+    static final Path WORK = Path.of("/var/tmp/rpcrdma4j-ffm-peer");
+    /** Where the Linux suite's guest keeps its kernel, packages and siw.ko. */
+    static final Path LINUX_PEER_CACHE = Path.of("/var/tmp/linux-peer");
+    /** The class path in the guest. */
+    static final String GUEST_CLASS_PATH = "'/opt/disni/*:/opt/disni/classes-0:/opt/disni/classes-1'";
+
+    private final Path harness;
+    private boolean started;
+
+    private RdmaCoreGuest(Path harness) {
+        this.harness = harness;
+    }
+
+    /** The harness directory, or null when none is named. */
+    static Path harness() {
+        String d = System.getenv(DIR_ENVIRONMENT);
+        if (d == null || d.isBlank()) {
+            d = System.getProperty(DIR_PROPERTY);
+        }
+        return d == null || d.isBlank() || d.contains("${") ? null : Path.of(d).normalize();
+    }
+
+    /** Why the guest cannot run here, or null. */
+    static String unavailableReason() {
+        Path h = harness();
+        if (h == null) {
+            return "no disni-peer harness named: set " + DIR_ENVIRONMENT + " or -D" + DIR_PROPERTY;
+        }
+        for (String script : List.of("build.sh", "start.sh", "stop.sh", "guest-exec.py")) {
+            if (!Files.isRegularFile(h.resolve(script))) {
+                return "no disni-peer harness at " + h + " (no " + script + ")";
+            }
+        }
+        if (!System.getProperty("os.name", "").toLowerCase(Locale.ROOT).contains("linux")) {
+            return "the guest needs a Linux host";
+        }
+        if (!"root".equals(System.getProperty("user.name"))) {
+            return "the guest's harness must run as root (it installs qemu and builds siw.ko)";
+        }
+        return null;
+    }
+
+    /** Builds the guest's initramfs with this module's current classes and boots it. */
+    static RdmaCoreGuest boot() throws IOException, InterruptedException {
+        RdmaCoreGuest g = new RdmaCoreGuest(harness());
+        g.stage();
+        g.script("stop.sh"); // a guest left running by an earlier run
+        g.script("start.sh");
+        g.started = true;
+        return g;
+    }
+
+    private void stage() throws IOException, InterruptedException {
+        Path opt = WORK.resolve("guestfiles/opt/disni");
+        List<String> classPath = new ArrayList<>();
+        for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
+            // this module's classes and rdma-verbs (a directory in the reactor, a jar from the local repository)
+            if (entry.contains("rdma-verbs") && !entry.contains("test-classes") && !entry.contains("tests.jar")) {
+                classPath.add(entry);
+            }
+        }
+        StringBuilder copy = new StringBuilder();
+        int dirs = 0;
+        for (String entry : classPath) {
+            copy.append(Files.isDirectory(Path.of(entry))
+                    ? "cp -a '" + entry + "' \"$OPT/classes-" + dirs++ + "\"\n"
+                    : "cp '" + entry + "' \"$OPT/\"\n");
+        }
+        String jdk = System.getProperty("java.home");
+        run(List.of("bash", "-c", String.join("\n",
+                "set -euo pipefail",
+                "W='" + WORK + "'; OPT='" + opt + "'; SEED='" + LINUX_PEER_CACHE + "'",
+                "mkdir -p \"$W/cache\" \"$W/debs-extra\"",
+                "for x in debs kroot siw-build vmlinuz; do",
+                "  if [ ! -e \"$W/cache/$x\" ] && [ -e \"$SEED/$x\" ]; then cp -a \"$SEED/$x\" \"$W/cache/\"; fi",
+                "done",
+                "if [ ! -x \"$W/jre/bin/java\" ] || [ \"$(cat \"$W/jre.from\" 2>/dev/null)\" != '" + jdk + "' ]; then",
+                "  rm -rf \"$W/jre\"",
+                "  '" + jdk + "/bin/jlink' --add-modules java.base,jdk.unsupported --output \"$W/jre\" "
+                        + "--strip-debug --no-man-pages --no-header-files",
+                "  echo '" + jdk + "' > \"$W/jre.from\"",
+                "fi",
+                "rm -rf \"$OPT\"; mkdir -p \"$OPT\"",
+                copy.toString(),
+                "if [ ! -x \"$W/debs-extra/x/usr/bin/ibv_devinfo\" ]; then",
+                "  (cd \"$W/debs-extra\" && apt-get -o APT::Sandbox::User=root download ibverbs-utils rdmacm-utils "
+                        + ">/dev/null && for f in *.deb; do dpkg-deb -x \"$f\" x; done)",
+                "fi",
+                "LP_CACHE=\"$W/cache\" DP_DIR=\"$W\" LP_FORCE=1 bash '" + harness.resolve("build.sh") + "'")),
+                Map.of(), 900);
+    }
+
+    /**
+     * Runs {@code command} in the guest's shell.
+     *
+     * @return its output, and {@code exit=N} on the last line
+     */
+    String exec(String command) throws IOException, InterruptedException {
+        return run(List.of("python3", harness.resolve("guest-exec.py").toString(), "--timeout", "300",
+                command + "; echo exit=$?"), Map.of("LP_CACHE", WORK.resolve("cache").toString()), 360);
+    }
+
+    private String script(String name) throws IOException, InterruptedException {
+        return run(List.of("bash", harness.resolve(name).toString()),
+                Map.of("LP_CACHE", WORK.resolve("cache").toString()), 600);
+    }
+
+    private String run(List<String> command, Map<String, String> env, long seconds)
+            throws IOException, InterruptedException {
+        ProcessBuilder pb = new ProcessBuilder(command).directory(harness.toFile()).redirectErrorStream(true);
+        pb.environment().putAll(env);
+        Process p = pb.start();
+        byte[] out = p.getInputStream().readAllBytes();
+        if (!p.waitFor(seconds, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            throw new IOException(command + " did not finish within " + seconds + " s");
+        }
+        String text = new String(out, StandardCharsets.UTF_8);
+        if (p.exitValue() != 0) {
+            throw new IOException(String.join(" ", command).lines().findFirst().orElse("") + " failed with status "
+                    + p.exitValue() + ":\n" + text);
+        }
+        return text;
+    }
+
+    @Override
+    public void close() throws IOException, InterruptedException {
+        if (started) {
+            started = false;
+            script("stop.sh");
+        }
+    }
+}

@@ -8,24 +8,43 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
 import org.rpcrdma4j.testsupport.RequiredPeer;
 
 /**
- * On a real verbs device: in a qemu guest with siw ({@link RdmaCoreGuest}), the devices this module lists through
- * the FFM API are the ones rdma-core's own {@code ibv_devinfo -v} shows, with the same limits and flags.
+ * On a real verbs device, in a qemu guest with siw ({@link RdmaCoreGuest}): the devices this module lists through the
+ * FFM API are the ones rdma-core's own {@code ibv_devinfo -v} shows, with the same limits and flags; and the data path
+ * runs through it ({@code GuestLoopback}: connect and accept with private data, SEND, RDMA WRITE, RDMA READ).
  */
 @Timeout(value = 20, unit = TimeUnit.MINUTES)
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class FfmGuestTest {
     /** What both report, by {@code ibv_devinfo}'s names. */
     private static final List<String> COMPARED = List.of("vendor_id", "phys_port_cnt", "max_mr_size", "max_qp_wr",
             "max_sge", "max_cqe", "max_qp_rd_atom", "max_qp_init_rd_atom", "max_mw", "device_cap_flags");
 
+    private RdmaCoreGuest guest;
+
+    @BeforeAll
+    void boot() throws Exception {
+        RequiredPeer.require("the rdma-core guest (disni-peer harness)", RdmaCoreGuest.unavailableReason());
+        guest = RdmaCoreGuest.boot();
+    }
+
+    @AfterAll
+    void stop() throws Exception {
+        if (guest != null) {
+            guest.close();
+        }
+    }
+
     @Test
     void theGuestsDevicesAreListedAsIbvDevinfoShowsThem() throws Exception {
-        RequiredPeer.require("the rdma-core guest (disni-peer harness)", RdmaCoreGuest.unavailableReason());
-        try (RdmaCoreGuest guest = RdmaCoreGuest.boot()) {
+        {
             String ours = guest.exec("/opt/jre/bin/java --enable-native-access=ALL-UNNAMED -cp "
                     + RdmaCoreGuest.GUEST_CLASS_PATH + " org.rpcrdma4j.verbs.ffm.FfmDevices");
             String theirs = guest.exec("ibv_devinfo -v");
@@ -48,6 +67,14 @@ class FfmGuestTest {
             assertThat(siw.get("memory_management_extensions")).isEqualTo("yes"); // siw: MEM_MGT_EXTENSIONS
             assertThat(siw.get("memory_windows_type_2")).isEqualTo("no"); // siw: max_mw 0
         }
+    }
+
+    @Test
+    void theDataPathRunsOnTheGuestsDevice() throws Exception {
+        String out = guest.exec("/opt/jre/bin/java --enable-native-access=ALL-UNNAMED -cp "
+                + RdmaCoreGuest.GUEST_CLASS_PATH + " org.rpcrdma4j.verbs.ffm.internal.GuestLoopback 10.0.2.15 19200");
+        assertThat(out).as(out).contains("loopback: private data both ways, ORD 4; SEND 4096, RDMA WRITE 65536, "
+                + "RDMA READ 65536 bytes compared; torn down").contains("exit=0");
     }
 
     /** {@code siw0: transport IWARP, vendor_id 0x626d74, ...}, by device. */

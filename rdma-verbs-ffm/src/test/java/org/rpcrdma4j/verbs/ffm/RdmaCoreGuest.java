@@ -27,7 +27,8 @@ final class RdmaCoreGuest implements AutoCloseable {
     /** Where the Linux suite's guest keeps its kernel, packages and siw.ko. */
     static final Path LINUX_PEER_CACHE = Path.of("/var/tmp/linux-peer");
     /** The class path in the guest. */
-    static final String GUEST_CLASS_PATH = "'/opt/disni/*:/opt/disni/classes-0:/opt/disni/classes-1'";
+    static final String GUEST_CLASS_PATH =
+            "'/opt/disni/*:/opt/disni/classes-0:/opt/disni/classes-1:/opt/disni/classes-2'";
 
     private final Path harness;
     private boolean started;
@@ -79,8 +80,10 @@ final class RdmaCoreGuest implements AutoCloseable {
         Path opt = WORK.resolve("guestfiles/opt/disni");
         List<String> classPath = new ArrayList<>();
         for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
-            // this module's classes and rdma-verbs (a directory in the reactor, a jar from the local repository)
-            if (entry.contains("rdma-verbs") && !entry.contains("test-classes") && !entry.contains("tests.jar")) {
+            // this module's classes and test classes, and rdma-verbs (a directory in the reactor, a jar from the
+            // local repository)
+            if (entry.contains("rdma-verbs-ffm")
+                    || entry.contains("rdma-verbs") && !entry.contains("test-classes") && !entry.contains("tests.jar")) {
                 classPath.add(entry);
             }
         }
@@ -149,10 +152,15 @@ final class RdmaCoreGuest implements AutoCloseable {
     }
 
     @Override
-    public void close() throws IOException, InterruptedException {
+    public void close() throws IOException {
         if (started) {
             started = false;
-            script("stop.sh");
+            try {
+                script("stop.sh");
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted while stopping the guest", e);
+            }
         }
     }
 }

@@ -143,6 +143,21 @@ public final class IbvAbi {
     public static final int WR_BIND_MW = 8;
     public static final int WR_SEND_WITH_INV = 9;
 
+    // enum ibv_access_flags, ibv_send_flags, ibv_qp_type
+    public static final int ACCESS_LOCAL_WRITE = 1;
+    public static final int ACCESS_REMOTE_WRITE = 1 << 1;
+    public static final int ACCESS_REMOTE_READ = 1 << 2;
+    public static final int SEND_SIGNALED = 1 << 1;
+    public static final int SEND_INLINE = 1 << 3;
+    public static final int QPT_RC = 2;
+
+    // enum ibv_wc_status, ibv_wc_opcode
+    public static final int WC_SUCCESS = 0;
+    public static final int WC_OP_SEND = 0;
+    public static final int WC_OP_RDMA_WRITE = 1;
+    public static final int WC_OP_RDMA_READ = 2;
+    public static final int WC_OP_RECV = 128;
+
     private IbvAbi() {
     }
 }

@@ -13,6 +13,7 @@ public final class RdmaCmAbi {
     public static final long CM_ID_PD = 400;
 
     // struct rdma_cm_event
+    public static final long CM_EVENT_SIZE = 80;
     public static final long CM_EVENT_ID = 0;
     public static final long CM_EVENT_LISTEN_ID = 8;
     public static final long CM_EVENT_EVENT = 16;
@@ -34,6 +35,16 @@ public final class RdmaCmAbi {
 
     // struct rdma_event_channel
     public static final long EVENT_CHANNEL_FD = 0;
+
+    // enum rdma_port_space
+    public static final int PS_TCP = 0x0106;
+
+    // enum rdma_cm_event_type
+    public static final int EVENT_ADDR_RESOLVED = 0;
+    public static final int EVENT_ROUTE_RESOLVED = 2;
+    public static final int EVENT_CONNECT_REQUEST = 4;
+    public static final int EVENT_ESTABLISHED = 9;
+    public static final int EVENT_DISCONNECTED = 10;
 
     private RdmaCmAbi() {
     }

@@ -29,7 +29,7 @@ class IbvAbiTest {
         Map<String, Long> java = expected();
         List<String> names = new ArrayList<>(java.keySet());
         StringBuilder c = new StringBuilder("#include <stdio.h>\n#include <stddef.h>\n#include <infiniband/verbs.h>\n"
-                + "#include <rdma/rdma_cma.h>\nint main(void) {\n");
+                + "#include <rdma/rdma_cma.h>\n#include <netinet/in.h>\nint main(void) {\n");
         for (int i = 0; i < names.size(); i++) {
             c.append("    printf(\"%lld\\n\", (long long) (").append(names.get(i)).append("));\n");
         }
@@ -184,6 +184,23 @@ class IbvAbiTest {
         m.put("IBV_WR_LOCAL_INV", (long) IbvAbi.WR_LOCAL_INV);
         m.put("IBV_WR_BIND_MW", (long) IbvAbi.WR_BIND_MW);
         m.put("IBV_WR_SEND_WITH_INV", (long) IbvAbi.WR_SEND_WITH_INV);
+        m.put("IBV_ACCESS_LOCAL_WRITE", (long) IbvAbi.ACCESS_LOCAL_WRITE);
+        m.put("IBV_ACCESS_REMOTE_WRITE", (long) IbvAbi.ACCESS_REMOTE_WRITE);
+        m.put("IBV_ACCESS_REMOTE_READ", (long) IbvAbi.ACCESS_REMOTE_READ);
+        m.put("IBV_SEND_SIGNALED", (long) IbvAbi.SEND_SIGNALED);
+        m.put("IBV_SEND_INLINE", (long) IbvAbi.SEND_INLINE);
+        m.put("IBV_QPT_RC", (long) IbvAbi.QPT_RC);
+        m.put("IBV_WC_SUCCESS", (long) IbvAbi.WC_SUCCESS);
+        m.put("IBV_WC_SEND", (long) IbvAbi.WC_OP_SEND);
+        m.put("IBV_WC_RDMA_WRITE", (long) IbvAbi.WC_OP_RDMA_WRITE);
+        m.put("IBV_WC_RDMA_READ", (long) IbvAbi.WC_OP_RDMA_READ);
+        m.put("IBV_WC_RECV", (long) IbvAbi.WC_OP_RECV);
+        m.put("RDMA_PS_TCP", (long) RdmaCmAbi.PS_TCP);
+        m.put("RDMA_CM_EVENT_ADDR_RESOLVED", (long) RdmaCmAbi.EVENT_ADDR_RESOLVED);
+        m.put("RDMA_CM_EVENT_ROUTE_RESOLVED", (long) RdmaCmAbi.EVENT_ROUTE_RESOLVED);
+        m.put("RDMA_CM_EVENT_CONNECT_REQUEST", (long) RdmaCmAbi.EVENT_CONNECT_REQUEST);
+        m.put("RDMA_CM_EVENT_ESTABLISHED", (long) RdmaCmAbi.EVENT_ESTABLISHED);
+        m.put("RDMA_CM_EVENT_DISCONNECTED", (long) RdmaCmAbi.EVENT_DISCONNECTED);
         String id = "struct rdma_cm_id";
         m.put(off(id, "verbs"), RdmaCmAbi.CM_ID_VERBS);
         m.put(off(id, "context"), RdmaCmAbi.CM_ID_CONTEXT);
@@ -191,6 +208,8 @@ class IbvAbiTest {
         m.put(off(id, "port_num"), RdmaCmAbi.CM_ID_PORT_NUM);
         m.put(off(id, "pd"), RdmaCmAbi.CM_ID_PD);
         String ev = "struct rdma_cm_event";
+        m.put("sizeof(" + ev + ")", RdmaCmAbi.CM_EVENT_SIZE);
+        m.put("sizeof(struct sockaddr_in)", RdmaCm.SOCKADDR_IN_SIZE);
         m.put(off(ev, "id"), RdmaCmAbi.CM_EVENT_ID);
         m.put(off(ev, "listen_id"), RdmaCmAbi.CM_EVENT_LISTEN_ID);
         m.put(off(ev, "event"), RdmaCmAbi.CM_EVENT_EVENT);

@@ -1,0 +1,187 @@
+package org.rpcrdma4j.verbs.ffm.internal;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandle;
+
+import org.rpcrdma4j.verbs.VerbsException;
+
+/**
+ * libibverbs' verbs as downcalls. The exported ones are linked by name; the four the header makes inline
+ * ({@code ibv_post_send}, {@code ibv_post_recv}, {@code ibv_poll_cq}, {@code ibv_req_notify_cq}) are called through
+ * the provider's function table in the device context ({@link IbvAbi#CONTEXT_OPS_POST_SEND} and the others), as the
+ * header's inline functions do. Failures are {@link org.rpcrdma4j.verbs.ffm.FfmVerbsException}s naming the verb.
+ */
+public final class Ibv {
+    private static final Linker LINKER = Linker.nativeLinker();
+    /** {@code int (*)(void *, void *, void *)}: post_send and post_recv, called at an address. */
+    private static final MethodHandle POST = LINKER.downcallHandle(
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
+    /** {@code int (*)(struct ibv_cq *, int, struct ibv_wc *)}. */
+    private static final MethodHandle POLL_CQ = LINKER.downcallHandle(
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, ADDRESS));
+    /** {@code int (*)(struct ibv_cq *, int)}. */
+    private static final MethodHandle REQ_NOTIFY_CQ = LINKER.downcallHandle(
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
+
+    private final MethodHandle allocPd;
+    private final MethodHandle deallocPd;
+    private final MethodHandle regMr;
+    private final MethodHandle deregMr;
+    private final MethodHandle createCq;
+    private final MethodHandle destroyCq;
+
+    public Ibv(NativeLibrary ibverbs) throws VerbsException {
+        allocPd = ibverbs.function("ibv_alloc_pd", FunctionDescriptor.of(ADDRESS, ADDRESS), Errno.CAPTURE);
+        deallocPd = ibverbs.function("ibv_dealloc_pd", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+        regMr = ibverbs.function("ibv_reg_mr", FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT),
+                Errno.CAPTURE);
+        deregMr = ibverbs.function("ibv_dereg_mr", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+        createCq = ibverbs.function("ibv_create_cq",
+                FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_INT, ADDRESS, ADDRESS, JAVA_INT), Errno.CAPTURE);
+        destroyCq = ibverbs.function("ibv_destroy_cq", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+    }
+
+    /** {@code ibv_alloc_pd}. */
+    public MemorySegment allocPd(MemorySegment context, MemorySegment errno) throws VerbsException {
+        MemorySegment pd = call(() -> (MemorySegment) allocPd.invokeExact(errno, context));
+        return nonNull(pd, "ibv_alloc_pd", errno, null);
+    }
+
+    /** {@code ibv_dealloc_pd}. */
+    public void deallocPd(MemorySegment pd) throws VerbsException {
+        check("ibv_dealloc_pd", call(() -> (int) deallocPd.invokeExact(pd)), null);
+    }
+
+    /** {@code ibv_reg_mr} of {@code length} bytes at {@code address}. */
+    public MemorySegment regMr(MemorySegment pd, MemorySegment address, long length, int access, MemorySegment errno)
+            throws VerbsException {
+        MemorySegment mr = call(() -> (MemorySegment) regMr.invokeExact(errno, pd, address, length, access));
+        return nonNull(mr, "ibv_reg_mr", errno, length + " bytes at 0x" + Long.toHexString(address.address()));
+    }
+
+    /** {@code ibv_dereg_mr}. */
+    public void deregMr(MemorySegment mr) throws VerbsException {
+        check("ibv_dereg_mr", call(() -> (int) deregMr.invokeExact(mr)), null);
+    }
+
+    /** {@code ibv_create_cq} of {@code entries} entries, without a completion channel. */
+    public MemorySegment createCq(MemorySegment context, int entries, MemorySegment errno) throws VerbsException {
+        MemorySegment cq = call(() -> (MemorySegment) createCq.invokeExact(errno, context, entries,
+                MemorySegment.NULL, MemorySegment.NULL, 0));
+        return nonNull(cq, "ibv_create_cq", errno, entries + " entries");
+    }
+
+    /** {@code ibv_destroy_cq}. */
+    public void destroyCq(MemorySegment cq) throws VerbsException {
+        check("ibv_destroy_cq", call(() -> (int) destroyCq.invokeExact(cq)), null);
+    }
+
+    /** The provider's function at {@code offset} in {@code context}'s ops table. */
+    public static MemorySegment op(MemorySegment context, long offset) {
+        return context.reinterpret(IbvAbi.CONTEXT_SIZE).get(ADDRESS, offset);
+    }
+
+    /**
+     * {@code ibv_post_send} through the provider's {@code post_send}; {@code badWr} receives the failed request. The
+     * data path: allocation-free, no lambdas or boxing.
+     */
+    public static void postSend(MemorySegment postSend, MemorySegment qp, MemorySegment wr, MemorySegment badWr)
+            throws VerbsException {
+        int rc;
+        try {
+            rc = (int) POST.invokeExact(postSend, qp, wr, badWr);
+        } catch (Throwable t) {
+            throw linkFailure(t);
+        }
+        check("ibv_post_send", rc, null);
+    }
+
+    /** {@code ibv_post_recv} through the provider's {@code post_recv}. Allocation-free. */
+    public static void postRecv(MemorySegment postRecv, MemorySegment qp, MemorySegment wr, MemorySegment badWr)
+            throws VerbsException {
+        int rc;
+        try {
+            rc = (int) POST.invokeExact(postRecv, qp, wr, badWr);
+        } catch (Throwable t) {
+            throw linkFailure(t);
+        }
+        check("ibv_post_recv", rc, null);
+    }
+
+    /**
+     * {@code ibv_poll_cq} through the provider's {@code poll_cq}: how many completions it wrote to {@code wcs}.
+     * Allocation-free.
+     */
+    public static int pollCq(MemorySegment pollCq, MemorySegment cq, int max, MemorySegment wcs)
+            throws VerbsException {
+        int n;
+        try {
+            n = (int) POLL_CQ.invokeExact(pollCq, cq, max, wcs);
+        } catch (Throwable t) {
+            throw linkFailure(t);
+        }
+        if (n < 0) {
+            throw Errno.failure("ibv_poll_cq", -n, null);
+        }
+        return n;
+    }
+
+    /** {@code ibv_req_notify_cq} through the provider's {@code req_notify_cq}. */
+    public static void reqNotifyCq(MemorySegment reqNotifyCq, MemorySegment cq) throws VerbsException {
+        int rc;
+        try {
+            rc = (int) REQ_NOTIFY_CQ.invokeExact(reqNotifyCq, cq, 0);
+        } catch (Throwable t) {
+            throw linkFailure(t);
+        }
+        check("ibv_req_notify_cq", rc, null);
+    }
+
+    private static RuntimeException linkFailure(Throwable t) {
+        if (t instanceof RuntimeException r) {
+            return r;
+        }
+        if (t instanceof Error e) {
+            throw e;
+        }
+        return new IllegalStateException("downcall failed: " + t, t);
+    }
+
+    /** A verb that returns 0 or an error number (libibverbs' convention for int verbs). */
+    static void check(String verb, int rc, String context) throws VerbsException {
+        if (rc != 0) {
+            throw Errno.failure(verb, rc < 0 ? -rc : rc, context);
+        }
+    }
+
+    static MemorySegment nonNull(MemorySegment result, String verb, MemorySegment errno, String context)
+            throws VerbsException {
+        if (result.equals(MemorySegment.NULL)) {
+            throw Errno.failure(verb, Errno.of(errno), context);
+        }
+        return result;
+    }
+
+    /** A downcall; what it throws besides a verbs error is a bug in the linking, not the device's. */
+    static <T> T call(Downcall<T> downcall) throws VerbsException {
+        try {
+            return downcall.call();
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new VerbsException("downcall failed: " + t, t);
+        }
+    }
+
+    /** A downcall that may throw what {@code invokeExact} may. */
+    @FunctionalInterface
+    interface Downcall<T> {
+        T call() throws Throwable;
+    }
+}

@@ -1,0 +1,181 @@
+package org.rpcrdma4j.verbs.ffm.internal;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_SHORT;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandle;
+import java.net.Inet4Address;
+import java.net.InetSocketAddress;
+import java.nio.ByteOrder;
+
+import org.rpcrdma4j.verbs.VerbsException;
+
+/**
+ * librdmacm's connection manager as downcalls: event channels, identifiers, address and route resolution, listening,
+ * connecting and accepting (with RFC 8797 private data and IRD/ORD in {@code rdma_conn_param}), events. Its functions
+ * return -1 and set {@code errno}; each failure is an {@link org.rpcrdma4j.verbs.ffm.FfmVerbsException} naming the
+ * function.
+ */
+public final class RdmaCm {
+    /** {@code struct sockaddr_in}. */
+    public static final long SOCKADDR_IN_SIZE = 16;
+    private static final short AF_INET = 2;
+
+    private final MethodHandle createEventChannel;
+    private final MethodHandle destroyEventChannel;
+    private final MethodHandle createId;
+    private final MethodHandle destroyId;
+    private final MethodHandle bindAddr;
+    private final MethodHandle listen;
+    private final MethodHandle resolveAddr;
+    private final MethodHandle resolveRoute;
+    private final MethodHandle createQp;
+    private final MethodHandle destroyQp;
+    private final MethodHandle connect;
+    private final MethodHandle accept;
+    private final MethodHandle disconnect;
+    private final MethodHandle getCmEvent;
+    private final MethodHandle ackCmEvent;
+
+    public RdmaCm(NativeLibrary rdmacm) throws VerbsException {
+        createEventChannel = rdmacm.function("rdma_create_event_channel", FunctionDescriptor.of(ADDRESS),
+                Errno.CAPTURE);
+        destroyEventChannel = rdmacm.function("rdma_destroy_event_channel", FunctionDescriptor.ofVoid(ADDRESS));
+        createId = rdmacm.function("rdma_create_id",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, JAVA_INT), Errno.CAPTURE);
+        destroyId = rdmacm.function("rdma_destroy_id", FunctionDescriptor.of(JAVA_INT, ADDRESS), Errno.CAPTURE);
+        bindAddr = rdmacm.function("rdma_bind_addr", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS),
+                Errno.CAPTURE);
+        listen = rdmacm.function("rdma_listen", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT), Errno.CAPTURE);
+        resolveAddr = rdmacm.function("rdma_resolve_addr",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, JAVA_INT), Errno.CAPTURE);
+        resolveRoute = rdmacm.function("rdma_resolve_route", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT),
+                Errno.CAPTURE);
+        createQp = rdmacm.function("rdma_create_qp", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS),
+                Errno.CAPTURE);
+        destroyQp = rdmacm.function("rdma_destroy_qp", FunctionDescriptor.ofVoid(ADDRESS));
+        connect = rdmacm.function("rdma_connect", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS), Errno.CAPTURE);
+        accept = rdmacm.function("rdma_accept", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS), Errno.CAPTURE);
+        disconnect = rdmacm.function("rdma_disconnect", FunctionDescriptor.of(JAVA_INT, ADDRESS), Errno.CAPTURE);
+        getCmEvent = rdmacm.function("rdma_get_cm_event", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS),
+                Errno.CAPTURE);
+        ackCmEvent = rdmacm.function("rdma_ack_cm_event", FunctionDescriptor.of(JAVA_INT, ADDRESS), Errno.CAPTURE);
+    }
+
+    /** {@code rdma_create_event_channel}. */
+    public MemorySegment createEventChannel(MemorySegment errno) throws VerbsException {
+        return Ibv.nonNull(Ibv.call(() -> (MemorySegment) createEventChannel.invokeExact(errno)),
+                "rdma_create_event_channel", errno, null);
+    }
+
+    /** {@code rdma_destroy_event_channel}. */
+    public void destroyEventChannel(MemorySegment channel) throws VerbsException {
+        Ibv.call(() -> {
+            destroyEventChannel.invokeExact(channel);
+            return null;
+        });
+    }
+
+    /** {@code rdma_create_id} for a reliable connection ({@code RDMA_PS_TCP}). */
+    public MemorySegment createId(Arena arena, MemorySegment channel, MemorySegment errno) throws VerbsException {
+        MemorySegment out = arena.allocate(ADDRESS);
+        check("rdma_create_id", Ibv.call(() -> (int) createId.invokeExact(errno, channel, out, MemorySegment.NULL,
+                RdmaCmAbi.PS_TCP)), errno, null);
+        return out.get(ADDRESS, 0);
+    }
+
+    /** {@code rdma_destroy_id}. */
+    public void destroyId(MemorySegment id, MemorySegment errno) throws VerbsException {
+        check("rdma_destroy_id", Ibv.call(() -> (int) destroyId.invokeExact(errno, id)), errno, null);
+    }
+
+    /** {@code rdma_bind_addr}. */
+    public void bindAddr(MemorySegment id, MemorySegment sockaddr, MemorySegment errno) throws VerbsException {
+        check("rdma_bind_addr", Ibv.call(() -> (int) bindAddr.invokeExact(errno, id, sockaddr)), errno, null);
+    }
+
+    /** {@code rdma_listen}. */
+    public void listen(MemorySegment id, int backlog, MemorySegment errno) throws VerbsException {
+        check("rdma_listen", Ibv.call(() -> (int) listen.invokeExact(errno, id, backlog)), errno, null);
+    }
+
+    /** {@code rdma_resolve_addr} to {@code destination}, from any source address. */
+    public void resolveAddr(MemorySegment id, MemorySegment destination, int timeoutMs, MemorySegment errno)
+            throws VerbsException {
+        check("rdma_resolve_addr", Ibv.call(() -> (int) resolveAddr.invokeExact(errno, id, MemorySegment.NULL,
+                destination, timeoutMs)), errno, null);
+    }
+
+    /** {@code rdma_resolve_route}. */
+    public void resolveRoute(MemorySegment id, int timeoutMs, MemorySegment errno) throws VerbsException {
+        check("rdma_resolve_route", Ibv.call(() -> (int) resolveRoute.invokeExact(errno, id, timeoutMs)), errno,
+                null);
+    }
+
+    /** {@code rdma_create_qp}: the identifier's queue pair, in {@code id->qp}. */
+    public void createQp(MemorySegment id, MemorySegment pd, MemorySegment initAttr, MemorySegment errno)
+            throws VerbsException {
+        check("rdma_create_qp", Ibv.call(() -> (int) createQp.invokeExact(errno, id, pd, initAttr)), errno, null);
+    }
+
+    /** {@code rdma_destroy_qp}. */
+    public void destroyQp(MemorySegment id) throws VerbsException {
+        Ibv.call(() -> {
+            destroyQp.invokeExact(id);
+            return null;
+        });
+    }
+
+    /** {@code rdma_connect} with {@code param} ({@link RdmaCmAbi#CONN_PARAM_SIZE} bytes). */
+    public void connect(MemorySegment id, MemorySegment param, MemorySegment errno) throws VerbsException {
+        check("rdma_connect", Ibv.call(() -> (int) connect.invokeExact(errno, id, param)), errno, null);
+    }
+
+    /** {@code rdma_accept} with {@code param}. */
+    public void accept(MemorySegment id, MemorySegment param, MemorySegment errno) throws VerbsException {
+        check("rdma_accept", Ibv.call(() -> (int) accept.invokeExact(errno, id, param)), errno, null);
+    }
+
+    /** {@code rdma_disconnect}. */
+    public void disconnect(MemorySegment id, MemorySegment errno) throws VerbsException {
+        check("rdma_disconnect", Ibv.call(() -> (int) disconnect.invokeExact(errno, id)), errno, null);
+    }
+
+    /** {@code rdma_get_cm_event}: blocks until the channel has an event; acknowledge it with {@link #ackCmEvent}. */
+    public MemorySegment getCmEvent(Arena arena, MemorySegment channel, MemorySegment errno) throws VerbsException {
+        MemorySegment out = arena.allocate(ADDRESS);
+        check("rdma_get_cm_event", Ibv.call(() -> (int) getCmEvent.invokeExact(errno, channel, out)), errno, null);
+        return out.get(ADDRESS, 0).reinterpret(RdmaCmAbi.CM_EVENT_SIZE);
+    }
+
+    /** {@code rdma_ack_cm_event}. */
+    public void ackCmEvent(MemorySegment event, MemorySegment errno) throws VerbsException {
+        check("rdma_ack_cm_event", Ibv.call(() -> (int) ackCmEvent.invokeExact(errno, event)), errno, null);
+    }
+
+    /** A {@code struct sockaddr_in} for {@code address}, from {@code arena}. */
+    public static MemorySegment sockaddr(Arena arena, InetSocketAddress address) {
+        if (!(address.getAddress() instanceof Inet4Address v4)) {
+            throw new IllegalArgumentException("IPv4 only so far: " + address);
+        }
+        MemorySegment s = arena.allocate(SOCKADDR_IN_SIZE, 4);
+        s.set(JAVA_SHORT, 0, AF_INET);
+        s.set(JAVA_SHORT.withOrder(ByteOrder.BIG_ENDIAN), 2, (short) address.getPort());
+        byte[] ip = v4.getAddress();
+        for (int i = 0; i < 4; i++) {
+            s.set(JAVA_BYTE, 4 + i, ip[i]);
+        }
+        return s;
+    }
+
+    private static void check(String function, int rc, MemorySegment errno, String context) throws VerbsException {
+        if (rc != 0) {
+            throw Errno.failure(function, Errno.of(errno), context);
+        }
+    }
+}

@@ -1,0 +1,260 @@
+package org.rpcrdma4j.verbs.ffm.internal;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.Random;
+
+/**
+ * The data path through the FFM API on a real device, one process talking to itself: RDMA CM listen, connect and
+ * accept with private data both ways and IRD/ORD set, then a SEND, an RDMA WRITE and an RDMA READ between the two
+ * queue pairs, the bytes compared at each end, and everything torn down. Run in the rdma-core guest by
+ * {@code FfmGuestTest}: {@code GuestLoopback <IPv4 of the RDMA interface> <port>}. Prints one {@code loopback:} line
+ * and exits 0, or throws.
+ */
+public final class GuestLoopback {
+    private static final int SEND_BYTES = 4096;
+    private static final int RDMA_BYTES = 65536;
+    private static final byte[] CALLER_DATA = "rpcrdma4j-ffm connect".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] ACCEPT_DATA = "rpcrdma4j-ffm accept".getBytes(StandardCharsets.US_ASCII);
+
+    private final Ibv ibv;
+    private final RdmaCm cm;
+    private final Arena arena;
+    private final MemorySegment errno;
+
+    private GuestLoopback(Ibv ibv, RdmaCm cm, Arena arena) {
+        this.ibv = ibv;
+        this.cm = cm;
+        this.arena = arena;
+        this.errno = Errno.allocate(arena);
+    }
+
+    public static void main(String[] args) throws Exception {
+        InetSocketAddress at = new InetSocketAddress(args[0], Integer.parseInt(args[1]));
+        Ibv ibv = new Ibv(NativeLibrary.open(NativeLibrary.IBVERBS));
+        RdmaCm cm = new RdmaCm(NativeLibrary.open(NativeLibrary.RDMACM));
+        try (Arena arena = Arena.ofConfined()) {
+            System.out.println(new GuestLoopback(ibv, cm, arena).run(at));
+        }
+    }
+
+    private String run(InetSocketAddress at) throws Exception {
+        MemorySegment channel = cm.createEventChannel(errno);
+        MemorySegment listener = cm.createId(arena, channel, errno);
+        cm.bindAddr(listener, RdmaCm.sockaddr(arena, at), errno);
+        cm.listen(listener, 4, errno);
+
+        MemorySegment client = cm.createId(arena, channel, errno);
+        cm.resolveAddr(client, RdmaCm.sockaddr(arena, at), 2000, errno);
+        ack(expect(channel, RdmaCmAbi.EVENT_ADDR_RESOLVED));
+        cm.resolveRoute(client, 2000, errno);
+        ack(expect(channel, RdmaCmAbi.EVENT_ROUTE_RESOLVED));
+        MemorySegment context = id(client).get(ADDRESS, RdmaCmAbi.CM_ID_VERBS);
+        MemorySegment pd = ibv.allocPd(context, errno);
+        MemorySegment clientCq = ibv.createCq(context, 64, errno);
+        MemorySegment serverCq = ibv.createCq(context, 64, errno);
+        cm.createQp(client, pd, qpAttr(clientCq), errno);
+        cm.connect(client, connParam(CALLER_DATA), errno);
+
+        MemorySegment request = expect(channel, RdmaCmAbi.EVENT_CONNECT_REQUEST);
+        MemorySegment server = request.get(ADDRESS, RdmaCmAbi.CM_EVENT_ID);
+        byte[] offered = privateData(request, CALLER_DATA.length);
+        int ord = Byte.toUnsignedInt(request.get(JAVA_BYTE, RdmaCmAbi.CM_EVENT_CONN_INITIATOR_DEPTH));
+        ack(request);
+        require(Arrays.equals(offered, CALLER_DATA), "the connect's private data arrived: "
+                + new String(offered, StandardCharsets.US_ASCII));
+        require(ord == 4, "the caller's ORD arrived as the listener's IRD offer: " + ord);
+        cm.createQp(server, pd, qpAttr(serverCq), errno);
+
+        MemorySegment serverBuf = arena.allocate(RDMA_BYTES, 4096);
+        MemorySegment clientBuf = arena.allocate(RDMA_BYTES, 4096);
+        int access = IbvAbi.ACCESS_LOCAL_WRITE | IbvAbi.ACCESS_REMOTE_WRITE | IbvAbi.ACCESS_REMOTE_READ;
+        MemorySegment serverMr = ibv.regMr(pd, serverBuf, RDMA_BYTES, access, errno);
+        MemorySegment clientMr = ibv.regMr(pd, clientBuf, RDMA_BYTES, access, errno);
+        MemorySegment serverQp = id(server).get(ADDRESS, RdmaCmAbi.CM_ID_QP);
+        MemorySegment clientQp = id(client).get(ADDRESS, RdmaCmAbi.CM_ID_QP);
+        MemorySegment badWr = arena.allocate(ADDRESS);
+        Ibv.postRecv(Ibv.op(context, IbvAbi.CONTEXT_OPS_POST_RECV), serverQp,
+                recvWr(1, sge(serverBuf, SEND_BYTES, mrKey(serverMr, IbvAbi.MR_LKEY))), badWr);
+        cm.accept(server, connParam(ACCEPT_DATA), errno);
+        byte[] accepted = null;
+        for (int established = 0; established < 2; established++) {
+            MemorySegment e = expect(channel, RdmaCmAbi.EVENT_ESTABLISHED);
+            if (e.get(ADDRESS, RdmaCmAbi.CM_EVENT_ID).equals(client)) {
+                accepted = privateData(e, ACCEPT_DATA.length);
+            }
+            ack(e);
+        }
+        require(accepted != null && Arrays.equals(accepted, ACCEPT_DATA), "the accept's private data arrived");
+
+        MemorySegment postSend = Ibv.op(context, IbvAbi.CONTEXT_OPS_POST_SEND);
+        MemorySegment poll = Ibv.op(context, IbvAbi.CONTEXT_OPS_POLL_CQ);
+        int lkey = mrKey(clientMr, IbvAbi.MR_LKEY);
+        long remote = serverBuf.address();
+        int rkey = mrKey(serverMr, IbvAbi.MR_RKEY);
+
+        byte[] sent = fill(clientBuf, SEND_BYTES, 1);
+        Ibv.postSend(postSend, clientQp, sendWr(2, IbvAbi.WR_SEND, sge(clientBuf, SEND_BYTES, lkey), 0, 0), badWr);
+        complete(poll, clientCq, IbvAbi.WC_OP_SEND, 2);
+        int received = complete(poll, serverCq, IbvAbi.WC_OP_RECV, 1);
+        require(received == SEND_BYTES, "the receive completion's byte_len: " + received);
+        require(Arrays.equals(bytes(serverBuf, SEND_BYTES), sent), "the SEND's bytes arrived");
+
+        byte[] written = fill(clientBuf, RDMA_BYTES, 2);
+        Ibv.postSend(postSend, clientQp, sendWr(3, IbvAbi.WR_RDMA_WRITE, sge(clientBuf, RDMA_BYTES, lkey), remote,
+                rkey), badWr);
+        complete(poll, clientCq, IbvAbi.WC_OP_RDMA_WRITE, 3);
+        require(Arrays.equals(bytes(serverBuf, RDMA_BYTES), written), "the RDMA WRITE's bytes landed");
+
+        byte[] served = fill(serverBuf, RDMA_BYTES, 3);
+        clientBuf.fill((byte) 0);
+        Ibv.postSend(postSend, clientQp, sendWr(4, IbvAbi.WR_RDMA_READ, sge(clientBuf, RDMA_BYTES, lkey), remote,
+                rkey), badWr);
+        complete(poll, clientCq, IbvAbi.WC_OP_RDMA_READ, 4);
+        require(Arrays.equals(bytes(clientBuf, RDMA_BYTES), served), "the RDMA READ's bytes arrived");
+
+        cm.disconnect(client, errno);
+        for (int disconnected = 0; disconnected < 2; disconnected++) {
+            ack(expect(channel, RdmaCmAbi.EVENT_DISCONNECTED));
+        }
+        cm.destroyQp(client);
+        cm.destroyQp(server);
+        ibv.deregMr(clientMr);
+        ibv.deregMr(serverMr);
+        ibv.destroyCq(clientCq);
+        ibv.destroyCq(serverCq);
+        ibv.deallocPd(pd);
+        cm.destroyId(server, errno);
+        cm.destroyId(client, errno);
+        cm.destroyId(listener, errno);
+        cm.destroyEventChannel(channel);
+        return "loopback: private data both ways, ORD " + ord + "; SEND " + SEND_BYTES + ", RDMA WRITE " + RDMA_BYTES
+                + ", RDMA READ " + RDMA_BYTES + " bytes compared; torn down";
+    }
+
+    private MemorySegment expect(MemorySegment channel, int type) throws Exception {
+        MemorySegment e = cm.getCmEvent(arena, channel, errno);
+        int got = e.get(JAVA_INT, RdmaCmAbi.CM_EVENT_EVENT);
+        if (got != type) {
+            int status = e.get(JAVA_INT, RdmaCmAbi.CM_EVENT_STATUS);
+            ack(e);
+            throw new IllegalStateException("expected RDMA CM event " + type + ", got " + got + " (status " + status
+                    + ")");
+        }
+        return e;
+    }
+
+    private void ack(MemorySegment event) throws Exception {
+        cm.ackCmEvent(event, errno);
+    }
+
+    private static MemorySegment id(MemorySegment id) {
+        return id.reinterpret(RdmaCmAbi.CM_ID_PD + ADDRESS.byteSize() * 2);
+    }
+
+    private static byte[] privateData(MemorySegment event, int length) {
+        int len = Byte.toUnsignedInt(event.get(JAVA_BYTE, RdmaCmAbi.CM_EVENT_CONN_PRIVATE_DATA_LEN));
+        MemorySegment data = event.get(ADDRESS, RdmaCmAbi.CM_EVENT_CONN_PRIVATE_DATA);
+        require(len >= length && !data.equals(MemorySegment.NULL), "private data of " + len + " bytes");
+        return data.reinterpret(len).asSlice(0, length).toArray(JAVA_BYTE);
+    }
+
+    private MemorySegment connParam(byte[] privateData) {
+        MemorySegment data = arena.allocate(privateData.length);
+        data.copyFrom(MemorySegment.ofArray(privateData));
+        MemorySegment p = arena.allocate(RdmaCmAbi.CONN_PARAM_SIZE, 8);
+        p.set(ADDRESS, RdmaCmAbi.CONN_PARAM_PRIVATE_DATA, data);
+        p.set(JAVA_BYTE, RdmaCmAbi.CONN_PARAM_PRIVATE_DATA_LEN, (byte) privateData.length);
+        p.set(JAVA_BYTE, RdmaCmAbi.CONN_PARAM_RESPONDER_RESOURCES, (byte) 4);
+        p.set(JAVA_BYTE, RdmaCmAbi.CONN_PARAM_INITIATOR_DEPTH, (byte) 4);
+        p.set(JAVA_BYTE, RdmaCmAbi.CONN_PARAM_RETRY_COUNT, (byte) 7);
+        p.set(JAVA_BYTE, RdmaCmAbi.CONN_PARAM_RNR_RETRY_COUNT, (byte) 7);
+        return p;
+    }
+
+    private MemorySegment qpAttr(MemorySegment cq) {
+        MemorySegment a = arena.allocate(IbvAbi.QP_INIT_ATTR_SIZE, 8);
+        a.set(ADDRESS, IbvAbi.QP_INIT_ATTR_SEND_CQ, cq);
+        a.set(ADDRESS, IbvAbi.QP_INIT_ATTR_RECV_CQ, cq);
+        long cap = IbvAbi.QP_INIT_ATTR_CAP;
+        a.set(JAVA_INT, cap + IbvAbi.QP_CAP_MAX_SEND_WR, 16);
+        a.set(JAVA_INT, cap + IbvAbi.QP_CAP_MAX_RECV_WR, 16);
+        a.set(JAVA_INT, cap + IbvAbi.QP_CAP_MAX_SEND_SGE, 1);
+        a.set(JAVA_INT, cap + IbvAbi.QP_CAP_MAX_RECV_SGE, 1);
+        a.set(JAVA_INT, IbvAbi.QP_INIT_ATTR_QP_TYPE, IbvAbi.QPT_RC);
+        return a;
+    }
+
+    private MemorySegment sge(MemorySegment buffer, int length, int lkey) {
+        MemorySegment s = arena.allocate(IbvAbi.SGE_SIZE, 8);
+        s.set(JAVA_LONG, IbvAbi.SGE_ADDR, buffer.address());
+        s.set(JAVA_INT, IbvAbi.SGE_LENGTH, length);
+        s.set(JAVA_INT, IbvAbi.SGE_LKEY, lkey);
+        return s;
+    }
+
+    private MemorySegment recvWr(long wrId, MemorySegment sge) {
+        MemorySegment w = arena.allocate(IbvAbi.RECV_WR_SIZE, 8);
+        w.set(JAVA_LONG, IbvAbi.RECV_WR_WR_ID, wrId);
+        w.set(ADDRESS, IbvAbi.RECV_WR_SG_LIST, sge);
+        w.set(JAVA_INT, IbvAbi.RECV_WR_NUM_SGE, 1);
+        return w;
+    }
+
+    private MemorySegment sendWr(long wrId, int opcode, MemorySegment sge, long remoteAddr, int rkey) {
+        MemorySegment w = arena.allocate(IbvAbi.SEND_WR_SIZE, 8);
+        w.set(JAVA_LONG, IbvAbi.SEND_WR_WR_ID, wrId);
+        w.set(ADDRESS, IbvAbi.SEND_WR_SG_LIST, sge);
+        w.set(JAVA_INT, IbvAbi.SEND_WR_NUM_SGE, 1);
+        w.set(JAVA_INT, IbvAbi.SEND_WR_OPCODE, opcode);
+        w.set(JAVA_INT, IbvAbi.SEND_WR_SEND_FLAGS, IbvAbi.SEND_SIGNALED);
+        w.set(JAVA_LONG, IbvAbi.SEND_WR_RDMA_REMOTE_ADDR, remoteAddr);
+        w.set(JAVA_INT, IbvAbi.SEND_WR_RDMA_RKEY, rkey);
+        return w;
+    }
+
+    /** Polls {@code cq} until one completion comes; it must be {@code opcode} for {@code wrId} and succeed. */
+    private int complete(MemorySegment poll, MemorySegment cq, int opcode, long wrId) throws Exception {
+        MemorySegment wc = arena.allocate(IbvAbi.WC_SIZE, 8);
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (Ibv.pollCq(poll, cq, 1, wc) == 0) {
+            require(System.nanoTime() < deadline, "a completion for work request " + wrId + " within 10 s");
+            Thread.onSpinWait();
+        }
+        int status = wc.get(JAVA_INT, IbvAbi.WC_STATUS);
+        require(status == IbvAbi.WC_SUCCESS, "work request " + wrId + " completed with status " + status);
+        require(wc.get(JAVA_LONG, IbvAbi.WC_WR_ID) == wrId, "the completion's wr_id " + wc.get(JAVA_LONG, 0));
+        require(wc.get(JAVA_INT, IbvAbi.WC_OPCODE) == opcode, "the completion's opcode "
+                + wc.get(JAVA_INT, IbvAbi.WC_OPCODE));
+        return wc.get(JAVA_INT, IbvAbi.WC_BYTE_LEN);
+    }
+
+    private static int mrKey(MemorySegment mr, long offset) {
+        return mr.reinterpret(IbvAbi.MR_RKEY + 4).get(JAVA_INT, offset);
+    }
+
+    private static byte[] fill(MemorySegment buffer, int length, long seed) {
+        byte[] b = new byte[length];
+        new Random(seed).nextBytes(b);
+        buffer.asSlice(0, length).copyFrom(MemorySegment.ofArray(b));
+        return b;
+    }
+
+    private static byte[] bytes(MemorySegment buffer, int length) {
+        return buffer.asSlice(0, length).toArray(JAVA_BYTE);
+    }
+
+    private static void require(boolean holds, String what) {
+        if (!holds) {
+            throw new IllegalStateException("failed: " + what);
+        }
+    }
+}

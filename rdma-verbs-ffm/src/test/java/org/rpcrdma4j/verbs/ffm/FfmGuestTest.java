@@ -10,18 +10,23 @@ import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
 import org.rpcrdma4j.testsupport.RequiredPeer;
 
 /**
- * On a real verbs device, in a qemu guest with siw ({@link RdmaCoreGuest}): the devices this module lists through the
- * FFM API are the ones rdma-core's own {@code ibv_devinfo -v} shows, with the same limits and flags; and the data path
- * runs through it ({@code GuestLoopback}: connect and accept with private data, SEND, RDMA WRITE, RDMA READ).
+ * On real verbs devices, in a qemu guest ({@link RdmaCoreGuest}), first with siw (iWARP), then with rxe (RoCE v2): the
+ * devices this module lists through the FFM API are the ones rdma-core's own {@code ibv_devinfo -v} shows, with the
+ * same transport, limits and flags; and the data path runs through it on each ({@code GuestLoopback}: connect and
+ * accept with private data, SEND, RDMA WRITE, RDMA READ).
  */
 @Timeout(value = 20, unit = TimeUnit.MINUTES)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class FfmGuestTest {
     /** What both report, by {@code ibv_devinfo}'s names. */
     private static final List<String> COMPARED = List.of("vendor_id", "phys_port_cnt", "max_mr_size", "max_qp_wr",
@@ -43,36 +48,65 @@ class FfmGuestTest {
     }
 
     @Test
-    void theGuestsDevicesAreListedAsIbvDevinfoShowsThem() throws Exception {
-        {
-            String ours = guest.exec("/opt/jre/bin/java --enable-native-access=ALL-UNNAMED -cp "
-                    + RdmaCoreGuest.GUEST_CLASS_PATH + " org.rpcrdma4j.verbs.ffm.FfmDevices");
-            String theirs = guest.exec("ibv_devinfo -v");
-            assertThat(ours).as(ours).contains("exit=0");
-            Map<String, Map<String, String>> listed = parseOurs(ours);
-            Map<String, Map<String, String>> devinfo = parseDevinfo(theirs);
-            assertThat(listed.keySet()).as(theirs).containsExactlyInAnyOrderElementsOf(devinfo.keySet())
-                    .contains("siw0");
-            for (String device : devinfo.keySet()) {
-                Map<String, String> mine = listed.get(device);
-                Map<String, String> rdmaCore = devinfo.get(device);
-                for (String key : COMPARED) {
-                    assertThat(normal(mine.get(key))).as(device + " " + key + "\n" + ours + "\n" + theirs)
-                            .isEqualTo(normal(rdmaCore.get(key)));
-                }
-            }
-            Map<String, String> siw = listed.get("siw0");
-            assertThat(siw.get("transport")).isEqualTo("IWARP");
-            assertThat(devinfo.get("siw0").get("transport")).startsWith("iWARP");
-            assertThat(siw.get("memory_management_extensions")).isEqualTo("yes"); // siw: MEM_MGT_EXTENSIONS
-            assertThat(siw.get("memory_windows_type_2")).isEqualTo("no"); // siw: max_mw 0
-        }
+    @Order(1)
+    void siwIsListedAsIbvDevinfoShowsIt() throws Exception {
+        Map<String, String> siw = listedAsIbvDevinfoShows("siw0");
+        assertThat(siw.get("transport")).isEqualTo("IWARP");
+        assertThat(siw.get("memory_management_extensions")).isEqualTo("yes"); // siw: MEM_MGT_EXTENSIONS
+        assertThat(siw.get("memory_windows_type_2")).isEqualTo("no"); // siw: max_mw 0
     }
 
     @Test
-    void theDataPathRunsOnTheGuestsDevice() throws Exception {
+    @Order(2)
+    void theDataPathRunsOverSiw() throws Exception {
+        loopback(19200);
+    }
+
+    @Test
+    @Order(3)
+    void rxeIsListedAsIbvDevinfoShowsIt() throws Exception {
+        guest.useRxe();
+        Map<String, String> rxe = listedAsIbvDevinfoShows("rxe0");
+        assertThat(rxe.get("transport")).isEqualTo("ROCE"); // InfiniBand transport, Ethernet link layer
+        assertThat(rxe.get("memory_management_extensions")).isEqualTo("yes");
+        assertThat(rxe.get("memory_windows_type_2")).isEqualTo("yes"); // rxe: MEM_WINDOW_TYPE_2B
+    }
+
+    @Test
+    @Order(4)
+    void theDataPathRunsOverRxe() throws Exception {
+        guest.useRxe();
+        loopback(19201);
+    }
+
+    /** Lists the guest's devices both ways, requires them equal, and returns {@code device}'s fields as ours. */
+    private Map<String, String> listedAsIbvDevinfoShows(String device) throws Exception {
+        String ours = guest.exec("/opt/jre/bin/java --enable-native-access=ALL-UNNAMED -cp "
+                + RdmaCoreGuest.GUEST_CLASS_PATH + " org.rpcrdma4j.verbs.ffm.FfmDevices");
+        String theirs = guest.exec("ibv_devinfo -v");
+        assertThat(ours).as(ours).contains("exit=0");
+        Map<String, Map<String, String>> listed = parseOurs(ours);
+        Map<String, Map<String, String>> devinfo = parseDevinfo(theirs);
+        assertThat(listed.keySet()).as(theirs).containsExactlyInAnyOrderElementsOf(devinfo.keySet()).contains(device);
+        for (String name : devinfo.keySet()) {
+            Map<String, String> mine = listed.get(name);
+            Map<String, String> rdmaCore = devinfo.get(name);
+            for (String key : COMPARED) {
+                assertThat(normal(mine.get(key))).as(name + " " + key + "\n" + ours + "\n" + theirs)
+                        .isEqualTo(normal(rdmaCore.get(key)));
+            }
+            String transport = rdmaCore.get("transport");
+            String link = rdmaCore.get("link_layer");
+            assertThat(mine.get("transport")).as(name).isEqualTo(transport.startsWith("iWARP") ? "IWARP"
+                    : "Ethernet".equals(link) ? "ROCE" : "IB");
+        }
+        return listed.get(device);
+    }
+
+    /** Runs {@code GuestLoopback} on the guest's one device. */
+    private void loopback(int port) throws Exception {
         String out = guest.exec("/opt/jre/bin/java --enable-native-access=ALL-UNNAMED -cp "
-                + RdmaCoreGuest.GUEST_CLASS_PATH + " org.rpcrdma4j.verbs.ffm.internal.GuestLoopback 10.0.2.15 19200");
+                + RdmaCoreGuest.GUEST_CLASS_PATH + " org.rpcrdma4j.verbs.ffm.internal.GuestLoopback 10.0.2.15 " + port);
         assertThat(out).as(out).contains("loopback: private data both ways, ORD 4; SEND 4096, RDMA WRITE 65536, "
                 + "RDMA READ 65536 bytes compared; torn down").contains("exit=0");
     }

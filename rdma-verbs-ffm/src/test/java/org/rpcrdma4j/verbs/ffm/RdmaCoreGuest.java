@@ -32,6 +32,7 @@ final class RdmaCoreGuest implements AutoCloseable {
 
     private final Path harness;
     private boolean started;
+    private boolean rxe;
 
     private RdmaCoreGuest(Path harness) {
         this.harness = harness;
@@ -108,14 +109,39 @@ final class RdmaCoreGuest implements AutoCloseable {
                         + "--strip-debug --no-man-pages --no-header-files",
                 "  echo '" + jdk + "' > \"$W/jre.from\"",
                 "fi",
-                "rm -rf \"$OPT\"; mkdir -p \"$OPT\"",
+                "rm -rf \"$OPT\"; mkdir -p \"$OPT/rxe\"",
                 copy.toString(),
+                // rxe (RoCE v2 in software): its kernel modules beside the harness's and its rdma-core provider,
+                // put in place by useRxe()
+                "K=\"$W/cache/kroot/lib/modules\"/*/kernel",
+                "cp $K/crypto/crc32_generic.ko $K/net/ipv4/udp_tunnel.ko $K/net/ipv6/ip6_udp_tunnel.ko "
+                        + "$K/drivers/infiniband/sw/rxe/rdma_rxe.ko \"$OPT/rxe/\"",
+                "cp /usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav34.so \"$OPT/rxe/\"",
                 "if [ ! -x \"$W/debs-extra/x/usr/bin/ibv_devinfo\" ]; then",
                 "  (cd \"$W/debs-extra\" && apt-get -o APT::Sandbox::User=root download ibverbs-utils rdmacm-utils "
                         + ">/dev/null && for f in *.deb; do dpkg-deb -x \"$f\" x; done)",
                 "fi",
                 "LP_CACHE=\"$W/cache\" DP_DIR=\"$W\" LP_FORCE=1 bash '" + harness.resolve("build.sh") + "'")),
                 Map.of(), 900);
+    }
+
+    /**
+     * Replaces the guest's siw device by an rxe one on the same interface (RoCE v2 in software; the connection manager
+     * would pick either for the same address): loads rxe's modules, installs its rdma-core provider, adds
+     * {@code rxe0}, deletes {@code siw0}. Once per boot.
+     */
+    void useRxe() throws IOException, InterruptedException {
+        if (rxe) {
+            return;
+        }
+        String out = exec("cd /opt/disni/rxe && for m in crc32_generic udp_tunnel ip6_udp_tunnel rdma_rxe; do "
+                + "insmod $m.ko || exit 1; done && cp librxe-rdmav34.so /usr/lib/x86_64-linux-gnu/libibverbs/ && "
+                + "echo 'driver rxe' > /etc/libibverbs.d/rxe.driver && rdma link add rxe0 type rxe netdev eth0 && "
+                + "rdma link delete siw0 && rdma link show");
+        if (!out.contains("exit=0") || !out.contains("rxe0")) {
+            throw new IOException("the guest could not switch to rxe:\n" + out);
+        }
+        rxe = true;
     }
 
     /**

@@ -47,6 +47,7 @@ public final class GuestLoopback {
     }
 
     private String run(InetSocketAddress at) throws Exception {
+        long t0 = System.nanoTime();
         MemorySegment channel = cm.createEventChannel(errno);
         MemorySegment listener = cm.createId(arena, channel, errno);
         cm.bindAddr(listener, RdmaCm.sockaddr(arena, at), errno);
@@ -94,6 +95,7 @@ public final class GuestLoopback {
             ack(e);
         }
         require(accepted != null && Arrays.equals(accepted, ACCEPT_DATA), "the accept's private data arrived");
+        long t1 = System.nanoTime();
 
         MemorySegment postSend = Ibv.op(context, IbvAbi.CONTEXT_OPS_POST_SEND);
         MemorySegment poll = Ibv.op(context, IbvAbi.CONTEXT_OPS_POLL_CQ);
@@ -121,10 +123,15 @@ public final class GuestLoopback {
         complete(poll, clientCq, IbvAbi.WC_OP_RDMA_READ, 4);
         require(Arrays.equals(bytes(clientBuf, RDMA_BYTES), served), "the RDMA READ's bytes arrived");
 
+        long t2 = System.nanoTime();
         cm.disconnect(client, errno);
+        // both ends disconnect: over InfiniBand's CM (rxe) the caller's DREQ is answered by the other end's own
+        // rdma_disconnect, without which the caller waits out the DREQ timeout (about 100 s) before its event
+        cm.disconnect(server, errno);
         for (int disconnected = 0; disconnected < 2; disconnected++) {
             ack(expect(channel, RdmaCmAbi.EVENT_DISCONNECTED));
         }
+        long t3 = System.nanoTime();
         cm.destroyQp(client);
         cm.destroyQp(server);
         ibv.deregMr(clientMr);
@@ -137,7 +144,9 @@ public final class GuestLoopback {
         cm.destroyId(listener, errno);
         cm.destroyEventChannel(channel);
         return "loopback: private data both ways, ORD " + ord + "; SEND " + SEND_BYTES + ", RDMA WRITE " + RDMA_BYTES
-                + ", RDMA READ " + RDMA_BYTES + " bytes compared; torn down";
+                + ", RDMA READ " + RDMA_BYTES + " bytes compared; torn down (ms: connect " + (t1 - t0) / 1_000_000
+                + ", data " + (t2 - t1) / 1_000_000 + ", disconnect " + (t3 - t2) / 1_000_000 + ", release "
+                + (System.nanoTime() - t3) / 1_000_000 + ")";
     }
 
     private MemorySegment expect(MemorySegment channel, int type) throws Exception {

@@ -93,25 +93,24 @@ public final class Ibv {
      */
     public static void postSend(MemorySegment postSend, MemorySegment qp, MemorySegment wr, MemorySegment badWr)
             throws VerbsException {
-        int rc;
-        try {
-            rc = (int) POST.invokeExact(postSend, qp, wr, badWr);
-        } catch (Throwable t) {
-            throw linkFailure(t);
-        }
-        check("ibv_post_send", rc, null);
+        post("ibv_post_send", postSend, qp, wr, badWr);
     }
 
     /** {@code ibv_post_recv} through the provider's {@code post_recv}. Allocation-free. */
     public static void postRecv(MemorySegment postRecv, MemorySegment qp, MemorySegment wr, MemorySegment badWr)
             throws VerbsException {
+        post("ibv_post_recv", postRecv, qp, wr, badWr);
+    }
+
+    private static void post(String verb, MemorySegment function, MemorySegment qp, MemorySegment wr,
+                             MemorySegment badWr) throws VerbsException {
         int rc;
         try {
-            rc = (int) POST.invokeExact(postRecv, qp, wr, badWr);
+            rc = (int) POST.invokeExact(function, qp, wr, badWr);
         } catch (Throwable t) {
             throw linkFailure(t);
         }
-        check("ibv_post_recv", rc, null);
+        check(verb, rc, null);
     }
 
     /**

@@ -26,6 +26,8 @@ final class RdmaCoreGuest implements AutoCloseable {
     static final Path WORK = Path.of("/var/tmp/rpcrdma4j-ffm-peer");
     /** Where the Linux suite's guest keeps its kernel, packages and siw.ko. */
     static final Path LINUX_PEER_CACHE = Path.of("/var/tmp/linux-peer");
+    /** The guest's runtime: the FFM API, and the allocation counters the data path is checked with. */
+    static final String JRE_MODULES = "java.base,jdk.unsupported,jdk.management";
     /** The class path in the guest. */
     static final String GUEST_CLASS_PATH =
             "'/opt/disni/*:/opt/disni/classes-0:/opt/disni/classes-1:/opt/disni/classes-2'";
@@ -96,6 +98,7 @@ final class RdmaCoreGuest implements AutoCloseable {
                     : "cp '" + entry + "' \"$OPT/\"\n");
         }
         String jdk = System.getProperty("java.home");
+        String stamp = jdk + " " + JRE_MODULES;
         run(List.of("bash", "-c", String.join("\n",
                 "set -euo pipefail",
                 "W='" + WORK + "'; OPT='" + opt + "'; SEED='" + LINUX_PEER_CACHE + "'",
@@ -103,11 +106,11 @@ final class RdmaCoreGuest implements AutoCloseable {
                 "for x in debs kroot siw-build vmlinuz; do",
                 "  if [ ! -e \"$W/cache/$x\" ] && [ -e \"$SEED/$x\" ]; then cp -a \"$SEED/$x\" \"$W/cache/\"; fi",
                 "done",
-                "if [ ! -x \"$W/jre/bin/java\" ] || [ \"$(cat \"$W/jre.from\" 2>/dev/null)\" != '" + jdk + "' ]; then",
+                "if [ ! -x \"$W/jre/bin/java\" ] || [ \"$(cat \"$W/jre.from\" 2>/dev/null)\" != '" + stamp + "' ]; then",
                 "  rm -rf \"$W/jre\"",
-                "  '" + jdk + "/bin/jlink' --add-modules java.base,jdk.unsupported --output \"$W/jre\" "
+                "  '" + jdk + "/bin/jlink' --add-modules " + JRE_MODULES + " --output \"$W/jre\" "
                         + "--strip-debug --no-man-pages --no-header-files",
-                "  echo '" + jdk + "' > \"$W/jre.from\"",
+                "  echo '" + stamp + "' > \"$W/jre.from\"",
                 "fi",
                 "rm -rf \"$OPT\"; mkdir -p \"$OPT/rxe\"",
                 copy.toString(),

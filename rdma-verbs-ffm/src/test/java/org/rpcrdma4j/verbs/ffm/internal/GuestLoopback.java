@@ -123,6 +123,8 @@ public final class GuestLoopback {
         complete(poll, clientCq, IbvAbi.WC_OP_RDMA_READ, 4);
         require(Arrays.equals(bytes(clientBuf, RDMA_BYTES), served), "the RDMA READ's bytes arrived");
 
+        String steady = steadyState(postSend, Ibv.op(context, IbvAbi.CONTEXT_OPS_POST_RECV), poll, clientQp, serverQp,
+                clientCq, serverCq, clientBuf, lkey, serverBuf, mrKey(serverMr, IbvAbi.MR_LKEY), badWr);
         long t2 = System.nanoTime();
         cm.disconnect(client, errno);
         // both ends disconnect: over InfiniBand's CM (rxe) the caller's DREQ is answered by the other end's own
@@ -146,7 +148,54 @@ public final class GuestLoopback {
         return "loopback: private data both ways, ORD " + ord + "; SEND " + SEND_BYTES + ", RDMA WRITE " + RDMA_BYTES
                 + ", RDMA READ " + RDMA_BYTES + " bytes compared; torn down (ms: connect " + (t1 - t0) / 1_000_000
                 + ", data " + (t2 - t1) / 1_000_000 + ", disconnect " + (t3 - t2) / 1_000_000 + ", release "
-                + (System.nanoTime() - t3) / 1_000_000 + ")";
+                + (System.nanoTime() - t3) / 1_000_000 + ")\nsteady state: " + steady;
+    }
+
+    /**
+     * The data path in steady state: a receive posted, a 64-byte SEND posted, both completions polled, over and over
+     * with work requests built once. Returns how many pairs ran and how many bytes this thread allocated while the
+     * measured ones ran (after a warm-up for the JIT).
+     */
+    private String steadyState(MemorySegment postSend, MemorySegment postRecv, MemorySegment poll,
+                               MemorySegment clientQp, MemorySegment serverQp, MemorySegment clientCq,
+                               MemorySegment serverCq, MemorySegment clientBuf, int clientLkey, MemorySegment serverBuf,
+                               int serverLkey, MemorySegment badWr) throws Exception {
+        MemorySegment send = sendWr(5, IbvAbi.WR_SEND, sge(clientBuf, 64, clientLkey), 0, 0);
+        MemorySegment recv = recvWr(6, sge(serverBuf, 64, serverLkey));
+        MemorySegment wc = arena.allocate(IbvAbi.WC_SIZE, 8);
+        com.sun.management.ThreadMXBean threads =
+                (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        int warmUp = 20_000;
+        int measured = 20_000;
+        for (int i = 0; i < warmUp; i++) {
+            pingPong(postSend, postRecv, poll, clientQp, serverQp, clientCq, serverCq, send, recv, wc, badWr);
+        }
+        long before = threads.getCurrentThreadAllocatedBytes();
+        for (int i = 0; i < measured; i++) {
+            pingPong(postSend, postRecv, poll, clientQp, serverQp, clientCq, serverCq, send, recv, wc, badWr);
+        }
+        long allocated = threads.getCurrentThreadAllocatedBytes() - before;
+        return measured + " SEND/receive pairs, " + allocated + " bytes allocated";
+    }
+
+    private static void pingPong(MemorySegment postSend, MemorySegment postRecv, MemorySegment poll,
+                                 MemorySegment clientQp, MemorySegment serverQp, MemorySegment clientCq,
+                                 MemorySegment serverCq, MemorySegment send, MemorySegment recv, MemorySegment wc,
+                                 MemorySegment badWr) throws Exception {
+        Ibv.postRecv(postRecv, serverQp, recv, badWr);
+        Ibv.postSend(postSend, clientQp, send, badWr);
+        awaitOne(poll, clientCq, wc);
+        awaitOne(poll, serverCq, wc);
+    }
+
+    /** Polls until one completion comes; allocates nothing unless it failed. */
+    private static void awaitOne(MemorySegment poll, MemorySegment cq, MemorySegment wc) throws Exception {
+        while (Ibv.pollCq(poll, cq, 1, wc) == 0) {
+            Thread.onSpinWait();
+        }
+        if (wc.get(JAVA_INT, IbvAbi.WC_STATUS) != IbvAbi.WC_SUCCESS) {
+            throw new IllegalStateException("a completion with status " + wc.get(JAVA_INT, IbvAbi.WC_STATUS));
+        }
     }
 
     private MemorySegment expect(MemorySegment channel, int type) throws Exception {

@@ -59,7 +59,7 @@ class FfmGuestTest {
     @Test
     @Order(2)
     void theDataPathRunsOverSiw() throws Exception {
-        loopback(19200);
+        loopback(19200, "");
     }
 
     @Test
@@ -76,7 +76,10 @@ class FfmGuestTest {
     @Order(4)
     void theDataPathRunsOverRxe() throws Exception {
         guest.useRxe();
-        loopback(19201);
+        String out = loopback(19201, " windows");
+        assertThat(out).as(out).contains("memory window: type 2, bound (rkey 0x")
+                .contains("written through, invalidated by the peer's SEND with Invalidate")
+                .containsPattern("then refused \\(status (?!0\\))\\d+\\)");
     }
 
     /** Lists the guest's devices both ways, requires them equal, and returns {@code device}'s fields as ours. */
@@ -103,14 +106,17 @@ class FfmGuestTest {
         return listed.get(device);
     }
 
-    /** Runs {@code GuestLoopback} on the guest's one device. */
-    private void loopback(int port) throws Exception {
+    /** Runs {@code GuestLoopback} on the guest's one device; returns what it printed. */
+    private String loopback(int port, String options) throws Exception {
         String out = guest.exec("/opt/jre/bin/java --enable-native-access=ALL-UNNAMED -cp "
-                + RdmaCoreGuest.GUEST_CLASS_PATH + " org.rpcrdma4j.verbs.ffm.internal.GuestLoopback 10.0.2.15 " + port);
+                + RdmaCoreGuest.GUEST_CLASS_PATH + " org.rpcrdma4j.verbs.ffm.internal.GuestLoopback 10.0.2.15 " + port
+                + options);
+        System.out.println(out.strip()); // the phases' times and the memory window's story, for the build's log
         assertThat(out).as(out).contains("loopback: private data both ways, ORD 4; SEND 4096, RDMA WRITE 65536, "
                 + "RDMA READ 65536 bytes compared; torn down").contains("exit=0")
                 // the data path's downcalls allocate nothing once compiled
                 .contains("steady state: 20000 SEND/receive pairs, 0 bytes allocated");
+        return out;
     }
 
     /** {@code siw0: transport IWARP, vendor_id 0x626d74, ...}, by device. */

@@ -25,6 +25,11 @@ public final class Ibv {
     /** {@code int (*)(struct ibv_cq *, int, struct ibv_wc *)}. */
     private static final MethodHandle POLL_CQ = LINKER.downcallHandle(
             FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, ADDRESS));
+    /** {@code struct ibv_mw *(*)(struct ibv_pd *, enum ibv_mw_type)}, errno captured. */
+    private static final MethodHandle ALLOC_MW = LINKER.downcallHandle(
+            FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_INT), Errno.CAPTURE);
+    /** {@code int (*)(struct ibv_mw *)}. */
+    private static final MethodHandle DEALLOC_MW = LINKER.downcallHandle(FunctionDescriptor.of(JAVA_INT, ADDRESS));
     /** {@code int (*)(struct ibv_cq *, int)}. */
     private static final MethodHandle REQ_NOTIFY_CQ = LINKER.downcallHandle(
             FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
@@ -80,6 +85,26 @@ public final class Ibv {
     /** {@code ibv_destroy_cq}. */
     public void destroyCq(MemorySegment cq) throws VerbsException {
         check("ibv_destroy_cq", call(() -> (int) destroyCq.invokeExact(cq)), null);
+    }
+
+    /**
+     * {@code ibv_alloc_mw} of {@code type} (2: bound with a work request, invalidated remotely or locally) through the
+     * provider's {@code alloc_mw}; a provider without memory windows has none ({@code EOPNOTSUPP}).
+     */
+    public static MemorySegment allocMw(MemorySegment context, MemorySegment pd, int type, MemorySegment errno)
+            throws VerbsException {
+        MemorySegment fn = op(context, IbvAbi.CONTEXT_OPS_ALLOC_MW);
+        if (fn.equals(MemorySegment.NULL)) {
+            throw Errno.failure("ibv_alloc_mw", 95, "the device's provider has no memory windows"); // EOPNOTSUPP
+        }
+        MemorySegment mw = call(() -> (MemorySegment) ALLOC_MW.invokeExact(fn, errno, pd, type));
+        return nonNull(mw, "ibv_alloc_mw", errno, "type " + type).reinterpret(IbvAbi.MW_SIZE);
+    }
+
+    /** {@code ibv_dealloc_mw} through the provider's {@code dealloc_mw}. */
+    public static void deallocMw(MemorySegment context, MemorySegment mw) throws VerbsException {
+        MemorySegment fn = op(context, IbvAbi.CONTEXT_OPS_DEALLOC_MW);
+        check("ibv_dealloc_mw", call(() -> (int) DEALLOC_MW.invokeExact(fn, mw)), null);
     }
 
     /** The provider's function at {@code offset} in {@code context}'s ops table. */

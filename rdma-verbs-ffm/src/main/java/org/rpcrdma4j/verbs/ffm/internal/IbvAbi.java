@@ -102,6 +102,7 @@ public final class IbvAbi {
     public static final long MR_LENGTH = 24;
     public static final long MR_LKEY = 36;
     public static final long MR_RKEY = 40;
+    public static final long MW_SIZE = 32;
     public static final long MW_RKEY = 16;
     public static final long CQ_CONTEXT = 0;
     public static final long QP_CONTEXT = 0;
@@ -150,6 +151,12 @@ public final class IbvAbi {
     public static final int SEND_SIGNALED = 1 << 1;
     public static final int SEND_INLINE = 1 << 3;
     public static final int QPT_RC = 2;
+    public static final int ACCESS_MW_BIND = 1 << 4;
+    public static final int MW_TYPE_2 = 2;
+    public static final int WC_OP_BIND_MW = 5;
+    public static final int WC_OP_LOCAL_INV = 6;
+    public static final int WC_WITH_INV = 1 << 3;
+    public static final int WC_REM_ACCESS_ERR = 10;
 
     // enum ibv_wc_status, ibv_wc_opcode
     public static final int WC_SUCCESS = 0;

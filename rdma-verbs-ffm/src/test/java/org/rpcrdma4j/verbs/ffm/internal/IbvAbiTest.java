@@ -195,6 +195,13 @@ class IbvAbiTest {
         m.put("IBV_WC_RDMA_WRITE", (long) IbvAbi.WC_OP_RDMA_WRITE);
         m.put("IBV_WC_RDMA_READ", (long) IbvAbi.WC_OP_RDMA_READ);
         m.put("IBV_WC_RECV", (long) IbvAbi.WC_OP_RECV);
+        m.put("IBV_ACCESS_MW_BIND", (long) IbvAbi.ACCESS_MW_BIND);
+        m.put("IBV_MW_TYPE_2", (long) IbvAbi.MW_TYPE_2);
+        m.put("IBV_WC_BIND_MW", (long) IbvAbi.WC_OP_BIND_MW);
+        m.put("IBV_WC_LOCAL_INV", (long) IbvAbi.WC_OP_LOCAL_INV);
+        m.put("IBV_WC_WITH_INV", (long) IbvAbi.WC_WITH_INV);
+        m.put("IBV_WC_REM_ACCESS_ERR", (long) IbvAbi.WC_REM_ACCESS_ERR);
+        m.put("sizeof(struct ibv_mw)", IbvAbi.MW_SIZE);
         m.put("RDMA_PS_TCP", (long) RdmaCmAbi.PS_TCP);
         m.put("RDMA_CM_EVENT_ADDR_RESOLVED", (long) RdmaCmAbi.EVENT_ADDR_RESOLVED);
         m.put("RDMA_CM_EVENT_ROUTE_RESOLVED", (long) RdmaCmAbi.EVENT_ROUTE_RESOLVED);

@@ -112,8 +112,8 @@ class FfmGuestTest {
                 + RdmaCoreGuest.GUEST_CLASS_PATH + " org.rpcrdma4j.verbs.ffm.internal.GuestLoopback 10.0.2.15 " + port
                 + options);
         System.out.println(out.strip()); // the phases' times and the memory window's story, for the build's log
-        assertThat(out).as(out).contains("loopback: private data both ways, ORD 4; SEND 4096, RDMA WRITE 65536, "
-                + "RDMA READ 65536 bytes compared; torn down").contains("exit=0")
+        assertThat(out).as(out).contains("loopback: private data both ways, ORD 4; completion event; SEND 4096, "
+                + "RDMA WRITE 65536, RDMA READ 65536 bytes compared; torn down").contains("exit=0")
                 // the data path's downcalls allocate nothing once compiled
                 .contains("steady state: 20000 SEND/receive pairs, 0 bytes allocated");
         return out;

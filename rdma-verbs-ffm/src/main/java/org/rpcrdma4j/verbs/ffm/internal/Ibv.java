@@ -4,6 +4,7 @@ import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
+import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
@@ -40,6 +41,10 @@ public final class Ibv {
     private final MethodHandle deregMr;
     private final MethodHandle createCq;
     private final MethodHandle destroyCq;
+    private final MethodHandle createCompChannel;
+    private final MethodHandle destroyCompChannel;
+    private final MethodHandle getCqEvent;
+    private final MethodHandle ackCqEvents;
 
     public Ibv(NativeLibrary ibverbs) throws VerbsException {
         allocPd = ibverbs.function("ibv_alloc_pd", FunctionDescriptor.of(ADDRESS, ADDRESS), Errno.CAPTURE);
@@ -50,6 +55,12 @@ public final class Ibv {
         createCq = ibverbs.function("ibv_create_cq",
                 FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_INT, ADDRESS, ADDRESS, JAVA_INT), Errno.CAPTURE);
         destroyCq = ibverbs.function("ibv_destroy_cq", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+        createCompChannel = ibverbs.function("ibv_create_comp_channel", FunctionDescriptor.of(ADDRESS, ADDRESS),
+                Errno.CAPTURE);
+        destroyCompChannel = ibverbs.function("ibv_destroy_comp_channel", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+        getCqEvent = ibverbs.function("ibv_get_cq_event", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS),
+                Errno.CAPTURE);
+        ackCqEvents = ibverbs.function("ibv_ack_cq_events", FunctionDescriptor.ofVoid(ADDRESS, JAVA_INT));
     }
 
     /** {@code ibv_alloc_pd}. */
@@ -77,9 +88,48 @@ public final class Ibv {
 
     /** {@code ibv_create_cq} of {@code entries} entries, without a completion channel. */
     public MemorySegment createCq(MemorySegment context, int entries, MemorySegment errno) throws VerbsException {
+        return createCq(context, entries, MemorySegment.NULL, errno);
+    }
+
+    /** {@code ibv_create_cq} of {@code entries} entries, its events to {@code channel} (NULL: none). */
+    public MemorySegment createCq(MemorySegment context, int entries, MemorySegment channel, MemorySegment errno)
+            throws VerbsException {
         MemorySegment cq = call(() -> (MemorySegment) createCq.invokeExact(errno, context, entries,
-                MemorySegment.NULL, MemorySegment.NULL, 0));
+                MemorySegment.NULL, channel, 0));
         return nonNull(cq, "ibv_create_cq", errno, entries + " entries");
+    }
+
+    /** {@code ibv_create_comp_channel}: a file descriptor ({@link IbvAbi#COMP_CHANNEL_FD}) completion events wake. */
+    public MemorySegment createCompChannel(MemorySegment context, MemorySegment errno) throws VerbsException {
+        MemorySegment channel = call(() -> (MemorySegment) createCompChannel.invokeExact(errno, context));
+        return nonNull(channel, "ibv_create_comp_channel", errno, null);
+    }
+
+    /** {@code ibv_destroy_comp_channel}. */
+    public void destroyCompChannel(MemorySegment channel) throws VerbsException {
+        check("ibv_destroy_comp_channel", call(() -> (int) destroyCompChannel.invokeExact(channel)), null);
+    }
+
+    /**
+     * {@code ibv_get_cq_event}: blocks until a completion queue armed with {@link #reqNotifyCq} on {@code channel}
+     * has a completion, and returns that queue (the event must be acknowledged with {@link #ackCqEvents}).
+     */
+    public MemorySegment getCqEvent(Arena arena, MemorySegment channel, MemorySegment errno) throws VerbsException {
+        MemorySegment cq = arena.allocate(ADDRESS);
+        MemorySegment context = arena.allocate(ADDRESS);
+        int rc = call(() -> (int) getCqEvent.invokeExact(errno, channel, cq, context));
+        if (rc != 0) {
+            throw Errno.failure("ibv_get_cq_event", Errno.of(errno), null);
+        }
+        return cq.get(ADDRESS, 0);
+    }
+
+    /** {@code ibv_ack_cq_events}: every event taken must be acknowledged before the queue is destroyed. */
+    public void ackCqEvents(MemorySegment cq, int events) throws VerbsException {
+        call(() -> {
+            ackCqEvents.invokeExact(cq, events);
+            return null;
+        });
     }
 
     /** {@code ibv_destroy_cq}. */

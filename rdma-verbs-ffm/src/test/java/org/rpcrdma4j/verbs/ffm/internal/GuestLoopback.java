@@ -66,7 +66,8 @@ public final class GuestLoopback {
         MemorySegment context = id(client).get(ADDRESS, RdmaCmAbi.CM_ID_VERBS);
         MemorySegment pd = ibv.allocPd(context, errno);
         MemorySegment clientCq = ibv.createCq(context, 64, errno);
-        MemorySegment serverCq = ibv.createCq(context, 64, errno);
+        MemorySegment events = ibv.createCompChannel(context, errno);
+        MemorySegment serverCq = ibv.createCq(context, 64, events, errno);
         cm.createQp(client, pd, qpAttr(clientCq), errno);
         cm.connect(client, connParam(CALLER_DATA), errno);
 
@@ -109,8 +110,13 @@ public final class GuestLoopback {
         int rkey = mrKey(serverMr, IbvAbi.MR_RKEY);
 
         byte[] sent = fill(clientBuf, SEND_BYTES, 1);
+        Ibv.reqNotifyCq(Ibv.op(context, IbvAbi.CONTEXT_OPS_REQ_NOTIFY_CQ), serverCq);
         Ibv.postSend(postSend, clientQp, sendWr(2, IbvAbi.WR_SEND, sge(clientBuf, SEND_BYTES, lkey), 0, 0), badWr);
         complete(poll, clientCq, IbvAbi.WC_OP_SEND, 2);
+        // the receive's completion wakes a thread blocked on the completion channel
+        MemorySegment woken = ibv.getCqEvent(arena, events, errno);
+        require(woken.equals(serverCq), "the completion channel named the receiving queue");
+        ibv.ackCqEvents(woken, 1);
         int received = complete(poll, serverCq, IbvAbi.WC_OP_RECV, 1);
         require(received == SEND_BYTES, "the receive completion's byte_len: " + received);
         require(Arrays.equals(bytes(serverBuf, SEND_BYTES), sent), "the SEND's bytes arrived");
@@ -147,12 +153,13 @@ public final class GuestLoopback {
         ibv.deregMr(serverMr);
         ibv.destroyCq(clientCq);
         ibv.destroyCq(serverCq);
+        ibv.destroyCompChannel(events);
         ibv.deallocPd(pd);
         cm.destroyId(server, errno);
         cm.destroyId(client, errno);
         cm.destroyId(listener, errno);
         cm.destroyEventChannel(channel);
-        return "loopback: private data both ways, ORD " + ord + "; SEND " + SEND_BYTES + ", RDMA WRITE " + RDMA_BYTES
+        return "loopback: private data both ways, ORD " + ord + "; completion event; SEND " + SEND_BYTES + ", RDMA WRITE " + RDMA_BYTES
                 + ", RDMA READ " + RDMA_BYTES + " bytes compared; torn down (ms: connect " + (t1 - t0) / 1_000_000
                 + ", data " + (t2 - t1) / 1_000_000 + ", disconnect " + (t3 - t2) / 1_000_000 + ", release "
                 + (System.nanoTime() - t3) / 1_000_000 + ")\nsteady state: " + steady + window;

@@ -86,7 +86,8 @@ final class RdmaCoreGuest implements AutoCloseable {
             // this module's classes and test classes, and rdma-verbs (a directory in the reactor, a jar from the
             // local repository)
             if (entry.contains("rdma-verbs-ffm")
-                    || entry.contains("rdma-verbs") && !entry.contains("test-classes") && !entry.contains("tests.jar")) {
+                    || entry.contains("rdma-verbs") && !entry.contains("test-classes")
+                            && !entry.contains("tests.jar")) {
                 classPath.add(entry);
             }
         }
@@ -106,7 +107,8 @@ final class RdmaCoreGuest implements AutoCloseable {
                 "for x in debs kroot siw-build vmlinuz; do",
                 "  if [ ! -e \"$W/cache/$x\" ] && [ -e \"$SEED/$x\" ]; then cp -a \"$SEED/$x\" \"$W/cache/\"; fi",
                 "done",
-                "if [ ! -x \"$W/jre/bin/java\" ] || [ \"$(cat \"$W/jre.from\" 2>/dev/null)\" != '" + stamp + "' ]; then",
+                "if [ ! -x \"$W/jre/bin/java\" ] || [ \"$(cat \"$W/jre.from\" 2>/dev/null)\" != '" + stamp
+                        + "' ]; then",
                 "  rm -rf \"$W/jre\"",
                 "  '" + jdk + "/bin/jlink' --add-modules " + JRE_MODULES + " --output \"$W/jre\" "
                         + "--strip-debug --no-man-pages --no-header-files",

@@ -136,8 +136,8 @@ public final class GuestLoopback {
 
         String steady = steadyState(postSend, Ibv.op(context, IbvAbi.CONTEXT_OPS_POST_RECV), poll, clientQp, serverQp,
                 clientCq, serverCq, clientBuf, lkey, serverBuf, mrKey(serverMr, IbvAbi.MR_LKEY), badWr);
-        String window = windows ? "\nmemory window: " + window(context, pd, postSend, poll, clientQp, serverQp, clientCq,
-                serverCq, clientBuf, lkey, serverBuf, mrKey(serverMr, IbvAbi.MR_LKEY), badWr) : "";
+        String window = windows ? "\nmemory window: " + window(context, pd, postSend, poll, clientQp, serverQp,
+                clientCq, serverCq, clientBuf, lkey, serverBuf, mrKey(serverMr, IbvAbi.MR_LKEY), badWr) : "";
         long t2 = System.nanoTime();
         cm.disconnect(client, errno);
         // both ends disconnect: over InfiniBand's CM (rxe) the caller's DREQ is answered by the other end's own
@@ -159,7 +159,8 @@ public final class GuestLoopback {
         cm.destroyId(client, errno);
         cm.destroyId(listener, errno);
         cm.destroyEventChannel(channel);
-        return "loopback: private data both ways, ORD " + ord + "; completion event; SEND " + SEND_BYTES + ", RDMA WRITE " + RDMA_BYTES
+        return "loopback: private data both ways, ORD " + ord + "; completion event; SEND " + SEND_BYTES
+                + ", RDMA WRITE " + RDMA_BYTES
                 + ", RDMA READ " + RDMA_BYTES + " bytes compared; torn down (ms: connect " + (t1 - t0) / 1_000_000
                 + ", data " + (t2 - t1) / 1_000_000 + ", disconnect " + (t3 - t2) / 1_000_000 + ", release "
                 + (System.nanoTime() - t3) / 1_000_000 + ")\nsteady state: " + steady + window;

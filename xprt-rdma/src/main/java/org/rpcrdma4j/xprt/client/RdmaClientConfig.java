@@ -321,7 +321,8 @@ public final class RdmaClientConfig {
 
         /**
          * Inline thresholds offered in the RFC 8797 private data (default 8192 each, so that a 4 KiB WRITE and a 4 KiB
-         * READ's reply fit with their headers and need no chunk); each is capped by the server's (Linux offers 4096). Sizes are rounded down to a whole KiB within 1 KiB..256 KiB, as the private data carries them.
+         * READ's reply fit with their headers and need no chunk); each is capped by the server's (Linux offers 4096).
+         * Sizes are rounded down to a whole KiB within 1 KiB..256 KiB, as the private data carries them.
          */
         public Builder inlineSizes(int send, int receive) {
             this.inlineSendSize = wireSize(send, "inline send size");

@@ -394,7 +394,7 @@ final class Connection implements Agent, ConnectionWork {
             return;
         }
         // the slot takeSlot() will give, when the call can be served at once
-        CallSlot next = receives.heldCount() == 0 && freeCount > 0 ? slots[freeSlots[freeCount - 1]] : null;
+        CallSlot next = receives.heldCount() == 0 ? nextFreeSlot() : null;
         RpcRdmaHeader header = next != null ? next.call : scratch;
         int headerLength = -1;
         RpcRdmaDecodeException refused = null;
@@ -785,6 +785,11 @@ final class Connection implements Agent, ConnectionWork {
     private CallSlot takeSlot() {
         busySlots = slots.length - freeCount + 1;
         return slots[freeSlots[--freeCount]];
+    }
+
+    /** The slot {@link #takeSlot()} gives next, without taking it; null when none is free. */
+    private CallSlot nextFreeSlot() {
+        return freeCount > 0 ? slots[freeSlots[freeCount - 1]] : null;
     }
 
     /** Returns a slot; {@code unanswered}: the call got no reply, so it leaves the client's credits now. */

@@ -69,10 +69,8 @@ public final class DeviceList {
             } finally {
                 freeDeviceList.invokeExact(list);
             }
-        } catch (VerbsException | RuntimeException | Error e) {
-            throw e;
         } catch (Throwable t) {
-            throw new VerbsException("listing RDMA devices failed: " + t, t);
+            throw Ibv.downcallFailure(t);
         }
     }
 

@@ -183,7 +183,7 @@ public final class Ibv {
         try {
             rc = (int) POST.invokeExact(function, qp, wr, badWr);
         } catch (Throwable t) {
-            throw linkFailure(t);
+            throw downcallFailure(t);
         }
         check(verb, rc, null);
     }
@@ -198,7 +198,7 @@ public final class Ibv {
         try {
             n = (int) POLL_CQ.invokeExact(pollCq, cq, max, wcs);
         } catch (Throwable t) {
-            throw linkFailure(t);
+            throw downcallFailure(t);
         }
         if (n < 0) {
             throw Errno.failure("ibv_poll_cq", -n, null);
@@ -212,19 +212,9 @@ public final class Ibv {
         try {
             rc = (int) REQ_NOTIFY_CQ.invokeExact(reqNotifyCq, cq, 0);
         } catch (Throwable t) {
-            throw linkFailure(t);
+            throw downcallFailure(t);
         }
         check("ibv_req_notify_cq", rc, null);
-    }
-
-    private static RuntimeException linkFailure(Throwable t) {
-        if (t instanceof RuntimeException r) {
-            return r;
-        }
-        if (t instanceof Error e) {
-            throw e;
-        }
-        return new IllegalStateException("downcall failed: " + t, t);
     }
 
     /** A verb that returns 0 or an error number (libibverbs' convention for int verbs). */
@@ -246,11 +236,24 @@ public final class Ibv {
     static <T> T call(Downcall<T> downcall) throws VerbsException {
         try {
             return downcall.call();
-        } catch (RuntimeException | Error e) {
-            throw e;
         } catch (Throwable t) {
-            throw new VerbsException("downcall failed: " + t, t);
+            throw downcallFailure(t);
         }
+    }
+
+    /**
+     * What a downcall threw that is not the verb's own error: unchecked ones as they are, anything else (which
+     * {@code invokeExact} declares but a linked native function cannot throw) wrapped. For the catch clauses around
+     * {@code invokeExact}, so that each names no exception types of its own.
+     */
+    static VerbsException downcallFailure(Throwable t) {
+        if (t instanceof RuntimeException r) {
+            throw r;
+        }
+        if (t instanceof Error e) {
+            throw e;
+        }
+        return t instanceof VerbsException v ? v : new VerbsException("downcall failed: " + t, t);
     }
 
     /** A downcall that may throw what {@code invokeExact} may. */

@@ -256,14 +256,23 @@ public final class GuestLoopback {
 
     /** Polls until the completion of {@code wrId} comes (flushed ones of other requests are passed over). */
     private MemorySegment awaitCompletion(MemorySegment poll, MemorySegment cq, long wrId) throws Exception {
+        MemorySegment wc;
+        do {
+            wc = nextCompletion(poll, cq, wrId);
+        } while (wc.get(JAVA_LONG, IbvAbi.WC_WR_ID) != wrId);
+        return wc;
+    }
+
+    /** Polls {@code cq} until it gives one completion, for at most 10 s ({@code wrId}: the one awaited, for errors). */
+    private MemorySegment nextCompletion(MemorySegment poll, MemorySegment cq, long wrId) throws Exception {
         MemorySegment wc = arena.allocate(IbvAbi.WC_SIZE, 8);
         long deadline = System.nanoTime() + 10_000_000_000L;
-        do {
-            while (Ibv.pollCq(poll, cq, 1, wc) == 0) {
-                require(System.nanoTime() < deadline, "a completion for work request " + wrId + " within 10 s");
-                Thread.onSpinWait();
+        while (Ibv.pollCq(poll, cq, 1, wc) == 0) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException("failed: a completion for work request " + wrId + " within 10 s");
             }
-        } while (wc.get(JAVA_LONG, IbvAbi.WC_WR_ID) != wrId);
+            Thread.onSpinWait();
+        }
         return wc;
     }
 
@@ -370,12 +379,7 @@ public final class GuestLoopback {
 
     /** Polls {@code cq} until one completion comes; it must be {@code opcode} for {@code wrId} and succeed. */
     private int complete(MemorySegment poll, MemorySegment cq, int opcode, long wrId) throws Exception {
-        MemorySegment wc = arena.allocate(IbvAbi.WC_SIZE, 8);
-        long deadline = System.nanoTime() + 10_000_000_000L;
-        while (Ibv.pollCq(poll, cq, 1, wc) == 0) {
-            require(System.nanoTime() < deadline, "a completion for work request " + wrId + " within 10 s");
-            Thread.onSpinWait();
-        }
+        MemorySegment wc = nextCompletion(poll, cq, wrId);
         int status = wc.get(JAVA_INT, IbvAbi.WC_STATUS);
         require(status == IbvAbi.WC_SUCCESS, "work request " + wrId + " completed with status " + status);
         require(wc.get(JAVA_LONG, IbvAbi.WC_WR_ID) == wrId, "the completion's wr_id " + wc.get(JAVA_LONG, 0));

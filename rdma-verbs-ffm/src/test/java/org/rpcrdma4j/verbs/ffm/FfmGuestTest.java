@@ -64,6 +64,12 @@ class FfmGuestTest {
 
     @Test
     @Order(3)
+    void theConformanceSuitePassesOverSiw() throws Exception {
+        conformance();
+    }
+
+    @Test
+    @Order(4)
     void rxeIsListedAsIbvDevinfoShowsIt() throws Exception {
         guest.useRxe();
         Map<String, String> rxe = listedAsIbvDevinfoShows("rxe0");
@@ -73,13 +79,37 @@ class FfmGuestTest {
     }
 
     @Test
-    @Order(4)
+    @Order(5)
     void theDataPathRunsOverRxe() throws Exception {
         guest.useRxe();
         String out = loopback(19201, " windows");
         assertThat(out).as(out).contains("memory window: type 2, bound (rkey 0x")
                 .contains("written through, invalidated by the peer's SEND with Invalidate")
                 .containsPattern("then refused \\(status (?!0\\))\\d+\\)");
+    }
+
+    @Test
+    @Order(6)
+    void theConformanceSuitePassesOverRxe() throws Exception {
+        guest.useRxe();
+        conformance();
+    }
+
+    /**
+     * Runs the verbs conformance suite over the ffm provider on the guest's one device ({@code GuestConformance}),
+     * prints its lines to the build's log and requires that nothing failed and most of it ran.
+     */
+    private void conformance() throws Exception {
+        String out = guest.exec("/opt/jre/bin/java --enable-native-access=ALL-UNNAMED -XX:ErrorFile=/tmp/ffm-hs_err.log "
+                + "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn -cp " + RdmaCoreGuest.GUEST_CLASS_PATH
+                + " org.rpcrdma4j.verbs.ffm.conformance.GuestConformance 10.0.2.15");
+        System.out.println(out.strip());
+        java.util.regex.Matcher m = java.util.regex.Pattern
+                .compile("conformance: (\\d+) passed, (\\d+) failed, (\\d+) skipped").matcher(out);
+        assertThat(m.find()).as(out).isTrue();
+        assertThat(Integer.parseInt(m.group(2))).as("failed\n" + out).isZero();
+        assertThat(Integer.parseInt(m.group(1))).as("passed\n" + out).isGreaterThan(3 * Integer.parseInt(m.group(3)));
+        assertThat(out).contains("exit=0");
     }
 
     /** Lists the guest's devices both ways, requires them equal, and returns {@code device}'s fields as ours. */

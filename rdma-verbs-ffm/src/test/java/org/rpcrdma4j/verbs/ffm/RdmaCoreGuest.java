@@ -26,11 +26,16 @@ final class RdmaCoreGuest implements AutoCloseable {
     static final Path WORK = Path.of("/var/tmp/rpcrdma4j-ffm-peer");
     /** Where the Linux suite's guest keeps its kernel, packages and siw.ko. */
     static final Path LINUX_PEER_CACHE = Path.of("/var/tmp/linux-peer");
-    /** The guest's runtime: the FFM API, and the allocation counters the data path is checked with. */
-    static final String JRE_MODULES = "java.base,jdk.unsupported,jdk.management";
-    /** The class path in the guest. */
-    static final String GUEST_CLASS_PATH =
-            "'/opt/disni/*:/opt/disni/classes-0:/opt/disni/classes-1:/opt/disni/classes-2'";
+    /**
+     * The guest's runtime: the FFM API, the allocation counters the data path is checked with, and what JUnit's
+     * launcher needs to run the conformance suite there.
+     */
+    static final String JRE_MODULES = "java.base,jdk.unsupported,jdk.management,java.logging,java.xml";
+    /** Directories of the class path (this module's classes and test classes, the reactor's), at most this many. */
+    static final int CLASS_DIRS = 6;
+    /** The class path in the guest: the test's own, its jars in one directory and its directories numbered. */
+    static final String GUEST_CLASS_PATH = "'/opt/disni/*" + java.util.stream.IntStream.range(0, CLASS_DIRS)
+            .mapToObj(i -> ":/opt/disni/classes-" + i).collect(java.util.stream.Collectors.joining()) + "'";
 
     private final Path harness;
     private boolean started;
@@ -83,16 +88,15 @@ final class RdmaCoreGuest implements AutoCloseable {
         Path opt = WORK.resolve("guestfiles/opt/disni");
         List<String> classPath = new ArrayList<>();
         for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
-            // this module's classes and test classes, and rdma-verbs (a directory in the reactor, a jar from the
-            // local repository)
-            if (entry.contains("rdma-verbs-ffm")
-                    || entry.contains("rdma-verbs") && !entry.contains("test-classes")
-                            && !entry.contains("tests.jar")) {
+            if (!entry.isBlank() && !entry.contains("surefire")) {
                 classPath.add(entry);
             }
         }
         StringBuilder copy = new StringBuilder();
         int dirs = 0;
+        if (classPath.stream().filter(e -> Files.isDirectory(Path.of(e))).count() > CLASS_DIRS) {
+            throw new IOException("more class directories than the guest's class path has room for: " + classPath);
+        }
         for (String entry : classPath) {
             copy.append(Files.isDirectory(Path.of(entry))
                     ? "cp -a '" + entry + "' \"$OPT/classes-" + dirs++ + "\"\n"

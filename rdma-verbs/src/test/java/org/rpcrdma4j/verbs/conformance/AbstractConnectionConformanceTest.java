@@ -51,6 +51,14 @@ public abstract class AbstractConnectionConformanceTest extends VerbsFixture {
         return new InetSocketAddress("100::1", 20049);
     }
 
+    /**
+     * The host of the plain TCP ports the refused and silent-peer tests aim at: the loopback address by default; a
+     * device that reaches only the addresses of its interfaces (any RDMA device) names one of those.
+     */
+    protected InetAddress tcpPeerHost() {
+        return InetAddress.getLoopbackAddress();
+    }
+
     @Test
     void privateDataAndReadDepthsTravelBothWays() throws Exception {
         assumeTrue(privateDataTravels(), "the provider delivers no private data");
@@ -107,11 +115,11 @@ public abstract class AbstractConnectionConformanceTest extends VerbsFixture {
     void connectToAPortNobodyListensOnIsRefused() throws Exception {
         Endpoint client = endpoint(device, Sizes.defaults());
         int port;
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+        try (ServerSocket s = new ServerSocket(0, 1, tcpPeerHost())) {
             port = s.getLocalPort();
         }
         CompletableFuture<ConnectionInfo> connected = device.connectionManager().connect(client.qp,
-                new InetSocketAddress(InetAddress.getLoopbackAddress(), port),
+                new InetSocketAddress(tcpPeerHost(), port),
                 new ConnectParameters(new byte[0], 1, 1), client.events);
         assertConnectFails(connected, ConnectionEventType.REJECTED);
     }
@@ -129,12 +137,21 @@ public abstract class AbstractConnectionConformanceTest extends VerbsFixture {
     void connectTimesOutWhenThePeerNeverAnswersTheHandshake() throws Exception {
         assumeTrue(iwarp(), "a silent TCP listener is a meaningful peer only for iWARP");
         Endpoint client = endpoint(device, Sizes.defaults());
-        try (ServerSocket silent = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+        try (ServerSocket silent = new ServerSocket(0, 1, tcpPeerHost())) {
+            silent.setSoTimeout((int) WAIT.toMillis()); // hang guard: accept() ignores interrupts
             CompletableFuture<ConnectionInfo> connected = device.connectionManager().connect(client.qp,
-                    new InetSocketAddress(InetAddress.getLoopbackAddress(), silent.getLocalPort()),
+                    new InetSocketAddress(tcpPeerHost(), silent.getLocalPort()),
                     new ConnectParameters(new byte[0], 1, 1, Duration.ofSeconds(5), Duration.ofMillis(300)),
                     client.events);
-            try (Socket accepted = silent.accept()) {
+            Socket accepted;
+            try {
+                accepted = silent.accept();
+            } catch (java.net.SocketTimeoutException e) {
+                throw new AssertionError("the connect never reached the listener; it ended with "
+                        + connected.handle((info, failure) -> info != null ? info : failure).getNow(null), e);
+            }
+            try (accepted) {
+                accepted.setSoTimeout((int) WAIT.toMillis());
                 assertConnectFails(connected, ConnectionEventType.CONNECT_ERROR);
                 assertThat(accepted.getInputStream().readNBytes(16)).as("the MPA Request was sent at once")
                         .isEqualTo("MPA ID Req Frame".getBytes(java.nio.charset.StandardCharsets.US_ASCII));

@@ -96,6 +96,18 @@ public final class DeviceList {
         return info;
     }
 
+    /** What the device of an open verbs context (one of librdmacm's, say) is. */
+    public FfmDeviceInfo describe(MemorySegment context) throws VerbsException {
+        MemorySegment device = context.reinterpret(IbvAbi.CONTEXT_SIZE).get(ADDRESS, IbvAbi.CONTEXT_DEVICE)
+                .reinterpret(IbvAbi.DEVICE_SIZE);
+        String name = device.getString(IbvAbi.DEVICE_NAME);
+        try (Arena arena = Arena.ofConfined()) {
+            return describe(arena, context, name, device.get(JAVA_INT, IbvAbi.DEVICE_TRANSPORT_TYPE));
+        } catch (Throwable t) {
+            throw Ibv.downcallFailure(t);
+        }
+    }
+
     private FfmDeviceInfo describe(Arena arena, MemorySegment context, String name, int transportType)
             throws Throwable {
         MemorySegment attr = arena.allocate(IbvAbi.DEVICE_ATTR_SIZE, 8);

@@ -94,9 +94,37 @@ public final class Ibv {
     /** {@code ibv_create_cq} of {@code entries} entries, its events to {@code channel} (NULL: none). */
     public MemorySegment createCq(MemorySegment context, int entries, MemorySegment channel, MemorySegment errno)
             throws VerbsException {
+        return createCq(context, entries, 0, channel, errno);
+    }
+
+    /**
+     * {@code ibv_create_cq} of {@code entries} entries, its events to {@code channel} (NULL: none), with
+     * {@code cqContext} as its {@code cq_context} (what {@link #nextCqEvent} returns for it).
+     */
+    public MemorySegment createCq(MemorySegment context, int entries, long cqContext, MemorySegment channel,
+                                  MemorySegment errno) throws VerbsException {
         MemorySegment cq = call(() -> (MemorySegment) createCq.invokeExact(errno, context, entries,
-                MemorySegment.NULL, channel, 0));
+                MemorySegment.ofAddress(cqContext), channel, 0));
         return nonNull(cq, "ibv_create_cq", errno, entries + " entries");
+    }
+
+    /**
+     * {@code ibv_get_cq_event} into {@code out} (two pointers: the queue, then its {@code cq_context}), which the
+     * caller made once; returns the queue's {@code cq_context}. Blocks unless the channel's descriptor is readable.
+     */
+    public long nextCqEvent(MemorySegment channel, MemorySegment out, MemorySegment errno) throws VerbsException {
+        MemorySegment cq = out.asSlice(0, ADDRESS.byteSize());
+        MemorySegment context = out.asSlice(ADDRESS.byteSize(), ADDRESS.byteSize());
+        int rc = call(() -> (int) getCqEvent.invokeExact(errno, channel, cq, context));
+        if (rc != 0) {
+            throw Errno.failure("ibv_get_cq_event", Errno.of(errno), null);
+        }
+        return out.get(JAVA_LONG, ADDRESS.byteSize());
+    }
+
+    /** The queue {@link #nextCqEvent} last named in {@code out}. */
+    public static MemorySegment eventQueue(MemorySegment out) {
+        return out.get(ADDRESS, 0);
     }
 
     /** {@code ibv_create_comp_channel}: a file descriptor ({@link IbvAbi#COMP_CHANNEL_FD}) completion events wake. */

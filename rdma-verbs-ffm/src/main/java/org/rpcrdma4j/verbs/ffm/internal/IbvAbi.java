@@ -104,13 +104,16 @@ public final class IbvAbi {
     public static final long MR_RKEY = 40;
     public static final long MW_SIZE = 32;
     public static final long MW_RKEY = 16;
+    public static final long CQ_SIZE = 128;
     public static final long CQ_CONTEXT = 0;
+    public static final long CQ_CQE = 28;
     public static final long QP_CONTEXT = 0;
     public static final long QP_QP_NUM = 52;
     public static final long COMP_CHANNEL_FD = 8;
 
     // struct ibv_qp_init_attr and its ibv_qp_cap
     public static final long QP_INIT_ATTR_SIZE = 64;
+    public static final long QP_INIT_ATTR_QP_CONTEXT = 0;
     public static final long QP_INIT_ATTR_SEND_CQ = 8;
     public static final long QP_INIT_ATTR_RECV_CQ = 16;
     public static final long QP_INIT_ATTR_CAP = 32;
@@ -148,7 +151,9 @@ public final class IbvAbi {
     public static final int ACCESS_LOCAL_WRITE = 1;
     public static final int ACCESS_REMOTE_WRITE = 1 << 1;
     public static final int ACCESS_REMOTE_READ = 1 << 2;
+    public static final int SEND_FENCE = 1;
     public static final int SEND_SIGNALED = 1 << 1;
+    public static final int SEND_SOLICITED = 1 << 2;
     public static final int SEND_INLINE = 1 << 3;
     public static final int QPT_RC = 2;
     public static final int ACCESS_MW_BIND = 1 << 4;
@@ -164,6 +169,14 @@ public final class IbvAbi {
     public static final int WC_OP_RDMA_WRITE = 1;
     public static final int WC_OP_RDMA_READ = 2;
     public static final int WC_OP_RECV = 128;
+
+    /** {@code enum ibv_wc_status} in order: the name of value i is {@code IBV_WC_} + element i. */
+    public static final String[] WC_STATUS_NAMES = {"SUCCESS", "LOC_LEN_ERR", "LOC_QP_OP_ERR", "LOC_EEC_OP_ERR",
+            "LOC_PROT_ERR", "WR_FLUSH_ERR", "MW_BIND_ERR", "BAD_RESP_ERR", "LOC_ACCESS_ERR", "REM_INV_REQ_ERR",
+            "REM_ACCESS_ERR", "REM_OP_ERR", "RETRY_EXC_ERR", "RNR_RETRY_EXC_ERR", "LOC_RDD_VIOL_ERR",
+            "REM_INV_RD_REQ_ERR", "REM_ABORT_ERR", "INV_EECN_ERR", "INV_EEC_STATE_ERR", "FATAL_ERR",
+            "RESP_TIMEOUT_ERR", "GENERAL_ERR"};
+    public static final int WC_WR_FLUSH_ERR = 5;
 
     private IbvAbi() {
     }

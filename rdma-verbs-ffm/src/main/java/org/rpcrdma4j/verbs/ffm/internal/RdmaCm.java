@@ -12,6 +12,8 @@ import java.lang.invoke.MethodHandle;
 import java.net.Inet4Address;
 import java.net.InetSocketAddress;
 import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.List;
 
 import org.rpcrdma4j.verbs.VerbsException;
 
@@ -41,6 +43,9 @@ public final class RdmaCm {
     private final MethodHandle disconnect;
     private final MethodHandle getCmEvent;
     private final MethodHandle ackCmEvent;
+    private final MethodHandle reject;
+    private final MethodHandle getDevices;
+    private final MethodHandle freeDevices;
 
     public RdmaCm(NativeLibrary rdmacm) throws VerbsException {
         createEventChannel = rdmacm.function("rdma_create_event_channel", FunctionDescriptor.of(ADDRESS),
@@ -65,6 +70,10 @@ public final class RdmaCm {
         getCmEvent = rdmacm.function("rdma_get_cm_event", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS),
                 Errno.CAPTURE);
         ackCmEvent = rdmacm.function("rdma_ack_cm_event", FunctionDescriptor.of(JAVA_INT, ADDRESS), Errno.CAPTURE);
+        reject = rdmacm.function("rdma_reject", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_BYTE),
+                Errno.CAPTURE);
+        getDevices = rdmacm.function("rdma_get_devices", FunctionDescriptor.of(ADDRESS, ADDRESS), Errno.CAPTURE);
+        freeDevices = rdmacm.function("rdma_free_devices", FunctionDescriptor.ofVoid(ADDRESS));
     }
 
     /** {@code rdma_create_event_channel}. */
@@ -156,6 +165,70 @@ public final class RdmaCm {
     /** {@code rdma_ack_cm_event}. */
     public void ackCmEvent(MemorySegment event, MemorySegment errno) throws VerbsException {
         check("rdma_ack_cm_event", Ibv.call(() -> (int) ackCmEvent.invokeExact(errno, event)), errno, null);
+    }
+
+    /** {@code rdma_reject} with {@code privateData} (at most 255 bytes). */
+    public void reject(MemorySegment id, MemorySegment privateData, int length, MemorySegment errno)
+            throws VerbsException {
+        check("rdma_reject", Ibv.call(() -> (int) reject.invokeExact(errno, id, privateData, (byte) length)), errno,
+                null);
+    }
+
+    /**
+     * {@code rdma_get_devices}: the verbs contexts librdmacm opened, one per device; identifiers bound to a device
+     * carry one of these in {@code verbs}. Release the list with {@link #freeDevices}.
+     */
+    public Devices getDevices(MemorySegment errno) throws VerbsException {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment count = arena.allocate(JAVA_INT);
+            MemorySegment list = Ibv.nonNull(Ibv.call(() -> (MemorySegment) getDevices.invokeExact(errno, count)),
+                    "rdma_get_devices", errno, "librdmacm finds no RDMA device here (the modules ib_uverbs, rdma_ucm "
+                    + "and a device driver such as rdma_rxe or siw must be loaded); --provider soft runs without "
+                    + "RDMA hardware");
+            int n = count.get(JAVA_INT, 0);
+            MemorySegment all = list.reinterpret(ADDRESS.byteSize() * (n + 1L));
+            List<MemorySegment> contexts = new ArrayList<>(n);
+            for (int i = 0; i < n; i++) {
+                contexts.add(all.getAtIndex(ADDRESS, i));
+            }
+            return new Devices(list, List.copyOf(contexts));
+        }
+    }
+
+    /** {@code rdma_free_devices}. */
+    public void freeDevices(Devices devices) throws VerbsException {
+        Ibv.call(() -> {
+            freeDevices.invokeExact(devices.list());
+            return null;
+        });
+    }
+
+    /** What {@link #getDevices} returned: the list to free, and its verbs contexts. */
+    public record Devices(MemorySegment list, List<MemorySegment> contexts) {
+    }
+
+    /** The identifier's local address ({@code rdma_get_local_addr}), or null when it is not IPv4 or not bound. */
+    public static InetSocketAddress localAddress(MemorySegment id) {
+        return address(id, RdmaCmAbi.CM_ID_SRC_ADDR);
+    }
+
+    /** The identifier's peer address ({@code rdma_get_peer_addr}), or null when it has none (or not IPv4). */
+    public static InetSocketAddress peerAddress(MemorySegment id) {
+        return address(id, RdmaCmAbi.CM_ID_DST_ADDR);
+    }
+
+    private static InetSocketAddress address(MemorySegment id, long offset) {
+        MemorySegment s = id.reinterpret(RdmaCmAbi.CM_ID_PD + ADDRESS.byteSize()).asSlice(offset, SOCKADDR_IN_SIZE);
+        if (s.get(JAVA_SHORT, 0) != AF_INET) {
+            return null;
+        }
+        int port = Short.toUnsignedInt(s.get(JAVA_SHORT.withOrder(ByteOrder.BIG_ENDIAN), 2));
+        byte[] ip = s.asSlice(4, 4).toArray(JAVA_BYTE);
+        try {
+            return new InetSocketAddress(java.net.InetAddress.getByAddress(ip), port);
+        } catch (java.net.UnknownHostException e) {
+            throw new IllegalStateException("four bytes are an IPv4 address", e);
+        }
     }
 
     /** A {@code struct sockaddr_in} for {@code address}, from {@code arena}. */

@@ -9,6 +9,10 @@ public final class RdmaCmAbi {
     public static final long CM_ID_VERBS = 0;
     public static final long CM_ID_CONTEXT = 16;
     public static final long CM_ID_QP = 24;
+    /** {@code route.addr.src_addr}: the local address ({@code rdma_get_local_addr}). */
+    public static final long CM_ID_SRC_ADDR = 32;
+    /** {@code route.addr.dst_addr}: the peer's address ({@code rdma_get_peer_addr}). */
+    public static final long CM_ID_DST_ADDR = 160;
     public static final long CM_ID_PORT_NUM = 348;
     public static final long CM_ID_PD = 400;
 
@@ -41,10 +45,29 @@ public final class RdmaCmAbi {
 
     // enum rdma_cm_event_type
     public static final int EVENT_ADDR_RESOLVED = 0;
+    public static final int EVENT_ADDR_ERROR = 1;
     public static final int EVENT_ROUTE_RESOLVED = 2;
+    public static final int EVENT_ROUTE_ERROR = 3;
     public static final int EVENT_CONNECT_REQUEST = 4;
+    public static final int EVENT_CONNECT_RESPONSE = 5;
+    public static final int EVENT_CONNECT_ERROR = 6;
+    public static final int EVENT_UNREACHABLE = 7;
+    public static final int EVENT_REJECTED = 8;
     public static final int EVENT_ESTABLISHED = 9;
     public static final int EVENT_DISCONNECTED = 10;
+    public static final int EVENT_DEVICE_REMOVAL = 11;
+    public static final int EVENT_ADDR_CHANGE = 14;
+    public static final int EVENT_TIMEWAIT_EXIT = 15;
+    /** {@code enum rdma_cm_event_type} in order, for messages. */
+    public static final String[] EVENT_NAMES = {"ADDR_RESOLVED", "ADDR_ERROR", "ROUTE_RESOLVED", "ROUTE_ERROR",
+            "CONNECT_REQUEST", "CONNECT_RESPONSE", "CONNECT_ERROR", "UNREACHABLE", "REJECTED", "ESTABLISHED",
+            "DISCONNECTED", "DEVICE_REMOVAL", "MULTICAST_JOIN", "MULTICAST_ERROR", "ADDR_CHANGE", "TIMEWAIT_EXIT"};
+
+    /** librdmacm's name of an event type, for messages. */
+    public static String eventName(int event) {
+        return event >= 0 && event < EVENT_NAMES.length ? "RDMA_CM_EVENT_" + EVENT_NAMES[event]
+                : "rdma_cm event " + event;
+    }
 
     private RdmaCmAbi() {
     }

@@ -29,7 +29,8 @@ class IbvAbiTest {
         Map<String, Long> java = expected();
         List<String> names = new ArrayList<>(java.keySet());
         StringBuilder c = new StringBuilder("#include <stdio.h>\n#include <stddef.h>\n#include <infiniband/verbs.h>\n"
-                + "#include <rdma/rdma_cma.h>\n#include <netinet/in.h>\nint main(void) {\n");
+                + "#include <rdma/rdma_cma.h>\n#include <netinet/in.h>\n#include <poll.h>\n#include <sys/eventfd.h>\n"
+                + "int main(void) {\n");
         for (int i = 0; i < names.size(); i++) {
             c.append("    printf(\"%lld\\n\", (long long) (").append(names.get(i)).append("));\n");
         }
@@ -154,11 +155,14 @@ class IbvAbiTest {
         m.put(off("struct ibv_mr", "rkey"), IbvAbi.MR_RKEY);
         m.put(off("struct ibv_mw", "rkey"), IbvAbi.MW_RKEY);
         m.put(off("struct ibv_cq", "context"), IbvAbi.CQ_CONTEXT);
+        m.put(off("struct ibv_cq", "cqe"), IbvAbi.CQ_CQE);
+        m.put("sizeof(struct ibv_cq)", IbvAbi.CQ_SIZE);
         m.put(off("struct ibv_qp", "context"), IbvAbi.QP_CONTEXT);
         m.put(off("struct ibv_qp", "qp_num"), IbvAbi.QP_QP_NUM);
         m.put(off("struct ibv_comp_channel", "fd"), IbvAbi.COMP_CHANNEL_FD);
         String qpa = "struct ibv_qp_init_attr";
         m.put("sizeof(" + qpa + ")", IbvAbi.QP_INIT_ATTR_SIZE);
+        m.put(off(qpa, "qp_context"), IbvAbi.QP_INIT_ATTR_QP_CONTEXT);
         m.put(off(qpa, "send_cq"), IbvAbi.QP_INIT_ATTR_SEND_CQ);
         m.put(off(qpa, "recv_cq"), IbvAbi.QP_INIT_ATTR_RECV_CQ);
         m.put(off(qpa, "cap"), IbvAbi.QP_INIT_ATTR_CAP);
@@ -187,10 +191,16 @@ class IbvAbiTest {
         m.put("IBV_ACCESS_LOCAL_WRITE", (long) IbvAbi.ACCESS_LOCAL_WRITE);
         m.put("IBV_ACCESS_REMOTE_WRITE", (long) IbvAbi.ACCESS_REMOTE_WRITE);
         m.put("IBV_ACCESS_REMOTE_READ", (long) IbvAbi.ACCESS_REMOTE_READ);
+        m.put("IBV_SEND_FENCE", (long) IbvAbi.SEND_FENCE);
         m.put("IBV_SEND_SIGNALED", (long) IbvAbi.SEND_SIGNALED);
+        m.put("IBV_SEND_SOLICITED", (long) IbvAbi.SEND_SOLICITED);
         m.put("IBV_SEND_INLINE", (long) IbvAbi.SEND_INLINE);
         m.put("IBV_QPT_RC", (long) IbvAbi.QPT_RC);
         m.put("IBV_WC_SUCCESS", (long) IbvAbi.WC_SUCCESS);
+        for (int i = 0; i < IbvAbi.WC_STATUS_NAMES.length; i++) {
+            m.put("IBV_WC_" + IbvAbi.WC_STATUS_NAMES[i], (long) i);
+        }
+        m.put("IBV_WC_WR_FLUSH_ERR + 0", (long) IbvAbi.WC_WR_FLUSH_ERR);
         m.put("IBV_WC_SEND", (long) IbvAbi.WC_OP_SEND);
         m.put("IBV_WC_RDMA_WRITE", (long) IbvAbi.WC_OP_RDMA_WRITE);
         m.put("IBV_WC_RDMA_READ", (long) IbvAbi.WC_OP_RDMA_READ);
@@ -203,16 +213,30 @@ class IbvAbiTest {
         m.put("IBV_WC_REM_ACCESS_ERR", (long) IbvAbi.WC_REM_ACCESS_ERR);
         m.put("sizeof(struct ibv_mw)", IbvAbi.MW_SIZE);
         m.put("RDMA_PS_TCP", (long) RdmaCmAbi.PS_TCP);
-        m.put("RDMA_CM_EVENT_ADDR_RESOLVED", (long) RdmaCmAbi.EVENT_ADDR_RESOLVED);
-        m.put("RDMA_CM_EVENT_ROUTE_RESOLVED", (long) RdmaCmAbi.EVENT_ROUTE_RESOLVED);
-        m.put("RDMA_CM_EVENT_CONNECT_REQUEST", (long) RdmaCmAbi.EVENT_CONNECT_REQUEST);
-        m.put("RDMA_CM_EVENT_ESTABLISHED", (long) RdmaCmAbi.EVENT_ESTABLISHED);
-        m.put("RDMA_CM_EVENT_DISCONNECTED", (long) RdmaCmAbi.EVENT_DISCONNECTED);
+        for (int i = 0; i < RdmaCmAbi.EVENT_NAMES.length; i++) {
+            m.put("RDMA_CM_EVENT_" + RdmaCmAbi.EVENT_NAMES[i], (long) i);
+        }
+        m.put("RDMA_CM_EVENT_ADDR_RESOLVED + 0", (long) RdmaCmAbi.EVENT_ADDR_RESOLVED);
+        m.put("RDMA_CM_EVENT_ADDR_ERROR + 0", (long) RdmaCmAbi.EVENT_ADDR_ERROR);
+        m.put("RDMA_CM_EVENT_ROUTE_RESOLVED + 0", (long) RdmaCmAbi.EVENT_ROUTE_RESOLVED);
+        m.put("RDMA_CM_EVENT_ROUTE_ERROR + 0", (long) RdmaCmAbi.EVENT_ROUTE_ERROR);
+        m.put("RDMA_CM_EVENT_CONNECT_REQUEST + 0", (long) RdmaCmAbi.EVENT_CONNECT_REQUEST);
+        m.put("RDMA_CM_EVENT_CONNECT_RESPONSE + 0", (long) RdmaCmAbi.EVENT_CONNECT_RESPONSE);
+        m.put("RDMA_CM_EVENT_CONNECT_ERROR + 0", (long) RdmaCmAbi.EVENT_CONNECT_ERROR);
+        m.put("RDMA_CM_EVENT_UNREACHABLE + 0", (long) RdmaCmAbi.EVENT_UNREACHABLE);
+        m.put("RDMA_CM_EVENT_REJECTED + 0", (long) RdmaCmAbi.EVENT_REJECTED);
+        m.put("RDMA_CM_EVENT_ESTABLISHED + 0", (long) RdmaCmAbi.EVENT_ESTABLISHED);
+        m.put("RDMA_CM_EVENT_DISCONNECTED + 0", (long) RdmaCmAbi.EVENT_DISCONNECTED);
+        m.put("RDMA_CM_EVENT_DEVICE_REMOVAL + 0", (long) RdmaCmAbi.EVENT_DEVICE_REMOVAL);
+        m.put("RDMA_CM_EVENT_ADDR_CHANGE + 0", (long) RdmaCmAbi.EVENT_ADDR_CHANGE);
+        m.put("RDMA_CM_EVENT_TIMEWAIT_EXIT + 0", (long) RdmaCmAbi.EVENT_TIMEWAIT_EXIT);
         String id = "struct rdma_cm_id";
         m.put(off(id, "verbs"), RdmaCmAbi.CM_ID_VERBS);
         m.put(off(id, "context"), RdmaCmAbi.CM_ID_CONTEXT);
         m.put(off(id, "qp"), RdmaCmAbi.CM_ID_QP);
         m.put(off(id, "port_num"), RdmaCmAbi.CM_ID_PORT_NUM);
+        m.put(off(id, "route.addr.src_addr"), RdmaCmAbi.CM_ID_SRC_ADDR);
+        m.put(off(id, "route.addr.dst_addr"), RdmaCmAbi.CM_ID_DST_ADDR);
         m.put(off(id, "pd"), RdmaCmAbi.CM_ID_PD);
         String ev = "struct rdma_cm_event";
         m.put("sizeof(" + ev + ")", RdmaCmAbi.CM_EVENT_SIZE);
@@ -235,6 +259,12 @@ class IbvAbiTest {
         m.put(off(cp, "retry_count"), RdmaCmAbi.CONN_PARAM_RETRY_COUNT);
         m.put(off(cp, "rnr_retry_count"), RdmaCmAbi.CONN_PARAM_RNR_RETRY_COUNT);
         m.put(off("struct rdma_event_channel", "fd"), RdmaCmAbi.EVENT_CHANNEL_FD);
+        m.put("sizeof(struct pollfd)", Libc.POLLFD_SIZE);
+        m.put(off("struct pollfd", "fd"), Libc.POLLFD_FD);
+        m.put(off("struct pollfd", "events"), Libc.POLLFD_EVENTS);
+        m.put(off("struct pollfd", "revents"), Libc.POLLFD_REVENTS);
+        m.put("POLLIN", (long) Libc.POLLIN);
+        m.put("EFD_NONBLOCK | EFD_CLOEXEC", (long) Libc.EFD_FLAGS);
         return m;
     }
 

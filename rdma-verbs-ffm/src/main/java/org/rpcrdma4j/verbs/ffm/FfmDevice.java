@@ -1,0 +1,303 @@
+package org.rpcrdma4j.verbs.ffm;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.rpcrdma4j.verbs.CompletionQueue;
+import org.rpcrdma4j.verbs.ConnectionManager;
+import org.rpcrdma4j.verbs.DeviceAttributes;
+import org.rpcrdma4j.verbs.DeviceCapability;
+import org.rpcrdma4j.verbs.ProtectionDomain;
+import org.rpcrdma4j.verbs.RdmaDevice;
+import org.rpcrdma4j.verbs.ResourceCounts;
+import org.rpcrdma4j.verbs.TransportType;
+import org.rpcrdma4j.verbs.VerbsException;
+import org.rpcrdma4j.verbs.ffm.internal.Errno;
+import org.rpcrdma4j.verbs.ffm.internal.Libc;
+import org.rpcrdma4j.verbs.ffm.internal.RdmaCm;
+import org.rpcrdma4j.verbs.ffm.internal.RdmaCmAbi;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One RDMA device through libibverbs and librdmacm. Its verbs context is the one librdmacm opened for it
+ * ({@code rdma_get_devices}), so the identifiers the connection manager binds to it and the protection domains and
+ * completion queues made here belong together. One device thread ({@link FfmEventLoop}) owns the connection manager's
+ * identifiers and the completion events.
+ * <p>
+ * What it claims: the device's own limits ({@code ibv_query_device}); {@link DeviceCapability#SEND_WITH_INV} where
+ * the device has the memory management extensions. Memory is registered with {@code ibv_reg_mr} (no fast
+ * registration and no FMRs in user space), so no other capability is claimed.
+ */
+final class FfmDevice implements RdmaDevice {
+    private static final Logger LOG = LoggerFactory.getLogger(FfmDevice.class);
+    /** The private data librdmacm carries: InfiniBand's REQ (92 bytes) less its own header (36); MPA's limit. */
+    static final int IB_PRIVATE_DATA = 56;
+    static final int IWARP_PRIVATE_DATA = 256;
+
+    private final FfmRuntime rt;
+    private final FfmOptions options;
+    private final RdmaCm.Devices list;
+    private final MemorySegment context;
+    private final FfmDeviceInfo info;
+    private final DeviceAttributes attributes;
+    private final MemorySegment cmChannel;
+    private final MemorySegment compChannel;
+    private final int wakeFd;
+    private final FfmEventLoop loop;
+    private final FfmConnectionManager connectionManager;
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private final AtomicInteger qpNumbers = new AtomicInteger();
+    final AtomicInteger pds = new AtomicInteger();
+    final AtomicInteger mrs = new AtomicInteger();
+    final AtomicInteger qps = new AtomicInteger();
+    final AtomicInteger cqs = new AtomicInteger();
+    final AtomicInteger listeners = new AtomicInteger();
+    /** Everything open, closed with the device when its owner did not. */
+    final Set<AutoCloseable> open = ConcurrentHashMap.newKeySet();
+
+    private FfmDevice(FfmRuntime rt, FfmOptions options, RdmaCm.Devices list, MemorySegment context,
+                      FfmDeviceInfo info, MemorySegment cmChannel, MemorySegment compChannel, int wakeFd) {
+        this.rt = rt;
+        this.options = options;
+        this.list = list;
+        this.context = context;
+        this.info = info;
+        this.cmChannel = cmChannel;
+        this.compChannel = compChannel;
+        this.wakeFd = wakeFd;
+        this.attributes = attributesOf(info);
+        this.loop = new FfmEventLoop(rt, cmChannel, compChannel, wakeFd, options.tickMillis());
+        this.connectionManager = new FfmConnectionManager(this);
+        loop.start("ffm-" + info.name());
+    }
+
+    /** Opens the device {@code options} name (by address, by name, or the first). */
+    static FfmDevice open(FfmRuntime rt, FfmOptions options) throws VerbsException {
+        List<AutoCloseable> undo = new ArrayList<>();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment errno = Errno.allocate(arena);
+            RdmaCm.Devices list = rt.cm().getDevices(errno);
+            undo.add(() -> rt.cm().freeDevices(list));
+            MemorySegment context = choose(rt, options, list, arena, errno);
+            FfmDeviceInfo info = rt.devices().describe(context);
+            MemorySegment cmChannel = rt.cm().createEventChannel(errno);
+            undo.add(() -> rt.cm().destroyEventChannel(cmChannel));
+            MemorySegment compChannel = rt.ibv().createCompChannel(context, errno);
+            undo.add(() -> rt.ibv().destroyCompChannel(compChannel));
+            int wakeFd = Libc.eventfd(errno);
+            undo.clear();
+            FfmDevice d = new FfmDevice(rt, options, list, context, info, cmChannel, compChannel, wakeFd);
+            LOG.info("RDMA device {} ({}) opened through libibverbs", info.name(), info.transport());
+            return d;
+        } catch (VerbsException | RuntimeException e) {
+            for (int i = undo.size() - 1; i >= 0; i--) {
+                try {
+                    undo.get(i).close();
+                } catch (Exception suppressed) {
+                    e.addSuppressed(suppressed);
+                }
+            }
+            throw e;
+        }
+    }
+
+    private static MemorySegment choose(FfmRuntime rt, FfmOptions options, RdmaCm.Devices list, Arena arena,
+                                        MemorySegment errno) throws VerbsException {
+        if (list.contexts().isEmpty()) {
+            throw new VerbsException("librdmacm lists no RDMA device; --provider soft runs without RDMA hardware");
+        }
+        if (options.address() != null) {
+            // the device an address belongs to is the one an identifier bound to it reaches
+            MemorySegment channel = rt.cm().createEventChannel(errno);
+            try {
+                MemorySegment id = rt.cm().createId(arena, channel, errno);
+                try {
+                    rt.cm().bindAddr(id, RdmaCm.sockaddr(arena, new InetSocketAddress(options.address(), 0)), errno);
+                    long verbs = id.reinterpret(RdmaCmAbi.CM_ID_PD + 8).get(ADDRESS, RdmaCmAbi.CM_ID_VERBS).address();
+                    for (MemorySegment c : list.contexts()) {
+                        if (c.address() == verbs) {
+                            return c;
+                        }
+                    }
+                    throw new VerbsException(options.address().getHostAddress() + " is not the address of an RDMA "
+                            + "device's interface (devices: " + names(rt, list) + ")");
+                } finally {
+                    rt.cm().destroyId(id, errno);
+                }
+            } finally {
+                rt.cm().destroyEventChannel(channel);
+            }
+        }
+        if (options.device() != null) {
+            for (MemorySegment c : list.contexts()) {
+                if (rt.devices().describe(c).name().equals(options.device())) {
+                    return c;
+                }
+            }
+            throw new VerbsException("no RDMA device named " + options.device() + " (devices: " + names(rt, list)
+                    + ")");
+        }
+        return list.contexts().get(0);
+    }
+
+    private static String names(FfmRuntime rt, RdmaCm.Devices list) throws VerbsException {
+        List<String> names = new ArrayList<>();
+        for (MemorySegment c : list.contexts()) {
+            names.add(rt.devices().describe(c).name());
+        }
+        return String.join(", ", names);
+    }
+
+    private DeviceAttributes attributesOf(FfmDeviceInfo d) {
+        Set<DeviceCapability> caps = EnumSet.noneOf(DeviceCapability.class);
+        if (d.memoryManagementExtensions()) {
+            caps.add(DeviceCapability.SEND_WITH_INV);
+        }
+        long maxMessage = Math.min(d.maxMrSize() < 0 ? Long.MAX_VALUE : d.maxMrSize(), 1L << 31);
+        return new DeviceAttributes(d.transport(), 0, d.maxSge(), options.maxInlineData(), d.maxQpRdAtom(),
+                d.maxQpInitRdAtom(), d.maxQpWr(), d.maxCqe(), maxMessage,
+                d.transport() == TransportType.IWARP ? IWARP_PRIVATE_DATA : IB_PRIVATE_DATA, caps);
+    }
+
+    FfmRuntime runtime() {
+        return rt;
+    }
+
+    FfmOptions options() {
+        return options;
+    }
+
+    FfmEventLoop loop() {
+        return loop;
+    }
+
+    /** The verbs context (librdmacm's). */
+    MemorySegment context() {
+        return context;
+    }
+
+    MemorySegment cmChannel() {
+        return cmChannel;
+    }
+
+    MemorySegment compChannel() {
+        return compChannel;
+    }
+
+    int nextQpNum() {
+        return qpNumbers.incrementAndGet();
+    }
+
+    boolean isClosed() {
+        return closed.get();
+    }
+
+    void checkOpen() throws VerbsException {
+        if (closed.get()) {
+            throw new VerbsException("the device " + info.name() + " is closed");
+        }
+    }
+
+    @Override
+    public String name() {
+        return info.name();
+    }
+
+    @Override
+    public DeviceAttributes attributes() {
+        return attributes;
+    }
+
+    @Override
+    public ProtectionDomain allocProtectionDomain() throws VerbsException {
+        checkOpen();
+        return new FfmProtectionDomain(this);
+    }
+
+    @Override
+    public CompletionQueue createCompletionQueue(int entries) throws VerbsException {
+        checkOpen();
+        if (entries <= 0 || entries > attributes.maxCqe()) {
+            throw new VerbsException("a completion queue of " + entries + " entries: the device " + info.name()
+                    + " allows 1.." + attributes.maxCqe());
+        }
+        return new FfmCompletionQueue(this, entries);
+    }
+
+    @Override
+    public ConnectionManager connectionManager() {
+        return connectionManager;
+    }
+
+    @Override
+    public ResourceCounts resourceCounts() {
+        return new ResourceCounts(pds.get(), mrs.get(), qps.get(), cqs.get(), listeners.get());
+    }
+
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            loop.call(() -> {
+                connectionManager.deviceClosing();
+                return null;
+            });
+        } catch (VerbsException e) {
+            LOG.warn("ending the connections of {} failed: {}", info.name(), e.getMessage());
+        }
+        // what the owner left open: queue pairs first, then memory, queues, domains
+        for (Class<?> kind : List.of(FfmQueuePair.class, FfmRegisteredMemory.class, FfmCompletionQueue.class,
+                FfmProtectionDomain.class)) {
+            for (AutoCloseable c : List.copyOf(open)) {
+                if (kind.isInstance(c)) {
+                    try {
+                        c.close();
+                    } catch (Exception e) {
+                        LOG.warn("closing a left-over {} of {} failed: {}", kind.getSimpleName(), info.name(),
+                                e.getMessage());
+                    }
+                }
+            }
+        }
+        loop.stop();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment errno = Errno.allocate(arena);
+            rt.ibv().destroyCompChannel(compChannel);
+            rt.cm().destroyEventChannel(cmChannel);
+            Libc.close(wakeFd, errno);
+            rt.cm().freeDevices(list);
+        } catch (VerbsException e) {
+            LOG.warn("releasing {} failed: {}", info.name(), e.getMessage());
+        }
+        loop.release();
+        LOG.info("RDMA device {} closed", info.name());
+    }
+
+    @Override
+    public String toString() {
+        return "FfmDevice[" + info.name() + ", " + info.transport() + "]";
+    }
+
+    /** For messages. */
+    FfmDeviceInfo info() {
+        return info;
+    }
+
+    static int readInt(MemorySegment struct, long size, long offset) {
+        return struct.reinterpret(size).get(JAVA_INT, offset);
+    }
+}

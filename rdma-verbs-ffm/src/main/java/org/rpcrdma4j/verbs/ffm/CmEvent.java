@@ -10,8 +10,10 @@ import org.rpcrdma4j.verbs.ffm.internal.RdmaCmAbi;
  * @param id                 the identifier's address (for CONNECT_REQUEST the new one)
  * @param listenId           the listening identifier's address, for CONNECT_REQUEST
  * @param privateData        the peer's private data (on InfiniBand and RoCE padded to what the CM message holds)
- * @param responderResources the peer's IRD (request) or the IRD granted (reply)
- * @param initiatorDepth     the peer's ORD (request) or the ORD granted (reply)
+ * @param responderResources as librdmacm reports it, from this side's view: the RDMA READs the peer will issue (its
+ *                           ORD), so the most this side needs to accept
+ * @param initiatorDepth     from this side's view: the RDMA READs the peer accepts (its IRD), so the most this side
+ *                           may issue
  */
 record CmEvent(int type, int status, long id, long listenId, byte[] privateData, int responderResources,
                int initiatorDepth) {

@@ -26,8 +26,7 @@ import org.slf4j.LoggerFactory;
  * no allocation. Work requests posted to a queue pair in error never reach the device (some devices leave them
  * uncompleted); this queue completes them itself with {@link WcStatus#WR_FLUSH_ERR}, after the device's own.
  * <p>
- * A failed completion's opcode is not defined by libibverbs: it is RECV on a queue that only receives, and SEND
- * otherwise.
+ * A failed completion's opcode is not defined by libibverbs: it is the posted request's ({@link #failedOpcode}).
  */
 final class FfmCompletionQueue implements CompletionQueue {
     private static final Logger LOG = LoggerFactory.getLogger(FfmCompletionQueue.class);
@@ -147,13 +146,16 @@ final class FfmCompletionQueue implements CompletionQueue {
         wc.wrId = wcs.get(JAVA_LONG, at + IbvAbi.WC_WR_ID);
         wc.status = status >= 0 && status < STATUS.length ? STATUS[status] : WcStatus.GENERAL_ERR;
         wc.opcode = status == IbvAbi.WC_SUCCESS ? opcode(wcs.get(JAVA_INT, at + IbvAbi.WC_OPCODE))
-                : sends ? WcOpcode.SEND : WcOpcode.RECV;
+                : failedOpcode(qp, wc.wrId);
         wc.byteLen = wcs.get(JAVA_INT, at + IbvAbi.WC_BYTE_LEN);
         boolean invalidated = (wcs.get(JAVA_INT, at + IbvAbi.WC_WC_FLAGS) & IbvAbi.WC_WITH_INV) != 0;
         wc.flags = invalidated ? WorkCompletion.WITH_INVALIDATE : 0;
         wc.invalidatedStag = invalidated ? wcs.get(JAVA_INT, at + IbvAbi.WC_INVALIDATED_RKEY) : 0;
         wc.qpNum = qp == null ? nativeQp : qp.qpNum();
         wc.vendorError = wcs.get(JAVA_INT, at + IbvAbi.WC_VENDOR_ERR);
+        if (qp != null && status == IbvAbi.WC_SUCCESS && wc.opcode != WcOpcode.RECV) {
+            qp.sendCompleted();
+        }
         if (status != IbvAbi.WC_SUCCESS && status != IbvAbi.WC_WR_FLUSH_ERR && qp != null) {
             qp.failedCompletion(); // the device moved the queue pair to error
         }
@@ -166,6 +168,15 @@ final class FfmCompletionQueue implements CompletionQueue {
             }
         }
         return null;
+    }
+
+    /**
+     * A failed completion's opcode, which libibverbs leaves undefined (rxe reports none): the posted request's when
+     * the queue pair posted one with that wr_id lately, else RECV.
+     */
+    private WcOpcode failedOpcode(FfmQueuePair qp, long wrId) {
+        WcOpcode sent = qp == null ? null : qp.sentOpcode(wrId);
+        return sent != null ? sent : qp == null && sends ? WcOpcode.SEND : WcOpcode.RECV;
     }
 
     private static WcOpcode opcode(int op) {

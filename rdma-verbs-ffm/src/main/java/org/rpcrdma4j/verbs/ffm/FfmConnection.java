@@ -219,10 +219,10 @@ final class FfmConnection implements CmEndpoint {
         InetSocketAddress peer = RdmaCm.peerAddress(id);
         ConnectionInfo info;
         if (future != null) {
-            // the accept's reply: what the peer granted
+            // the accept's reply, from this side's view: the READs the peer will issue and the READs it accepts
             info = new ConnectionInfo(local, peer == null ? remote : peer, e.privateData(),
-                    Math.min(ird, e.initiatorDepth() == 0 ? ird : e.initiatorDepth()),
-                    Math.min(ord, e.responderResources() == 0 ? ord : e.responderResources()));
+                    Math.min(ird, e.responderResources() == 0 ? ird : e.responderResources()),
+                    Math.min(ord, e.initiatorDepth() == 0 ? ord : e.initiatorDepth()));
         } else {
             info = new ConnectionInfo(local, peer, requestData, ird, ord);
         }

@@ -59,14 +59,16 @@ final class FfmConnectionRequest implements ConnectionRequest, CmEndpoint {
         return request.privateData().clone();
     }
 
+    /** The requester's IRD: what librdmacm reports as this side's initiator depth. */
     @Override
     public int responderResources() {
-        return request.responderResources();
+        return request.initiatorDepth();
     }
 
+    /** The requester's ORD: what librdmacm reports as this side's responder resources. */
     @Override
     public int initiatorDepth() {
-        return request.initiatorDepth();
+        return request.responderResources();
     }
 
     @Override
@@ -93,11 +95,12 @@ final class FfmConnectionRequest implements ConnectionRequest, CmEndpoint {
                         + device.name() + "; it was rejected");
             }
             device.loop().unregister(id.address());
-            // IRD: what we accept in flight, no more than the requester wants to issue; ORD likewise
+            // IRD: what we accept in flight, no more than the requester will issue (its ORD); ORD: no more than the
+            // requester accepts (its IRD)
             int ird = Math.min(Math.min(parameters.responderResources(), device.attributes().maxQpRdAtom()),
-                    request.initiatorDepth());
+                    initiatorDepth());
             int ord = Math.min(Math.min(parameters.initiatorDepth(), device.attributes().maxQpInitRdAtom()),
-                    request.responderResources());
+                    responderResources());
             FfmConnection c;
             try {
                 c = FfmConnection.accept(device, id, qp, parameters.privateData(), request.privateData(), ird, ord,

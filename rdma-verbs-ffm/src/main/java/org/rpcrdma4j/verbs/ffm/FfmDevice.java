@@ -42,9 +42,10 @@ import org.slf4j.LoggerFactory;
  */
 final class FfmDevice implements RdmaDevice {
     private static final Logger LOG = LoggerFactory.getLogger(FfmDevice.class);
-    /** The private data librdmacm carries: InfiniBand's REQ (92 bytes) less its own header (36); MPA's limit. */
+    /** The private data librdmacm carries: InfiniBand's REQ (92 bytes) less its own header (36). */
     static final int IB_PRIVATE_DATA = 56;
-    static final int IWARP_PRIVATE_DATA = 256;
+    /** iWARP: 256 bytes of MPA private data less the 4 that carry IRD/ORD in MPA version 2. */
+    static final int IWARP_PRIVATE_DATA = 196;
 
     private final FfmRuntime rt;
     private final FfmOptions options;

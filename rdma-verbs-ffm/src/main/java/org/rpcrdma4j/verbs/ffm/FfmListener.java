@@ -94,15 +94,20 @@ final class FfmListener implements RdmaListener, CmEndpoint {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
-        device.loop().execute(() -> {
-            device.loop().unregister(id.address());
-            try {
-                device.runtime().cm().destroyId(id, device.loop().errno());
-            } catch (VerbsException e) {
-                LOG.warn("closing the listener on {}: {}", local, e.getMessage());
-            }
-            manager.closed(this);
-            device.listeners.decrementAndGet();
-        });
+        try {
+            device.loop().call(() -> {
+                device.loop().unregister(id.address());
+                try {
+                    device.runtime().cm().destroyId(id, device.loop().errno());
+                } catch (VerbsException e) {
+                    LOG.warn("closing the listener on {}: {}", local, e.getMessage());
+                }
+                manager.closed(this);
+                return null;
+            });
+        } catch (VerbsException e) {
+            LOG.warn("closing the listener on {}: {}", local, e.getMessage());
+        }
+        device.listeners.decrementAndGet();
     }
 }

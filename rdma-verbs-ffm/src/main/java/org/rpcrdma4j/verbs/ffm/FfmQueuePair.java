@@ -59,7 +59,24 @@ final class FfmQueuePair implements QueuePair {
     private final Object recvLock = new Object();
     private final RecvWorkRequest[] kept;
     private int keptCount;
+    /** Send-queue accounting: the sequence number of each signaled request posted, oldest first. */
+    private final long[] signaledAt;
+    /** Requests posted (the posting thread's). */
+    private long posted;
+    /** Signaled requests recorded in {@link #signaledAt}. */
+    private volatile long signaledTail;
+    /** Signaled completions seen (the polling thread's). */
+    private long signaledHead;
+    /** Requests retired by a signaled completion: the send queue holds {@code posted - retired}. */
+    private volatile long retired;
+    /**
+     * The wr_id and opcode of the last requests posted, as many as the send queue holds: a failed completion's opcode
+     * is found here (rxe and others report none for it).
+     */
+    private final long[] sentWrIds;
+    private final byte[] sentOpcodes;
     private final AtomicBoolean claimed = new AtomicBoolean();
+    private final AtomicBoolean errorSeen = new AtomicBoolean();
     private final AtomicBoolean closing = new AtomicBoolean();
     private volatile MemorySegment qp;
     private volatile int nativeQpNum = -1;
@@ -78,6 +95,10 @@ final class FfmQueuePair implements QueuePair {
             throw new VerbsException("at most " + device.attributes().maxSge() + " SGEs per work request on "
                     + device.name());
         }
+        if (config.maxInlineData() > device.attributes().maxInlineData()) {
+            throw new VerbsException(config.maxInlineData() + " bytes inline: " + device.name() + " is opened for "
+                    + device.attributes().maxInlineData() + " (option maxInlineData)");
+        }
         if (config.maxSendWr() > device.attributes().maxQpWr() || config.maxRecvWr() > device.attributes().maxQpWr()) {
             throw new VerbsException("at most " + device.attributes().maxQpWr() + " work requests per queue on "
                     + device.name());
@@ -95,6 +116,10 @@ final class FfmQueuePair implements QueuePair {
         this.recvBad = arena.allocate(ADDRESS);
         this.postSend = Ibv.op(device.context(), IbvAbi.CONTEXT_OPS_POST_SEND);
         this.postRecv = Ibv.op(device.context(), IbvAbi.CONTEXT_OPS_POST_RECV);
+        this.signaledAt = new long[config.maxSendWr()];
+        this.sentWrIds = new long[config.maxSendWr()];
+        this.sentOpcodes = new byte[config.maxSendWr()];
+        java.util.Arrays.fill(sentOpcodes, (byte) -1);
         this.kept = new RecvWorkRequest[config.maxRecvWr()];
         for (int i = 0; i < kept.length; i++) {
             kept[i] = new RecvWorkRequest(config.maxRecvSge());
@@ -206,16 +231,64 @@ final class FfmQueuePair implements QueuePair {
         }
     }
 
-    /** The connection failed or ended. */
+    /** The connection failed or ended: receives kept for a queue pair that never got its native one are flushed. */
     void broken() {
         if (state != QpState.CLOSED) {
             state = QpState.ERROR;
         }
+        flushKept();
     }
 
-    /** A completion of this queue pair failed: the device moved it to error. */
+    private void flushKept() {
+        synchronized (recvLock) {
+            for (int i = 0; i < keptCount; i++) {
+                recvCq.flushed(kept[i].wrId, WcOpcode.RECV, qpNum);
+            }
+            keptCount = 0;
+        }
+    }
+
+    /**
+     * On the polling thread, for a failed completion: the opcode of the send-queue request {@code wrId} among the last
+     * ones posted, or null when it is none of them (a receive).
+     */
+    WcOpcode sentOpcode(long wrId) {
+        for (int i = 0; i < sentWrIds.length; i++) {
+            if (sentWrIds[i] == wrId && sentOpcodes[i] >= 0) {
+                return WC_OPCODES[sentOpcodes[i]];
+            }
+        }
+        return null;
+    }
+
+    private static final WcOpcode[] WC_OPCODES = WcOpcode.values();
+
+    /**
+     * On the polling thread: a signaled send-queue request completed, so it and every unsignaled one posted before it
+     * left the send queue (devices may make the queue larger than asked; the SPI's size is the one kept).
+     */
+    void sendCompleted() {
+        if (signaledHead < signaledTail) {
+            retired = signaledAt[(int) (signaledHead++ % signaledAt.length)];
+        }
+    }
+
+    /**
+     * On the polling thread: a completion of this queue pair failed, so the device moved it to error. The connection
+     * is ended as well (once), so that both sides hear DISCONNECTED: over InfiniBand and RoCE nothing else tells the
+     * peer, whose requests would otherwise wait for their retries to run out.
+     */
     void failedCompletion() {
         broken();
+        if (errorSeen.compareAndSet(false, true)) {
+            device.loop().execute(this::disconnectAfterError);
+        }
+    }
+
+    private void disconnectAfterError() {
+        if (connection != null) {
+            connection.disconnect();
+        }
     }
 
     @Override
@@ -279,23 +352,34 @@ final class FfmQueuePair implements QueuePair {
     }
 
     private void postSendNative(SendWorkRequest chain, int n) throws PostException {
+        if (posted + n - retired > config.maxSendWr()) {
+            throw new PostException("the send queue is full: " + (posted - retired) + " of " + config.maxSendWr()
+                    + " requests are not retired by a signaled completion yet", 0, chain.wrId);
+        }
         long base = sendWrs.address();
         int maxSge = config.maxSendSge();
         int i = 0;
         for (SendWorkRequest wr = chain; wr != null; wr = wr.next, i++) {
             long at = i * IbvAbi.SEND_WR_SIZE;
             long sgeAt = (long) i * maxSge * IbvAbi.SGE_SIZE;
+            int sges = 0;
             for (int j = 0; j < wr.numSge(); j++) {
                 Sge sge = wr.sge(j);
-                long s = sgeAt + j * IbvAbi.SGE_SIZE;
+                if (sge.length == 0) {
+                    continue; // carries nothing; siw (Linux 6.1) dereferences a null pointer sending one
+                }
+                long s = sgeAt + sges++ * IbvAbi.SGE_SIZE;
                 sendSges.set(JAVA_LONG, s + IbvAbi.SGE_ADDR, sge.address);
                 sendSges.set(JAVA_INT, s + IbvAbi.SGE_LENGTH, sge.length);
                 sendSges.set(JAVA_INT, s + IbvAbi.SGE_LKEY, sge.lkey);
             }
+            int slot = (int) ((posted + i) % sentWrIds.length);
+            sentWrIds[slot] = wr.wrId;
+            sentOpcodes[slot] = (byte) sendOpcode(wr).ordinal();
             sendWrs.set(JAVA_LONG, at + IbvAbi.SEND_WR_WR_ID, wr.wrId);
             sendWrs.set(JAVA_LONG, at + IbvAbi.SEND_WR_NEXT, i + 1 < n ? base + at + IbvAbi.SEND_WR_SIZE : 0L);
             sendWrs.set(JAVA_LONG, at + IbvAbi.SEND_WR_SG_LIST, sendSges.address() + sgeAt);
-            sendWrs.set(JAVA_INT, at + IbvAbi.SEND_WR_NUM_SGE, wr.numSge());
+            sendWrs.set(JAVA_INT, at + IbvAbi.SEND_WR_NUM_SGE, sges);
             sendWrs.set(JAVA_INT, at + IbvAbi.SEND_WR_OPCODE, nativeOpcode(wr));
             sendWrs.set(JAVA_INT, at + IbvAbi.SEND_WR_SEND_FLAGS, nativeFlags(wr.flags));
             // SEND_WITH_INV: hardware and rxe read invalidate_rkey, siw reads wr.rdma.rkey: set both
@@ -309,6 +393,14 @@ final class FfmQueuePair implements QueuePair {
             Ibv.postSend(postSend, qp, sendWrs, sendBad);
         } catch (VerbsException e) {
             throw refused(e, sendBad, base, IbvAbi.SEND_WR_SIZE, chain);
+        }
+        for (SendWorkRequest wr = chain; wr != null; wr = wr.next) {
+            posted++;
+            if ((wr.flags & SendWorkRequest.SIGNALED) != 0) {
+                long tail = signaledTail;
+                signaledAt[(int) (tail % signaledAt.length)] = posted;
+                signaledTail = tail + 1;
+            }
         }
     }
 
@@ -417,9 +509,13 @@ final class FfmQueuePair implements QueuePair {
         for (RecvWorkRequest wr = chain; wr != null && i < n; wr = wr.next, i++) {
             long at = i * IbvAbi.RECV_WR_SIZE;
             long sgeAt = (long) i * maxSge * IbvAbi.SGE_SIZE;
+            int sges = 0;
             for (int j = 0; j < wr.numSge(); j++) {
                 Sge sge = wr.sge(j);
-                long s = sgeAt + j * IbvAbi.SGE_SIZE;
+                if (sge.length == 0) {
+                    continue; // takes nothing (left out as in sends)
+                }
+                long s = sgeAt + sges++ * IbvAbi.SGE_SIZE;
                 recvSges.set(JAVA_LONG, s + IbvAbi.SGE_ADDR, sge.address);
                 recvSges.set(JAVA_INT, s + IbvAbi.SGE_LENGTH, sge.length);
                 recvSges.set(JAVA_INT, s + IbvAbi.SGE_LKEY, sge.lkey);
@@ -427,7 +523,7 @@ final class FfmQueuePair implements QueuePair {
             recvWrs.set(JAVA_LONG, at + IbvAbi.RECV_WR_WR_ID, wr.wrId);
             recvWrs.set(JAVA_LONG, at + IbvAbi.RECV_WR_NEXT, i + 1 < n ? base + at + IbvAbi.RECV_WR_SIZE : 0L);
             recvWrs.set(JAVA_LONG, at + IbvAbi.RECV_WR_SG_LIST, recvSges.address() + sgeAt);
-            recvWrs.set(JAVA_INT, at + IbvAbi.RECV_WR_NUM_SGE, wr.numSge());
+            recvWrs.set(JAVA_INT, at + IbvAbi.RECV_WR_NUM_SGE, sges);
         }
         try {
             Ibv.postRecv(postRecv, qp, recvWrs, recvBad);
@@ -463,10 +559,10 @@ final class FfmQueuePair implements QueuePair {
         } catch (VerbsException e) {
             LOG.warn("closing queue pair {} on {} failed: {}", qpNum, device.name(), e.getMessage());
         }
+        flushKept();
         state = QpState.CLOSED;
         synchronized (recvLock) {
             qp = null;
-            keptCount = 0;
         }
         sendCq.detach(this);
         recvCq.detach(this);

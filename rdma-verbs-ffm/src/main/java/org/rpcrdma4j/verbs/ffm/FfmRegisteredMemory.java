@@ -79,7 +79,7 @@ final class FfmRegisteredMemory implements RegisteredMemory {
 
     @Override
     public MrState state() {
-        return closed.get() ? MrState.INVALID : MrState.VALID;
+        return closed.get() ? MrState.FREE : MrState.VALID;
     }
 
     @Override

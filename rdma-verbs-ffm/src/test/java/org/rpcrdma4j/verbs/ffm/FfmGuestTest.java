@@ -100,9 +100,8 @@ class FfmGuestTest {
      * prints its lines to the build's log and requires that nothing failed and most of it ran.
      */
     private void conformance() throws Exception {
-        String out = guest.exec("/opt/jre/bin/java --enable-native-access=ALL-UNNAMED -XX:ErrorFile=/tmp/ffm-hs_err.log "
-                + "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn -cp " + RdmaCoreGuest.GUEST_CLASS_PATH
-                + " org.rpcrdma4j.verbs.ffm.conformance.GuestConformance 10.0.2.15");
+        String out = guest.exec(RdmaCoreGuest.JAVA + " -Dorg.slf4j.simpleLogger.defaultLogLevel=warn -cp "
+                + RdmaCoreGuest.GUEST_CLASS_PATH + " org.rpcrdma4j.verbs.ffm.conformance.GuestConformance 10.0.2.15");
         System.out.println(out.strip());
         java.util.regex.Matcher m = java.util.regex.Pattern
                 .compile("conformance: (\\d+) passed, (\\d+) failed, (\\d+) skipped").matcher(out);
@@ -114,7 +113,7 @@ class FfmGuestTest {
 
     /** Lists the guest's devices both ways, requires them equal, and returns {@code device}'s fields as ours. */
     private Map<String, String> listedAsIbvDevinfoShows(String device) throws Exception {
-        String ours = guest.exec("/opt/jre/bin/java --enable-native-access=ALL-UNNAMED -cp "
+        String ours = guest.exec(RdmaCoreGuest.JAVA + " -cp "
                 + RdmaCoreGuest.GUEST_CLASS_PATH + " org.rpcrdma4j.verbs.ffm.FfmDevices");
         String theirs = guest.exec("ibv_devinfo -v");
         assertThat(ours).as(ours).contains("exit=0");
@@ -138,13 +137,12 @@ class FfmGuestTest {
 
     /**
      * Runs {@code GuestLoopback} on the guest's one device; returns what it printed. A JVM that crashes gets one more
-     * try, its crash report printed in full to the build's log first: such a crash has been seen twice in about sixty
-     * runs, in the loopback's own JVM, and is not understood yet.
+     * try, its crash report printed in full to the build's log first (see {@link RdmaCoreGuest#JAVA} for the crashes
+     * qemu's emulation caused before the JVM was pinned to one virtual CPU).
      */
     private String loopback(int port, String options) throws Exception {
-        String command = "rm -f /tmp/ffm-hs_err.log; /opt/jre/bin/java --enable-native-access=ALL-UNNAMED "
-                + "-XX:ErrorFile=/tmp/ffm-hs_err.log -cp " + RdmaCoreGuest.GUEST_CLASS_PATH
-                + " org.rpcrdma4j.verbs.ffm.internal.GuestLoopback 10.0.2.15 ";
+        String command = "rm -f /tmp/ffm-hs_err.log; " + RdmaCoreGuest.JAVA + " -cp "
+                + RdmaCoreGuest.GUEST_CLASS_PATH + " org.rpcrdma4j.verbs.ffm.internal.GuestLoopback 10.0.2.15 ";
         String out = guest.exec(command + port + options);
         if (!out.contains("exit=0") && out.contains("A fatal error has been detected")) {
             System.out.println("WARNING: the loopback's JVM crashed; its report follows, then one more try\n" + out

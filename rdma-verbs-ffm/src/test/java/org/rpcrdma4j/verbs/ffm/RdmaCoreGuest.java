@@ -33,6 +33,13 @@ final class RdmaCoreGuest implements AutoCloseable {
     static final String JRE_MODULES = "java.base,jdk.unsupported,jdk.management,java.logging,java.xml";
     /** Directories of the class path (this module's classes and test classes, the reactor's), at most this many. */
     static final int CLASS_DIRS = 6;
+    /**
+     * How the guest starts a JVM: on one virtual CPU. qemu's multi-threaded TCG (the guest has no KVM) was seen to
+     * crash a JVM at the first instruction of a method just compiled on another virtual CPU (twice in forty runs of
+     * the loopback, never in forty pinned); real hardware and KVM keep instruction caches coherent.
+     */
+    static final String JAVA = "taskset -c 0 /opt/jre/bin/java --enable-native-access=ALL-UNNAMED "
+            + "-XX:ErrorFile=/tmp/ffm-hs_err.log";
     /** The class path in the guest: the test's own, its jars in one directory and its directories numbered. */
     static final String GUEST_CLASS_PATH = "'/opt/disni/*" + java.util.stream.IntStream.range(0, CLASS_DIRS)
             .mapToObj(i -> ":/opt/disni/classes-" + i).collect(java.util.stream.Collectors.joining()) + "'";

@@ -78,7 +78,13 @@ public final class Ibv {
     public MemorySegment regMr(MemorySegment pd, MemorySegment address, long length, int access, MemorySegment errno)
             throws VerbsException {
         MemorySegment mr = call(() -> (MemorySegment) regMr.invokeExact(errno, pd, address, length, access));
-        return nonNull(mr, "ibv_reg_mr", errno, length + " bytes at 0x" + Long.toHexString(address.address()));
+        if (!mr.equals(MemorySegment.NULL)) {
+            return mr;
+        }
+        int e = Errno.of(errno);
+        throw Errno.failure("ibv_reg_mr", e, length + " bytes at 0x" + Long.toHexString(address.address())
+                + (e == 12 ? "; registered memory is pinned, and pinned memory counts against the process's "
+                        + "locked-memory limit (ulimit -l): raise it, e.g. to unlimited" : ""));
     }
 
     /** {@code ibv_dereg_mr}. */

@@ -24,6 +24,12 @@ class FfmConnectionConformanceTest extends AbstractConnectionConformanceTest {
         return !iwarp();
     }
 
+    /** InfiniBand's and RoCE's connection manager delivers its message's whole private-data space. */
+    @Override
+    protected boolean privateDataPadded() {
+        return !iwarp();
+    }
+
     @Override
     protected InetSocketAddress listenAddress() {
         return FfmRun.listenAddress();

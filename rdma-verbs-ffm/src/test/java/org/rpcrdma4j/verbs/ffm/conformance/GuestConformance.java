@@ -1,6 +1,7 @@
 package org.rpcrdma4j.verbs.ffm.conformance;
 
 import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
+import static org.junit.platform.engine.discovery.DiscoverySelectors.selectMethod;
 
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -17,7 +18,7 @@ import org.junit.platform.launcher.core.LauncherFactory;
  * Runs the conformance suite over the ffm provider in this JVM (in the guest) and prints one line per test:
  * {@code PASS}, {@code FAIL} with why, or {@code SKIP} with why, then {@code conformance: N passed, N failed, N
  * skipped}. Exit status 0 when nothing failed. Arguments: the IPv4 address of the RDMA interface, then optionally the
- * simple names of the classes to run.
+ * simple names of the classes to run, or {@code Class#method} for one test.
  */
 public final class GuestConformance {
     private static final List<Class<?>> SUITE = List.of(FfmDeviceConformanceTest.class,
@@ -35,6 +36,11 @@ public final class GuestConformance {
         for (Class<?> c : SUITE) {
             if (only.isEmpty() || only.contains(c.getSimpleName())) {
                 request.selectors(selectClass(c));
+            }
+            for (String o : only) {
+                if (o.startsWith(c.getSimpleName() + "#")) {
+                    request.selectors(selectMethod(c.getName() + o.substring(o.indexOf('#'))));
+                }
             }
         }
         LauncherDiscoveryRequest built = request.build();
@@ -87,7 +93,7 @@ public final class GuestConformance {
     }
 
     private static String name(TestIdentifier test) {
-        return test.getUniqueId().replaceAll(".*\\[class:org\\.rpcrdma4j\\.verbs\\.ffm\\.conformance\\.([^\\]]+)\\]"
-                + ".*\\[method:([^(\\]]+).*", "$1.$2");
+        return test.getUniqueId().replaceAll(".*\\[class:[^\\]]*\\.([^.\\]]+)\\].*\\[method:([^#\\]]*#)?([^(\\]]+).*",
+                "$1.$3");
     }
 }

@@ -42,7 +42,8 @@ public final class RdmaProviders {
                     break;
                 }
                 providers.add(it.next());
-            } catch (ServiceConfigurationError e) {
+            } catch (ServiceConfigurationError | LinkageError e) {
+                // a class for a newer Java fails to load with UnsupportedClassVersionError, unwrapped
                 String why = unloadable(e);
                 LOG.debug("an RDMA provider on the class path cannot be loaded: {}", why);
                 unloadable.add(why);

@@ -45,6 +45,13 @@ class RdmaProvidersTest {
     }
 
     @Test
+    void theBareErrorOfAClassForANewerJavaIsNamedToo() {
+        assertThat(RdmaProviders.unloadable(new UnsupportedClassVersionError("org/example/New has been compiled by "
+                + "a more recent version of the Java Runtime (class file version 70.0), this version ...")))
+                .startsWith("org/example/New needs Java 26 or later");
+    }
+
+    @Test
     void anUnknownNameListsWhatIsThere() {
         assertThatThrownBy(() -> RdmaProviders.select("nosuch")).isInstanceOf(VerbsException.class)
                 .hasMessageContaining("no RDMA provider named 'nosuch'").hasMessageContaining("soft");

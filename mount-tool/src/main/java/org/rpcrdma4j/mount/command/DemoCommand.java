@@ -19,7 +19,7 @@ import picocli.CommandLine.Option;
 final class DemoCommand implements Callable<Integer> {
     private final Io io;
 
-    @Option(names = "--provider", paramLabel = "soft|disni|auto", defaultValue = "soft",
+    @Option(names = "--provider", paramLabel = "soft|ffm|disni|auto", defaultValue = "soft",
             description = "RDMA provider for server and client (default: ${DEFAULT-VALUE}).")
     String provider;
 

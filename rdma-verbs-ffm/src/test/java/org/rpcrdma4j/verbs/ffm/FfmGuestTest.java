@@ -16,6 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
+import org.rpcrdma4j.testsupport.RdmaCoreGuest;
 import org.rpcrdma4j.testsupport.RequiredPeer;
 
 /**
@@ -37,7 +38,8 @@ class FfmGuestTest {
     @BeforeAll
     void boot() throws Exception {
         RequiredPeer.require("the rdma-core guest (disni-peer harness)", RdmaCoreGuest.unavailableReason());
-        guest = RdmaCoreGuest.boot();
+        guest = RdmaCoreGuest.boot(java.nio.file.Path.of(System.getProperty("java.home")),
+                RdmaCoreGuest.testClassPath());
     }
 
     @AfterAll

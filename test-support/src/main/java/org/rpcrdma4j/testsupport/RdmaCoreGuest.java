@@ -1,4 +1,4 @@
-package org.rpcrdma4j.verbs.ffm;
+package org.rpcrdma4j.testsupport;
 
 import java.io.File;
 import java.io.IOException;
@@ -12,48 +12,54 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A qemu guest with rdma-core, the ib_uverbs and rdma_ucm modules, a siw device ({@code siw0}) and a Java runtime
- * made from the JDK running the tests, booted by the {@code disni-peer} harness beside the checkout
+ * A qemu guest with rdma-core, the ib_uverbs and rdma_ucm modules, a siw device ({@code siw0}), knfsd and the Linux
+ * NFS client, and a Java runtime made from a given JDK, booted by the {@code disni-peer} harness beside the checkout
  * ({@code ../shared/disni-peer}, or {@value #DIR_ENVIRONMENT}). The harness's guest takes a directory of its own
- * ({@link #WORK}): a {@code jlink}ed runtime, this module's classes and their dependencies under {@code /opt/disni},
- * and rdma-core's {@code ibv_devinfo} and {@code rping} (whose libraries, libibverbs and librdmacm among them, the
- * harness copies along). The kernel, its packages and siw.ko are taken from the Linux suite's build when it has one.
+ * ({@link #WORK}): a {@code jlink}ed runtime, the class path given (jars and class directories) under
+ * {@code /opt/disni}, and rdma-core's {@code ibv_devinfo} and {@code rping} (whose libraries, libibverbs and librdmacm
+ * among them, the harness copies along). The kernel, its packages and siw.ko are taken from the Linux suite's build
+ * when it has one.
  */
-final class RdmaCoreGuest implements AutoCloseable {
-    static final String DIR_ENVIRONMENT = "DISNI_PEER_DIR";
-    static final String DIR_PROPERTY = "disniPeer.dir";
+public final class RdmaCoreGuest implements AutoCloseable {
+    public static final String DIR_ENVIRONMENT = "DISNI_PEER_DIR";
+    public static final String DIR_PROPERTY = "disniPeer.dir";
     /** The guest's build and run directory. */
-    static final Path WORK = Path.of("/var/tmp/rpcrdma4j-ffm-peer");
+    public static final Path WORK = Path.of("/var/tmp/rpcrdma4j-ffm-peer");
     /** Where the Linux suite's guest keeps its kernel, packages and siw.ko. */
     static final Path LINUX_PEER_CACHE = Path.of("/var/tmp/linux-peer");
     /**
-     * The guest's runtime: the FFM API, the allocation counters the data path is checked with, and what JUnit's
-     * launcher needs to run the conformance suite there.
+     * The guest's runtime: the FFM API, the allocation counters the data path is checked with, what JUnit's launcher
+     * needs to run the conformance suite there, and what {@code mount-tool}'s jar needs ({@code jdeps}).
      */
-    static final String JRE_MODULES = "java.base,jdk.unsupported,jdk.management,java.logging,java.xml";
+    public static final String JRE_MODULES = "java.base,jdk.unsupported,jdk.management,java.logging,java.xml,"
+            + "java.compiler,java.desktop,java.management,java.security.jgss,jdk.jfr,jdk.security.auth";
     /** Directories of the class path (this module's classes and test classes, the reactor's), at most this many. */
-    static final int CLASS_DIRS = 6;
+    public static final int CLASS_DIRS = 6;
     /**
      * How the guest starts a JVM: on one virtual CPU. qemu's multi-threaded TCG (the guest has no KVM) was seen to
      * crash a JVM at the first instruction of a method just compiled on another virtual CPU (twice in forty runs of
      * the loopback, never in forty pinned); real hardware and KVM keep instruction caches coherent.
      */
-    static final String JAVA = "taskset -c 0 /opt/jre/bin/java --enable-native-access=ALL-UNNAMED "
+    public static final String JAVA = "taskset -c 0 /opt/jre/bin/java --enable-native-access=ALL-UNNAMED "
             + "-XX:ErrorFile=/tmp/ffm-hs_err.log";
     /** The class path in the guest: the test's own, its jars in one directory and its directories numbered. */
-    static final String GUEST_CLASS_PATH = "'/opt/disni/*" + java.util.stream.IntStream.range(0, CLASS_DIRS)
+    public static final String GUEST_CLASS_PATH = "'/opt/disni/*" + java.util.stream.IntStream.range(0, CLASS_DIRS)
             .mapToObj(i -> ":/opt/disni/classes-" + i).collect(java.util.stream.Collectors.joining()) + "'";
 
     private final Path harness;
+    private final Path jdk;
+    private final List<String> classPath;
     private boolean started;
     private boolean rxe;
 
-    private RdmaCoreGuest(Path harness) {
+    private RdmaCoreGuest(Path harness, Path jdk, List<String> classPath) {
         this.harness = harness;
+        this.jdk = jdk;
+        this.classPath = classPath;
     }
 
     /** The harness directory, or null when none is named. */
-    static Path harness() {
+    public static Path harness() {
         String d = System.getenv(DIR_ENVIRONMENT);
         if (d == null || d.isBlank()) {
             d = System.getProperty(DIR_PROPERTY);
@@ -62,7 +68,7 @@ final class RdmaCoreGuest implements AutoCloseable {
     }
 
     /** Why the guest cannot run here, or null. */
-    static String unavailableReason() {
+    public static String unavailableReason() {
         Path h = harness();
         if (h == null) {
             return "no disni-peer harness named: set " + DIR_ENVIRONMENT + " or -D" + DIR_PROPERTY;
@@ -81,9 +87,12 @@ final class RdmaCoreGuest implements AutoCloseable {
         return null;
     }
 
-    /** Builds the guest's initramfs with this module's current classes and boots it. */
-    static RdmaCoreGuest boot() throws IOException, InterruptedException {
-        RdmaCoreGuest g = new RdmaCoreGuest(harness());
+    /**
+     * Builds the guest's initramfs with a runtime made from {@code jdk} and {@code classPath} (the entries of a class
+     * path: jars and class directories), and boots it.
+     */
+    public static RdmaCoreGuest boot(Path jdk, List<String> classPath) throws IOException, InterruptedException {
+        RdmaCoreGuest g = new RdmaCoreGuest(harness(), jdk, List.copyOf(classPath));
         g.stage();
         g.script("stop.sh"); // a guest left running by an earlier run
         g.script("start.sh");
@@ -93,12 +102,6 @@ final class RdmaCoreGuest implements AutoCloseable {
 
     private void stage() throws IOException, InterruptedException {
         Path opt = WORK.resolve("guestfiles/opt/disni");
-        List<String> classPath = new ArrayList<>();
-        for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
-            if (!entry.isBlank() && !entry.contains("surefire")) {
-                classPath.add(entry);
-            }
-        }
         StringBuilder copy = new StringBuilder();
         int dirs = 0;
         if (classPath.stream().filter(e -> Files.isDirectory(Path.of(e))).count() > CLASS_DIRS) {
@@ -109,7 +112,6 @@ final class RdmaCoreGuest implements AutoCloseable {
                     ? "cp -a '" + entry + "' \"$OPT/classes-" + dirs++ + "\"\n"
                     : "cp '" + entry + "' \"$OPT/\"\n");
         }
-        String jdk = System.getProperty("java.home");
         String stamp = jdk + " " + JRE_MODULES;
         run(List.of("bash", "-c", String.join("\n",
                 "set -euo pipefail",
@@ -142,11 +144,23 @@ final class RdmaCoreGuest implements AutoCloseable {
     }
 
     /**
+     * Boots the guest again from what {@link #boot} built: a fresh kernel, with siw and nothing using it yet (siw0
+     * cannot be deleted for rxe while the kernel's NFS/RDMA transports still hold it).
+     */
+    public void restart() throws IOException, InterruptedException {
+        script("stop.sh");
+        started = false;
+        rxe = false;
+        script("start.sh");
+        started = true;
+    }
+
+    /**
      * Replaces the guest's siw device by an rxe one on the same interface (RoCE v2 in software; the connection manager
      * would pick either for the same address): loads rxe's modules, installs its rdma-core provider, adds
      * {@code rxe0}, deletes {@code siw0}. Once per boot.
      */
-    void useRxe() throws IOException, InterruptedException {
+    public void useRxe() throws IOException, InterruptedException {
         if (rxe) {
             return;
         }
@@ -160,12 +174,23 @@ final class RdmaCoreGuest implements AutoCloseable {
         rxe = true;
     }
 
+    /** The class path of this test's own JVM, as entries for {@link #boot} (without the test runner's jars). */
+    public static List<String> testClassPath() {
+        List<String> entries = new ArrayList<>();
+        for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
+            if (!entry.isBlank() && !entry.contains("surefire")) {
+                entries.add(entry);
+            }
+        }
+        return entries;
+    }
+
     /**
      * Runs {@code command} in the guest's shell.
      *
      * @return its output, and {@code exit=N} on the last line
      */
-    String exec(String command) throws IOException, InterruptedException {
+    public String exec(String command) throws IOException, InterruptedException {
         return run(List.of("python3", harness.resolve("guest-exec.py").toString(), "--timeout", "300",
                 command + "; echo exit=$?"), Map.of("LP_CACHE", WORK.resolve("cache").toString()), 360);
     }

@@ -1,0 +1,109 @@
+package org.rpcrdma4j.it.ffm;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.Timeout;
+import org.rpcrdma4j.testsupport.RdmaCoreGuest;
+import org.rpcrdma4j.testsupport.RequiredPeer;
+
+/**
+ * NFS over RDMA through the {@code ffm} provider on real verbs devices, as a user runs it: {@code mount-tool}'s jar on
+ * a Java 25 runtime in a qemu guest ({@link RdmaCoreGuest}), first over siw (iWARP), then over rxe (RoCE v2). On each:
+ * our server ({@code serve --provider ffm}) takes a file from our client ({@code put}) and gives it back
+ * ({@code get}); the guest's Linux NFS client mounts our server with {@code proto=rdma} and reads and writes; our
+ * client writes to and reads from the guest's knfsd over RDMA. Every file is compared byte for byte ({@code cmp}).
+ */
+@Timeout(value = 20, unit = TimeUnit.MINUTES)
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class FfmNfsGuestTest {
+    private static final String ADDRESS = "10.0.2.15";
+    private static final String TOOL = "ulimit -l unlimited; " + RdmaCoreGuest.JAVA.replace(
+            " --enable-native-access=ALL-UNNAMED", "") + " -jar /opt/disni/mount-tool.jar";
+    private static final String PROVIDER = " --provider ffm --device-option address=" + ADDRESS;
+
+    private RdmaCoreGuest guest;
+
+    @BeforeAll
+    void boot() throws Exception {
+        RequiredPeer.require("the rdma-core guest (disni-peer harness)", RdmaCoreGuest.unavailableReason());
+        Path jdk = Path.of(System.getProperty("ffm.jdk", "/usr/lib/jvm/temurin-25-jdk-amd64"));
+        RequiredPeer.require("a JDK 22+ for the guest's runtime", Files.isExecutable(jdk.resolve("bin/jlink")) ? null
+                : "no JDK at " + jdk + " (-Dffm.jdk=...)");
+        Path tool = Path.of(System.getProperty("mountTool.jar", "../mount-tool/target/mount-tool.jar"));
+        RequiredPeer.require("mount-tool's jar", Files.isRegularFile(tool) ? null : "no " + tool.toAbsolutePath()
+                + " (build mount-tool first)");
+        guest = RdmaCoreGuest.boot(jdk, List.of(tool.toAbsolutePath().toString()));
+    }
+
+    @AfterAll
+    void stop() throws Exception {
+        if (guest != null) {
+            guest.close();
+        }
+    }
+
+    @Test
+    @Order(1)
+    void nfsOverSiw() throws Exception {
+        nfs("siw0", 20050);
+    }
+
+    @Test
+    @Order(2)
+    void nfsOverRxe() throws Exception {
+        guest.restart();
+        guest.useRxe();
+        nfs("rxe0", 20060);
+    }
+
+    private void nfs(String device, int port) throws Exception {
+        int mountPort = port + 1;
+        String url = "rdma://" + ADDRESS + ":" + port + "/ours";
+        String dir = "/srv/ours-" + port;
+        String started = guest.exec("mkdir -p " + dir + " && head -c 3145728 /dev/urandom > /tmp/a && "
+                + "(" + TOOL + " serve " + dir + " --export /ours" + PROVIDER + " --bind " + ADDRESS + " --port "
+                + port + " --tcp-port " + mountPort + " --grace-period 0s > /tmp/serve-" + port + ".log 2>&1 &) && "
+                + "for i in $(seq 1 120); do grep -q 'rdma://' /tmp/serve-" + port + ".log && break; sleep 1; done; "
+                + "cat /tmp/serve-" + port + ".log");
+        System.out.println(started.strip());
+        assertThat(started).as(started).contains("rdma://").contains(device);
+        try {
+            String ours = guest.exec(TOOL + " put" + PROVIDER + " --mount-port " + mountPort + " " + url
+                    + " /tmp/a /a && " + TOOL + " get" + PROVIDER + " --mount-port " + mountPort + " " + url
+                    + " /a /tmp/b && cmp /tmp/a /tmp/b && cmp /tmp/a " + dir + "/a && echo OURS-SAME");
+            System.out.println(ours.strip());
+            assertThat(ours).as("our client and our server over " + device + "\n" + ours).contains("OURS-SAME");
+
+            String linux = guest.exec("mkdir -p /mnt/ours && mount -t nfs -o vers=3,proto=rdma,port=" + port
+                    + ",mountport=" + mountPort + ",mountproto=tcp " + ADDRESS + ":/ours /mnt/ours && cmp /tmp/a "
+                    + "/mnt/ours/a && cp /tmp/a /mnt/ours/c && umount /mnt/ours && cmp /tmp/a " + dir + "/c && "
+                    + "echo LINUX-CLIENT-SAME");
+            System.out.println(linux.strip());
+            assertThat(linux).as("the Linux client and our server over " + device + "\n" + linux)
+                    .contains("LINUX-CLIENT-SAME");
+        } finally {
+            System.out.println(guest.exec("pkill -f 'mount-tool.jar serve' ; sleep 1; tail -5 /tmp/serve-" + port
+                    + ".log"));
+        }
+
+        String knfsd = guest.exec(TOOL + " put" + PROVIDER + " rdma://" + ADDRESS + ":20049/export /tmp/a "
+                + "/scratch/k-" + port + " && " + TOOL + " get" + PROVIDER + " rdma://" + ADDRESS + ":20049/export "
+                + "/scratch/k-" + port + " /tmp/k && cmp /tmp/a /tmp/k && cmp /tmp/a /export/scratch/k-" + port
+                + " && echo KNFSD-SAME");
+        System.out.println(knfsd.strip());
+        assertThat(knfsd).as("our client and knfsd over " + device + "\n" + knfsd).contains("KNFSD-SAME");
+    }
+}

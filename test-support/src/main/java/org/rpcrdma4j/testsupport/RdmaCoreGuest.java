@@ -36,11 +36,12 @@ public final class RdmaCoreGuest implements AutoCloseable {
     /** Directories of the class path (this module's classes and test classes, the reactor's), at most this many. */
     public static final int CLASS_DIRS = 6;
     /**
-     * How the guest starts a JVM: on one virtual CPU. qemu's multi-threaded TCG (the guest has no KVM) was seen to
+     * How the guest starts a JVM: allowed to pin all the memory it registers ({@code ulimit -l}), on one virtual CPU. qemu's multi-threaded TCG (the guest has no KVM) was seen to
      * crash a JVM at the first instruction of a method just compiled on another virtual CPU (twice in forty runs of
      * the loopback, never in forty pinned); real hardware and KVM keep instruction caches coherent.
      */
-    public static final String JAVA = "taskset -c 0 /opt/jre/bin/java --enable-native-access=ALL-UNNAMED "
+    public static final String JAVA = "ulimit -l unlimited; taskset -c 0 /opt/jre/bin/java "
+            + "--enable-native-access=ALL-UNNAMED "
             + "-XX:ErrorFile=/tmp/ffm-hs_err.log";
     /** The class path in the guest: the test's own, its jars in one directory and its directories numbered. */
     public static final String GUEST_CLASS_PATH = "'/opt/disni/*" + java.util.stream.IntStream.range(0, CLASS_DIRS)

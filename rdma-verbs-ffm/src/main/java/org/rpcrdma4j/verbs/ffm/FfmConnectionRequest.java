@@ -1,5 +1,7 @@
 package org.rpcrdma4j.verbs.ffm;
 
+import static java.lang.foreign.ValueLayout.ADDRESS;
+
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
@@ -88,7 +90,7 @@ final class FfmConnectionRequest implements ConnectionRequest, CmEndpoint {
             throw new VerbsException("the connection request was answered already");
         }
         device.loop().call(() -> {
-            long verbs = id.get(java.lang.foreign.ValueLayout.ADDRESS, RdmaCmAbi.CM_ID_VERBS).address();
+            long verbs = id.get(ADDRESS, RdmaCmAbi.CM_ID_VERBS).address();
             if (verbs != device.context().address()) {
                 rejectNow(null);
                 throw new VerbsException("the request from " + remote + " came through another RDMA device than "

@@ -1,7 +1,6 @@
 package org.rpcrdma4j.verbs.ffm;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
-import static java.lang.foreign.ValueLayout.JAVA_INT;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -296,9 +295,5 @@ final class FfmDevice implements RdmaDevice {
     /** For messages. */
     FfmDeviceInfo info() {
         return info;
-    }
-
-    static int readInt(MemorySegment struct, long size, long offset) {
-        return struct.reinterpret(size).get(JAVA_INT, offset);
     }
 }

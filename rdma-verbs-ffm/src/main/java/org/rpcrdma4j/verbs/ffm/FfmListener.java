@@ -1,5 +1,7 @@
 package org.rpcrdma4j.verbs.ffm;
 
+import static java.lang.foreign.ValueLayout.ADDRESS;
+
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
@@ -43,8 +45,7 @@ final class FfmListener implements RdmaListener, CmEndpoint {
             id = device.runtime().cm().createId(arena, device.cmChannel(), errno);
             try {
                 device.runtime().cm().bindAddr(id, RdmaCm.sockaddr(arena, bindAddress), errno);
-                long verbs = id.reinterpret(RdmaCmAbi.CM_ID_PD + 8).get(java.lang.foreign.ValueLayout.ADDRESS,
-                        RdmaCmAbi.CM_ID_VERBS).address();
+                long verbs = id.reinterpret(RdmaCmAbi.CM_ID_PD + 8).get(ADDRESS, RdmaCmAbi.CM_ID_VERBS).address();
                 if (verbs != 0 && verbs != device.context().address()) {
                     throw new VerbsException(bindAddress.getAddress().getHostAddress() + " belongs to another RDMA "
                             + "device than " + device.name());

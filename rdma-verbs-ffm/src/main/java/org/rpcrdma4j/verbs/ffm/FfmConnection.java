@@ -103,6 +103,7 @@ final class FfmConnection implements CmEndpoint {
         try (Arena arena = Arena.ofConfined()) {
             device.runtime().cm().accept(id, c.param(arena), device.loop().errno());
         } catch (VerbsException e) {
+            qp.unbind(); // no post reaches the native queue pair from here on
             device.runtime().cm().destroyQp(id);
             c.bound = false;
             throw e;

@@ -84,10 +84,18 @@ final class FfmConnectionManager implements ConnectionManager {
         connections.add(c);
     }
 
-    /** On the device thread: every connection ends with DEVICE_REMOVAL, every listener closes. */
+    /**
+     * On the device thread: every connection ends with DEVICE_REMOVAL, every request not answered yet is rejected,
+     * every listener closes, so that no identifier outlives the event channel.
+     */
     void deviceClosing() {
         for (FfmConnection c : List.copyOf(connections)) {
             c.deviceClosing();
+        }
+        for (CmEndpoint e : device.loop().endpoints()) {
+            if (e instanceof FfmConnectionRequest r) {
+                r.reject(null);
+            }
         }
         for (FfmListener l : List.copyOf(listeners)) {
             l.close();

@@ -97,6 +97,11 @@ final class FfmEventLoop implements Runnable {
         endpoints.remove(id);
     }
 
+    /** On the loop: the owners of identifiers now, for the device's close. */
+    List<CmEndpoint> endpoints() {
+        return List.copyOf(endpoints.values());
+    }
+
     /** Takes a slot for a completion queue: its {@code cq_context}. */
     int addCq(FfmCompletionQueue cq) throws VerbsException {
         for (int i = 1; i < MAX_CQS; i++) {

@@ -222,6 +222,14 @@ final class FfmQueuePair implements QueuePair {
         }
     }
 
+    /** On the device thread: the native queue pair is about to be destroyed before it was used; the pair is broken. */
+    void unbind() {
+        state = QpState.ERROR;
+        synchronized (recvLock) {
+            qp = null;
+        }
+    }
+
     /** On the device thread: the connection is usable. */
     void established(ConnectionInfo info) {
         connectionInfo = info;

@@ -175,8 +175,7 @@ final class FfmConnection implements CmEndpoint {
     }
 
     private void addressResolved() {
-        long verbs = id.reinterpret(RdmaCmAbi.CM_ID_PD + 8).get(ADDRESS, RdmaCmAbi.CM_ID_VERBS).address();
-        if (verbs != device.context().address()) {
+        if (RdmaCm.verbs(id) != device.context().address()) {
             fail(ConnectionEventType.UNREACHABLE, remote + " is reached through another RDMA device than "
                     + device.name() + "; open the device on the address of the interface that routes there", null,
                     null);

@@ -1,7 +1,5 @@
 package org.rpcrdma4j.verbs.ffm;
 
-import static java.lang.foreign.ValueLayout.ADDRESS;
-
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
@@ -15,7 +13,6 @@ import org.rpcrdma4j.verbs.QpState;
 import org.rpcrdma4j.verbs.QueuePair;
 import org.rpcrdma4j.verbs.VerbsException;
 import org.rpcrdma4j.verbs.ffm.internal.RdmaCm;
-import org.rpcrdma4j.verbs.ffm.internal.RdmaCmAbi;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -90,8 +87,7 @@ final class FfmConnectionRequest implements ConnectionRequest, CmEndpoint {
             throw new VerbsException("the connection request was answered already");
         }
         device.loop().call(() -> {
-            long verbs = id.get(ADDRESS, RdmaCmAbi.CM_ID_VERBS).address();
-            if (verbs != device.context().address()) {
+            if (RdmaCm.verbs(id) != device.context().address()) {
                 rejectNow(null);
                 throw new VerbsException("the request from " + remote + " came through another RDMA device than "
                         + device.name() + "; it was rejected");

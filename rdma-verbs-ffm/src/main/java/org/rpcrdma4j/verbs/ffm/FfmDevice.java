@@ -1,7 +1,5 @@
 package org.rpcrdma4j.verbs.ffm;
 
-import static java.lang.foreign.ValueLayout.ADDRESS;
-
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
@@ -25,7 +23,6 @@ import org.rpcrdma4j.verbs.VerbsException;
 import org.rpcrdma4j.verbs.ffm.internal.Errno;
 import org.rpcrdma4j.verbs.ffm.internal.Libc;
 import org.rpcrdma4j.verbs.ffm.internal.RdmaCm;
-import org.rpcrdma4j.verbs.ffm.internal.RdmaCmAbi;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -125,7 +122,7 @@ final class FfmDevice implements RdmaDevice {
                 MemorySegment id = rt.cm().createId(arena, channel, errno);
                 try {
                     rt.cm().bindAddr(id, RdmaCm.sockaddr(arena, new InetSocketAddress(options.address(), 0)), errno);
-                    long verbs = id.reinterpret(RdmaCmAbi.CM_ID_PD + 8).get(ADDRESS, RdmaCmAbi.CM_ID_VERBS).address();
+                    long verbs = RdmaCm.verbs(id);
                     for (MemorySegment c : list.contexts()) {
                         if (c.address() == verbs) {
                             return c;
@@ -290,10 +287,5 @@ final class FfmDevice implements RdmaDevice {
     @Override
     public String toString() {
         return "FfmDevice[" + info.name() + ", " + info.transport() + "]";
-    }
-
-    /** For messages. */
-    FfmDeviceInfo info() {
-        return info;
     }
 }

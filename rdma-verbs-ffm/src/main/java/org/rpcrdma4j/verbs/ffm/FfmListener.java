@@ -1,7 +1,5 @@
 package org.rpcrdma4j.verbs.ffm;
 
-import static java.lang.foreign.ValueLayout.ADDRESS;
-
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
@@ -45,7 +43,7 @@ final class FfmListener implements RdmaListener, CmEndpoint {
             id = device.runtime().cm().createId(arena, device.cmChannel(), errno);
             try {
                 device.runtime().cm().bindAddr(id, RdmaCm.sockaddr(arena, bindAddress), errno);
-                long verbs = id.reinterpret(RdmaCmAbi.CM_ID_PD + 8).get(ADDRESS, RdmaCmAbi.CM_ID_VERBS).address();
+                long verbs = RdmaCm.verbs(id);
                 if (verbs != 0 && verbs != device.context().address()) {
                     throw new VerbsException(bindAddress.getAddress().getHostAddress() + " belongs to another RDMA "
                             + "device than " + device.name());

@@ -23,7 +23,7 @@ import org.rpcrdma4j.verbs.VerbsException;
 import org.rpcrdma4j.verbs.WcOpcode;
 import org.rpcrdma4j.verbs.ffm.internal.Ibv;
 import org.rpcrdma4j.verbs.ffm.internal.IbvAbi;
-import org.rpcrdma4j.verbs.ffm.internal.RdmaCmAbi;
+import org.rpcrdma4j.verbs.ffm.internal.RdmaCm;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -201,8 +201,7 @@ final class FfmQueuePair implements QueuePair {
             a.set(JAVA_INT, IbvAbi.QP_INIT_ATTR_QP_TYPE, IbvAbi.QPT_RC);
             device.runtime().cm().createQp(id, pd.pd(), a, device.loop().errno());
         }
-        MemorySegment created = id.reinterpret(RdmaCmAbi.CM_ID_PD + 8).get(ADDRESS, RdmaCmAbi.CM_ID_QP)
-                .reinterpret(IbvAbi.QP_QP_NUM + 4);
+        MemorySegment created = RdmaCm.qp(id).reinterpret(IbvAbi.QP_QP_NUM + 4);
         nativeQpNum = created.get(JAVA_INT, IbvAbi.QP_QP_NUM);
         synchronized (recvLock) {
             qp = created;
@@ -371,14 +370,7 @@ final class FfmQueuePair implements QueuePair {
             long sgeAt = (long) i * maxSge * IbvAbi.SGE_SIZE;
             int sges = 0;
             for (int j = 0; j < wr.numSge(); j++) {
-                Sge sge = wr.sge(j);
-                if (sge.length == 0) {
-                    continue; // carries nothing; siw (Linux 6.1) dereferences a null pointer sending one
-                }
-                long s = sgeAt + sges++ * IbvAbi.SGE_SIZE;
-                sendSges.set(JAVA_LONG, s + IbvAbi.SGE_ADDR, sge.address);
-                sendSges.set(JAVA_INT, s + IbvAbi.SGE_LENGTH, sge.length);
-                sendSges.set(JAVA_INT, s + IbvAbi.SGE_LKEY, sge.lkey);
+                sges = writeSge(sendSges, sgeAt, sges, wr.sge(j));
             }
             int slot = (int) ((posted + i) % sentWrIds.length);
             sentWrIds[slot] = wr.wrId;
@@ -443,6 +435,22 @@ final class FfmQueuePair implements QueuePair {
             f |= IbvAbi.SEND_SOLICITED;
         }
         return f;
+    }
+
+    /**
+     * Writes {@code sge} as the native SGE after the {@code written} ones at {@code at}, and returns how many are
+     * written now. A zero-length SGE carries nothing and is left out: siw (Linux 6.1) dereferences a null pointer
+     * sending one.
+     */
+    private static int writeSge(MemorySegment sges, long at, int written, Sge sge) {
+        if (sge.length == 0) {
+            return written;
+        }
+        long s = at + written * IbvAbi.SGE_SIZE;
+        sges.set(JAVA_LONG, s + IbvAbi.SGE_ADDR, sge.address);
+        sges.set(JAVA_INT, s + IbvAbi.SGE_LENGTH, sge.length);
+        sges.set(JAVA_INT, s + IbvAbi.SGE_LKEY, sge.lkey);
+        return written + 1;
     }
 
     /** Which request of the native chain at {@code base} the provider named in {@code bad}. */
@@ -510,14 +518,7 @@ final class FfmQueuePair implements QueuePair {
             long sgeAt = (long) i * maxSge * IbvAbi.SGE_SIZE;
             int sges = 0;
             for (int j = 0; j < wr.numSge(); j++) {
-                Sge sge = wr.sge(j);
-                if (sge.length == 0) {
-                    continue; // takes nothing (left out as in sends)
-                }
-                long s = sgeAt + sges++ * IbvAbi.SGE_SIZE;
-                recvSges.set(JAVA_LONG, s + IbvAbi.SGE_ADDR, sge.address);
-                recvSges.set(JAVA_INT, s + IbvAbi.SGE_LENGTH, sge.length);
-                recvSges.set(JAVA_INT, s + IbvAbi.SGE_LKEY, sge.lkey);
+                sges = writeSge(recvSges, sgeAt, sges, wr.sge(j));
             }
             recvWrs.set(JAVA_LONG, at + IbvAbi.RECV_WR_WR_ID, wr.wrId);
             recvWrs.set(JAVA_LONG, at + IbvAbi.RECV_WR_NEXT, i + 1 < n ? base + at + IbvAbi.RECV_WR_SIZE : 0L);

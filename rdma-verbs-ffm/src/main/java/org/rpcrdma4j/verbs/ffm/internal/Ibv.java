@@ -149,13 +149,9 @@ public final class Ibv {
      * has a completion, and returns that queue (the event must be acknowledged with {@link #ackCqEvents}).
      */
     public MemorySegment getCqEvent(Arena arena, MemorySegment channel, MemorySegment errno) throws VerbsException {
-        MemorySegment cq = arena.allocate(ADDRESS);
-        MemorySegment context = arena.allocate(ADDRESS);
-        int rc = call(() -> (int) getCqEvent.invokeExact(errno, channel, cq, context));
-        if (rc != 0) {
-            throw Errno.failure("ibv_get_cq_event", Errno.of(errno), null);
-        }
-        return cq.get(ADDRESS, 0);
+        MemorySegment out = arena.allocate(ADDRESS.byteSize() * 2, ADDRESS.byteAlignment());
+        nextCqEvent(channel, out, errno);
+        return eventQueue(out);
     }
 
     /** {@code ibv_ack_cq_events}: every event taken must be acknowledged before the queue is destroyed. */

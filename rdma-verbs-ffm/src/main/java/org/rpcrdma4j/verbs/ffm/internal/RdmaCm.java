@@ -207,6 +207,20 @@ public final class RdmaCm {
     public record Devices(MemorySegment list, List<MemorySegment> contexts) {
     }
 
+    /** The verbs context an identifier is bound to ({@code id->verbs}), as an address; 0 while it is bound to none. */
+    public static long verbs(MemorySegment id) {
+        return fields(id).get(ADDRESS, RdmaCmAbi.CM_ID_VERBS).address();
+    }
+
+    /** The queue pair {@code rdma_create_qp} made on an identifier ({@code id->qp}). */
+    public static MemorySegment qp(MemorySegment id) {
+        return fields(id).get(ADDRESS, RdmaCmAbi.CM_ID_QP);
+    }
+
+    private static MemorySegment fields(MemorySegment id) {
+        return id.reinterpret(RdmaCmAbi.CM_ID_PD + ADDRESS.byteSize());
+    }
+
     /** The identifier's local address ({@code rdma_get_local_addr}), or null when it is not IPv4 or not bound. */
     public static InetSocketAddress localAddress(MemorySegment id) {
         return address(id, RdmaCmAbi.CM_ID_SRC_ADDR);
@@ -218,7 +232,7 @@ public final class RdmaCm {
     }
 
     private static InetSocketAddress address(MemorySegment id, long offset) {
-        MemorySegment s = id.reinterpret(RdmaCmAbi.CM_ID_PD + ADDRESS.byteSize()).asSlice(offset, SOCKADDR_IN_SIZE);
+        MemorySegment s = fields(id).asSlice(offset, SOCKADDR_IN_SIZE);
         if (s.get(JAVA_SHORT, 0) != AF_INET) {
             return null;
         }

@@ -63,7 +63,7 @@ public final class GuestLoopback {
         ack(expect(channel, RdmaCmAbi.EVENT_ADDR_RESOLVED));
         cm.resolveRoute(client, 2000, errno);
         ack(expect(channel, RdmaCmAbi.EVENT_ROUTE_RESOLVED));
-        MemorySegment context = id(client).get(ADDRESS, RdmaCmAbi.CM_ID_VERBS);
+        MemorySegment context = MemorySegment.ofAddress(RdmaCm.verbs(client));
         MemorySegment pd = ibv.allocPd(context, errno);
         MemorySegment clientCq = ibv.createCq(context, 64, errno);
         MemorySegment events = ibv.createCompChannel(context, errno);
@@ -86,8 +86,8 @@ public final class GuestLoopback {
         int access = IbvAbi.ACCESS_LOCAL_WRITE | IbvAbi.ACCESS_REMOTE_WRITE | IbvAbi.ACCESS_REMOTE_READ;
         MemorySegment serverMr = ibv.regMr(pd, serverBuf, RDMA_BYTES, access, errno);
         MemorySegment clientMr = ibv.regMr(pd, clientBuf, RDMA_BYTES, access, errno);
-        MemorySegment serverQp = id(server).get(ADDRESS, RdmaCmAbi.CM_ID_QP);
-        MemorySegment clientQp = id(client).get(ADDRESS, RdmaCmAbi.CM_ID_QP);
+        MemorySegment serverQp = RdmaCm.qp(server);
+        MemorySegment clientQp = RdmaCm.qp(client);
         MemorySegment badWr = arena.allocate(ADDRESS);
         Ibv.postRecv(Ibv.op(context, IbvAbi.CONTEXT_OPS_POST_RECV), serverQp,
                 recvWr(1, sge(serverBuf, SEND_BYTES, mrKey(serverMr, IbvAbi.MR_LKEY))), badWr);
@@ -310,10 +310,6 @@ public final class GuestLoopback {
 
     private void ack(MemorySegment event) throws Exception {
         cm.ackCmEvent(event, errno);
-    }
-
-    private static MemorySegment id(MemorySegment id) {
-        return id.reinterpret(RdmaCmAbi.CM_ID_PD + ADDRESS.byteSize() * 2);
     }
 
     private static byte[] privateData(MemorySegment event, int length) {

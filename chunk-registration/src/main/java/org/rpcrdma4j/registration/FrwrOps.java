@@ -1,5 +1,6 @@
 package org.rpcrdma4j.registration;
 
+import org.rpcrdma4j.verbs.DeviceCapability;
 import org.rpcrdma4j.verbs.FastRegMemoryRegion;
 import org.rpcrdma4j.verbs.Opcode;
 import org.rpcrdma4j.verbs.PageList;
@@ -19,19 +20,25 @@ import org.slf4j.LoggerFactory;
  * IOVA (the segment offset): the RPC's xid in the high 32 bits, the first byte's offset within its arena in the low
  * 32 (so its position within a page is the page-list first-byte offset). A peer, or a capture, can tell from any
  * offset which RPC it belongs to.
+ * <p>
+ * On a device whose fast registration binds type 2 memory windows ({@link DeviceCapability#MEMORY_WINDOW}) a handle
+ * maps only byte-contiguous memory of one arena, at its own address (the window's IOVA is fixed): a gapped list needs
+ * a handle per contiguous run, as REG_MR does, and the segment offset is the address.
  */
 final class FrwrOps implements MemRegOps {
     private static final Logger LOG = LoggerFactory.getLogger(FrwrOps.class);
 
     private final RegistrationPool pool;
     private final int depth;
+    private final boolean windows;
 
-    FrwrOps(RegistrationPool pool, int depth) {
+    FrwrOps(RegistrationPool pool, int depth, boolean windows) {
         if (depth <= 0) {
             throw new IllegalArgumentException("fast-register depth must be positive: " + depth);
         }
         this.pool = pool;
         this.depth = depth;
+        this.windows = windows;
     }
 
     @Override
@@ -46,7 +53,7 @@ final class FrwrOps implements MemRegOps {
 
     @Override
     public boolean pageLists() {
-        return true;
+        return !windows;
     }
 
     @Override
@@ -57,10 +64,11 @@ final class FrwrOps implements MemRegOps {
 
     @Override
     public int map(Mr mr, ScatterList list, int from, int n, int access, Registration registration) {
-        int covered = MemRegOps.run(list, from, n, depth, true);
+        int covered = MemRegOps.run(list, from, n, depth, !windows);
         PageList pages = mr.pageList;
         long length = MemRegOps.fill(pages, list, from, covered);
-        long iova = iova(registration.xid(), list.arenaOffset(from));
+        long iova = windows ? list.arena(from).address(list.arenaOffset(from))
+                : iova(registration.xid(), list.arenaOffset(from));
         pages.set(list.offsetInPage(from), length, iova);
         int key = Stag.nextKey(mr.rkey);
         SendWorkRequest wr = mr.regWr.reset();

@@ -82,7 +82,7 @@ public final class RegistrationPool implements AutoCloseable {
         }
         switch (mode) {
             case FRWR:
-                ops = new FrwrOps(this, depth);
+                ops = new FrwrOps(this, depth, attributes.has(DeviceCapability.MEMORY_WINDOW));
                 break;
             case FMR:
                 ops = new FmrOps(this, depth);

@@ -104,7 +104,8 @@ public record SoftIwarpOptions(String name, boolean crc, int mpaRevision, int ma
 
     /** Every default. */
     public static SoftIwarpOptions defaults() {
-        return new SoftIwarpOptions("soft-iwarp", false, 2, DEFAULT_MAX_ULPDU, 2, EnumSet.allOf(DeviceCapability.class),
+        return new SoftIwarpOptions("soft-iwarp", false, 2, DEFAULT_MAX_ULPDU, 2,
+                EnumSet.complementOf(EnumSet.of(DeviceCapability.MEMORY_WINDOW)),
                 Duration.ofSeconds(5), true, 0, true, true, true, Duration.ofMillis(DEFAULT_PROBE_ANSWER_HOLD_MS));
     }
 

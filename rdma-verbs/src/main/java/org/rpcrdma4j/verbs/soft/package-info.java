@@ -10,7 +10,9 @@
  * (copied at post time; more than siw's 80 so that a Send header plus a small call fits); IRD and ORD 128 per queue
  * pair; 16384 work requests per queue; 262144 completion-queue entries; messages up to 2 GiB - 1; private data 252
  * bytes with MPA revision 2 (256 with revision 1); capabilities FAST_REG, FMR, LOCAL_INV, SEND_WITH_INV,
- * READ_WITH_INV, REMOTE_INV unless restricted by the {@code capabilities} option.
+ * READ_WITH_INV, REMOTE_INV unless restricted by the {@code capabilities} option. Naming MEMORY_WINDOW there makes the
+ * device map REG_MR as a device that binds type 2 memory windows does (one run of registered memory at its own
+ * address), so that layers above can be tested for such a device.
  *
  * <h2>What upper layers can rely on</h2>
  * <ul>

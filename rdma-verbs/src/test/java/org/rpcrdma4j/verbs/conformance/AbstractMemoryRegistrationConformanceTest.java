@@ -40,11 +40,12 @@ public abstract class AbstractMemoryRegistrationConformanceTest extends VerbsFix
     void fastRegisteredPagesTakeAPeersWriteAndServeItsRead() throws Exception {
         assumeTrue(supports(DeviceCapability.FAST_REG), "device without fast registration");
         Connection c = connect();
-        ByteBuffer memory = pages(8);
+        FastRegMemory m = fastRegMemory(c.server().pd, 8, IOVA);
+        ByteBuffer memory = m.memory();
         FastRegMemoryRegion mr = own(c.server().pd.allocFastRegMr(8));
         assertThat(mr.state()).isEqualTo(MrState.INVALID);
         assertThat(mr.maxPages()).isEqualTo(8);
-        PageList list = pageList(memory, 1000, 20_000, IOVA + 1000);
+        PageList list = m.pageList(1000, 20_000);
         SendWorkRequest reg = fastRegister(1, mr, list, REMOTE);
         c.server().qp.postSend(reg);
         WorkCompletion done = await(c.server().sendCq);
@@ -52,17 +53,17 @@ public abstract class AbstractMemoryRegistrationConformanceTest extends VerbsFix
         assertThat(done.opcode).isEqualTo(WcOpcode.REG_MR);
         assertThat(mr.state()).isEqualTo(MrState.VALID);
         assertThat(mr.rkey()).isEqualTo(reg.key);
-        assertThat(mr.iova()).isEqualTo(IOVA + 1000);
+        assertThat(mr.iova()).isEqualTo(m.iova(1000));
         assertThat(mr.length()).isEqualTo(20_000);
 
         RegisteredMemory local = register(c.client().pd, 40_000, REMOTE);
         fill(local.buffer(), 21);
-        c.client().qp.postSend(write(2, local, 0, 20_000, mr.rkey(), IOVA + 1000));
+        c.client().qp.postSend(write(2, local, 0, 20_000, mr.rkey(), m.iova(1000)));
         assertThat(await(c.client().sendCq).status).isEqualTo(WcStatus.SUCCESS);
         assertThat(bytes(memory, 1000, 20_000)).isEqualTo(bytes(local.buffer(), 0, 20_000));
         assertThat(bytes(memory, 0, 1000)).containsOnly(0);
 
-        c.client().qp.postSend(read(3, local, 20_000, 5000, mr.rkey(), IOVA + 7000));
+        c.client().qp.postSend(read(3, local, 20_000, 5000, mr.rkey(), m.iova(7000)));
         assertThat(await(c.client().sendCq).status).isEqualTo(WcStatus.SUCCESS);
         assertThat(bytes(local.buffer(), 20_000, 5000)).isEqualTo(bytes(memory, 7000, 5000));
     }
@@ -76,33 +77,37 @@ public abstract class AbstractMemoryRegistrationConformanceTest extends VerbsFix
     void tableRunRegistrationReachesOnlyItsPages() throws Exception {
         assumeTrue(supports(DeviceCapability.FAST_REG), "device without fast registration");
         Connection c = connect();
-        ByteBuffer memory = pages(8);
-        ByteBuffer[] views = new ByteBuffer[8];
-        for (int p = 0; p < 8; p++) {
-            views[p] = memory.slice(p * 4096, 4096);
+        FastRegMemory m = fastRegMemory(c.server().pd, 8, IOVA);
+        ByteBuffer memory = m.memory();
+        PageTable table = m.table();
+        if (table == null) {
+            ByteBuffer[] views = new ByteBuffer[8];
+            for (int p = 0; p < 8; p++) {
+                views[p] = memory.slice(p * 4096, 4096);
+            }
+            table = new PageTable(views, 4096);
         }
-        PageTable table = new PageTable(views, 4096);
         FastRegMemoryRegion mr = own(c.server().pd.allocFastRegMr(4));
-        PageList list = new PageList(4).addRun(table, 2, 3).set(100, 3 * 4096 - 100, IOVA + 100);
+        PageList list = new PageList(4).addRun(table, 2, 3).set(100, 3 * 4096 - 100, m.iova(2 * 4096 + 100));
         assertThat(list.table()).isSameAs(table);
         SendWorkRequest reg = fastRegister(1, mr, list, REMOTE);
         c.server().qp.postSend(reg);
         assertThat(await(c.server().sendCq).status).isEqualTo(WcStatus.SUCCESS);
-        list.clear().add(views[7]);
+        list.clear().add(table.page(7));
 
         RegisteredMemory local = register(c.client().pd, 4 * 4096, REMOTE);
         fill(local.buffer(), 31);
-        c.client().qp.postSend(write(2, local, 0, 3 * 4096 - 100, mr.rkey(), IOVA + 100));
+        c.client().qp.postSend(write(2, local, 0, 3 * 4096 - 100, mr.rkey(), m.iova(2 * 4096 + 100)));
         assertThat(await(c.client().sendCq).status).isEqualTo(WcStatus.SUCCESS);
         assertThat(bytes(memory, 2 * 4096 + 100, 3 * 4096 - 100)).isEqualTo(bytes(local.buffer(), 0, 3 * 4096 - 100));
         assertThat(bytes(memory, 0, 2 * 4096 + 100)).as("pages before the run").containsOnly(0);
         assertThat(bytes(memory, 5 * 4096, 3 * 4096)).as("pages after the run").containsOnly(0);
 
-        c.client().qp.postSend(read(3, local, 3 * 4096, 4000, mr.rkey(), IOVA + 4096 + 50));
+        c.client().qp.postSend(read(3, local, 3 * 4096, 4000, mr.rkey(), m.iova(3 * 4096 + 50)));
         assertThat(await(c.client().sendCq).status).isEqualTo(WcStatus.SUCCESS);
         assertThat(bytes(local.buffer(), 3 * 4096, 4000)).isEqualTo(bytes(memory, 3 * 4096 + 50, 4000));
 
-        c.client().qp.postSend(write(4, local, 0, 200, mr.rkey(), IOVA + 3 * 4096 - 100));
+        c.client().qp.postSend(write(4, local, 0, 200, mr.rkey(), m.iova(5 * 4096 - 100)));
         assertRefused(await(c.client().sendCq), WcStatus.REM_ACCESS_ERR);
         assertThat(bytes(memory, 5 * 4096, 3 * 4096)).as("pages after the run").containsOnly(0);
         assertBroken(c);
@@ -123,25 +128,27 @@ public abstract class AbstractMemoryRegistrationConformanceTest extends VerbsFix
         assertThat(table.size()).isEqualTo(40);
         FastRegMemoryRegion mr = own(c.server().pd.allocFastRegMr(34));
         int length = 34 * 4096 - 100;
-        SendWorkRequest reg = fastRegister(1, mr, new PageList(34).addRun(table, 3, 34).set(100, length, IOVA + 100),
+        // a window binds memory at its own address; page lists may map it anywhere
+        long iova = supports(DeviceCapability.MEMORY_WINDOW) ? arena.iova() + 3 * 4096 + 100 : IOVA + 100;
+        SendWorkRequest reg = fastRegister(1, mr, new PageList(34).addRun(table, 3, 34).set(100, length, iova),
                 REMOTE);
         c.server().qp.postSend(reg);
         assertThat(await(c.server().sendCq).status).isEqualTo(WcStatus.SUCCESS);
 
         RegisteredMemory local = register(c.client().pd, 2 * 34 * 4096, REMOTE);
         fill(local.buffer(), 57);
-        c.client().qp.postSend(write(2, local, 0, length, mr.rkey(), IOVA + 100));
+        c.client().qp.postSend(write(2, local, 0, length, mr.rkey(), iova));
         assertThat(await(c.client().sendCq).status).isEqualTo(WcStatus.SUCCESS);
         assertThat(bytes(memory, 3 * 4096 + 100, length)).isEqualTo(bytes(local.buffer(), 0, length));
         assertThat(bytes(memory, 0, 3 * 4096 + 100)).as("memory before the run").containsOnly(0);
         assertThat(bytes(memory, 37 * 4096, 3 * 4096)).as("memory after the run").containsOnly(0);
 
         int back = length - 8000; // from 7,996 bytes into the mapping to 4 before its end
-        c.client().qp.postSend(read(3, local, 34 * 4096, back, mr.rkey(), IOVA + 4096 + 4000));
+        c.client().qp.postSend(read(3, local, 34 * 4096, back, mr.rkey(), iova + 4096 + 3900));
         assertThat(await(c.client().sendCq).status).isEqualTo(WcStatus.SUCCESS);
         assertThat(bytes(local.buffer(), 34 * 4096, back)).isEqualTo(bytes(memory, 4 * 4096 + 4000, back));
 
-        c.client().qp.postSend(write(4, local, 0, 200, mr.rkey(), IOVA + 34 * 4096 - 100));
+        c.client().qp.postSend(write(4, local, 0, 200, mr.rkey(), iova + 34 * 4096 - 200));
         assertRefused(await(c.client().sendCq), WcStatus.REM_ACCESS_ERR);
         assertThat(bytes(memory, 37 * 4096, 3 * 4096)).as("memory after the run").containsOnly(0);
         assertBroken(c);
@@ -151,13 +158,14 @@ public abstract class AbstractMemoryRegistrationConformanceTest extends VerbsFix
     void registrationChainedBeforeTheSendThatAdvertisesIt() throws Exception {
         assumeTrue(supports(DeviceCapability.FAST_REG), "device without fast registration");
         Connection c = connect();
-        ByteBuffer memory = pages(2);
+        FastRegMemory m = fastRegMemory(c.server().pd, 2, IOVA);
+        ByteBuffer memory = m.memory();
         fill(memory, 22);
         FastRegMemoryRegion mr = own(c.server().pd.allocFastRegMr(2));
         RegisteredMemory note = register(c.server().pd, 64, Access.LOCAL_WRITE);
         RegisteredMemory inbox = register(c.client().pd, 64, Access.LOCAL_WRITE);
         c.client().qp.postRecv(recv(1, inbox, 0, 64));
-        SendWorkRequest reg = fastRegister(10, mr, pageList(memory, 0, 8192, IOVA), Access.LOCAL_WRITE
+        SendWorkRequest reg = fastRegister(10, mr, m.pageList(0, 8192), Access.LOCAL_WRITE
                 | Access.REMOTE_READ);
         reg.flags = 0;
         note.buffer().putInt(0, reg.key);
@@ -165,7 +173,7 @@ public abstract class AbstractMemoryRegistrationConformanceTest extends VerbsFix
         assertThat(await(c.client().recvCq).status).isEqualTo(WcStatus.SUCCESS);
         int rkey = inbox.buffer().getInt(0);
         RegisteredMemory sink = register(c.client().pd, 8192, REMOTE);
-        c.client().qp.postSend(read(2, sink, 0, 8192, rkey, IOVA));
+        c.client().qp.postSend(read(2, sink, 0, 8192, rkey, m.iova(0)));
         assertThat(await(c.client().sendCq).status).isEqualTo(WcStatus.SUCCESS);
         assertThat(sink.buffer()).isEqualTo(memory.duplicate().clear());
         WorkCompletion wc = await(c.server().sendCq);
@@ -177,9 +185,10 @@ public abstract class AbstractMemoryRegistrationConformanceTest extends VerbsFix
         assumeTrue(supports(DeviceCapability.FAST_REG) && supports(DeviceCapability.LOCAL_INV),
                 "device without fast registration and local invalidation");
         Connection c = connect();
-        ByteBuffer memory = pages(1);
+        FastRegMemory m = fastRegMemory(c.server().pd, 1, IOVA);
+        ByteBuffer memory = m.memory();
         FastRegMemoryRegion mr = own(c.server().pd.allocFastRegMr(1));
-        c.server().qp.postSend(fastRegister(1, mr, pageList(memory, 0, 4096, IOVA), REMOTE));
+        c.server().qp.postSend(fastRegister(1, mr, m.pageList(0, 4096), REMOTE));
         assertThat(await(c.server().sendCq).status).isEqualTo(WcStatus.SUCCESS);
         int rkey = mr.rkey();
         c.server().qp.postSend(localInvalidate(2, rkey));
@@ -190,7 +199,7 @@ public abstract class AbstractMemoryRegistrationConformanceTest extends VerbsFix
 
         RegisteredMemory local = register(c.client().pd, 4096, REMOTE);
         fill(local.buffer(), 23);
-        c.client().qp.postSend(write(3, local, 0, 4096, rkey, IOVA));
+        c.client().qp.postSend(write(3, local, 0, 4096, rkey, m.iova(0)));
         assertRefused(await(c.client().sendCq), WcStatus.REM_ACCESS_ERR);
         assertThat(bytes(memory, 0, 4096)).containsOnly(0);
         assertBroken(c);
@@ -201,24 +210,25 @@ public abstract class AbstractMemoryRegistrationConformanceTest extends VerbsFix
         assumeTrue(supports(DeviceCapability.FAST_REG) && supports(DeviceCapability.LOCAL_INV),
                 "device without fast registration and local invalidation");
         Connection c = connect();
-        ByteBuffer memory = pages(1);
+        FastRegMemory m = fastRegMemory(c.server().pd, 1, IOVA);
+        ByteBuffer memory = m.memory();
         FastRegMemoryRegion mr = own(c.server().pd.allocFastRegMr(1));
         int index = Stag.index(mr.rkey());
-        c.server().qp.postSend(chain(fastRegister(1, mr, pageList(memory, 0, 4096, IOVA), REMOTE),
+        c.server().qp.postSend(chain(fastRegister(1, mr, m.pageList(0, 4096), REMOTE),
                 localInvalidate(2, Stag.nextKey(mr.rkey()))));
         assertThat(awaitAll(c.server().sendCq, 2)).extracting(wc -> wc.status).containsOnly(WcStatus.SUCCESS);
         int oldKey = mr.rkey();
-        c.server().qp.postSend(fastRegister(3, mr, pageList(memory, 0, 4096, IOVA), REMOTE));
+        c.server().qp.postSend(fastRegister(3, mr, m.pageList(0, 4096), REMOTE));
         assertThat(await(c.server().sendCq).status).isEqualTo(WcStatus.SUCCESS);
         assertThat(Stag.index(mr.rkey())).isEqualTo(index);
         assertThat(mr.rkey()).isNotEqualTo(oldKey);
 
         RegisteredMemory local = register(c.client().pd, 4096, REMOTE);
         fill(local.buffer(), 24);
-        c.client().qp.postSend(write(4, local, 0, 100, mr.rkey(), IOVA));
+        c.client().qp.postSend(write(4, local, 0, 100, mr.rkey(), m.iova(0)));
         assertThat(await(c.client().sendCq).status).isEqualTo(WcStatus.SUCCESS);
         assertThat(bytes(memory, 0, 100)).isEqualTo(bytes(local.buffer(), 0, 100));
-        c.client().qp.postSend(write(5, local, 0, 100, oldKey, IOVA + 200));
+        c.client().qp.postSend(write(5, local, 0, 100, oldKey, m.iova(200)));
         assertRefused(await(c.client().sendCq), WcStatus.REM_ACCESS_ERR);
         assertThat(bytes(memory, 200, 100)).containsOnly(0);
         assertBroken(c);
@@ -229,9 +239,10 @@ public abstract class AbstractMemoryRegistrationConformanceTest extends VerbsFix
         assumeTrue(supports(DeviceCapability.FAST_REG) && supports(DeviceCapability.SEND_WITH_INV)
                 && supports(DeviceCapability.REMOTE_INV), "device without remote invalidation");
         Connection c = connect();
-        ByteBuffer memory = pages(1);
+        FastRegMemory m = fastRegMemory(c.server().pd, 1, IOVA);
+        ByteBuffer memory = m.memory();
         FastRegMemoryRegion mr = own(c.server().pd.allocFastRegMr(1));
-        c.server().qp.postSend(fastRegister(1, mr, pageList(memory, 0, 4096, IOVA), REMOTE));
+        c.server().qp.postSend(fastRegister(1, mr, m.pageList(0, 4096), REMOTE));
         assertThat(await(c.server().sendCq).status).isEqualTo(WcStatus.SUCCESS);
         int rkey = mr.rkey();
         RegisteredMemory inbox = register(c.server().pd, 64, Access.LOCAL_WRITE);
@@ -241,7 +252,7 @@ public abstract class AbstractMemoryRegistrationConformanceTest extends VerbsFix
         SendWorkRequest sendInv = send(2, local, 0, 32);
         sendInv.opcode = Opcode.SEND_WITH_INV;
         sendInv.invalidateStag = rkey;
-        c.client().qp.postSend(chain(write(1, local, 0, 4096, rkey, IOVA), sendInv));
+        c.client().qp.postSend(chain(write(1, local, 0, 4096, rkey, m.iova(0)), sendInv));
 
         WorkCompletion r = await(c.server().recvCq);
         assertThat(r.status).isEqualTo(WcStatus.SUCCESS);
@@ -252,7 +263,7 @@ public abstract class AbstractMemoryRegistrationConformanceTest extends VerbsFix
         assertThat(bytes(memory, 0, 4096)).isEqualTo(bytes(local.buffer(), 0, 4096));
         assertThat(awaitAll(c.client().sendCq, 2)).extracting(wc -> wc.status).containsOnly(WcStatus.SUCCESS);
 
-        c.server().qp.postSend(fastRegister(3, mr, pageList(memory, 0, 4096, IOVA), REMOTE));
+        c.server().qp.postSend(fastRegister(3, mr, m.pageList(0, 4096), REMOTE));
         assertThat(await(c.server().sendCq).status).as("an invalidated region can be registered again")
                 .isEqualTo(WcStatus.SUCCESS);
     }
@@ -264,15 +275,16 @@ public abstract class AbstractMemoryRegistrationConformanceTest extends VerbsFix
         Connection c = connect();
         RegisteredMemory source = register(c.server().pd, 16384, REMOTE);
         fill(source.buffer(), 26);
-        ByteBuffer memory = pages(4);
+        FastRegMemory m = fastRegMemory(c.client().pd, 4, IOVA);
+        ByteBuffer memory = m.memory();
         FastRegMemoryRegion sink = own(c.client().pd.allocFastRegMr(4));
-        c.client().qp.postSend(fastRegister(1, sink, pageList(memory, 0, 16384, IOVA), REMOTE));
+        c.client().qp.postSend(fastRegister(1, sink, m.pageList(0, 16384), REMOTE));
         assertThat(await(c.client().sendCq).status).isEqualTo(WcStatus.SUCCESS);
         SendWorkRequest rd = new SendWorkRequest(1);
         rd.wrId = 2;
         rd.opcode = Opcode.RDMA_READ_WITH_INV;
         rd.flags = SendWorkRequest.SIGNALED;
-        rd.addSge().set(IOVA, 16384, sink.lkey());
+        rd.addSge().set(m.iova(0), 16384, sink.lkey());
         rd.rkey = source.rkey();
         rd.remoteAddress = source.address(0);
         rd.invalidateStag = sink.lkey();
@@ -289,24 +301,25 @@ public abstract class AbstractMemoryRegistrationConformanceTest extends VerbsFix
     void fastRegisteredRegionAsLocalSgeForSendAndReceive() throws Exception {
         assumeTrue(supports(DeviceCapability.FAST_REG), "device without fast registration");
         Connection c = connect();
-        ByteBuffer outMem = pages(2);
-        ByteBuffer inMem = pages(2);
+        FastRegMemory outM = fastRegMemory(c.client().pd, 2, IOVA);
+        FastRegMemory inM = fastRegMemory(c.server().pd, 2, IOVA + 0x10000);
+        ByteBuffer outMem = outM.memory();
+        ByteBuffer inMem = inM.memory();
         fill(outMem, 27);
         FastRegMemoryRegion out = own(c.client().pd.allocFastRegMr(2));
         FastRegMemoryRegion in = own(c.server().pd.allocFastRegMr(2));
-        c.client().qp.postSend(fastRegister(1, out, pageList(outMem, 100, 6000, IOVA), Access.LOCAL_WRITE));
-        c.server().qp.postSend(fastRegister(1, in, pageList(inMem, 50, 7000, IOVA + 0x10000),
-                Access.LOCAL_WRITE));
+        c.client().qp.postSend(fastRegister(1, out, outM.pageList(100, 6000), Access.LOCAL_WRITE));
+        c.server().qp.postSend(fastRegister(1, in, inM.pageList(50, 7000), Access.LOCAL_WRITE));
         assertThat(await(c.client().sendCq).status).isEqualTo(WcStatus.SUCCESS);
         assertThat(await(c.server().sendCq).status).isEqualTo(WcStatus.SUCCESS);
         org.rpcrdma4j.verbs.RecvWorkRequest r = new org.rpcrdma4j.verbs.RecvWorkRequest(1);
         r.wrId = 2;
-        r.addSge().set(IOVA + 0x10000, 7000, in.lkey());
+        r.addSge().set(inM.iova(50), 7000, in.lkey());
         c.server().qp.postRecv(r);
         SendWorkRequest s = new SendWorkRequest(1);
         s.wrId = 3;
         s.flags = SendWorkRequest.SIGNALED;
-        s.addSge().set(IOVA, 6000, out.lkey());
+        s.addSge().set(outM.iova(100), 6000, out.lkey());
         c.client().qp.postSend(s);
         assertThat(await(c.server().recvCq).status).isEqualTo(WcStatus.SUCCESS);
         assertThat(await(c.client().sendCq).status).isEqualTo(WcStatus.SUCCESS);

@@ -99,15 +99,16 @@ public abstract class AbstractProtectionErrorConformanceTest extends VerbsFixtur
         assumeTrue(supports(DeviceCapability.FAST_REG) && supports(DeviceCapability.LOCAL_INV),
                 "device without fast registration");
         Connection c = connect();
-        ByteBuffer memory = pages(1);
+        FastRegMemory m = fastRegMemory(c.server().pd, 1, 0x5000);
+        ByteBuffer memory = m.memory();
         FastRegMemoryRegion mr = own(c.server().pd.allocFastRegMr(1));
-        c.server().qp.postSend(chain(fastRegister(1, mr, pageList(memory, 0, 4096, 0x5000), REMOTE),
+        c.server().qp.postSend(chain(fastRegister(1, mr, m.pageList(0, 4096), REMOTE),
                 localInvalidate(2, Stag.nextKey(mr.rkey()))));
         awaitAll(c.server().sendCq, 2);
         int stale = mr.rkey();
-        c.server().qp.postSend(fastRegister(3, mr, pageList(memory, 0, 4096, 0x5000), REMOTE));
+        c.server().qp.postSend(fastRegister(3, mr, m.pageList(0, 4096), REMOTE));
         assertThat(await(c.server().sendCq).status).isEqualTo(WcStatus.SUCCESS);
-        assertRemoteWriteRefused(c, stale, 0x5000, 64, memory);
+        assertRemoteWriteRefused(c, stale, m.iova(0), 64, memory);
     }
 
     @Test
@@ -226,11 +227,11 @@ public abstract class AbstractProtectionErrorConformanceTest extends VerbsFixtur
     void fastRegisterOfAValidRegionFails() throws Exception {
         assumeTrue(supports(DeviceCapability.FAST_REG), "device without fast registration");
         Connection c = connect();
-        ByteBuffer memory = pages(1);
+        FastRegMemory m = fastRegMemory(c.client().pd, 1, 0);
         FastRegMemoryRegion mr = own(c.client().pd.allocFastRegMr(1));
-        c.client().qp.postSend(fastRegister(1, mr, pageList(memory, 0, 4096, 0), REMOTE));
+        c.client().qp.postSend(fastRegister(1, mr, m.pageList(0, 4096), REMOTE));
         assertThat(await(c.client().sendCq).status).isEqualTo(WcStatus.SUCCESS);
-        c.client().qp.postSend(fastRegister(2, mr, pageList(memory, 0, 4096, 0), REMOTE));
+        c.client().qp.postSend(fastRegister(2, mr, m.pageList(0, 4096), REMOTE));
         assertThat(await(c.client().sendCq).status).isEqualTo(WcStatus.LOC_ACCESS_ERR);
         assertBroken(c);
     }
@@ -240,7 +241,7 @@ public abstract class AbstractProtectionErrorConformanceTest extends VerbsFixtur
         assumeTrue(supports(DeviceCapability.FAST_REG), "device without fast registration");
         Connection c = connect();
         FastRegMemoryRegion mr = own(c.client().pd.allocFastRegMr(1));
-        SendWorkRequest wr = fastRegister(1, mr, pageList(pages(1), 0, 4096, 0), REMOTE);
+        SendWorkRequest wr = fastRegister(1, mr, fastRegMemory(c.client().pd, 1, 0).pageList(0, 4096), REMOTE);
         wr.key = Stag.of((Stag.index(mr.rkey()) + 1) & 0xFF_FFFF, 1);
         c.client().qp.postSend(wr);
         assertThat(await(c.client().sendCq).status).isNotEqualTo(WcStatus.SUCCESS);

@@ -446,6 +446,43 @@ public abstract class VerbsFixture {
         return list.set(offset % pageSize, length, iova);
     }
 
+    /**
+     * Memory of {@code pages} 4 KiB pages for fast registrations made on {@code pd}. Plain page-aligned memory mapped
+     * from {@code iova}; on a device that binds memory windows ({@link DeviceCapability#MEMORY_WINDOW}) memory
+     * registered on {@code pd}, mapped at its own addresses (what a window can bind).
+     */
+    protected FastRegMemory fastRegMemory(ProtectionDomain pd, int pages, long iova) throws Exception {
+        if (!device.attributes().has(DeviceCapability.MEMORY_WINDOW)) {
+            return new FastRegMemory(pages(pages), null, iova);
+        }
+        RegisteredMemory backing = register(pd, pages * 4096, org.rpcrdma4j.verbs.Access.LOCAL_WRITE);
+        return new FastRegMemory(backing.buffer(), org.rpcrdma4j.verbs.PageTable.of(backing, 4096), backing.iova());
+    }
+
+    /**
+     * Memory a test maps with fast registration: byte {@code offset} is at IOVA {@link #iova(int)}.
+     *
+     * @param memory the pages
+     * @param table  their table over registered memory (a window binds a run of it), or null for plain memory
+     * @param base   the IOVA of byte 0
+     */
+    protected record FastRegMemory(ByteBuffer memory, org.rpcrdma4j.verbs.PageTable table, long base) {
+        long iova(int offset) {
+            return base + offset;
+        }
+
+        /** A page list over {@code length} bytes from {@code offset}, mapped at {@link #iova(int) iova(offset)}. */
+        org.rpcrdma4j.verbs.PageList pageList(int offset, int length) {
+            if (table == null) {
+                return VerbsFixture.pageList(memory, offset, length, iova(offset));
+            }
+            int first = offset / 4096;
+            int n = (offset + Math.max(length, 1) - 1) / 4096 - first + 1;
+            return new org.rpcrdma4j.verbs.PageList(n).addRun(table, first, n).set(offset % 4096, length,
+                    iova(offset));
+        }
+    }
+
     /** A page-aligned direct buffer of {@code pages} 4 KiB pages. */
     protected static ByteBuffer pages(int pages) {
         return ByteBuffer.allocateDirect((pages + 1) * 4096).alignedSlice(4096).limit(pages * 4096).slice();

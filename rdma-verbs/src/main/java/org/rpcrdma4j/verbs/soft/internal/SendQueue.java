@@ -126,6 +126,9 @@ final class SendQueue {
                 try {
                     SoftPd.checkPageList(wr.pageList, mr.maxPages());
                     SoftPd.checkAccess(wr.access);
+                    if (qp.device.attributes().has(DeviceCapability.MEMORY_WINDOW)) {
+                        SoftPd.checkWindow(wr.pageList, qp.pd);
+                    }
                 } catch (VerbsException e) {
                     throw new PostException("REG_MR: " + e.getMessage(), i, wr.wrId);
                 }

@@ -148,9 +148,14 @@ final class FfmCompletionQueue implements CompletionQueue {
         wc.opcode = status == IbvAbi.WC_SUCCESS ? opcode(wcs.get(JAVA_INT, at + IbvAbi.WC_OPCODE))
                 : failedOpcode(qp, wc.wrId);
         wc.byteLen = wcs.get(JAVA_INT, at + IbvAbi.WC_BYTE_LEN);
-        boolean invalidated = (wcs.get(JAVA_INT, at + IbvAbi.WC_WC_FLAGS) & IbvAbi.WC_WITH_INV) != 0;
+        int flags = wcs.get(JAVA_INT, at + IbvAbi.WC_WC_FLAGS);
+        boolean invalidated = (flags & IbvAbi.WC_WITH_INV) != 0
+                || device.kernelWcFlags() && (flags & IbvAbi.KERNEL_WC_WITH_INVALIDATE) != 0;
         wc.flags = invalidated ? WorkCompletion.WITH_INVALIDATE : 0;
         wc.invalidatedStag = invalidated ? wcs.get(JAVA_INT, at + IbvAbi.WC_INVALIDATED_RKEY) : 0;
+        if (invalidated && status == IbvAbi.WC_SUCCESS) {
+            device.windows.invalidated(wc.invalidatedStag); // a peer's Send with Invalidate unbound one of ours
+        }
         wc.qpNum = qp == null ? nativeQp : qp.qpNum();
         wc.vendorError = wcs.get(JAVA_INT, at + IbvAbi.WC_VENDOR_ERR);
         if (qp != null && status == IbvAbi.WC_SUCCESS && wc.opcode != WcOpcode.RECV) {
@@ -189,6 +194,8 @@ final class FfmCompletionQueue implements CompletionQueue {
                 return WcOpcode.RDMA_READ;
             case IbvAbi.WC_OP_LOCAL_INV:
                 return WcOpcode.LOCAL_INV;
+            case IbvAbi.WC_OP_BIND_MW:
+                return WcOpcode.REG_MR;
             case IbvAbi.WC_OP_RECV:
                 return WcOpcode.RECV;
             default:

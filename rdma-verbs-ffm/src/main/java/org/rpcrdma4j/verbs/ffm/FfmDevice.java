@@ -21,6 +21,7 @@ import org.rpcrdma4j.verbs.ResourceCounts;
 import org.rpcrdma4j.verbs.TransportType;
 import org.rpcrdma4j.verbs.VerbsException;
 import org.rpcrdma4j.verbs.ffm.internal.Errno;
+import org.rpcrdma4j.verbs.ffm.internal.IbvAbi;
 import org.rpcrdma4j.verbs.ffm.internal.Libc;
 import org.rpcrdma4j.verbs.ffm.internal.RdmaCm;
 import org.slf4j.Logger;
@@ -33,8 +34,10 @@ import org.slf4j.LoggerFactory;
  * identifiers and the completion events.
  * <p>
  * What it claims: the device's own limits ({@code ibv_query_device}); {@link DeviceCapability#SEND_WITH_INV} where
- * the device has the memory management extensions. Memory is registered with {@code ibv_reg_mr} (no fast
- * registration and no FMRs in user space), so no other capability is claimed.
+ * the device has the memory management extensions; and where it also has type 2 memory windows, fast registration
+ * by binding them ({@link DeviceCapability#FAST_REG} with {@link DeviceCapability#MEMORY_WINDOW}), local and remote
+ * invalidation ({@link DeviceCapability#LOCAL_INV}, {@link DeviceCapability#REMOTE_INV}). Without windows, memory is
+ * registered with {@code ibv_reg_mr} only. User space has no FMRs and no Read with Invalidate.
  */
 final class FfmDevice implements RdmaDevice {
     private static final Logger LOG = LoggerFactory.getLogger(FfmDevice.class);
@@ -42,6 +45,11 @@ final class FfmDevice implements RdmaDevice {
     static final int IB_PRIVATE_DATA = 56;
     /** iWARP: 256 bytes of MPA private data less the 4 that carry IRD/ORD in MPA version 2. */
     static final int IWARP_PRIVATE_DATA = 196;
+    /**
+     * The most pages a window is allowed to bind. A window has no page list, so this only bounds what one REG_MR maps
+     * (4 MiB of 4 KiB pages: four times a default chunk, and the page lists users allocate for it stay small).
+     */
+    static final int WINDOW_PAGES = 1024;
 
     private final FfmRuntime rt;
     private final FfmOptions options;
@@ -61,6 +69,8 @@ final class FfmDevice implements RdmaDevice {
     final AtomicInteger qps = new AtomicInteger();
     final AtomicInteger cqs = new AtomicInteger();
     final AtomicInteger listeners = new AtomicInteger();
+    /** The memory windows, by STag index. */
+    final FfmWindows windows = new FfmWindows();
     /** Everything open, closed with the device when its owner did not. */
     final Set<AutoCloseable> open = ConcurrentHashMap.newKeySet();
 
@@ -161,15 +171,30 @@ final class FfmDevice implements RdmaDevice {
         Set<DeviceCapability> caps = EnumSet.noneOf(DeviceCapability.class);
         if (d.memoryManagementExtensions()) {
             caps.add(DeviceCapability.SEND_WITH_INV);
+            if (d.memoryWindowType2()) {
+                caps.add(DeviceCapability.FAST_REG);
+                caps.add(DeviceCapability.MEMORY_WINDOW);
+                caps.add(DeviceCapability.LOCAL_INV);
+                caps.add(DeviceCapability.REMOTE_INV);
+            }
         }
         long maxMessage = Math.min(d.maxMrSize() < 0 ? Long.MAX_VALUE : d.maxMrSize(), 1L << 31);
-        return new DeviceAttributes(d.transport(), 0, d.maxSge(), options.maxInlineData(), d.maxQpRdAtom(),
+        int depth = caps.contains(DeviceCapability.MEMORY_WINDOW) ? WINDOW_PAGES : 0;
+        return new DeviceAttributes(d.transport(), depth, d.maxSge(), options.maxInlineData(), d.maxQpRdAtom(),
                 d.maxQpInitRdAtom(), d.maxQpWr(), d.maxCqe(), maxMessage,
                 d.transport() == TransportType.IWARP ? IWARP_PRIVATE_DATA : IB_PRIVATE_DATA, caps);
     }
 
     FfmRuntime runtime() {
         return rt;
+    }
+
+    /**
+     * Whether the device's completions carry the kernel's {@code wc_flags} (rxe: a peer's invalidation is bit 2
+     * there, see {@link IbvAbi#KERNEL_WC_WITH_INVALIDATE}).
+     */
+    boolean kernelWcFlags() {
+        return info.vendorId() == IbvAbi.RXE_VENDOR_ID;
     }
 
     FfmOptions options() {

@@ -8,6 +8,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.rpcrdma4j.verbs.Access;
+import org.rpcrdma4j.verbs.DeviceCapability;
 import org.rpcrdma4j.verbs.FastRegMemoryRegion;
 import org.rpcrdma4j.verbs.Fmr;
 import org.rpcrdma4j.verbs.ProtectionDomain;
@@ -17,8 +18,12 @@ import org.rpcrdma4j.verbs.RdmaDevice;
 import org.rpcrdma4j.verbs.RegisteredMemory;
 import org.rpcrdma4j.verbs.VerbsException;
 import org.rpcrdma4j.verbs.ffm.internal.Errno;
+import org.rpcrdma4j.verbs.ffm.internal.IbvAbi;
 
-/** A protection domain ({@code ibv_alloc_pd}); memory is registered with {@code ibv_reg_mr}. */
+/**
+ * A protection domain ({@code ibv_alloc_pd}); memory is registered with {@code ibv_reg_mr} (allowing window binds
+ * where the device has windows), fast-register regions are type 2 memory windows.
+ */
 final class FfmProtectionDomain implements ProtectionDomain {
     private final FfmDevice device;
     private final MemorySegment pd;
@@ -60,17 +65,26 @@ final class FfmProtectionDomain implements ProtectionDomain {
         ByteBuffer view = buffer.slice();
         MemorySegment memory = MemorySegment.ofBuffer(view);
         MemorySegment mr;
+        // the Access values are libibverbs' IBV_ACCESS_* values; windows may be bound over any registered memory
+        int nativeAccess = device.attributes().has(DeviceCapability.MEMORY_WINDOW) ? access | IbvAbi.ACCESS_MW_BIND
+                : access;
         try (Arena arena = Arena.ofConfined()) {
-            // the Access values are libibverbs' IBV_ACCESS_* values
-            mr = device.runtime().ibv().regMr(pd, memory, memory.byteSize(), access, Errno.allocate(arena));
+            mr = device.runtime().ibv().regMr(pd, memory, memory.byteSize(), nativeAccess, Errno.allocate(arena));
         }
         return new FfmRegisteredMemory(this, view, memory.address(), mr, access);
     }
 
     @Override
     public FastRegMemoryRegion allocFastRegMr(int maxPages) throws VerbsException {
-        throw new VerbsException("the ffm provider has no fast registration (" + device.name() + " registers "
-                + "memory with ibv_reg_mr; register chunks in the REG_MR mode)");
+        checkOpen();
+        if (!device.attributes().has(DeviceCapability.FAST_REG)) {
+            throw new VerbsException("the ffm provider has no fast registration on " + device.name() + " (it has no "
+                    + "type 2 memory windows; register chunks in the REG_MR mode)");
+        }
+        if (maxPages <= 0 || maxPages > FfmDevice.WINDOW_PAGES) {
+            throw new VerbsException("a window of " + maxPages + " pages; between 1 and " + FfmDevice.WINDOW_PAGES);
+        }
+        return new FfmMemoryWindow(this, maxPages);
     }
 
     @Override

@@ -11,6 +11,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.rpcrdma4j.verbs.ConnectionInfo;
 import org.rpcrdma4j.verbs.DeviceCapability;
 import org.rpcrdma4j.verbs.Opcode;
+import org.rpcrdma4j.verbs.PageList;
 import org.rpcrdma4j.verbs.PostException;
 import org.rpcrdma4j.verbs.ProtectionDomain;
 import org.rpcrdma4j.verbs.QpState;
@@ -338,6 +339,22 @@ final class FfmQueuePair implements QueuePair {
                         throw new PostException(device.name() + " cannot Send with Invalidate", n, wr.wrId);
                     }
                     break;
+                case REG_MR:
+                    if (!device.attributes().has(DeviceCapability.FAST_REG)) {
+                        throw new PostException(device.name() + " has no memory windows to bind (no FAST_REG)", n,
+                                wr.wrId);
+                    }
+                    String refusal = FfmMemoryWindow.refusal(wr, pd);
+                    if (refusal != null) {
+                        throw new PostException(refusal, n, wr.wrId);
+                    }
+                    break;
+                case LOCAL_INV:
+                    if (!device.attributes().has(DeviceCapability.LOCAL_INV)) {
+                        throw new PostException(device.name() + " has no local invalidation (no LOCAL_INV)", n,
+                                wr.wrId);
+                    }
+                    break;
                 default:
                     throw new PostException(wr.opcode + " is not available with the ffm provider on "
                             + device.name(), n, wr.wrId);
@@ -352,6 +369,10 @@ final class FfmQueuePair implements QueuePair {
                 return WcOpcode.RDMA_WRITE;
             case RDMA_READ:
                 return WcOpcode.RDMA_READ;
+            case REG_MR:
+                return WcOpcode.REG_MR;
+            case LOCAL_INV:
+                return WcOpcode.LOCAL_INV;
             default:
                 return WcOpcode.SEND;
         }
@@ -382,10 +403,13 @@ final class FfmQueuePair implements QueuePair {
             sendWrs.set(JAVA_INT, at + IbvAbi.SEND_WR_OPCODE, nativeOpcode(wr));
             sendWrs.set(JAVA_INT, at + IbvAbi.SEND_WR_SEND_FLAGS, nativeFlags(wr.flags));
             // SEND_WITH_INV: hardware and rxe read invalidate_rkey, siw reads wr.rdma.rkey: set both
-            boolean invalidate = wr.opcode == Opcode.SEND_WITH_INV;
+            boolean invalidate = wr.opcode == Opcode.SEND_WITH_INV || wr.opcode == Opcode.LOCAL_INV;
             sendWrs.set(JAVA_INT, at + IbvAbi.SEND_WR_INVALIDATE_RKEY, invalidate ? wr.invalidateStag : 0);
             sendWrs.set(JAVA_LONG, at + IbvAbi.SEND_WR_RDMA_REMOTE_ADDR, wr.remoteAddress);
             sendWrs.set(JAVA_INT, at + IbvAbi.SEND_WR_RDMA_RKEY, invalidate ? wr.invalidateStag : wr.rkey);
+            if (wr.opcode == Opcode.REG_MR) {
+                writeBind(at, wr);
+            }
         }
         try {
             Ibv.postSend(postSend, qp, sendWrs, sendBad);
@@ -398,6 +422,13 @@ final class FfmQueuePair implements QueuePair {
             throw refused(e, index, wr.wrId);
         }
         for (SendWorkRequest wr = chain; wr != null; wr = wr.next) {
+            if (wr.opcode == Opcode.REG_MR) {
+                PageList list = wr.pageList;
+                ((FfmMemoryWindow) wr.mr).bound(wr.key, list.iova(), list.length(), wr.access,
+                        list.table().backing().lkey());
+            } else if (wr.opcode == Opcode.LOCAL_INV) {
+                device.windows.invalidated(wr.invalidateStag);
+            }
             posted++;
             if ((wr.flags & SendWorkRequest.SIGNALED) != 0) {
                 long tail = signaledTail;
@@ -407,8 +438,28 @@ final class FfmQueuePair implements QueuePair {
         }
     }
 
+    /**
+     * REG_MR as {@code IBV_WR_BIND_MW}: the window, its new key, and what it binds: the page list's bytes of the
+     * registered memory under its table ({@link FfmMemoryWindow#refusal} checked that), at their address.
+     */
+    private void writeBind(long at, SendWorkRequest wr) {
+        PageList list = wr.pageList;
+        FfmRegisteredMemory backing = (FfmRegisteredMemory) list.table().backing();
+        sendWrs.set(JAVA_LONG, at + IbvAbi.SEND_WR_BIND_MW_MW, ((FfmMemoryWindow) wr.mr).mw().address());
+        sendWrs.set(JAVA_INT, at + IbvAbi.SEND_WR_BIND_MW_RKEY, wr.key);
+        long info = at + IbvAbi.SEND_WR_BIND_MW_BIND_INFO;
+        sendWrs.set(JAVA_LONG, info + IbvAbi.MW_BIND_INFO_MR, backing.mr().address());
+        sendWrs.set(JAVA_LONG, info + IbvAbi.MW_BIND_INFO_ADDR, list.iova());
+        sendWrs.set(JAVA_LONG, info + IbvAbi.MW_BIND_INFO_LENGTH, list.length());
+        sendWrs.set(JAVA_INT, info + IbvAbi.MW_BIND_INFO_ACCESS, FfmMemoryWindow.windowAccess(wr.access));
+    }
+
     private static int nativeOpcode(SendWorkRequest wr) {
         switch (wr.opcode) {
+            case REG_MR:
+                return IbvAbi.WR_BIND_MW;
+            case LOCAL_INV:
+                return IbvAbi.WR_LOCAL_INV;
             case SEND_WITH_INV:
                 return IbvAbi.WR_SEND_WITH_INV;
             case RDMA_WRITE:

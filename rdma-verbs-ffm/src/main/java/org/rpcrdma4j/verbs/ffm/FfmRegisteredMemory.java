@@ -42,6 +42,11 @@ final class FfmRegisteredMemory implements RegisteredMemory {
         pd.ffmDevice().open.add(this);
     }
 
+    /** The native {@code ibv_mr}. */
+    MemorySegment mr() {
+        return mr;
+    }
+
     @Override
     public ByteBuffer buffer() {
         return buffer.duplicate().clear();

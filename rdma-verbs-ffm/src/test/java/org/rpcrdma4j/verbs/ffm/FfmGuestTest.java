@@ -68,7 +68,7 @@ class FfmGuestTest {
     @Test
     @Order(3)
     void theConformanceSuitePassesOverSiw() throws Exception {
-        conformance();
+        conformance(55);
     }
 
     @Test
@@ -105,14 +105,14 @@ class FfmGuestTest {
     @Order(6)
     void theConformanceSuitePassesOverRxe() throws Exception {
         guest.useRxe();
-        conformance();
+        conformance(69);
     }
 
     /**
      * Runs the verbs conformance suite over the ffm provider on the guest's one device ({@code GuestConformance}),
      * prints its lines to the build's log and requires that nothing failed and what the device can do ran.
      */
-    private void conformance() throws Exception {
+    private void conformance(int atLeast) throws Exception {
         String out = guest.exec(RdmaCoreGuest.JAVA + " -Dorg.slf4j.simpleLogger.defaultLogLevel=warn -cp "
                 + RdmaCoreGuest.GUEST_CLASS_PATH + " org.rpcrdma4j.verbs.ffm.conformance.GuestConformance 10.0.2.15");
         System.out.println(out.strip());
@@ -120,9 +120,10 @@ class FfmGuestTest {
                 .compile("conformance: (\\d+) passed, (\\d+) failed, (\\d+) skipped").matcher(out);
         assertThat(m.find()).as(out).isTrue();
         assertThat(Integer.parseInt(m.group(2))).as("failed\n" + out).isZero();
-        // siw passes 55 and rxe 58 of the 80; the rest need fast registration, FMRs or remote invalidation, which the
-        // provider does not claim, or are the devices' own differences, each skipped with its reason above
-        assertThat(Integer.parseInt(m.group(1))).as("passed\n" + out).isGreaterThanOrEqualTo(55);
+        // of the 80, siw passes 55: it has no memory windows, so no fast registration or invalidation is claimed; rxe
+        // passes 69, its windows bound as fast registrations; FMRs and Read with Invalidate are not in user space;
+        // the rest are the devices' own differences, each skipped with its reason above
+        assertThat(Integer.parseInt(m.group(1))).as("passed\n" + out).isGreaterThanOrEqualTo(atLeast);
         assertThat(out).contains("exit=0");
     }
 

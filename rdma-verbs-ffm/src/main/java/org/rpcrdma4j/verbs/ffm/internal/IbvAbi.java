@@ -161,6 +161,14 @@ public final class IbvAbi {
     public static final int WC_OP_BIND_MW = 5;
     public static final int WC_OP_LOCAL_INV = 6;
     public static final int WC_WITH_INV = 1 << 3;
+    /**
+     * The kernel's {@code IB_WC_WITH_INVALIDATE}. rxe's completions reach user space in the kernel's numbering of
+     * {@code wc_flags}, where libibverbs' bit 2 is {@code IBV_WC_IP_CSUM_OK} (which no reliable-connected receive
+     * carries) and its {@code IBV_WC_WITH_INV} is bit 3.
+     */
+    public static final int KERNEL_WC_WITH_INVALIDATE = 1 << 2;
+    /** rxe's {@code vendor_id}. */
+    public static final int RXE_VENDOR_ID = 0xFFFFFF;
     public static final int WC_REM_ACCESS_ERR = 10;
 
     // enum ibv_wc_status, ibv_wc_opcode

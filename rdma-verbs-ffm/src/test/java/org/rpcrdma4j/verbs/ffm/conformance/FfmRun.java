@@ -37,6 +37,9 @@ final class FfmRun implements ExecutionCondition {
     private static final String RXE_LOCAL_SGE = "rxe completes a Send whose local SGE fails its check (unknown "
             + "lkey, another protection domain's region) with LOC_QP_OP_ERR, not LOC_PROT_ERR";
 
+    private static final String RXE_WINDOW_BOUNDS = "rxe (Linux 6.1) checks an access through a type 2 memory "
+            + "window against the bounds of the memory region the window is bound over, not the window's own: a "
+            + "WRITE that runs past the window's end, inside the region, lands";
     static final List<Difference> DIFFERENCES = List.of(
             new Difference("siw", "readPastTheEndOfARegion", "siw completes an RDMA READ the peer refused with "
                     + "WR_FLUSH_ERR, not REM_ACCESS_ERR: the refusal arrives as a TERMINATE that moves the queue "
@@ -59,7 +62,12 @@ final class FfmRun implements ExecutionCondition {
             new Difference("rxe", "sendIntoAReceiveTooSmall", "rxe completes a receive too small for the Send "
                     + "with LOC_QP_OP_ERR, not LOC_LEN_ERR"),
             new Difference("rxe", "receiveIntoARegionWithoutLocalWrite", "rxe completes a receive into memory "
-                    + "registered without LOCAL_WRITE with LOC_QP_OP_ERR, not LOC_PROT_ERR"));
+                    + "registered without LOCAL_WRITE with LOC_QP_OP_ERR, not LOC_PROT_ERR"),
+            new Difference("rxe", "tableRunRegistrationReachesOnlyItsPages", RXE_WINDOW_BOUNDS),
+            new Difference("rxe", "runOfATableCarvedFromRegisteredMemoryReachesOnlyItsBytes", RXE_WINDOW_BOUNDS),
+            new Difference("rxe", "sendWithInvalidateOfRegisteredMemoryIsRefusedByTheReceiver", "rxe completes "
+                    + "the receive of a Send with Invalidate naming memory registered with ibv_reg_mr "
+                    + "successfully, where the receiver must refuse it"));
 
     private static String deviceName;
 

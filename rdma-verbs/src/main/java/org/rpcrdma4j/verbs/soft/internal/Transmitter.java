@@ -6,6 +6,7 @@ import java.nio.channels.SocketChannel;
 import java.util.zip.CRC32C;
 
 import org.rpcrdma4j.verbs.Access;
+import org.rpcrdma4j.verbs.DeviceCapability;
 import org.rpcrdma4j.verbs.Opcode;
 import org.rpcrdma4j.verbs.SendWorkRequest;
 import org.rpcrdma4j.verbs.WcStatus;
@@ -450,8 +451,11 @@ final class Transmitter {
     private void executeLocal(SendWqe w) {
         int result = w.opcode == Opcode.REG_MR ? LocalOps.register(qp, w) : LocalOps.invalidate(qp, w.invalidateStag);
         if (result != 0) {
-            failLocal(w, result == SoftRegion.PD_MISMATCH ? WcStatus.LOC_PROT_ERR : WcStatus.LOC_ACCESS_ERR,
-                    w.opcode + " failed: " + LocalOps.describe(result));
+            // a refused bind of a window is a memory window bind error
+            WcStatus status = result == SoftRegion.PD_MISMATCH ? WcStatus.LOC_PROT_ERR
+                    : w.opcode == Opcode.REG_MR && qp.device.attributes().has(DeviceCapability.MEMORY_WINDOW)
+                    ? WcStatus.MW_BIND_ERR : WcStatus.LOC_ACCESS_ERR;
+            failLocal(w, status, w.opcode + " failed: " + LocalOps.describe(result));
             return;
         }
         w.done(WcStatus.SUCCESS, 0);

@@ -83,10 +83,11 @@ class FfmNfsGuestTest {
         assertThat(started).as(started).contains("rdma://").contains(device);
         try {
             String ours = guest.exec(TOOL + " put" + PROVIDER + " --mount-port " + mountPort + " " + url
-                    + " /tmp/a /a && " + TOOL + " get" + PROVIDER + " --mount-port " + mountPort + " " + url
+                    + " /tmp/a /a && " + TOOL + " get --stats" + PROVIDER + " --mount-port " + mountPort + " " + url
                     + " /a /tmp/b && cmp /tmp/a /tmp/b && cmp /tmp/a " + dir + "/a && echo OURS-SAME");
             System.out.println(ours.strip());
             assertThat(ours).as("our client and our server over " + device + "\n" + ours).contains("OURS-SAME");
+            assertWindowsOnRxe(device, ours);
 
             String linux = guest.exec("mkdir -p /mnt/ours && mount -t nfs -o vers=3,proto=rdma,port=" + port
                     + ",mountport=" + mountPort + ",mountproto=tcp " + ADDRESS + ":/ours /mnt/ours && cmp /tmp/a "
@@ -101,10 +102,24 @@ class FfmNfsGuestTest {
         }
 
         String knfsd = guest.exec(TOOL + " put" + PROVIDER + " rdma://" + ADDRESS + ":20049/export /tmp/a "
-                + "/scratch/k-" + port + " && " + TOOL + " get" + PROVIDER + " rdma://" + ADDRESS + ":20049/export "
-                + "/scratch/k-" + port + " /tmp/k && cmp /tmp/a /tmp/k && cmp /tmp/a /export/scratch/k-" + port
-                + " && echo KNFSD-SAME");
+                + "/scratch/k-" + port + " && " + TOOL + " get --stats" + PROVIDER + " rdma://" + ADDRESS
+                + ":20049/export /scratch/k-" + port + " /tmp/k && cmp /tmp/a /tmp/k && cmp /tmp/a /export/scratch/k-"
+                + port + " && echo KNFSD-SAME");
         System.out.println(knfsd.strip());
         assertThat(knfsd).as("our client and knfsd over " + device + "\n" + knfsd).contains("KNFSD-SAME");
+        assertWindowsOnRxe(device, knfsd);
+    }
+
+    /**
+     * Over rxe the client registers its chunks by binding memory windows (FRWR mode), and the server, ours or knfsd,
+     * invalidates them with its Send with Invalidate: the READs' write chunks were invalidated remotely.
+     */
+    private static void assertWindowsOnRxe(String device, String out) {
+        if (!device.startsWith("rxe")) {
+            return;
+        }
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("remote_invalidations\\s+(\\d+)").matcher(out);
+        assertThat(m.find()).as("the counters\n" + out).isTrue();
+        assertThat(Long.parseLong(m.group(1))).as("remote invalidations over " + device + "\n" + out).isPositive();
     }
 }

@@ -1,7 +1,5 @@
 package org.rpcrdma4j.verbs.soft;
 
-import java.util.Map;
-
 import org.rpcrdma4j.verbs.RdmaDevice;
 import org.rpcrdma4j.verbs.RdmaProviders;
 import org.rpcrdma4j.verbs.conformance.AbstractProtectionErrorConformanceTest;
@@ -11,11 +9,8 @@ import org.rpcrdma4j.verbs.conformance.AbstractProtectionErrorConformanceTest;
  * does (the capabilities rxe's windows give: no FMR, no Read with Invalidate).
  */
 class SoftWindowProtectionErrorTest extends AbstractProtectionErrorConformanceTest {
-    static final Map<String, String> WINDOWS = Map.of("capabilities",
-            "FAST_REG,LOCAL_INV,SEND_WITH_INV,REMOTE_INV,MEMORY_WINDOW");
-
     @Override
     protected RdmaDevice newDevice() throws Exception {
-        return RdmaProviders.select("soft").open(WINDOWS);
+        return RdmaProviders.select("soft").open(SoftWindowMemoryRegistrationTest.WINDOWS);
     }
 }

@@ -192,8 +192,14 @@ public final class RdmaCoreGuest implements AutoCloseable {
      * @return its output, and {@code exit=N} on the last line
      */
     public String exec(String command) throws IOException, InterruptedException {
-        return run(List.of("python3", harness.resolve("guest-exec.py").toString(), "--timeout", "300",
-                command + "; echo exit=$?"), Map.of("LP_CACHE", WORK.resolve("cache").toString()), 360);
+        return exec(command, 300);
+    }
+
+    /** {@link #exec(String)} allowing the command {@code seconds}. */
+    public String exec(String command, int seconds) throws IOException, InterruptedException {
+        return run(List.of("python3", harness.resolve("guest-exec.py").toString(), "--timeout",
+                Integer.toString(seconds), command + "; echo exit=$?"),
+                Map.of("LP_CACHE", WORK.resolve("cache").toString()), seconds + 60L);
     }
 
     private String script(String name) throws IOException, InterruptedException {

@@ -23,7 +23,9 @@ import org.rpcrdma4j.verbs.RdmaProviders;
 import org.rpcrdma4j.verbs.RegisteredMemory;
 
 /**
- * Two connected queue pairs on one software device (its two engine threads: one per side), for benchmarks. Not a
+ * Two connected queue pairs on one device, for benchmarks: the software device (its two engine threads: one per
+ * side), or the device of the provider named by the option {@code provider} (e.g. {@code provider=ffm,
+ * address=10.0.2.15}: the pair connects over the interface at {@code address}). Not a
  * benchmark itself: states build it in their setup and close it in their teardown; the end-to-end harness
  * ({@code org.rpcrdma4j.benchmarks.harness}) uses it for its RDMA WRITE / READ rows. Owns the device, the queue pairs
  * and every region made with {@link #register}; one thread drives it.
@@ -40,9 +42,12 @@ public final class VerbsPair implements AutoCloseable {
     private final RdmaListener listener;
     private final List<RegisteredMemory> regions = new ArrayList<>();
 
-    /** Opens a software device with {@code options} and connects two queue pairs of {@code depth} work requests. */
+    /** Opens a device with {@code options} and connects two queue pairs of {@code depth} work requests. */
     public VerbsPair(Map<String, String> options, int depth) throws Exception {
-        device = RdmaProviders.select("soft").open(options);
+        Map<String, String> deviceOptions = new java.util.HashMap<>(options);
+        String provider = deviceOptions.remove("provider");
+        String address = deviceOptions.get("address");
+        device = RdmaProviders.select(provider == null ? "soft" : provider).open(deviceOptions);
         pd = device.allocProtectionDomain();
         clientSendCq = device.createCompletionQueue(depth * 2);
         clientRecvCq = device.createCompletionQueue(depth * 2);
@@ -51,7 +56,8 @@ public final class VerbsPair implements AutoCloseable {
         client = pd.createQueuePair(new QueuePairConfig(clientSendCq, clientRecvCq, depth, depth, 1, 1, 64));
         server = pd.createQueuePair(new QueuePairConfig(serverSendCq, serverRecvCq, depth, depth, 1, 1, 64));
         CompletableFuture<ConnectionRequest> requested = new CompletableFuture<>();
-        listener = device.connectionManager().listen(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
+        InetAddress at = address == null ? InetAddress.getLoopbackAddress() : InetAddress.getByName(address);
+        listener = device.connectionManager().listen(new InetSocketAddress(at, 0),
                 requested::complete);
         CompletableFuture<ConnectionInfo> connected = device.connectionManager().connect(client,
                 listener.localAddress(), new ConnectParameters(new byte[0], 16, 16), e -> { });

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -24,6 +25,9 @@ import org.rpcrdma4j.testsupport.RequiredPeer;
  * our server ({@code serve --provider ffm}) takes a file from our client ({@code put}) and gives it back
  * ({@code get}); the guest's Linux NFS client mounts our server with {@code proto=rdma} and reads and writes; our
  * client writes to and reads from the guest's knfsd over RDMA. Every file is compared byte for byte ({@code cmp}).
+ * Then our client and server suites run there over the same device ({@code GuestTransportSuites}, the transport
+ * module's tests with {@code ffm} for the software device): all must pass, and only those that need the software
+ * device's own options or fault injection skip, each saying so.
  */
 @Timeout(value = 20, unit = TimeUnit.MINUTES)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -46,7 +50,10 @@ class FfmNfsGuestTest {
         Path tool = Path.of(System.getProperty("mountTool.jar", "../mount-tool/target/mount-tool.jar"));
         RequiredPeer.require("mount-tool's jar", Files.isRegularFile(tool) ? null : "no " + tool.toAbsolutePath()
                 + " (build mount-tool first)");
-        guest = RdmaCoreGuest.boot(jdk, List.of(tool.toAbsolutePath().toString()));
+        List<String> classPath = new ArrayList<>();
+        classPath.add(tool.toAbsolutePath().toString());
+        classPath.addAll(suiteClassPath());
+        guest = RdmaCoreGuest.boot(jdk, classPath);
     }
 
     @AfterAll
@@ -64,10 +71,56 @@ class FfmNfsGuestTest {
 
     @Test
     @Order(2)
+    void transportSuitesOverSiw() throws Exception {
+        transportSuites("siw0");
+    }
+
+    @Test
+    @Order(3)
     void nfsOverRxe() throws Exception {
         guest.restart();
         guest.useRxe();
         nfs("rxe0", 20060);
+    }
+
+    @Test
+    @Order(4)
+    void transportSuitesOverRxe() throws Exception {
+        transportSuites("rxe0");
+    }
+
+    /**
+     * What the transport suites need beside the CLI's jar (which has the main classes, the ffm provider and a logging
+     * binding): the transport's and the verbs' test classes, test-support, JUnit and AssertJ.
+     */
+    private static List<String> suiteClassPath() {
+        List<String> entries = new ArrayList<>();
+        for (String entry : RdmaCoreGuest.testClassPath()) {
+            String name = Path.of(entry).getFileName().toString();
+            if (entry.endsWith("xprt-rdma/target/test-classes") || entry.endsWith("rdma-verbs/target/test-classes")
+                    || entry.endsWith("test-support/target/classes")) {
+                entries.add(entry); // within the reactor, before the jars are made
+            } else if (name.endsWith("-tests.jar") && (name.startsWith("xprt-rdma") || name.startsWith("rdma-verbs-0"))
+                    || name.startsWith("test-support") || name.startsWith("junit-") || name.startsWith("opentest4j")
+                    || name.startsWith("apiguardian") || name.startsWith("assertj") || name.startsWith("byte-buddy")) {
+                entries.add(entry);
+            }
+        }
+        return entries;
+    }
+
+    /** Runs the client and server suites over the ffm provider on {@code device}; nothing may fail. */
+    private void transportSuites(String device) throws Exception {
+        String out = guest.exec(RdmaCoreGuest.JAVA + " -Xmx1g -Dio.netty.leakDetection.level=paranoid "
+                + "-Dorg.slf4j.simpleLogger.defaultLogLevel=error -cp " + RdmaCoreGuest.GUEST_CLASS_PATH
+                + " org.rpcrdma4j.xprt.GuestTransportSuites ffm " + ADDRESS, 1500);
+        System.out.println(out.strip());
+        java.util.regex.Matcher m = java.util.regex.Pattern
+                .compile("transport: (\\d+) passed, (\\d+) failed, (\\d+) skipped").matcher(out);
+        assertThat(m.find()).as(device + "\n" + out).isTrue();
+        assertThat(Integer.parseInt(m.group(2))).as("failed over " + device + "\n" + out).isZero();
+        assertThat(Integer.parseInt(m.group(1))).as("passed over " + device + "\n" + out).isPositive();
+        assertThat(out).contains("exit=0");
     }
 
     private void nfs(String device, int port) throws Exception {

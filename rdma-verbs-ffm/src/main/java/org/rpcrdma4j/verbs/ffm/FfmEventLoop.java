@@ -49,13 +49,17 @@ final class FfmEventLoop implements Runnable {
     private final Arena arena = Arena.ofShared();
     private final MemorySegment pollfds = arena.allocate(Libc.POLLFD_SIZE * 3, 8);
     private final MemorySegment cqEvent = arena.allocate(ADDRESS.byteSize() * 2, 8);
+    private final MemorySegment cqEventCq = cqEvent.asSlice(0, ADDRESS.byteSize());
+    private final MemorySegment cqEventContext = cqEvent.asSlice(ADDRESS.byteSize(), ADDRESS.byteSize());
     private final MemorySegment loopErrno = Errno.allocate(arena);
     private final MemorySegment wakeErrno = Errno.allocate(arena);
     private final MemorySegment loopScratch = arena.allocate(8, 8);
     private final MemorySegment wakeScratch = arena.allocate(8, 8);
     private final ConcurrentLinkedQueue<Runnable> commands = new ConcurrentLinkedQueue<>();
     private final Map<Long, CmEndpoint> endpoints = new HashMap<>();
-    private final List<CmEndpoint> tickScratch = new ArrayList<>();
+    /** The endpoints in registration order, for the tick to walk without allocating. */
+    private final List<CmEndpoint> registered = new ArrayList<>();
+    private CmEndpoint[] tickScratch = new CmEndpoint[16];
     private final AtomicReferenceArray<FfmCompletionQueue> cqs = new AtomicReferenceArray<>(MAX_CQS);
     private volatile boolean running = true;
     private volatile Thread thread;
@@ -89,12 +93,19 @@ final class FfmEventLoop implements Runnable {
 
     /** On the loop: routes the events of the identifier at {@code id} to {@code endpoint}. */
     void register(long id, CmEndpoint endpoint) {
-        endpoints.put(id, endpoint);
+        CmEndpoint before = endpoints.put(id, endpoint);
+        if (before != null) {
+            registered.remove(before);
+        }
+        registered.add(endpoint);
     }
 
     /** On the loop. */
     void unregister(long id) {
-        endpoints.remove(id);
+        CmEndpoint gone = endpoints.remove(id);
+        if (gone != null) {
+            registered.remove(gone);
+        }
     }
 
     /** On the loop: the owners of identifiers now, for the device's close. */
@@ -298,30 +309,37 @@ final class FfmEventLoop implements Runnable {
 
     private void completionEvent() {
         int index;
-        MemorySegment cq;
+        FfmCompletionQueue owner;
         try {
-            index = (int) rt.ibv().nextCqEvent(compChannel, cqEvent, loopErrno);
-            cq = Ibv.eventQueue(cqEvent);
-            rt.ibv().ackCqEvents(cq, 1);
+            index = (int) rt.ibv().nextCqEvent(compChannel, cqEventCq, cqEventContext, loopErrno);
+            owner = index > 0 && index < MAX_CQS ? cqs.get(index) : null;
+            // the owner's segment when there is one: reading the event's pointer would make a new one per event
+            rt.ibv().ackCqEvents(owner != null ? owner.cq() : Ibv.eventQueue(cqEvent), 1);
         } catch (VerbsException e) {
             LOG.warn("reading a completion event failed: {}", e.getMessage());
             return;
         }
-        FfmCompletionQueue owner = index > 0 && index < MAX_CQS ? cqs.get(index) : null;
         if (owner != null) {
             owner.notified();
         }
     }
 
     private void tick(long now) {
-        tickScratch.clear();
-        tickScratch.addAll(endpoints.values());
-        for (CmEndpoint e : tickScratch) {
+        // a copy, since a deadline that passes unregisters its endpoint; made without allocating once large enough
+        int n = registered.size();
+        if (tickScratch.length < n) {
+            tickScratch = new CmEndpoint[2 * n];
+        }
+        for (int i = 0; i < n; i++) {
+            tickScratch[i] = registered.get(i);
+        }
+        for (int i = 0; i < n; i++) {
             try {
-                e.onTick(now);
+                tickScratch[i].onTick(now);
             } catch (RuntimeException ex) {
                 LOG.error("a connection deadline failed", ex);
             }
+            tickScratch[i] = null;
         }
     }
 }

@@ -90,6 +90,32 @@ class FfmGuestTest {
                 .contains("written through, invalidated by the peer's SEND with Invalidate")
                 .containsPattern("then refused \\(status (?!0\\))\\d+\\)");
         providerSteadyState();
+        allocationUnderJmh();
+    }
+
+    /**
+     * JMH's gc profiler over {@code FfmSteadyStateBenchmark}: what all threads allocate per round (a receive, a
+     * WRITE+SEND chain, two completions), polled and waited for through completion events (the device thread's
+     * path). Less than a byte per round: nothing per request, completion or event (one object per round would count
+     * 16 bytes or more).
+     */
+    private void allocationUnderJmh() throws Exception {
+        String out = guest.exec(RdmaCoreGuest.JAVA + " -cp " + RdmaCoreGuest.GUEST_CLASS_PATH
+                + " org.openjdk.jmh.Main FfmSteadyStateBenchmark -p address=10.0.2.15 -prof gc -f 1 -wi 5 -w 1 -i 3"
+                + " -r 1 -jvmArgsAppend -Dorg.slf4j.simpleLogger.defaultLogLevel=warn -rf csv -rff /tmp/jmh.csv"
+                + " > /tmp/jmh.log 2>&1; tail -12 /tmp/jmh.log; cat /tmp/jmh.csv", 600);
+        System.out.println(out.strip());
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile(
+                "round:gc\\.alloc\\.rate\\.norm\",\"avgt\",\\d+,\\d+,([0-9.eE+-]+|NaN),[^,]*,\"B/op\",[^,]*,"
+                        + "(poll|notify)")
+                .matcher(out);
+        Map<String, Double> perRound = new java.util.HashMap<>();
+        while (m.find()) {
+            perRound.put(m.group(2), Double.parseDouble(m.group(1)));
+        }
+        assertThat(perRound).as(out).containsOnlyKeys("poll", "notify");
+        perRound.forEach((wait, bytes) -> assertThat(bytes).as("bytes per round, " + wait + "\n" + out)
+                .isLessThan(1.0));
     }
 
     /** The provider's post and poll path allocates nothing once compiled ({@code GuestSteadyState}). */

@@ -17,13 +17,14 @@ import org.junit.jupiter.api.BeforeEach;
 import org.rpcrdma4j.registration.RegisteredBuffer;
 import org.rpcrdma4j.registration.RegisteredBufferPool;
 import org.rpcrdma4j.verbs.RdmaDevice;
-import org.rpcrdma4j.verbs.RdmaProviders;
 import org.rpcrdma4j.verbs.ResourceCounts;
+import org.rpcrdma4j.xprt.TestDevices;
 import org.rpcrdma4j.xprt.client.fake.FakeRdmaServer;
 import org.rpcrdma4j.xprt.client.fake.TestProgram;
 
 /**
- * Opens a software iWARP device for the client and one for a {@link FakeRdmaServer}, connects transports, and after
+ * Opens a device for the client and one for a {@link FakeRdmaServer} ({@link TestDevices}: software iWARP devices
+ * unless the suite runs over another provider), connects transports, and after
  * each test closes everything and checks that nothing leaked: every registered buffer page is back in the transport's
  * pool and the client device has no protection domain, region, queue pair or completion queue left open.
  */
@@ -45,8 +46,8 @@ abstract class ClientTestBase {
 
     @BeforeEach
     void openDevices() throws Exception {
-        clientDevice = RdmaProviders.select("soft").open(clientDeviceOptions());
-        serverDevice = RdmaProviders.select("soft").open(Map.of());
+        clientDevice = TestDevices.open(clientDeviceOptions());
+        serverDevice = TestDevices.open(Map.of());
         server = new FakeRdmaServer(serverDevice, serverOptions());
     }
 

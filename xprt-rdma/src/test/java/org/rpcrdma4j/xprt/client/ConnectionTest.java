@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.lang.management.ManagementFactory;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
@@ -36,6 +35,7 @@ import org.rpcrdma4j.xprt.client.fake.FakeRdmaServer;
 import org.rpcrdma4j.xprt.client.fake.ReceivedCall;
 import org.rpcrdma4j.xprt.client.fake.TestProgram;
 import org.rpcrdma4j.xprt.internal.UnsignaledRun;
+import org.rpcrdma4j.xprt.TestDevices;
 
 /** Connecting (and failing to), private data, credits, registration strategies, counters and JMX. */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
@@ -56,10 +56,10 @@ class ConnectionTest extends ClientTestBase {
     @Test
     void connectingWhereNobodyListensFailsAtOnceAndLeavesNothingOpen() throws Exception {
         int port;
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+        try (ServerSocket s = new ServerSocket(0, 1, TestDevices.address())) {
             port = s.getLocalPort();
         }
-        InetSocketAddress nobody = new InetSocketAddress(InetAddress.getLoopbackAddress(), port);
+        InetSocketAddress nobody = new InetSocketAddress(TestDevices.address(), port);
         assertThatThrownBy(() -> RdmaClientTransport.connect(nobody, config().build()))
                 .isInstanceOf(RdmaConnectionException.class).hasMessageContaining(nobody.toString())
                 .cause().isInstanceOfSatisfying(ConnectException.class,
@@ -80,8 +80,8 @@ class ConnectionTest extends ClientTestBase {
 
     @Test
     void aPeerThatNeverAnswersTheHandshakeFailsWithinTheConnectTimeout() throws Exception {
-        try (ServerSocket silent = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            InetSocketAddress at = new InetSocketAddress(InetAddress.getLoopbackAddress(), silent.getLocalPort());
+        try (ServerSocket silent = new ServerSocket(0, 1, TestDevices.address())) {
+            InetSocketAddress at = new InetSocketAddress(TestDevices.address(), silent.getLocalPort());
             Thread acceptor = new Thread(() -> {
                 try (Socket s = silent.accept()) {
                     s.getInputStream().readNBytes(1 << 10);
@@ -107,8 +107,8 @@ class ConnectionTest extends ClientTestBase {
      */
     @Test
     void aPeerReachedLateFailsWithinTheConnectTimeoutAsAWhole() throws Exception {
-        try (ServerSocket late = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            InetSocketAddress at = new InetSocketAddress(InetAddress.getLoopbackAddress(), late.getLocalPort());
+        try (ServerSocket late = new ServerSocket(0, 1, TestDevices.address())) {
+            InetSocketAddress at = new InetSocketAddress(TestDevices.address(), late.getLocalPort());
             List<Socket> queued = new ArrayList<>();
             List<Socket> accepted = new ArrayList<>();
             try {
@@ -191,6 +191,7 @@ class ConnectionTest extends ClientTestBase {
 
     @Test
     void aDeviceWithoutRemoteInvalidationDoesNotOfferIt() throws Exception {
+        TestDevices.assumeSoft("a device restricted by the capabilities option");
         RdmaDevice plain = RdmaProviders.select("soft").open(Map.of("capabilities", "FAST_REG,LOCAL_INV"));
         try {
             RdmaClientTransport t = RdmaClientTransport.connect(server.address(), config().device(plain).build());

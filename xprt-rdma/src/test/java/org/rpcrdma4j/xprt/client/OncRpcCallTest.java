@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.EOFException;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -29,6 +28,7 @@ import org.rpcrdma4j.xprt.client.fake.ReceivedCall;
 import org.rpcrdma4j.xprt.client.fake.Reply;
 import org.rpcrdma4j.xprt.client.fake.TestDispatchable;
 import org.rpcrdma4j.xprt.client.fake.TestProgram;
+import org.rpcrdma4j.xprt.TestDevices;
 
 /**
  * An unmodified oncrpc4j {@link RpcCall} over the RDMA transport gives what it gives over oncrpc4j's own TCP transport
@@ -48,7 +48,7 @@ class OncRpcCallTest extends ClientTestBase {
                 .build();
         tcpServer.start();
         InetSocketAddress at = tcpServer.getInetSocketAddress(IpProtocolType.TCP);
-        tcpClient = new OncRpcClient(new InetSocketAddress(InetAddress.getLoopbackAddress(), at.getPort()),
+        tcpClient = new OncRpcClient(new InetSocketAddress(TestDevices.address(), at.getPort()),
                 IpProtocolType.TCP);
         tcp = tcpClient.connect();
     }

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.rpcrdma4j.xprt.drc.DrcOverTcpTest.awaitCounter;
 
 import java.io.IOException;
-import java.net.InetAddress;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Map;
@@ -29,6 +28,7 @@ import org.rpcrdma4j.xprt.client.RdmaClientConfig;
 import org.rpcrdma4j.xprt.client.RdmaClientTransport;
 import org.rpcrdma4j.xprt.server.RdmaRpcServer;
 import org.rpcrdma4j.xprt.server.ServerCounter;
+import org.rpcrdma4j.xprt.TestDevices;
 
 /**
  * The cache in front of a program served by the RDMA server, with the project's RDMA client, which after losing its
@@ -55,8 +55,8 @@ class DrcOverRdmaTest {
     private void start(RpcDispatchable program, boolean cacheOption) throws IOException {
         RdmaRpcServer.Builder b = RdmaRpcServer.builder()
                 .name("drc-rdma-" + SERVERS.incrementAndGet())
-                .provider("soft", Map.of("name", "drc-server", "engineThreads", "1"))
-                .bindAddress(InetAddress.getLoopbackAddress())
+                .provider(TestDevices.PROVIDER, TestDevices.options(Map.of("name", "drc-server", "engineThreads", "1")))
+                .bindAddress(TestDevices.address())
                 .port(0)
                 .stopTimeout(Duration.ofSeconds(5))
                 .jmx(false)
@@ -69,7 +69,7 @@ class DrcOverRdmaTest {
         server.start();
         proxy = new TcpProxy(server.boundAddress());
         client = RdmaClientTransport.connect(proxy.address(), RdmaClientConfig.builder()
-                .provider("soft", Map.of("name", "drc-client", "engineThreads", "1"))
+                .provider(TestDevices.PROVIDER, TestDevices.options(Map.of("name", "drc-client", "engineThreads", "1")))
                 .binding(new LedgerBinding())
                 .jmx(false)
                 .build());

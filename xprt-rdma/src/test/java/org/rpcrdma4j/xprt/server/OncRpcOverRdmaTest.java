@@ -3,7 +3,6 @@ package org.rpcrdma4j.xprt.server;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Map;
@@ -27,6 +26,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.rpcrdma4j.xprt.client.RdmaClientConfig;
 import org.rpcrdma4j.xprt.client.RdmaClientTransport;
+import org.rpcrdma4j.xprt.TestDevices;
 
 /**
  * End to end: an unmodified oncrpc4j {@link RpcCall} over the project's RDMA client transport to this server gives,
@@ -47,11 +47,11 @@ class OncRpcOverRdmaTest extends ServerFixture {
                 .withRpcService(new OncRpcProgram(EchoProgram.PROGRAM, EchoProgram.VERSION), program).build();
         tcpServer.start();
         InetSocketAddress at = tcpServer.getInetSocketAddress(IpProtocolType.TCP);
-        tcpClient = new OncRpcClient(new InetSocketAddress(InetAddress.getLoopbackAddress(), at.getPort()),
+        tcpClient = new OncRpcClient(new InetSocketAddress(TestDevices.address(), at.getPort()),
                 IpProtocolType.TCP);
         tcp = tcpClient.connect();
         rdma = RdmaClientTransport.connect(address, RdmaClientConfig.builder()
-                .provider("soft", Map.of("name", "e2e-client", "engineThreads", "1"))
+                .provider(TestDevices.PROVIDER, TestDevices.options(Map.of("name", "e2e-client", "engineThreads", "1")))
                 .binding(new EchoBinding()).jmx(false).build());
     }
 

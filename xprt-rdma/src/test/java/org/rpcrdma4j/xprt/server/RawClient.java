@@ -41,7 +41,7 @@ import org.rpcrdma4j.verbs.Stag;
 import org.rpcrdma4j.verbs.WcOpcode;
 import org.rpcrdma4j.verbs.WcStatus;
 import org.rpcrdma4j.verbs.WorkCompletion;
-import org.rpcrdma4j.verbs.soft.SoftIwarpProvider;
+import org.rpcrdma4j.xprt.TestDevices;
 
 /**
  * A "raw" RPC-over-RDMA requester for tests, written on the verbs SPI and the codec only: it registers its own
@@ -141,8 +141,7 @@ final class RawClient implements AutoCloseable {
 
     /** Connects with these raw private data bytes and IRD. */
     static RawClient connect(InetSocketAddress server, byte[] privateData, int ird) throws Exception {
-        RdmaDevice device = SoftIwarpProvider.open(org.rpcrdma4j.verbs.soft.SoftIwarpOptions.parse(
-                Map.of("name", "raw-client", "engineThreads", "1")));
+        RdmaDevice device = TestDevices.open(Map.of("name", "raw-client", "engineThreads", "1"));
         RawClient client = null;
         try {
             client = new RawClient(device);

@@ -29,6 +29,7 @@ import org.rpcrdma4j.xprt.XprtCounter;
 import org.rpcrdma4j.xprt.client.ClientCounter;
 import org.rpcrdma4j.xprt.client.RdmaClientConfig;
 import org.rpcrdma4j.xprt.client.RdmaClientTransport;
+import org.rpcrdma4j.xprt.TestDevices;
 
 /**
  * Bidirectional RPC-over-RDMA (RFC 8167) end to end: the server's program calls the client back through
@@ -55,7 +56,7 @@ class ReverseDirectionTest extends ServerFixture {
 
     private RdmaClientTransport connect(CallbackPrograms.Client reverse, Duration reconnectDelay) throws Exception {
         RdmaClientConfig.Builder b = RdmaClientConfig.builder()
-                .provider("soft", Map.of("name", "reverse-client", "engineThreads", "1"))
+                .provider(TestDevices.PROVIDER, TestDevices.options(Map.of("name", "reverse-client", "engineThreads", "1")))
                 .reconnectDelay(reconnectDelay, reconnectDelay.multipliedBy(2))
                 .jmx(false);
         if (reverse != null) {

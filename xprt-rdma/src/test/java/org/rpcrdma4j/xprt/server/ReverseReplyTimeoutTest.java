@@ -16,6 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.rpcrdma4j.xprt.client.RdmaClientConfig;
 import org.rpcrdma4j.xprt.client.RdmaClientTransport;
+import org.rpcrdma4j.xprt.TestDevices;
 
 /**
  * A reverse-direction call the client never answers does not hold the connection's reverse credits forever: after the
@@ -36,7 +37,7 @@ class ReverseReplyTimeoutTest extends ServerFixture {
     void anUnansweredCallbackDropsTheConnectionAfterTheReverseReplyTimeout() throws Exception {
         CallbackPrograms.Client client = new CallbackPrograms.Client();
         RdmaClientTransport t = RdmaClientTransport.connect(address, RdmaClientConfig.builder()
-                .provider("soft", Map.of("name", "reverse-timeout-client", "engineThreads", "1"))
+                .provider(TestDevices.PROVIDER, TestDevices.options(Map.of("name", "reverse-timeout-client", "engineThreads", "1")))
                 .reconnectDelay(Duration.ofMillis(50), Duration.ofMillis(100))
                 .reverseProgram(new OncRpcProgram(CallbackPrograms.CLIENT_PROGRAM, CallbackPrograms.VERSION), client)
                 .jmx(false).build());

@@ -21,6 +21,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.rpcrdma4j.xprt.client.RdmaClientConfig;
 import org.rpcrdma4j.xprt.client.RdmaClientTransport;
+import org.rpcrdma4j.xprt.TestDevices;
 
 /**
  * {@code sameThreadDispatch}: a call runs on the thread that took it off the connection, never on a dispatch pool's,
@@ -85,7 +86,7 @@ class SameThreadDispatchTest extends ServerFixture {
 
     private RdmaClientTransport connect() throws Exception {
         return RdmaClientTransport.connect(address, RdmaClientConfig.builder()
-                .provider("soft", Map.of("name", "same-thread-client", "engineThreads", "1"))
+                .provider(TestDevices.PROVIDER, TestDevices.options(Map.of("name", "same-thread-client", "engineThreads", "1")))
                 .jmx(false).build());
     }
 

@@ -15,6 +15,7 @@ import org.junit.jupiter.api.Timeout;
 import org.rpcrdma4j.codec.RpcRdmaProc;
 import org.rpcrdma4j.verbs.conformance.AllocationWindows;
 import org.rpcrdma4j.xprt.internal.UnsignaledRun;
+import org.rpcrdma4j.xprt.TestDevices;
 
 /** Threading, counters over JMX, and the allocation-free receive and reply path. */
 @Timeout(120)
@@ -87,8 +88,8 @@ class ServerBehaviourTest extends ServerFixture {
 
     @Test
     void jmxBeanGoesAwayWithTheServer() throws Exception {
-        RdmaRpcServer other = RdmaRpcServer.builder().name("jmx-check").provider("soft", java.util.Map.of())
-                .bindAddress(java.net.InetAddress.getLoopbackAddress()).port(0).build();
+        RdmaRpcServer other = RdmaRpcServer.builder().name("jmx-check").provider(TestDevices.PROVIDER, TestDevices.options(java.util.Map.of()))
+                .bindAddress(TestDevices.address()).port(0).build();
         ObjectName name = ServerMBean.objectName("jmx-check");
         MBeanServer jmx = ManagementFactory.getPlatformMBeanServer();
         assertThat(jmx.isRegistered(name)).isFalse();
@@ -136,8 +137,8 @@ class ServerBehaviourTest extends ServerFixture {
         EchoProgram own = new EchoProgram(p -> (call, length) -> {
             throw new UnsupportedOperationException();
         });
-        RdmaRpcServer stopping = RdmaRpcServer.builder().name("drain-check").provider("soft", java.util.Map.of())
-                .bindAddress(java.net.InetAddress.getLoopbackAddress()).port(0).jmx(false)
+        RdmaRpcServer stopping = RdmaRpcServer.builder().name("drain-check").provider(TestDevices.PROVIDER, TestDevices.options(java.util.Map.of()))
+                .bindAddress(TestDevices.address()).port(0).jmx(false)
                 .stopTimeout(java.time.Duration.ofSeconds(30))
                 .program(new org.dcache.oncrpc4j.rpc.OncRpcProgram(EchoProgram.PROGRAM, EchoProgram.VERSION), own)
                 .build();
@@ -246,8 +247,8 @@ class ServerBehaviourTest extends ServerFixture {
     /** Connection requests beyond the limit, and from clients that offer no RDMA READ, are refused. */
     @Test
     void connectionsBeyondTheLimitOrWithoutReadAreRefused() throws Exception {
-        RdmaRpcServer limited = RdmaRpcServer.builder().name("limit-check").provider("soft", java.util.Map.of())
-                .bindAddress(java.net.InetAddress.getLoopbackAddress()).port(0).jmx(false).maxConnections(1)
+        RdmaRpcServer limited = RdmaRpcServer.builder().name("limit-check").provider(TestDevices.PROVIDER, TestDevices.options(java.util.Map.of()))
+                .bindAddress(TestDevices.address()).port(0).jmx(false).maxConnections(1)
                 .program(new org.dcache.oncrpc4j.rpc.OncRpcProgram(EchoProgram.PROGRAM, EchoProgram.VERSION), program)
                 .build();
         limited.start();

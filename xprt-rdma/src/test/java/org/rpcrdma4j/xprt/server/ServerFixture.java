@@ -3,7 +3,6 @@ package org.rpcrdma4j.xprt.server;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -19,6 +18,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.TestInstance;
 import org.rpcrdma4j.verbs.ResourceCounts;
+import org.rpcrdma4j.xprt.TestDevices;
 
 /**
  * Runs one {@link RdmaRpcServer} (software device, loopback, ephemeral port) serving {@link EchoProgram} with
@@ -56,8 +56,8 @@ abstract class ServerFixture {
                 : (call, length) -> server.bufferAllocator().allocate(call, length));
         RdmaRpcServer.Builder builder = RdmaRpcServer.builder()
                 .name("test-server-" + SERVERS.incrementAndGet())
-                .provider("soft", deviceOptions())
-                .bindAddress(InetAddress.getLoopbackAddress())
+                .provider(TestDevices.PROVIDER, TestDevices.options(deviceOptions()))
+                .bindAddress(TestDevices.address())
                 .port(0)
                 .stopTimeout(Duration.ofSeconds(5))
                 .program(new OncRpcProgram(EchoProgram.PROGRAM, EchoProgram.VERSION), program)

@@ -17,6 +17,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 import org.rpcrdma4j.codec.RpcRdmaProc;
 import org.rpcrdma4j.verbs.Access;
 import org.rpcrdma4j.verbs.soft.SoftIwarpFaults;
+import org.rpcrdma4j.xprt.TestDevices;
 
 /**
  * Hostile clients on the verbs SPI: each test runs a {@link GoodClient} on another connection at the same time,
@@ -236,6 +237,7 @@ class ServerHostileTest extends ServerFixture {
         long closed = counter(ServerCounter.CONNECTIONS_CLOSED);
         int digests = program.digests.get();
         // the server's READ Request is held back on its own queue pair: posted, outstanding, not answered
+        TestDevices.assumeSoft("held transmissions and TCP resets: the software device's fault injection");
         SoftIwarpFaults.of(server.connectionTo(c.info.localAddress()).queuePair()).delayTransmit(
                 Duration.ofSeconds(60));
         c.send(RawClient.header().xid(0x67).credits(32).proc(RpcRdmaProc.RDMA_NOMSG)
@@ -254,6 +256,7 @@ class ServerHostileTest extends ServerFixture {
         long closed = counter(ServerCounter.CONNECTIONS_CLOSED);
         c.send(Rpc.concat(Rpc.ints(0x68, 1, 32, 0, 0, 0, 0), Rpc.echoCall(0x68, EchoProgram.SLOW, Rpc.ints(0x68))));
         await("the call runs", () -> program.slowStarted.get() > started);
+        TestDevices.assumeSoft("a TCP reset under the connection: the software device's fault injection");
         SoftIwarpFaults.of(c.queuePair()).dropConnection();
         await("the server closed the connection", () -> counter(ServerCounter.CONNECTIONS_CLOSED) > closed);
         program.release(0x68);

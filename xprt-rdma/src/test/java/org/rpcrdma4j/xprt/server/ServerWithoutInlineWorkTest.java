@@ -11,6 +11,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.rpcrdma4j.xprt.client.RdmaClientConfig;
 import org.rpcrdma4j.xprt.client.RdmaClientTransport;
+import org.rpcrdma4j.xprt.TestDevices;
 
 /** With {@code inlineAgentWork(false)} on both sides, every piece of a connection's work is its agent thread's. */
 @Timeout(60)
@@ -24,7 +25,7 @@ class ServerWithoutInlineWorkTest extends ServerFixture {
     @Test
     void callsAreAnsweredWithoutInlineRounds() throws Exception {
         try (RdmaClientTransport rdma = RdmaClientTransport.connect(address, RdmaClientConfig.builder()
-                .provider("soft", Map.of("name", "no-inline-client", "engineThreads", "1"))
+                .provider(TestDevices.PROVIDER, TestDevices.options(Map.of("name", "no-inline-client", "engineThreads", "1")))
                 .binding(new EchoBinding()).inlineAgentWork(false).jmx(false).build())) {
             for (int size : new int[] {1, 333, 4000, 100 * 1024}) {
                 EchoProgram.Opaque args = new EchoProgram.Opaque();

@@ -119,13 +119,26 @@ public final class Ibv {
      * caller made once; returns the queue's {@code cq_context}. Blocks unless the channel's descriptor is readable.
      */
     public long nextCqEvent(MemorySegment channel, MemorySegment out, MemorySegment errno) throws VerbsException {
-        MemorySegment cq = out.asSlice(0, ADDRESS.byteSize());
-        MemorySegment context = out.asSlice(ADDRESS.byteSize(), ADDRESS.byteSize());
-        int rc = call(() -> (int) getCqEvent.invokeExact(errno, channel, cq, context));
+        return nextCqEvent(channel, out.asSlice(0, ADDRESS.byteSize()), out.asSlice(ADDRESS.byteSize(),
+                ADDRESS.byteSize()), errno);
+    }
+
+    /**
+     * {@code ibv_get_cq_event} into {@code cqOut} and {@code contextOut} (a pointer each, made once): returns the
+     * queue's {@code cq_context}. Allocation-free: the device thread takes every completion event this way.
+     */
+    public long nextCqEvent(MemorySegment channel, MemorySegment cqOut, MemorySegment contextOut,
+                            MemorySegment errno) throws VerbsException {
+        int rc;
+        try {
+            rc = (int) getCqEvent.invokeExact(errno, channel, cqOut, contextOut);
+        } catch (Throwable t) {
+            throw downcallFailure(t);
+        }
         if (rc != 0) {
             throw Errno.failure("ibv_get_cq_event", Errno.of(errno), null);
         }
-        return out.get(JAVA_LONG, ADDRESS.byteSize());
+        return contextOut.get(JAVA_LONG, 0);
     }
 
     /** The queue {@link #nextCqEvent} last named in {@code out}. */
@@ -156,10 +169,11 @@ public final class Ibv {
 
     /** {@code ibv_ack_cq_events}: every event taken must be acknowledged before the queue is destroyed. */
     public void ackCqEvents(MemorySegment cq, int events) throws VerbsException {
-        call(() -> {
+        try {
             ackCqEvents.invokeExact(cq, events);
-            return null;
-        });
+        } catch (Throwable t) {
+            throw downcallFailure(t);
+        }
     }
 
     /** {@code ibv_destroy_cq}. */

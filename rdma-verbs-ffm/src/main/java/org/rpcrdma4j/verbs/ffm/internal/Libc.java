@@ -59,7 +59,12 @@ public final class Libc {
     /** {@code poll}: waits up to {@code timeoutMillis} for one of {@code n} descriptors; an interrupted wait is 0. */
     public static int poll(MemorySegment pollfds, int n, int timeoutMillis, MemorySegment errno)
             throws VerbsException {
-        int rc = Ibv.call(() -> (int) POLL.invokeExact(errno, pollfds, (long) n, timeoutMillis));
+        int rc;
+        try {
+            rc = (int) POLL.invokeExact(errno, pollfds, (long) n, timeoutMillis); // the device thread's wait: no lambda
+        } catch (Throwable t) {
+            throw Ibv.downcallFailure(t);
+        }
         if (rc < 0) {
             int e = Errno.of(errno);
             if (e == EINTR) {
@@ -87,7 +92,11 @@ public final class Libc {
 
     /** Resets an eventfd's counter; nothing happens when it was zero. */
     public static void drain(int eventfd, MemorySegment scratch, MemorySegment errno) throws VerbsException {
-        Ibv.call(() -> (long) READ.invokeExact(errno, eventfd, scratch, 8L));
+        try {
+            long read = (long) READ.invokeExact(errno, eventfd, scratch, 8L);
+        } catch (Throwable t) {
+            throw Ibv.downcallFailure(t);
+        }
     }
 
     /** {@code close}. */

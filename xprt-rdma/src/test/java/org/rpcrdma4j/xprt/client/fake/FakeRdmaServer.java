@@ -1,6 +1,5 @@
 package org.rpcrdma4j.xprt.client.fake;
 
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,6 +22,7 @@ import org.rpcrdma4j.verbs.RdmaListener;
 import org.rpcrdma4j.verbs.VerbsException;
 import org.rpcrdma4j.verbs.WcStatus;
 import org.rpcrdma4j.verbs.WorkCompletion;
+import org.rpcrdma4j.xprt.TestDevices;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -76,7 +76,7 @@ public final class FakeRdmaServer implements AutoCloseable {
         this.device = device;
         this.options = options;
         this.pd = device.allocProtectionDomain();
-        this.listener = device.connectionManager().listen(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
+        this.listener = device.connectionManager().listen(new InetSocketAddress(TestDevices.address(), 0),
                 this::onRequest);
         this.thread = new Thread(this::run, "fake-rdma-server");
         thread.setDaemon(true);
@@ -196,6 +196,7 @@ public final class FakeRdmaServer implements AutoCloseable {
 
     /** Drops every connection abruptly (TCP reset), as a crashing server's host would. */
     public void dropConnections() throws Exception {
+        TestDevices.assumeSoft("a TCP reset under the connection: the software device's fault injection");
         onServerThread(() -> {
             for (FakeConnection c : connections) {
                 org.rpcrdma4j.verbs.soft.SoftIwarpFaults.of(c.qp).dropConnection();

@@ -1,0 +1,93 @@
+package org.rpcrdma4j.testsupport;
+
+import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
+import static org.junit.platform.engine.discovery.DiscoverySelectors.selectMethod;
+
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.junit.platform.engine.TestExecutionResult;
+import org.junit.platform.launcher.TestExecutionListener;
+import org.junit.platform.launcher.TestIdentifier;
+import org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder;
+import org.junit.platform.launcher.core.LauncherFactory;
+
+/**
+ * Runs test classes in this JVM (in a guest, where the build's test runner is not) and prints one line per test:
+ * {@code PASS}, {@code FAIL} with why and where, or {@code SKIP} with why; then {@code LABEL: N passed, N failed, N
+ * skipped}, which the host's test reads.
+ */
+public final class GuestSuite {
+    private GuestSuite() {
+    }
+
+    /**
+     * Runs {@code suite}, or of it only the classes named in {@code only} (simple names) and single tests
+     * ({@code Class#method}), and returns how many tests failed.
+     */
+    public static int run(String label, List<Class<?>> suite, List<String> only) {
+        LauncherDiscoveryRequestBuilder request = LauncherDiscoveryRequestBuilder.request();
+        for (Class<?> c : suite) {
+            if (only.isEmpty() || only.contains(c.getSimpleName())) {
+                request.selectors(selectClass(c));
+            }
+            for (String o : only) {
+                if (o.startsWith(c.getSimpleName() + "#")) {
+                    request.selectors(selectMethod(c.getName() + o.substring(o.indexOf('#'))));
+                }
+            }
+        }
+        AtomicInteger passed = new AtomicInteger();
+        AtomicInteger failed = new AtomicInteger();
+        AtomicInteger skipped = new AtomicInteger();
+        LauncherFactory.create().execute(request.build(), new TestExecutionListener() {
+            @Override
+            public void executionSkipped(TestIdentifier test, String reason) {
+                if (test.isTest()) {
+                    skipped.incrementAndGet();
+                    System.out.println("SKIP " + name(test) + ": " + reason);
+                } else if (test.isContainer() && test.getSource().isPresent()) {
+                    System.out.println("SKIP " + name(test) + " (all its tests): " + reason);
+                }
+            }
+
+            @Override
+            public void executionFinished(TestIdentifier test, TestExecutionResult result) {
+                if (!test.isTest() && result.getStatus() == TestExecutionResult.Status.SUCCESSFUL) {
+                    return;
+                }
+                switch (result.getStatus()) {
+                    case SUCCESSFUL:
+                        passed.incrementAndGet();
+                        System.out.println("PASS " + name(test));
+                        break;
+                    case ABORTED:
+                        skipped.incrementAndGet();
+                        System.out.println("SKIP " + name(test) + ": " + result.getThrowable().map(Throwable::getMessage)
+                                .orElse("aborted"));
+                        break;
+                    default:
+                        failed.incrementAndGet();
+                        Throwable t = result.getThrowable().orElse(null);
+                        System.out.println("FAIL " + name(test) + ": " + (t == null ? "" : t.toString().replace('\n',
+                                ' ')));
+                        if (t != null) {
+                            for (StackTraceElement e : t.getStackTrace()) {
+                                if (e.getClassName().startsWith("org.rpcrdma4j")) {
+                                    System.out.println("    at " + e);
+                                }
+                            }
+                        }
+                        break;
+                }
+            }
+        });
+        System.out.println(label + ": " + passed + " passed, " + failed + " failed, " + skipped + " skipped");
+        return failed.get();
+    }
+
+    private static String name(TestIdentifier test) {
+        return test.getUniqueId().replaceAll(".*\\[class:[^\\]]*\\.([^.\\]]+)\\].*\\[method:([^#\\]]*#)?([^(\\]]+).*",
+                "$1.$3").replaceAll(".*\\[class:[^\\]]*\\.([^.\\]]+)\\]$", "$1");
+    }
+}

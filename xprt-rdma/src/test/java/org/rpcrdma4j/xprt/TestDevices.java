@@ -1,0 +1,73 @@
+package org.rpcrdma4j.xprt;
+
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.util.Map;
+
+import org.rpcrdma4j.verbs.RdmaDevice;
+import org.rpcrdma4j.verbs.RdmaProviders;
+import org.rpcrdma4j.verbs.VerbsException;
+
+/**
+ * The device the transport suites run over: the software device on the loopback address, or, with
+ * {@code -Drpcrdma4j.test.provider=NAME -Drpcrdma4j.test.address=IPv4}, another provider's device at that address (the
+ * suites that run over the {@code ffm} provider on siw and rxe in a guest). Tests that need what only the software
+ * device has (its options, its fault injection) say so with {@link #assumeSoft}.
+ */
+public final class TestDevices {
+    /** The provider's name. */
+    public static final String PROVIDER = System.getProperty("rpcrdma4j.test.provider", "soft");
+    private static final String ADDRESS = System.getProperty("rpcrdma4j.test.address", "");
+
+    private TestDevices() {
+    }
+
+    /** Whether the suites run over the software device. */
+    public static boolean soft() {
+        return PROVIDER.equals("soft");
+    }
+
+    /** Where servers listen and clients connect: the loopback address, or the RDMA interface's. */
+    public static InetAddress address() {
+        if (ADDRESS.isBlank()) {
+            return InetAddress.getLoopbackAddress();
+        }
+        try {
+            return InetAddress.getByName(ADDRESS);
+        } catch (UnknownHostException e) {
+            throw new IllegalStateException("rpcrdma4j.test.address: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * A device's provider options: {@code softOptions} for the software device; elsewhere the interface's address,
+     * when the test asks for no software option (else it is skipped: see {@link #assumeSoft}).
+     */
+    public static Map<String, String> options(Map<String, String> softOptions) {
+        if (soft()) {
+            return softOptions;
+        }
+        assumeSoft(softOptions.keySet().stream().anyMatch(k -> !k.equals("name") && !k.equals("engineThreads")),
+                "software device options " + softOptions);
+        return ADDRESS.isBlank() ? Map.of() : Map.of("address", ADDRESS);
+    }
+
+    /** Opens a device (see {@link #options}). */
+    public static RdmaDevice open(Map<String, String> softOptions) throws VerbsException {
+        return RdmaProviders.select(PROVIDER).open(options(softOptions));
+    }
+
+    /** Skips the test when {@code needed} and the suites do not run over the software device. */
+    public static void assumeSoft(boolean needed, String what) {
+        if (needed) {
+            assumeTrue(soft(), "needs the software device (" + what + "), runs over " + PROVIDER);
+        }
+    }
+
+    /** Skips the test when the suites do not run over the software device. */
+    public static void assumeSoft(String what) {
+        assumeSoft(true, what);
+    }
+}

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.EOFException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -48,7 +49,7 @@ class OncRpcCallTest extends ClientTestBase {
                 .build();
         tcpServer.start();
         InetSocketAddress at = tcpServer.getInetSocketAddress(IpProtocolType.TCP);
-        tcpClient = new OncRpcClient(new InetSocketAddress(TestDevices.address(), at.getPort()),
+        tcpClient = new OncRpcClient(new InetSocketAddress(InetAddress.getLoopbackAddress(), at.getPort()),
                 IpProtocolType.TCP);
         tcp = tcpClient.connect();
     }

@@ -3,6 +3,7 @@ package org.rpcrdma4j.xprt.server;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Map;
@@ -47,7 +48,7 @@ class OncRpcOverRdmaTest extends ServerFixture {
                 .withRpcService(new OncRpcProgram(EchoProgram.PROGRAM, EchoProgram.VERSION), program).build();
         tcpServer.start();
         InetSocketAddress at = tcpServer.getInetSocketAddress(IpProtocolType.TCP);
-        tcpClient = new OncRpcClient(new InetSocketAddress(TestDevices.address(), at.getPort()),
+        tcpClient = new OncRpcClient(new InetSocketAddress(InetAddress.getLoopbackAddress(), at.getPort()),
                 IpProtocolType.TCP);
         tcp = tcpClient.connect();
         rdma = RdmaClientTransport.connect(address, RdmaClientConfig.builder()

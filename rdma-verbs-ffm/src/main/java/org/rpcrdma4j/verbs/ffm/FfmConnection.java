@@ -109,6 +109,7 @@ final class FfmConnection implements CmEndpoint {
             throw e;
         }
         c.register();
+        qp.accepted();
         c.phase = Phase.ACCEPTING;
         c.deadline = System.nanoTime() + c.connectTimeout.toNanos();
         return c;

@@ -230,6 +230,17 @@ final class FfmQueuePair implements QueuePair {
         }
     }
 
+    /**
+     * On the device thread: {@code rdma_accept} returned, so the native queue pair is ready to send (librdmacm moved it
+     * to RTS; over iWARP the MPA reply has gone out). The peer may send as soon as it has its own ESTABLISHED, which
+     * can be before this side's event arrives: a call received then must be answerable, so sends are taken from now.
+     */
+    void accepted() {
+        if (state == QpState.INIT) {
+            state = QpState.RTS;
+        }
+    }
+
     /** On the device thread: the connection is usable. */
     void established(ConnectionInfo info) {
         connectionInfo = info;

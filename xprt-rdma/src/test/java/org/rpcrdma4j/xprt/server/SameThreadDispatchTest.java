@@ -43,6 +43,7 @@ class SameThreadDispatchTest extends ServerFixture {
 
     @Test
     void callsRunOnTheConnectionsThreadsAndTheirRepliesArrive() throws Exception {
+        TestDevices.assumeSoft("the software device's engine threads, by name");
         threads.clear();
         try (RdmaClientTransport rdma = connect()) {
             for (int i = 0; i < 200; i++) {

@@ -200,6 +200,8 @@ class ServerWireTest extends ServerFixture {
     @Test
     void sendWithInvalidateExactlyWhenOneHandleAndOffered() throws Exception {
         RawClient offered = client(true);
+        org.junit.jupiter.api.Assumptions.assumeTrue(offered.queuePair().protectionDomain().device().attributes()
+                .has(org.rpcrdma4j.verbs.DeviceCapability.FAST_REG), "a client device with fast registration");
         RawClient.Chunk one = offered.fastRegistered(64 << 10, Access.REMOTE_WRITE | Access.LOCAL_WRITE);
         long invalidations = counter(ServerCounter.REMOTE_INVALIDATIONS);
         offered.send(RawClient.header().xid(0x31).credits(32).proc(RpcRdmaProc.RDMA_MSG)

@@ -28,9 +28,9 @@ import org.rpcrdma4j.testsupport.RequiredPeer;
  * client writes to and reads from the guest's knfsd over RDMA. Every file is compared byte for byte ({@code cmp}).
  * With {@code -Dffm.transportSuites=true}, our client and server suites then run there over the same device
  * ({@code GuestTransportSuites}, the transport module's tests with {@code ffm} for the software device; those that need
- * the software device's own options or fault injection skip, saying so): nothing may fail. They take about 12
- * minutes per device under the guest's emulation, more than the build's time allows, and do not all pass yet (see the
- * module README of {@code rdma-verbs-ffm}), so they run only when asked.
+ * the software device's own options or fault injection skip, saying so): nothing may fail. They take about 6
+ * minutes per device under the guest's emulation, more than the build's time allows beside the rest, and do not all
+ * pass yet (see the module README of {@code rdma-verbs-ffm}), so they run only when asked.
  */
 @Timeout(value = 20, unit = TimeUnit.MINUTES)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -116,7 +116,7 @@ class FfmNfsGuestTest {
     /** Runs the client and server suites over the ffm provider on {@code device}; nothing may fail. */
     private void transportSuites(String device) throws Exception {
         Assumptions.assumeTrue(Boolean.getBoolean(SUITES), "the client and server suites over ffm in the guest run "
-                + "with -D" + SUITES + "=true (about 12 minutes per device)");
+                + "with -D" + SUITES + "=true (about 6 minutes per device)");
         String out = guest.exec(RdmaCoreGuest.JAVA + " -Xmx1g -Dio.netty.leakDetection.level=paranoid "
                 + "-Dorg.slf4j.simpleLogger.defaultLogLevel=error -cp " + RdmaCoreGuest.GUEST_CLASS_PATH
                 + " org.rpcrdma4j.xprt.GuestTransportSuites ffm " + ADDRESS, 1080);

@@ -90,6 +90,32 @@ public final class PageList {
         return tableFirst;
     }
 
+    /** The registered memory the pages are a run of, when {@link #table()} was carved from some; else null. */
+    public RegisteredMemory backing() {
+        return table == null ? null : table.backing();
+    }
+
+    /**
+     * Why a device whose fast registration binds type 2 memory windows ({@link DeviceCapability#MEMORY_WINDOW}) cannot
+     * map this list on {@code pd}, or null when it can: a window binds one run of memory registered on its own domain,
+     * at the address of the run's first byte.
+     */
+    public String windowRefusal(ProtectionDomain pd) {
+        RegisteredMemory memory = backing();
+        if (memory == null) {
+            return "a memory window binds one run of a page table over registered memory, got " + this;
+        }
+        if (memory.protectionDomain() != pd) {
+            return "a memory window binds memory of its own protection domain";
+        }
+        long address = memory.iova() + (long) tableFirst * pageSize + firstByteOffset;
+        if (iova != address) {
+            return "a memory window's IOVA is the address of its first byte, 0x" + Long.toHexString(address)
+                    + ", not 0x" + Long.toHexString(iova);
+        }
+        return null;
+    }
+
     public int firstByteOffset() {
         return firstByteOffset;
     }

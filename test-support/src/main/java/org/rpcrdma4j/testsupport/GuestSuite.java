@@ -82,8 +82,23 @@ public final class GuestSuite {
                 }
             }
         });
-        System.out.println(label + ": " + passed + " passed, " + failed + " failed, " + skipped + " skipped");
+        System.out.println(new Summary(passed.get(), failed.get(), skipped.get()).line(label));
         return failed.get();
+    }
+
+    /** What a run counted, as its last line says it to the host. */
+    public record Summary(int passed, int failed, int skipped) {
+        /** The summary {@code label}'s run printed in {@code output}, or null when there is none. */
+        public static Summary read(String label, String output) {
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile(java.util.regex.Pattern.quote(label)
+                    + ": (\\d+) passed, (\\d+) failed, (\\d+) skipped").matcher(output);
+            return m.find() ? new Summary(Integer.parseInt(m.group(1)), Integer.parseInt(m.group(2)),
+                    Integer.parseInt(m.group(3))) : null;
+        }
+
+        String line(String label) {
+            return label + ": " + passed + " passed, " + failed + " failed, " + skipped + " skipped";
+        }
     }
 
     private static String name(TestIdentifier test) {

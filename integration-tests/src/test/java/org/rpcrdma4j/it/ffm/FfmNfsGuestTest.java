@@ -17,6 +17,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
+import org.rpcrdma4j.testsupport.GuestSuite;
 import org.rpcrdma4j.testsupport.RdmaCoreGuest;
 import org.rpcrdma4j.testsupport.RequiredPeer;
 
@@ -121,11 +122,10 @@ class FfmNfsGuestTest {
                 + "-Dorg.slf4j.simpleLogger.defaultLogLevel=error -cp " + RdmaCoreGuest.GUEST_CLASS_PATH
                 + " org.rpcrdma4j.xprt.GuestTransportSuites ffm " + ADDRESS, 1080);
         System.out.println(out.strip());
-        java.util.regex.Matcher m = java.util.regex.Pattern
-                .compile("transport: (\\d+) passed, (\\d+) failed, (\\d+) skipped").matcher(out);
-        assertThat(m.find()).as(device + "\n" + out).isTrue();
-        assertThat(Integer.parseInt(m.group(2))).as("failed over " + device + "\n" + out).isZero();
-        assertThat(Integer.parseInt(m.group(1))).as("passed over " + device + "\n" + out).isPositive();
+        GuestSuite.Summary run = GuestSuite.Summary.read("transport", out);
+        assertThat(run).as(device + "\n" + out).isNotNull();
+        assertThat(run.failed()).as("failed over " + device + "\n" + out).isZero();
+        assertThat(run.passed()).as("passed over " + device + "\n" + out).isPositive();
         assertThat(out).contains("exit=0");
     }
 

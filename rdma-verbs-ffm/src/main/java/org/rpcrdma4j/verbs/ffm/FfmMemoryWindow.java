@@ -73,16 +73,9 @@ final class FfmMemoryWindow implements FastRegMemoryRegion {
             return "REG_MR of " + (list == null ? "no page list" : list.count() + " pages") + " on a window of "
                     + w.maxPages;
         }
-        if (list.table() == null || !(list.table().backing() instanceof FfmRegisteredMemory backing)) {
-            return "a memory window binds one run of a page table over registered memory, got " + list;
-        }
-        if (backing.protectionDomain() != pd) {
-            return "a memory window binds memory of its own protection domain";
-        }
-        long address = backing.iova() + (long) list.tableFirst() * list.pageSize() + list.firstByteOffset();
-        if (list.iova() != address) {
-            return "a memory window's IOVA is the address of its first byte, 0x" + Long.toHexString(address)
-                    + ", not 0x" + Long.toHexString(list.iova());
+        String refusal = list.windowRefusal(pd);
+        if (refusal != null) {
+            return refusal;
         }
         if (Stag.index(wr.key) != w.index) {
             // rxe takes only the new key's low 8 bits and binds under the window's own index: the consumer would

@@ -436,7 +436,7 @@ final class FfmQueuePair implements QueuePair {
             if (wr.opcode == Opcode.REG_MR) {
                 PageList list = wr.pageList;
                 ((FfmMemoryWindow) wr.mr).bound(wr.key, list.iova(), list.length(), wr.access,
-                        list.table().backing().lkey());
+                        list.backing().lkey());
             } else if (wr.opcode == Opcode.LOCAL_INV) {
                 device.windows.invalidated(wr.invalidateStag);
             }
@@ -455,7 +455,7 @@ final class FfmQueuePair implements QueuePair {
      */
     private void writeBind(long at, SendWorkRequest wr) {
         PageList list = wr.pageList;
-        FfmRegisteredMemory backing = (FfmRegisteredMemory) list.table().backing();
+        FfmRegisteredMemory backing = (FfmRegisteredMemory) list.backing(); // of this domain: refusal() checked
         sendWrs.set(JAVA_LONG, at + IbvAbi.SEND_WR_BIND_MW_MW, ((FfmMemoryWindow) wr.mr).mw().address());
         sendWrs.set(JAVA_INT, at + IbvAbi.SEND_WR_BIND_MW_RKEY, wr.key);
         long info = at + IbvAbi.SEND_WR_BIND_MW_BIND_INFO;

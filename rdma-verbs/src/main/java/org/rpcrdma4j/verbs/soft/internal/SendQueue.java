@@ -126,8 +126,10 @@ final class SendQueue {
                 try {
                     SoftPd.checkPageList(wr.pageList, mr.maxPages());
                     SoftPd.checkAccess(wr.access);
-                    if (qp.device.attributes().has(DeviceCapability.MEMORY_WINDOW)) {
-                        SoftPd.checkWindow(wr.pageList, qp.pd);
+                    String refusal = qp.device.attributes().has(DeviceCapability.MEMORY_WINDOW)
+                            ? wr.pageList.windowRefusal(qp.pd) : null;
+                    if (refusal != null) {
+                        throw new VerbsException(refusal);
                     }
                 } catch (VerbsException e) {
                     throw new PostException("REG_MR: " + e.getMessage(), i, wr.wrId);

@@ -153,25 +153,6 @@ final class SoftPd implements ProtectionDomain {
     }
 
     /** A page list can be mapped on a region of {@code maxPages}. */
-    /**
-     * What a device that binds memory windows ({@link org.rpcrdma4j.verbs.DeviceCapability#MEMORY_WINDOW}) can map:
-     * one run of a table over memory registered on {@code pd}, at the address of its first byte.
-     */
-    static void checkWindow(PageList list, SoftPd pd) throws VerbsException {
-        if (list.table() == null || !(list.table().backing() instanceof SoftRegisteredMemory backing)) {
-            throw new VerbsException("a memory window binds one run of a page table over registered memory, got "
-                    + list);
-        }
-        if (backing.pd != pd) {
-            throw new VerbsException("a memory window binds memory of its own protection domain");
-        }
-        long address = backing.iova() + (long) list.tableFirst() * list.pageSize() + list.firstByteOffset();
-        if (list.iova() != address) {
-            throw new VerbsException("a memory window's IOVA is the address of its first byte, 0x"
-                    + Long.toHexString(address) + ", not 0x" + Long.toHexString(list.iova()));
-        }
-    }
-
     static void checkPageList(PageList list, int maxPages) throws VerbsException {
         if (list == null) {
             throw new VerbsException("no page list");

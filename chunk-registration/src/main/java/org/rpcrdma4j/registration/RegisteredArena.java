@@ -20,6 +20,7 @@ public final class RegisteredArena {
     private final ByteBuffer memory;
     private final PageTable pageTable;
     private final RegisteredMemory region;
+    private final long nativeAddress;
 
     RegisteredArena(int id, ByteBuffer memory, int pageSize, RegisteredMemory region) {
         this.id = id;
@@ -29,6 +30,7 @@ public final class RegisteredArena {
         // carved from the registration's own buffer, so that a device can reach a run of pages through its views of
         // the whole region (PageTable#backing)
         this.pageTable = PageTable.of(region, pageSize);
+        this.nativeAddress = DirectAddresses.atPosition(memory.duplicate().clear());
     }
 
     /** Allocates {@code size} bytes of page-aligned direct memory (a multiple of {@code pageSize}). */
@@ -73,6 +75,14 @@ public final class RegisteredArena {
     /** The IOVA of the byte at {@code offset}, for SGEs under {@link #lkey()}. */
     public long address(int offset) {
         return region.iova() + offset;
+    }
+
+    /**
+     * The native address of the arena's first byte (not its IOVA: where this process sees it), or 0 where the runtime
+     * does not tell ({@link DirectAddresses#available()}): what plain NIO views of the arena are matched against.
+     */
+    public long nativeAddress() {
+        return nativeAddress;
     }
 
     /** The arena's registration. */

@@ -3,7 +3,6 @@ package org.rpcrdma4j.registration;
 import java.nio.ByteBuffer;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.util.internal.PlatformDependent;
 
 /**
  * A reference-counted Netty {@link ByteBuf} over a run of pages of a {@link RegisteredArena}, from a
@@ -87,11 +86,11 @@ public final class RegisteredBuffer extends FixedDirectBuffer {
      * wholly inside this buffer's memory. See {@link RegisteredBufferPool#retainOwner(ByteBuffer)}.
      */
     public int indexOf(ByteBuffer range) {
-        if (!range.isDirect() || !PlatformDependent.hasUnsafe()) {
+        long at = DirectAddresses.atPosition(range);
+        if (at == 0 || arena.nativeAddress() == 0) {
             return -1;
         }
-        long offset = PlatformDependent.directBufferAddress(range) + range.position()
-                - PlatformDependent.directBufferAddress(memory);
+        long offset = at - arena.nativeAddress() - arenaOffset();
         return offset >= 0 && offset + range.remaining() <= capacity() ? (int) offset : -1;
     }
 

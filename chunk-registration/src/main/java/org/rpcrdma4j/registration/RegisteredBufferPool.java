@@ -12,7 +12,6 @@ import java.util.concurrent.locks.ReentrantLock;
 import io.netty.util.IllegalReferenceCountException;
 import io.netty.util.ResourceLeakDetector;
 import io.netty.util.ResourceLeakDetectorFactory;
-import io.netty.util.internal.PlatformDependent;
 import org.rpcrdma4j.verbs.Access;
 import org.rpcrdma4j.verbs.ProtectionDomain;
 import org.rpcrdma4j.verbs.RegisteredMemory;
@@ -233,7 +232,7 @@ public final class RegisteredBufferPool implements AutoCloseable {
         if (arenaAddresses.length < arenas.size()) {
             arenaAddresses = Arrays.copyOf(arenaAddresses, Math.max(4, arenaAddresses.length * 2));
         }
-        arenaAddresses[id] = PlatformDependent.hasUnsafe() ? PlatformDependent.directBufferAddress(memory) : 0;
+        arenaAddresses[id] = arena.nativeAddress();
         if (freePages.length < arenas.size()) {
             freePages = Arrays.copyOf(freePages, Math.max(4, freePages.length * 2));
         }
@@ -280,10 +279,10 @@ public final class RegisteredBufferPool implements AutoCloseable {
      * they came from. {@link RegisteredBuffer#indexOf(ByteBuffer)} then gives the range's index in it.
      */
     public RegisteredBuffer retainOwner(ByteBuffer range) {
-        if (!range.isDirect() || !range.hasRemaining() || !PlatformDependent.hasUnsafe()) {
+        long address = range.hasRemaining() ? DirectAddresses.atPosition(range) : 0;
+        if (address == 0) {
             return null;
         }
-        long address = PlatformDependent.directBufferAddress(range) + range.position();
         long end = address + range.remaining();
         lock.lock();
         try {

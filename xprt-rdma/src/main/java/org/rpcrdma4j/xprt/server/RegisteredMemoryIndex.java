@@ -1,8 +1,8 @@
 package org.rpcrdma4j.xprt.server;
 
-import io.netty.util.internal.PlatformDependent;
 import java.nio.ByteBuffer;
 
+import org.rpcrdma4j.registration.DirectAddresses;
 import org.rpcrdma4j.registration.RegisteredArena;
 import org.rpcrdma4j.registration.RegisteredBuffer;
 
@@ -13,14 +13,14 @@ import org.rpcrdma4j.registration.RegisteredBuffer;
  * A reply reaches the transport as oncrpc4j {@code Xdr} pieces, plain {@code ByteBuffer}s that no longer know which
  * {@link RegisteredBuffer} they came from, so the match is by native address: an arena is recorded (base address,
  * size) the first time a buffer from it is handed out, and a piece is registered when its whole range falls inside
- * one recorded arena. The address comes from Netty's {@link PlatformDependent#directBufferAddress}; where Netty has no
- * access to it ({@link #enabled()} false) nothing is ever found and replies are copied instead.
+ * one recorded arena. The address comes from {@link DirectAddresses}; where the runtime does not tell it
+ * ({@link #enabled()} false) nothing is ever found and replies are copied instead.
  * <p>
  * Thread-safe: arenas are recorded under a lock into a copy-on-write array; lookups read the array without locking
  * and allocate nothing.
  */
 final class RegisteredMemoryIndex {
-    private static final boolean ADDRESSES = PlatformDependent.hasUnsafe();
+    private static final boolean ADDRESSES = DirectAddresses.available();
 
     private volatile Known[] arenas = new Known[0];
 
@@ -50,7 +50,7 @@ final class RegisteredMemoryIndex {
                     return;
                 }
             }
-            long base = PlatformDependent.directBufferAddress(arena.page(0));
+            long base = arena.nativeAddress();
             Known[] grown = java.util.Arrays.copyOf(old, old.length + 1);
             grown[old.length] = new Known(arena, base, base + arena.size());
             arenas = grown;
@@ -76,10 +76,7 @@ final class RegisteredMemoryIndex {
 
     /** The native address of {@code buffer}'s byte at its position, or 0 when unknown (heap, or no access). */
     static long addressOf(ByteBuffer buffer) {
-        if (!buffer.isDirect() || !enabled()) {
-            return 0;
-        }
-        return PlatformDependent.directBufferAddress(buffer) + buffer.position();
+        return DirectAddresses.atPosition(buffer);
     }
 
     /** Where a range of registered memory is, for an SGE. Mutable, reusable. */

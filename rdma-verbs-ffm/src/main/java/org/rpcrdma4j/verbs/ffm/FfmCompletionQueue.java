@@ -255,9 +255,10 @@ final class FfmCompletionQueue implements CompletionQueue {
             // on the device thread: no completion event for this queue is being handled while it goes
             device.loop().call(() -> {
                 device.loop().removeCq(index);
-                device.runtime().ibv().destroyCq(cq);
                 return null;
             });
+            // after the queue pairs that used it, whose destruction may still wait on a peer
+            device.peerBound().execute("ibv_destroy_cq", errno -> device.runtime().ibv().destroyCq(cq));
         }
     }
 }

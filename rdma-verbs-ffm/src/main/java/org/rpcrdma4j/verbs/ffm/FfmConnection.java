@@ -52,6 +52,8 @@ final class FfmConnection implements CmEndpoint {
     private long deadline;
     private boolean bound;
     private boolean disconnectSent;
+    /** Set when {@link #close} ran: a connect not yet made is not made. */
+    private volatile boolean closing;
 
     private FfmConnection(FfmDevice device, MemorySegment id, FfmQueuePair qp, ConnectionListener listener,
                           CompletableFuture<ConnectionInfo> future, InetSocketAddress remote, byte[] privateData,
@@ -201,17 +203,30 @@ final class FfmConnection implements CmEndpoint {
         }
         phase = Phase.CONNECTING;
         deadline = System.nanoTime() + connectTimeout.toNanos();
-        try (Arena arena = Arena.ofConfined()) {
-            device.runtime().cm().connect(id, param(arena), device.loop().errno());
-        } catch (VerbsException e) {
-            if (e instanceof FfmVerbsException f && f.errno() == ECONNREFUSED) {
-                // iWARP: the TCP connection is opened in rdma_connect, and nobody listens at that port
-                fail(ConnectionEventType.REJECTED, "rdma_connect to " + remote + " refused: nobody listens there", e,
-                        null);
-            } else {
-                fail(ConnectionEventType.CONNECT_ERROR, "rdma_connect to " + remote + " failed: " + e.getMessage(), e,
-                        null);
+        // on iWARP the call itself opens the TCP connection (siw waits for it there): off the device thread
+        device.peerBound().execute("rdma_connect to " + remote, errno -> {
+            try (Arena arena = Arena.ofConfined()) {
+                if (!closing) {
+                    device.runtime().cm().connect(id, param(arena), errno);
+                }
+            } catch (VerbsException e) {
+                device.loop().execute(() -> connectCallFailed(e));
             }
+        });
+    }
+
+    /** On the device thread: {@code rdma_connect} failed (unless the attempt ended meanwhile). */
+    private void connectCallFailed(VerbsException e) {
+        if (phase != Phase.CONNECTING) {
+            return;
+        }
+        if (e instanceof FfmVerbsException f && f.errno() == ECONNREFUSED) {
+            // iWARP: the TCP connection is opened in rdma_connect, and nobody listens at that port
+            fail(ConnectionEventType.REJECTED, "rdma_connect to " + remote + " refused: nobody listens there", e,
+                    null);
+        } else {
+            fail(ConnectionEventType.CONNECT_ERROR, "rdma_connect to " + remote + " failed: " + e.getMessage(), e,
+                    null);
         }
     }
 
@@ -261,7 +276,16 @@ final class FfmConnection implements CmEndpoint {
     private void fail(ConnectionEventType type, String message, Throwable cause, byte[] peerData) {
         phase = Phase.ENDED;
         if (bound) {
-            disconnectQuietly(); // the native queue pair goes to error: what was posted is flushed
+            // the native queue pair goes to error, and what was posted is flushed; off the device thread, since the
+            // kernel's iWARP connection manager holds a disconnect until the handshake under way ended
+            disconnectSent = true;
+            device.peerBound().execute("rdma_disconnect of " + remote, errno -> {
+                try {
+                    device.runtime().cm().disconnect(id, errno);
+                } catch (VerbsException e) {
+                    LOG.debug("rdma_disconnect: {}", e.getMessage());
+                }
+            });
         }
         qp.broken();
         ConnectException e = new ConnectException(type, message, peerData, cause);
@@ -346,19 +370,20 @@ final class FfmConnection implements CmEndpoint {
                     "the queue pair was closed while connecting", null, null));
         }
         phase = Phase.CLOSED;
+        closing = true;
         device.loop().unregister(id.address());
-        try {
-            if (bound) {
-                device.runtime().cm().destroyQp(id);
+        // siw destroys the queue pair and identifier of a handshake under way only once it ended; meanwhile the device
+        // thread acknowledges the identifier's events, which rdma_destroy_id waits for
+        boolean destroyQp = bound;
+        device.peerBound().execute("destroying the queue pair and rdma_cm identifier of " + remote, errno -> {
+            try {
+                if (destroyQp) {
+                    device.runtime().cm().destroyQp(id);
+                }
+            } finally {
+                device.runtime().cm().destroyId(id, errno);
             }
-        } catch (VerbsException e) {
-            LOG.warn("rdma_destroy_qp failed: {}", e.getMessage());
-        }
-        try {
-            device.runtime().cm().destroyId(id, device.loop().errno());
-        } catch (VerbsException e) {
-            LOG.warn("rdma_destroy_id failed: {}", e.getMessage());
-        }
+        });
     }
 
     boolean isOpen() {

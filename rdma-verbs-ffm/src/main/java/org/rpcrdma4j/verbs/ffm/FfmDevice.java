@@ -3,6 +3,7 @@ package org.rpcrdma4j.verbs.ffm;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
@@ -50,6 +51,11 @@ final class FfmDevice implements RdmaDevice {
      * (4 MiB of 4 KiB pages: four times a default chunk, and the page lists users allocate for it stay small).
      */
     static final int WINDOW_PAGES = 1024;
+    /**
+     * How long the device's close waits for the calls that wait on a peer (a queue pair whose handshake is under way is
+     * destroyed once siw's MPA reply timer ended it); past it, what they still hold is left to the process's end.
+     */
+    private static final Duration PEER_BOUND_DRAIN = Duration.ofSeconds(30);
 
     private final FfmRuntime rt;
     private final FfmOptions options;
@@ -61,6 +67,7 @@ final class FfmDevice implements RdmaDevice {
     private final MemorySegment compChannel;
     private final int wakeFd;
     private final FfmEventLoop loop;
+    private final PeerBoundCalls peerBound;
     private final FfmConnectionManager connectionManager;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final AtomicInteger qpNumbers = new AtomicInteger();
@@ -86,6 +93,7 @@ final class FfmDevice implements RdmaDevice {
         this.wakeFd = wakeFd;
         this.attributes = attributesOf(info);
         this.loop = new FfmEventLoop(rt, cmChannel, compChannel, wakeFd, options.tickMillis());
+        this.peerBound = new PeerBoundCalls("ffm-" + info.name() + "-peer");
         this.connectionManager = new FfmConnectionManager(this);
         loop.start("ffm-" + info.name());
     }
@@ -205,6 +213,11 @@ final class FfmDevice implements RdmaDevice {
         return loop;
     }
 
+    /** The calls that can wait on a peer, off the device thread, in order; see {@link PeerBoundCalls}. */
+    PeerBoundCalls peerBound() {
+        return peerBound;
+    }
+
     /** The verbs context (librdmacm's). */
     MemorySegment context() {
         return context;
@@ -295,7 +308,16 @@ final class FfmDevice implements RdmaDevice {
                 }
             }
         }
+        // the destruction of queue pairs, completion queues and domains handed over runs while the device thread still
+        // acknowledges their events
+        boolean drained = peerBound.drain(PEER_BOUND_DRAIN);
+        peerBound.stop();
         loop.stop();
+        if (!drained) {
+            LOG.warn("{}: a connection's handshake still holds its queue pair in the kernel after {} s; the device's "
+                    + "event channels are left open for it", info.name(), PEER_BOUND_DRAIN.toSeconds());
+            return;
+        }
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment errno = Errno.allocate(arena);
             rt.ibv().destroyCompChannel(compChannel);

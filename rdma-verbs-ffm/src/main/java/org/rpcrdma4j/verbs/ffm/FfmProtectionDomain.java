@@ -124,7 +124,8 @@ final class FfmProtectionDomain implements ProtectionDomain {
         if (closed.compareAndSet(false, true)) {
             device.open.remove(this);
             device.pds.decrementAndGet();
-            device.runtime().ibv().deallocPd(pd);
+            // after the queue pairs made in it, whose destruction may still wait on a peer
+            device.peerBound().execute("ibv_dealloc_pd", errno -> device.runtime().ibv().deallocPd(pd));
         }
     }
 }

@@ -66,6 +66,24 @@ public final class TestDevices {
         }
     }
 
+    /**
+     * Skips the test over a device that serves an RDMA READ of memory registered without the remote read right (siw
+     * does; the ffm provider's README lists it among siw's differences), where a peer cannot be refused that way.
+     */
+    public static void assumeRemoteReadRightEnforced(RdmaDevice device) {
+        assumeTrue(!device.name().startsWith("siw"), "needs a device that refuses an RDMA READ of memory registered "
+                + "without the remote read right; " + device.name() + " serves it");
+    }
+
+    /**
+     * Whether a peer's refusal of an RDMA READ, WRITE or Send with Invalidate reaches the requester only as the end of
+     * the connection, the refused request flushed rather than completed with the peer's error: siw (the refusal is a
+     * TERMINATE).
+     */
+    public static boolean refusalsEndTheConnection(RdmaDevice device) {
+        return device.name().startsWith("siw");
+    }
+
     /** Skips the test when the suites do not run over the software device. */
     public static void assumeSoft(String what) {
         assumeSoft(true, what);

@@ -28,6 +28,13 @@ public interface SoftIwarpFaults {
      */
     void corruptNextCrc();
 
+    /**
+     * Moves the queue pair to ERROR and nothing more: its outstanding work requests are flushed, but the connection
+     * stays as it is and neither side hears of it. Some devices report no disconnect when their peer ended the
+     * connection with a Terminate; the consumer learns of it only from the flushed work requests.
+     */
+    void errorUnreported();
+
     /** Sends only the first half of the next FPDU, then drops the connection (the peer sees it end mid-FPDU). */
     void truncateNextFrame();
 

@@ -69,6 +69,12 @@ final class Connection implements Agent, ConnectionWork {
 
     /** How long a closing connection waits for its work requests to flush before it gives up on them. */
     private static final long FLUSH_WAIT_NANOS = TimeUnit.SECONDS.toNanos(5);
+    /**
+     * How long a flushed work request waits for the disconnect that explains it before the connection is dropped for
+     * it: a flush means the queue pair is in error, and some devices say no more (siw, whose peer refused an RDMA
+     * READ or WRITE with a TERMINATE, reports no disconnect to this side).
+     */
+    private static final long UNEXPLAINED_FLUSH_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
     private final long reverseReplyTimeoutNanos;
     private static final int POLL_BATCH = 16;
     private static final int WR_BATCH = 16;
@@ -119,6 +125,10 @@ final class Connection implements Agent, ConnectionWork {
     private volatile boolean closing;
     private ServerCounter closeReason;
     private long flushDeadline;
+    /** The first flushed work request seen while no close was under way: what it was, for the drop it may cause. */
+    private ServerCounter flushReason;
+    private String flushWhat;
+    private long flushSeenNanos;
     private boolean finalStage;
     private volatile boolean closed;
 
@@ -253,8 +263,8 @@ final class Connection implements Agent, ConnectionWork {
             return false;
         }
         count(ServerCounter.INLINE_ROUNDS);
-        // a reverse call posted here starts a reply deadline the runner has to watch
-        return !closing && closeRequest == null && !disconnectedEvent && !reverseCallsPosted;
+        // a reverse call posted here starts a reply deadline the runner has to watch, a flush the wait for its disconnect
+        return !closing && closeRequest == null && !disconnectedEvent && !reverseCallsPosted && flushReason == null;
     }
 
     @Override
@@ -315,6 +325,9 @@ final class Connection implements Agent, ConnectionWork {
                 drop(request, "requested");
             } else if (disconnectedEvent) {
                 beginClose(ServerCounter.CLOSED_BY_PEER);
+            } else if (flushReason != null && nowNanos - flushSeenNanos >= UNEXPLAINED_FLUSH_NANOS) {
+                drop(flushReason, flushWhat + ", and no disconnect followed within "
+                        + TimeUnit.NANOSECONDS.toMillis(UNEXPLAINED_FLUSH_NANOS) + " ms: the queue pair is in error");
             }
         }
         if (!closing) {
@@ -343,7 +356,8 @@ final class Connection implements Agent, ConnectionWork {
             return flushDeadline;
         }
         long oldest = reverse.oldestUnansweredNanos();
-        return oldest == Long.MAX_VALUE ? Long.MAX_VALUE : oldest + reverseReplyTimeoutNanos;
+        long deadline = oldest == Long.MAX_VALUE ? Long.MAX_VALUE : oldest + reverseReplyTimeoutNanos;
+        return flushReason == null ? deadline : Math.min(deadline, flushSeenNanos + UNEXPLAINED_FLUSH_NANOS);
     }
 
     @Override
@@ -374,6 +388,8 @@ final class Connection implements Agent, ConnectionWork {
         if (!wc.ok()) {
             if (wc.status != WcStatus.WR_FLUSH_ERR) {
                 drop(ServerCounter.DROPPED_RECEIVE_FAILED, "receive failed: " + wc);
+            } else {
+                flushed(ServerCounter.DROPPED_RECEIVE_FAILED, "a receive was flushed");
             }
             return;
         }
@@ -611,6 +627,9 @@ final class Connection implements Agent, ConnectionWork {
             if (wc.status != WcStatus.WR_FLUSH_ERR) {
                 drop(ServerCounter.DROPPED_READ_FAILED, "RDMA READ of xid 0x" + Integer.toHexString(slot.call.xid())
                         + " failed: " + wc);
+            } else {
+                flushed(ServerCounter.DROPPED_READ_FAILED, "the RDMA READ of xid 0x"
+                        + Integer.toHexString(slot.call.xid()) + " was flushed");
             }
         }
         if (reads.outstanding > 0 || reads.posted < reads.count()) {
@@ -723,6 +742,8 @@ final class Connection implements Agent, ConnectionWork {
             case RDMA_WRITE -> {
                 if (wc.status != WcStatus.WR_FLUSH_ERR) {
                     drop(ServerCounter.DROPPED_SEND_FAILED, "RDMA WRITE failed: " + wc);
+                } else {
+                    flushed(ServerCounter.DROPPED_SEND_FAILED, "an RDMA WRITE was flushed");
                 }
             }
             default -> LOG.warn("{}: unexpected completion {}", this, wc);
@@ -753,6 +774,8 @@ final class Connection implements Agent, ConnectionWork {
             // an unsignaled reply completes only when it fails; its slot was freed when it was posted
             if (wc.status != WcStatus.WR_FLUSH_ERR) {
                 drop(ServerCounter.DROPPED_SEND_FAILED, "reply Send failed: " + wc);
+            } else {
+                flushed(ServerCounter.DROPPED_SEND_FAILED, "a reply Send was flushed");
             }
             return;
         }
@@ -774,6 +797,8 @@ final class Connection implements Agent, ConnectionWork {
         } else {
             if (wc.status != WcStatus.WR_FLUSH_ERR) {
                 drop(ServerCounter.DROPPED_SEND_FAILED, "reply Send failed: " + wc);
+            } else {
+                flushed(ServerCounter.DROPPED_SEND_FAILED, "a reply Send was flushed");
             }
             slot.replyDone(false, new IOException("reply Send failed: " + wc.status));
         }
@@ -808,6 +833,18 @@ final class Connection implements Agent, ConnectionWork {
     }
 
     // ------------------------------------------------------------------ closing
+
+    /**
+     * A work request was flushed: the queue pair is in error. Unless a close is under way or a disconnect follows
+     * soon ({@link #UNEXPLAINED_FLUSH_NANOS}), the connection is dropped for {@code reason}.
+     */
+    private void flushed(ServerCounter reason, String what) {
+        if (!closing && flushReason == null) {
+            flushReason = reason;
+            flushWhat = what;
+            flushSeenNanos = System.nanoTime();
+        }
+    }
 
     /**
      * Drops the connection for {@code reason}, e.g. on hostile input. Agent thread. When the client's disconnect

@@ -14,6 +14,7 @@ import io.netty.buffer.Unpooled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.rpcrdma4j.registration.RegisteredBuffer;
+import org.rpcrdma4j.xprt.TestDevices;
 import org.rpcrdma4j.xprt.XprtCounter;
 import org.rpcrdma4j.xprt.client.fake.FakeRdmaServer;
 import org.rpcrdma4j.xprt.client.fake.ReceivedCall;
@@ -151,6 +152,8 @@ class InlineAgentWorkTest extends ClientTestBase {
 
     @Test
     void connectionLostWhileCallersPostRecoversEveryCall() throws Exception {
+        // here, not only on the dropping thread, where a skip would be lost and the test pass without a drop
+        TestDevices.assumeSoft("a TCP reset under the connection: the software device's fault injection");
         RdmaClientTransport t = connect();
         Map<Integer, RdmaCall> calls = new ConcurrentHashMap<>();
         Map<Integer, RegisteredBuffer> sinks = new ConcurrentHashMap<>();

@@ -63,6 +63,29 @@ class ServerHostileTest extends ServerFixture {
         await(reason + " counted", () -> counter(reason) == before + 1);
     }
 
+    /** The counters before a request the client will refuse: the drop's own reason, and the peer's close. */
+    private record Before(ServerCounter reason, long count, long closedByPeer) {
+    }
+
+    private Before before(ServerCounter reason) {
+        return new Before(reason, counter(reason), counter(ServerCounter.CLOSED_BY_PEER));
+    }
+
+    /**
+     * The client refused what the server read or sent: the connection is dropped for the reason. Over siw the refusal
+     * reaches the server only as the end of the connection (the client's TERMINATE ends it, and the refused request is
+     * flushed), so there the peer's close is the reason the server can give.
+     */
+    private void expectRefusalDropped(RawClient c, Before b) throws Exception {
+        assertThat(c.awaitDisconnected(WAIT)).as("connection dropped").isTrue();
+        if (TestDevices.refusalsEndTheConnection(server.device())) {
+            await(b.reason() + " or the peer's close counted", () -> counter(b.reason()) == b.count() + 1
+                    || counter(ServerCounter.CLOSED_BY_PEER) == b.closedByPeer() + 1);
+        } else {
+            await(b.reason() + " counted", () -> counter(b.reason()) == b.count() + 1);
+        }
+    }
+
     @Test
     void wrongVersionGetsErrVersWithTheXid() throws Exception {
         RawClient c = client(false);
@@ -150,40 +173,41 @@ class ServerHostileTest extends ServerFixture {
     @Test
     void readChunkAtAnInvalidStagDropsTheConnection() throws Exception {
         RawClient c = client(false);
-        long before = counter(ServerCounter.DROPPED_READ_FAILED);
+        Before before = before(ServerCounter.DROPPED_READ_FAILED);
         c.send(RawClient.header().xid(0x63).credits(32).proc(RpcRdmaProc.RDMA_NOMSG)
                 .addReadSegment(0, 0x00DEAD00, 1000, 0x1000), null);
-        expectDropped(c, ServerCounter.DROPPED_READ_FAILED, before);
+        expectRefusalDropped(c, before);
     }
 
     @Test
     void readChunkOutOfBoundsDropsTheConnection() throws Exception {
         RawClient c = client(false);
         RawClient.Chunk chunk = c.registered(4096, Access.REMOTE_READ);
-        long before = counter(ServerCounter.DROPPED_READ_FAILED);
+        Before before = before(ServerCounter.DROPPED_READ_FAILED);
         c.send(RawClient.header().xid(0x64).credits(32).proc(RpcRdmaProc.RDMA_NOMSG)
                 .addReadSegment(0, chunk.stag, 8192, chunk.iova), null);
-        expectDropped(c, ServerCounter.DROPPED_READ_FAILED, before);
+        expectRefusalDropped(c, before);
     }
 
     @Test
     void readChunkWithoutReadRightDropsTheConnection() throws Exception {
+        TestDevices.assumeRemoteReadRightEnforced(server.device());
         RawClient c = client(false);
         RawClient.Chunk chunk = c.registered(4096, Access.REMOTE_WRITE | Access.LOCAL_WRITE);
-        long before = counter(ServerCounter.DROPPED_READ_FAILED);
+        Before before = before(ServerCounter.DROPPED_READ_FAILED);
         c.send(RawClient.header().xid(0x65).credits(32).proc(RpcRdmaProc.RDMA_NOMSG)
                 .addReadSegment(0, chunk.stag, 100, chunk.iova), null);
-        expectDropped(c, ServerCounter.DROPPED_READ_FAILED, before);
+        expectRefusalDropped(c, before);
     }
 
     @Test
     void writeChunkAtAnInvalidStagDropsTheConnection() throws Exception {
         RawClient c = client(false);
-        long before = counter(ServerCounter.DROPPED_SEND_FAILED);
+        Before before = before(ServerCounter.DROPPED_SEND_FAILED);
         c.send(RawClient.header().xid(0x66).credits(32).proc(RpcRdmaProc.RDMA_MSG)
                 .beginWriteChunk().addWriteSegment(0x00BEEF00, 8192, 0x2000),
                 Rpc.echoCall(0x66, EchoProgram.READ, Rpc.ints(5000, 1)));
-        expectDropped(c, ServerCounter.DROPPED_SEND_FAILED, before);
+        expectRefusalDropped(c, before);
         await("the READ buffer released after the failed reply", () -> program.sendFailures.get() > 0);
     }
 
@@ -199,11 +223,11 @@ class ServerHostileTest extends ServerFixture {
         expectAnswer(c, Rpc.concat(Rpc.ints(0x68, 1, 32, 0, 0, 0, 0), Rpc.echoCall(0x68, EchoProgram.NULL, null)),
                 Rpc.concat(Rpc.ints(0x68, 1, CREDITS, 0, 0, 0, 0), Rpc.successHeader(0x68)));
         assertThat(counter(c, ServerCounter.UNSIGNALED_REPLIES)).as("small replies go unsignaled").isEqualTo(1);
-        long before = counter(ServerCounter.DROPPED_SEND_FAILED);
+        Before before = before(ServerCounter.DROPPED_SEND_FAILED);
         c.send(RawClient.header().xid(0x67).credits(32).proc(RpcRdmaProc.RDMA_MSG)
                 .beginReplyChunk().addReplySegment(0x00BEEF00, 4096, 0x2000),
                 Rpc.echoCall(0x67, EchoProgram.NULL, null));
-        expectDropped(c, ServerCounter.DROPPED_SEND_FAILED, before);
+        expectRefusalDropped(c, before);
     }
 
     @Test
@@ -246,6 +270,30 @@ class ServerHostileTest extends ServerFixture {
         SoftIwarpFaults.of(c.queuePair()).dropConnection();
         await("the server closed the connection", () -> counter(ServerCounter.CONNECTIONS_CLOSED) > closed);
         assertThat(program.digests.get()).as("the call never reached its program").isEqualTo(digests);
+    }
+
+    /**
+     * A queue pair that goes to error with no disconnect reported (siw, for one, reports none on this side when its
+     * peer refused an RDMA READ with a Terminate) shows only in flushed work requests: the connection is dropped for
+     * them, as it would be for a failed one, instead of staying open and dead.
+     */
+    @Test
+    void aQueuePairInErrorWithoutADisconnectIsDropped() throws Exception {
+        RawClient c = client(false);
+        expectAnswer(c, Rpc.concat(Rpc.ints(0x69, 1, 32, 0, 0, 0, 0), Rpc.echoCall(0x69, EchoProgram.NULL, null)),
+                Rpc.concat(Rpc.ints(0x69, 1, CREDITS, 0, 0, 0, 0), Rpc.successHeader(0x69)));
+        long before = flushDrops();
+        long closedByPeer = counter(ServerCounter.CLOSED_BY_PEER);
+        TestDevices.assumeSoft("a queue pair put in error without a disconnect: the software device's fault injection");
+        SoftIwarpFaults.of(server.connectionTo(c.info.localAddress()).queuePair()).errorUnreported();
+        // the first request seen flushed names the reason: a receive, or the unsignaled reply's Send
+        await("the connection dropped for its flushed requests", () -> flushDrops() == before + 1);
+        assertThat(c.awaitDisconnected(WAIT)).as("the client sees the connection end").isTrue();
+        assertThat(counter(ServerCounter.CLOSED_BY_PEER)).isEqualTo(closedByPeer);
+    }
+
+    private long flushDrops() {
+        return counter(ServerCounter.DROPPED_RECEIVE_FAILED) + counter(ServerCounter.DROPPED_SEND_FAILED);
     }
 
     @Test

@@ -27,6 +27,11 @@ public final class FaultInjector implements SoftIwarpFaults {
     }
 
     @Override
+    public void errorUnreported() {
+        qp.engine.execute(qp::enterErrorUnreported);
+    }
+
+    @Override
     public void corruptNextCrc() {
         qp.engine.execute(qp.tx::faultCorruptNextCrc);
     }

@@ -95,6 +95,8 @@ public final class SoftQp implements QueuePair, Engine.Handler {
     private ConnectionListener listener;
     private Runnable handshakeCancel;
     private boolean eventDelivered;
+    /** In ERROR by {@link #enterErrorUnreported}: the connection is still up, until the consumer ends it. */
+    private boolean errorUnreported;
     private boolean peerClosed;
     private Engine.Timer lingerTimer;
     private int userReads;
@@ -295,6 +297,10 @@ public final class SoftQp implements QueuePair, Engine.Handler {
             handshakeCancel = null;
             cancel.run();
         }
+        if (errorUnreported) {
+            errorUnreported = false;
+            teardown(TEARDOWN_ABORT);
+        }
         enterError(TEARDOWN_GRACEFUL, ConnectionEventType.DISCONNECTED, null);
     }
 
@@ -356,6 +362,19 @@ public final class SoftQp implements QueuePair, Engine.Handler {
             flushAll();
         } else if (teardown == TEARDOWN_ABORT || teardown == TEARDOWN_CLOSE) {
             teardown(teardown);
+        }
+    }
+
+    /**
+     * Fault: ERROR with every work request flushed, and nothing else (no teardown, no event; see SoftIwarpFaults)
+     * until the consumer disconnects or closes, which then resets the connection.
+     */
+    void enterErrorUnreported() {
+        if (state == QpState.RTS) {
+            state = QpState.ERROR;
+            eventDelivered = true;
+            errorUnreported = true;
+            flushAll();
         }
     }
 

@@ -205,6 +205,14 @@ final class FfmDevice implements RdmaDevice {
         return info.vendorId() == IbvAbi.RXE_VENDOR_ID;
     }
 
+    /**
+     * Whether the device carries inline data only in a Send or an RDMA Write: siw refuses a Send with Invalidate
+     * posted inline (the post fails), so such a request goes from its SGEs instead.
+     */
+    boolean inlinesOnlySendAndWrite() {
+        return info.vendorId() == IbvAbi.SIW_VENDOR_ID;
+    }
+
     FfmOptions options() {
         return options;
     }

@@ -13,8 +13,8 @@ import org.rpcrdma4j.verbs.VerbsException;
  * <table>
  * <caption>options</caption>
  * <tr><th>key</th><th>default</th><th>meaning</th></tr>
- * <tr><td>address</td><td>(none)</td><td>an IPv4 address of an RDMA interface: the device is the one that address
- *     belongs to</td></tr>
+ * <tr><td>address</td><td>(none)</td><td>an IPv4 or IPv6 address of an RDMA interface: the device is the one that
+ *     address belongs to</td></tr>
  * <tr><td>device</td><td>(the first listed)</td><td>the device's name ({@code ibv_devices}), when there is no
  *     address</td></tr>
  * <tr><td>maxInlineData</td><td>64</td><td>bytes per inline Send (queue pairs ask the device for this much)</td></tr>

@@ -44,6 +44,8 @@ final class FfmQueuePair implements QueuePair {
 
     private final FfmProtectionDomain pd;
     private final FfmDevice device;
+    /** See {@link FfmDevice#inlinesOnlySendAndWrite()}. */
+    private final boolean inlinesOnlySendAndWrite;
     private final QueuePairConfig config;
     private final FfmCompletionQueue sendCq;
     private final FfmCompletionQueue recvCq;
@@ -91,6 +93,7 @@ final class FfmQueuePair implements QueuePair {
         }
         this.pd = pd;
         this.device = pd.ffmDevice();
+        this.inlinesOnlySendAndWrite = device.inlinesOnlySendAndWrite();
         if (config.maxSendSge() > device.attributes().maxSge() || config.maxRecvSge() > device.attributes().maxSge()) {
             throw new VerbsException("at most " + device.attributes().maxSge() + " SGEs per work request on "
                     + device.name());
@@ -412,7 +415,9 @@ final class FfmQueuePair implements QueuePair {
             sendWrs.set(JAVA_LONG, at + IbvAbi.SEND_WR_SG_LIST, sendSges.address() + sgeAt);
             sendWrs.set(JAVA_INT, at + IbvAbi.SEND_WR_NUM_SGE, sges);
             sendWrs.set(JAVA_INT, at + IbvAbi.SEND_WR_OPCODE, nativeOpcode(wr));
-            sendWrs.set(JAVA_INT, at + IbvAbi.SEND_WR_SEND_FLAGS, nativeFlags(wr.flags));
+            int flags = wr.opcode == Opcode.SEND_WITH_INV && inlinesOnlySendAndWrite
+                    ? wr.flags & ~SendWorkRequest.INLINE : wr.flags;
+            sendWrs.set(JAVA_INT, at + IbvAbi.SEND_WR_SEND_FLAGS, nativeFlags(flags));
             // SEND_WITH_INV: hardware and rxe read invalidate_rkey, siw reads wr.rdma.rkey: set both
             boolean invalidate = wr.opcode == Opcode.SEND_WITH_INV || wr.opcode == Opcode.LOCAL_INV;
             sendWrs.set(JAVA_INT, at + IbvAbi.SEND_WR_INVALIDATE_RKEY, invalidate ? wr.invalidateStag : 0);

@@ -268,6 +268,31 @@ public abstract class AbstractMemoryRegistrationConformanceTest extends VerbsFix
                 .isEqualTo(WcStatus.SUCCESS);
     }
 
+    /**
+     * A Send with Invalidate small enough to go inline may be posted inline, as small RPC-over-RDMA replies are: the
+     * post is taken and the Send completes (siw refuses such a post natively; its provider sends it from its SGE).
+     * What the receiver does with a key it does not know is the device's.
+     */
+    @Test
+    void aSendWithInvalidateMayBePostedInline() throws Exception {
+        assumeTrue(supports(DeviceCapability.SEND_WITH_INV), "device without Send with Invalidate");
+        Connection c = connect();
+        int inline = Math.min(32, device.attributes().maxInlineData());
+        assumeTrue(inline > 0, "device without inline data");
+        RegisteredMemory inbox = register(c.server().pd, 64, Access.LOCAL_WRITE);
+        RegisteredMemory local = register(c.client().pd, 64, Access.LOCAL_WRITE);
+        fill(local.buffer(), 27);
+        c.server().qp.postRecv(recv(7, inbox, 0, 64));
+        SendWorkRequest wr = send(1, local, 0, inline);
+        wr.opcode = Opcode.SEND_WITH_INV;
+        wr.invalidateStag = 0x00BEEF00;
+        wr.flags |= SendWorkRequest.INLINE;
+        c.client().qp.postSend(wr);
+        WorkCompletion sent = await(c.client().sendCq);
+        assertThat(sent.wrId).isEqualTo(1);
+        assertThat(await(c.server().recvCq).wrId).as("the Send reached the receiver").isEqualTo(7);
+    }
+
     @Test
     void readWithInvalidateInvalidatesTheSink() throws Exception {
         assumeTrue(supports(DeviceCapability.FAST_REG) && supports(DeviceCapability.READ_WITH_INV),

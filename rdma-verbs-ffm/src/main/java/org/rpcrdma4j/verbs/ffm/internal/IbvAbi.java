@@ -169,6 +169,8 @@ public final class IbvAbi {
     public static final int KERNEL_WC_WITH_INVALIDATE = 1 << 2;
     /** rxe's {@code vendor_id}. */
     public static final int RXE_VENDOR_ID = 0xFFFFFF;
+    /** siw's {@code vendor_id} ("bmt"). */
+    public static final int SIW_VENDOR_ID = 0x626D74;
     public static final int WC_REM_ACCESS_ERR = 10;
 
     // enum ibv_wc_status, ibv_wc_opcode

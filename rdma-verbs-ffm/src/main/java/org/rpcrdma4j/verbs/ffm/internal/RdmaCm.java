@@ -9,8 +9,10 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
-import java.net.Inet4Address;
+import java.net.Inet6Address;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,7 +28,13 @@ import org.rpcrdma4j.verbs.VerbsException;
 public final class RdmaCm {
     /** {@code struct sockaddr_in}. */
     public static final long SOCKADDR_IN_SIZE = 16;
+    /** {@code struct sockaddr_in6}: family, port, flow information, the address, its scope. */
+    public static final long SOCKADDR_IN6_SIZE = 28;
+    /** Where {@code sockaddr_in6} has {@code sin6_addr} and {@code sin6_scope_id}. */
+    static final long SIN6_ADDR = 8;
+    static final long SIN6_SCOPE_ID = 24;
     private static final short AF_INET = 2;
+    private static final short AF_INET6 = 10;
 
     private final MethodHandle createEventChannel;
     private final MethodHandle destroyEventChannel;
@@ -221,41 +229,53 @@ public final class RdmaCm {
         return id.reinterpret(RdmaCmAbi.CM_ID_PD + ADDRESS.byteSize());
     }
 
-    /** The identifier's local address ({@code rdma_get_local_addr}), or null when it is not IPv4 or not bound. */
+    /** The identifier's local address ({@code rdma_get_local_addr}), or null while it is not bound. */
     public static InetSocketAddress localAddress(MemorySegment id) {
         return address(id, RdmaCmAbi.CM_ID_SRC_ADDR);
     }
 
-    /** The identifier's peer address ({@code rdma_get_peer_addr}), or null when it has none (or not IPv4). */
+    /** The identifier's peer address ({@code rdma_get_peer_addr}), or null while it has none. */
     public static InetSocketAddress peerAddress(MemorySegment id) {
         return address(id, RdmaCmAbi.CM_ID_DST_ADDR);
     }
 
     private static InetSocketAddress address(MemorySegment id, long offset) {
-        MemorySegment s = fields(id).asSlice(offset, SOCKADDR_IN_SIZE);
-        if (s.get(JAVA_SHORT, 0) != AF_INET) {
-            return null;
-        }
+        return socketAddress(fields(id).asSlice(offset, SOCKADDR_IN6_SIZE));
+    }
+
+    /** The address a {@code sockaddr_in} or {@code sockaddr_in6} holds; null for another family. */
+    static InetSocketAddress socketAddress(MemorySegment s) {
+        short family = s.get(JAVA_SHORT, 0);
         int port = Short.toUnsignedInt(s.get(JAVA_SHORT.withOrder(ByteOrder.BIG_ENDIAN), 2));
-        byte[] ip = s.asSlice(4, 4).toArray(JAVA_BYTE);
         try {
-            return new InetSocketAddress(java.net.InetAddress.getByAddress(ip), port);
-        } catch (java.net.UnknownHostException e) {
-            throw new IllegalStateException("four bytes are an IPv4 address", e);
+            if (family == AF_INET) {
+                return new InetSocketAddress(InetAddress.getByAddress(s.asSlice(4, 4).toArray(JAVA_BYTE)), port);
+            }
+            if (family == AF_INET6) {
+                byte[] ip = s.asSlice(SIN6_ADDR, 16).toArray(JAVA_BYTE);
+                int scope = s.get(JAVA_INT, SIN6_SCOPE_ID);
+                return new InetSocketAddress(scope == 0 ? InetAddress.getByAddress(ip)
+                        : Inet6Address.getByAddress(null, ip, scope), port);
+            }
+            return null;
+        } catch (UnknownHostException e) {
+            throw new IllegalStateException("an address of 4 or 16 bytes", e);
         }
     }
 
-    /** A {@code struct sockaddr_in} for {@code address}, from {@code arena}. */
+    /** A {@code struct sockaddr_in} or {@code sockaddr_in6} for {@code address}, from {@code arena}. */
     public static MemorySegment sockaddr(Arena arena, InetSocketAddress address) {
-        if (!(address.getAddress() instanceof Inet4Address v4)) {
-            throw new IllegalArgumentException("IPv4 only so far: " + address);
+        if (address.isUnresolved()) {
+            throw new IllegalArgumentException("an unresolved address: " + address);
         }
-        MemorySegment s = arena.allocate(SOCKADDR_IN_SIZE, 4);
-        s.set(JAVA_SHORT, 0, AF_INET);
+        byte[] ip = address.getAddress().getAddress();
+        boolean v6 = address.getAddress() instanceof Inet6Address;
+        MemorySegment s = arena.allocate(v6 ? SOCKADDR_IN6_SIZE : SOCKADDR_IN_SIZE, 4);
+        s.set(JAVA_SHORT, 0, v6 ? AF_INET6 : AF_INET);
         s.set(JAVA_SHORT.withOrder(ByteOrder.BIG_ENDIAN), 2, (short) address.getPort());
-        byte[] ip = v4.getAddress();
-        for (int i = 0; i < 4; i++) {
-            s.set(JAVA_BYTE, 4 + i, ip[i]);
+        MemorySegment.copy(ip, 0, s, JAVA_BYTE, v6 ? SIN6_ADDR : 4, ip.length);
+        if (v6) {
+            s.set(JAVA_INT, SIN6_SCOPE_ID, ((Inet6Address) address.getAddress()).getScopeId());
         }
         return s;
     }

@@ -241,6 +241,9 @@ class IbvAbiTest {
         String ev = "struct rdma_cm_event";
         m.put("sizeof(" + ev + ")", RdmaCmAbi.CM_EVENT_SIZE);
         m.put("sizeof(struct sockaddr_in)", RdmaCm.SOCKADDR_IN_SIZE);
+        m.put("sizeof(struct sockaddr_in6)", RdmaCm.SOCKADDR_IN6_SIZE);
+        m.put(off("struct sockaddr_in6", "sin6_addr"), RdmaCm.SIN6_ADDR);
+        m.put(off("struct sockaddr_in6", "sin6_scope_id"), RdmaCm.SIN6_SCOPE_ID);
         m.put(off(ev, "id"), RdmaCmAbi.CM_EVENT_ID);
         m.put(off(ev, "listen_id"), RdmaCmAbi.CM_EVENT_LISTEN_ID);
         m.put(off(ev, "event"), RdmaCmAbi.CM_EVENT_EVENT);

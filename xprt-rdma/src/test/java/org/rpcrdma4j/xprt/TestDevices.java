@@ -85,12 +85,23 @@ public final class TestDevices {
     }
 
     /**
-     * Skips the test over a device whose sender never learns that its Send with Invalidate was refused: siw completes
-     * the receive in error at the receiver and sends nothing back, and the connection stays up.
+     * Skips the test over a device whose sender never learns that its Send with Invalidate was refused: siw and rxe
+     * complete the receive in error at the receiver and send nothing back, and the connection stays up.
      */
     public static void assumeRefusedInvalidationReachesTheSender(RdmaDevice device) {
-        assumeTrue(!device.name().startsWith("siw"), "needs a device that tells the sender of a Send with Invalidate "
-                + "the receiver refused; " + device.name() + " tells only the receiver");
+        assumeTrue(!device.name().startsWith("siw") && !device.name().startsWith("rxe"), "needs a device that tells "
+                + "the sender of a Send with Invalidate the receiver refused; " + device.name() + " does not");
+    }
+
+    /** Whether the device is iWARP's: its handshake runs over TCP, and an RDMA READ's sink needs a handle. */
+    public static boolean iwarp(RdmaDevice device) {
+        return device.attributes().transportType() == org.rpcrdma4j.verbs.TransportType.IWARP;
+    }
+
+    /** Skips the test over a device that is not iWARP's (InfiniBand's and RoCE's connection manager runs no TCP). */
+    public static void assumeIwarp(RdmaDevice device, String what) {
+        assumeTrue(iwarp(device), "needs an iWARP device (" + what + "); " + device.name() + " is "
+                + device.attributes().transportType());
     }
 
     /** Skips the test when the suites do not run over the software device. */

@@ -80,6 +80,7 @@ class ConnectionTest extends ClientTestBase {
 
     @Test
     void aPeerThatNeverAnswersTheHandshakeFailsWithinTheConnectTimeout() throws Exception {
+        TestDevices.assumeIwarp(clientDevice, "the peer is a TCP socket, which only iWARP's handshake reaches");
         try (ServerSocket silent = new ServerSocket(0, 1, TestDevices.address())) {
             InetSocketAddress at = new InetSocketAddress(TestDevices.address(), silent.getLocalPort());
             Thread acceptor = new Thread(() -> {
@@ -107,6 +108,7 @@ class ConnectionTest extends ClientTestBase {
      */
     @Test
     void aPeerReachedLateFailsWithinTheConnectTimeoutAsAWhole() throws Exception {
+        TestDevices.assumeIwarp(clientDevice, "the peer is a TCP socket, which only iWARP's handshake reaches");
         try (ServerSocket late = new ServerSocket(0, 1, TestDevices.address())) {
             InetSocketAddress at = new InetSocketAddress(TestDevices.address(), late.getLocalPort());
             List<Socket> queued = new ArrayList<>();

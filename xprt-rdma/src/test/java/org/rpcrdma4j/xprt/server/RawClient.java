@@ -183,17 +183,26 @@ final class RawClient implements AutoCloseable {
 
     /**
      * Registers {@code size} bytes (page-aligned) with a fast-register MR, which a Send With Invalidate can
-     * invalidate. Iova {@code 0x5000_0000_0000 + n * 2^24}.
+     * invalidate. Iova {@code 0x5000_0000_0000 + n * 2^24}; on a device that fast-registers by binding memory windows,
+     * memory registered for it, at its address.
      */
     Chunk fastRegistered(int size, int access) throws Exception {
         ByteBuffer memory = pages(size);
         int pages = (size + 4095) / 4096;
         FastRegMemoryRegion mr = own(pd.allocFastRegMr(pages));
         PageList list = new PageList(pages);
-        for (int p = 0; p < pages; p++) {
-            list.add(memory.slice(p * 4096, 4096));
+        long iova;
+        if (pd.device().attributes().has(org.rpcrdma4j.verbs.DeviceCapability.MEMORY_WINDOW)) {
+            // a window binds a run of registered memory, at its address
+            RegisteredMemory backing = own(pd.registerMemory(memory, Access.LOCAL_WRITE));
+            list.addRun(org.rpcrdma4j.verbs.PageTable.of(backing, 4096), 0, pages);
+            iova = backing.iova();
+        } else {
+            for (int p = 0; p < pages; p++) {
+                list.add(memory.slice(p * 4096, 4096));
+            }
+            iova = 0x5000_0000_0000L + (nextFastRegWr << 24);
         }
-        long iova = 0x5000_0000_0000L + (nextFastRegWr << 24);
         list.set(0, size, iova);
         SendWorkRequest wr = new SendWorkRequest(1);
         wr.wrId = nextFastRegWr++;

@@ -26,23 +26,26 @@ import org.rpcrdma4j.testsupport.RequiredPeer;
  * a Java 25 runtime in a qemu guest ({@link RdmaCoreGuest}), first over siw (iWARP), then over rxe (RoCE v2). On each:
  * our server ({@code serve --provider ffm}) takes a file from our client ({@code put}) and gives it back
  * ({@code get}); the guest's Linux NFS client mounts our server with {@code proto=rdma} and reads and writes; our
- * client writes to and reads from the guest's knfsd over RDMA. Every file is compared byte for byte ({@code cmp}).
+ * client writes to and reads from the guest's knfsd over RDMA. Over rxe the servers and clients then do it again at
+ * an IPv6 address. Every file is compared byte for byte ({@code cmp}).
  * With {@code -Dffm.transportSuites=true}, our client and server suites then run there over the same device
  * ({@code GuestTransportSuites}, the transport module's tests with {@code ffm} for the software device; those that need
- * the software device's own options or fault injection skip, saying so): nothing may fail. They take about 6
- * minutes per device under the guest's emulation, more than the build's time allows beside the rest, and do not all
- * pass yet (see the module README of {@code rdma-verbs-ffm}), so they run only when asked.
+ * the software device's own options or fault injection, or what the device does not do, skip, saying so): nothing
+ * may fail. They take about 10 minutes per device under the guest's emulation, more than the build's time allows
+ * beside the rest, so they run only when asked.
  */
 @Timeout(value = 20, unit = TimeUnit.MINUTES)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class FfmNfsGuestTest {
     private static final String ADDRESS = "10.0.2.15";
+    /** An IPv6 address the test gives the guest's interface (a unique local one). */
+    private static final String ADDRESS6 = "fd00::2:15";
     private static final String SUITES = "ffm.transportSuites";
     /** The CLI as a user runs it: its manifest enables native access. */
     private static final String TOOL = RdmaCoreGuest.JAVA.replace(" --enable-native-access=ALL-UNNAMED", "")
             + " -jar /opt/disni/mount-tool.jar";
-    private static final String PROVIDER = " --provider ffm --device-option address=" + ADDRESS;
+    private static final String PROVIDER = provider(ADDRESS);
 
     private RdmaCoreGuest guest;
 
@@ -88,8 +91,18 @@ class FfmNfsGuestTest {
         nfs("rxe0", 20060);
     }
 
+    /** The same over IPv6, on rxe: our server and client, and the Linux client with {@code proto=rdma6}. */
     @Test
     @Order(4)
+    void nfsOverRxeOnIpv6() throws Exception {
+        String added = guest.exec("ip -6 addr add " + ADDRESS6 + "/64 dev eth0 && for i in $(seq 1 50); do "
+                + "ip -6 addr show dev eth0 | grep -q tentative || break; sleep 0.2; done; ip -6 addr show dev eth0");
+        assertThat(added).as(added).contains(ADDRESS6).doesNotContain("tentative");
+        nfs("rxe0", 20070, ADDRESS6);
+    }
+
+    @Test
+    @Order(5)
     void transportSuitesOverRxe() throws Exception {
         transportSuites("rxe0");
     }
@@ -117,7 +130,7 @@ class FfmNfsGuestTest {
     /** Runs the client and server suites over the ffm provider on {@code device}; nothing may fail. */
     private void transportSuites(String device) throws Exception {
         Assumptions.assumeTrue(Boolean.getBoolean(SUITES), "the client and server suites over ffm in the guest run "
-                + "with -D" + SUITES + "=true (about 6 minutes per device)");
+                + "with -D" + SUITES + "=true (about 10 minutes per device)");
         String out = guest.exec(RdmaCoreGuest.JAVA + " -Xmx1g -Dio.netty.leakDetection.level=paranoid "
                 + "-Dorg.slf4j.simpleLogger.defaultLogLevel=error -cp " + RdmaCoreGuest.GUEST_CLASS_PATH
                 + " org.rpcrdma4j.xprt.GuestTransportSuites ffm " + ADDRESS, 1080);
@@ -129,27 +142,40 @@ class FfmNfsGuestTest {
         assertThat(out).contains("exit=0");
     }
 
+    private static String provider(String address) {
+        return " --provider ffm --device-option address=" + address;
+    }
+
     private void nfs(String device, int port) throws Exception {
+        nfs(device, port, ADDRESS);
+    }
+
+    /** Our server and client, the Linux client, and (over IPv4) knfsd, at {@code address}. */
+    private void nfs(String device, int port, String address) throws Exception {
+        boolean v6 = address.contains(":");
+        String host = v6 ? "[" + address + "]" : address;
+        String provider = provider(address);
         int mountPort = port + 1;
-        String url = "rdma://" + ADDRESS + ":" + port + "/ours";
+        String url = "rdma://" + host + ":" + port + "/ours";
         String dir = "/srv/ours-" + port;
         String started = guest.exec("mkdir -p " + dir + " && head -c 3145728 /dev/urandom > /tmp/a && "
-                + "(" + TOOL + " serve " + dir + " --export /ours" + PROVIDER + " --bind " + ADDRESS + " --port "
+                + "(" + TOOL + " serve " + dir + " --export /ours" + provider + " --bind " + address + " --port "
                 + port + " --tcp-port " + mountPort + " --grace-period 0s > /tmp/serve-" + port + ".log 2>&1 &) && "
                 + "for i in $(seq 1 120); do grep -q 'rdma://' /tmp/serve-" + port + ".log && break; sleep 1; done; "
                 + "cat /tmp/serve-" + port + ".log");
         System.out.println(started.strip());
         assertThat(started).as(started).contains("rdma://").contains(device);
         try {
-            String ours = guest.exec(TOOL + " put" + PROVIDER + " --mount-port " + mountPort + " " + url
-                    + " /tmp/a /a && " + TOOL + " get --stats" + PROVIDER + " --mount-port " + mountPort + " " + url
+            String ours = guest.exec(TOOL + " put" + provider + " --mount-port " + mountPort + " " + url
+                    + " /tmp/a /a && " + TOOL + " get --stats" + provider + " --mount-port " + mountPort + " " + url
                     + " /a /tmp/b && cmp /tmp/a /tmp/b && cmp /tmp/a " + dir + "/a && echo OURS-SAME");
             System.out.println(ours.strip());
             assertThat(ours).as("our client and our server over " + device + "\n" + ours).contains("OURS-SAME");
             assertWindowsOnRxe(device, ours);
 
-            String linux = guest.exec("mkdir -p /mnt/ours && mount -t nfs -o vers=3,proto=rdma,port=" + port
-                    + ",mountport=" + mountPort + ",mountproto=tcp " + ADDRESS + ":/ours /mnt/ours && cmp /tmp/a "
+            String linux = guest.exec("mkdir -p /mnt/ours && mount -t nfs -o vers=3,proto=" + (v6 ? "rdma6" : "rdma")
+                    + ",port=" + port + ",mountport=" + mountPort + ",mountproto=" + (v6 ? "tcp6 " : "tcp ") + host
+                    + ":/ours /mnt/ours && cmp /tmp/a "
                     + "/mnt/ours/a && cp /tmp/a /mnt/ours/c && umount /mnt/ours && cmp /tmp/a " + dir + "/c && "
                     + "echo LINUX-CLIENT-SAME");
             System.out.println(linux.strip());
@@ -160,6 +186,9 @@ class FfmNfsGuestTest {
                     + ".log"));
         }
 
+        if (v6) {
+            return; // the guest's knfsd listens for RDMA on IPv4
+        }
         String knfsd = guest.exec(TOOL + " put" + PROVIDER + " rdma://" + ADDRESS + ":20049/export /tmp/a "
                 + "/scratch/k-" + port + " && " + TOOL + " get --stats" + PROVIDER + " rdma://" + ADDRESS
                 + ":20049/export /scratch/k-" + port + " /tmp/k && cmp /tmp/a /tmp/k && cmp /tmp/a /export/scratch/k-"

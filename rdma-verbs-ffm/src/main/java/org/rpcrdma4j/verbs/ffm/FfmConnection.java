@@ -54,6 +54,8 @@ final class FfmConnection implements CmEndpoint {
     private boolean disconnectSent;
     /** Set when {@link #close} ran: a connect not yet made is not made. */
     private volatile boolean closing;
+    /** The connection was established once: no handshake can hold its teardown. */
+    private boolean everEstablished;
 
     private FfmConnection(FfmDevice device, MemorySegment id, FfmQueuePair qp, ConnectionListener listener,
                           CompletableFuture<ConnectionInfo> future, InetSocketAddress remote, byte[] privateData,
@@ -243,6 +245,7 @@ final class FfmConnection implements CmEndpoint {
             info = new ConnectionInfo(local, peer, requestData, ird, ord);
         }
         phase = Phase.ESTABLISHED;
+        everEstablished = true;
         qp.established(info);
         if (future != null) {
             future.complete(info);
@@ -372,18 +375,30 @@ final class FfmConnection implements CmEndpoint {
         phase = Phase.CLOSED;
         closing = true;
         device.loop().unregister(id.address());
+        if (everEstablished) {
+            // here, in order with the events the device thread handles: over InfiniBand's CM the other end of a pair
+            // in this process answers the disconnect from this thread, and the destruction waits for that answer
+            destroy(device.loop().errno());
+            return;
+        }
         // siw destroys the queue pair and identifier of a handshake under way only once it ended; meanwhile the device
         // thread acknowledges the identifier's events, which rdma_destroy_id waits for
-        boolean destroyQp = bound;
-        device.peerBound().execute("destroying the queue pair and rdma_cm identifier of " + remote, errno -> {
-            try {
-                if (destroyQp) {
-                    device.runtime().cm().destroyQp(id);
-                }
-            } finally {
-                device.runtime().cm().destroyId(id, errno);
+        device.peerBound().execute("destroying the queue pair and rdma_cm identifier of " + remote, this::destroy);
+    }
+
+    private void destroy(MemorySegment errno) {
+        try {
+            if (bound) {
+                device.runtime().cm().destroyQp(id);
             }
-        });
+        } catch (VerbsException e) {
+            LOG.warn("rdma_destroy_qp failed: {}", e.getMessage());
+        }
+        try {
+            device.runtime().cm().destroyId(id, errno);
+        } catch (VerbsException e) {
+            LOG.warn("rdma_destroy_id failed: {}", e.getMessage());
+        }
     }
 
     boolean isOpen() {

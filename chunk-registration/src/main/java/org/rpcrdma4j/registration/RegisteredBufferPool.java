@@ -53,8 +53,6 @@ public final class RegisteredBufferPool implements AutoCloseable {
     private final List<long[]> used = new ArrayList<>();
     /** Per arena, per page: the live buffer holding it, or null. Guarded by lock. */
     private final List<RegisteredBuffer[]> owners = new ArrayList<>();
-    /** Per arena, the native address of its first byte (0 where Netty cannot tell). Guarded by lock. */
-    private long[] arenaAddresses = new long[0];
     /** Per arena, its pages not in use (an arena with fewer than a request needs is not searched). Guarded by lock. */
     private int[] freePages = new int[0];
     private int pagesInUse;
@@ -229,10 +227,6 @@ public final class RegisteredBufferPool implements AutoCloseable {
         arenas.add(arena);
         used.add(new long[(pagesPerArena + 63) / 64]);
         owners.add(new RegisteredBuffer[pagesPerArena]);
-        if (arenaAddresses.length < arenas.size()) {
-            arenaAddresses = Arrays.copyOf(arenaAddresses, Math.max(4, arenaAddresses.length * 2));
-        }
-        arenaAddresses[id] = arena.nativeAddress();
         if (freePages.length < arenas.size()) {
             freePages = Arrays.copyOf(freePages, Math.max(4, freePages.length * 2));
         }
@@ -290,8 +284,9 @@ public final class RegisteredBufferPool implements AutoCloseable {
                 return null;
             }
             for (int a = 0; a < arenas.size(); a++) {
-                long base = arenaAddresses[a];
-                if (base == 0 || address < base || end > base + arenas.get(a).size()) {
+                RegisteredArena arena = arenas.get(a);
+                long base = arena.nativeAddress();
+                if (base == 0 || address < base || end > base + arena.size()) {
                     continue;
                 }
                 RegisteredBuffer owner = owners.get(a)[(int) ((address - base) / pageSize)];

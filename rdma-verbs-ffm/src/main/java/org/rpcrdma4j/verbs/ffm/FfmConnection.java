@@ -282,13 +282,7 @@ final class FfmConnection implements CmEndpoint {
             // the native queue pair goes to error, and what was posted is flushed; off the device thread, since the
             // kernel's iWARP connection manager holds a disconnect until the handshake under way ended
             disconnectSent = true;
-            device.peerBound().execute("rdma_disconnect of " + remote, errno -> {
-                try {
-                    device.runtime().cm().disconnect(id, errno);
-                } catch (VerbsException e) {
-                    LOG.debug("rdma_disconnect: {}", e.getMessage());
-                }
-            });
+            device.peerBound().execute("rdma_disconnect of " + remote, this::disconnectQuietly);
         }
         qp.broken();
         ConnectException e = new ConnectException(type, message, peerData, cause);
@@ -407,8 +401,12 @@ final class FfmConnection implements CmEndpoint {
 
     private void disconnectQuietly() {
         disconnectSent = true;
+        disconnectQuietly(device.loop().errno());
+    }
+
+    private void disconnectQuietly(MemorySegment errno) {
         try {
-            device.runtime().cm().disconnect(id, device.loop().errno());
+            device.runtime().cm().disconnect(id, errno);
         } catch (VerbsException e) {
             LOG.debug("rdma_disconnect: {}", e.getMessage());
         }

@@ -1,5 +1,7 @@
 package org.rpcrdma4j.verbs.ffm;
 
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
@@ -25,6 +27,7 @@ import org.rpcrdma4j.verbs.ffm.internal.Errno;
 import org.rpcrdma4j.verbs.ffm.internal.IbvAbi;
 import org.rpcrdma4j.verbs.ffm.internal.Libc;
 import org.rpcrdma4j.verbs.ffm.internal.RdmaCm;
+import org.rpcrdma4j.verbs.ffm.internal.RdmaCmAbi;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -111,6 +114,10 @@ final class FfmDevice implements RdmaDevice {
             undo.add(() -> rt.cm().destroyEventChannel(cmChannel));
             MemorySegment compChannel = rt.ibv().createCompChannel(context, errno);
             undo.add(() -> rt.ibv().destroyCompChannel(compChannel));
+            // the other thread destroys queues and identifiers, and their pending events with them: a read after a poll
+            // must not wait for the next event of another
+            Libc.nonBlocking(cmChannel.reinterpret(8).get(JAVA_INT, RdmaCmAbi.EVENT_CHANNEL_FD), errno);
+            Libc.nonBlocking(compChannel.reinterpret(16).get(JAVA_INT, IbvAbi.COMP_CHANNEL_FD), errno);
             int wakeFd = Libc.eventfd(errno);
             undo.clear();
             FfmDevice d = new FfmDevice(rt, options, list, context, info, cmChannel, compChannel, wakeFd);

@@ -265,6 +265,9 @@ final class FfmEventLoop implements Runnable {
         CmEvent event;
         try (Arena a = Arena.ofConfined()) {
             MemorySegment e = rt.cm().getCmEvent(a, cmChannel, loopErrno);
+            if (e == null) {
+                return; // the event went with its identifier, destroyed on the other thread after the poll
+            }
             int type = e.get(JAVA_INT, RdmaCmAbi.CM_EVENT_EVENT);
             int len = Byte.toUnsignedInt(e.get(JAVA_BYTE, RdmaCmAbi.CM_EVENT_CONN_PRIVATE_DATA_LEN));
             MemorySegment data = e.get(ADDRESS, RdmaCmAbi.CM_EVENT_CONN_PRIVATE_DATA);
@@ -312,6 +315,9 @@ final class FfmEventLoop implements Runnable {
         FfmCompletionQueue owner;
         try {
             index = (int) rt.ibv().nextCqEvent(compChannel, cqEventCq, cqEventContext, loopErrno);
+            if (index == 0) {
+                return; // the event went with its queue, destroyed on the other thread after the poll
+            }
             owner = index > 0 && index < MAX_CQS ? cqs.get(index) : null;
             // the owner's segment when there is one: reading the event's pointer would make a new one per event
             rt.ibv().ackCqEvents(owner != null ? owner.cq() : Ibv.eventQueue(cqEvent), 1);

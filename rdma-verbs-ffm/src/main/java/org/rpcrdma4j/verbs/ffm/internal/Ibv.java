@@ -125,7 +125,8 @@ public final class Ibv {
 
     /**
      * {@code ibv_get_cq_event} into {@code cqOut} and {@code contextOut} (a pointer each, made once): returns the
-     * queue's {@code cq_context}. Allocation-free: the device thread takes every completion event this way.
+     * queue's {@code cq_context}, or 0 when a non-blocking channel has no event (so no queue may have 0 there).
+     * Allocation-free: the device thread takes every completion event this way.
      */
     public long nextCqEvent(MemorySegment channel, MemorySegment cqOut, MemorySegment contextOut,
                             MemorySegment errno) throws VerbsException {
@@ -136,7 +137,11 @@ public final class Ibv {
             throw downcallFailure(t);
         }
         if (rc != 0) {
-            throw Errno.failure("ibv_get_cq_event", Errno.of(errno), null);
+            int e = Errno.of(errno);
+            if (e == Libc.EAGAIN) {
+                return 0;
+            }
+            throw Errno.failure("ibv_get_cq_event", e, null);
         }
         return contextOut.get(JAVA_LONG, 0);
     }

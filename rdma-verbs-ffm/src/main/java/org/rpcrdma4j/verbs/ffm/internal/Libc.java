@@ -15,7 +15,7 @@ import org.rpcrdma4j.verbs.VerbsException;
 /**
  * The few C library calls a device thread needs to wait on several file descriptors at once (rdma_cm's event channel,
  * the completion channel, a wake-up {@code eventfd}) with a timeout: {@code poll}, {@code eventfd}, {@code read},
- * {@code write}, {@code close}.
+ * {@code write}, {@code close}, and {@code fcntl} to make a channel's descriptor non-blocking.
  */
 public final class Libc {
     /** {@code struct pollfd}: int fd, short events, short revents. */
@@ -27,6 +27,11 @@ public final class Libc {
     /** {@code EFD_NONBLOCK | EFD_CLOEXEC}. */
     public static final int EFD_FLAGS = 04000 | 02000000;
     private static final int EINTR = 4;
+    /** {@code EAGAIN}: a non-blocking descriptor had nothing to read. */
+    public static final int EAGAIN = 11;
+    private static final int F_GETFL = 3;
+    private static final int F_SETFL = 4;
+    private static final int O_NONBLOCK = 04000;
 
     private static final Linker LINKER = Linker.nativeLinker();
     private static final MethodHandle POLL = handle("poll", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG,
@@ -37,6 +42,9 @@ public final class Libc {
     private static final MethodHandle WRITE = handle("write", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS,
             JAVA_LONG));
     private static final MethodHandle CLOSE = handle("close", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+    private static final MethodHandle FCNTL = LINKER.downcallHandle(LINKER.defaultLookup().find("fcntl")
+            .orElseThrow(), FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT),
+            Linker.Option.firstVariadicArg(2), Errno.CAPTURE);
 
     private Libc() {
     }
@@ -96,6 +104,22 @@ public final class Libc {
             long read = (long) READ.invokeExact(errno, eventfd, scratch, 8L);
         } catch (Throwable t) {
             throw Ibv.downcallFailure(t);
+        }
+    }
+
+    /**
+     * Makes {@code fd} non-blocking. A channel whose pending event can vanish between {@code poll} and the read (the
+     * kernel drops the events of a completion queue or an identifier destroyed meanwhile) must be read this way, or the
+     * read waits for the next event of any other queue or identifier.
+     */
+    public static void nonBlocking(int fd, MemorySegment errno) throws VerbsException {
+        int flags = Ibv.call(() -> (int) FCNTL.invokeExact(errno, fd, F_GETFL, 0));
+        if (flags < 0) {
+            throw Errno.failure("fcntl(F_GETFL)", Errno.of(errno), null);
+        }
+        int rc = Ibv.call(() -> (int) FCNTL.invokeExact(errno, fd, F_SETFL, flags | O_NONBLOCK));
+        if (rc < 0) {
+            throw Errno.failure("fcntl(F_SETFL)", Errno.of(errno), null);
         }
     }
 

@@ -163,10 +163,17 @@ public final class RdmaCm {
         check("rdma_disconnect", Ibv.call(() -> (int) disconnect.invokeExact(errno, id)), errno, null);
     }
 
-    /** {@code rdma_get_cm_event}: blocks until the channel has an event; acknowledge it with {@link #ackCmEvent}. */
+    /**
+     * {@code rdma_get_cm_event}: the channel's next event, to acknowledge with {@link #ackCmEvent}; null when a
+     * non-blocking channel has none (blocking, it waits for one).
+     */
     public MemorySegment getCmEvent(Arena arena, MemorySegment channel, MemorySegment errno) throws VerbsException {
         MemorySegment out = arena.allocate(ADDRESS);
-        check("rdma_get_cm_event", Ibv.call(() -> (int) getCmEvent.invokeExact(errno, channel, out)), errno, null);
+        int rc = Ibv.call(() -> (int) getCmEvent.invokeExact(errno, channel, out));
+        if (rc != 0 && Errno.of(errno) == Libc.EAGAIN) {
+            return null;
+        }
+        check("rdma_get_cm_event", rc, errno, null);
         return out.get(ADDRESS, 0).reinterpret(RdmaCmAbi.CM_EVENT_SIZE);
     }
 

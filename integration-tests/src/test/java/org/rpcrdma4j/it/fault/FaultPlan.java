@@ -32,6 +32,8 @@ public final class FaultPlan {
     private volatile boolean refuseConnects;
     private final AtomicInteger refused = new AtomicInteger();
     private final Map<PostFault, AtomicLong> injected = new EnumMap<>(PostFault.class);
+    private final AtomicInteger queuePairsClosed = new AtomicInteger();
+    private final AtomicInteger validAtQueuePairClose = new AtomicInteger();
 
     public FaultPlan() {
         for (PostFault f : PostFault.values()) {
@@ -65,6 +67,26 @@ public final class FaultPlan {
     /** How often {@code fault} was injected. */
     public long injected(PostFault fault) {
         return injected.get(fault).get();
+    }
+
+    /** Queue pairs of the device closed so far. */
+    public int queuePairsClosed() {
+        return queuePairsClosed.get();
+    }
+
+    /**
+     * Fast-register regions of a queue pair's protection domain that were still valid when it was closed, summed
+     * over its closes. A memory window bound through a queue pair holds it on some devices (rxe waits in the
+     * destruction), and a peer could still reach memory through such a region: a consumer destroys or invalidates
+     * them first, as xprtrdma does.
+     */
+    public int validRegionsAtQueuePairClose() {
+        return validAtQueuePairClose.get();
+    }
+
+    void queuePairClosing(int validRegions) {
+        queuePairsClosed.incrementAndGet();
+        validAtQueuePairClose.addAndGet(validRegions);
     }
 
     /** Connects refused so far. */

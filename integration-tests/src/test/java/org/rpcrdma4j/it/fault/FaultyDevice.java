@@ -3,7 +3,9 @@ package org.rpcrdma4j.it.fault;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.List;
+import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
 
 import org.rpcrdma4j.verbs.ConnectException;
 import org.rpcrdma4j.verbs.ConnectParameters;
@@ -17,6 +19,7 @@ import org.rpcrdma4j.verbs.CompletionQueue;
 import org.rpcrdma4j.verbs.DeviceAttributes;
 import org.rpcrdma4j.verbs.FastRegMemoryRegion;
 import org.rpcrdma4j.verbs.Fmr;
+import org.rpcrdma4j.verbs.MrState;
 import org.rpcrdma4j.verbs.ProtectionDomain;
 import org.rpcrdma4j.verbs.QueuePair;
 import org.rpcrdma4j.verbs.QueuePairConfig;
@@ -94,6 +97,8 @@ public final class FaultyDevice implements RdmaDevice {
 
     private final class Pd implements ProtectionDomain {
         private final ProtectionDomain pd;
+        /** Its fast-register regions: what a queue pair's close finds still valid is told to the plan. */
+        private final Queue<FastRegMemoryRegion> fastReg = new ConcurrentLinkedQueue<>();
 
         Pd(ProtectionDomain pd) {
             this.pd = pd;
@@ -111,7 +116,21 @@ public final class FaultyDevice implements RdmaDevice {
 
         @Override
         public FastRegMemoryRegion allocFastRegMr(int maxPages) throws VerbsException {
-            return pd.allocFastRegMr(maxPages);
+            FastRegMemoryRegion region = pd.allocFastRegMr(maxPages);
+            fastReg.removeIf(r -> r.state() == MrState.FREE);
+            fastReg.add(region);
+            return region;
+        }
+
+        /** Its fast-register regions valid now (a peer may still reach memory through them). */
+        int validFastRegions() {
+            int valid = 0;
+            for (FastRegMemoryRegion r : fastReg) {
+                if (r.state() == MrState.VALID) {
+                    valid++;
+                }
+            }
+            return valid;
         }
 
         @Override
@@ -126,7 +145,7 @@ public final class FaultyDevice implements RdmaDevice {
 
         @Override
         public QueuePair createQueuePair(QueuePairConfig config) throws VerbsException {
-            return new FaultyQueuePair(pd.createQueuePair(config), this, plan);
+            return new FaultyQueuePair(pd.createQueuePair(config), this, plan, this::validFastRegions);
         }
 
         @Override

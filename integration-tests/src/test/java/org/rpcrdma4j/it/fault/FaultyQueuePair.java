@@ -1,5 +1,7 @@
 package org.rpcrdma4j.it.fault;
 
+import java.util.function.IntSupplier;
+
 import org.rpcrdma4j.verbs.ConnectionInfo;
 import org.rpcrdma4j.verbs.Opcode;
 import org.rpcrdma4j.verbs.PostException;
@@ -19,11 +21,13 @@ final class FaultyQueuePair implements QueuePair {
     private final QueuePair qp;
     private final ProtectionDomain pd;
     private final FaultPlan plan;
+    private final IntSupplier validFastRegions;
 
-    FaultyQueuePair(QueuePair qp, ProtectionDomain pd, FaultPlan plan) {
+    FaultyQueuePair(QueuePair qp, ProtectionDomain pd, FaultPlan plan, IntSupplier validFastRegions) {
         this.qp = qp;
         this.pd = pd;
         this.plan = plan;
+        this.validFastRegions = validFastRegions;
     }
 
     QueuePair inner() {
@@ -134,6 +138,7 @@ final class FaultyQueuePair implements QueuePair {
 
     @Override
     public void close() {
+        plan.queuePairClosing(validFastRegions.getAsInt());
         qp.close();
     }
 

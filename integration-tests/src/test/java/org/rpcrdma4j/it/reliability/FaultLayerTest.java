@@ -134,4 +134,23 @@ class FaultLayerTest {
         rig.proxy.delay(Direction.TO_SERVER, 0);
         assertThat(reconnects()).isZero();
     }
+
+    @Test
+    void aReadWhoseReplyIsLostHasItsHandlesGoneBeforeTheQueuePairAndTheBytesArriveAfterTheReconnect() throws Exception {
+        NfsClient client = mount(Map.of(), Duration.ofSeconds(20));
+        FileHandle fh = client.createFile("/f");
+        byte[] d = data(5, 200_000);
+        client.write(fh, 0, Unpooled.wrappedBuffer(d), StableHow.FILE_SYNC);
+        // the server places the READ's data in the client's write chunk, then the connection drops before the reply
+        // that would have invalidated the chunk's handle
+        rig.serverPlan.armOnce(PostFault.DROP_BETWEEN_WRITE_AND_SEND, Opcode.RDMA_WRITE);
+        assertThat(client.readAll("/f")).isEqualTo(d);
+        assertThat(rig.serverPlan.injected(PostFault.DROP_BETWEEN_WRITE_AND_SEND)).isEqualTo(1);
+        assertThat(reconnects()).isPositive();
+        assertThat(rig.clientPlan.queuePairsClosed()).as("the lost connection's queue pair was closed").isPositive();
+        // a window bound through a queue pair holds it (rxe waits in its destruction), and the peer could still reach
+        // the memory: the handles are destroyed first
+        assertThat(rig.clientPlan.validRegionsAtQueuePairClose())
+                .as("fast-register regions still valid when the client closed a queue pair").isZero();
+    }
 }

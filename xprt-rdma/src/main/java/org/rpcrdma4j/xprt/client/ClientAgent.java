@@ -902,6 +902,14 @@ final class ClientAgent implements Agent, ConnectionWork {
         conn = null;
         window.reset();
         keepAlive.reset();
+        // the handles go before the queue pair, as xprtrdma destroys its MRs before the endpoint: a memory window
+        // bound through a queue pair holds it (rxe waits up to 50 s in the queue pair's destruction for each one
+        // still bound), and a peer that still holds one of our STags loses its access first
+        try {
+            registrations.onDisconnect();
+        } catch (VerbsException e) {
+            LOG.warn("{}: the registration pool could not be rebuilt fully: {}", name, e.toString());
+        }
         if (c != null) {
             c.close();
         }
@@ -909,11 +917,6 @@ final class ClientAgent implements Agent, ConnectionWork {
         receives.reset();
         for (RequestSlot slot : slots) {
             slot.sendPending = false;
-        }
-        try {
-            registrations.onDisconnect();
-        } catch (VerbsException e) {
-            LOG.warn("{}: the registration pool could not be rebuilt fully: {}", name, e.toString());
         }
         resetCount++;
         for (RequestSlot slot : slots) {

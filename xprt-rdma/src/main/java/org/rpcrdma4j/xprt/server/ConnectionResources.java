@@ -136,11 +136,12 @@ final class ConnectionResources implements AutoCloseable {
             return;
         }
         closed = true;
-        if (queues != null) {
-            queues.close();
-        }
+        // the handles before the queue pair, as on the client: a memory window bound through it holds it
         if (registrations != null) {
             registrations.close();
+        }
+        if (queues != null) {
+            queues.close();
         }
         if (receives != null) {
             receives.release();

@@ -35,6 +35,7 @@ import org.rpcrdma4j.xprt.internal.Mailbox;
 import org.rpcrdma4j.xprt.internal.ProgramTable;
 import org.rpcrdma4j.xprt.internal.QueueSet;
 import org.rpcrdma4j.xprt.internal.ReceiveRing;
+import org.rpcrdma4j.xprt.internal.UnexplainedFlush;
 import org.rpcrdma4j.xprt.internal.UnsignaledRun;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -122,6 +123,8 @@ final class ClientAgent implements Agent, ConnectionWork {
     private final CompletableFuture<Void> closed = new CompletableFuture<>();
 
     private ClientConnection conn;
+    /** A flush on the current connection with no disconnect reported yet. */
+    private final UnexplainedFlush flush = new UnexplainedFlush();
     private int generation;
     private boolean everConnected;
     private long connectStartedNanos;
@@ -406,6 +409,9 @@ final class ClientAgent implements Agent, ConnectionWork {
             work += pollSends();
             work += checkConnection(now);
         }
+        if (state == State.CONNECTED && flush.expired(now)) {
+            disconnectSoon(flush.reason());
+        }
         if (state == State.CONNECTED) {
             work += sendQueued();
             work += keepAlive.check(now);
@@ -462,7 +468,7 @@ final class ClientAgent implements Agent, ConnectionWork {
             d = Math.min(d, connectStartedNanos + connectTimeoutNanos);
         }
         if (state == State.CONNECTED) {
-            d = Math.min(d, keepAlive.nextCheck(now));
+            d = flush.deadline(Math.min(d, keepAlive.nextCheck(now)));
         }
         return d;
     }
@@ -602,6 +608,9 @@ final class ClientAgent implements Agent, ConnectionWork {
     }
 
     private void onSendCompletion(WorkCompletion wc, int gen) {
+        if (wc.status == WcStatus.WR_FLUSH_ERR) {
+            flushed("a send queue work request was flushed");
+        }
         if (registrations.owns(wc.wrId)) {
             if (!wc.ok() && wc.status != WcStatus.WR_FLUSH_ERR) {
                 disconnectSoon("a registration work request failed: " + wc.status);
@@ -867,6 +876,16 @@ final class ClientAgent implements Agent, ConnectionWork {
     }
 
     /** Drops the connection at the end of this round (the first reason given is kept). */
+    /**
+     * A work request of the current connection was flushed: its queue pair is in error. The disconnect that explains
+     * it normally follows at once; without one the connection is dropped after {@link UnexplainedFlush#GRACE_NANOS}.
+     */
+    void flushed(String what) {
+        if (state == State.CONNECTED && !forceDisconnect) {
+            flush.flushed(what, System.nanoTime());
+        }
+    }
+
     void disconnectSoon(String reason) {
         if (!forceDisconnect) {
             forceDisconnect = true;
@@ -900,6 +919,7 @@ final class ClientAgent implements Agent, ConnectionWork {
     private void destroyConnection() {
         ClientConnection c = conn;
         conn = null;
+        flush.reset();
         window.reset();
         keepAlive.reset();
         // the handles go before the queue pair, as xprtrdma destroys its MRs before the endpoint: a memory window

@@ -34,6 +34,7 @@ import org.rpcrdma4j.registration.RegistrationCounter;
 import org.rpcrdma4j.registration.RegistrationConfig;
 import org.rpcrdma4j.registration.RegistrationPool;
 import org.rpcrdma4j.verbs.ProtectionDomain;
+import org.rpcrdma4j.verbs.QueuePair;
 import org.rpcrdma4j.verbs.RdmaDevice;
 import org.rpcrdma4j.verbs.RdmaProviders;
 import org.rpcrdma4j.verbs.VerbsException;
@@ -727,5 +728,11 @@ public final class RdmaClientTransport implements RpcTransport, AutoCloseable {
     @Override
     public String toString() {
         return "RdmaClientTransport[" + name + " -> " + server + ", " + agent.state() + "]";
+    }
+
+    /** The current connection's queue pair, or null: for fault injection in tests (read off the agent's thread). */
+    QueuePair queuePair() {
+        ClientConnection c = agent.connection();
+        return c == null ? null : c.qp;
     }
 }

@@ -73,6 +73,8 @@ final class ReplyProcessor {
                 if (!wc.ok()) {
                     if (wc.status != WcStatus.WR_FLUSH_ERR) {
                         agent.disconnectSoon("a receive failed: " + wc.status);
+                    } else {
+                        agent.flushed("a receive was flushed");
                     }
                     continue;
                 }

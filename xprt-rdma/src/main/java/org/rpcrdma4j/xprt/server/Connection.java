@@ -30,6 +30,7 @@ import org.rpcrdma4j.xprt.internal.Mailbox;
 import org.rpcrdma4j.xprt.internal.QueueSet;
 import org.rpcrdma4j.xprt.internal.ReceiveRing;
 import org.rpcrdma4j.xprt.internal.RpcReplies;
+import org.rpcrdma4j.xprt.internal.UnexplainedFlush;
 import org.rpcrdma4j.xprt.internal.UnsignaledRun;
 import org.rpcrdma4j.xprt.internal.WarningLimiter;
 import org.slf4j.Logger;
@@ -69,12 +70,6 @@ final class Connection implements Agent, ConnectionWork {
 
     /** How long a closing connection waits for its work requests to flush before it gives up on them. */
     private static final long FLUSH_WAIT_NANOS = TimeUnit.SECONDS.toNanos(5);
-    /**
-     * How long a flushed work request waits for the disconnect that explains it before the connection is dropped for
-     * it: a flush means the queue pair is in error, and some devices say no more (siw, whose peer refused an RDMA
-     * READ or WRITE with a TERMINATE, reports no disconnect to this side).
-     */
-    private static final long UNEXPLAINED_FLUSH_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
     private final long reverseReplyTimeoutNanos;
     private static final int POLL_BATCH = 16;
     private static final int WR_BATCH = 16;
@@ -125,10 +120,9 @@ final class Connection implements Agent, ConnectionWork {
     private volatile boolean closing;
     private ServerCounter closeReason;
     private long flushDeadline;
-    /** The first flushed work request seen while no close was under way: what it was, for the drop it may cause. */
+    /** The first flushed work request seen while no close was under way, for the drop it may cause. */
+    private final UnexplainedFlush flush = new UnexplainedFlush();
     private ServerCounter flushReason;
-    private String flushWhat;
-    private long flushSeenNanos;
     private boolean finalStage;
     private volatile boolean closed;
 
@@ -264,7 +258,7 @@ final class Connection implements Agent, ConnectionWork {
         }
         count(ServerCounter.INLINE_ROUNDS);
         // a reverse call posted here starts a reply deadline the runner has to watch, a flush the wait for its disconnect
-        return !closing && closeRequest == null && !disconnectedEvent && !reverseCallsPosted && flushReason == null;
+        return !closing && closeRequest == null && !disconnectedEvent && !reverseCallsPosted && !flush.pending();
     }
 
     @Override
@@ -325,9 +319,8 @@ final class Connection implements Agent, ConnectionWork {
                 drop(request, "requested");
             } else if (disconnectedEvent) {
                 beginClose(ServerCounter.CLOSED_BY_PEER);
-            } else if (flushReason != null && nowNanos - flushSeenNanos >= UNEXPLAINED_FLUSH_NANOS) {
-                drop(flushReason, flushWhat + ", and no disconnect followed within "
-                        + TimeUnit.NANOSECONDS.toMillis(UNEXPLAINED_FLUSH_NANOS) + " ms: the queue pair is in error");
+            } else if (flush.expired(nowNanos)) {
+                drop(flushReason, flush.reason());
             }
         }
         if (!closing) {
@@ -357,7 +350,7 @@ final class Connection implements Agent, ConnectionWork {
         }
         long oldest = reverse.oldestUnansweredNanos();
         long deadline = oldest == Long.MAX_VALUE ? Long.MAX_VALUE : oldest + reverseReplyTimeoutNanos;
-        return flushReason == null ? deadline : Math.min(deadline, flushSeenNanos + UNEXPLAINED_FLUSH_NANOS);
+        return flush.deadline(deadline);
     }
 
     @Override
@@ -836,13 +829,12 @@ final class Connection implements Agent, ConnectionWork {
 
     /**
      * A work request was flushed: the queue pair is in error. Unless a close is under way or a disconnect follows
-     * soon ({@link #UNEXPLAINED_FLUSH_NANOS}), the connection is dropped for {@code reason}.
+     * soon ({@link UnexplainedFlush}), the connection is dropped for {@code reason}.
      */
     private void flushed(ServerCounter reason, String what) {
-        if (!closing && flushReason == null) {
+        if (!closing && !flush.pending()) {
             flushReason = reason;
-            flushWhat = what;
-            flushSeenNanos = System.nanoTime();
+            flush.flushed(what, System.nanoTime());
         }
     }
 

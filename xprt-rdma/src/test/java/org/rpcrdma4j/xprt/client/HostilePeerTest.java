@@ -15,6 +15,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.rpcrdma4j.codec.RpcRdmaErrorCode;
 import org.rpcrdma4j.registration.RegisteredBuffer;
+import org.rpcrdma4j.verbs.soft.SoftIwarpFaults;
 import org.rpcrdma4j.verbs.WcStatus;
 import org.rpcrdma4j.xprt.XprtCounter;
 import org.rpcrdma4j.xprt.client.fake.FakeRdmaServer;
@@ -189,6 +190,30 @@ class HostilePeerTest extends ClientTestBase {
         RdmaClientStats s = t.stats();
         assertThat(s.get(XprtCounter.TIMEOUTS)).isEqualTo(1);
         assertThat(s.get(ClientCounter.FORCED_DISCONNECTS)).isEqualTo(1);
+        assertThat(s.get(XprtCounter.RETRANSMITS)).isPositive();
+    }
+
+    @Test
+    void aQueuePairInErrorWithoutADisconnectIsDroppedAndTheCallIsSentAgain() throws Exception {
+        TestDevices.assumeSoft("a queue pair in error with no disconnect reported: the software device's fault "
+                + "injection");
+        server.script(c -> c.connection() == 0 && c.procedure() != TestProgram.NULL ? Reply.none()
+                : TestProgram.serve(c));
+        RdmaClientTransport t = connect();
+        warmUp(t);
+        RegisteredBuffer sink = registered(t, 9000);
+        RdmaCall call = get(t, sink, 9000, 3).timeout(60, TimeUnit.SECONDS);
+        CountDownLatch done = new CountDownLatch(1);
+        t.submit(call, c -> done.countDown());
+        server.nextCall(); // held by the server on this connection
+        // the client's receives are flushed, and the device says nothing more (as some devices do after a TERMINATE)
+        SoftIwarpFaults.of(t.queuePair()).errorUnreported();
+        assertThat(done.await(90, TimeUnit.SECONDS)).isTrue();
+        assertThat(call.failure()).as("sent again on a new connection, not timed out").isNull();
+        assertThat(bytes(sink, 0, 9000)).isEqualTo(TestProgram.pattern(3, 9000));
+        RdmaClientStats s = t.stats();
+        assertThat(s.get(ClientCounter.FORCED_DISCONNECTS)).isEqualTo(1);
+        assertThat(s.get(XprtCounter.TIMEOUTS)).isZero();
         assertThat(s.get(XprtCounter.RETRANSMITS)).isPositive();
     }
 

@@ -309,9 +309,10 @@ final class FfmDevice implements RdmaDevice {
         } catch (VerbsException e) {
             LOG.warn("ending the connections of {} failed: {}", info.name(), e.getMessage());
         }
-        // what the owner left open: queue pairs first, then memory, queues, domains
-        for (Class<?> kind : List.of(FfmQueuePair.class, FfmRegisteredMemory.class, FfmCompletionQueue.class,
-                FfmProtectionDomain.class)) {
+        // what the owner left open: memory windows first (a window bound through a queue pair holds it: rxe waits in its
+        // destruction), then queue pairs, memory, queues, domains
+        for (Class<?> kind : List.of(FfmMemoryWindow.class, FfmQueuePair.class, FfmRegisteredMemory.class,
+                FfmCompletionQueue.class, FfmProtectionDomain.class)) {
             for (AutoCloseable c : List.copyOf(open)) {
                 if (kind.isInstance(c)) {
                     try {

@@ -22,6 +22,7 @@ import org.rpcrdma4j.verbs.ProtectionDomain;
 import org.rpcrdma4j.verbs.QueuePair;
 import org.rpcrdma4j.verbs.QueuePairConfig;
 import org.rpcrdma4j.verbs.QpState;
+import org.rpcrdma4j.verbs.RdmaDevice;
 import org.rpcrdma4j.verbs.RegisteredMemory;
 import org.rpcrdma4j.verbs.ResourceCounts;
 import org.rpcrdma4j.verbs.Stag;
@@ -69,6 +70,24 @@ public abstract class AbstractDeviceConformanceTest extends VerbsFixture {
         pd.close();
         pd.close();
         assertThat(device.resourceCounts()).isEqualTo(ResourceCounts.NONE);
+    }
+
+    @Test
+    void closingTheDeviceClosesWhatItsOwnerLeftOpen() throws Exception {
+        RdmaDevice own = newDevice(); // the fixture's devices are checked for leaks after the test: one of its own
+        ProtectionDomain pd = own.allocProtectionDomain();
+        CompletionQueue cq = own.createCompletionQueue(16);
+        RegisteredMemory mr = pd.registerMemory(ByteBuffer.allocateDirect(4096), Access.LOCAL_WRITE);
+        QueuePair qp = pd.createQueuePair(new QueuePairConfig(cq, cq, 4, 4, 1, 1, 0));
+        FastRegMemoryRegion fastReg = own.attributes().has(DeviceCapability.FAST_REG) ? pd.allocFastRegMr(4) : null;
+        own.close();
+        assertThat(own.resourceCounts()).isEqualTo(ResourceCounts.NONE);
+        assertThat(qp.state()).isEqualTo(QpState.CLOSED);
+        assertThat(mr.state()).isEqualTo(MrState.FREE);
+        if (fastReg != null) {
+            assertThat(fastReg.state()).as("a fast-register region (a memory window on some devices)")
+                    .isEqualTo(MrState.FREE);
+        }
     }
 
     @Test

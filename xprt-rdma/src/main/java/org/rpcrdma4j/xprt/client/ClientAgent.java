@@ -875,7 +875,6 @@ final class ClientAgent implements Agent, ConnectionWork {
         }
     }
 
-    /** Drops the connection at the end of this round (the first reason given is kept). */
     /**
      * A work request of the current connection was flushed: its queue pair is in error. The disconnect that explains
      * it normally follows at once; without one the connection is dropped after {@link UnexplainedFlush#GRACE_NANOS}.
@@ -886,6 +885,7 @@ final class ClientAgent implements Agent, ConnectionWork {
         }
     }
 
+    /** Drops the connection at the end of this round (the first reason given is kept). */
     void disconnectSoon(String reason) {
         if (!forceDisconnect) {
             forceDisconnect = true;
@@ -923,7 +923,7 @@ final class ClientAgent implements Agent, ConnectionWork {
         window.reset();
         keepAlive.reset();
         // the handles go before the queue pair, as xprtrdma destroys its MRs before the endpoint: a memory window
-        // bound through a queue pair holds it (rxe waits up to 50 s in the queue pair's destruction for each one
+        // bound through a queue pair holds it (rxe waits up to 50 s in the queue pair's destruction while one is
         // still bound), and a peer that still holds one of our STags loses its access first
         try {
             registrations.onDisconnect();

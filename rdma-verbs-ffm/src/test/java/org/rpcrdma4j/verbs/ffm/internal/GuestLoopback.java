@@ -12,6 +12,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Random;
 
+import org.rpcrdma4j.verbs.VerbsException;
+
 /**
  * The data path through the FFM API on a real device, one process talking to itself: RDMA CM listen, connect and
  * accept with private data both ways and IRD/ORD set, then a SEND, an RDMA WRITE and an RDMA READ between the two
@@ -170,7 +172,7 @@ public final class GuestLoopback {
     /**
      * A completion event that goes with its queue between the poll that saw it and the read (the kernel drops the
      * events of a queue destroyed): the read of a non-blocking channel then says there is none, where a blocking one
-     * would wait for another queue's next event. The receive posted to the queue pair in error is flushed at once.
+     * would wait for another queue's next event.
      * Destroys {@code server}'s queue pair and {@code serverCq}.
      */
     private String vanishedEvent(MemorySegment context, MemorySegment events, MemorySegment server,
@@ -179,8 +181,16 @@ public final class GuestLoopback {
         int fd = events.reinterpret(16).get(JAVA_INT, IbvAbi.COMP_CHANNEL_FD);
         Libc.nonBlocking(fd, errno);
         Ibv.reqNotifyCq(Ibv.op(context, IbvAbi.CONTEXT_OPS_REQ_NOTIFY_CQ), serverCq);
+        // a receive and a Send posted to the queue pair in error; the device flushes them (or not: some ignore posts
+        // to a queue pair in error) and the armed queue raises its event
         Ibv.postRecv(Ibv.op(context, IbvAbi.CONTEXT_OPS_POST_RECV), RdmaCm.qp(server),
                 recvWr(12, sge(serverBuf, 64, serverLkey)), badWr);
+        try {
+            Ibv.postSend(Ibv.op(context, IbvAbi.CONTEXT_OPS_POST_SEND), RdmaCm.qp(server),
+                    sendWr(13, IbvAbi.WR_SEND, sge(serverBuf, 64, serverLkey), 0, 0), badWr);
+        } catch (VerbsException refused) {
+            // refused at the post: nothing to flush
+        }
         MemorySegment pollfds = arena.allocate(Libc.POLLFD_SIZE, 8);
         Libc.watch(pollfds, 0, fd);
         boolean seen = Libc.poll(pollfds, 1, 5000, errno) == 1;
@@ -189,8 +199,8 @@ public final class GuestLoopback {
         MemorySegment out = arena.allocate(ADDRESS.byteSize() * 2, 8);
         long left = ibv.nextCqEvent(events, out, errno);
         require(left == 0, "the read after the queue went found no event: " + left);
-        return seen ? "the flushed receive's event, seen by poll, went with its queue; the read returned at once"
-                : "the device raised no event for the flushed receive; the read of the empty channel returned at once";
+        return seen ? "the flushed requests' event, seen by poll, went with its queue; the read returned at once"
+                : "the device raised no event for the requests posted; the read of the empty channel returned at once";
     }
 
     /**

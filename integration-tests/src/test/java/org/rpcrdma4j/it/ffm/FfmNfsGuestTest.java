@@ -31,7 +31,7 @@ import org.rpcrdma4j.testsupport.RequiredPeer;
  * With {@code -Dffm.transportSuites=true}, our client and server suites then run there over the same device
  * ({@code GuestTransportSuites}, the transport module's tests with {@code ffm} for the software device; those that need
  * the software device's own options or fault injection, or what the device does not do, skip, saying so): nothing
- * may fail. They take about 10 minutes per device under the guest's emulation, more than the build's time allows
+ * may fail. They add about 7 minutes for both devices under the guest's emulation, more than the build's time allows
  * beside the rest, so they run only when asked.
  */
 @Timeout(value = 20, unit = TimeUnit.MINUTES)
@@ -130,7 +130,7 @@ class FfmNfsGuestTest {
     /** Runs the client and server suites over the ffm provider on {@code device}; nothing may fail. */
     private void transportSuites(String device) throws Exception {
         Assumptions.assumeTrue(Boolean.getBoolean(SUITES), "the client and server suites over ffm in the guest run "
-                + "with -D" + SUITES + "=true (about 10 minutes per device)");
+                + "with -D" + SUITES + "=true (about 7 minutes more for both devices)");
         String out = guest.exec(RdmaCoreGuest.JAVA + " -Xmx1g -Dio.netty.leakDetection.level=paranoid "
                 + "-Dorg.slf4j.simpleLogger.defaultLogLevel=error -cp " + RdmaCoreGuest.GUEST_CLASS_PATH
                 + " org.rpcrdma4j.xprt.GuestTransportSuites ffm " + ADDRESS, 1080);

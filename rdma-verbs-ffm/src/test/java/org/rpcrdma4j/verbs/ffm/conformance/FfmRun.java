@@ -25,7 +25,7 @@ import org.rpcrdma4j.verbs.ffm.FfmProvider;
 final class FfmRun implements ExecutionCondition {
     static final String ADDRESS = "rdma.ffm.address";
     static final String WHY_SKIPPED = "needs an RDMA device: FfmGuestTest runs these in the guest over siw and rxe "
-            + "(or set -D" + ADDRESS + "=<IPv4 address of an RDMA interface>)";
+            + "(or set -D" + ADDRESS + "=<IPv4 or IPv6 address of an RDMA interface>)";
 
     /** A test the named device kind cannot pass, because of what the device does. */
     record Difference(String devicePrefix, String test, String what) {

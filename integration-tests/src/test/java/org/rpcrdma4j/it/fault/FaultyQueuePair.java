@@ -103,11 +103,12 @@ final class FaultyQueuePair implements QueuePair {
     }
 
     /**
-     * Waits (a little) until the drop has taken the queue pair out of RTS, so that what is posted next is flushed and
-     * never reaches the wire. The device carries a drop out on its own thread shortly after it is asked.
+     * Waits until the drop has taken the queue pair out of RTS, so that what is posted next is flushed and never reaches
+     * the wire. The device carries a drop out on its own thread shortly after it is asked, which on a loaded machine can
+     * take more than half a second; the wait ends after 20 s, and a test then sees the reply that went through.
      */
     private void awaitBroken() {
-        long deadline = System.nanoTime() + 500_000_000L;
+        long deadline = System.nanoTime() + 20_000_000_000L;
         while (qp.state() == QpState.RTS && System.nanoTime() - deadline < 0) {
             java.util.concurrent.locks.LockSupport.parkNanos(10_000);
         }

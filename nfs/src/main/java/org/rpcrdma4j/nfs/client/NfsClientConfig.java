@@ -6,6 +6,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.Executor;
 import org.dcache.oncrpc4j.rpc.OncRpcProgram;
 import org.dcache.oncrpc4j.rpc.RpcDispatchable;
 import org.dcache.oncrpc4j.rpc.RpcAuth;
@@ -27,6 +28,7 @@ public final class NfsClientConfig {
     private int portmapperPort = Portmapper.PORT;
     private Map<String, DataTransportFactory> factories = new HashMap<>();
     private Map<OncRpcProgram, RpcDispatchable> reversePrograms = new LinkedHashMap<>();
+    private Executor stageExecutor;
 
     private NfsClientConfig() {
     }
@@ -51,6 +53,7 @@ public final class NfsClientConfig {
         c.portmapperPort = portmapperPort;
         c.factories = new HashMap<>(factories);
         c.reversePrograms = new LinkedHashMap<>(reversePrograms);
+        c.stageExecutor = stageExecutor;
         return c;
     }
 
@@ -136,6 +139,27 @@ public final class NfsClientConfig {
         NfsClientConfig c = copy();
         c.reversePrograms.put(new OncRpcProgram(program, version), Objects.requireNonNull(service, "service"));
         return c;
+    }
+
+    /**
+     * Where the dependent stages of an {@code rdma://} mount's futures run ({@code thenApply}, {@code whenComplete},
+     * ... registered before the reply came; borrowed, never shut down by the client). By default, and with null, on
+     * a thread of the transport's own, so that a stage may block or call the client again without holding up the
+     * connection. {@code Runnable::run} runs them on the thread that took the reply off the connection: one thread
+     * hand-off less per call, for stages that never block (a blocked stage stops every call on the connection, and a
+     * new call made from a stage waits when the connection has no free slot, which is blocking too). A
+     * thread waiting in {@code get()} or {@code join()} is woken directly either way. Over {@code tcp://} stages run
+     * on oncrpc4j's worker threads as before.
+     */
+    public NfsClientConfig withStageExecutor(Executor executor) {
+        NfsClientConfig c = copy();
+        c.stageExecutor = executor;
+        return c;
+    }
+
+    /** The executor for dependent stages ({@link #withStageExecutor}), or null for the transport's own thread. */
+    public Executor stageExecutor() {
+        return stageExecutor;
     }
 
     /** The programs served on the reverse direction ({@link #withReverseProgram}). */

@@ -75,6 +75,9 @@ public final class RdmaDataTransport implements DataTransport {
     private final RpcAuth auth;
     private final long timeoutMillis;
     private final ExecutorService completions;
+    /** The completions thread: copies out of transport buffers, and dependent stages by default. */
+    private final Executor ownThread;
+    /** Where dependent stages of the futures run ({@link NfsClientConfig#stageExecutor()}). */
     private final Executor callbacks;
 
     private RdmaDataTransport(RdmaClientTransport transport, InetSocketAddress server, NfsClientConfig config) {
@@ -87,13 +90,14 @@ public final class RdmaDataTransport implements DataTransport {
             t.setDaemon(true);
             return t;
         });
-        this.callbacks = task -> {
+        this.ownThread = task -> {
             try {
                 completions.execute(task);
             } catch (RejectedExecutionException e) {
                 ForkJoinPool.commonPool().execute(task); // closed: a late stage still runs, off the transport
             }
         };
+        this.callbacks = config.stageExecutor() != null ? config.stageExecutor() : ownThread;
     }
 
     /**
@@ -280,13 +284,13 @@ public final class RdmaDataTransport implements DataTransport {
 
         /**
          * On the thread that finished the call (the connection's): decodes the reply and completes the future, whose
-         * dependants run elsewhere ({@link CallbackFuture}); a reply that must be copied out of a transport buffer
-         * into the caller's sink is handed to the completions thread instead.
+         * dependants run on the stage executor ({@link CallbackFuture}); a reply that must be copied out of a
+         * transport buffer into the caller's sink is handed to the completions thread instead.
          */
         @Override
         public void onComplete(RdmaCall done) {
             if (ownedSink != null) {
-                callbacks.execute(this::finish);
+                ownThread.execute(this::finish);
             } else {
                 finish();
             }

@@ -224,4 +224,41 @@ class RdmaDataTransportTest {
         assertThat(bulk.get()).as("bulk READs and WRITEs: 4 of each at least").isGreaterThanOrEqualTo(8);
         assertThat(copied.get()).as("of which through a copy").isZero();
     }
+
+    /**
+     * Dependent stages registered while a call is pending run on the transport's own completions thread by default
+     * (they may block), and on the thread that took the reply off the connection with {@code Runnable::run} as the
+     * stage executor: one hand-off less for stages that never block.
+     */
+    @Test
+    void stagesRunOnTheCompletionsThreadByDefaultAndWhereTheReplyWasTakenWithADirectExecutor() throws Exception {
+        assertThat(stageThread(NfsClientConfig.defaults())).startsWith("nfs-rdma-completions-");
+        String direct = stageThread(NfsClientConfig.defaults().withStageExecutor(Runnable::run));
+        assertThat(direct).doesNotStartWith("nfs-rdma-completions-").isNotEqualTo(Thread.currentThread().getName());
+    }
+
+    /** Holds a NULL call's reply until a stage is registered on its future; returns the thread the stage ran on. */
+    private String stageThread(NfsClientConfig config) throws Exception {
+        Dispatching answer = new Dispatching(nfs.programs(), Nfs3UpperLayerBinding.INSTANCE);
+        java.util.concurrent.BlockingQueue<ReceivedCall> held = new java.util.concurrent.LinkedBlockingQueue<>();
+        rdma.script(c -> {
+            if (c.procedure() == Nfs3.NULL) {
+                held.add(c);
+                return null;
+            }
+            return answer.onCall(c);
+        });
+        try (RdmaDataTransport t = RdmaDataTransport.connect(rdma.address(), config,
+                RdmaClientConfig.builder().device(clientDevice).jmx(false).build())) {
+            java.util.concurrent.CompletableFuture<org.dcache.oncrpc4j.xdr.XdrVoid> call = t.call(Nfs3.PROGRAM,
+                    Nfs3.VERSION, Nfs3.NULL, org.dcache.oncrpc4j.xdr.XdrVoid.XDR_VOID,
+                    new org.dcache.oncrpc4j.xdr.XdrVoid());
+            ReceivedCall c = held.poll(30, TimeUnit.SECONDS);
+            assertThat(c).as("the NULL call reached the server").isNotNull();
+            assertThat(call).isNotDone();
+            java.util.concurrent.CompletableFuture<String> ranOn = call.thenApply(v -> Thread.currentThread().getName());
+            rdma.respondLater(c, answer.onCall(c));
+            return ranOn.get(30, TimeUnit.SECONDS);
+        }
+    }
 }

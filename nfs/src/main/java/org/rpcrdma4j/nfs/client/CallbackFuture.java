@@ -3,7 +3,10 @@ package org.rpcrdma4j.nfs.client;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.BiConsumer;
 import java.util.function.BiFunction;
 import java.util.function.Consumer;
@@ -19,15 +22,35 @@ import java.util.function.Function;
  * <p>
  * {@link #thenApplyInline} is for the client's own short, non-blocking result mapping, which runs on the completing
  * thread.
+ * <p>
+ * With a spin time, a thread that waits in {@link #get()}, {@link #get(long, TimeUnit)} or {@link #join()} first
+ * polls for the result for up to that long, yielding now and then, and parks only when it has not come: a small
+ * call's reply usually comes sooner than the wake-up of a parked thread would.
  *
  * @param <T> the result type
  */
 public final class CallbackFuture<T> extends CompletableFuture<T> {
+    /** Spin-wait iterations between yields of the waiting thread. */
+    private static final int SPINS_PER_YIELD = 64;
+
     private final Executor callbacks;
+    private final long spinNanos;
 
     /** @param callbacks where dependent stages run (borrowed) */
     public CallbackFuture(Executor callbacks) {
+        this(callbacks, 0);
+    }
+
+    /**
+     * @param callbacks where dependent stages run (borrowed)
+     * @param spinNanos how long a waiting thread polls for the result before it parks; 0 parks at once
+     */
+    public CallbackFuture(Executor callbacks, long spinNanos) {
+        if (spinNanos < 0) {
+            throw new IllegalArgumentException("negative spin time: " + spinNanos);
+        }
         this.callbacks = callbacks;
+        this.spinNanos = spinNanos;
     }
 
     /**
@@ -36,7 +59,7 @@ public final class CallbackFuture<T> extends CompletableFuture<T> {
      * cause).
      */
     public <U> CallbackFuture<U> thenApplyInline(Function<? super T, ? extends U> fn) {
-        CallbackFuture<U> out = new CallbackFuture<>(callbacks);
+        CallbackFuture<U> out = new CallbackFuture<>(callbacks, spinNanos);
         super.whenComplete((value, failure) -> {
             if (failure != null) {
                 out.completeExceptionally(wrap(failure));
@@ -138,5 +161,39 @@ public final class CallbackFuture<T> extends CompletableFuture<T> {
     @Override
     public CompletableFuture<T> exceptionallyCompose(Function<Throwable, ? extends CompletionStage<T>> fn) {
         return isDone() ? super.exceptionallyCompose(fn) : super.exceptionallyComposeAsync(fn, callbacks);
+    }
+
+    @Override
+    public T get() throws InterruptedException, ExecutionException {
+        spin();
+        return super.get();
+    }
+
+    @Override
+    public T get(long timeout, TimeUnit unit) throws InterruptedException, ExecutionException, TimeoutException {
+        spin();
+        return super.get(timeout, unit);
+    }
+
+    @Override
+    public T join() {
+        spin();
+        return super.join();
+    }
+
+    /** Polls for the result for up to the spin time; allocation-free. */
+    private void spin() {
+        if (spinNanos == 0 || isDone()) {
+            return;
+        }
+        long end = System.nanoTime() + spinNanos;
+        int spins = 0;
+        while (!isDone() && System.nanoTime() - end < 0) {
+            if (++spins % SPINS_PER_YIELD == 0) {
+                Thread.yield(); // more waiters than cores: let the thread that completes us run
+            } else {
+                Thread.onSpinWait();
+            }
+        }
     }
 }

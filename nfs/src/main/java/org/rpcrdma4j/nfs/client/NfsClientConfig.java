@@ -14,6 +14,9 @@ import org.dcache.oncrpc4j.rpc.RpcAuthTypeUnix;
 
 /** Client settings; immutable. Start from {@link #defaults()} and change with the {@code with*} methods. */
 public final class NfsClientConfig {
+    /** {@link #withReplySpin}'s default: about one small call's round trip over RDMA on loopback. */
+    public static final Duration DEFAULT_REPLY_SPIN = Duration.ofNanos(30_000);
+
     private Duration callTimeout = Duration.ofSeconds(60);
     private Duration connectTimeout = Duration.ofSeconds(10);
     private int retransmits = 3;
@@ -29,6 +32,7 @@ public final class NfsClientConfig {
     private Map<String, DataTransportFactory> factories = new HashMap<>();
     private Map<OncRpcProgram, RpcDispatchable> reversePrograms = new LinkedHashMap<>();
     private Executor stageExecutor;
+    private Duration replySpin = DEFAULT_REPLY_SPIN;
 
     private NfsClientConfig() {
     }
@@ -54,6 +58,7 @@ public final class NfsClientConfig {
         c.factories = new HashMap<>(factories);
         c.reversePrograms = new LinkedHashMap<>(reversePrograms);
         c.stageExecutor = stageExecutor;
+        c.replySpin = replySpin;
         return c;
     }
 
@@ -155,6 +160,27 @@ public final class NfsClientConfig {
         NfsClientConfig c = copy();
         c.stageExecutor = executor;
         return c;
+    }
+
+    /**
+     * How long a thread that waits for an {@code rdma://} call's reply ({@code get()} or {@code join()} on the
+     * future the transport returned, as the NFSv3 client's blocking methods do) polls for it before it parks (default
+     * {@link #DEFAULT_REPLY_SPIN}; zero parks at once). A small call's reply over RDMA often comes within it, sooner
+     * than a parked thread would be woken for it; a longer wait costs up to this much CPU per call. The thread yields
+     * now and then while it polls, so many waiters on few cores do not hold up the thread that takes the replies.
+     */
+    public NfsClientConfig withReplySpin(Duration spin) {
+        if (spin.isNegative()) {
+            throw new IllegalArgumentException("reply spin must not be negative: " + spin);
+        }
+        NfsClientConfig c = copy();
+        c.replySpin = spin;
+        return c;
+    }
+
+    /** {@link #withReplySpin}. */
+    public Duration replySpin() {
+        return replySpin;
     }
 
     /** The executor for dependent stages ({@link #withStageExecutor}), or null for the transport's own thread. */

@@ -119,4 +119,53 @@ class CallbackFutureTest {
         assertThatThrownBy(() -> thrown.get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
                 .hasCauseInstanceOf(IllegalStateException.class);
     }
+
+    /**
+     * With a spin time, a waiting thread polls (it stays runnable) instead of parking, gets the result when it comes,
+     * and parks once the spin time is over; a future made by {@code thenApplyInline} spins the same way. Without one it
+     * parks at once.
+     */
+    @Test
+    void aWaiterPollsForTheSpinTimeThenParks() throws Exception {
+        CallbackFuture<String> spinning = new CallbackFuture<>(callbacks, TimeUnit.SECONDS.toNanos(20));
+        CallbackFuture<Integer> mapped = spinning.thenApplyInline(String::length);
+        AtomicReference<Object> got = new AtomicReference<>();
+        Thread waiter = new Thread(() -> got.set(mapped.join()), "waiter");
+        waiter.start();
+        for (int i = 0; i < 50; i++) {
+            Thread.sleep(2);
+            assertThat(waiter.getState()).as("a spinning waiter is not parked").isIn(Thread.State.RUNNABLE,
+                    Thread.State.NEW);
+        }
+        spinning.complete("four");
+        waiter.join(10_000);
+        assertThat(got.get()).isEqualTo(4);
+
+        assertThat(parksWhileWaiting(new CallbackFuture<>(callbacks, TimeUnit.MILLISECONDS.toNanos(50))))
+                .as("a waiter parks once its spin time is over").isTrue();
+        assertThat(parksWhileWaiting(new CallbackFuture<>(callbacks))).as("no spin time: parks at once").isTrue();
+        assertThatThrownBy(() -> new CallbackFuture<>(callbacks, -1)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    /** Whether a thread waiting in {@code get} on {@code f} is seen parked (within 10 s); completes {@code f}. */
+    private static boolean parksWhileWaiting(CallbackFuture<String> f) throws Exception {
+        AtomicReference<Object> got = new AtomicReference<>();
+        Thread waiter = new Thread(() -> {
+            try {
+                got.set(f.get(30, TimeUnit.SECONDS));
+            } catch (Exception e) {
+                got.set(e);
+            }
+        }, "waiter");
+        waiter.start();
+        boolean parked = false;
+        for (int i = 0; i < 5_000 && !parked; i++) {
+            Thread.sleep(2);
+            parked = waiter.getState() == Thread.State.TIMED_WAITING || waiter.getState() == Thread.State.WAITING;
+        }
+        f.complete("done");
+        waiter.join(10_000);
+        assertThat(got.get()).isEqualTo("done");
+        return parked;
+    }
 }

@@ -79,6 +79,7 @@ public final class RdmaDataTransport implements DataTransport {
     private final Executor ownThread;
     /** Where dependent stages of the futures run ({@link NfsClientConfig#stageExecutor()}). */
     private final Executor callbacks;
+    private final long replySpinNanos;
 
     private RdmaDataTransport(RdmaClientTransport transport, InetSocketAddress server, NfsClientConfig config) {
         this.transport = transport;
@@ -98,6 +99,7 @@ public final class RdmaDataTransport implements DataTransport {
             }
         };
         this.callbacks = config.stageExecutor() != null ? config.stageExecutor() : ownThread;
+        this.replySpinNanos = config.replySpin().toNanos();
     }
 
     /**
@@ -183,7 +185,7 @@ public final class RdmaDataTransport implements DataTransport {
     @Override
     public <T extends XdrAble> CompletableFuture<T> call(int program, int version, int procedure, XdrAble args,
                                                          T result) {
-        CompletableFuture<T> future = new CallbackFuture<>(callbacks);
+        CompletableFuture<T> future = new CallbackFuture<>(callbacks, replySpinNanos);
         Pending<T> p = new Pending<>(future, result);
         try {
             p.start(program, version, procedure, args);

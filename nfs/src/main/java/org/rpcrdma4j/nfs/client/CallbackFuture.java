@@ -77,6 +77,14 @@ public final class CallbackFuture<T> extends CompletableFuture<T> {
         return out;
     }
 
+    /**
+     * Runs {@code action} on the completing thread when this future completes ({@code action} must be short, must not
+     * block, and must catch what it throws), or at once on the calling thread when it has completed already.
+     */
+    public void whenCompleteInline(BiConsumer<? super T, ? super Throwable> action) {
+        super.whenComplete(action);
+    }
+
     private static Throwable wrap(Throwable failure) {
         return failure instanceof CompletionException ? failure : new CompletionException(failure);
     }

@@ -88,6 +88,14 @@ public interface DataTransport extends AutoCloseable {
         return false;
     }
 
+    /**
+     * How long a thread waiting for a reply of this transport polls for it before it parks
+     * ({@link NfsClientConfig#withReplySpin}); 0 where the transport does not poll.
+     */
+    default long replySpinNanos() {
+        return 0;
+    }
+
     /** The server's address. */
     InetSocketAddress remoteAddress();
 

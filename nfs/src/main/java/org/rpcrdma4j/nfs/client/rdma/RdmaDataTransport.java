@@ -178,6 +178,11 @@ public final class RdmaDataTransport implements DataTransport {
     }
 
     @Override
+    public long replySpinNanos() {
+        return replySpinNanos;
+    }
+
+    @Override
     public InetSocketAddress remoteAddress() {
         return server;
     }

@@ -18,6 +18,7 @@ import org.rpcrdma4j.nfs.NfsTime;
 import org.rpcrdma4j.nfs.PathConf;
 import org.rpcrdma4j.nfs.SetAttributes;
 import org.rpcrdma4j.nfs.StableHow;
+import org.rpcrdma4j.nfs.client.CallbackFuture;
 import org.rpcrdma4j.nfs.client.NfsAsyncMount;
 import org.rpcrdma4j.nfs.client.DirListing;
 import org.rpcrdma4j.nfs.client.ReadReply;
@@ -106,8 +107,8 @@ public final class Nfs41AsyncClient implements NfsAsyncMount {
     }
 
     /** Sends {@code c}; an error status becomes an {@link Nfs4StatusException}, a bad result a bad reply. */
-    private <T> CompletableFuture<T> call(Compound c, ResultMapper<T> map) {
-        return session.call(c).thenApply(r -> {
+    private <T> CallbackFuture<T> call(Compound c, ResultMapper<T> map) {
+        return session.call(c).thenApplyInline(r -> { // decoding only: on the thread that completed the call
             try {
                 r.check();
                 return map.apply(r);
@@ -118,6 +119,26 @@ public final class Nfs41AsyncClient implements NfsAsyncMount {
                         + " does not make sense: " + e.getMessage(), e));
             }
         });
+    }
+
+    /**
+     * {@code f} as a future whose stages, registered while it is pending, run on the session's executor, as those of
+     * {@link #call} do: a future composed from a call's completes where the call did, which may be the thread that took
+     * the reply off the connection.
+     */
+    private <T> CallbackFuture<T> offTransport(CompletableFuture<T> f) {
+        if (f instanceof CallbackFuture<T> ours) {
+            return ours;
+        }
+        CallbackFuture<T> out = new CallbackFuture<>(session.executor(), session.transport().replySpinNanos());
+        f.whenComplete((v, e) -> {
+            if (e != null) {
+                out.completeExceptionally(e);
+            } else {
+                out.complete(v);
+            }
+        });
+        return out;
     }
 
     private static FileAttributes attributes(Fattr4Decoded d) throws RpcBadReplyException {
@@ -220,7 +241,7 @@ public final class Nfs41AsyncClient implements NfsAsyncMount {
             return f;
         }
         List<String> rest = new ArrayList<>(names.subList(first.size(), names.size()));
-        return f.thenCompose(o -> lookupPath(o.handle(), rest));
+        return offTransport(f.thenCompose(o -> lookupPath(o.handle(), rest)));
     }
 
     /** LOOKUPP: the parent directory of {@code dir}. */
@@ -245,19 +266,21 @@ public final class Nfs41AsyncClient implements NfsAsyncMount {
      */
     public CompletableFuture<ReadReply> read(FileHandle fh, long offset, ByteBuf dst) {
         int count = Math.min(dst.writableBytes(), session.maxReadSize());
-        return files.acquire(fh, OpenFiles.READ).thenCompose(e -> {
+        return offTransport(files.acquire(fh, OpenFiles.READ).thenCompose(e -> {
             ByteBuf sink = sinkFor(dst, count);
             int before = sink.writerIndex();
             Compound c = new Compound("read").putfh(fh).add(new Ops.Read(e, offset, count, sink))
                     .onStaleState(() -> files.reopen(e));
-            return call(c, r -> {
+            CallbackFuture<ReadReply> read = call(c, r -> {
                 Ops.ReadOk ok = r.result(1);
                 if (sink != dst) {
                     dst.writerIndex(dst.writerIndex() + (sink.writerIndex() - before));
                 }
                 return new ReadReply(ok.count(), ok.eof(), null);
-            }).whenComplete((v, x) -> files.release(e));
-        });
+            });
+            read.whenCompleteInline((v, x) -> files.release(e));
+            return read;
+        }));
     }
 
     /**
@@ -285,14 +308,16 @@ public final class Nfs41AsyncClient implements NfsAsyncMount {
     public CompletableFuture<WriteReply> write(FileHandle fh, long offset, ByteBuf src, StableHow stable) {
         int max = session.maxWriteSize();
         ByteBuf data = src.readableBytes() <= max ? src : src.slice(src.readerIndex(), max);
-        return files.acquire(fh, OpenFiles.WRITE).thenCompose(e -> {
+        return offTransport(files.acquire(fh, OpenFiles.WRITE).thenCompose(e -> {
             Compound c = new Compound("write").putfh(fh).add(new Ops.Write(e, offset, stable, data))
                     .onStaleState(() -> files.reopen(e));
-            return call(c, r -> {
+            CallbackFuture<WriteReply> write = call(c, r -> {
                 Ops.WriteOk ok = r.result(1);
                 return new WriteReply(ok.count(), ok.committed(), ok.verifier(), null);
-            }).whenComplete((v, x) -> files.release(e));
-        });
+            });
+            write.whenCompleteInline((v, x) -> files.release(e));
+            return write;
+        }));
     }
 
     /** COMMIT of {@code count} bytes at {@code offset} (0, 0: the whole file); returns the write verifier. */

@@ -15,6 +15,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
@@ -23,6 +24,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.rpcrdma4j.nfs.FileHandle;
+import org.rpcrdma4j.nfs.client.CallbackFuture;
 import org.rpcrdma4j.nfs.client.DataTransport;
 import org.rpcrdma4j.nfs.client.NfsClientConfig;
 import org.rpcrdma4j.nfs.client.RpcConnectionException;
@@ -126,6 +128,7 @@ public final class Nfs41Session implements AutoCloseable {
     private final AtomicLong renewals = new AtomicLong();
     private final AtomicLong delayRetries = new AtomicLong();
     private final AtomicLong compounds = new AtomicLong();
+    private final AtomicLong repliesActedOn = new AtomicLong();
     /** The callback service, when the transport serves it (then CREATE_SESSION asks for the back channel). */
     private final CallbackService callbacks;
     private final AtomicBoolean binding = new AtomicBoolean();
@@ -403,6 +406,15 @@ public final class Nfs41Session implements AutoCloseable {
         return compounds.get();
     }
 
+    /**
+     * Replies (or failures) the session had to act on: an error of SEQUENCE or of the COMPOUND, a SEQUENCE flag, no
+     * answer. They are handled on the session's executor; a reply that went through is finished on the thread that
+     * took it off the connection.
+     */
+    public long repliesActedOn() {
+        return repliesActedOn.get();
+    }
+
     /** Whether the session serves callbacks (CREATE_SESSION asked for the back channel on its connection). */
     public boolean servesCallbacks() {
         return callbacks != null;
@@ -637,17 +649,25 @@ public final class Nfs41Session implements AutoCloseable {
      * an {@link org.rpcrdma4j.nfs.client.RpcCallException} (no answer), an {@link Nfs4StatusException} (the session
      * could not be used or recovered).
      */
-    CompletableFuture<CompoundRes> call(Compound c) {
-        CompletableFuture<CompoundRes> out = new CompletableFuture<>();
+    CallbackFuture<CompoundRes> call(Compound c) {
+        CallbackFuture<CompoundRes> out = newResult();
         new Exchange(c, out, null).start();
         return out;
     }
 
     /** Sends {@code c} on {@code s}, without waiting for or starting a recovery (used inside one). */
     CompletableFuture<CompoundRes> callOn(State s, Compound c) {
-        CompletableFuture<CompoundRes> out = new CompletableFuture<>();
+        CompletableFuture<CompoundRes> out = newResult();
         new Exchange(c, out, s).start();
         return out;
+    }
+
+    /**
+     * A COMPOUND's future: it may complete on the thread that took the reply off the connection, so stages registered
+     * while it is pending run on the session's executor; a waiting thread polls as the transport says.
+     */
+    private CallbackFuture<CompoundRes> newResult() {
+        return new CallbackFuture<>(executor, transport.replySpinNanos());
     }
 
     /** One COMPOUND from its first attempt to its answer. */
@@ -722,7 +742,54 @@ public final class Nfs41Session implements AutoCloseable {
             } catch (RuntimeException e) {
                 reply = CompletableFuture.failedFuture(e);
             }
-            reply.whenCompleteAsync(this::onReply, executor);
+            if (reply instanceof CallbackFuture<CompoundRes> ours) {
+                ours.whenCompleteInline(this::onReplyInline);
+            } else {
+                reply.whenComplete(this::onReplyInline);
+            }
+        }
+
+        /**
+         * On the thread that completed the transport's future: a reply that went through with nothing for the session
+         * to act on is finished here; anything else is handled on the session's executor.
+         */
+        private void onReplyInline(CompoundRes r, Throwable e) {
+            try {
+                if (e == null && finishedInline(r)) {
+                    return;
+                }
+            } catch (RuntimeException x) {
+                LOG.debug("the reply to {} is handled on the executor: {}", c, x.toString());
+            }
+            repliesActedOn.incrementAndGet();
+            try {
+                executor.execute(() -> onReply(r, e));
+            } catch (RejectedExecutionException closed) {
+                onReply(r, e); // the session is closed: fail the caller here rather than lose it
+            }
+        }
+
+        /**
+         * Finishes a COMPOUND whose SEQUENCE and operations all succeeded and whose SEQUENCE asks for nothing (no state
+         * lost, no back channel to bind, no reclaim) as {@link #handle} would; false, having changed nothing, for any
+         * other reply.
+         */
+        private boolean finishedInline(CompoundRes r) {
+            if (r.sequenceStatus() != Nfs4Status.NFS4_OK || !r.isOk()) {
+                return false;
+            }
+            Ops.SequenceOk ok = r.sequence();
+            if ((ok.statusFlags() & (Nfs4Ops.STATE_LOST_FLAGS | Nfs4Ops.CB_PATH_FLAGS
+                    | Nfs4Ops.SEQ4_STATUS_RESTART_RECLAIM_NEEDED)) != 0
+                    || backChannelGranted && transport.connectionGeneration() != boundGeneration) {
+                return false;
+            }
+            slot.sequenceId = seq;
+            slot.uncertain = false;
+            s.slots.serverLimits(ok.highestSlotId(), ok.targetHighestSlotId());
+            s.slots.release(slot);
+            out.complete(r);
+            return true;
         }
 
         private void onReply(CompoundRes r, Throwable e) {

@@ -354,4 +354,50 @@ class Nfs41ClientRdmaTest extends AbstractNfs41ClientTest {
         c.getattr(c.root());
         assertThat(c.session().backChannelBinds()).as("bound once per connection").isOne();
     }
+
+    /**
+     * A COMPOUND that went through is finished where its reply was taken off the connection, without the session's
+     * executor; one with an error is acted on there and fails typed. The futures the client returns keep stages
+     * registered on them off the transport's thread ({@code CallbackFuture}), and their waiters poll first.
+     */
+    @Test
+    void repliesThatWentThroughAreFinishedWithoutTheSessionsExecutorAndErrorsAreActedOn() throws Exception {
+        start();
+        Nfs41Client client = client();
+        FileHandle f = client.create(client.root(), "inline", org.rpcrdma4j.nfs.CreateMode.UNCHECKED, null)
+                .handle();
+        Nfs41Session session = client.session();
+        long actedOn = session.repliesActedOn();
+        long sent = session.compoundsSent();
+        for (int i = 0; i < 50; i++) {
+            java.util.concurrent.CompletableFuture<?> getattr = client.async().getattr(f);
+            assertThat(getattr).isInstanceOf(org.rpcrdma4j.nfs.client.CallbackFuture.class);
+            assertThat(getattr.get(30, TimeUnit.SECONDS)).isNotNull();
+        }
+        ByteBuf data = io.netty.buffer.Unpooled.wrappedBuffer(new byte[] {1, 2, 3});
+        java.util.concurrent.CompletableFuture<?> write = client.async().write(f, 0, data, StableHow.FILE_SYNC);
+        assertThat(write).isInstanceOf(org.rpcrdma4j.nfs.client.CallbackFuture.class);
+        write.get(30, TimeUnit.SECONDS);
+        ByteBuf back = io.netty.buffer.Unpooled.buffer(3);
+        java.util.concurrent.CompletableFuture<ReadReply> read = client.async().read(f, 0, back);
+        assertThat(read).isInstanceOf(org.rpcrdma4j.nfs.client.CallbackFuture.class);
+        assertThat(read.get(30, TimeUnit.SECONDS).count()).isEqualTo(3);
+        assertThat(back.array()).containsExactly(1, 2, 3);
+        assertThat(session.compoundsSent() - sent).isGreaterThanOrEqualTo(52);
+        assertThat(session.repliesActedOn()).as("replies that went through").isEqualTo(actedOn);
+
+        // a stage registered while the WRITE is held at the server runs on the session's executor, not where the
+        // reply was taken
+        vfs.closeGate();
+        java.util.concurrent.CompletableFuture<?> held = client.async().write(f, 3, data, StableHow.FILE_SYNC);
+        vfs.awaitWaiting(1);
+        java.util.concurrent.CompletableFuture<String> stage = held.thenApply(w -> Thread.currentThread().getName());
+        vfs.openGate();
+        assertThat(stage.get(30, TimeUnit.SECONDS)).startsWith("nfs41-");
+
+        FileHandle bogus = FileHandle.of(new byte[] {9, 9, 9, 9, 9, 9, 9, 9});
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> client.async().getattr(bogus)
+                .get(30, TimeUnit.SECONDS)).hasCauseInstanceOf(Nfs4StatusException.class);
+        assertThat(session.repliesActedOn()).as("an error is acted on").isEqualTo(actedOn + 1);
+    }
 }

@@ -23,34 +23,28 @@ import java.util.function.Function;
  * {@link #thenApplyInline} is for the client's own short, non-blocking result mapping, which runs on the completing
  * thread.
  * <p>
- * With a spin time, a thread that waits in {@link #get()}, {@link #get(long, TimeUnit)} or {@link #join()} first
- * polls for the result for up to that long, yielding now and then, and parks only when it has not come: a small
- * call's reply usually comes sooner than the wake-up of a parked thread would.
+ * With a {@link ReplySpin}, a thread that waits in {@link #get()}, {@link #get(long, TimeUnit)} or {@link #join()}
+ * first polls for the result as it says, and parks only when it has not come: a small call's reply usually comes
+ * sooner than the wake-up of a parked thread would.
  *
  * @param <T> the result type
  */
 public final class CallbackFuture<T> extends CompletableFuture<T> {
-    /** Spin-wait iterations between yields of the waiting thread. */
-    private static final int SPINS_PER_YIELD = 64;
-
     private final Executor callbacks;
-    private final long spinNanos;
+    private final ReplySpin spin;
 
     /** @param callbacks where dependent stages run (borrowed) */
     public CallbackFuture(Executor callbacks) {
-        this(callbacks, 0);
+        this(callbacks, ReplySpin.NONE);
     }
 
     /**
      * @param callbacks where dependent stages run (borrowed)
-     * @param spinNanos how long a waiting thread polls for the result before it parks; 0 parks at once
+     * @param spin      how a waiting thread polls for the result before it parks (shared)
      */
-    public CallbackFuture(Executor callbacks, long spinNanos) {
-        if (spinNanos < 0) {
-            throw new IllegalArgumentException("negative spin time: " + spinNanos);
-        }
+    public CallbackFuture(Executor callbacks, ReplySpin spin) {
         this.callbacks = callbacks;
-        this.spinNanos = spinNanos;
+        this.spin = spin;
     }
 
     /**
@@ -59,7 +53,7 @@ public final class CallbackFuture<T> extends CompletableFuture<T> {
      * cause).
      */
     public <U> CallbackFuture<U> thenApplyInline(Function<? super T, ? extends U> fn) {
-        CallbackFuture<U> out = new CallbackFuture<>(callbacks, spinNanos);
+        CallbackFuture<U> out = new CallbackFuture<>(callbacks, spin);
         super.whenComplete((value, failure) -> {
             if (failure != null) {
                 out.completeExceptionally(wrap(failure));
@@ -189,19 +183,7 @@ public final class CallbackFuture<T> extends CompletableFuture<T> {
         return super.join();
     }
 
-    /** Polls for the result for up to the spin time; allocation-free. */
     private void spin() {
-        if (spinNanos == 0 || isDone()) {
-            return;
-        }
-        long end = System.nanoTime() + spinNanos;
-        int spins = 0;
-        while (!isDone() && System.nanoTime() - end < 0) {
-            if (++spins % SPINS_PER_YIELD == 0) {
-                Thread.yield(); // more waiters than cores: let the thread that completes us run
-            } else {
-                Thread.onSpinWait();
-            }
-        }
+        spin.await(this);
     }
 }

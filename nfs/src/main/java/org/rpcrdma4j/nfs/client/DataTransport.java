@@ -89,11 +89,11 @@ public interface DataTransport extends AutoCloseable {
     }
 
     /**
-     * How long a thread waiting for a reply of this transport polls for it before it parks
-     * ({@link NfsClientConfig#withReplySpin}); 0 where the transport does not poll.
+     * How a thread waiting for a reply of this transport polls for it before it parks
+     * ({@link NfsClientConfig#withReplySpin}); {@link ReplySpin#NONE} where the transport does not poll.
      */
-    default long replySpinNanos() {
-        return 0;
+    default ReplySpin replySpin() {
+        return ReplySpin.NONE;
     }
 
     /** The server's address. */

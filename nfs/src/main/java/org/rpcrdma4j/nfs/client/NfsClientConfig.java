@@ -163,8 +163,8 @@ public final class NfsClientConfig {
     }
 
     /**
-     * How long a thread that waits for an {@code rdma://} call's reply ({@code get()} or {@code join()} on the
-     * future the transport returned, as the NFSv3 client's blocking methods do) polls for it before it parks (default
+     * How long a thread that waits for an {@code rdma://} call's reply ({@code get()} or {@code join()} on a future
+     * the NFSv3 or NFSv4.1 client returned, as their blocking methods do) polls for it before it parks (default
      * {@link #DEFAULT_REPLY_SPIN}; zero parks at once). A small call's reply over RDMA often comes within it, sooner
      * than a parked thread would be woken for it; a longer wait costs up to this much CPU per call. The thread yields
      * now and then while it polls, so many waiters on few cores do not hold up the thread that takes the replies.

@@ -21,6 +21,7 @@ import org.dcache.oncrpc4j.xdr.XdrAble;
 import org.rpcrdma4j.nfs.binding.NfsBinding;
 import org.rpcrdma4j.nfs.client.AcceptStatus;
 import org.rpcrdma4j.nfs.client.CallbackFuture;
+import org.rpcrdma4j.nfs.client.ReplySpin;
 import org.rpcrdma4j.nfs.client.DataTransport;
 import org.rpcrdma4j.nfs.client.NfsClientConfig;
 import org.rpcrdma4j.nfs.client.RpcBadReplyException;
@@ -79,7 +80,7 @@ public final class RdmaDataTransport implements DataTransport {
     private final Executor ownThread;
     /** Where dependent stages of the futures run ({@link NfsClientConfig#stageExecutor()}). */
     private final Executor callbacks;
-    private final long replySpinNanos;
+    private final ReplySpin replySpin;
 
     private RdmaDataTransport(RdmaClientTransport transport, InetSocketAddress server, NfsClientConfig config) {
         this.transport = transport;
@@ -99,7 +100,7 @@ public final class RdmaDataTransport implements DataTransport {
             }
         };
         this.callbacks = config.stageExecutor() != null ? config.stageExecutor() : ownThread;
-        this.replySpinNanos = config.replySpin().toNanos();
+        this.replySpin = new ReplySpin(config.replySpin().toNanos());
     }
 
     /**
@@ -178,8 +179,8 @@ public final class RdmaDataTransport implements DataTransport {
     }
 
     @Override
-    public long replySpinNanos() {
-        return replySpinNanos;
+    public ReplySpin replySpin() {
+        return replySpin;
     }
 
     @Override
@@ -190,7 +191,7 @@ public final class RdmaDataTransport implements DataTransport {
     @Override
     public <T extends XdrAble> CompletableFuture<T> call(int program, int version, int procedure, XdrAble args,
                                                          T result) {
-        CompletableFuture<T> future = new CallbackFuture<>(callbacks, replySpinNanos);
+        CompletableFuture<T> future = new CallbackFuture<>(callbacks, replySpin);
         Pending<T> p = new Pending<>(future, result);
         try {
             p.start(program, version, procedure, args);

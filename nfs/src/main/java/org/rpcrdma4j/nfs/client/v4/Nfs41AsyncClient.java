@@ -130,7 +130,7 @@ public final class Nfs41AsyncClient implements NfsAsyncMount {
         if (f instanceof CallbackFuture<T> ours) {
             return ours;
         }
-        CallbackFuture<T> out = new CallbackFuture<>(session.executor(), session.transport().replySpinNanos());
+        CallbackFuture<T> out = new CallbackFuture<>(session.executor(), session.transport().replySpin());
         f.whenComplete((v, e) -> {
             if (e != null) {
                 out.completeExceptionally(e);

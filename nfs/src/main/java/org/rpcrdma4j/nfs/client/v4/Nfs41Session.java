@@ -667,7 +667,7 @@ public final class Nfs41Session implements AutoCloseable {
      * while it is pending run on the session's executor; a waiting thread polls as the transport says.
      */
     private CallbackFuture<CompoundRes> newResult() {
-        return new CallbackFuture<>(executor, transport.replySpinNanos());
+        return new CallbackFuture<>(executor, transport.replySpin());
     }
 
     /** One COMPOUND from its first attempt to its answer. */

@@ -167,7 +167,9 @@ public final class NfsClientConfig {
      * the NFSv3 or NFSv4.1 client returned, as their blocking methods do) polls for it before it parks (default
      * {@link #DEFAULT_REPLY_SPIN}; zero parks at once). A small call's reply over RDMA often comes within it, sooner
      * than a parked thread would be woken for it; a longer wait costs up to this much CPU per call. The thread yields
-     * now and then while it polls, so many waiters on few cores do not hold up the thread that takes the replies.
+     * now and then while it polls, so many waiters on few cores do not hold up the thread that takes the replies; and
+     * when replies keep coming later than this, waiters park at once until a probe finds them quick again
+     * ({@link ReplySpin}).
      */
     public NfsClientConfig withReplySpin(Duration spin) {
         if (spin.isNegative()) {

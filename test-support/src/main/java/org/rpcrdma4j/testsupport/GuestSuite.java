@@ -40,7 +40,19 @@ public final class GuestSuite {
         AtomicInteger passed = new AtomicInteger();
         AtomicInteger failed = new AtomicInteger();
         AtomicInteger skipped = new AtomicInteger();
+        java.util.Map<String, Long> started = new java.util.concurrent.ConcurrentHashMap<>();
         LauncherFactory.create().execute(request.build(), new TestExecutionListener() {
+            @Override
+            public void executionStarted(TestIdentifier test) {
+                started.put(test.getUniqueId(), System.nanoTime());
+            }
+
+            /** How long {@code test} ran, as " (1.2 s)". */
+            private String took(TestIdentifier test) {
+                Long t0 = started.remove(test.getUniqueId());
+                return t0 == null ? "" : String.format(" (%.1f s)", (System.nanoTime() - t0) / 1e9);
+            }
+
             @Override
             public void executionSkipped(TestIdentifier test, String reason) {
                 if (test.isTest()) {
@@ -54,12 +66,13 @@ public final class GuestSuite {
             @Override
             public void executionFinished(TestIdentifier test, TestExecutionResult result) {
                 if (!test.isTest() && result.getStatus() == TestExecutionResult.Status.SUCCESSFUL) {
+                    started.remove(test.getUniqueId());
                     return;
                 }
                 switch (result.getStatus()) {
                     case SUCCESSFUL:
                         passed.incrementAndGet();
-                        System.out.println("PASS " + name(test));
+                        System.out.println("PASS " + name(test) + took(test));
                         break;
                     case ABORTED:
                         skipped.incrementAndGet();
@@ -69,8 +82,8 @@ public final class GuestSuite {
                     default:
                         failed.incrementAndGet();
                         Throwable t = result.getThrowable().orElse(null);
-                        System.out.println("FAIL " + name(test) + ": " + (t == null ? "" : t.toString().replace('\n',
-                                ' ')));
+                        System.out.println("FAIL " + name(test) + took(test) + ": " + (t == null ? "" : t.toString()
+                                .replace('\n', ' ')));
                         if (t != null) {
                             for (StackTraceElement e : t.getStackTrace()) {
                                 if (e.getClassName().startsWith("org.rpcrdma4j")) {

@@ -157,7 +157,7 @@ class FfmGuestTest {
      */
     private void conformance(int atLeast) throws Exception {
         String out = guest.exec(RdmaCoreGuest.JAVA + " -Dorg.slf4j.simpleLogger.defaultLogLevel=warn -cp "
-                + RdmaCoreGuest.GUEST_CLASS_PATH + " org.rpcrdma4j.verbs.ffm.conformance.GuestConformance 10.0.2.15");
+                + RdmaCoreGuest.GUEST_CLASS_PATH + " org.rpcrdma4j.verbs.ffm.conformance.GuestConformance 10.0.2.15", 420);
         System.out.println(out.strip());
         GuestSuite.Summary run = GuestSuite.Summary.read("conformance", out);
         assertThat(run).as(out).isNotNull();

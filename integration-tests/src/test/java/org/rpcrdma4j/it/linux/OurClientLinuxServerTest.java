@@ -207,7 +207,12 @@ class OurClientLinuxServerTest {
                     siwCrcErrors.size());
             checkCounters(setup, stats, siwDrops);
             if (capture != null && !siwDrops.isEmpty()) {
-                capture.stop();
+                try {
+                    capture.stop();
+                } catch (IncompleteCaptureException e) {
+                    // no wire checks follow: whether dumpcap kept every packet does not matter here
+                    LOG.info("{}: the capture is incomplete too ({})", setup, e.getMessage());
+                }
                 capture.keep();
                 LOG.warn("{}: wire checks skipped: siw dropped the connection (see above), so the capture holds "
                         + "more than one connection and resent calls; kept in {}", setup,

@@ -32,11 +32,6 @@ public final class ReplySpin {
         this.nanos = nanos;
     }
 
-    /** The longest a waiter polls, in nanoseconds. */
-    public long nanos() {
-        return nanos;
-    }
-
     /** Polls {@code f} until it is done, for up to the spin time, unless recent polls were in vain. */
     public void await(Future<?> f) {
         if (nanos == 0 || f.isDone()) {

@@ -784,12 +784,17 @@ public final class Nfs41Session implements AutoCloseable {
                     || backChannelGranted && transport.connectionGeneration() != boundGeneration) {
                 return false;
             }
+            sequenceWentThrough(ok);
+            out.complete(r);
+            return true;
+        }
+
+        /** The slot's request went through: its sequence id is the slot's, the server's limits apply, it is free. */
+        private void sequenceWentThrough(Ops.SequenceOk ok) {
             slot.sequenceId = seq;
             slot.uncertain = false;
             s.slots.serverLimits(ok.highestSlotId(), ok.targetHighestSlotId());
             s.slots.release(slot);
-            out.complete(r);
-            return true;
         }
 
         private void onReply(CompoundRes r, Throwable e) {
@@ -813,10 +818,7 @@ public final class Nfs41Session implements AutoCloseable {
             int seqStatus = r.sequenceStatus();
             if (seqStatus == Nfs4Status.NFS4_OK) {
                 Ops.SequenceOk ok = r.sequence();
-                slot.sequenceId = seq;
-                slot.uncertain = false;
-                s.slots.serverLimits(ok.highestSlotId(), ok.targetHighestSlotId());
-                s.slots.release(slot);
+                sequenceWentThrough(ok);
                 if ((ok.statusFlags() & Nfs4Ops.STATE_LOST_FLAGS) != 0) {
                     stateRecovery.stateRevoked(ok.statusFlags());
                 }

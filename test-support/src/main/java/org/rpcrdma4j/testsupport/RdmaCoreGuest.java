@@ -43,6 +43,18 @@ public final class RdmaCoreGuest implements AutoCloseable {
     public static final String JAVA = "ulimit -l unlimited; taskset -c 0 /opt/jre/bin/java "
             + "--enable-native-access=ALL-UNNAMED "
             + "-XX:ErrorFile=/tmp/ffm-hs_err.log";
+    /**
+     * {@link #JAVA} for a JVM whose work is short and whose speed or allocation is not what is checked (the CLI, the
+     * device listing, a test suite): C1 only. Under qemu's emulation C2's compilations take the one virtual CPU from
+     * the program: {@code mount-tool --help} took 10.7 s in the guest, 6.5 s with C1 only. Not for what counts
+     * allocations: scalar replacement is C2's.
+     */
+    public static final String JAVA_QUICK = JAVA + " -XX:TieredStopAtLevel=1";
+    /**
+     * With {@code -Dffm.guest.full=true} the guest tests run everything they have; without it, what the build's time
+     * allows (each test that is left out says so, naming this property).
+     */
+    public static final String FULL_PROPERTY = "ffm.guest.full";
     /** The class path in the guest: the test's own, its jars in one directory and its directories numbered. */
     public static final String GUEST_CLASS_PATH = "'/opt/disni/*" + java.util.stream.IntStream.range(0, CLASS_DIRS)
             .mapToObj(i -> ":/opt/disni/classes-" + i).collect(java.util.stream.Collectors.joining()) + "'";
@@ -57,6 +69,11 @@ public final class RdmaCoreGuest implements AutoCloseable {
         this.harness = harness;
         this.jdk = jdk;
         this.classPath = classPath;
+    }
+
+    /** Whether the whole guest run was asked for ({@value #FULL_PROPERTY}). */
+    public static boolean fullRun() {
+        return Boolean.getBoolean(FULL_PROPERTY);
     }
 
     /** The harness directory, or null when none is named. */

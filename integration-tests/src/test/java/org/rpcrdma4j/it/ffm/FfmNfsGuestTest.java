@@ -23,7 +23,8 @@ import org.rpcrdma4j.testsupport.RequiredPeer;
 
 /**
  * NFS over RDMA through the {@code ffm} provider on real verbs devices, as a user runs it: {@code mount-tool}'s jar on
- * a Java 25 runtime in a qemu guest ({@link RdmaCoreGuest}), first over siw (iWARP), then over rxe (RoCE v2). On each:
+ * a Java 25 runtime in a qemu guest ({@link RdmaCoreGuest}), over rxe (RoCE v2), and first over siw (iWARP) in the
+ * whole guest run ({@link RdmaCoreGuest#FULL_PROPERTY}). On each:
  * our server ({@code serve --provider ffm}) takes a file from our client ({@code put}) and gives it back
  * ({@code get}); the guest's Linux NFS client mounts our server with {@code proto=rdma} and reads and writes; our
  * client writes to and reads from the guest's knfsd over RDMA. Over rxe the servers and clients then do it again at
@@ -43,11 +44,13 @@ class FfmNfsGuestTest {
     private static final String ADDRESS6 = "fd00::2:15";
     private static final String SUITES = "ffm.transportSuites";
     /** The CLI as a user runs it: its manifest enables native access. */
-    private static final String TOOL = RdmaCoreGuest.JAVA.replace(" --enable-native-access=ALL-UNNAMED", "")
+    private static final String TOOL = RdmaCoreGuest.JAVA_QUICK.replace(" --enable-native-access=ALL-UNNAMED", "")
             + " -jar /opt/disni/mount-tool.jar";
     private static final String PROVIDER = provider(ADDRESS);
 
     private RdmaCoreGuest guest;
+    /** Whether siw carried NFS or the suites in this boot (rxe then needs a fresh one). */
+    private boolean siwUsed;
 
     @BeforeAll
     void boot() throws Exception {
@@ -74,6 +77,10 @@ class FfmNfsGuestTest {
     @Test
     @Order(1)
     void nfsOverSiw() throws Exception {
+        Assumptions.assumeTrue(RdmaCoreGuest.fullRun(), "NFS over siw through ffm runs in the whole guest run (-D"
+                + RdmaCoreGuest.FULL_PROPERTY + "=true); the build runs it over rxe, which also binds windows, and "
+                + "the verbs conformance suite over both");
+        siwUsed = true;
         nfs("siw0", 20050);
     }
 
@@ -86,7 +93,9 @@ class FfmNfsGuestTest {
     @Test
     @Order(3)
     void nfsOverRxe() throws Exception {
-        guest.restart();
+        if (siwUsed) {
+            guest.restart();
+        }
         guest.useRxe();
         nfs("rxe0", 20060);
     }
@@ -131,6 +140,7 @@ class FfmNfsGuestTest {
     private void transportSuites(String device) throws Exception {
         Assumptions.assumeTrue(Boolean.getBoolean(SUITES), "the client and server suites over ffm in the guest run "
                 + "with -D" + SUITES + "=true (about 7 minutes more for both devices)");
+        siwUsed |= device.startsWith("siw");
         String out = guest.exec(RdmaCoreGuest.JAVA + " -Xmx1g -Dio.netty.leakDetection.level=paranoid "
                 + "-Dorg.slf4j.simpleLogger.defaultLogLevel=error -cp " + RdmaCoreGuest.GUEST_CLASS_PATH
                 + " org.rpcrdma4j.xprt.GuestTransportSuites ffm " + ADDRESS, 1080);

@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -24,7 +25,8 @@ import org.rpcrdma4j.testsupport.RequiredPeer;
  * On real verbs devices, in a qemu guest ({@link RdmaCoreGuest}), first with siw (iWARP), then with rxe (RoCE v2): the
  * devices this module lists through the FFM API are the ones rdma-core's own {@code ibv_devinfo -v} shows, with the
  * same transport, limits and flags; and the data path runs through it on each ({@code GuestLoopback}: connect and
- * accept with private data, SEND, RDMA WRITE, RDMA READ).
+ * accept with private data, SEND, RDMA WRITE, RDMA READ), then the verbs conformance suite. JMH's gc profiler over
+ * rxe runs in the whole guest run only ({@link RdmaCoreGuest#FULL_PROPERTY}).
  */
 @Timeout(value = 20, unit = TimeUnit.MINUTES)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -93,7 +95,6 @@ class FfmGuestTest {
                 // rxe flushes the requests posted to a queue pair in error and raises the event (siw does not)
                 .contains("vanished event: the flushed requests' event, seen by poll, went with its queue");
         providerSteadyState();
-        allocationUnderJmh();
     }
 
     /**
@@ -151,12 +152,22 @@ class FfmGuestTest {
         conformance(69);
     }
 
+    /** Over rxe, in the whole guest run only: about a minute and a half of the guest's time. */
+    @Test
+    @Order(7)
+    void nothingIsAllocatedPerRoundUnderJmhOverRxe() throws Exception {
+        Assumptions.assumeTrue(RdmaCoreGuest.fullRun(), "JMH's gc profiler over the provider runs in the whole guest "
+                + "run (-D" + RdmaCoreGuest.FULL_PROPERTY + "=true); the build checks the steady state without JMH");
+        guest.useRxe();
+        allocationUnderJmh();
+    }
+
     /**
      * Runs the verbs conformance suite over the ffm provider on the guest's one device ({@code GuestConformance}),
      * prints its lines to the build's log and requires that nothing failed and what the device can do ran.
      */
     private void conformance(int atLeast) throws Exception {
-        String out = guest.exec(RdmaCoreGuest.JAVA + " -Dorg.slf4j.simpleLogger.defaultLogLevel=warn -cp "
+        String out = guest.exec(RdmaCoreGuest.JAVA_QUICK + " -Dorg.slf4j.simpleLogger.defaultLogLevel=warn -cp "
                 + RdmaCoreGuest.GUEST_CLASS_PATH + " org.rpcrdma4j.verbs.ffm.conformance.GuestConformance 10.0.2.15", 420);
         System.out.println(out.strip());
         GuestSuite.Summary run = GuestSuite.Summary.read("conformance", out);
@@ -171,7 +182,7 @@ class FfmGuestTest {
 
     /** Lists the guest's devices both ways, requires them equal, and returns {@code device}'s fields as ours. */
     private Map<String, String> listedAsIbvDevinfoShows(String device) throws Exception {
-        String ours = guest.exec(RdmaCoreGuest.JAVA + " -cp "
+        String ours = guest.exec(RdmaCoreGuest.JAVA_QUICK + " -cp "
                 + RdmaCoreGuest.GUEST_CLASS_PATH + " org.rpcrdma4j.verbs.ffm.FfmDevices");
         String theirs = guest.exec("ibv_devinfo -v");
         assertThat(ours).as(ours).contains("exit=0");

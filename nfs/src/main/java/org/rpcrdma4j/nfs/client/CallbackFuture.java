@@ -142,7 +142,7 @@ public final class CallbackFuture<T> extends CompletableFuture<T> {
 
     @Override
     public <U> CompletableFuture<U> thenCompose(Function<? super T, ? extends CompletionStage<U>> fn) {
-        return isDone() ? super.thenCompose(fn) : super.thenComposeAsync(fn, callbacks);
+        return following(isDone() ? super.thenCompose(fn) : super.thenComposeAsync(fn, callbacks));
     }
 
     @Override
@@ -162,7 +162,28 @@ public final class CallbackFuture<T> extends CompletableFuture<T> {
 
     @Override
     public CompletableFuture<T> exceptionallyCompose(Function<Throwable, ? extends CompletionStage<T>> fn) {
-        return isDone() ? super.exceptionallyCompose(fn) : super.exceptionallyComposeAsync(fn, callbacks);
+        return following(isDone() ? super.exceptionallyCompose(fn) : super.exceptionallyComposeAsync(fn, callbacks));
+    }
+
+    /**
+     * What a composing stage gives. The step it composed completes on whatever thread finished that step (a
+     * transport's, when the step was another call), and so would the plain future composing returns, with the stages
+     * registered on it. So a pending one is followed by a future of this kind, whose stages run on {@code callbacks}
+     * and whose waiters poll as this one's do.
+     */
+    private <U> CompletableFuture<U> following(CompletableFuture<U> composed) {
+        if (composed.isDone()) {
+            return composed;
+        }
+        CallbackFuture<U> out = new CallbackFuture<>(callbacks, spin);
+        composed.whenComplete((value, failure) -> {
+            if (failure != null) {
+                out.completeExceptionally(failure);
+            } else {
+                out.complete(value);
+            }
+        });
+        return out;
     }
 
     @Override

@@ -64,6 +64,52 @@ class CallbackFutureTest {
         assertThat(acceptThread.get()).isEqualTo("callbacks");
     }
 
+    /**
+     * A composed step (a second call, as a CREATE whose reply left out the handle composes a LOOKUP) completes on the
+     * transport's thread; what is registered on the composed future while it is pending still runs on the callback
+     * executor, and a failure of the step arrives as {@code thenCompose} gives it. Without a future of the same kind
+     * the stage ran on "transport".
+     */
+    @Test
+    void stagesOnAComposedFutureRunOnTheCallbackExecutorWhereverTheComposedStepCompletes() throws Exception {
+        CallbackFuture<String> first = new CallbackFuture<>(callbacks);
+        CallbackFuture<Integer> second = new CallbackFuture<>(callbacks);
+        CompletableFuture<Integer> composed = first.thenCompose(s -> second);
+        assertThat(composed).isInstanceOf(CallbackFuture.class);
+        AtomicReference<String> stageThread = new AtomicReference<>();
+        CompletableFuture<Integer> plusOne = composed.thenApply(n -> {
+            stageThread.set(Thread.currentThread().getName());
+            return n + 1;
+        });
+        transport.submit(() -> first.complete("reply")).get(10, TimeUnit.SECONDS);
+        callbacks.submit(() -> { }).get(10, TimeUnit.SECONDS); // the step has been composed: second is awaited
+        transport.submit(() -> second.complete(41)).get(10, TimeUnit.SECONDS);
+        assertThat(plusOne.get(10, TimeUnit.SECONDS)).isEqualTo(42);
+        assertThat(stageThread.get()).isEqualTo("callbacks");
+
+        IOException cause = new IOException("no such file");
+        CallbackFuture<String> ok = new CallbackFuture<>(callbacks);
+        CallbackFuture<Integer> failing = new CallbackFuture<>(callbacks);
+        CompletableFuture<Integer> failed = ok.thenCompose(s -> failing);
+        AtomicReference<String> failureThread = new AtomicReference<>();
+        CompletableFuture<Integer> recovered = failed.exceptionally(e -> {
+            failureThread.set(Thread.currentThread().getName());
+            return -1;
+        });
+        transport.submit(() -> ok.complete("reply")).get(10, TimeUnit.SECONDS);
+        callbacks.submit(() -> { }).get(10, TimeUnit.SECONDS);
+        transport.submit(() -> failing.completeExceptionally(cause)).get(10, TimeUnit.SECONDS);
+        assertThatThrownBy(() -> failed.get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+                .hasCause(cause);
+        assertThatThrownBy(failed::join).isInstanceOf(CompletionException.class).hasCause(cause);
+        assertThat(recovered.get(10, TimeUnit.SECONDS)).isEqualTo(-1);
+        assertThat(failureThread.get()).isEqualTo("callbacks");
+
+        CallbackFuture<String> done = new CallbackFuture<>(callbacks);
+        done.complete("now");
+        assertThat(done.thenCompose(s -> CompletableFuture.completedFuture(s.length())).get()).isEqualTo(3);
+    }
+
     @Test
     void aStageRegisteredAfterCompletionRunsOnTheRegisteringThread() throws Exception {
         CallbackFuture<String> f = new CallbackFuture<>(callbacks);

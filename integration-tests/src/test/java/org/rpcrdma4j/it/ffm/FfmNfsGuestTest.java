@@ -29,11 +29,11 @@ import org.rpcrdma4j.testsupport.RequiredPeer;
  * ({@code get}); the guest's Linux NFS client mounts our server with {@code proto=rdma} and reads and writes; our
  * client writes to and reads from the guest's knfsd over RDMA. Over rxe the servers and clients then do it again at
  * an IPv6 address. Every file is compared byte for byte ({@code cmp}).
- * With {@code -Dffm.transportSuites=true}, our client and server suites then run there over the same device
- * ({@code GuestTransportSuites}, the transport module's tests with {@code ffm} for the software device; those that need
- * the software device's own options or fault injection, or what the device does not do, skip, saying so): nothing
- * may fail. They add about 7 minutes for both devices under the guest's emulation, more than the build's time allows
- * beside the rest, so they run only when asked.
+ * In the whole guest run, or with {@code -Dffm.transportSuites=true}, our client and server suites then run there
+ * over the same device ({@code GuestTransportSuites}, the transport module's tests with {@code ffm} for the software
+ * device; those that need the software device's own options or fault injection, or what the device does not do,
+ * skip, saying so): nothing may fail. They add about 7 minutes for both devices under the guest's emulation, more
+ * than the build's time allows beside the rest, so they run only when asked.
  */
 @Timeout(value = 20, unit = TimeUnit.MINUTES)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -138,7 +138,8 @@ class FfmNfsGuestTest {
 
     /** Runs the client and server suites over the ffm provider on {@code device}; nothing may fail. */
     private void transportSuites(String device) throws Exception {
-        Assumptions.assumeTrue(Boolean.getBoolean(SUITES), "the client and server suites over ffm in the guest run "
+        Assumptions.assumeTrue(Boolean.getBoolean(SUITES) || RdmaCoreGuest.fullRun(), "the client and server suites "
+                + "over ffm in the guest run in the whole guest run (-D" + RdmaCoreGuest.FULL_PROPERTY + "=true) or "
                 + "with -D" + SUITES + "=true (about 7 minutes more for both devices)");
         siwUsed |= device.startsWith("siw");
         String out = guest.exec(RdmaCoreGuest.JAVA + " -Xmx1g -Dio.netty.leakDetection.level=paranoid "

@@ -172,11 +172,16 @@ public final class CallbackFuture<T> extends CompletableFuture<T> {
      * and whose waiters poll as this one's do.
      */
     private <U> CompletableFuture<U> following(CompletableFuture<U> composed) {
-        if (composed.isDone()) {
-            return composed;
-        }
+        return composed.isDone() ? composed : following(composed, callbacks, spin);
+    }
+
+    /**
+     * A future of this kind that completes as {@code f} does (on the thread that completes {@code f}), for a result
+     * made from other futures that must keep the caller's stages off the threads those complete on.
+     */
+    public static <U> CallbackFuture<U> following(CompletableFuture<U> f, Executor callbacks, ReplySpin spin) {
         CallbackFuture<U> out = new CallbackFuture<>(callbacks, spin);
-        composed.whenComplete((value, failure) -> {
+        f.whenComplete((value, failure) -> {
             if (failure != null) {
                 out.completeExceptionally(failure);
             } else {

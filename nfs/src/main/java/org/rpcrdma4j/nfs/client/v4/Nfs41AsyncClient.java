@@ -127,18 +127,8 @@ public final class Nfs41AsyncClient implements NfsAsyncMount {
      * the reply off the connection.
      */
     private <T> CallbackFuture<T> offTransport(CompletableFuture<T> f) {
-        if (f instanceof CallbackFuture<T> ours) {
-            return ours;
-        }
-        CallbackFuture<T> out = new CallbackFuture<>(session.executor(), session.transport().replySpin());
-        f.whenComplete((v, e) -> {
-            if (e != null) {
-                out.completeExceptionally(e);
-            } else {
-                out.complete(v);
-            }
-        });
-        return out;
+        return f instanceof CallbackFuture<T> ours ? ours
+                : CallbackFuture.following(f, session.executor(), session.transport().replySpin());
     }
 
     private static FileAttributes attributes(Fattr4Decoded d) throws RpcBadReplyException {

@@ -139,8 +139,8 @@ class FfmNfsGuestTest {
     /** Runs the client and server suites over the ffm provider on {@code device}; nothing may fail. */
     private void transportSuites(String device) throws Exception {
         Assumptions.assumeTrue(Boolean.getBoolean(SUITES) || RdmaCoreGuest.fullRun(), "the client and server suites "
-                + "over ffm in the guest run in the whole guest run (-D" + RdmaCoreGuest.FULL_PROPERTY + "=true) or "
-                + "with -D" + SUITES + "=true (about 7 minutes more for both devices)");
+                + "over ffm run in the whole guest run (-D" + RdmaCoreGuest.FULL_PROPERTY + "=true) or alone with -D"
+                + SUITES + "=true (about 7 minutes more for both devices)");
         siwUsed |= device.startsWith("siw");
         String out = guest.exec(RdmaCoreGuest.JAVA + " -Xmx1g -Dio.netty.leakDetection.level=paranoid "
                 + "-Dorg.slf4j.simpleLogger.defaultLogLevel=error -cp " + RdmaCoreGuest.GUEST_CLASS_PATH

@@ -226,12 +226,12 @@ public final class Nfs41AsyncClient implements NfsAsyncMount {
         }
         c.getfh().getattr(ATTRS);
         int at = c.size() - 2;
-        CompletableFuture<NfsObject> f = call(c, r -> new NfsObject(r.result(at), attributes(r.result(at + 1))));
+        CallbackFuture<NfsObject> f = call(c, r -> new NfsObject(r.result(at), attributes(r.result(at + 1))));
         if (first.size() == names.size()) {
             return f;
         }
         List<String> rest = new ArrayList<>(names.subList(first.size(), names.size()));
-        return offTransport(f.thenCompose(o -> lookupPath(o.handle(), rest)));
+        return f.thenCompose(o -> lookupPath(o.handle(), rest)); // keeps stages off the transport's thread itself
     }
 
     /** LOOKUPP: the parent directory of {@code dir}. */

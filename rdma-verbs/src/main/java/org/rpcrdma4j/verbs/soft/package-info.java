@@ -42,8 +42,10 @@
  * (small RPC calls and replies go that way, inline) are confirmed by the next probe or Read Response, and until then
  * hold their send-queue slots as they would anyway. So a Write or Send the peer refuses completes with REM_ACCESS_ERR or
  * REM_OP_ERR, as on InfiniBand. (Linux siw answers a zero-length Read Request that arrives while it is transmitting
- * with the length and STag of the response it sent last, and ends the connection when that STag has been
- * invalidated since: hence no probe while a Read's response may be on its way.) Without it (or with ORD 0)
+ * with the length and STag of the work request it served before, and ends the connection when that STag has been
+ * invalidated since: hence no probe while a Read's response may be on its way, and none behind a Send With
+ * Invalidate of the STag the last Read came from until the peer sends something else; what is written meanwhile
+ * completes once written, and such a Send waits for an outstanding probe.) Without it (or with ORD 0)
  * a Write or Send completes once written to the socket, as siw does, and a refusal shows only as the connection
  * breaking. On the receiving side a Send after a Write is delivered after the Write's data is placed (one
  * connection, one engine, stream order).</li>

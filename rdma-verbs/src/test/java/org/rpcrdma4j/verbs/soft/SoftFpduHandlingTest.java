@@ -617,17 +617,21 @@ class SoftFpduHandlingTest extends VerbsFixture {
     }
 
     /**
-     * No placement probe goes out while an RDMA Read of the consumer's is outstanding: Linux siw answers a zero-length
-     * Read Request that arrives while it is still transmitting (a Read Response, say) from its Read Response queue,
-     * and there takes the length and STag of the response it sent before, which may be invalid by then (it ends the
-     * connection with a Terminate). The Send posted behind the Read goes out at once; its probe follows the Read
-     * Response, and the Send completes once the probe is answered.
+     * No placement probe goes out while an RDMA Read of the consumer's is outstanding, nor behind a Send With
+     * Invalidate of the STag the Read came from until the peer sends something other than a Read Response. Linux siw
+     * answers a zero-length Read Request that arrives while it is still transmitting from its Read Response queue,
+     * where it takes the length and STag of the work request it served before: the Read's response, whose STag the
+     * Send With Invalidate of an NFS reply may have invalidated by then (it ends the connection with a Terminate).
+     * Such a Send also waits for a probe still outstanding, which the peer may not have served yet. Meanwhile Sends
+     * complete once written; the peer's next message ends that, and a signaled Send is confirmed by a probe again.
      */
     @Test
-    void noProbeWhileAReadIsOutstanding() throws Exception {
+    void noProbeWhereThePeerMayServeItFromAnInvalidatedReadSource() throws Exception {
         try (Initiator i = new Initiator()) {
             RegisteredMemory sink = register(i.client.pd, 64, REMOTE);
             RegisteredMemory src = register(i.client.pd, 64, REMOTE);
+            RegisteredMemory inbox = register(i.client.pd, 64, Access.LOCAL_WRITE);
+            i.client.qp.postRecv(recv(9, inbox, 0, 64));
             i.client.qp.postSend(read(1, sink, 0, 16, 0x00556600, 0x1000));
             byte[] request = i.peer.readFpdu();
             assertThat(RawPeer.opcode(request)).isEqualTo(Rdmap.READ_REQUEST);
@@ -646,7 +650,32 @@ class SoftFpduHandlingTest extends VerbsFixture {
             assertThat(read.wrId).isEqualTo(1);
             assertThat(read.status).isEqualTo(WcStatus.SUCCESS);
             assertThat(bytes(sink.buffer(), 0, 16)).isEqualTo(data);
-            answerProbeThenCompletes(i, 2);
+            byte[] probe = i.peer.readFpdu();
+            assertThat(RawPeer.opcode(probe)).as("the probe for the Send, after the Read").isEqualTo(Rdmap.READ_REQUEST);
+
+            SendWorkRequest reply = send(3, src, 0, 32);
+            reply.opcode = org.rpcrdma4j.verbs.Opcode.SEND_WITH_INV;
+            reply.invalidateStag = 0x00556600;
+            i.client.qp.postSend(reply);
+            assertThat(i.peer.quietFor(200)).as("the Send With Invalidate waits for the outstanding probe").isTrue();
+            i.peer.answerZeroLengthRead(probe);
+            WorkCompletion confirmed = await(i.client.sendCq);
+            assertThat(confirmed.wrId).isEqualTo(2);
+            assertThat(RawPeer.opcode(i.peer.readFpdu())).isEqualTo(Rdmap.SEND_INVALIDATE);
+            WorkCompletion invalidating = await(i.client.sendCq);
+            assertThat(invalidating.wrId).as("completed once written, with no probe").isEqualTo(3);
+            assertThat(invalidating.status).isEqualTo(WcStatus.SUCCESS);
+            assertThat(i.peer.buffered()).as("bytes after the Send With Invalidate of the Read's STag").isZero();
+            i.client.qp.postSend(send(4, src, 0, 32));
+            assertThat(RawPeer.opcode(i.peer.readFpdu())).isEqualTo(Rdmap.SEND);
+            assertThat(await(i.client.sendCq).wrId).as("completed once written, with no probe").isEqualTo(4);
+            assertThat(i.peer.buffered()).isZero();
+
+            i.peer.sendFpdu(RawPeer.untagged(true, Rdmap.SEND, 0, Ddp.QN_SEND, 1, 0, new byte[] {7}));
+            assertThat(await(i.client.recvCq).wrId).isEqualTo(9);
+            i.client.qp.postSend(send(5, src, 0, 32));
+            assertThat(RawPeer.opcode(i.peer.readFpdu())).isEqualTo(Rdmap.SEND);
+            answerProbeThenCompletes(i, 5);
         }
     }
 

@@ -259,7 +259,11 @@ final class Receiver {
             }
         }
         seg.decode(hdr);
-        behindWholeSend = qp.hold.onPeerFpdu(seg.tagged && seg.opcode == Rdmap.READ_RESPONSE);
+        boolean readResponse = seg.tagged && seg.opcode == Rdmap.READ_RESPONSE;
+        behindWholeSend = qp.hold.onPeerFpdu(readResponse);
+        if (!readResponse) {
+            qp.peerMessageArrived();
+        }
         if (!seenFirst) {
             seenFirst = true;
             qp.onFirstFpdu();

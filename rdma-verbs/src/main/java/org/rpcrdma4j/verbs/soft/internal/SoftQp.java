@@ -100,6 +100,15 @@ public final class SoftQp implements QueuePair, Engine.Handler {
     private boolean peerClosed;
     private Engine.Timer lingerTimer;
     private int userReads;
+    /**
+     * Whether the peer's transmitter may still be at the Read Response it sent last, whose source STag is
+     * {@link #peerResponseSource}: from the completion of a Read of ours until anything but a Read Response arrives
+     * from the peer. See {@link Transmitter#probeDue}.
+     */
+    private boolean peerAtReadResponse;
+    private int peerResponseSource;
+    /** Whether a Send With Invalidate of {@link #peerResponseSource} went out since: no probe until the peer sends. */
+    private boolean peerResponseSourceInvalidated;
     private boolean active;
     private Engine.Timer wakeTimer;
     private long wakeDelayNanos;
@@ -581,6 +590,32 @@ public final class SoftQp implements QueuePair, Engine.Handler {
         userReads++;
     }
 
+    /** Whether a Send With Invalidate of {@code stag} would invalidate the source of the peer's last Read Response. */
+    boolean invalidatesPeerResponseSource(int stag) {
+        return peerAtReadResponse && stag == peerResponseSource;
+    }
+
+    /** A Send With Invalidate of {@code stag} is going out. */
+    void remoteInvalidateSent(int stag) {
+        if (invalidatesPeerResponseSource(stag)) {
+            peerResponseSourceInvalidated = true;
+        }
+    }
+
+    /** Whether a probe could make the peer read from an invalidated STag (see {@link Transmitter#probeDue}). */
+    boolean peerResponseSourceInvalidated() {
+        return peerResponseSourceInvalidated;
+    }
+
+    /** Something other than a Read Response arrived: the peer's transmitter has moved past its last one. */
+    void peerMessageArrived() {
+        peerAtReadResponse = false;
+        if (peerResponseSourceInvalidated) {
+            peerResponseSourceInvalidated = false;
+            engine.schedule(this); // a probe for work written since may go now
+        }
+    }
+
     // ---------------------------------------------------------------- protocol errors
 
     /**
@@ -646,6 +681,8 @@ public final class SoftQp implements QueuePair, Engine.Handler {
                 }
             }
             w.done(WcStatus.SUCCESS, 0);
+            peerAtReadResponse = true;
+            peerResponseSource = w.rkey;
         } else {
             tx.probeAnswered();
         }

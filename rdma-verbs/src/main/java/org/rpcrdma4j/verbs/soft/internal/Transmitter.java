@@ -215,6 +215,12 @@ final class Transmitter {
     private void onFlushed() {
         if (!ackMode) {
             qp.acknowledge(sq.exec);
+        } else if (qp.peerResponseSourceInvalidated()) {
+            // no probe may go (probeDue): what has been written completes as without placement confirmation
+            qp.acknowledge(sq.exec);
+            unackedSinceReadRequest = 0;
+            awaitedSinceReadRequest = 0;
+            unackedBytes = 0;
         }
     }
 
@@ -331,12 +337,20 @@ final class Transmitter {
      * Linux siw answers a zero-length Read Request that arrives while it transmits from its Read Response queue, where
      * it takes the length and STag of the last response it sent; once that STag is invalid (an NFS client's read
      * chunk after the reply invalidated it) it ends the connection with a Terminate. The Read Response confirms what
-     * went before the Read; the queue pair is scheduled when its last Read completes ({@link SoftQp}), and the probe
-     * for what came after goes then.
+     * went before the Read.
+     * <p>
+     * Nor behind a Send With Invalidate of the STag our last Read came from, until the peer sends anything but a Read
+     * Response: siw's transmitter may still be at that response (its last bytes sent, the work request not yet
+     * retired) when the probe arrives, and it serves a probe queued there with the STag of the work request before
+     * it, now invalid (an NFS server's reply invalidating the client's read chunk). Meanwhile what is written
+     * completes once written ({@link #onFlushed}), as without placement confirmation; the peer's next message (an NFS
+     * client's next call) ends that, and the queue pair is scheduled then. For the same reason such a Send waits
+     * while a probe is outstanding ({@link #sqHeadReady}): a probe sent after the Read may still be queued at the
+     * peer.
      */
     private boolean probeDue(boolean moreWork) {
         if (!ackMode || awaitedSinceReadRequest == 0 || probeOutstanding || qp.orq.isFull()
-                || qp.hasOutstandingUserReads()) {
+                || qp.hasOutstandingUserReads() || qp.peerResponseSourceInvalidated()) {
             return false;
         }
         return !moreWork || unackedBytes >= PROBE_BYTES || unackedSinceReadRequest >= Math.max(1, sq.depth / 4);
@@ -361,6 +375,9 @@ final class Transmitter {
         if (w.fenced() && qp.hasOutstandingUserReads()) {
             return false;
         }
+        if (probeOutstanding && w.opcode == Opcode.SEND_WITH_INV && qp.invalidatesPeerResponseSource(w.invalidateStag)) {
+            return false; // see probeDue
+        }
         return !w.isRead() || qp.orq.limit() == 0 || !qp.orq.isFull();
     }
 
@@ -381,6 +398,9 @@ final class Transmitter {
             msgLength = (int) (w.inline ? w.inlineLength : w.length);
             if (messageKind == SQ_SEND) {
                 w.msn = ++sendMsn;
+                if (w.opcode == Opcode.SEND_WITH_INV) {
+                    qp.remoteInvalidateSent(w.invalidateStag);
+                }
             }
         }
         return true;

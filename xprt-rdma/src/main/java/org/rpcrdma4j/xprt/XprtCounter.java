@@ -59,7 +59,12 @@ public enum XprtCounter {
     /** Remote invalidations (Send With Invalidate) honoured. */
     REMOTE_INVALIDATIONS("remote_invalidations"),
     /** Keep-alive probes sent. */
-    KEEPALIVE_PROBES("keepalive_probes");
+    KEEPALIVE_PROBES("keepalive_probes"),
+    /**
+     * Bytes of oncrpc4j replies lent to their callers in the registered memory they arrived in, not copied (Java 22
+     * and later; see {@code RdmaClientConfig.Builder.lentReplies}).
+     */
+    LENT_REPLY_BYTES("lent_reply_bytes");
 
     private final String label;
 

@@ -442,9 +442,8 @@ public final class RdmaClientTransport implements RpcTransport, AutoCloseable {
             }
             return; // with no handler, the caller gave up on it
         }
-        byte[] reply = plainReply.flatten();
         try {
-            Xdr xdr = new Xdr(reply);
+            Xdr xdr = plainReply.xdr(agent.lentReplies(), agent.counters());
             xdr.beginDecoding();
             xdr.xdrDecodeInt(); // xid
             xdr.xdrDecodeInt(); // message type: REPLY

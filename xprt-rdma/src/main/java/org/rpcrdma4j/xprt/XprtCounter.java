@@ -59,12 +59,7 @@ public enum XprtCounter {
     /** Remote invalidations (Send With Invalidate) honoured. */
     REMOTE_INVALIDATIONS("remote_invalidations"),
     /** Keep-alive probes sent. */
-    KEEPALIVE_PROBES("keepalive_probes"),
-    /**
-     * Bytes of oncrpc4j replies lent to their callers in the registered memory they arrived in, not copied (Java 22
-     * and later; see {@code RdmaClientConfig.Builder.lentReplies}).
-     */
-    LENT_REPLY_BYTES("lent_reply_bytes");
+    KEEPALIVE_PROBES("keepalive_probes");
 
     private final String label;
 

@@ -45,12 +45,6 @@ final class CallMarshaler {
     private final int maxCredits;
     private final int defaultMaxReplySize;
     private final int maxCallSize;
-    /**
-     * Room before and after an oncrpc4j call's Write chunk sink for the inline parts of the reply, so that the reply
-     * can be made whole in place and lent ({@link PlainReply}): a page-rounded inline receive, or 0 when replies are
-     * not lent.
-     */
-    private final int plainReplyRoom;
 
     CallMarshaler(ClientAgent agent, RdmaClientConfig config) {
         this.agent = agent;
@@ -59,9 +53,6 @@ final class CallMarshaler {
         this.maxCredits = config.maxCredits();
         this.defaultMaxReplySize = config.defaultMaxReplySize();
         this.maxCallSize = config.maxPayloadSize() + config.inlineSendSize();
-        int page = org.rpcrdma4j.registration.BufferPoolConfig.PAGE_SIZE;
-        this.plainReplyRoom = agent.lentReplies().enabled()
-                ? (config.inlineReceiveSize() + page - 1) / page * page : 0;
     }
 
     // ------------------------------------------------------------------ preparing a DDP call
@@ -302,12 +293,11 @@ final class CallMarshaler {
                 + 2 * RpcRdmaLayout.SEGMENT_LENGTH;
         if (maxItem > 0 && maxInline >= 0 && maxInline + writeEcho <= inlineReceive) {
             checkMappable(slot, maxItem, "write chunk");
-            int room = slot.plain && maxItem + 2L * plainReplyRoom <= buffers.config().arenaSize() ? plainReplyRoom : 0;
-            RegisteredBuffer sink = allocate(slot, maxItem + 2L * room, "write chunk");
+            RegisteredBuffer sink = allocate(slot, maxItem, "write chunk");
             slot.ownedReply = sink;
             slot.replyPlan = RequestSlot.ReplyPlan.WRITE_CHUNK;
             slot.sinkBuf = sink;
-            slot.sinkIndex = room;
+            slot.sinkIndex = 0;
             slot.sinkLength = (int) maxItem;
             return;
         }

@@ -78,7 +78,6 @@ final class ClientAgent implements Agent, ConnectionWork {
     private final EnumCounters<XprtCounter> counters = new EnumCounters<>(XprtCounter.class);
     private final EnumCounters<ClientCounter> own = new EnumCounters<>(ClientCounter.class);
     private final CallMarshaler marshaler;
-    private final LentReplies lentReplies;
     private final ReplyProcessor replies;
     private final ReceiveRing receives;
     private final SlotPool pool;
@@ -162,7 +161,6 @@ final class ClientAgent implements Agent, ConnectionWork {
             batch[i] = new WorkCompletion();
         }
         RpcRdmaLimits limits = RpcRdmaLimits.DEFAULT;
-        this.lentReplies = new LentReplies(config.lentReplyBytes(), counters);
         this.marshaler = new CallMarshaler(this, config);
         this.replies = new ReplyProcessor(this, limits, server.toString());
         // RFC 8167: receives of their own for the server's reverse-direction calls, beyond the forward credits
@@ -200,10 +198,6 @@ final class ClientAgent implements Agent, ConnectionWork {
 
     EnumCounters<XprtCounter> counters() {
         return counters;
-    }
-
-    LentReplies lentReplies() {
-        return lentReplies;
     }
 
     EnumCounters<ClientCounter> ownCounters() {
@@ -1000,7 +994,6 @@ final class ClientAgent implements Agent, ConnectionWork {
 
     /** Releases the slots' and receives' buffers. After the agent was removed from its runner. */
     void releaseBuffers() {
-        lentReplies.close();
         receives.release();
         reverse.release();
         pool.releaseBuffers();

@@ -40,7 +40,6 @@ public final class RdmaClientConfig {
     private final int maxPayloadSize;
     private final int defaultMaxReplySize;
     private final long bufferPoolBytes;
-    private final long lentReplyBytes;
     private final Duration bufferWait;
     private final Duration defaultCallTimeout;
     private final Duration keepAliveInterval;
@@ -71,7 +70,6 @@ public final class RdmaClientConfig {
         this.maxPayloadSize = b.maxPayloadSize;
         this.defaultMaxReplySize = b.defaultMaxReplySize;
         this.bufferPoolBytes = b.bufferPoolBytes;
-        this.lentReplyBytes = b.lentReplyBytes;
         this.bufferWait = b.bufferWait;
         this.defaultCallTimeout = b.defaultCallTimeout;
         this.keepAliveInterval = b.keepAliveInterval;
@@ -109,7 +107,6 @@ public final class RdmaClientConfig {
         b.maxPayloadSize = maxPayloadSize;
         b.defaultMaxReplySize = defaultMaxReplySize;
         b.bufferPoolBytes = bufferPoolBytes;
-        b.lentReplyBytes = lentReplyBytes;
         b.bufferWait = bufferWait;
         b.defaultCallTimeout = defaultCallTimeout;
         b.keepAliveInterval = keepAliveInterval;
@@ -182,16 +179,6 @@ public final class RdmaClientConfig {
 
     public long bufferPoolBytes() {
         return bufferPoolBytes;
-    }
-
-    /**
-     * Registered memory that oncrpc4j replies may hold at once, lent to their callers instead of copied out (Java 22
-     * and later; default a quarter of the buffer pool; 0 copies every reply). A lent reply's memory goes back to the
-     * pool once the reply and every buffer its decoding handed out (an NFS READ's data) are unreachable; past this
-     * bound replies are copied.
-     */
-    public long lentReplyBytes() {
-        return lentReplyBytes >= 0 ? lentReplyBytes : bufferPoolBytes / 4;
     }
 
     public Duration bufferWait() {
@@ -288,7 +275,6 @@ public final class RdmaClientConfig {
         private int maxPayloadSize = 1 << 20;
         private int defaultMaxReplySize = 64 << 10;
         private long bufferPoolBytes = 64L << 20;
-        private long lentReplyBytes = -1;
         private Duration bufferWait = Duration.ofSeconds(30);
         private Duration defaultCallTimeout = Duration.ofSeconds(60);
         private Duration keepAliveInterval = Duration.ofSeconds(30);
@@ -409,19 +395,6 @@ public final class RdmaClientConfig {
             }
             this.bufferPoolBytes = bytes;
             this.bufferWait = positive(wait, "buffer wait");
-            return this;
-        }
-
-        /**
-         * Registered memory that oncrpc4j replies may hold at once while their callers use them (Java 22 and later;
-         * default a quarter of the buffer pool; 0 copies every reply out of registered memory, as before Java 22).
-         * See {@link RdmaClientConfig#lentReplyBytes()}.
-         */
-        public Builder lentReplies(long bytes) {
-            if (bytes < 0) {
-                throw new IllegalArgumentException("lent reply bytes must not be negative: " + bytes);
-            }
-            this.lentReplyBytes = bytes;
             return this;
         }
 

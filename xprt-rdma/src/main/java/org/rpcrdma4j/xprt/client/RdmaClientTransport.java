@@ -442,8 +442,9 @@ public final class RdmaClientTransport implements RpcTransport, AutoCloseable {
             }
             return; // with no handler, the caller gave up on it
         }
+        byte[] reply = plainReply.flatten();
         try {
-            Xdr xdr = plainReply.xdr(agent.lentReplies(), agent.counters());
+            Xdr xdr = new Xdr(reply);
             xdr.beginDecoding();
             xdr.xdrDecodeInt(); // xid
             xdr.xdrDecodeInt(); // message type: REPLY

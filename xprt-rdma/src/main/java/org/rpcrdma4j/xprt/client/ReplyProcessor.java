@@ -240,6 +240,9 @@ final class ReplyProcessor {
         if (position < 0 && placed > 0) {
             return bad(slot, placed + " bytes placed in the Write chunk, but the reply has no data item for them");
         }
+        if (position >= 0) {
+            counters.add(XprtCounter.FIXUP_COPY_COUNT, placed);
+        }
         if (slot.ddpCall == null) {
             // an oncrpc4j caller's: made flat on the callback thread, from the sink the reply takes over
             byte[] head = new byte[length];
@@ -248,9 +251,6 @@ final class ReplyProcessor {
                     slot.sinkIndex, position < 0 ? 0 : (int) placed);
             slot.ownedReply = null;
             return null;
-        }
-        if (position >= 0) {
-            counters.add(XprtCounter.FIXUP_COPY_COUNT, placed);
         }
         StreamLayout layout = slot.replyLayout;
         layout.layOutReply(length, position < 0 ? length : position, position < 0 ? 0 : placed);
@@ -286,11 +286,11 @@ final class ReplyProcessor {
             return bad(slot, "the Reply chunk does not hold the reply to this call");
         }
         counters.add(XprtCounter.TOTAL_RDMA_REPLY, length);
+        counters.add(XprtCounter.FIXUP_COPY_COUNT, length);
         if (slot.keepAliveProbe) {
             return null;
         }
         if (slot.ddpCall != null) {
-            counters.add(XprtCounter.FIXUP_COPY_COUNT, length);
             Copies.append(slot.sinkBuf, slot.sinkIndex, length, slot.ddpCall.replyBuffer());
             slot.ddpCall.replied(length, -1);
         } else if (slot.ownedReply == slot.sinkBuf) {
@@ -298,7 +298,6 @@ final class ReplyProcessor {
             slot.plainReply = PlainReply.inChunk(slot.ownedReply, slot.sinkIndex, length);
             slot.ownedReply = null;
         } else {
-            counters.add(XprtCounter.FIXUP_COPY_COUNT, length);
             byte[] flat = new byte[length];
             slot.sinkBuf.getBytes(slot.sinkIndex, flat);
             slot.plainReply = PlainReply.of(flat);

@@ -521,15 +521,27 @@ final class ClientAgent implements Agent, ConnectionWork {
         }
     }
 
+    /**
+     * Posts every call that has a credit, as one chain: the device takes them with one post (a NIC's doorbell; the
+     * software device's one gathering write).
+     */
     private int sendQueued() {
         int n = 0;
+        SendWorkRequest head = null;
+        SendWorkRequest tail = null;
         RequestSlot slot;
         while ((slot = window.nextSendable()) != null) {
-            post(slot);
-            n++;
-            if (forceDisconnect) {
-                break; // the post failed: the connection is dropped at the end of this round
+            SendWorkRequest first = prepare(slot);
+            if (head == null) {
+                head = first;
+            } else {
+                tail.next = first;
             }
+            tail = slot.sendWr;
+            n++;
+        }
+        if (head != null) {
+            postChain(head, n);
         }
         return n;
     }
@@ -541,6 +553,11 @@ final class ClientAgent implements Agent, ConnectionWork {
      * ones before it.
      */
     void post(RequestSlot slot) {
+        postChain(prepare(slot), 1);
+    }
+
+    /** Readies a slot's Send (see {@link #post}) and returns the chain to post: its pending registrations, then it. */
+    private SendWorkRequest prepare(RequestSlot slot) {
         ClientConnection c = conn;
         SendWorkRequest wr = slot.sendWr;
         wr.next = null;
@@ -563,14 +580,20 @@ final class ClientAgent implements Agent, ConnectionWork {
             keepAlive.firstCallSent(System.nanoTime());
         }
         lastActivity = System.nanoTime();
+        return slot.registration.linkAfterPending(wr);
+    }
+
+    /** Posts {@code calls} calls' work requests, chained from {@code head}. */
+    private void postChain(SendWorkRequest head, int calls) {
         AgentRunner r = runner;
         if (r != null && !r.isRunnerThread()) {
-            own.increment(ClientCounter.INLINE_SENDS);
+            own.add(ClientCounter.INLINE_SENDS, calls);
         }
+        own.increment(ClientCounter.SEND_POSTS);
         try {
-            conn.qp.postSend(slot.registration.linkAfterPending(slot.sendWr));
+            conn.qp.postSend(head);
         } catch (PostException e) {
-            LOG.warn("{}: posting the call xid 0x{} failed: {}", name, Integer.toHexString(slot.xid), e.toString());
+            LOG.warn("{}: posting {} call(s) failed: {}", name, calls, e.toString());
             disconnectSoon("posting a Send failed: " + e.getMessage());
         }
     }

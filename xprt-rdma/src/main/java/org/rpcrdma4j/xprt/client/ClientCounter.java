@@ -58,7 +58,13 @@ public enum ClientCounter {
      * Keep-alive probes that were due but waited, because every credit the server granted was in use: the calls on
      * the wire are then left to their own timeouts, as Linux's client leaves them to its RPC timeouts.
      */
-    KEEPALIVE_PROBES_DEFERRED("keepalive_probes_deferred");
+    KEEPALIVE_PROBES_DEFERRED("keepalive_probes_deferred"),
+    /**
+     * Posts of calls' Sends to the queue pair: the calls that have a credit when the agent (or a thread doing its work)
+     * sends go in one post, a chain, which a device takes with one doorbell (the software device with one gathering
+     * write). {@code sends} divided by this is the calls per post.
+     */
+    SEND_POSTS("send_posts");
 
     private final String label;
 

@@ -14,6 +14,7 @@ import org.rpcrdma4j.registration.RegisteredBuffer;
 import org.rpcrdma4j.verbs.WcStatus;
 import org.rpcrdma4j.xprt.XprtCounter;
 import org.rpcrdma4j.xprt.client.fake.ReceivedCall;
+import org.rpcrdma4j.xprt.client.fake.Reply;
 import org.rpcrdma4j.xprt.client.fake.TestProgram;
 
 /** The DDP API against a well-behaved peer: what goes on the wire for each size, and the bytes that arrive. */
@@ -42,6 +43,40 @@ class DdpCallTest extends ClientTestBase {
         assertThat(s.get(XprtCounter.TOTAL_RDMA_REQUEST)).isEqualTo(40);
         assertThat(s.get(XprtCounter.TOTAL_RDMA_REPLY)).isEqualTo(24);
         assertThat(s.creditsGranted()).isEqualTo(32);
+    }
+
+    /**
+     * Calls that get their credits at once go to the queue pair in one post: here four calls wait behind the one
+     * credit a new connection has, until the reply to the first grants more.
+     */
+    @Test
+    void callsThatGetCreditsTogetherArePostedAsOneChain() throws Exception {
+        RdmaClientTransport t = connect();
+        server.script(c -> Reply.none()); // the first call is answered below
+        RdmaCall first = new RdmaCall().message(nullCall(t.nextXid())).reply(Unpooled.buffer());
+        t.submit(first, null);
+        ReceivedCall seen = server.nextCall();
+        server.script(TestProgram::serve);
+        RdmaCall[] waiting = new RdmaCall[4];
+        for (int i = 0; i < waiting.length; i++) {
+            waiting[i] = new RdmaCall().message(nullCall(t.nextXid())).reply(Unpooled.buffer());
+            t.submit(waiting[i], null);
+        }
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (t.stats().get(XprtCounter.CREDIT_WAITS) == 0) {
+            assertThat(System.nanoTime() - until).as("hang guard: the calls queue for a credit").isNegative();
+            Thread.sleep(1);
+        }
+        long postsBefore = t.stats().get(ClientCounter.SEND_POSTS);
+        server.respondLater(seen, TestProgram.serve(seen).credits(8));
+        for (RdmaCall call : waiting) {
+            assertThat(call.awaitDone(TimeUnit.SECONDS.toNanos(30))).isTrue();
+            assertThat(call.failure()).isNull();
+        }
+        assertThat(first.failure()).isNull();
+        RdmaClientStats s = t.stats();
+        assertThat(s.get(ClientCounter.SENDS)).isEqualTo(5);
+        assertThat(s.get(ClientCounter.SEND_POSTS) - postsBefore).as("posts of the four waiting calls").isEqualTo(1);
     }
 
     @Test

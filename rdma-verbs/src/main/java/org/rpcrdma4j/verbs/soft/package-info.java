@@ -24,7 +24,9 @@
  * callback returns). A small chain (up to 16 KiB of Send and Write payload) posted while the queue pair's engine is
  * idle is transmitted by the posting thread itself (as siw does in {@code post_send}): a completion listener may then
  * run on the posting thread, within {@code postSend}. Larger chains go to the engine thread, which streams them at
- * less CPU than a poster competing with it for the socket.</li>
+ * less CPU than a poster competing with it for the socket. What a completion listener posts while the engine calls
+ * it goes once the listeners of that socket read have returned, all of it in one gathering write: an RPC server's
+ * replies to calls that arrived together leave together ({@code SoftQp.gatheringWrites()} counts the writes).</li>
  * <li><b>Completion order.</b> Send-queue completions come in posting order, also across RDMA Reads. Receive
  * completions come in posting order. An unsignaled request completes silently unless it fails; its slot counts
  * against {@code maxSendWr} until a later signaled (or failed) completion retires it. A failed or flushed request

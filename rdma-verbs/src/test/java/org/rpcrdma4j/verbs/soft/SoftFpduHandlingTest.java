@@ -429,6 +429,71 @@ class SoftFpduHandlingTest extends VerbsFixture {
     }
 
     /**
+     * Sends a completion listener posts while the device calls it (an RPC server answering the calls one read
+     * brought) leave together, in one gathering write once the listener has returned, not one write each; the peer
+     * gets every reply, in order.
+     */
+    @Test
+    void sendsAListenerPostsLeaveInOneWrite() throws Exception {
+        try (Responder r = new Responder(false, 4)) {
+            int calls = 4;
+            RegisteredMemory inbox = register(r.server.pd, calls * 64, Access.LOCAL_WRITE);
+            RegisteredMemory outbox = register(r.server.pd, calls * 64, Access.LOCAL_WRITE);
+            for (int i = 0; i < calls; i++) {
+                r.server.qp.postRecv(recv(i, inbox, 64 * i, 64));
+                for (int j = 0; j < 32; j++) {
+                    outbox.buffer().put(64 * i + j, (byte) (0x40 + i));
+                }
+            }
+            SendWorkRequest[] replies = new SendWorkRequest[calls];
+            WorkCompletion[] batch = new WorkCompletion[calls];
+            for (int i = 0; i < calls; i++) {
+                replies[i] = send(100 + i, outbox, 64 * i, 32);
+                replies[i].flags = 0; // unsignaled: no placement probe to answer
+                batch[i] = new WorkCompletion();
+            }
+            AtomicInteger answered = new AtomicInteger();
+            AtomicReference<Exception> failed = new AtomicReference<>();
+            CompletionQueue cq = r.server.recvCq;
+            cq.setListener(q -> {
+                int n;
+                while ((n = q.poll(batch)) > 0) {
+                    for (int i = 0; i < n; i++) {
+                        try {
+                            r.server.qp.postSend(replies[(int) batch[i].wrId]);
+                            answered.incrementAndGet();
+                        } catch (Exception e) {
+                            failed.set(e);
+                        }
+                    }
+                }
+                q.requestNotify();
+            });
+            cq.requestNotify();
+            org.rpcrdma4j.verbs.soft.internal.SoftQp qp = (org.rpcrdma4j.verbs.soft.internal.SoftQp) r.server.qp;
+            long writesBefore = qp.gatheringWrites();
+            ByteArrayOutputStream stream = new ByteArrayOutputStream();
+            for (int i = 0; i < calls; i++) {
+                stream.writeBytes(RawPeer.fpdu(RawPeer.untagged(true, Rdmap.SEND, 0, Ddp.QN_SEND, i + 1, 0,
+                        new byte[] {(byte) i}), false));
+            }
+            r.peer.write(stream.toByteArray()); // one TCP write: one read of the device
+            for (int i = 0; i < calls; i++) {
+                byte[] reply = r.peer.readFpdu();
+                assertThat(RawPeer.opcode(reply)).isEqualTo(Rdmap.SEND);
+                byte[] expected = new byte[32];
+                Arrays.fill(expected, (byte) (0x40 + i));
+                assertThat(Arrays.copyOfRange(reply, reply.length - 32, reply.length)).as("reply %d", i)
+                        .isEqualTo(expected);
+            }
+            assertThat(failed.get()).isNull();
+            assertThat(answered.get()).isEqualTo(calls);
+            assertThat(qp.gatheringWrites() - writesBefore).as("gathering writes for the %d replies", calls)
+                    .isEqualTo(1);
+        }
+    }
+
+    /**
      * A listener called while the device reads (here for a Send that came right before an RDMA Write) may post a Send
      * from the very region the Write lands in: the transmitter then uses the region's buffer object, which the
      * receiver aims at the Write's place before each read. The listener runs before that aiming, so the Write's

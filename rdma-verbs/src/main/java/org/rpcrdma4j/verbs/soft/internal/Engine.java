@@ -184,6 +184,9 @@ final class Engine implements Runnable {
         private SoftCq[] pending = new SoftCq[8];
         private int pendingCount;
         private boolean notifying;
+        /** Queue pairs whose transmission waits for the listeners being called to return. */
+        private SoftQp[] transmits = new SoftQp[8];
+        private int transmitCount;
 
         EngineThread(Runnable body, String name) {
             super(body, name);
@@ -218,7 +221,38 @@ final class Engine implements Runnable {
             } finally {
                 notifying = false;
                 deferring = was;
+                transmitDeferred();
             }
+        }
+
+        boolean deferTransmit(SoftQp qp) {
+            if (!notifying) {
+                return false;
+            }
+            if (!qp.transmitDeferred) {
+                if (transmitCount == transmits.length) {
+                    transmits = Arrays.copyOf(transmits, transmitCount * 2);
+                }
+                qp.transmitDeferred = true;
+                transmits[transmitCount++] = qp;
+            }
+            return true;
+        }
+
+        /** Transmits what the listeners posted; completions this makes notify at once. */
+        private void transmitDeferred() {
+            for (int i = 0; i < transmitCount; i++) {
+                SoftQp qp = transmits[i];
+                transmits[i] = null;
+                qp.transmitDeferred = false;
+                try {
+                    qp.onScheduled();
+                } catch (RuntimeException e) {
+                    LOG.warn("queue pair {} failed", qp.qpNum(), e);
+                    qp.onInternalError(e);
+                }
+            }
+            transmitCount = 0;
         }
     }
 
@@ -235,6 +269,15 @@ final class Engine implements Runnable {
             return true;
         }
         return false;
+    }
+
+    /**
+     * On an engine thread calling completion listeners ({@link #notifyDeferred}), takes over the transmission of what a
+     * listener posts to {@code qp}: it goes when the listeners have returned, with whatever else they posted to it, in
+     * one gathering write. False elsewhere: the caller transmits itself.
+     */
+    static boolean deferTransmit(SoftQp qp) {
+        return Thread.currentThread() instanceof EngineThread engineThread && engineThread.deferTransmit(qp);
     }
 
     /** Calls the listeners deferred so far on this engine thread ({@link #deferNotification}); elsewhere nothing. */

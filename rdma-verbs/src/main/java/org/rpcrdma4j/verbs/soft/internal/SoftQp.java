@@ -80,6 +80,8 @@ public final class SoftQp implements QueuePair, Engine.Handler {
     final ProbeHold hold;
     final AtomicBoolean scheduled = new AtomicBoolean();
     SoftQp nextScheduled;
+    /** Engine thread only: a transmission is deferred to the end of the completion listeners' calls. */
+    boolean transmitDeferred;
 
     private final QueuePairConfig config;
     private final int qpNum;
@@ -167,14 +169,20 @@ public final class SoftQp implements QueuePair, Engine.Handler {
      * {@code post_send}): saves the engine's wake-up and a thread hand-off per message. Otherwise the engine is
      * scheduled. Either way the transmitter takes work requests strictly in posting order, and a
      * control request made before the post (a disconnect, a fault) takes effect before it.
+     * <p>
+     * Posted by a completion listener the engine is calling ({@link Engine#deferTransmit}), the chain goes once the
+     * listeners of that socket read have returned: what they post in reply to the messages of one read (an RPC
+     * server's replies to the calls that came together) leaves in one gathering write.
      */
     @Override
     public void postSend(SendWorkRequest chain) throws PostException {
         sq.post(chain);
         QpState s = state;
         if (s == QpState.RTS && engine.inEngine()) {
-            tx.pump();
-            retire();
+            if (!Engine.deferTransmit(this)) {
+                tx.pump();
+                retire();
+            }
         } else if (s == QpState.RTS && outboundBytes(chain) <= POSTER_TRANSMIT_MAX_BYTES
                 && engine.tryClaimWithoutTasks()) {
             try {
@@ -823,6 +831,13 @@ public final class SoftQp implements QueuePair, Engine.Handler {
     private void cqOverrun() {
         engine.execute(() -> enterError(TEARDOWN_ABORT, ConnectionEventType.DISCONNECTED,
                 new VerbsException("completion queue overrun")));
+    }
+
+    // ---------------------------------------------------------------- counters
+
+    /** Gathering writes to the socket so far (each one or more FPDUs, usually one system call). Any thread. */
+    public long gatheringWrites() {
+        return tx.gatheringWrites();
     }
 
     // ---------------------------------------------------------------- probe answers held (counters)

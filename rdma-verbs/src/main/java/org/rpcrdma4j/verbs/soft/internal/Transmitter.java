@@ -90,6 +90,8 @@ final class Transmitter {
     private int awaitedSinceReadRequest;
     private long unackedBytes;
     private boolean probeOutstanding;
+    /** Gathering writes started (engine or claim holder writes it; read from any thread). */
+    private volatile long gatheringWrites;
 
     private boolean terminateStaged;
     private boolean terminateBuilt;
@@ -132,6 +134,10 @@ final class Transmitter {
     /** Queues one more zero-length RDMA Write to STag 1 (like the ready-to-receive frame), sent between messages. */
     void wakePeer() {
         rtrPending = true;
+    }
+
+    long gatheringWrites() {
+        return gatheringWrites;
     }
 
     /** A placement-confirmation probe's response arrived. */
@@ -187,6 +193,7 @@ final class Transmitter {
         try {
             for (;;) {
                 if (gather.count() > 0) {
+                    gatheringWrites++;
                     if (!gather.write(channel)) {
                         if (gather.budgetExhausted()) {
                             qp.onTruncationFault();

@@ -245,12 +245,7 @@ final class Engine implements Runnable {
                 SoftQp qp = transmits[i];
                 transmits[i] = null;
                 qp.transmitDeferred = false;
-                try {
-                    qp.onScheduled();
-                } catch (RuntimeException e) {
-                    LOG.warn("queue pair {} failed", qp.qpNum(), e);
-                    qp.onInternalError(e);
-                }
+                serve(qp);
             }
             transmitCount = 0;
         }
@@ -400,18 +395,23 @@ final class Engine implements Runnable {
         }
     }
 
+    /** Does the work a queue pair was scheduled for; a failure in it ends the queue pair, not the engine. */
+    private static void serve(SoftQp qp) {
+        try {
+            qp.onScheduled();
+        } catch (RuntimeException e) {
+            LOG.warn("queue pair {} failed", qp.qpNum(), e);
+            qp.onInternalError(e);
+        }
+    }
+
     private void runScheduled() {
         SoftQp qp = scheduled.getAndSet(null);
         while (qp != null) {
             SoftQp next = qp.nextScheduled;
             qp.nextScheduled = null;
             qp.scheduled.set(false);
-            try {
-                qp.onScheduled();
-            } catch (RuntimeException e) {
-                LOG.warn("queue pair {} failed", qp.qpNum(), e);
-                qp.onInternalError(e);
-            }
+            serve(qp);
             qp = next;
         }
     }

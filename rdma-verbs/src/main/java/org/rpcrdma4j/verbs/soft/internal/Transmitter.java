@@ -225,10 +225,15 @@ final class Transmitter {
         } else if (qp.peerResponseSourceInvalidated()) {
             // no probe may go (probeDue): what has been written completes as without placement confirmation
             qp.acknowledge(sq.exec);
-            unackedSinceReadRequest = 0;
-            awaitedSinceReadRequest = 0;
-            unackedBytes = 0;
+            clearUnconfirmed();
         }
+    }
+
+    /** Nothing built so far waits for a confirmation any more (a Read Request or probe confirms it, or it is done). */
+    private void clearUnconfirmed() {
+        unackedSinceReadRequest = 0;
+        awaitedSinceReadRequest = 0;
+        unackedBytes = 0;
     }
 
     private void interestWrite(boolean on) {
@@ -342,7 +347,7 @@ final class Transmitter {
      * <p>
      * Never while a Read of the consumer's is outstanding: the peer is then, or soon, transmitting its response, and
      * Linux siw answers a zero-length Read Request that arrives while it transmits from its Read Response queue, where
-     * it takes the length and STag of the last response it sent; once that STag is invalid (an NFS client's read
+     * it takes the length and STag of the work request it served before; once that STag is invalid (an NFS client's read
      * chunk after the reply invalidated it) it ends the connection with a Terminate. The Read Response confirms what
      * went before the Read.
      * <p>
@@ -743,9 +748,7 @@ final class Transmitter {
                     e.sinkTo = 0;
                 }
                 sq.exec++;
-                unackedSinceReadRequest = 0;
-                awaitedSinceReadRequest = 0;
-                unackedBytes = 0;
+                clearUnconfirmed();
                 qp.userReadIssued();
             }
             case PROBE -> {
@@ -757,9 +760,7 @@ final class Transmitter {
                 e.sinkTo = 0;
                 e.size = 0;
                 probeOutstanding = true;
-                unackedSinceReadRequest = 0;
-                awaitedSinceReadRequest = 0;
-                unackedBytes = 0;
+                clearUnconfirmed();
             }
             case READ_RESPONSE -> {
                 qp.irq.pop();

@@ -104,8 +104,10 @@ final class FaultyQueuePair implements QueuePair {
 
     /**
      * Waits until the drop has taken the queue pair out of RTS, so that what is posted next is flushed and never reaches
-     * the wire. The device carries a drop out on its own thread shortly after it is asked, which on a loaded machine can
-     * take more than half a second; the wait ends after 20 s, and a test then sees the reply that went through.
+     * the wire. Posted from the device's engine thread (a server posting a reply from a completion listener), the drop
+     * has taken effect already; elsewhere the device carries it out on that thread shortly after it is asked, which on
+     * a loaded machine can take more than half a second. The wait ends after 20 s, and a test then sees the reply that
+     * went through.
      */
     private void awaitBroken() {
         long deadline = System.nanoTime() + 20_000_000_000L;

@@ -52,7 +52,8 @@ import org.rpcrdma4j.xprt.server.ServerCounter;
  * READ of a Read chunk is posted.</li>
  * </ul>
  * Asserted: every operation completes (after the transport's reconnect and retransmission) or fails with a typed
- * {@link RpcCallException} within its timeout, never with a wrong result; at the end every file reads back byte for
+ * {@link RpcCallException} within its timeout, never with a wrong result; no call waits out its timeout (a fault
+ * breaks the connection, and what it caught is sent again on the next one); at the end every file reads back byte for
  * byte as the model says and the directory lists exactly the model's names; the client's request slots are all free;
  * after close the client's registered pages and device, and the server's connections, registered pages and device,
  * are back to empty; Netty's leak detector reports nothing.
@@ -223,6 +224,8 @@ class DisconnectStormCampaignTest {
                 .report();
         assertThat(maxOpNanos).as("the slowest operation, retries included, within twice its timeout")
                 .isLessThan(2 * CALL_TIMEOUT.toNanos() + TimeUnit.SECONDS.toNanos(5));
+        // every fault ends the connection or is answered: each call it catches is sent again on the next connection
+        assertThat(stats.get(XprtCounter.TIMEOUTS)).as("calls that waited out their timeout").isZero();
         long firedTotal = fired.values().stream().mapToLong(Long::longValue).sum()
                 + armed.getOrDefault("proxy-reset", 0);
         assertThat(firedTotal).as("faults that struck").isGreaterThanOrEqualTo(OPS / EVERY / 2);

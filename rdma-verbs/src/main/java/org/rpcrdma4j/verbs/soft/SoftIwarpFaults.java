@@ -7,7 +7,8 @@ import org.rpcrdma4j.verbs.soft.internal.SoftQp;
 
 /**
  * Fault injection on one queue pair of the software device, for reliability tests only. Each call is carried out
- * on the queue pair's engine thread shortly after it returns.
+ * on the queue pair's engine thread shortly after it returns; called on that thread (from a completion listener),
+ * before it returns.
  */
 public interface SoftIwarpFaults {
 
@@ -40,8 +41,8 @@ public interface SoftIwarpFaults {
 
     /**
      * Holds back all transmission of this queue pair for {@code delay} (receiving goes on). Unlike the other faults,
-     * returns only once the delay is in effect (except when called on an engine thread), so that what the caller
-     * posts next is held back.
+     * returns only once the delay is in effect (except when called on another device's engine thread), so that what
+     * the caller posts next is held back.
      */
     void delayTransmit(Duration delay);
 }

@@ -5,10 +5,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.rpcrdma4j.verbs.Access;
+import org.rpcrdma4j.verbs.CompletionQueue;
 import org.rpcrdma4j.verbs.ConnectionEventType;
 import org.rpcrdma4j.verbs.QpState;
 import org.rpcrdma4j.verbs.RdmaDevice;
@@ -136,6 +139,47 @@ class SoftDeviceBehaviourTest extends VerbsFixture {
         SoftIwarpFaults.of(c.client().qp).dropConnection();
         assertThat(awaitWrId(c.server().recvCq, 1).status).isEqualTo(WcStatus.WR_FLUSH_ERR);
         assertBroken(c);
+    }
+
+    /**
+     * A completion listener that drops the connection on the engine thread (a server posting a reply as it handles a
+     * call) finds the queue pair out of RTS when the drop returns, so what it posts next is flushed and never sent.
+     * The engine cannot run a queued task while its thread is in the listener: a caller that waited for the drop to
+     * take effect would wait for itself.
+     */
+    @Test
+    void aDropOnTheEngineThreadTakesEffectBeforeItReturns() throws Exception {
+        Connection c = connect();
+        RegisteredMemory src = register(c.client().pd, 64, REMOTE);
+        RegisteredMemory dst = register(c.server().pd, 64, REMOTE);
+        RegisteredMemory back = register(c.client().pd, 64, Access.LOCAL_WRITE);
+        c.server().qp.postRecv(recv(1, dst, 0, 64));
+        c.client().qp.postRecv(recv(2, back, 0, 64));
+        CompletableFuture<QpState> afterDrop = new CompletableFuture<>();
+        WorkCompletion[] batch = {new WorkCompletion()};
+        CompletionQueue cq = c.server().recvCq;
+        cq.setListener(q -> {
+            if (q.poll(batch) == 0) {
+                q.requestNotify();
+                return;
+            }
+            try {
+                SoftIwarpFaults.of(c.server().qp).dropConnection();
+                afterDrop.complete(c.server().qp.state());
+                c.server().qp.postSend(send(3, dst, 0, 8)); // the reply, after the drop
+            } catch (Exception | AssertionError e) {
+                afterDrop.completeExceptionally(e);
+            }
+        });
+        cq.requestNotify();
+        c.client().qp.postSend(send(4, src, 0, 8));
+        assertThat(afterDrop.get(10, TimeUnit.SECONDS)).as("the server's queue pair once the drop returned")
+                .isEqualTo(QpState.ERROR);
+        assertThat(awaitWrId(c.server().sendCq, 3).status).isEqualTo(WcStatus.WR_FLUSH_ERR);
+        assertThat(awaitWrId(c.client().recvCq, 2).status).as("the client's receive: the reply never arrived")
+                .isEqualTo(WcStatus.WR_FLUSH_ERR);
+        c.client().events.await(ConnectionEventType.DISCONNECTED);
+        c.server().events.await(ConnectionEventType.DISCONNECTED);
     }
 
     @Test

@@ -103,6 +103,11 @@ final class Engine implements Runnable {
         return current == thread || holder.get() == current;
     }
 
+    /** Whether the calling thread is this engine's own thread (which holds its claim whenever it runs code). */
+    boolean isEngineThread() {
+        return Thread.currentThread() == thread;
+    }
+
     /**
      * Takes the engine's claim for the calling thread (not the engine's) when the engine is idle in {@code select};
      * false otherwise (the engine runs, or another thread holds it). Not re-entrant. Allocation-free.

@@ -8,7 +8,11 @@ import java.util.concurrent.TimeUnit;
 import org.rpcrdma4j.verbs.ConnectionEventType;
 import org.rpcrdma4j.verbs.soft.SoftIwarpFaults;
 
-/** {@link SoftIwarpFaults} of one queue pair: each fault is a task on the queue pair's engine. */
+/**
+ * {@link SoftIwarpFaults} of one queue pair: each fault is a task on the queue pair's engine, carried out at once when
+ * the caller is that engine's thread (a completion listener posting a reply): the engine cannot run a task while that
+ * thread is in the listener, and a caller waiting for the fault to take effect would wait for itself.
+ */
 public final class FaultInjector implements SoftIwarpFaults {
     private static final int APPLY_WAIT_SECONDS = 10;
     private final SoftQp qp;
@@ -19,7 +23,7 @@ public final class FaultInjector implements SoftIwarpFaults {
 
     @Override
     public void dropConnection() {
-        qp.engine.execute(() -> {
+        apply(() -> {
             qp.enterError(SoftQp.TEARDOWN_ABORT, ConnectionEventType.DISCONNECTED,
                     new IOException("fault injected: connection dropped"));
             qp.closeChannel(true);
@@ -28,36 +32,48 @@ public final class FaultInjector implements SoftIwarpFaults {
 
     @Override
     public void errorUnreported() {
-        qp.engine.execute(qp::enterErrorUnreported);
+        apply(qp::enterErrorUnreported);
     }
 
     @Override
     public void corruptNextCrc() {
-        qp.engine.execute(qp.tx::faultCorruptNextCrc);
+        apply(qp.tx::faultCorruptNextCrc);
     }
 
     @Override
     public void truncateNextFrame() {
-        qp.engine.execute(qp.tx::faultTruncateNextFrame);
+        apply(qp.tx::faultTruncateNextFrame);
     }
 
-    /** Returns once the delay is in effect (a test can then post and know it is held), unless on an engine thread. */
+    /**
+     * Returns once the delay is in effect (a test can then post and know it is held), unless called on another
+     * device's engine thread, which must not wait for an engine.
+     */
     @Override
     public void delayTransmit(Duration delay) {
         long nanos = delay.toNanos();
         CountDownLatch applied = new CountDownLatch(1);
-        qp.engine.execute(() -> {
+        apply(() -> {
             qp.tx.faultDelay(nanos);
             qp.engine.timer(nanos, () -> qp.engine.schedule(qp));
             applied.countDown();
         });
-        if (Engine.onAnyEngine()) {
-            return; // the engine runs the task once this thread's callback returns
+        if (applied.getCount() == 0 || Engine.onAnyEngine()) {
+            return;
         }
         try {
             applied.await(APPLY_WAIT_SECONDS, TimeUnit.SECONDS); // a stopped engine never runs it
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Carries {@code fault} out now on the queue pair's engine thread; elsewhere queues it there. */
+    private void apply(Runnable fault) {
+        if (qp.engine.isEngineThread()) {
+            fault.run();
+        } else {
+            qp.engine.execute(fault);
         }
     }
 }

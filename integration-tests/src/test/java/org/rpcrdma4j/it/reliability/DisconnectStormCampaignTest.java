@@ -39,7 +39,7 @@ import org.rpcrdma4j.xprt.client.RdmaClientStats;
 import org.rpcrdma4j.xprt.server.ServerCounter;
 
 /**
- * Campaign 3, the disconnect storm: {@code reliability.storm.ops} (default 10,000) mixed NFSv3 operations — WRITE
+ * Campaign 3, the disconnect storm: {@code reliability.storm.ops} (default 50,000) mixed NFSv3 operations — WRITE
  * (FILE_SYNC or UNSTABLE) and READ checked against a model of every file, CREATE (GUARDED) and REMOVE, READDIRPLUS
  * listings compared with the model — from the nfs module's client over RPC-over-RDMA to the embedded NFS server
  * (MemoryVfs, duplicate request cache on, as a server should run), with a connection fault every ~500 operations at a
@@ -60,7 +60,7 @@ import org.rpcrdma4j.xprt.server.ServerCounter;
  */
 @Timeout(value = 600, unit = TimeUnit.SECONDS)
 class DisconnectStormCampaignTest {
-    private static final int OPS = Integer.getInteger("reliability.storm.ops", 10_000);
+    private static final int OPS = Integer.getInteger("reliability.storm.ops", 50_000);
     private static final int EVERY = 500;
     private static final long SEED = Long.getLong("reliability.storm.seed", 20261129L);
     private static final Duration CALL_TIMEOUT = Duration.ofSeconds(15);

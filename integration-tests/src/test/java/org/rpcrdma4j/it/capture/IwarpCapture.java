@@ -3,7 +3,9 @@ package org.rpcrdma4j.it.capture;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Reads the iWARP connections of a capture file: pcap/pcapng (gzip or not) -> TCP streams per direction -> MPA
@@ -34,6 +36,41 @@ public final class IwarpCapture {
             }
         }
         return out;
+    }
+
+    /**
+     * The RDMAP opcodes of the FPDUs that the responder listening on {@code responderPort} sent, by the capture frame
+     * after which the receiver had each whole FPDU, CRC field included (the frame tshark shows it in), over every
+     * iWARP connection of the file to that port.
+     */
+    public static Map<Integer, List<Integer>> responderOpcodesByFrame(Path file, int responderPort) throws IOException {
+        Map<Integer, List<Integer>> byFrame = new HashMap<>();
+        for (TcpConnection c : TcpReassembler.reassemble(PcapFile.read(file))) {
+            if (MpaFrame.startsWith(c.serverToClient(), MpaFrame.REQUEST_KEY)) {
+                c = c.reversed();
+            }
+            if (c.server().getPort() != responderPort || !MpaFrame.startsWith(c.clientToServer(), MpaFrame.REQUEST_KEY)
+                    || c.serverToClient().length() == 0) {
+                continue;
+            }
+            MpaFrame request = MpaFrame.parse(c.clientToServer(), true);
+            MpaFrame reply = MpaFrame.parse(c.serverToClient(), false);
+            if (reply.has(MpaFrame.REJECT)) {
+                continue;
+            }
+            boolean crc = request.has(MpaFrame.CRC) || reply.has(MpaFrame.CRC);
+            TcpStream stream = c.serverToClient();
+            for (DdpSegment s : FpduParser.parse(stream, reply.wireLength(), crc)) {
+                // the frame with the FPDU's last byte, its CRC field included (DdpSegment.frame() is the one with its
+                // last ULPDU byte)
+                int ulpdu = (s.tagged() ? DdpSegment.TAGGED_HEADER_LENGTH : DdpSegment.UNTAGGED_HEADER_LENGTH)
+                        + s.payload().length;
+                int wire = ((2 + ulpdu + 3) & ~3) + 4;
+                byFrame.computeIfAbsent(stream.deliveredBy(s.streamOffset() + wire - 1L), f -> new ArrayList<>())
+                        .add(s.opcode());
+            }
+        }
+        return byFrame;
     }
 
     /** Parses one TCP connection whose client stream starts with an MPA Request. */

@@ -41,7 +41,7 @@ public interface SoftIwarpFaults {
 
     /**
      * Holds back all transmission of this queue pair for {@code delay} (receiving goes on). Unlike the other faults,
-     * returns only once the delay is in effect (except when called on another device's engine thread), so that what
+     * returns only once the delay is in effect (except when called on another engine's thread), so that what
      * the caller posts next is held back.
      */
     void delayTransmit(Duration delay);

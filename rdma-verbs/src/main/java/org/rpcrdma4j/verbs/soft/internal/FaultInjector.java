@@ -47,7 +47,7 @@ public final class FaultInjector implements SoftIwarpFaults {
 
     /**
      * Returns once the delay is in effect (a test can then post and know it is held), unless called on another
-     * device's engine thread, which must not wait for an engine.
+     * engine's thread, which must not wait for an engine.
      */
     @Override
     public void delayTransmit(Duration delay) {

@@ -30,4 +30,10 @@ public record DdpSegment(int frame, int streamOffset, boolean tagged, boolean la
     static final int OPCODE_MASK = 0x0F;
     static final int TAGGED_HEADER_LENGTH = 14;
     static final int UNTAGGED_HEADER_LENGTH = 18;
+
+    /** The whole FPDU's bytes in the stream from {@link #streamOffset()}: length field, ULPDU, pad and CRC field. */
+    public int wireLength() {
+        int ulpdu = (tagged ? TAGGED_HEADER_LENGTH : UNTAGGED_HEADER_LENGTH) + payload.length;
+        return ((2 + ulpdu + 3) & ~3) + 4;
+    }
 }

@@ -45,29 +45,16 @@ public final class IwarpCapture {
      */
     public static Map<Integer, List<Integer>> responderOpcodesByFrame(Path file, int responderPort) throws IOException {
         Map<Integer, List<Integer>> byFrame = new HashMap<>();
-        for (TcpConnection c : TcpReassembler.reassemble(PcapFile.read(file))) {
-            if (MpaFrame.startsWith(c.serverToClient(), MpaFrame.REQUEST_KEY)) {
-                c = c.reversed();
-            }
-            if (c.server().getPort() != responderPort || !MpaFrame.startsWith(c.clientToServer(), MpaFrame.REQUEST_KEY)
-                    || c.serverToClient().length() == 0) {
+        for (IwarpConnection c : read(file)) {
+            if (c.tcp().server().getPort() != responderPort || c.reply() == null || c.rejected()) {
                 continue;
             }
-            MpaFrame request = MpaFrame.parse(c.clientToServer(), true);
-            MpaFrame reply = MpaFrame.parse(c.serverToClient(), false);
-            if (reply.has(MpaFrame.REJECT)) {
-                continue;
-            }
-            boolean crc = request.has(MpaFrame.CRC) || reply.has(MpaFrame.CRC);
-            TcpStream stream = c.serverToClient();
-            for (DdpSegment s : FpduParser.parse(stream, reply.wireLength(), crc)) {
+            TcpStream stream = c.tcp().serverToClient();
+            for (DdpSegment s : FpduParser.parse(stream, c.reply().wireLength(), c.crc())) {
                 // the frame with the FPDU's last byte, its CRC field included (DdpSegment.frame() is the one with its
                 // last ULPDU byte)
-                int ulpdu = (s.tagged() ? DdpSegment.TAGGED_HEADER_LENGTH : DdpSegment.UNTAGGED_HEADER_LENGTH)
-                        + s.payload().length;
-                int wire = ((2 + ulpdu + 3) & ~3) + 4;
-                byFrame.computeIfAbsent(stream.deliveredBy(s.streamOffset() + wire - 1L), f -> new ArrayList<>())
-                        .add(s.opcode());
+                byFrame.computeIfAbsent(stream.deliveredBy(s.streamOffset() + s.wireLength() - 1L),
+                        f -> new ArrayList<>()).add(s.opcode());
             }
         }
         return byFrame;

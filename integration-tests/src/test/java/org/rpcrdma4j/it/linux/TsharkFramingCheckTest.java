@@ -11,7 +11,6 @@ import org.junit.jupiter.params.provider.ValueSource;
 import org.rpcrdma4j.it.capture.IwarpCapture;
 import org.rpcrdma4j.it.capture.IwarpConnection;
 import org.rpcrdma4j.it.capture.LinuxCaptures;
-import org.rpcrdma4j.testsupport.RequiredPeer;
 
 /**
  * The check {@link LinuxClientOurNfs4ServerTest} uses to tell a frame of ours that tshark marks malformed because it
@@ -30,8 +29,7 @@ class TsharkFramingCheckTest {
         int fpdus = IwarpCapture.read(file).stream().mapToInt(IwarpConnection::fpdusFromServer).sum();
         assertThat(ours.values().stream().mapToInt(List::size).sum()).as("knfsd's FPDUs, by frame").isEqualTo(fpdus)
                 .isPositive();
-        if (!RequiredPeer.optionalOutsideCi("Wireshark's dissectors (tshark)",
-                LinuxPeer.findOnPath("tshark") == null ? "tshark is not installed" : null)) {
+        if (!LinuxClientOurNfs4ServerTest.tsharkRuns()) {
             return;
         }
         List<String> frames = LinuxClientOurNfs4ServerTest.tshark(file,

@@ -58,8 +58,8 @@ public final class FaultInjector implements SoftIwarpFaults {
             qp.engine.timer(nanos, () -> qp.engine.schedule(qp));
             applied.countDown();
         });
-        if (applied.getCount() == 0 || Engine.onAnyEngine()) {
-            return;
+        if (Engine.onAnyEngine()) {
+            return; // in effect already on this queue pair's engine; another engine must not wait for it
         }
         try {
             applied.await(APPLY_WAIT_SECONDS, TimeUnit.SECONDS); // a stopped engine never runs it

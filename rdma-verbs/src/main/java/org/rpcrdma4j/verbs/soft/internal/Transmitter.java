@@ -347,9 +347,9 @@ final class Transmitter {
      * <p>
      * Never while a Read of the consumer's is outstanding: the peer is then, or soon, transmitting its response, and
      * Linux siw answers a zero-length Read Request that arrives while it transmits from its Read Response queue, where
-     * it takes the length and STag of the work request it served before; once that STag is invalid (an NFS client's read
-     * chunk after the reply invalidated it) it ends the connection with a Terminate. The Read Response confirms what
-     * went before the Read.
+     * it takes the length and STag of the work request it served before; once that STag is invalid (an NFS client's
+     * read chunk after the reply invalidated it) it ends the connection with a Terminate. The Read Response confirms
+     * what went before the Read.
      * <p>
      * Nor behind a Send With Invalidate of the STag our last Read came from, until the peer sends anything but a Read
      * Response: siw's transmitter may still be at that response (its last bytes sent, the work request not yet

@@ -18,11 +18,11 @@ import java.util.concurrent.TimeUnit;
 
 import org.HdrHistogram.Histogram;
 import org.rpcrdma4j.benchmarks.harness.NfsRow.Client;
+import org.rpcrdma4j.benchmarks.verbs.VerbsPair;
 import org.rpcrdma4j.nfs.client.NfsClientConfig;
 import org.rpcrdma4j.nfs.client.rdma.RdmaDataTransportFactory;
 import org.rpcrdma4j.verbs.Opcode;
 import org.rpcrdma4j.verbs.RdmaDevice;
-import org.rpcrdma4j.verbs.RdmaProviders;
 import org.rpcrdma4j.xprt.client.RdmaClientConfig;
 
 /**
@@ -42,7 +42,9 @@ import org.rpcrdma4j.xprt.client.RdmaClientConfig;
  * {@code wire.rdma_send}) one of them. {@code --only KEY-PART}
  * (e.g. {@code read_1m.rdma}) measures just the matching NFS rows and skips the others; {@code --jfr DIR} records each
  * measured NFS window, and only the window, with Flight Recorder into {@code DIR/<key>.jfr}; {@code --device
- * confirmPlacement=false} runs the software devices with other options (see {@code SoftIwarpOptions}); {@code
+ * confirmPlacement=false} runs the software devices with other options (see {@code SoftIwarpOptions}), and {@code
+ * --device provider=ffm,address=IP} runs the RDMA rows over a verbs device instead (Java 22 or later, with
+ * {@code rdma-verbs-ffm}'s jar on the class path), its servers listening at that address; {@code
  * --inline 8192} sets both RDMA sides' inline thresholds; {@code --same-thread} has the RDMA server run its calls on
  * its connections' threads ({@code sameThreadDispatch}). Each NFS figure's warm-up is extended, by at most
  * {@code --settle} seconds (30 by default, 0 turns it off), until the JIT compilers have gone quiet
@@ -102,11 +104,11 @@ public final class Harness {
         if (config.only() == null || config.wireOnly()) {
             WireRow[] rows = {
                 new WireRow(Report.WIRE_TCP, "raw NIO TCP", WireLimits::scratchTcp),
-                new WireRow(Report.WIRE_RDMA_WRITE, "soft iWARP RDMA WRITE",
+                new WireRow(Report.WIRE_RDMA_WRITE, config.deviceName() + " RDMA WRITE",
                         () -> WireLimits.softRdma(config, Opcode.RDMA_WRITE)),
-                new WireRow(Report.WIRE_RDMA_READ, "soft iWARP RDMA READ",
+                new WireRow(Report.WIRE_RDMA_READ, config.deviceName() + " RDMA READ",
                         () -> WireLimits.softRdma(config, Opcode.RDMA_READ)),
-                new WireRow(Report.WIRE_RDMA_SEND, "soft iWARP SEND",
+                new WireRow(Report.WIRE_RDMA_SEND, config.deviceName() + " SEND",
                         () -> WireLimits.softRdma(config, Opcode.SEND)),
                 new WireRow(Report.WIRE_COLD_TCP, "raw NIO TCP moving the NFS rows' memory",
                         () -> WireLimits.coldTcp(config.fileBytes())),
@@ -116,7 +118,7 @@ public final class Harness {
                 return report;
             }
         }
-        RdmaDevice clientDevice = RdmaProviders.select("soft").open(config.device());
+        RdmaDevice clientDevice = VerbsPair.openDevice(config.device());
         try (NfsFixture fixture = NfsFixture.start(config)) {
             Map<Client, NfsDriver> drivers = new EnumMap<>(Client.class);
             try {
@@ -612,13 +614,13 @@ public final class Harness {
         return String.format(Locale.ROOT, "Machine: %s, %d cores visible to the JVM, %s %s, Java %s (%s), "
                         + "max heap %d MiB. Windows: %d ms warm-up (+ up to %d ms until the JIT settles) + %d ms "
                         + "measured per figure%s. "
-                        + "Software device options: %s; RDMA inline thresholds %d; RDMA server's calls run %s.%n",
+                        + "RDMA device %s, options: %s; RDMA inline thresholds %d; RDMA server's calls run %s.%n",
                 cpu, Runtime.getRuntime().availableProcessors(), System.getProperty("os.name"),
                 System.getProperty("os.version"), System.getProperty("java.version"),
                 System.getProperty("java.vm.name"), Runtime.getRuntime().maxMemory() >> 20,
                 config.warmup().toMillis(), config.settle().toMillis(), config.measure().toMillis(),
                 config.quick() ? " (quick)" : "",
-                config.device().isEmpty() ? "defaults" : config.device(), config.inline(),
+                config.deviceName(), config.device().isEmpty() ? "defaults" : config.device(), config.inline(),
                 config.sameThread() ? "on its connections' threads (sameThreadDispatch)" : "on its dispatch pool")
                 + "JVM arguments: " + ManagementFactory.getRuntimeMXBean().getInputArguments() + "\n";
     }

@@ -18,8 +18,10 @@ import java.util.Objects;
  *                    and the wire and memory rows are skipped: for profiling one row. A value starting with
  *                    {@value #WIRE_ONLY}: the wire rows whose key contains it ({@code wire}: all of them), no NFS or
  *                    memory row
- * @param device      options of the software devices the harness opens (wire rows, NFS client and server), e.g.
- *                    {@code confirmPlacement=false}; empty: the device's defaults. The memory probe always runs the
+ * @param device      options of the devices the harness opens (wire rows, NFS client and server), e.g.
+ *                    {@code confirmPlacement=false}; empty: the software device's defaults. With {@code provider}
+ *                    the devices are that provider's ({@code provider=ffm,address=10.0.2.15}: a verbs device), and
+ *                    {@code address} is where the NFS rows' servers listen. The memory probe always runs the software
  *                    client's defaults.
  * @param jfr         when not null, the directory each measured NFS window is recorded into with Flight Recorder
  * @param inline      RFC 8797 inline thresholds (send and receive) of the NFS client and server over RDMA; 8192 is
@@ -90,7 +92,21 @@ public record HarnessConfig(boolean quick, Duration warmup, Duration measure, lo
                 rounds, sameThread);
     }
 
-    /** With software device options parsed from {@code key=value,key=value}. */
+    /**
+     * Where the NFS rows' servers listen: the device option {@code address} (the interface of a verbs device), or null
+     * for a loopback address of the harness's choosing.
+     */
+    public String listenAddress() {
+        return device.get("address");
+    }
+
+    /** The RDMA rows' device as the report names it: {@code soft iWARP}, or the provider the options name. */
+    public String deviceName() {
+        String provider = device.get("provider");
+        return provider == null || provider.equals("soft") ? "soft iWARP" : provider;
+    }
+
+    /** With device options parsed from {@code key=value,key=value}. */
     public HarnessConfig withDevice(String options) {
         Map<String, String> map = new HashMap<>();
         for (String kv : options.split(",")) {

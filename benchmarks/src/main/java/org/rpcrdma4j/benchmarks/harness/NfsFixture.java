@@ -1,6 +1,5 @@
 package org.rpcrdma4j.benchmarks.harness;
 
-import org.rpcrdma4j.nfs.binding.NfsBinding;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
@@ -11,8 +10,10 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import org.rpcrdma4j.benchmarks.verbs.VerbsPair;
 import org.rpcrdma4j.nfs.FileHandle;
 import org.rpcrdma4j.nfs.StableHow;
+import org.rpcrdma4j.nfs.binding.NfsBinding;
 import org.rpcrdma4j.nfs.client.NfsClient;
 import org.rpcrdma4j.nfs.client.rdma.RdmaDataTransport;
 import org.rpcrdma4j.nfs.server.NfsServer;
@@ -21,7 +22,6 @@ import org.rpcrdma4j.nfs.v4.state.StateConfig;
 import org.rpcrdma4j.nfs.vfs.BlockMemory;
 import org.rpcrdma4j.nfs.vfs.MemoryVfs;
 import org.rpcrdma4j.verbs.RdmaDevice;
-import org.rpcrdma4j.verbs.RdmaProviders;
 import org.rpcrdma4j.xprt.server.RdmaRpcServer;
 import org.rpcrdma4j.xprt.server.ServerCounter;
 
@@ -88,7 +88,8 @@ final class NfsFixture implements AutoCloseable {
         IOException portmapFailure = null;
         for (int attempt = 0; attempt < 5 && nfs == null; attempt++) {
             ThreadLocalRandom r = ThreadLocalRandom.current();
-            String candidate = "127." + r.nextInt(1, 255) + "." + r.nextInt(0, 256) + "." + r.nextInt(2, 255);
+            String candidate = config.listenAddress() != null ? config.listenAddress()
+                    : "127." + r.nextInt(1, 255) + "." + r.nextInt(0, 256) + "." + r.nextInt(2, 255);
             NfsServer s = NfsServer.builder().bindAddress(candidate).port(0).portmap(111).readBuffers(serverMemory)
                     .writeMemory(serverMemory).export(EXPORT, vfs).nfs4(NFS4).build();
             try {
@@ -101,13 +102,13 @@ final class NfsFixture implements AutoCloseable {
             }
         }
         if (nfs == null) {
-            host = "127.0.0.1";
+            host = config.listenAddress() != null ? config.listenAddress() : "127.0.0.1";
             nfs = NfsServer.builder().bindAddress(host).port(0).readBuffers(serverMemory).writeMemory(serverMemory)
                     .export(EXPORT, vfs).nfs4(NFS4).build().start();
             emcUnavailable = "EMC's nfs-client needs a portmapper on port 111 of the server's address, which could "
                     + "not be bound here (" + portmapFailure.getMessage() + ")";
         }
-        RdmaDevice device = RdmaProviders.select("soft").open(config.device());
+        RdmaDevice device = VerbsPair.openDevice(config.device());
         RdmaRpcServer rdma = RdmaRpcServer.builder().bindAddress(InetAddress.getByName(host)).port(0).device(device)
                 .programs(nfs.programs()).binding(NfsBinding.INSTANCE)
                 .inlineSizes(config.inline(), config.inline()).keptCallMemory(KEPT_CALL_MEMORY)

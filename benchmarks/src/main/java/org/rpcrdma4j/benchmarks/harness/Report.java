@@ -196,7 +196,7 @@ public final class Report {
                 + "|---|---:|---:|---:|\n");
         wireRow(md, "raw Java NIO TCP: 1 MiB writes, one reader reading 64 KiB at a time into one buffer", WIRE_TCP);
         for (String[] device : DEVICE_ROWS) {
-            wireRow(md, "soft iWARP " + device[1] + ", 8 in flight", device[0]);
+            wireRow(md, config.deviceName() + " " + device[1] + ", 8 in flight", device[0]);
         }
         wireRow(md, "raw Java NIO TCP moving the NFS rows' memory: 1 MiB writes from a file-sized source, reads "
                 + "into 16 sinks of 1 MiB in turn", WIRE_COLD_TCP);
@@ -313,8 +313,8 @@ public final class Report {
                     .append(mib(MEM_DIRECT)).append(" MiB | ")
                     .append(direct == null ? "–" : direct <= 8 << 20 ? "met" : "**missed**").append(" |\n");
             for (String[] device : DEVICE_ROWS) {
-                target(md, "soft iWARP " + device[1] + " 1 MiB ≥ 0.8× raw loopback TCP", device[0], WIRE_TCP, 0.8,
-                        true);
+                target(md, config.deviceName() + " " + device[1] + " 1 MiB ≥ 0.8× raw loopback TCP", device[0],
+                        WIRE_TCP, 0.8, true);
             }
             md.append("| (no target) READ 1 MiB over RDMA ÷ raw TCP moving the same memory | ")
                     .append(ratioText(ratioOfMedians(NfsRow.READ_1M.figure(Client.RDMA), WIRE_COLD_TCP)))

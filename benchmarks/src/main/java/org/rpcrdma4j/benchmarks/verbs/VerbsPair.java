@@ -21,6 +21,7 @@ import org.rpcrdma4j.verbs.RdmaDevice;
 import org.rpcrdma4j.verbs.RdmaListener;
 import org.rpcrdma4j.verbs.RdmaProviders;
 import org.rpcrdma4j.verbs.RegisteredMemory;
+import org.rpcrdma4j.verbs.VerbsException;
 
 /**
  * Two connected queue pairs on one device, for benchmarks: the software device (its two engine threads: one per
@@ -42,12 +43,20 @@ public final class VerbsPair implements AutoCloseable {
     private final RdmaListener listener;
     private final List<RegisteredMemory> regions = new ArrayList<>();
 
-    /** Opens a device with {@code options} and connects two queue pairs of {@code depth} work requests. */
-    public VerbsPair(Map<String, String> options, int depth) throws Exception {
+    /**
+     * Opens the device {@code options} name: the provider of the option {@code provider} (the software device without
+     * it), given the other options.
+     */
+    public static RdmaDevice openDevice(Map<String, String> options) throws VerbsException {
         Map<String, String> deviceOptions = new java.util.HashMap<>(options);
         String provider = deviceOptions.remove("provider");
-        String address = deviceOptions.get("address");
-        device = RdmaProviders.select(provider == null ? "soft" : provider).open(deviceOptions);
+        return RdmaProviders.select(provider == null ? "soft" : provider).open(deviceOptions);
+    }
+
+    /** Opens a device with {@code options} and connects two queue pairs of {@code depth} work requests. */
+    public VerbsPair(Map<String, String> options, int depth) throws Exception {
+        String address = options.get("address");
+        device = openDevice(options);
         pd = device.allocProtectionDomain();
         clientSendCq = device.createCompletionQueue(depth * 2);
         clientRecvCq = device.createCompletionQueue(depth * 2);

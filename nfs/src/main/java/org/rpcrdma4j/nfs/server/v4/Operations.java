@@ -7,7 +7,7 @@ import org.rpcrdma4j.nfs.v4.Nfs4Status;
  * Makes the operation object for an operation number of a COMPOUND of minor version 1 or 2. The numbers of minor
  * version 0 that version 1 dropped (OPEN_CONFIRM, RENEW, SETCLIENTID, SETCLIENTID_CONFIRM, RELEASE_LOCKOWNER) are
  * NFS4ERR_NOTSUPP, as RFC 8881 section 15.2 requires; numbers beyond the minor version's last, and unknown ones, are
- * OP_ILLEGAL. Known operations this server does not do (locks, delegations, pNFS layouts, NFSv4.2's copy, space and
+ * OP_ILLEGAL. Known operations this server does not do (delegations, pNFS layouts, NFSv4.2's copy, space and
  * extended attribute operations) are NFS4ERR_NOTSUPP.
  */
 final class Operations {
@@ -50,6 +50,9 @@ final class Operations {
             case Nfs4.OP_TEST_STATEID -> new StateOps.TestStateid();
             case Nfs4.OP_FREE_STATEID -> new StateOps.FreeStateid();
             case Nfs4.OP_DELEGRETURN -> new StateOps.DelegReturn();
+            case Nfs4.OP_LOCK -> new LockOps.Lock();
+            case Nfs4.OP_LOCKT -> new LockOps.LockT();
+            case Nfs4.OP_LOCKU -> new LockOps.LockU();
             case Nfs4.OP_READ -> new IoOps.Read();
             case Nfs4.OP_WRITE -> new IoOps.Write();
             case Nfs4.OP_COMMIT -> new IoOps.Commit();

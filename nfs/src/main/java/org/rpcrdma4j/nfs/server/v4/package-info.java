@@ -13,8 +13,8 @@
  * </pre>
  * Operations are grouped by what they touch: {@code FhOps} (the current handle, LOOKUP, SECINFO), {@code AttrOps}
  * (GETATTR, SETATTR, ACCESS), {@code DirOps}, {@code CreateOp}, {@code ReaddirOp}, {@code IoOps} (READ, WRITE,
- * COMMIT), {@code StateOps} (OPEN, CLOSE, stateids) and {@code SessionOps}. Client IDs, sessions, slots, leases,
- * grace and open stateids are the state layer's, {@link org.rpcrdma4j.nfs.v4.state}; attributes are encoded and
+ * COMMIT), {@code StateOps} (OPEN, CLOSE, stateids), {@code LockOps} (LOCK, LOCKT, LOCKU) and {@code SessionOps}.
+ * Client IDs, sessions, slots, leases, grace, open stateids and byte-range locks are the state layer's, {@link org.rpcrdma4j.nfs.v4.state}; attributes are encoded and
  * decoded by {@link org.rpcrdma4j.nfs.v4.Fattr4}.
  *
  * <h2>Name space</h2>
@@ -22,7 +22,8 @@
  * fsid), so a client crosses into it as into a mount point, as with Linux's knfsd.
  *
  * <h2>What it does not do</h2>
- * No delegations (OPEN answers OPEN_DELEGATE_NONE), no byte-range locks, no pNFS, none of NFSv4.2's COPY, space,
+ * No delegations (OPEN answers OPEN_DELEGATE_NONE), no mandatory locks (byte-range locks are advisory; a blocking
+ * lock request that conflicts is denied at once and the client asks again), no pNFS, none of NFSv4.2's COPY, space,
  * SEEK or extended-attribute operations (all NFS4ERR_NOTSUPP), no Kerberos (AUTH_SYS; SECINFO offers it alone), and
  * no state on disk: a restarted server knows no clients and gives a grace period for them to reclaim their opens.
  */

@@ -21,6 +21,9 @@ import org.rpcrdma4j.nfs.v4.Nfs4Exception;
  * for the client that was given it, and another client's is NFS4ERR_BAD_STATEID. The order of the checks: a special
  * value, then the boot id (NFS4ERR_STALE_STATEID), then an expired owner (NFS4ERR_EXPIRED), then the client, the
  * open, the seqid and the file.
+ *
+ * <p>The lock stateids derived from the opens are {@link LockStates}'s, reached through {@link #locks()}: wherever a
+ * stateid is taken here (I/O, TEST_STATEID, FREE_STATEID) a lock stateid is good too, and CLOSE ends the open's.
  */
 public final class OpenStates {
     public static final int SHARE_ACCESS_READ = 1;
@@ -41,10 +44,17 @@ public final class OpenStates {
     private final Map<OwnerFile, OpenState> byOwnerFile = new HashMap<>();
     private final Map<FileHandle, List<OpenState>> byFile = new HashMap<>();
     private final Map<Long, Set<OpenState>> byClient = new HashMap<>();
+    private final LockStates locks;
     private int nextNumber = 1;
 
     OpenStates(ClientTable table) {
         this.table = table;
+        this.locks = new LockStates(table, this);
+    }
+
+    /** The byte-range locks of the opens' owners. */
+    public LockStates locks() {
+        return locks;
     }
 
     /**
@@ -86,10 +96,7 @@ public final class OpenStates {
                 existing.bump();
                 return existing.stateid();
             }
-            int number = nextNumber++;
-            while (byNumber.containsKey(number)) {
-                number = nextNumber++;
-            }
+            int number = number();
             OpenState o = new OpenState(number, clientId, key.owner(), file, access, shareDeny);
             byNumber.put(number, o);
             byOwnerFile.put(key, o);
@@ -105,8 +112,10 @@ public final class OpenStates {
      * against an open denying that access) and, as it may conflict with state not yet reclaimed, refused in grace
      * (NFS4ERR_GRACE); the READ bypass stateid reads regardless. A READ through a write-only open is allowed.
      *
+     * A lock stateid stands for the open it was made through.
+     *
      * @throws Nfs4Exception NFS4ERR_BAD_STATEID for another special value, an unknown or closed open, another
-     *                       client's, another file or a seqid newer than the open's; NFS4ERR_OLD_STATEID for an
+     *                       client's, another file or a seqid newer than the open's (or lock state's); NFS4ERR_OLD_STATEID for an
      *                       older seqid (0 means the current one); NFS4ERR_STALE_STATEID for one of another server
      *                       instance; NFS4ERR_EXPIRED for one of a client whose lease ran out; NFS4ERR_OPENMODE for a
      *                       write through a read-only open
@@ -128,7 +137,8 @@ public final class OpenStates {
                 }
                 return;
             }
-            OpenState o = resolveLocked(clientId, stateid, file);
+            OpenState o = LockStates.isLockNumber(stateid.otherWord(2))
+                    ? locks.resolveLocked(clientId, stateid, file).open : resolveOpenLocked(clientId, stateid, file);
             if (write && (o.access & SHARE_ACCESS_WRITE) == 0) {
                 throw new Nfs4Exception(NFS4ERR_OPENMODE, "the open is for reading only");
             }
@@ -136,13 +146,16 @@ public final class OpenStates {
     }
 
     /**
-     * CLOSE: removes the open. Returns {@link Stateid#INVALID}, as RFC 8881 section 18.2.4 asks of NFSv4.1 servers.
+     * CLOSE: removes the open, and the lock stateids made through it with their locks (as Linux's server does; its
+     * client unlocks before it closes). Returns {@link Stateid#INVALID}, as RFC 8881 section 18.2.4 asks of NFSv4.1
+     * servers.
      *
      * @throws Nfs4Exception as {@link #checkIo} does for a stateid naming no open of {@code file}
      */
     public Stateid close(long clientId, Stateid stateid, FileHandle file) throws Nfs4Exception {
         synchronized (table.lock) {
-            OpenState o = resolveLocked(clientId, stateid, file);
+            OpenState o = resolveOpenLocked(clientId, stateid, file);
+            locks.dropOpenLocked(o);
             remove(o);
             byClient.get(o.clientId).remove(o);
             return Stateid.INVALID;
@@ -156,7 +169,7 @@ public final class OpenStates {
     public Stateid openDowngrade(long clientId, Stateid stateid, FileHandle file, int shareAccess, int shareDeny)
             throws Nfs4Exception {
         synchronized (table.lock) {
-            OpenState o = resolveLocked(clientId, stateid, file);
+            OpenState o = resolveOpenLocked(clientId, stateid, file);
             int access = shareAccess & SHARE_ACCESS_BOTH;
             if (access == 0 || (access & ~o.access) != 0 || shareDeny < 0 || (shareDeny & ~o.deny) != 0) {
                 throw new Nfs4Exception(NFS4ERR_INVAL, "downgrade to access " + access + " deny " + shareDeny
@@ -182,10 +195,15 @@ public final class OpenStates {
 
     /**
      * FREE_STATEID (RFC 8881 section 18.38.3): an open still open holds a lock, so it is NFS4ERR_LOCKS_HELD (CLOSE
-     * frees it); otherwise the {@link #testStateid} failure (this server keeps no revoked state to free).
+     * frees it); a lock stateid is freed when it holds no lock, else NFS4ERR_LOCKS_HELD; otherwise the
+     * {@link #testStateid} failure (this server keeps no revoked state to free).
      */
     public int freeStateid(long clientId, Stateid stateid) {
         synchronized (table.lock) {
+            if (!stateid.isSpecial() && stateid.otherWord(0) == table.bootId()
+                    && LockStates.isLockNumber(stateid.otherWord(2))) {
+                return locks.freeLocked(clientId, stateid);
+            }
             int status = ownStatus(clientId, stateid);
             return status == NFS4_OK ? NFS4ERR_LOCKS_HELD : status;
         }
@@ -203,7 +221,11 @@ public final class OpenStates {
             return NFS4ERR_BAD_STATEID; // TEST_STATEID has no NFS4ERR_STALE_STATEID
         }
         try {
-            resolveLocked(clientId, stateid, null);
+            if (LockStates.isLockNumber(stateid.otherWord(2))) {
+                locks.resolveLocked(clientId, stateid, null);
+            } else {
+                resolveOpenLocked(clientId, stateid, null);
+            }
             return NFS4_OK;
         } catch (Nfs4Exception e) {
             return e.status();
@@ -211,9 +233,26 @@ public final class OpenStates {
     }
 
     /** The open of {@code clientId} that {@code stateid} names, on {@code file} unless that is null. */
-    private OpenState resolveLocked(long clientId, Stateid stateid, FileHandle file) throws Nfs4Exception {
+    OpenState resolveOpenLocked(long clientId, Stateid stateid, FileHandle file) throws Nfs4Exception {
+        checkStateidOwnerLocked(clientId, stateid);
+        OpenState o = byNumber.get(stateid.otherWord(2));
+        if (o == null || o.clientId != clientId) {
+            throw new Nfs4Exception(NFS4ERR_BAD_STATEID, "no open " + stateid);
+        }
+        checkSeqid(stateid, o.seqid, "open");
+        if (file != null && !o.file.equals(file)) {
+            throw new Nfs4Exception(NFS4ERR_BAD_STATEID, stateid + " is not an open of " + file);
+        }
+        return o;
+    }
+
+    /**
+     * The checks every stateid of this table passes before its state is looked up: not special, of this server
+     * instance, of a client whose lease has not run out, of {@code clientId}.
+     */
+    void checkStateidOwnerLocked(long clientId, Stateid stateid) throws Nfs4Exception {
         if (stateid.isSpecial()) {
-            throw new Nfs4Exception(NFS4ERR_BAD_STATEID, "special " + stateid + " names no open");
+            throw new Nfs4Exception(NFS4ERR_BAD_STATEID, "special " + stateid + " names no state");
         }
         if (stateid.otherWord(0) != table.bootId()) {
             throw new Nfs4Exception(NFS4ERR_STALE_STATEID, stateid + " is of another server instance");
@@ -227,23 +266,29 @@ public final class OpenStates {
             throw new Nfs4Exception(NFS4ERR_BAD_STATEID, stateid + " is not a stateid of client "
                     + Long.toHexString(clientId));
         }
-        OpenState o = byNumber.get(stateid.otherWord(2));
-        if (o == null || o.clientId != clientId) {
-            throw new Nfs4Exception(NFS4ERR_BAD_STATEID, "no open " + stateid);
-        }
-        int ahead = stateid.seqid() - o.seqid;
+    }
+
+    /** NFS4ERR_BAD_STATEID for a seqid newer than {@code current}, NFS4ERR_OLD_STATEID for an older one; 0 is now. */
+    static void checkSeqid(Stateid stateid, int current, String what) throws Nfs4Exception {
+        int ahead = stateid.seqid() - current;
         if (stateid.seqid() != 0 && ahead > 0) {
-            throw new Nfs4Exception(NFS4ERR_BAD_STATEID, stateid + " is newer than the open's seqid "
-                    + Integer.toUnsignedString(o.seqid));
+            throw new Nfs4Exception(NFS4ERR_BAD_STATEID, stateid + " is newer than the " + what + "'s seqid "
+                    + Integer.toUnsignedString(current));
         }
         if (stateid.seqid() != 0 && ahead < 0) {
-            throw new Nfs4Exception(NFS4ERR_OLD_STATEID, stateid + " is older than the open's seqid "
-                    + Integer.toUnsignedString(o.seqid));
+            throw new Nfs4Exception(NFS4ERR_OLD_STATEID, stateid + " is older than the " + what + "'s seqid "
+                    + Integer.toUnsignedString(current));
         }
-        if (file != null && !o.file.equals(file)) {
-            throw new Nfs4Exception(NFS4ERR_BAD_STATEID, stateid + " is not an open of " + file);
-        }
-        return o;
+    }
+
+    /** A number for a new open: below {@link LockStates#NUMBER_BIT}, never 0, not in use. */
+    private int number() {
+        int n;
+        do {
+            n = nextNumber;
+            nextNumber = nextNumber == Integer.MAX_VALUE ? 1 : nextNumber + 1;
+        } while (byNumber.containsKey(n));
+        return n;
     }
 
     boolean hasOpensLocked(long clientId) {
@@ -256,6 +301,7 @@ public final class OpenStates {
     }
 
     void dropClientLocked(long clientId) {
+        locks.dropClientLocked(clientId);
         Set<OpenState> own = byClient.remove(clientId);
         if (own != null) {
             own.forEach(this::remove);

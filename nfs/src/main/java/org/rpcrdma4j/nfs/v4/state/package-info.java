@@ -1,8 +1,8 @@
 /**
  * The state of an NFSv4.1 server (RFC 8881): who its clients are, how long they may keep what they hold, the sessions
- * through which they talk to it, the exactly-once reply cache of each session, and their opens. Plain Java without
- * I/O: the COMPOUND server decodes an operation, calls in here, and encodes what comes back or the
- * {@link org.rpcrdma4j.nfs.v4.Nfs4Exception}'s status.
+ * through which they talk to it, the exactly-once reply cache of each session, their opens and their byte-range
+ * locks. Plain Java without I/O: the COMPOUND server decodes an operation, calls in here, and encodes what comes back
+ * or the {@link org.rpcrdma4j.nfs.v4.Nfs4Exception}'s status.
  *
  * <h2>Clients</h2>
  * A client names itself with an owner string and a verifier that changes every time it restarts. EXCHANGE_ID turns
@@ -61,6 +61,16 @@
  * NFS4ERR_OLD_STATEID; one of another boot NFS4ERR_STALE_STATEID. CLOSE removes the open and returns the invalid
  * special stateid, so the closed stateid is NFS4ERR_BAD_STATEID afterwards. Share reservations are checked between
  * different owners, including two owners of one client.
+ *
+ * <h2>Byte-range locks</h2>
+ * A lock owner's first LOCK on a file names one of its client's opens of the file; it gets a lock stateid, made like
+ * an open's but with the top bit of its number set, whose seqid grows with every LOCK and LOCKU. The stateid stands for
+ * its open in I/O. Locks are advisory and POSIX-like: an owner's locks on a file are ranges of READ or WRITE that never
+ * overlap (a new lock over held bytes changes their type), a WRITE lock conflicts with any other owner's lock on the
+ * same bytes and a READ lock with another's WRITE lock, and ranges are unsigned, a length of all ones reaching to the
+ * end of any file. A conflict is NFS4ERR_DENIED naming one conflicting lock, even for the blocking types. Grace
+ * applies to LOCK as to OPEN (the reclaim flag); LOCKT is NFS4ERR_GRACE in grace. A lock stateid holding no lock can
+ * be freed (FREE_STATEID); CLOSE of its open ends it and its locks, and so does the client's expiry.
  *
  * <h2>What may race, and the locking</h2>
  * The COMPOUND server runs requests on several threads at once, so everything here may be called concurrently:

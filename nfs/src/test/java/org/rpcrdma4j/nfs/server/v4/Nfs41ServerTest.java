@@ -276,6 +276,65 @@ class Nfs41ServerTest {
     }
 
     @Test
+    void byteRangeLocksConflictBetweenClientsAndTheirStateidsServeForIo() throws Exception {
+        try (V4Script a = connect(); V4Script b = connect()) {
+            Client ca = session(a, "locker-a");
+            Client cb = session(b, "locker-b");
+            byte[] root = exportRoot(ca);
+            byte[][] openA = create(ca, root, "shared");
+            byte[][] openB = create(cb, root, "shared");
+            byte[] current = {0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+
+            // a WRITE lock of bytes 0-99 for a new lock owner, then a WRITE through the current stateid: LOCK's
+            V4Script.Res l = a.call(ca.compound().putfh(openA[1]).op(Nfs4.OP_LOCK).word(2).word(0).hyper(0)
+                    .hyper(100).word(1).word(0).stateid(openA[0]).word(0).hyper(ca.clientId).string("pid-a")
+                    .op(Nfs4.OP_WRITE).stateid(current).hyper(0).word(2).opaque(new byte[] {7, 7, 7}));
+            assertThat(l.status).as(Nfs4Status.name(l.status)).isZero();
+            l.sequenceOk().ok(Nfs4.OP_PUTFH).ok(Nfs4.OP_LOCK);
+            byte[] lockStateid = l.fixed(16);
+            assertThat(Arrays.copyOf(lockStateid, 4)).as("seqid 1").containsExactly(0, 0, 0, 1);
+            assertThat(Arrays.copyOfRange(lockStateid, 4, 16)).isNotEqualTo(Arrays.copyOfRange(openA[0], 4, 16));
+            l.ok(Nfs4.OP_WRITE);
+            assertThat(l.word()).isEqualTo(3);
+
+            // the other client's READ lock over byte 50 is denied, naming the lock in its way
+            V4Script.Res denied = b.call(cb.compound().putfh(openB[1]).op(Nfs4.OP_LOCK).word(1).word(0).hyper(50)
+                    .hyper(10).word(1).word(0).stateid(openB[0]).word(0).hyper(cb.clientId).string("pid-b"));
+            denied.sequenceOk().ok(Nfs4.OP_PUTFH);
+            assertThat(denied.next(Nfs4.OP_LOCK)).isEqualTo(Nfs4Status.NFS4ERR_DENIED);
+            assertThat(denied.hyper()).as("offset").isZero();
+            assertThat(denied.hyper()).as("length").isEqualTo(100);
+            assertThat(denied.word()).as("WRITE_LT").isEqualTo(2);
+            assertThat(denied.hyper()).as("owner's client").isEqualTo(ca.clientId);
+            assertThat(new String(denied.opaque(), StandardCharsets.UTF_8)).isEqualTo("pid-a");
+
+            // LOCKT: past the lock is free, within it is not
+            V4Script.Res free = b.call(cb.compound().putfh(openB[1]).op(Nfs4.OP_LOCKT).word(2).hyper(100)
+                    .hyper(-1L).hyper(cb.clientId).string("pid-b"));
+            free.sequenceOk().ok(Nfs4.OP_PUTFH).ok(Nfs4.OP_LOCKT);
+            V4Script.Res taken = b.call(cb.compound().putfh(openB[1]).op(Nfs4.OP_LOCKT).word(1).hyper(99)
+                    .hyper(1).hyper(cb.clientId).string("pid-b"));
+            taken.sequenceOk().ok(Nfs4.OP_PUTFH);
+            assertThat(taken.next(Nfs4.OP_LOCKT)).isEqualTo(Nfs4Status.NFS4ERR_DENIED);
+
+            // LOCKU: a new seqid; then the other client gets its lock, and the freed stateid is gone
+            V4Script.Res u = a.call(ca.compound().putfh(openA[1]).op(Nfs4.OP_LOCKU).word(2).word(0)
+                    .stateid(lockStateid).hyper(0).hyper(100));
+            u.sequenceOk().ok(Nfs4.OP_PUTFH).ok(Nfs4.OP_LOCKU);
+            byte[] unlocked = u.fixed(16);
+            assertThat(Arrays.copyOf(unlocked, 4)).as("seqid 2").containsExactly(0, 0, 0, 2);
+            V4Script.Res got = b.call(cb.compound().putfh(openB[1]).op(Nfs4.OP_LOCK).word(1).word(0).hyper(50)
+                    .hyper(10).word(1).word(0).stateid(openB[0]).word(0).hyper(cb.clientId).string("pid-b"));
+            got.sequenceOk().ok(Nfs4.OP_PUTFH).ok(Nfs4.OP_LOCK);
+            V4Script.Res freed = a.call(ca.compound().op(Nfs4.OP_FREE_STATEID).stateid(unlocked)
+                    .op(Nfs4.OP_TEST_STATEID).word(1).stateid(unlocked));
+            freed.sequenceOk().ok(Nfs4.OP_FREE_STATEID).ok(Nfs4.OP_TEST_STATEID);
+            assertThat(freed.word()).isEqualTo(1);
+            assertThat(freed.word()).isEqualTo(Nfs4Status.NFS4ERR_BAD_STATEID);
+        }
+    }
+
+    @Test
     void badInputGetsItsStatusNeverAnException() throws Exception {
         try (V4Script s = connect()) {
             V4Script.Res v0 = s.call(new V4Script.Args(0).op(Nfs4.OP_PUTROOTFH));

@@ -1,0 +1,349 @@
+package org.rpcrdma4j.nfs.v4.state;
+
+import static org.rpcrdma4j.nfs.v4.Nfs4Status.*;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+
+import org.rpcrdma4j.nfs.FileHandle;
+import org.rpcrdma4j.nfs.v4.Nfs4Exception;
+
+/**
+ * Byte-range locks (RFC 8881 sections 9, 18.10-18.12): advisory, POSIX-style record locks of lock owners, each owner's
+ * locks on a file under one lock stateid that its first LOCK derived from one of its client's opens. A WRITE lock
+ * conflicts with every other owner's lock over any byte of its range, a READ lock with other owners' WRITE locks; an
+ * owner's own locks never conflict, and locking a range it holds changes that range's type. Blocking requests
+ * (READW_LT, WRITEW_LT) are answered at once: a conflict is NFS4ERR_DENIED, and the client asks again. I/O is not
+ * checked against locks; a lock stateid is good for READ and WRITE as its open is. CLOSE of the open ends its lock
+ * stateids and their locks, as a client's expiry or destruction does. Thread-safe under the table's lock.
+ *
+ * <p>A lock stateid's number, the last word of its {@code other} field, has its top bit set; an open's does not.
+ */
+public final class LockStates {
+    public static final int READ_LT = 1;
+    public static final int WRITE_LT = 2;
+    public static final int READW_LT = 3;
+    public static final int WRITEW_LT = 4;
+    /** A {@code length4} of all ones: to the end of any file. */
+    public static final long TO_END = -1L;
+    /** The top bit of a lock stateid's number. */
+    static final int NUMBER_BIT = 0x80000000;
+    private static final int OWNER_LIMIT = 1024;
+    /** The most ranges one owner may hold apart on one file (each kept range costs memory). */
+    static final int RANGE_LIMIT = 4096;
+
+    /** {@code LOCK4denied}: the lock that stands in the way. */
+    public record Denied(long offset, long length, int type, long ownerClientId, byte[] owner) {
+        public Denied {
+            owner = owner.clone();
+        }
+
+        @Override
+        public byte[] owner() {
+            return owner.clone();
+        }
+    }
+
+    /** NFS4ERR_DENIED, with the conflicting lock that LOCK and LOCKT return. */
+    public static final class DeniedException extends Nfs4Exception {
+        private static final long serialVersionUID = 1L;
+        private final transient Denied denied;
+
+        DeniedException(Denied denied, String message) {
+            super(NFS4ERR_DENIED, message);
+            this.denied = denied;
+        }
+
+        public Denied denied() {
+            return denied;
+        }
+    }
+
+    private record OwnerFile(long clientId, Bytes owner, FileHandle file) {
+    }
+
+    private final ClientTable table;
+    private final OpenStates opens;
+    private final Map<Integer, LockState> byNumber = new HashMap<>();
+    private final Map<OwnerFile, LockState> byOwnerFile = new HashMap<>();
+    private final Map<FileHandle, List<LockState>> byFile = new HashMap<>();
+    private final Map<Long, Set<LockState>> byClient = new HashMap<>();
+    private int nextNumber = 1;
+
+    LockStates(ClientTable table, OpenStates opens) {
+        this.table = table;
+        this.opens = opens;
+    }
+
+    /**
+     * LOCK for a lock owner new to the server ({@code open_to_lock_owner4}): the lock stateid of {@code lockOwner} on
+     * the open's file, made from the open {@code openStateid} (or the owner's existing one on that file), holding the
+     * range. The grace check is the caller's ({@link ClientTable#checkOpen(long, boolean)}), before this.
+     *
+     * @throws Nfs4Exception as {@link #lock}; also NFS4ERR_INVAL for an owner over 1024 bytes, and what an open
+     *                       stateid that names no open of the file is ({@link OpenStates#checkIo})
+     */
+    public Stateid lockNew(long clientId, Stateid openStateid, byte[] lockOwner, FileHandle file, int type,
+                           long offset, long length) throws Nfs4Exception {
+        Objects.requireNonNull(file, "file");
+        if (lockOwner == null || lockOwner.length > OWNER_LIMIT) {
+            throw new Nfs4Exception(NFS4ERR_INVAL, "a lock owner has at most " + OWNER_LIMIT + " bytes");
+        }
+        long last = last(offset, length);
+        int base = baseType(type);
+        synchronized (table.lock) {
+            OpenState open = opens.resolveOpenLocked(clientId, openStateid, file);
+            checkOpenMode(open, base);
+            OwnerFile key = new OwnerFile(clientId, new Bytes(lockOwner), file);
+            LockState l = byOwnerFile.get(key);
+            boolean made = l == null;
+            if (made) {
+                l = new LockState(number(), clientId, key.owner(), file, open);
+            }
+            lockLocked(l, base, offset, last);
+            if (made) {
+                byNumber.put(l.number, l);
+                byOwnerFile.put(key, l);
+                byFile.computeIfAbsent(file, f -> new ArrayList<>()).add(l);
+                byClient.computeIfAbsent(clientId, id -> new LinkedHashSet<>()).add(l);
+            } else {
+                l.bump();
+            }
+            return l.stateid();
+        }
+    }
+
+    /**
+     * LOCK for a lock owner with a lock stateid on the file ({@code exist_lock_owner4}): the range is locked, and the
+     * stateid's seqid advances.
+     *
+     * @throws Nfs4Exception NFS4ERR_INVAL for a length of zero or a range past the last byte offset; NFS4ERR_DENIED
+     *                       ({@link DeniedException}) when another owner's lock conflicts; NFS4ERR_OPENMODE for a
+     *                       WRITE lock through an open for reading only or a READ lock through one for writing only;
+     *                       the stateid failures of {@link OpenStates#checkIo}
+     */
+    public Stateid lock(long clientId, Stateid lockStateid, FileHandle file, int type, long offset, long length)
+            throws Nfs4Exception {
+        long last = last(offset, length);
+        int base = baseType(type);
+        synchronized (table.lock) {
+            LockState l = resolveLocked(clientId, lockStateid, file);
+            checkOpenMode(l.open, base);
+            lockLocked(l, base, offset, last);
+            l.bump();
+            return l.stateid();
+        }
+    }
+
+    /**
+     * LOCKT: whether {@code lockOwner} of {@code clientId} could lock the range; returns when it could.
+     *
+     * @throws Nfs4Exception NFS4ERR_DENIED ({@link DeniedException}) naming a conflicting lock; NFS4ERR_INVAL for a bad
+     *                       range or type
+     */
+    public void test(long clientId, byte[] lockOwner, FileHandle file, int type, long offset, long length)
+            throws Nfs4Exception {
+        long last = last(offset, length);
+        int base = baseType(type);
+        Bytes owner = new Bytes(lockOwner == null ? new byte[0] : lockOwner);
+        synchronized (table.lock) {
+            Denied d = conflictLocked(clientId, owner, file, base, offset, last);
+            if (d != null) {
+                throw new DeniedException(d, "LOCKT of " + rangeText(offset, last));
+            }
+        }
+    }
+
+    /**
+     * LOCKU: the range is unlocked (whatever parts of it the owner held; the type is not compared), and the stateid's
+     * seqid advances.
+     *
+     * @throws Nfs4Exception NFS4ERR_INVAL for a bad range or type; the stateid failures of {@link OpenStates#checkIo}
+     */
+    public Stateid unlock(long clientId, Stateid lockStateid, FileHandle file, int type, long offset, long length)
+            throws Nfs4Exception {
+        long last = last(offset, length);
+        baseType(type);
+        synchronized (table.lock) {
+            LockState l = resolveLocked(clientId, lockStateid, file);
+            l.remove(offset, last);
+            l.bump();
+            return l.stateid();
+        }
+    }
+
+    /** The ranges {@code lockStateid} holds now, for tests and diagnostics; empty for a stateid naming none. */
+    public List<long[]> heldRanges(long clientId, Stateid lockStateid) {
+        synchronized (table.lock) {
+            LockState l = byNumber.get(lockStateid.otherWord(2));
+            if (l == null || l.clientId != clientId) {
+                return List.of();
+            }
+            List<long[]> out = new ArrayList<>();
+            for (LockState.Range r : l.ranges) {
+                out.add(new long[] {r.first(), r.last(), r.type()});
+            }
+            return out;
+        }
+    }
+
+    /** The lock stateids the client holds. */
+    public int lockStateCount(long clientId) {
+        synchronized (table.lock) {
+            Set<LockState> own = byClient.get(clientId);
+            return own == null ? 0 : own.size();
+        }
+    }
+
+    // --- for OpenStates, with the lock held ---
+
+    static boolean isLockNumber(int number) {
+        return (number & NUMBER_BIT) != 0;
+    }
+
+    /** The lock state of {@code clientId} that {@code stateid} names, on {@code file} unless that is null. */
+    LockState resolveLocked(long clientId, Stateid stateid, FileHandle file) throws Nfs4Exception {
+        opens.checkStateidOwnerLocked(clientId, stateid);
+        LockState l = byNumber.get(stateid.otherWord(2));
+        if (l == null || l.clientId != clientId) {
+            throw new Nfs4Exception(NFS4ERR_BAD_STATEID, "no lock state " + stateid);
+        }
+        OpenStates.checkSeqid(stateid, l.seqid, "lock state");
+        if (file != null && !l.file.equals(file)) {
+            throw new Nfs4Exception(NFS4ERR_BAD_STATEID, stateid + " is not a lock stateid of " + file);
+        }
+        return l;
+    }
+
+    /** FREE_STATEID of a lock stateid: NFS4ERR_LOCKS_HELD while it holds a range, else gone. */
+    int freeLocked(long clientId, Stateid stateid) {
+        try {
+            LockState l = resolveLocked(clientId, stateid, null);
+            if (!l.ranges.isEmpty()) {
+                return NFS4ERR_LOCKS_HELD;
+            }
+            remove(l);
+            byClient.get(l.clientId).remove(l);
+            return NFS4_OK;
+        } catch (Nfs4Exception e) {
+            return e.status();
+        }
+    }
+
+    /** The open is closed: the lock states made through it go, with their locks. */
+    void dropOpenLocked(OpenState open) {
+        Set<LockState> own = byClient.get(open.clientId);
+        if (own == null) {
+            return;
+        }
+        for (LockState l : new ArrayList<>(own)) {
+            if (l.open == open) {
+                remove(l);
+                own.remove(l);
+            }
+        }
+    }
+
+    void dropClientLocked(long clientId) {
+        Set<LockState> own = byClient.remove(clientId);
+        if (own != null) {
+            own.forEach(this::remove);
+        }
+    }
+
+    // --- internals ---
+
+    private void lockLocked(LockState l, int base, long first, long last) throws Nfs4Exception {
+        Denied d = conflictLocked(l.clientId, l.owner, l.file, base, first, last);
+        if (d != null) {
+            throw new DeniedException(d, (base == WRITE_LT ? "WRITE" : "READ") + " lock of "
+                    + rangeText(first, last));
+        }
+        List<LockState.Range> before = List.copyOf(l.ranges);
+        l.add(first, last, base);
+        if (l.ranges.size() > RANGE_LIMIT) {
+            l.ranges.clear();
+            l.ranges.addAll(before);
+            throw new Nfs4Exception(NFS4ERR_SERVERFAULT, "a lock owner may hold at most " + RANGE_LIMIT
+                    + " separate ranges of a file");
+        }
+    }
+
+    private Denied conflictLocked(long clientId, Bytes owner, FileHandle file, int base, long first, long last) {
+        for (LockState other : byFile.getOrDefault(file, List.of())) {
+            if (other.ownedBy(clientId, owner)) {
+                continue;
+            }
+            LockState.Range r = other.conflict(base, first, last);
+            if (r != null) {
+                long length = r.last() == -1L ? TO_END : r.last() - r.first() + 1;
+                return new Denied(r.first(), length, r.type(), other.clientId, other.owner.toByteArray());
+            }
+        }
+        return null;
+    }
+
+    private static void checkOpenMode(OpenState open, int base) throws Nfs4Exception {
+        int needed = base == WRITE_LT ? OpenStates.SHARE_ACCESS_WRITE : OpenStates.SHARE_ACCESS_READ;
+        if ((open.access & needed) == 0) {
+            throw new Nfs4Exception(NFS4ERR_OPENMODE, (base == WRITE_LT ? "a WRITE lock through an open without "
+                    + "write access" : "a READ lock through an open without read access"));
+        }
+    }
+
+    /** READ_LT or WRITE_LT for any of the four types; NFS4ERR_INVAL for another value. */
+    static int baseType(int type) throws Nfs4Exception {
+        return switch (type) {
+            case READ_LT, READW_LT -> READ_LT;
+            case WRITE_LT, WRITEW_LT -> WRITE_LT;
+            default -> throw new Nfs4Exception(NFS4ERR_INVAL, "nfs_lock_type4 " + type);
+        };
+    }
+
+    /**
+     * The last byte of {@code offset..length} (unsigned); all ones for {@link #TO_END}.
+     *
+     * @throws Nfs4Exception NFS4ERR_INVAL for a length of zero, or a range that would end past the last byte offset
+     */
+    static long last(long offset, long length) throws Nfs4Exception {
+        if (length == 0) {
+            throw new Nfs4Exception(NFS4ERR_INVAL, "a lock of length 0");
+        }
+        if (length == TO_END) {
+            return -1L;
+        }
+        if (Long.compareUnsigned(length - 1, -1L - offset) > 0) {
+            throw new Nfs4Exception(NFS4ERR_INVAL, "offset " + Long.toUnsignedString(offset) + " + length "
+                    + Long.toUnsignedString(length) + " is past the last byte offset");
+        }
+        return offset + length - 1;
+    }
+
+    private int number() {
+        int n;
+        do {
+            n = NUMBER_BIT | nextNumber;
+            nextNumber = nextNumber == Integer.MAX_VALUE ? 1 : nextNumber + 1;
+        } while (byNumber.containsKey(n));
+        return n;
+    }
+
+    private void remove(LockState l) {
+        byNumber.remove(l.number);
+        byOwnerFile.remove(new OwnerFile(l.clientId, l.owner, l.file));
+        List<LockState> onFile = byFile.get(l.file);
+        onFile.remove(l);
+        if (onFile.isEmpty()) {
+            byFile.remove(l.file);
+        }
+    }
+
+    private static String rangeText(long first, long last) {
+        return "bytes " + Long.toUnsignedString(first) + "-" + (last == -1L ? "end" : Long.toUnsignedString(last));
+    }
+}

@@ -68,7 +68,7 @@ class CompoundRes implements XdrAble {
             if (st == Nfs4Status.NFS4_OK) {
                 results[i] = op.decodeOk(xdr, mode);
             } else {
-                op.decodeError(xdr);
+                op.decodeError(xdr, st);
                 fail(i, st);
             }
         }

@@ -3,6 +3,7 @@ package org.rpcrdma4j.nfs.client.v4;
 import io.netty.buffer.ByteBuf;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import org.dcache.oncrpc4j.xdr.XdrVoid;
@@ -81,13 +82,18 @@ public final class Nfs41AsyncClient implements NfsAsyncMount {
             Fattr4.FATTR4_NO_TRUNC, Fattr4.FATTR4_CHOWN_RESTRICTED, Fattr4.FATTR4_CASE_INSENSITIVE,
             Fattr4.FATTR4_CASE_PRESERVING).freeze();
 
+    /** A lock's length to the end of the file, however it grows (all ones). */
+    public static final long TO_END = -1L;
+
     private final Nfs41Session session;
     private final OpenFiles files;
+    private final FileLocks locks;
 
     /** A client over {@code session} (borrowed), managing its opens. */
     public Nfs41AsyncClient(Nfs41Session session) {
         this.session = session;
         this.files = new OpenFiles(session, session.openIdleNanos());
+        this.locks = new FileLocks(session, files);
         session.stateRecovery(files);
     }
 
@@ -357,6 +363,29 @@ public final class Nfs41AsyncClient implements NfsAsyncMount {
     /** CLOSE of the client's open of {@code fh}, once the I/O using it is done; nothing when it is not open. */
     public CompletableFuture<Void> close(FileHandle fh) {
         return files.close(fh);
+    }
+
+    /**
+     * LOCK: a byte-range lock of {@code length} bytes at {@code offset} ({@link #TO_END}: to the end of the file,
+     * however it grows) for this client, whose locks all belong to one lock owner (see {@link FileLocks}). Advisory:
+     * it keeps other owners' locks out of those bytes, not their I/O. Opens the file first if the client has no open
+     * of it with the access the type needs. Bytes the client already holds take the new type. Fails with a
+     * {@link LockDeniedException} naming the lock in the way when another owner holds a conflicting one (it does not
+     * wait); with {@link LocksLostException} when the file's earlier locks were lost in a recovery. The lock lasts
+     * until {@link #unlock}, the CLOSE of the file, or the end of the client.
+     */
+    public CompletableFuture<Void> lock(FileHandle fh, LockType type, long offset, long length) {
+        return offTransport(locks.lock(fh, type, offset, length));
+    }
+
+    /** LOCKU of the bytes given; what the client did not hold there stays unheld. Nothing when the file is not open. */
+    public CompletableFuture<Void> unlock(FileHandle fh, long offset, long length) {
+        return offTransport(locks.unlock(fh, offset, length));
+    }
+
+    /** LOCKT: the lock that would keep this client from locking the bytes given, if any. Needs no open. */
+    public CompletableFuture<Optional<LockConflict>> testLock(FileHandle fh, LockType type, long offset, long length) {
+        return offTransport(locks.test(fh, type, offset, length));
     }
 
     /** Whether the client holds an open of {@code fh}. */

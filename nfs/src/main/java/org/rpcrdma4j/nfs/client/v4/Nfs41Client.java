@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.ServiceLoader;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -261,6 +262,25 @@ public final class Nfs41Client implements NfsMount {
     /** CLOSE of the client's open of {@code fh}, if it has one. */
     public void close(FileHandle fh) throws IOException {
         await(async.close(fh));
+    }
+
+    /**
+     * A byte-range lock of {@code length} bytes at {@code offset} ({@link Nfs41AsyncClient#TO_END}: to the end of the
+     * file); see {@link Nfs41AsyncClient#lock}. Throws {@link LockDeniedException} when another owner holds a
+     * conflicting lock.
+     */
+    public void lock(FileHandle fh, LockType type, long offset, long length) throws IOException {
+        await(async.lock(fh, type, offset, length));
+    }
+
+    /** Unlocks the bytes given (see {@link Nfs41AsyncClient#unlock}). */
+    public void unlock(FileHandle fh, long offset, long length) throws IOException {
+        await(async.unlock(fh, offset, length));
+    }
+
+    /** The lock that would keep this client from locking the bytes given, if any (LOCKT). */
+    public Optional<LockConflict> testLock(FileHandle fh, LockType type, long offset, long length) throws IOException {
+        return await(async.testLock(fh, type, offset, length));
     }
 
     public NfsObject mkdir(FileHandle dir, String name, SetAttributes attributes) throws IOException {

@@ -14,7 +14,7 @@ import org.rpcrdma4j.nfs.v4.Nfs4Status;
  * {@link Nfs3Status#UNKNOWN}. {@link #nfs4Status()} is the exact NFSv4 status and {@link #operation()} the operation
  * that failed; the cause is an {@link Nfs4Exception} with the same status.
  */
-public final class Nfs4StatusException extends NfsException {
+public class Nfs4StatusException extends NfsException {
     private static final long serialVersionUID = 1L;
 
     private final int nfs4Status;

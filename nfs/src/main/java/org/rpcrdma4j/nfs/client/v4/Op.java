@@ -34,6 +34,11 @@ abstract class Op {
     void decodeError(XdrDecodingStream xdr) throws BadXdrException {
     }
 
+    /** Reads what follows the error {@code status}; {@link #decodeError(XdrDecodingStream)} unless overridden. */
+    void decodeError(XdrDecodingStream xdr, int status) throws BadXdrException {
+        decodeError(xdr);
+    }
+
     /** Whether the operation changes state on the server (a COMPOUND with one asks the server to cache its reply). */
     boolean mutating() {
         return false;

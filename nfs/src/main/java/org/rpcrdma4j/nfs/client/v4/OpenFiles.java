@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import org.rpcrdma4j.nfs.FileHandle;
+import org.rpcrdma4j.nfs.v4.LockRanges;
 import org.rpcrdma4j.nfs.v4.Nfs4Status;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -23,9 +24,12 @@ import org.slf4j.LoggerFactory;
  * "other"). OPEN with create and OPEN by name ({@code create}, {@code open} of the client) register the open they
  * made. One open owner serves the whole client; share deny is always NONE.</li>
  * <li>Used with seqid 0 ("the current one"), so upgrades never make an I/O in flight fail with OLD_STATEID.</li>
- * <li>Closed (CLOSE) when it has not been used for {@link Nfs41Options#openIdleTimeout()} and no I/O holds it, when
- * the caller asks ({@link #close(FileHandle)}; waits for the I/O that holds it), and when the client closes.</li>
+ * <li>Closed (CLOSE) when it has not been used for {@link Nfs41Options#openIdleTimeout()}, no I/O holds it and it
+ * holds no byte-range lock, when the caller asks ({@link #close(FileHandle)}; waits for the I/O that holds it), and
+ * when the client closes. A CLOSE of a file with locks unlocks the whole file first (LOCKU), as a process's locks go
+ * when it closes the file.</li>
  * </ul>
+ * Byte-range locks ({@link FileLocks}) hang off the open: its entry keeps the lock stateid and the ranges held.
  *
  * <h2>Recovery</h2>
  * When the client ID is lost (server restart, lease expired) every open is reclaimed on the new client ID before
@@ -34,6 +38,11 @@ import org.slf4j.LoggerFactory;
  * BAD_STATEID (or STALE_STATEID, OLD_STATEID, ADMIN_REVOKED) for is opened again by handle, and the I/O retried once.
  * An open that cannot be had again is forgotten: I/O still in flight on it goes out with the anonymous stateid, the
  * next use opens again, and either way the server's answer reaches the caller.
+ * <p>
+ * The byte-range locks of a reclaimed open are reclaimed after it (LOCK with reclaim set). Locks that cannot be had
+ * again (an open not reclaimed, a LOCK refused, the server revoking the client's state) are lost: the file's READs,
+ * WRITEs and LOCKs then fail with {@link LocksLostException} until the caller closes it, so no one goes on writing
+ * under a lock another client may hold by now.
  * <p>
  * Thread-safe: the table's monitor guards the entries; OPENs of one file are chained one after the other.
  */
@@ -66,13 +75,28 @@ final class OpenFiles implements Nfs41Session.StateRecovery {
         CompletableFuture<Void> closed;
         /** The OPENs of this file, one after the other. */
         CompletableFuture<Void> ready = DONE;
+        /** The lock stateid of the client's lock owner on this file, as the server last gave it, or null. */
+        Stateid4 lockStateid;
+        /** The byte ranges locked, to unlock at CLOSE and to reclaim after a server restart. */
+        final LockRanges held = new LockRanges();
+        /** The LOCKs and LOCKUs of this file, one after the other. */
+        CompletableFuture<Void> locking = DONE;
+        /** Locks of this file were lost in a recovery: its I/O fails until it is closed. */
+        volatile boolean locksLost;
 
         Entry(FileHandle fh) {
             this.fh = fh;
         }
 
+        /**
+         * The open's stateid for an attempt of an I/O; when the file's locks were lost, the attempt fails with
+         * {@link LocksLostException} instead (also an I/O sent before the recovery that lost them, and retried after).
+         */
         @Override
         public Stateid4 stateid() {
+            if (locksLost) {
+                throw new CompletionException(new LocksLostException(fh));
+            }
             Stateid4 s = stateid;
             return s == null ? Stateid4.ANONYMOUS : s.current();
         }
@@ -96,6 +120,16 @@ final class OpenFiles implements Nfs41Session.StateRecovery {
     synchronized Stateid4 stateidOf(FileHandle fh) {
         Entry e = entries.get(fh);
         return e == null ? null : e.stateid;
+    }
+
+    /** The entry of {@code fh}, held (see {@link #release}) when the client has the file open; else null. */
+    synchronized Entry holdIfOpen(FileHandle fh) {
+        Entry e = entries.get(fh);
+        if (e == null || e.closing || e.stateid == null) {
+            return null;
+        }
+        e.refs++;
+        return e;
     }
 
     synchronized boolean isOpen(FileHandle fh) {
@@ -293,8 +327,10 @@ final class OpenFiles implements Nfs41Session.StateRecovery {
         if (s == null) {
             return DONE;
         }
-        Compound c = new Compound("close").putfh(e.fh).add(Ops.StateOp.close(s));
-        return session.call(c).handle((r, x) -> {
+        return e.locking.handle((v, x) -> null).thenCompose(v -> unlockAll(e)).thenCompose(v -> {
+            Compound c = new Compound("close").putfh(e.fh).add(Ops.StateOp.close(s));
+            return session.call(c);
+        }).handle((r, x) -> {
             if (x != null) {
                 LOG.debug("CLOSE of {} failed: {}", e.fh, Nfs41Session.unwrap(x).toString());
             } else if (!r.isOk()) {
@@ -303,6 +339,40 @@ final class OpenFiles implements Nfs41Session.StateRecovery {
             e.stateid = null;
             return null;
         });
+    }
+
+    /** LOCKU of the whole file when the entry holds locks (before its CLOSE); its result only logged. */
+    private CompletableFuture<Void> unlockAll(Entry e) {
+        Stateid4 lock;
+        synchronized (this) {
+            lock = e.held.isEmpty() ? null : e.lockStateid;
+            e.held.clear();
+            e.lockStateid = null;
+        }
+        if (lock == null) {
+            return DONE;
+        }
+        Compound c = new Compound("locku").putfh(e.fh).add(new LockOps.LockU(0, LockRanges.TO_END, lock.current()));
+        return session.call(c).handle((r, x) -> {
+            if (x != null || !r.isOk()) {
+                LOG.debug("unlocking {} before its CLOSE: {}", e.fh,
+                        x != null ? Nfs41Session.unwrap(x).toString() : Nfs4Status.name(r.status()));
+            }
+            return null;
+        });
+    }
+
+    /** The locks of {@code e} are gone from the server: its I/O fails until it is closed. */
+    private void locksLost(Entry e, String why) {
+        synchronized (this) {
+            if (e.held.isEmpty()) {
+                return;
+            }
+            e.held.clear();
+            e.lockStateid = null;
+            e.locksLost = true;
+        }
+        LOG.warn("byte-range locks of {} were lost ({}): its I/O fails until it is closed", e.fh, why);
     }
 
     // ========================================================================================= StateRecovery
@@ -315,7 +385,8 @@ final class OpenFiles implements Nfs41Session.StateRecovery {
         long now = System.nanoTime();
         synchronized (this) {
             for (Entry e : new ArrayList<>(entries.values())) {
-                if (e.refs == 0 && !e.closing && e.ready.isDone() && now - e.lastUsed >= idleNanos) {
+                if (e.refs == 0 && !e.closing && e.ready.isDone() && now - e.lastUsed >= idleNanos && e.held.isEmpty()
+                        && !e.locksLost) {
                     startCloseLocked(e);
                 }
             }
@@ -345,6 +416,7 @@ final class OpenFiles implements Nfs41Session.StateRecovery {
                     access.add(e.access);
                 }
                 e.stateid = null; // the old client ID's state is gone with it
+                e.lockStateid = null;
             }
         }
         List<CompletableFuture<Void>> all = new ArrayList<>();
@@ -355,20 +427,63 @@ final class OpenFiles implements Nfs41Session.StateRecovery {
             all.add(session.callOn(s, c).handle((r, x) -> {
                 if (x != null) {
                     LOG.info("reclaiming the open of {} failed: {}", e.fh, Nfs41Session.unwrap(x).toString());
+                    locksLost(e, "the open was not reclaimed");
                 } else if (r.isOk()) {
                     opened(e.fh, e, r.result(1), want);
+                    return relock(e, s);
                 } else if (r.status() == Nfs4Status.NFS4ERR_NO_GRACE || r.status() == Nfs4Status.NFS4ERR_RECLAIM_BAD) {
                     synchronized (this) {
                         e.access = want;
                         toReopen.add(e);
                     }
+                    locksLost(e, "the server would not let the open be reclaimed: " + Nfs4Status.name(r.status()));
                 } else {
                     LOG.info("reclaiming the open of {}: {}", e.fh, Nfs4Status.name(r.status()));
+                    locksLost(e, "the open was not reclaimed: " + Nfs4Status.name(r.status()));
                 }
-                return null;
-            }));
+                return DONE;
+            }).thenCompose(f -> f));
         }
         return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new));
+    }
+
+    /**
+     * Reclaims the byte-range locks of a reclaimed open, range by range, on the recovery's client ID: LOCK with
+     * reclaim set, the first for the lock owner new to the server. Any refusal loses the file's locks.
+     */
+    private CompletableFuture<Void> relock(Entry e, Nfs41Session.State s) {
+        List<LockRanges.Range> ranges;
+        synchronized (this) {
+            ranges = e.held.ranges();
+        }
+        CompletableFuture<Void> chain = DONE;
+        for (LockRanges.Range range : ranges) {
+            chain = chain.thenCompose(v -> {
+                Stateid4 lock;
+                Stateid4 open;
+                synchronized (this) {
+                    lock = e.lockStateid;
+                    open = e.stateid;
+                }
+                LockType type = LockType.fromWire(range.type());
+                LockOps.Lock op = lock == null
+                        ? LockOps.Lock.newOwner(type, true, range.first(), range.length(), open, FileLocks.OWNER)
+                        : LockOps.Lock.existing(type, true, range.first(), range.length(), lock.current());
+                return session.callOn(s, new Compound("lock_reclaim").putfh(e.fh).add(op)).thenApply(r -> {
+                    Stateid4 got = checked(r).result(1);
+                    synchronized (this) {
+                        e.lockStateid = got;
+                    }
+                    return (Void) null;
+                });
+            });
+        }
+        return chain.handle((v, x) -> {
+            if (x != null) {
+                locksLost(e, "reclaiming them failed: " + Nfs41Session.unwrap(x));
+            }
+            return null;
+        });
     }
 
     @Override
@@ -398,10 +513,15 @@ final class OpenFiles implements Nfs41Session.StateRecovery {
     public void stateRevoked(int flags) {
         LOG.info("the server revoked state of this client (status flags 0x{}): opens will be made again",
                 Integer.toHexString(flags));
+        List<Entry> all;
         synchronized (this) {
-            for (Entry e : entries.values()) {
+            all = new ArrayList<>(entries.values());
+            for (Entry e : all) {
                 e.stateid = null;
             }
+        }
+        for (Entry e : all) {
+            locksLost(e, "the server revoked the client's state");
         }
     }
 }

@@ -11,6 +11,7 @@ import java.util.Objects;
 import java.util.Set;
 
 import org.rpcrdma4j.nfs.FileHandle;
+import org.rpcrdma4j.nfs.v4.LockRanges;
 import org.rpcrdma4j.nfs.v4.Nfs4Exception;
 
 /**
@@ -25,12 +26,12 @@ import org.rpcrdma4j.nfs.v4.Nfs4Exception;
  * <p>A lock stateid's number, the last word of its {@code other} field, has its top bit set; an open's does not.
  */
 public final class LockStates {
-    public static final int READ_LT = 1;
-    public static final int WRITE_LT = 2;
+    public static final int READ_LT = LockRanges.READ;
+    public static final int WRITE_LT = LockRanges.WRITE;
     public static final int READW_LT = 3;
     public static final int WRITEW_LT = 4;
     /** A {@code length4} of all ones: to the end of any file. */
-    public static final long TO_END = -1L;
+    public static final long TO_END = LockRanges.TO_END;
     /** The top bit of a lock stateid's number. */
     static final int NUMBER_BIT = 0x80000000;
     private static final int OWNER_LIMIT = 1024;
@@ -94,7 +95,7 @@ public final class LockStates {
         if (lockOwner == null || lockOwner.length > OWNER_LIMIT) {
             throw new Nfs4Exception(NFS4ERR_INVAL, "a lock owner has at most " + OWNER_LIMIT + " bytes");
         }
-        long last = last(offset, length);
+        long last = LockRanges.last(offset, length);
         int base = baseType(type);
         synchronized (table.lock) {
             OpenState open = opens.resolveOpenLocked(clientId, openStateid, file);
@@ -129,7 +130,7 @@ public final class LockStates {
      */
     public Stateid lock(long clientId, Stateid lockStateid, FileHandle file, int type, long offset, long length)
             throws Nfs4Exception {
-        long last = last(offset, length);
+        long last = LockRanges.last(offset, length);
         int base = baseType(type);
         synchronized (table.lock) {
             LockState l = resolveLocked(clientId, lockStateid, file);
@@ -148,13 +149,13 @@ public final class LockStates {
      */
     public void test(long clientId, byte[] lockOwner, FileHandle file, int type, long offset, long length)
             throws Nfs4Exception {
-        long last = last(offset, length);
+        long last = LockRanges.last(offset, length);
         int base = baseType(type);
         Bytes owner = new Bytes(lockOwner == null ? new byte[0] : lockOwner);
         synchronized (table.lock) {
             Denied d = conflictLocked(clientId, owner, file, base, offset, last);
             if (d != null) {
-                throw new DeniedException(d, "LOCKT of " + rangeText(offset, last));
+                throw new DeniedException(d, "LOCKT of " + LockRanges.text(offset, last));
             }
         }
     }
@@ -167,11 +168,11 @@ public final class LockStates {
      */
     public Stateid unlock(long clientId, Stateid lockStateid, FileHandle file, int type, long offset, long length)
             throws Nfs4Exception {
-        long last = last(offset, length);
+        long last = LockRanges.last(offset, length);
         baseType(type);
         synchronized (table.lock) {
             LockState l = resolveLocked(clientId, lockStateid, file);
-            l.remove(offset, last);
+            l.ranges.remove(offset, last);
             l.bump();
             return l.stateid();
         }
@@ -185,7 +186,7 @@ public final class LockStates {
                 return List.of();
             }
             List<long[]> out = new ArrayList<>();
-            for (LockState.Range r : l.ranges) {
+            for (LockRanges.Range r : l.ranges.ranges()) {
                 out.add(new long[] {r.first(), r.last(), r.type()});
             }
             return out;
@@ -262,13 +263,12 @@ public final class LockStates {
         Denied d = conflictLocked(l.clientId, l.owner, l.file, base, first, last);
         if (d != null) {
             throw new DeniedException(d, (base == WRITE_LT ? "WRITE" : "READ") + " lock of "
-                    + rangeText(first, last));
+                    + LockRanges.text(first, last));
         }
-        List<LockState.Range> before = List.copyOf(l.ranges);
-        l.add(first, last, base);
+        List<LockRanges.Range> before = l.ranges.ranges();
+        l.ranges.add(first, last, base);
         if (l.ranges.size() > RANGE_LIMIT) {
-            l.ranges.clear();
-            l.ranges.addAll(before);
+            l.ranges.restore(before);
             throw new Nfs4Exception(NFS4ERR_SERVERFAULT, "a lock owner may hold at most " + RANGE_LIMIT
                     + " separate ranges of a file");
         }
@@ -279,10 +279,9 @@ public final class LockStates {
             if (other.ownedBy(clientId, owner)) {
                 continue;
             }
-            LockState.Range r = other.conflict(base, first, last);
+            LockRanges.Range r = other.ranges.conflict(base, first, last);
             if (r != null) {
-                long length = r.last() == -1L ? TO_END : r.last() - r.first() + 1;
-                return new Denied(r.first(), length, r.type(), other.clientId, other.owner.toByteArray());
+                return new Denied(r.first(), r.length(), r.type(), other.clientId, other.owner.toByteArray());
             }
         }
         return null;
@@ -305,25 +304,6 @@ public final class LockStates {
         };
     }
 
-    /**
-     * The last byte of {@code offset..length} (unsigned); all ones for {@link #TO_END}.
-     *
-     * @throws Nfs4Exception NFS4ERR_INVAL for a length of zero, or a range that would end past the last byte offset
-     */
-    static long last(long offset, long length) throws Nfs4Exception {
-        if (length == 0) {
-            throw new Nfs4Exception(NFS4ERR_INVAL, "a lock of length 0");
-        }
-        if (length == TO_END) {
-            return -1L;
-        }
-        if (Long.compareUnsigned(length - 1, -1L - offset) > 0) {
-            throw new Nfs4Exception(NFS4ERR_INVAL, "offset " + Long.toUnsignedString(offset) + " + length "
-                    + Long.toUnsignedString(length) + " is past the last byte offset");
-        }
-        return offset + length - 1;
-    }
-
     private int number() {
         int n;
         do {
@@ -341,9 +321,5 @@ public final class LockStates {
         if (onFile.isEmpty()) {
             byFile.remove(l.file);
         }
-    }
-
-    private static String rangeText(long first, long last) {
-        return "bytes " + Long.toUnsignedString(first) + "-" + (last == -1L ? "end" : Long.toUnsignedString(last));
     }
 }

@@ -388,6 +388,62 @@ abstract class AbstractNfs41ClientTest {
         assertThat(a.readAll("/a")).isEqualTo(da);
     }
 
+    // ======================================================================================== locks
+
+    @Test
+    void byteRangeLocksKeepOtherClientsOutUntilUnlockedOrClosed() throws Exception {
+        start();
+        Nfs41Client a = client(Nfs41Options.defaults().withOwnerId("locker-a")
+                .withOpenIdleTimeout(Duration.ofMillis(200)));
+        Nfs41Client b = client(Nfs41Options.defaults().withOwnerId("locker-b"));
+        a.writeAll("/locked", pattern(1000, 30));
+        FileHandle fh = a.resolve("/locked");
+        long aId = a.session().clientId();
+
+        a.lock(fh, LockType.WRITE, 0, 100);
+
+        assertThatThrownBy(() -> b.lock(fh, LockType.READ, 50, 10)).isInstanceOfSatisfying(LockDeniedException.class,
+                e -> {
+                    assertThat(e.nfs4Status()).isEqualTo(Nfs4Status.NFS4ERR_DENIED);
+                    assertThat(e.conflict().offset()).isZero();
+                    assertThat(e.conflict().length()).isEqualTo(100);
+                    assertThat(e.conflict().type()).isEqualTo(LockType.WRITE);
+                    assertThat(e.conflict().ownerClientId()).isEqualTo(aId);
+                    assertThat(e.getMessage()).contains("bytes 0-99");
+                });
+        assertThat(b.testLock(fh, LockType.WRITE, 100, Nfs41AsyncClient.TO_END)).isEmpty();
+        assertThat(b.testLock(fh, LockType.READ, 99, 1)).hasValueSatisfying(l -> assertThat(l.ownerClientId())
+                .isEqualTo(aId));
+        assertThat(a.testLock(fh, LockType.WRITE, 0, 100)).as("the client's own lock is no conflict").isEmpty();
+        // I/O under the lock
+        ByteBuf w = a.allocateBuffer(10);
+        w.writeBytes(pattern(10, 31));
+        a.write(fh, 0, w, StableHow.FILE_SYNC);
+        w.release();
+
+        a.lock(fh, LockType.READ, 0, 100); // down to READ: readers may join
+        b.lock(fh, LockType.READ, 50, 10);
+        assertThatThrownBy(() -> a.lock(fh, LockType.WRITE, 0, 100)).isInstanceOf(LockDeniedException.class);
+        b.unlock(fh, 0, Nfs41AsyncClient.TO_END);
+        a.lock(fh, LockType.WRITE, 0, 100);
+
+        // an open holding a lock is not closed for being idle
+        Thread.sleep(700);
+        assertThat(a.async().isOpen(fh)).isTrue();
+        assertThat(serverState().opens().locks().lockStateCount(aId)).isOne();
+        assertThatThrownBy(() -> b.lock(fh, LockType.WRITE, 0, Nfs41AsyncClient.TO_END))
+                .isInstanceOf(LockDeniedException.class);
+
+        // CLOSE lets the locks go
+        a.close(fh);
+        assertThat(serverState().opens().locks().lockStateCount(aId)).isZero();
+        b.lock(fh, LockType.WRITE, 0, Nfs41AsyncClient.TO_END);
+        assertThatThrownBy(() -> a.lock(fh, LockType.READ, 0, 1)).isInstanceOf(LockDeniedException.class);
+        assertThatThrownBy(() -> a.lock(fh, LockType.READ, 5, 0)).isInstanceOfSatisfying(Nfs4StatusException.class,
+                e -> assertThat(e.nfs4Status()).isEqualTo(Nfs4Status.NFS4ERR_INVAL));
+        assertThat(stored("locked")).startsWith(pattern(10, 31));
+    }
+
     @Test
     void moreCallsThanSlotsAllCompleteAndNoMoreThanTheSlotsRunAtOnce() throws Exception {
         start();

@@ -1,6 +1,7 @@
 package org.rpcrdma4j.nfs.client.v4;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.netty.buffer.ByteBuf;
 import java.io.IOException;
@@ -134,6 +135,56 @@ class Nfs41ClientTcpTest extends AbstractNfs41ClientTest {
         assertThat(c.session().delayRetries()).isPositive();
         assertThat(stored("grace")).isEqualTo(data);
         assertThat(stored("after-grace")).containsExactly(1, 2, 3);
+    }
+
+    @Test
+    void inTheGracePeriodLocksAreReclaimedAndAnotherClientStaysOut() throws Exception {
+        start();
+        Nfs41Client c = client(Nfs41Options.defaults().withOwnerId("holder"));
+        FileHandle fh = c.createFile("/grace-lock");
+        c.lock(fh, LockType.WRITE, 0, 4096);
+        c.lock(fh, LockType.READ, 8192, Nfs41AsyncClient.TO_END);
+
+        restart(state(Duration.ofSeconds(60), Duration.ofSeconds(4)));
+
+        ByteBuf b = c.allocateBuffer(100);
+        b.writeBytes(pattern(100, 23));
+        assertThat(c.write(fh, 0, b, StableHow.FILE_SYNC).count()).isEqualTo(100); // recovers, locks reclaimed
+        b.release();
+        long id = c.session().clientId();
+        assertThat(c.session().clientIdsCreated()).isEqualTo(2);
+        assertThat(serverState().opens().locks().lockStateCount(id)).isOne();
+        Nfs41Client other = client(Nfs41Options.defaults().withOwnerId("other").withDelayRetries(100,
+                Duration.ofMillis(20), Duration.ofMillis(200)));
+        FileHandle same = other.resolve("/grace-lock");
+        assertThatThrownBy(() -> other.lock(same, LockType.READ, 4000, 10)).isInstanceOf(LockDeniedException.class);
+        assertThatThrownBy(() -> other.lock(same, LockType.WRITE, 9000, 1)).isInstanceOf(LockDeniedException.class);
+        other.lock(same, LockType.READ, 9000, 1);
+        other.lock(same, LockType.WRITE, 5000, 100);
+    }
+
+    @Test
+    void locksThatCannotBeReclaimedAreLostAndTheFileFailsUntilClosed() throws Exception {
+        start();
+        Nfs41Client c = client();
+        FileHandle fh = c.createFile("/lost-lock");
+        c.lock(fh, LockType.WRITE, 0, Nfs41AsyncClient.TO_END);
+
+        restart(state(Duration.ofSeconds(60), Duration.ZERO)); // no grace: nothing can be reclaimed
+
+        ByteBuf b = c.allocateBuffer(100);
+        b.writeBytes(pattern(100, 24));
+        assertThatThrownBy(() -> c.write(fh, 0, b, StableHow.FILE_SYNC)).isInstanceOf(LocksLostException.class);
+        assertThatThrownBy(() -> c.lock(fh, LockType.READ, 0, 1)).isInstanceOf(LocksLostException.class);
+        assertThat(c.session().clientIdsCreated()).isEqualTo(2);
+        assertThat(serverState().opens().locks().lockStateCount(c.session().clientId())).isZero();
+
+        c.close(fh);
+
+        assertThat(c.write(fh, 0, b, StableHow.FILE_SYNC).count()).isEqualTo(100);
+        c.lock(fh, LockType.WRITE, 0, 1);
+        b.release();
+        assertThat(stored("lost-lock")).isEqualTo(pattern(100, 24));
     }
 
     /** The TCP transport has no reverse direction here: the session asks for no back channel, and none is probed. */

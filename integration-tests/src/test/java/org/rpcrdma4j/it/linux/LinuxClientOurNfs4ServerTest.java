@@ -1,10 +1,12 @@
 package org.rpcrdma4j.it.linux;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -18,8 +20,16 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.rpcrdma4j.it.capture.IwarpCapture;
+import org.rpcrdma4j.nfs.FileHandle;
 import org.rpcrdma4j.nfs.binding.Nfs3UpperLayerBinding;
 import org.rpcrdma4j.nfs.binding.VersionedBinding;
+import org.rpcrdma4j.nfs.client.NfsClientConfig;
+import org.rpcrdma4j.nfs.client.NfsUrl;
+import org.rpcrdma4j.nfs.client.v4.LockDeniedException;
+import org.rpcrdma4j.nfs.client.v4.LockType;
+import org.rpcrdma4j.nfs.client.v4.Nfs41AsyncClient;
+import org.rpcrdma4j.nfs.client.v4.Nfs41Client;
+import org.rpcrdma4j.nfs.client.v4.Nfs41Options;
 import org.rpcrdma4j.nfs.server.NfsServer;
 import org.rpcrdma4j.nfs.server.rdma.RdmaServerMemory;
 import org.rpcrdma4j.nfs.v4.Nfs4UpperLayerBinding;
@@ -38,7 +48,8 @@ import org.slf4j.LoggerFactory;
  * back, lists, renames and removes. Files are compared by SHA-256 on both sides; the server's counters show WRITE
  * data pulled from Read chunks, READ data pushed into Write chunks, and the CB_NULL of the session's back channel
  * answered by the client over the same connection (RFC 8167). The traffic is recorded and Wireshark's dissectors
- * decode our side of it ({@link #checkWireshark}).
+ * decode our side of it ({@link #checkWireshark}). With 4.2, byte-range locks of a process in the guest and of our
+ * own client on the host keep each other out through the server ({@link #locksMeetOurClient}).
  */
 @ExtendWith(LinuxPeerExtension.class)
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
@@ -176,6 +187,47 @@ class LinuxClientOurNfs4ServerTest {
     }
 
     /**
+     * Byte-range locks of a process on the Linux client ({@link LockProbe}, run from the mount) against our NFSv4.1
+     * client on this host, over TCP to the same server: the guest's lock denies ours and names itself, goes when its
+     * process ends, and then ours keeps the guest out. The Linux client checks its own locks before it asks the
+     * server, so only a lock of another client shows that LOCK, LOCKT and LOCKU reached ours.
+     */
+    private static void locksMeetOurClient(LinuxPeer peer, NfsServer nfs, Path exportDir) throws Exception {
+        RequiredPeer.require("lockprobe (gcc with a static C library)", LockProbe.unavailableReason());
+        Path tool = exportDir.resolve("in/lockprobe");
+        Files.copy(LockProbe.build(), tool);
+        Files.setPosixFilePermissions(tool, PosixFilePermissions.fromString("rwxr-xr-x"));
+        Files.write(exportDir.resolve("in/locked"), new byte[4096]);
+        String probe = "/tmp/lockprobe " + MNT + "/in/locked ";
+        peer.execOk("cp " + MNT + "/in/lockprobe /tmp/lockprobe && chmod 755 /tmp/lockprobe", GUEST_COMMAND);
+        String held = peer.execOk("rm -f /tmp/hold.out; (" + probe + "hold w 0 100 120 > /tmp/hold.out 2>&1 & "
+                + "echo $! > /tmp/hold.pid); for i in $(seq 200); do grep -q held /tmp/hold.out && break; "
+                + "sleep 0.1; done; cat /tmp/hold.out", GUEST_COMMAND);
+        assertThat(held).contains("held");
+        try (Nfs41Client host = Nfs41Client.mount(NfsUrl.parse("tcp://127.0.0.1:" + nfs.port() + "/export"),
+                NfsClientConfig.defaults(), Nfs41Options.defaults().withOwnerId("host-locker"))) {
+            FileHandle fh = host.resolve("/in/locked");
+            assertThatThrownBy(() -> host.lock(fh, LockType.READ, 50, 10)).as("kept out by the guest's lock")
+                    .isInstanceOfSatisfying(LockDeniedException.class, e -> {
+                        assertThat(e.conflict().offset()).isZero();
+                        assertThat(e.conflict().length()).isEqualTo(100);
+                        assertThat(e.conflict().type()).isEqualTo(LockType.WRITE);
+                        assertThat(e.conflict().ownerClientId()).isNotEqualTo(host.session().clientId());
+                    });
+            assertThat(host.testLock(fh, LockType.WRITE, 100, Nfs41AsyncClient.TO_END)).isEmpty();
+            peer.execOk("kill $(cat /tmp/hold.pid)", GUEST_COMMAND);
+            OurNfs4ClientLinuxServerTest.lockOnceFree(host, fh, LockType.WRITE, 0, Nfs41AsyncClient.TO_END);
+
+            assertThat(peer.exec(probe + "set r 1000 1", GUEST_COMMAND).output()).as("the guest, kept out by ours")
+                    .contains("denied");
+            assertThat(peer.exec(probe + "test w 4000 10", GUEST_COMMAND).output()).contains("conflict w 0 0");
+            host.unlock(fh, 0, Nfs41AsyncClient.TO_END);
+            assertThat(peer.execOk(probe + "set w 0 100", GUEST_COMMAND)).contains("ok");
+            LOG.info("byte-range locks: the Linux client's and ours kept each other out, through our server");
+        }
+    }
+
+    /**
      * {@code default} (the Linux client's choice, 4.2) and 4.1 with the server's default dispatch pool; 4.2 with
      * {@code sameThreadDispatch} (calls run on the connection's threads; the VFS is a local file system).
      */
@@ -246,6 +298,9 @@ class LinuxClientOurNfs4ServerTest {
             assertThat(Files.readAllBytes(exportDir.resolve("in/renamed"))).hasSize(1);
             assertThat(Files.isDirectory(exportDir.resolve("in/d"))).isTrue();
             assertThat(Files.readSymbolicLink(exportDir.resolve("in/link")).toString()).isEqualTo("renamed");
+            if (version.equals("default")) {
+                locksMeetOurClient(peer, nfs, exportDir);
+            }
             peer.execOk("rm -r " + MNT + "/in/* && ls -A " + MNT + "/in | wc -l | grep -qx 0 && umount " + MNT,
                     GUEST_COMMAND);
             try (Stream<Path> left = Files.list(exportDir.resolve("in"))) {

@@ -1,6 +1,7 @@
 package org.rpcrdma4j.it.linux;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,11 +16,16 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.rpcrdma4j.nfs.DirEntry;
+import org.rpcrdma4j.nfs.FileHandle;
 import org.rpcrdma4j.nfs.client.NfsClientConfig;
 import org.rpcrdma4j.nfs.client.NfsUrl;
 import org.rpcrdma4j.nfs.client.rdma.RdmaDataTransport;
+import org.rpcrdma4j.nfs.client.v4.LockDeniedException;
+import org.rpcrdma4j.nfs.client.v4.LockType;
+import org.rpcrdma4j.nfs.client.v4.Nfs41AsyncClient;
 import org.rpcrdma4j.nfs.client.v4.Nfs41Client;
 import org.rpcrdma4j.nfs.client.v4.Nfs41Options;
+import org.rpcrdma4j.testsupport.RequiredPeer;
 import org.rpcrdma4j.xprt.XprtCounter;
 import org.rpcrdma4j.xprt.client.RdmaClientStats;
 import org.slf4j.Logger;
@@ -29,7 +35,8 @@ import org.slf4j.LoggerFactory;
  * Our NFSv4.1 client over our software iWARP device against the Linux kernel's knfsd (over siw in the
  * {@link LinuxPeer} guest), with minor versions 1 and 2: files of 0, 1, 4097, 1 MiB + 1 and 16 MiB written, read back
  * and compared here, their SHA-256 computed inside the guest, listed, renamed and removed; the transport's counters
- * show knfsd pulled WRITE data from Read chunks and pushed READ data into Write chunks.
+ * show knfsd pulled WRITE data from Read chunks and pushed READ data into Write chunks. With minor version 2, byte-range
+ * locks of our client and of a process in the guest keep each other out through knfsd.
  */
 @ExtendWith(LinuxPeerExtension.class)
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
@@ -74,6 +81,9 @@ class OurNfs4ClientLinuxServerTest {
                 listed.put(e.name(), e.attributes().size());
             }
             assertThat(listed).isEqualTo(LinuxClientOurServerTest.sizesByName("f", SIZES));
+            if (minor == 2) {
+                locksMeetAGuestProcessThroughKnfsd(peer, nfs, dir);
+            }
             for (String name : files.keySet()) {
                 nfs.rename(dir + "/" + name, dir + "/" + name + ".renamed");
                 nfs.delete(dir + "/" + name + ".renamed");
@@ -97,5 +107,66 @@ class OurNfs4ClientLinuxServerTest {
             assertThat(stats.get(XprtCounter.BAD_REPLY_COUNT)).isZero();
         }
         assertThat(peer.execOk("ls -A /export/scratch", Duration.ofMinutes(1))).doesNotContain("v4" + minor);
+    }
+
+    /**
+     * Byte-range locks of our client against a process in the guest that locks the same file in knfsd's export
+     * directly ({@link LockProbe}, written there through our client): knfsd's locks are the guest's own POSIX locks, so
+     * each side keeps the other out, and a lock comes free when its holder lets go.
+     */
+    private static void locksMeetAGuestProcessThroughKnfsd(LinuxPeer peer, Nfs41Client nfs, String dir)
+            throws Exception {
+        RequiredPeer.require("lockprobe (gcc with a static C library)", LockProbe.unavailableReason());
+        Duration command = Duration.ofMinutes(2);
+        nfs.writeAll(dir + "/lockprobe", Files.readAllBytes(LockProbe.build()));
+        nfs.writeAll(dir + "/locked", new byte[4096]);
+        FileHandle fh = nfs.resolve(dir + "/locked");
+        String probe = "/tmp/lockprobe /export" + dir + "/locked ";
+        // run from a copy: knfsd may still hold the written file open (ETXTBSY)
+        peer.execOk("cp /export" + dir + "/lockprobe /tmp/lockprobe && chmod 755 /tmp/lockprobe", command);
+
+        nfs.lock(fh, LockType.WRITE, 0, 100);
+        assertThat(peer.exec(probe + "set r 50 10", command).output()).as("the guest, kept out by our lock")
+                .contains("denied");
+        assertThat(peer.exec(probe + "test w 99 1", command).output()).contains("conflict w 0 100");
+        assertThat(peer.execOk(probe + "set r 100 10", command)).contains("ok");
+
+        String held = peer.execOk("rm -f /tmp/hold.out; (" + probe + "hold w 200 100 120 > /tmp/hold.out 2>&1 & "
+                + "echo $! > /tmp/hold.pid); for i in $(seq 200); do grep -q held /tmp/hold.out && break; "
+                + "sleep 0.1; done; cat /tmp/hold.out", command);
+        assertThat(held).contains("held");
+        assertThatThrownBy(() -> nfs.lock(fh, LockType.READ, 250, 1)).as("our client, kept out by the guest's lock")
+                .isInstanceOfSatisfying(LockDeniedException.class, e -> {
+                    assertThat(e.conflict().offset()).isEqualTo(200);
+                    assertThat(e.conflict().length()).isEqualTo(100);
+                    assertThat(e.conflict().type()).isEqualTo(LockType.WRITE);
+                });
+        assertThat(nfs.testLock(fh, LockType.WRITE, 300, Nfs41AsyncClient.TO_END)).isEmpty();
+        peer.execOk("kill $(cat /tmp/hold.pid)", command);
+        lockOnceFree(nfs, fh, LockType.WRITE, 200, 100);
+
+        nfs.unlock(fh, 0, Nfs41AsyncClient.TO_END);
+        assertThat(peer.execOk(probe + "set w 0 300", command)).contains("ok");
+        nfs.close(fh);
+        nfs.delete(dir + "/locked");
+        nfs.delete(dir + "/lockprobe");
+        LOG.info("byte-range locks: ours and a guest process's kept each other out, through knfsd");
+    }
+
+    /** LOCK, again while another owner's lock is still on its way out (its holder has just let go). */
+    static void lockOnceFree(Nfs41Client nfs, FileHandle fh, LockType type, long offset, long length)
+            throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (true) {
+            try {
+                nfs.lock(fh, type, offset, length);
+                return;
+            } catch (LockDeniedException e) {
+                if (System.nanoTime() > deadline) {
+                    throw e;
+                }
+                Thread.sleep(200);
+            }
+        }
     }
 }

@@ -87,17 +87,7 @@ final class FileLocks {
     }
 
     private CompletableFuture<Void> sendLock(OpenFiles.Entry e, LockType type, long offset, long length, long last) {
-        Stateid4 lock;
-        Stateid4 open;
-        synchronized (files) {
-            lock = e.lockStateid;
-            open = e.stateid;
-        }
-        if (lock == null && open == null) {
-            return CompletableFuture.failedFuture(new LocksLostException(e.fh));
-        }
-        LockOps.Lock op = lock == null ? LockOps.Lock.newOwner(type, false, offset, length, open.current(), OWNER)
-                : LockOps.Lock.existing(type, false, offset, length, lock.current());
+        LockOps.Lock op = new LockOps.Lock(e, type, false, offset, length, OWNER);
         return session.call(new Compound("lock").putfh(e.fh).add(op)).thenApply(r -> {
             if (r.status() == Nfs4Status.NFS4ERR_DENIED && op.denied() != null) {
                 throw new CompletionException(new LockDeniedException(Nfs4.OP_LOCK, op.denied()));
@@ -112,14 +102,10 @@ final class FileLocks {
     }
 
     private CompletableFuture<Void> sendUnlock(OpenFiles.Entry e, long offset, long length, long last) {
-        Stateid4 lock;
-        synchronized (files) {
-            lock = e.lockStateid;
+        if (e.lockStateid == null) {
+            return DONE; // nothing locked
         }
-        if (lock == null) {
-            return DONE;
-        }
-        LockOps.LockU op = new LockOps.LockU(offset, length, lock.current());
+        LockOps.LockU op = new LockOps.LockU(e, offset, length);
         return session.call(new Compound("locku").putfh(e.fh).add(op)).thenApply(r -> {
             Stateid4 got = OpenFiles.checked(r).result(1);
             synchronized (files) {

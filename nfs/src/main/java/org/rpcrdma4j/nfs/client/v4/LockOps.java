@@ -1,5 +1,7 @@
 package org.rpcrdma4j.nfs.client.v4;
 
+import java.util.concurrent.CompletionException;
+
 import org.dcache.oncrpc4j.xdr.XdrDecodingStream;
 import org.dcache.oncrpc4j.xdr.XdrEncodingStream;
 import org.rpcrdma4j.nfs.v4.Nfs4;
@@ -44,43 +46,49 @@ final class LockOps {
     }
 
     /**
-     * LOCK: with {@code openStateid} and {@code owner} for the first lock of the owner on the file
-     * ({@code open_to_lock_owner4}), else with its {@code lockStateid} ({@code exist_lock_owner4}).
+     * The lock stateid of the file's entry for an attempt (seqid 0: the current one); null when the lock owner has
+     * none there yet. An attempt of a file whose locks were lost fails with {@link LocksLostException}.
+     */
+    static Stateid4 lockStateid(OpenFiles.Entry file) {
+        if (file.locksLost) {
+            throw new CompletionException(new LocksLostException(file.fh));
+        }
+        Stateid4 s = file.lockStateid;
+        return s == null ? null : s.current();
+    }
+
+    /**
+     * LOCK of the file of an {@link OpenFiles} entry, whose stateids are taken at each attempt (a recovery between
+     * attempts may have made them anew): with the lock owner's lock stateid there ({@code exist_lock_owner4}), or,
+     * for its first lock on the file, with the open's stateid and {@code owner} ({@code open_to_lock_owner4}).
      */
     static final class Lock extends Denying {
+        private final OpenFiles.Entry file;
         private final int type;
         private final boolean reclaim;
         private final long offset;
         private final long length;
-        private final Stateid4 openStateid;
-        private final Stateid4 lockStateid;
         private final byte[] owner;
         private long clientId;
+        private Stateid4 openStateid;
+        private Stateid4 lockStateid;
 
-        private Lock(int type, boolean reclaim, long offset, long length, Stateid4 openStateid, Stateid4 lockStateid,
-                     byte[] owner) {
+        Lock(OpenFiles.Entry file, LockType type, boolean reclaim, long offset, long length, byte[] owner) {
             super(Nfs4.OP_LOCK);
-            this.type = type;
+            this.file = file;
+            this.type = type.wire();
             this.reclaim = reclaim;
             this.offset = offset;
             this.length = length;
-            this.openStateid = openStateid;
-            this.lockStateid = lockStateid;
             this.owner = owner;
-        }
-
-        static Lock newOwner(LockType type, boolean reclaim, long offset, long length, Stateid4 openStateid,
-                             byte[] owner) {
-            return new Lock(type.wire(), reclaim, offset, length, openStateid, null, owner);
-        }
-
-        static Lock existing(LockType type, boolean reclaim, long offset, long length, Stateid4 lockStateid) {
-            return new Lock(type.wire(), reclaim, offset, length, null, lockStateid, null);
         }
 
         @Override
         void prepare(long id) {
             clientId = id;
+            lockStateid = lockStateid(file);
+            Stateid4 open = file.stateid;
+            openStateid = open == null ? Stateid4.ANONYMOUS : open.current(); // not open: the server refuses it
         }
 
         @Override
@@ -144,17 +152,26 @@ final class LockOps {
         }
     }
 
-    /** LOCKU of the range under {@code lockStateid}. */
+    /** LOCKU of the range under the lock stateid of the file's entry, taken at each attempt. */
     static final class LockU extends Op {
+        private final OpenFiles.Entry file;
         private final long offset;
         private final long length;
-        private final Stateid4 lockStateid;
+        private Stateid4 lockStateid;
 
-        LockU(long offset, long length, Stateid4 lockStateid) {
+        LockU(OpenFiles.Entry file, long offset, long length) {
             super(Nfs4.OP_LOCKU);
+            this.file = file;
             this.offset = offset;
             this.length = length;
-            this.lockStateid = lockStateid;
+        }
+
+        @Override
+        void prepare(long id) {
+            lockStateid = lockStateid(file);
+            if (lockStateid == null) {
+                throw new CompletionException(new LocksLostException(file.fh));
+            }
         }
 
         @Override

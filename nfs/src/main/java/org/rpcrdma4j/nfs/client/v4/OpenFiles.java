@@ -76,7 +76,7 @@ final class OpenFiles implements Nfs41Session.StateRecovery {
         /** The OPENs of this file, one after the other. */
         CompletableFuture<Void> ready = DONE;
         /** The lock stateid of the client's lock owner on this file, as the server last gave it, or null. */
-        Stateid4 lockStateid;
+        volatile Stateid4 lockStateid;
         /** The byte ranges locked, to unlock at CLOSE and to reclaim after a server restart. */
         final LockRanges held = new LockRanges();
         /** The LOCKs and LOCKUs of this file, one after the other. */
@@ -343,21 +343,20 @@ final class OpenFiles implements Nfs41Session.StateRecovery {
 
     /** LOCKU of the whole file when the entry holds locks (before its CLOSE); its result only logged. */
     private CompletableFuture<Void> unlockAll(Entry e) {
-        Stateid4 lock;
         synchronized (this) {
-            lock = e.held.isEmpty() ? null : e.lockStateid;
+            if (e.held.isEmpty() || e.lockStateid == null) {
+                e.held.clear();
+                return DONE;
+            }
             e.held.clear();
-            e.lockStateid = null;
         }
-        if (lock == null) {
-            return DONE;
-        }
-        Compound c = new Compound("locku").putfh(e.fh).add(new LockOps.LockU(0, LockRanges.TO_END, lock.current()));
+        Compound c = new Compound("locku").putfh(e.fh).add(new LockOps.LockU(e, 0, LockRanges.TO_END));
         return session.call(c).handle((r, x) -> {
             if (x != null || !r.isOk()) {
                 LOG.debug("unlocking {} before its CLOSE: {}", e.fh,
                         x != null ? Nfs41Session.unwrap(x).toString() : Nfs4Status.name(r.status()));
             }
+            e.lockStateid = null;
             return null;
         });
     }
@@ -459,16 +458,8 @@ final class OpenFiles implements Nfs41Session.StateRecovery {
         CompletableFuture<Void> chain = DONE;
         for (LockRanges.Range range : ranges) {
             chain = chain.thenCompose(v -> {
-                Stateid4 lock;
-                Stateid4 open;
-                synchronized (this) {
-                    lock = e.lockStateid;
-                    open = e.stateid;
-                }
-                LockType type = LockType.fromWire(range.type());
-                LockOps.Lock op = lock == null
-                        ? LockOps.Lock.newOwner(type, true, range.first(), range.length(), open, FileLocks.OWNER)
-                        : LockOps.Lock.existing(type, true, range.first(), range.length(), lock.current());
+                LockOps.Lock op = new LockOps.Lock(e, LockType.fromWire(range.type()), true, range.first(),
+                        range.length(), FileLocks.OWNER);
                 return session.callOn(s, new Compound("lock_reclaim").putfh(e.fh).add(op)).thenApply(r -> {
                     Stateid4 got = checked(r).result(1);
                     synchronized (this) {

@@ -41,6 +41,8 @@ final class StateOps {
     static final int GUARDED4 = 1;
     static final int EXCLUSIVE4 = 2;
     static final int EXCLUSIVE4_1 = 3;
+    /** OPEN's rflags: byte-range locks behave as POSIX locks (without it the Linux client refuses fcntl locks). */
+    static final int OPEN4_RESULT_LOCKTYPE_POSIX = 4;
     /** The access and deny bits of {@code share_access} / {@code share_deny}; the rest are NFSv4.1 "want" flags. */
     static final int SHARE_MASK = 0xff;
     private static final int MAX_TEST_STATEIDS = 1024;
@@ -237,7 +239,7 @@ final class StateOps {
         void encodeOk(XdrEncodingStream xdr) {
             encodeStateid(xdr, stateid);
             info.encode(xdr);
-            xdr.xdrEncodeInt(0); // rflags: no locks, nothing to confirm
+            xdr.xdrEncodeInt(OPEN4_RESULT_LOCKTYPE_POSIX); // nothing to confirm; Linux takes POSIX locks only so
             Fattr4.encodeBitmap(attrsSet, xdr);
             xdr.xdrEncodeInt(0); // OPEN_DELEGATE_NONE
         }

@@ -116,7 +116,7 @@ class Nfs41ServerTest {
         r.word();
         r.hyper();
         r.hyper(); // change_info4
-        r.word(); // rflags
+        assertThat(r.word()).as("rflags: OPEN4_RESULT_LOCKTYPE_POSIX").isEqualTo(4);
         r.bitmap();
         assertThat(r.word()).as("no delegation").isZero();
         r.ok(Nfs4.OP_GETFH);

@@ -3,12 +3,8 @@ package org.rpcrdma4j.nfs.v4.state;
 import static org.rpcrdma4j.nfs.v4.Nfs4Status.*;
 
 import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 
 import org.rpcrdma4j.nfs.FileHandle;
 import org.rpcrdma4j.nfs.v4.LockRanges;
@@ -65,16 +61,9 @@ public final class LockStates {
         }
     }
 
-    private record OwnerFile(long clientId, Bytes owner, FileHandle file) {
-    }
-
     private final ClientTable table;
     private final OpenStates opens;
-    private final Map<Integer, LockState> byNumber = new HashMap<>();
-    private final Map<OwnerFile, LockState> byOwnerFile = new HashMap<>();
-    private final Map<FileHandle, List<LockState>> byFile = new HashMap<>();
-    private final Map<Long, Set<LockState>> byClient = new HashMap<>();
-    private int nextNumber = 1;
+    private final StateIndex<LockState> index = new StateIndex<>(NUMBER_BIT);
 
     LockStates(ClientTable table, OpenStates opens) {
         this.table = table;
@@ -100,18 +89,15 @@ public final class LockStates {
         synchronized (table.lock) {
             OpenState open = opens.resolveOpenLocked(clientId, openStateid, file);
             checkOpenMode(open, base);
-            OwnerFile key = new OwnerFile(clientId, new Bytes(lockOwner), file);
-            LockState l = byOwnerFile.get(key);
+            Bytes owner = new Bytes(lockOwner);
+            LockState l = index.byOwnerFile(clientId, owner, file);
             boolean made = l == null;
             if (made) {
-                l = new LockState(number(), clientId, key.owner(), file, open);
+                l = new LockState(index.newNumber(), clientId, owner, file, open);
             }
             lockLocked(l, base, offset, last);
             if (made) {
-                byNumber.put(l.number, l);
-                byOwnerFile.put(key, l);
-                byFile.computeIfAbsent(file, f -> new ArrayList<>()).add(l);
-                byClient.computeIfAbsent(clientId, id -> new LinkedHashSet<>()).add(l);
+                index.add(l);
             } else {
                 l.bump();
             }
@@ -181,7 +167,7 @@ public final class LockStates {
     /** The ranges {@code lockStateid} holds now, for tests and diagnostics; empty for a stateid naming none. */
     public List<long[]> heldRanges(long clientId, Stateid lockStateid) {
         synchronized (table.lock) {
-            LockState l = byNumber.get(lockStateid.otherWord(2));
+            LockState l = index.byNumber(lockStateid.otherWord(2));
             if (l == null || l.clientId != clientId) {
                 return List.of();
             }
@@ -196,8 +182,7 @@ public final class LockStates {
     /** The lock stateids the client holds. */
     public int lockStateCount(long clientId) {
         synchronized (table.lock) {
-            Set<LockState> own = byClient.get(clientId);
-            return own == null ? 0 : own.size();
+            return index.count(clientId);
         }
     }
 
@@ -210,7 +195,7 @@ public final class LockStates {
     /** The lock state of {@code clientId} that {@code stateid} names, on {@code file} unless that is null. */
     LockState resolveLocked(long clientId, Stateid stateid, FileHandle file) throws Nfs4Exception {
         opens.checkStateidOwnerLocked(clientId, stateid);
-        LockState l = byNumber.get(stateid.otherWord(2));
+        LockState l = index.byNumber(stateid.otherWord(2));
         if (l == null || l.clientId != clientId) {
             throw new Nfs4Exception(NFS4ERR_BAD_STATEID, "no lock state " + stateid);
         }
@@ -228,8 +213,7 @@ public final class LockStates {
             if (!l.ranges.isEmpty()) {
                 return NFS4ERR_LOCKS_HELD;
             }
-            remove(l);
-            byClient.get(l.clientId).remove(l);
+            index.remove(l);
             return NFS4_OK;
         } catch (Nfs4Exception e) {
             return e.status();
@@ -238,23 +222,15 @@ public final class LockStates {
 
     /** The open is closed: the lock states made through it go, with their locks. */
     void dropOpenLocked(OpenState open) {
-        Set<LockState> own = byClient.get(open.clientId);
-        if (own == null) {
-            return;
-        }
-        for (LockState l : new ArrayList<>(own)) {
+        for (LockState l : index.ofClient(open.clientId)) {
             if (l.open == open) {
-                remove(l);
-                own.remove(l);
+                index.remove(l);
             }
         }
     }
 
     void dropClientLocked(long clientId) {
-        Set<LockState> own = byClient.remove(clientId);
-        if (own != null) {
-            own.forEach(this::remove);
-        }
+        index.ofClient(clientId).forEach(index::remove);
     }
 
     // --- internals ---
@@ -275,7 +251,7 @@ public final class LockStates {
     }
 
     private Denied conflictLocked(long clientId, Bytes owner, FileHandle file, int base, long first, long last) {
-        for (LockState other : byFile.getOrDefault(file, List.of())) {
+        for (LockState other : index.onFile(file)) {
             if (other.ownedBy(clientId, owner)) {
                 continue;
             }
@@ -302,24 +278,5 @@ public final class LockStates {
             case WRITE_LT, WRITEW_LT -> WRITE_LT;
             default -> throw new Nfs4Exception(NFS4ERR_INVAL, "nfs_lock_type4 " + type);
         };
-    }
-
-    private int number() {
-        int n;
-        do {
-            n = NUMBER_BIT | nextNumber;
-            nextNumber = nextNumber == Integer.MAX_VALUE ? 1 : nextNumber + 1;
-        } while (byNumber.containsKey(n));
-        return n;
-    }
-
-    private void remove(LockState l) {
-        byNumber.remove(l.number);
-        byOwnerFile.remove(new OwnerFile(l.clientId, l.owner, l.file));
-        List<LockState> onFile = byFile.get(l.file);
-        onFile.remove(l);
-        if (onFile.isEmpty()) {
-            byFile.remove(l.file);
-        }
     }
 }

@@ -2,13 +2,7 @@ package org.rpcrdma4j.nfs.v4.state;
 
 import static org.rpcrdma4j.nfs.v4.Nfs4Status.*;
 
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.LinkedHashSet;
-import java.util.List;
-import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 import org.rpcrdma4j.nfs.FileHandle;
 import org.rpcrdma4j.nfs.v4.Nfs4Exception;
 
@@ -36,16 +30,9 @@ public final class OpenStates {
 
     private static final int OWNER_LIMIT = 1024;
 
-    private record OwnerFile(long clientId, Bytes owner, FileHandle file) {
-    }
-
     private final ClientTable table;
-    private final Map<Integer, OpenState> byNumber = new HashMap<>();
-    private final Map<OwnerFile, OpenState> byOwnerFile = new HashMap<>();
-    private final Map<FileHandle, List<OpenState>> byFile = new HashMap<>();
-    private final Map<Long, Set<OpenState>> byClient = new HashMap<>();
+    private final StateIndex<OpenState> index = new StateIndex<>(0);
     private final LockStates locks;
-    private int nextNumber = 1;
 
     OpenStates(ClientTable table) {
         this.table = table;
@@ -82,9 +69,9 @@ public final class OpenStates {
             if (c == null || !c.confirmed) {
                 throw new Nfs4Exception(NFS4ERR_STALE_CLIENTID, "no confirmed client " + Long.toHexString(clientId));
             }
-            OwnerFile key = new OwnerFile(clientId, new Bytes(openOwner), file);
-            OpenState existing = byOwnerFile.get(key);
-            for (OpenState o : byFile.getOrDefault(file, List.of())) {
+            Bytes owner = new Bytes(openOwner);
+            OpenState existing = index.byOwnerFile(clientId, owner, file);
+            for (OpenState o : index.onFile(file)) {
                 if (o != existing && o.conflicts(access, shareDeny)) {
                     throw new Nfs4Exception(NFS4ERR_SHARE_DENIED, "access " + access + " deny " + shareDeny
                             + " against another open's access " + o.access + " deny " + o.deny);
@@ -96,12 +83,8 @@ public final class OpenStates {
                 existing.bump();
                 return existing.stateid();
             }
-            int number = number();
-            OpenState o = new OpenState(number, clientId, key.owner(), file, access, shareDeny);
-            byNumber.put(number, o);
-            byOwnerFile.put(key, o);
-            byFile.computeIfAbsent(file, f -> new ArrayList<>()).add(o);
-            byClient.computeIfAbsent(clientId, id -> new LinkedHashSet<>()).add(o);
+            OpenState o = new OpenState(index.newNumber(), clientId, owner, file, access, shareDeny);
+            index.add(o);
             return o.stateid();
         }
     }
@@ -130,7 +113,7 @@ public final class OpenStates {
                     throw new Nfs4Exception(NFS4ERR_GRACE, "I/O with a special stateid in the grace period");
                 }
                 int deny = write ? SHARE_DENY_WRITE : SHARE_DENY_READ;
-                for (OpenState o : byFile.getOrDefault(file, List.of())) {
+                for (OpenState o : index.onFile(file)) {
                     if ((o.deny & deny) != 0) {
                         throw new Nfs4Exception(NFS4ERR_LOCKED, "an open denies " + (write ? "writes" : "reads"));
                     }
@@ -156,8 +139,7 @@ public final class OpenStates {
         synchronized (table.lock) {
             OpenState o = resolveOpenLocked(clientId, stateid, file);
             locks.dropOpenLocked(o);
-            remove(o);
-            byClient.get(o.clientId).remove(o);
+            index.remove(o);
             return Stateid.INVALID;
         }
     }
@@ -235,7 +217,7 @@ public final class OpenStates {
     /** The open of {@code clientId} that {@code stateid} names, on {@code file} unless that is null. */
     OpenState resolveOpenLocked(long clientId, Stateid stateid, FileHandle file) throws Nfs4Exception {
         checkStateidOwnerLocked(clientId, stateid);
-        OpenState o = byNumber.get(stateid.otherWord(2));
+        OpenState o = index.byNumber(stateid.otherWord(2));
         if (o == null || o.clientId != clientId) {
             throw new Nfs4Exception(NFS4ERR_BAD_STATEID, "no open " + stateid);
         }
@@ -281,40 +263,16 @@ public final class OpenStates {
         }
     }
 
-    /** A number for a new open: below {@link LockStates#NUMBER_BIT}, never 0, not in use. */
-    private int number() {
-        int n;
-        do {
-            n = nextNumber;
-            nextNumber = nextNumber == Integer.MAX_VALUE ? 1 : nextNumber + 1;
-        } while (byNumber.containsKey(n));
-        return n;
-    }
-
     boolean hasOpensLocked(long clientId) {
         return openCountLocked(clientId) > 0;
     }
 
     int openCountLocked(long clientId) {
-        Set<OpenState> own = byClient.get(clientId);
-        return own == null ? 0 : own.size();
+        return index.count(clientId);
     }
 
     void dropClientLocked(long clientId) {
         locks.dropClientLocked(clientId);
-        Set<OpenState> own = byClient.remove(clientId);
-        if (own != null) {
-            own.forEach(this::remove);
-        }
-    }
-
-    private void remove(OpenState o) {
-        byNumber.remove(o.number);
-        byOwnerFile.remove(new OwnerFile(o.clientId, o.owner, o.file));
-        List<OpenState> onFile = byFile.get(o.file);
-        onFile.remove(o);
-        if (onFile.isEmpty()) {
-            byFile.remove(o.file);
-        }
+        index.ofClient(clientId).forEach(index::remove);
     }
 }

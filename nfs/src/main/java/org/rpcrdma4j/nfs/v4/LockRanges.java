@@ -117,7 +117,9 @@ public final class LockRanges {
     /**
      * The last byte of {@code offset} and {@code length} (unsigned); all ones for {@link #TO_END}.
      *
-     * @throws Nfs4Exception NFS4ERR_INVAL for a length of zero, or a range that would end past the last byte offset
+     * @throws Nfs4Exception NFS4ERR_INVAL for a length of zero, or, for a length other than all ones, an offset and
+     *                       length whose sum exceeds 2^64 - 1 (RFC 8881 section 18.10.3; the last byte offset is
+     *                       locked only to the end)
      */
     public static long last(long offset, long length) throws Nfs4Exception {
         if (length == 0) {
@@ -126,7 +128,7 @@ public final class LockRanges {
         if (length == TO_END) {
             return -1L;
         }
-        if (Long.compareUnsigned(length - 1, -1L - offset) > 0) {
+        if (Long.compareUnsigned(length, -1L - offset) > 0) {
             throw new Nfs4Exception(Nfs4Status.NFS4ERR_INVAL, "offset " + Long.toUnsignedString(offset)
                     + " + length " + Long.toUnsignedString(length) + " is past the last byte offset");
         }

@@ -77,10 +77,14 @@ final class FileLocks {
         });
     }
 
-    /** Runs {@code step} after the file's LOCKs and LOCKUs before it. */
+    /**
+     * Runs {@code step} after the file's LOCKs and LOCKUs before it, on the session's executor: never under the
+     * table's monitor, which the thread completing replies needs.
+     */
     private CompletableFuture<Void> inTurn(OpenFiles.Entry e, Supplier<CompletableFuture<Void>> step) {
         synchronized (files) {
-            CompletableFuture<Void> next = e.locking.handle((v, x) -> null).thenCompose(v -> step.get());
+            CompletableFuture<Void> next = e.locking.handle((v, x) -> null)
+                    .thenComposeAsync(v -> step.get(), session.executor());
             e.locking = next;
             return next;
         }

@@ -268,8 +268,12 @@ final class OpenFiles implements Nfs41Session.StateRecovery {
         return e != null && !e.closing && e.stateid != null && (e.access & WRITE) != 0 ? e : StateidSource.ANONYMOUS;
     }
 
-    /** Opens {@code e}'s file again (its stateid was refused); I/O then retries with the new stateid. */
+    /**
+     * Opens {@code e}'s file again (its stateid was refused); I/O then retries with the new stateid. The locks of the
+     * refused open went with it on the server: they are lost.
+     */
     CompletableFuture<Void> reopen(Entry e) {
+        locksLost(e, "the server refused the open's stateid");
         synchronized (this) {
             if (e.closing || entries.get(e.fh) != e) {
                 return DONE;
@@ -361,14 +365,14 @@ final class OpenFiles implements Nfs41Session.StateRecovery {
         });
     }
 
-    /** The locks of {@code e} are gone from the server: its I/O fails until it is closed. */
+    /** The locks of {@code e} are gone from the server: its I/O fails until it is closed, if it held any. */
     private void locksLost(Entry e, String why) {
         synchronized (this) {
+            e.lockStateid = null;
             if (e.held.isEmpty()) {
                 return;
             }
             e.held.clear();
-            e.lockStateid = null;
             e.locksLost = true;
         }
         LOG.warn("byte-range locks of {} were lost ({}): its I/O fails until it is closed", e.fh, why);
@@ -500,6 +504,11 @@ final class OpenFiles implements Nfs41Session.StateRecovery {
         return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new));
     }
 
+    /**
+     * The server revoked state of the client: every open is made again, and their locks are lost, unless only
+     * delegations or layouts went (RECALLABLE_STATE_REVOKED alone). Which locks survive a partial revocation is not
+     * told: they are all taken as lost, so no one writes on under a lock that may be gone.
+     */
     @Override
     public void stateRevoked(int flags) {
         LOG.info("the server revoked state of this client (status flags 0x{}): opens will be made again",
@@ -510,6 +519,9 @@ final class OpenFiles implements Nfs41Session.StateRecovery {
             for (Entry e : all) {
                 e.stateid = null;
             }
+        }
+        if ((flags & ~Nfs4Ops.SEQ4_STATUS_RECALLABLE_STATE_REVOKED) == 0) {
+            return;
         }
         for (Entry e : all) {
             locksLost(e, "the server revoked the client's state");

@@ -8,8 +8,8 @@ import org.rpcrdma4j.nfs.v4.LockRanges;
  * has {@link LockStates#NUMBER_BIT} set. Guarded by the table's lock.
  */
 final class LockState extends OwnedState {
-    /** The open the lock owner's first LOCK came through: its CLOSE ends this state. */
-    final OpenState open;
+    /** The open the lock owner's latest LOCK for a new owner came through: its CLOSE ends this state. */
+    OpenState open;
     final LockRanges ranges = new LockRanges();
 
     LockState(int number, long clientId, Bytes owner, FileHandle file, OpenState open) {

@@ -3,7 +3,9 @@ package org.rpcrdma4j.nfs.v4.state;
 import static org.rpcrdma4j.nfs.v4.Nfs4Status.*;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 
 import org.rpcrdma4j.nfs.FileHandle;
@@ -16,8 +18,10 @@ import org.rpcrdma4j.nfs.v4.Nfs4Exception;
  * conflicts with every other owner's lock over any byte of its range, a READ lock with other owners' WRITE locks; an
  * owner's own locks never conflict, and locking a range it holds changes that range's type. Blocking requests
  * (READW_LT, WRITEW_LT) are answered at once: a conflict is NFS4ERR_DENIED, and the client asks again. I/O is not
- * checked against locks; a lock stateid is good for READ and WRITE as its open is. CLOSE of the open ends its lock
- * stateids and their locks, as a client's expiry or destruction does. Thread-safe under the table's lock.
+ * checked against locks; a lock stateid is good for READ and WRITE as its open is (the open of the owner's latest
+ * LOCK that named one). CLOSE of the open ends its lock stateids and their locks, as a client's expiry or destruction
+ * does. A client holds at most {@value #CLIENT_LOCK_STATES} lock stateids and {@value #CLIENT_RANGES} separate ranges
+ * in all, so that a client cannot fill the server's memory with locks. Thread-safe under the table's lock.
  *
  * <p>A lock stateid's number, the last word of its {@code other} field, has its top bit set; an open's does not.
  */
@@ -31,8 +35,10 @@ public final class LockStates {
     /** The top bit of a lock stateid's number. */
     static final int NUMBER_BIT = 0x80000000;
     private static final int OWNER_LIMIT = 1024;
-    /** The most ranges one owner may hold apart on one file (each kept range costs memory). */
-    static final int RANGE_LIMIT = 4096;
+    /** The most separate ranges the lock owners of one client may hold in all (each kept range costs memory). */
+    static final int CLIENT_RANGES = 16384;
+    /** The most lock stateids one client may hold (one per lock owner and file). */
+    static final int CLIENT_LOCK_STATES = 1024;
 
     /** {@code LOCK4denied}: the lock that stands in the way. */
     public record Denied(long offset, long length, int type, long ownerClientId, byte[] owner) {
@@ -64,6 +70,8 @@ public final class LockStates {
     private final ClientTable table;
     private final OpenStates opens;
     private final StateIndex<LockState> index = new StateIndex<>(NUMBER_BIT);
+    /** The ranges each client's lock states hold, in all. */
+    private final Map<Long, Integer> rangesByClient = new HashMap<>();
 
     LockStates(ClientTable table, OpenStates opens) {
         this.table = table;
@@ -93,12 +101,17 @@ public final class LockStates {
             LockState l = index.byOwnerFile(clientId, owner, file);
             boolean made = l == null;
             if (made) {
+                if (index.count(clientId) >= CLIENT_LOCK_STATES) {
+                    throw new Nfs4Exception(NFS4ERR_SERVERFAULT, "a client may hold at most " + CLIENT_LOCK_STATES
+                            + " lock stateids");
+                }
                 l = new LockState(index.newNumber(), clientId, owner, file, open);
             }
             lockLocked(l, base, offset, last);
             if (made) {
                 index.add(l);
             } else {
+                l.open = open;
                 l.bump();
             }
             return l.stateid();
@@ -158,7 +171,12 @@ public final class LockStates {
         baseType(type);
         synchronized (table.lock) {
             LockState l = resolveLocked(clientId, lockStateid, file);
+            List<LockRanges.Range> before = l.ranges.ranges();
             l.ranges.remove(offset, last);
+            if (!recount(l, before)) {
+                throw new Nfs4Exception(NFS4ERR_LOCK_RANGE, "cutting " + LockRanges.text(offset, last) + " out would "
+                        + "leave the client more than " + CLIENT_RANGES + " separate ranges");
+            }
             l.bump();
             return l.stateid();
         }
@@ -213,7 +231,7 @@ public final class LockStates {
             if (!l.ranges.isEmpty()) {
                 return NFS4ERR_LOCKS_HELD;
             }
-            index.remove(l);
+            remove(l);
             return NFS4_OK;
         } catch (Nfs4Exception e) {
             return e.status();
@@ -224,13 +242,14 @@ public final class LockStates {
     void dropOpenLocked(OpenState open) {
         for (LockState l : index.ofClient(open.clientId)) {
             if (l.open == open) {
-                index.remove(l);
+                remove(l);
             }
         }
     }
 
     void dropClientLocked(long clientId) {
         index.ofClient(clientId).forEach(index::remove);
+        rangesByClient.remove(clientId);
     }
 
     // --- internals ---
@@ -243,11 +262,29 @@ public final class LockStates {
         }
         List<LockRanges.Range> before = l.ranges.ranges();
         l.ranges.add(first, last, base);
-        if (l.ranges.size() > RANGE_LIMIT) {
-            l.ranges.restore(before);
-            throw new Nfs4Exception(NFS4ERR_SERVERFAULT, "a lock owner may hold at most " + RANGE_LIMIT
-                    + " separate ranges of a file");
+        if (!recount(l, before)) {
+            throw new Nfs4Exception(NFS4ERR_SERVERFAULT, "a client may hold at most " + CLIENT_RANGES
+                    + " separate ranges locked");
         }
+    }
+
+    /**
+     * Counts the change of {@code l}'s ranges from {@code before} against its client's limit; over it, puts them back
+     * and returns false.
+     */
+    private boolean recount(LockState l, List<LockRanges.Range> before) {
+        int held = rangesByClient.getOrDefault(l.clientId, 0) + l.ranges.size() - before.size();
+        if (held > CLIENT_RANGES && l.ranges.size() > before.size()) {
+            l.ranges.restore(before);
+            return false;
+        }
+        rangesByClient.put(l.clientId, held);
+        return true;
+    }
+
+    private void remove(LockState l) {
+        index.remove(l);
+        rangesByClient.computeIfPresent(l.clientId, (id, n) -> n == l.ranges.size() ? null : n - l.ranges.size());
     }
 
     private Denied conflictLocked(long clientId, Bytes owner, FileHandle file, int base, long first, long last) {

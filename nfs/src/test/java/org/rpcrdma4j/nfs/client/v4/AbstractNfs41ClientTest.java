@@ -394,7 +394,7 @@ abstract class AbstractNfs41ClientTest {
     void byteRangeLocksKeepOtherClientsOutUntilUnlockedOrClosed() throws Exception {
         start();
         Nfs41Client a = client(Nfs41Options.defaults().withOwnerId("locker-a")
-                .withOpenIdleTimeout(Duration.ofMillis(200)));
+                .withOpenIdleTimeout(Duration.ofMillis(200)).withRenewInterval(Duration.ofMillis(100)));
         Nfs41Client b = client(Nfs41Options.defaults().withOwnerId("locker-b"));
         a.writeAll("/locked", pattern(1000, 30));
         FileHandle fh = a.resolve("/locked");
@@ -427,8 +427,8 @@ abstract class AbstractNfs41ClientTest {
         b.unlock(fh, 0, Nfs41AsyncClient.TO_END);
         a.lock(fh, LockType.WRITE, 0, 100);
 
-        // an open holding a lock is not closed for being idle
-        Thread.sleep(700);
+        // an open holding a lock is not closed for being idle (the idle check runs with each renewal, 100 ms)
+        Thread.sleep(1000);
         assertThat(a.async().isOpen(fh)).isTrue();
         assertThat(serverState().opens().locks().lockStateCount(aId)).isOne();
         assertThatThrownBy(() -> b.lock(fh, LockType.WRITE, 0, Nfs41AsyncClient.TO_END))

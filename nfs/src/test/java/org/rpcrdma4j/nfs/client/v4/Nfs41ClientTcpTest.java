@@ -16,6 +16,7 @@ import org.rpcrdma4j.nfs.client.NfsClientConfig;
 import org.rpcrdma4j.nfs.server.NfsServer;
 import org.rpcrdma4j.nfs.v4.state.ClientTable;
 import org.rpcrdma4j.nfs.v4.state.StateConfig;
+import org.rpcrdma4j.nfs.v4.state.Stateid;
 import org.rpcrdma4j.xprt.drc.TcpProxy;
 
 /** {@link AbstractNfs41ClientTest} over TCP, and the restarts of the server under a client. */
@@ -185,6 +186,25 @@ class Nfs41ClientTcpTest extends AbstractNfs41ClientTest {
         c.lock(fh, LockType.WRITE, 0, 1);
         b.release();
         assertThat(stored("lost-lock")).isEqualTo(pattern(100, 24));
+    }
+
+    @Test
+    void locksOfAnOpenTheServerNoLongerKnowsAreLost() throws Exception {
+        start();
+        Nfs41Client c = client();
+        FileHandle fh = c.createFile("/dropped-open");
+        c.lock(fh, LockType.WRITE, 0, 10);
+        // the server forgets the open, and its locks with it (as an administrator's revocation would)
+        Stateid4 open = c.async().files().stateidOf(fh);
+        serverState().opens().close(c.session().clientId(), new Stateid(0, open.other()), fh);
+
+        ByteBuf b = c.allocateBuffer(10);
+        b.writeBytes(pattern(10, 25));
+        assertThatThrownBy(() -> c.write(fh, 0, b, StableHow.FILE_SYNC)).as("BAD_STATEID, opened again, locks lost")
+                .isInstanceOf(LocksLostException.class);
+        c.close(fh);
+        assertThat(c.write(fh, 0, b, StableHow.FILE_SYNC).count()).isEqualTo(10);
+        b.release();
     }
 
     /** The TCP transport has no reverse direction here: the session asks for no back channel, and none is probed. */

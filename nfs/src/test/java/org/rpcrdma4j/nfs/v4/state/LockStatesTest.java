@@ -130,23 +130,27 @@ class LockStatesTest {
 
     @Test
     void rangesAreUnsignedAndMustFitInSixtyFourBits() throws Exception {
-        long top = -1L; // the last byte offset, 2^64 - 1
-        Stateid l = locks.lockNew(a.id, openA, bytes("pid-1"), F, WRITE_LT, top, 1);
-        assertThat(text(locks.heldRanges(a.id, l))).containsExactly("18446744073709551615-18446744073709551615:W");
-        assertStatus(NFS4ERR_DENIED, () -> locks.lockNew(b.id, openB, bytes("pid-2"), F, READ_LT, 1L << 63,
-                TO_END));
-        // a length of all ones is "to the end"; one less ends two bytes short of the top
-        Stateid lb = locks.lockNew(b.id, openB, bytes("pid-2"), F, READ_LT, 0, top - 1);
-        assertThat(text(locks.heldRanges(b.id, lb))).containsExactly("0-18446744073709551613:R");
-        Stateid lb2 = locks.lock(b.id, lb, F, READ_LT, 2, top - 2); // up to the byte below a's: joins
-        assertThat(text(locks.heldRanges(b.id, lb2))).containsExactly("0-18446744073709551614:R");
-        assertStatus(NFS4ERR_DENIED, () -> locks.lock(b.id, lb2, F, READ_LT, 3, top - 2)); // a's byte
-
-        assertStatus(NFS4ERR_INVAL, () -> locks.lock(a.id, l, F, WRITE_LT, 5, 0));
-        assertStatus(NFS4ERR_INVAL, () -> locks.lock(a.id, l, F, WRITE_LT, top, 2));
-        assertStatus(NFS4ERR_INVAL, () -> locks.lock(a.id, l, F, WRITE_LT, 3, top - 1));
-        assertStatus(NFS4ERR_INVAL, () -> locks.lock(a.id, l, F, 5, 0, 1));
-        assertStatus(NFS4ERR_INVAL, () -> locks.test(a.id, bytes("x"), F, 0, 0, 1));
+        long top = -1L; // 2^64 - 1
+        long half = 1L << 63;
+        Stateid l = locks.lockNew(a.id, openA, bytes("pid-1"), F, WRITE_LT, half, TO_END);
+        assertThat(text(locks.heldRanges(a.id, l))).containsExactly("9223372036854775808-18446744073709551615:W");
+        Stateid lb = locks.lockNew(b.id, openB, bytes("pid-2"), F, READ_LT, 0, half);
+        assertThat(text(locks.heldRanges(b.id, lb))).containsExactly("0-9223372036854775807:R");
+        assertStatus(NFS4ERR_DENIED, () -> locks.lock(b.id, lb, F, READ_LT, half - 1, 2))
+                .isInstanceOfSatisfying(DeniedException.class, e -> {
+                    assertThat(e.denied().offset()).isEqualTo(half);
+                    assertThat(e.denied().length()).isEqualTo(TO_END);
+                });
+        // up to the byte before the last: offset + length may not pass 2^64 - 1 (the last byte goes only to the end)
+        Stateid lb2 = locks.lockNew(b.id, openB, bytes("pid-3"), F, READ_LT, 0, 1);
+        assertStatus(NFS4ERR_INVAL, () -> locks.lock(b.id, lb2, F, READ_LT, top, 1));
+        assertStatus(NFS4ERR_INVAL, () -> locks.lock(b.id, lb2, F, READ_LT, 2, top - 1));
+        assertStatus(NFS4ERR_INVAL, () -> locks.lock(b.id, lb2, F, READ_LT, half, half));
+        assertStatus(NFS4ERR_DENIED, () -> locks.lock(b.id, lb2, F, READ_LT, half, half - 1)); // fits; a's
+        assertStatus(NFS4ERR_INVAL, () -> locks.lock(b.id, lb2, F, READ_LT, 5, 0));
+        assertStatus(NFS4ERR_INVAL, () -> locks.lock(b.id, lb2, F, 5, 0, 1));
+        assertStatus(NFS4ERR_INVAL, () -> locks.test(b.id, bytes("x"), F, 0, 0, 1));
+        assertStatus(NFS4ERR_INVAL, () -> locks.unlock(b.id, lb2, F, READ_LT, top, 1));
     }
 
     @Test
@@ -163,6 +167,12 @@ class LockStatesTest {
         assertStatus(NFS4ERR_OPENMODE, () -> opens.checkIo(a.id, r, G, true));
         assertStatus(NFS4ERR_BAD_STATEID, () -> opens.checkIo(a.id, r, F, false));
         assertStatus(NFS4ERR_BAD_STATEID, () -> opens.checkIo(b.id, r, G, false));
+        // the owner's LOCK through another open of the file: its lock stateid now stands for that open
+        Stateid rw = opens.open(a.id, bytes("rw"), G, SHARE_ACCESS_BOTH, SHARE_DENY_NONE);
+        Stateid again = locks.lockNew(a.id, rw, bytes("p"), G, WRITE_LT, 10, 1);
+        assertThat(again.other()).isEqualTo(r.other());
+        Stateid latest = locks.lock(a.id, again, G, WRITE_LT, 20, 1);
+        opens.checkIo(a.id, latest, G, true);
     }
 
     @Test
@@ -246,23 +256,55 @@ class LockStatesTest {
     }
 
     @Test
-    void anOwnerHoldsABoundedNumberOfSeparateRanges() throws Exception {
-        Stateid l = locks.lockNew(a.id, openA, bytes("pid-1"), F, READ_LT, 0, 10);
-        for (int i = 1; i < RANGE_LIMIT; i++) {
-            l = locks.lock(a.id, l, F, READ_LT, 10 + 2L * i, 1);
+    void aClientHoldsABoundedNumberOfSeparateRangesInAll() throws Exception {
+        int files = 16;
+        int each = CLIENT_RANGES / files;
+        Stateid last = null;
+        for (int f = 0; f < files; f++) {
+            FileHandle file = file("many-" + f);
+            Stateid open = opens.open(a.id, bytes("oa"), file, SHARE_ACCESS_BOTH, SHARE_DENY_NONE);
+            Stateid l = locks.lockNew(a.id, open, bytes("pid-1"), file, READ_LT, 0, 10);
+            for (int i = 1; i < each; i++) {
+                l = locks.lock(a.id, l, file, READ_LT, 10 + 2L * i, 1);
+            }
+            last = l;
         }
-        Stateid full = l;
-        assertThat(locks.heldRanges(a.id, full)).hasSize(RANGE_LIMIT);
+        Stateid full = last;
+        FileHandle lastFile = file("many-" + (files - 1));
+        assertThat(locks.heldRanges(a.id, full)).hasSize(each);
 
-        assertStatus(NFS4ERR_SERVERFAULT, () -> locks.lock(a.id, full, F, READ_LT, 10 + 2L * RANGE_LIMIT, 1))
-                .hasMessageContaining(String.valueOf(RANGE_LIMIT));
-
-        assertThat(locks.heldRanges(a.id, full)).hasSize(RANGE_LIMIT);
+        assertStatus(NFS4ERR_SERVERFAULT, () -> locks.lock(a.id, full, lastFile, READ_LT, 1L << 40, 1))
+                .hasMessageContaining(String.valueOf(CLIENT_RANGES));
         // a change of type that would cut a range in three is refused whole: what was held is held still
-        assertStatus(NFS4ERR_SERVERFAULT, () -> locks.lock(a.id, full, F, WRITE_LT, 5, 1));
+        assertStatus(NFS4ERR_SERVERFAULT, () -> locks.lock(a.id, full, lastFile, WRITE_LT, 5, 1));
         assertThat(text(locks.heldRanges(a.id, full)).get(0)).isEqualTo("0-9:R");
-        // one that joins two neighbours still fits
-        Stateid joined = locks.lock(a.id, full, F, READ_LT, 10, 2);
-        assertThat(locks.heldRanges(a.id, joined)).hasSize(RANGE_LIMIT - 1);
+        // and so is an unlock that would cut one in two
+        assertStatus(NFS4ERR_LOCK_RANGE, () -> locks.unlock(a.id, full, lastFile, READ_LT, 5, 1));
+        assertThat(locks.heldRanges(a.id, full)).hasSize(each);
+        // one that joins two neighbours goes through, and leaves room for one more
+        Stateid joined = locks.lock(a.id, full, lastFile, READ_LT, 10, 2);
+        assertThat(locks.heldRanges(a.id, joined)).hasSize(each - 1);
+        locks.lock(a.id, joined, lastFile, READ_LT, 1L << 40, 1);
+        // another client has its own budget
+        locks.lockNew(b.id, openB, bytes("pid-2"), F, READ_LT, 0, 1);
+        // closing an open gives its ranges back
+        opens.close(a.id, opens.open(a.id, bytes("oa"), lastFile, SHARE_ACCESS_BOTH, SHARE_DENY_NONE), lastFile);
+        Stateid openAgain = opens.open(a.id, bytes("oa"), lastFile, SHARE_ACCESS_BOTH, SHARE_DENY_NONE);
+        Stateid fresh = locks.lockNew(a.id, openAgain, bytes("pid-1"), lastFile, READ_LT, 1L << 40, 1);
+        locks.lock(a.id, fresh, lastFile, READ_LT, 1L << 41, 1);
+    }
+
+    @Test
+    void aClientHoldsABoundedNumberOfLockStateids() throws Exception {
+        for (int i = 0; i < CLIENT_LOCK_STATES; i++) {
+            locks.lockNew(a.id, openA, bytes("pid-" + i), F, READ_LT, 0, 1);
+        }
+        assertThat(locks.lockStateCount(a.id)).isEqualTo(CLIENT_LOCK_STATES);
+
+        assertStatus(NFS4ERR_SERVERFAULT, () -> locks.lockNew(a.id, openA, bytes("one-more"), F, READ_LT, 0, 1))
+                .hasMessageContaining(String.valueOf(CLIENT_LOCK_STATES));
+        locks.lockNew(a.id, openA, bytes("pid-7"), F, READ_LT, 5, 1); // an owner it has already
+        opens.close(a.id, openA, F);
+        assertThat(locks.lockStateCount(a.id)).isZero();
     }
 }

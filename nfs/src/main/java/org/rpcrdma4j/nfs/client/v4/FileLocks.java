@@ -1,9 +1,12 @@
 package org.rpcrdma4j.nfs.client.v4;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 import org.rpcrdma4j.nfs.FileHandle;
@@ -19,11 +22,13 @@ import org.rpcrdma4j.nfs.v4.Nfs4Status;
  * is made or upgraded first; the first LOCK of a file makes the lock owner's stateid there from that open, the later
  * ones use it. LOCKs and LOCKUs of one file go one after the other. The ranges held are kept in the file's
  * {@link OpenFiles} entry: an open holding locks is not closed for being idle, its CLOSE unlocks first, and a
- * recovery reclaims them. A conflict is a {@link LockDeniedException} naming the lock in the way; the client does not
- * wait and retry: the caller decides.
+ * recovery reclaims them. A conflict is a {@link LockDeniedException} naming the lock in the way; only
+ * {@link #lockWaiting} asks again, for as long as the caller lets it.
  */
 final class FileLocks {
     static final byte[] OWNER = "rpcrdma4j-lock-owner".getBytes(StandardCharsets.US_ASCII);
+    static final long FIRST_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+    static final long LONGEST_PAUSE_NANOS = TimeUnit.SECONDS.toNanos(1);
     private static final CompletableFuture<Void> DONE = CompletableFuture.completedFuture(null);
 
     private final Nfs41Session session;
@@ -35,6 +40,44 @@ final class FileLocks {
     }
 
     CompletableFuture<Void> lock(FileHandle fh, LockType type, long offset, long length) {
+        return lock(fh, type, false, offset, length);
+    }
+
+    /**
+     * LOCK that waits up to {@code patience} for the locks in its way to go: denied, it asks again (as a waiting
+     * request, READW_LT or WRITEW_LT) after a pause that grows from {@link #FIRST_PAUSE_NANOS} to
+     * {@link #LONGEST_PAUSE_NANOS}, as Linux's client polls a server that does not call back. Fails with the last
+     * {@link LockDeniedException} when the time is up.
+     */
+    CompletableFuture<Void> lockWaiting(FileHandle fh, LockType type, long offset, long length, Duration patience) {
+        CompletableFuture<Void> out = new CompletableFuture<>();
+        attempt(fh, type, offset, length, System.nanoTime() + patience.toNanos(), FIRST_PAUSE_NANOS, out);
+        return out;
+    }
+
+    private void attempt(FileHandle fh, LockType type, long offset, long length, long deadline, long pause,
+                         CompletableFuture<Void> out) {
+        lock(fh, type, true, offset, length).whenComplete((v, x) -> {
+            if (x == null) {
+                out.complete(null);
+                return;
+            }
+            Throwable t = Nfs41Session.unwrap(x);
+            long left = deadline - System.nanoTime();
+            if (!(t instanceof LockDeniedException) || left <= 0) {
+                out.completeExceptionally(t);
+                return;
+            }
+            try {
+                session.timer().schedule(() -> attempt(fh, type, offset, length, deadline,
+                        Math.min(LONGEST_PAUSE_NANOS, pause * 2), out), Math.min(pause, left), TimeUnit.NANOSECONDS);
+            } catch (RejectedExecutionException closed) {
+                out.completeExceptionally(t);
+            }
+        });
+    }
+
+    private CompletableFuture<Void> lock(FileHandle fh, LockType type, boolean waiting, long offset, long length) {
         long last;
         try {
             last = LockRanges.last(offset, length);
@@ -47,7 +90,7 @@ final class FileLocks {
                 files.release(e);
                 return CompletableFuture.failedFuture(new LocksLostException(fh));
             }
-            CompletableFuture<Void> done = inTurn(e, () -> sendLock(e, type, offset, length, last));
+            CompletableFuture<Void> done = inTurn(e, () -> sendLock(e, type, waiting, offset, length, last));
             return done.whenComplete((v, x) -> files.release(e));
         });
     }
@@ -90,8 +133,9 @@ final class FileLocks {
         }
     }
 
-    private CompletableFuture<Void> sendLock(OpenFiles.Entry e, LockType type, long offset, long length, long last) {
-        LockOps.Lock op = new LockOps.Lock(e, type, false, offset, length, OWNER);
+    private CompletableFuture<Void> sendLock(OpenFiles.Entry e, LockType type, boolean waiting, long offset,
+                                             long length, long last) {
+        LockOps.Lock op = new LockOps.Lock(e, type, waiting, false, offset, length, OWNER);
         return session.call(new Compound("lock").putfh(e.fh).add(op)).thenApply(r -> {
             if (r.status() == Nfs4Status.NFS4ERR_DENIED && op.denied() != null) {
                 throw new CompletionException(new LockDeniedException(Nfs4.OP_LOCK, op.denied()));

@@ -74,9 +74,15 @@ final class LockOps {
         private Stateid4 lockStateid;
 
         Lock(OpenFiles.Entry file, LockType type, boolean reclaim, long offset, long length, byte[] owner) {
+            this(file, type, false, reclaim, offset, length, owner);
+        }
+
+        /** With {@code waiting}, the blocking type (READW_LT, WRITEW_LT): the client will ask again if denied. */
+        Lock(OpenFiles.Entry file, LockType type, boolean waiting, boolean reclaim, long offset, long length,
+             byte[] owner) {
             super(Nfs4.OP_LOCK);
             this.file = file;
-            this.type = type.wire();
+            this.type = waiting ? type.waitingWire() : type.wire();
             this.reclaim = reclaim;
             this.offset = offset;
             this.length = length;

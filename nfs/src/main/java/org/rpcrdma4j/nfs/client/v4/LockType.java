@@ -20,6 +20,11 @@ public enum LockType {
         return wire;
     }
 
+    /** The {@code nfs_lock_type4} of a request whose client will wait ({@code READW_LT}, {@code WRITEW_LT}). */
+    int waitingWire() {
+        return wire + 2;
+    }
+
     static LockType fromWire(int type) {
         return type == LockRanges.WRITE || type == 4 ? WRITE : READ;
     }

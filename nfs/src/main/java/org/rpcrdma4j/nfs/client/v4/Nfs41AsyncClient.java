@@ -1,6 +1,7 @@
 package org.rpcrdma4j.nfs.client.v4;
 
 import io.netty.buffer.ByteBuf;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -376,6 +377,15 @@ public final class Nfs41AsyncClient implements NfsAsyncMount {
      */
     public CompletableFuture<Void> lock(FileHandle fh, LockType type, long offset, long length) {
         return offTransport(locks.lock(fh, type, offset, length));
+    }
+
+    /**
+     * {@link #lock}, waiting up to {@code patience} for the locks in the way to go: a denied request is sent again
+     * (as a waiting one) after pauses growing from 20 ms to 1 s, as Linux's client polls for a blocking lock. Fails
+     * with the last {@link LockDeniedException} when the time is up.
+     */
+    public CompletableFuture<Void> lock(FileHandle fh, LockType type, long offset, long length, Duration patience) {
+        return offTransport(locks.lockWaiting(fh, type, offset, length, patience));
     }
 
     /** LOCKU of the bytes given; what the client did not hold there stays unheld. Nothing when the file is not open. */

@@ -8,6 +8,7 @@ import java.net.InetSocketAddress;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -271,6 +272,14 @@ public final class Nfs41Client implements NfsMount {
      */
     public void lock(FileHandle fh, LockType type, long offset, long length) throws IOException {
         await(async.lock(fh, type, offset, length));
+    }
+
+    /**
+     * A byte-range lock, waiting up to {@code patience} for the locks in its way to go (see
+     * {@link Nfs41AsyncClient#lock(FileHandle, LockType, long, long, Duration)}).
+     */
+    public void lock(FileHandle fh, LockType type, long offset, long length, Duration patience) throws IOException {
+        await(async.lock(fh, type, offset, length, patience));
     }
 
     /** Unlocks the bytes given (see {@link Nfs41AsyncClient#unlock}). */

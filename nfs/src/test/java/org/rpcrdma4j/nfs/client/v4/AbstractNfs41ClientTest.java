@@ -445,6 +445,26 @@ abstract class AbstractNfs41ClientTest {
     }
 
     @Test
+    void aWaitingLockIsGrantedOnceTheLockInItsWayGoesAndGivesUpWhenItsTimeIsUp() throws Exception {
+        start();
+        Nfs41Client a = client(Nfs41Options.defaults().withOwnerId("holder"));
+        Nfs41Client b = client(Nfs41Options.defaults().withOwnerId("waiter"));
+        a.writeAll("/contended", pattern(100, 32));
+        FileHandle fh = a.resolve("/contended");
+        a.lock(fh, LockType.WRITE, 0, Nfs41AsyncClient.TO_END);
+
+        assertThatThrownBy(() -> b.lock(fh, LockType.READ, 0, 1, Duration.ofMillis(150)))
+                .isInstanceOf(LockDeniedException.class);
+        CompletableFuture<Void> waiting = b.async().lock(fh, LockType.WRITE, 10, 10, Duration.ofSeconds(60));
+        Thread.sleep(300); // the waiter asks again after 20, 40, 80, 160 ms
+        assertThat(waiting).as("granted before the holder let go").isNotDone();
+        a.unlock(fh, 0, Nfs41AsyncClient.TO_END);
+
+        waiting.get(60, TimeUnit.SECONDS);
+        assertThatThrownBy(() -> a.lock(fh, LockType.READ, 15, 1)).isInstanceOf(LockDeniedException.class);
+    }
+
+    @Test
     void moreCallsThanSlotsAllCompleteAndNoMoreThanTheSlotsRunAtOnce() throws Exception {
         start();
         Nfs41Client c = client(Nfs41Options.defaults().withSlots(2));

@@ -524,7 +524,7 @@ final class OpenFiles implements Nfs41Session.StateRecovery {
             return;
         }
         for (Entry e : all) {
-            locksLost(e, "the server revoked the client's state");
+            locksLost(e, "the server revoked the client's state, status flags 0x" + Integer.toHexString(flags));
         }
     }
 }

@@ -102,7 +102,7 @@ final class FileLocks {
         } catch (Nfs4Exception e) {
             return CompletableFuture.failedFuture(new Nfs4StatusException(e.status(), Nfs4.OP_LOCKU, e.getMessage()));
         }
-        OpenFiles.Entry e = files.holdIfOpen(fh);
+        OpenFiles.Entry e = files.holdIfKnown(fh);
         if (e == null) {
             return DONE; // not open: nothing locked
         }

@@ -122,10 +122,13 @@ final class OpenFiles implements Nfs41Session.StateRecovery {
         return e == null ? null : e.stateid;
     }
 
-    /** The entry of {@code fh}, held (see {@link #release}) when the client has the file open; else null. */
-    synchronized Entry holdIfOpen(FileHandle fh) {
+    /**
+     * The entry of {@code fh}, held (see {@link #release}), when the client has one that is not closing (its open's
+     * stateid may be away for a moment, being made again); else null.
+     */
+    synchronized Entry holdIfKnown(FileHandle fh) {
         Entry e = entries.get(fh);
-        if (e == null || e.closing || e.stateid == null) {
+        if (e == null || e.closing) {
             return null;
         }
         e.refs++;
@@ -511,7 +514,7 @@ final class OpenFiles implements Nfs41Session.StateRecovery {
      */
     @Override
     public void stateRevoked(int flags) {
-        LOG.info("the server revoked state of this client (status flags 0x{}): opens will be made again",
+        LOG.warn("the server revoked state of this client (status flags 0x{}): opens will be made again",
                 Integer.toHexString(flags));
         List<Entry> all;
         synchronized (this) {

@@ -207,6 +207,29 @@ class Nfs41ClientTcpTest extends AbstractNfs41ClientTest {
         b.release();
     }
 
+    @Test
+    void aRevocationOfDelegationsAloneKeepsTheLocksAndTheirUnlockWorks() throws Exception {
+        start();
+        Nfs41Client c = client(Nfs41Options.defaults().withOwnerId("holder"));
+        Nfs41Client other = client(Nfs41Options.defaults().withOwnerId("other"));
+        FileHandle fh = c.createFile("/revoked");
+        c.lock(fh, LockType.WRITE, 0, 100);
+
+        // SEQUENCE said delegations or layouts were revoked: the opens are made again, the locks stay
+        c.async().files().stateRevoked(Nfs4Ops.SEQ4_STATUS_RECALLABLE_STATE_REVOKED);
+        assertThatThrownBy(() -> other.lock(fh, LockType.READ, 0, 1)).isInstanceOf(LockDeniedException.class);
+        c.unlock(fh, 0, Nfs41AsyncClient.TO_END);
+        other.lock(fh, LockType.READ, 0, 1);
+
+        // other state revoked: the locks are taken as lost
+        c.lock(fh, LockType.READ, 200, 1);
+        c.async().files().stateRevoked(Nfs4Ops.SEQ4_STATUS_EXPIRED_SOME_STATE_REVOKED);
+        ByteBuf b = c.allocateBuffer(10);
+        b.writeBytes(pattern(10, 26));
+        assertThatThrownBy(() -> c.write(fh, 0, b, StableHow.FILE_SYNC)).isInstanceOf(LocksLostException.class);
+        b.release();
+    }
+
     /** The TCP transport has no reverse direction here: the session asks for no back channel, and none is probed. */
     @org.junit.jupiter.api.Test
     void overTcpNoBackChannelIsAskedFor() throws Exception {

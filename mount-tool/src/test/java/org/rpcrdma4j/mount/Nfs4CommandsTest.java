@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Random;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -15,6 +16,9 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.rpcrdma4j.nfs.FileHandle;
+import org.rpcrdma4j.nfs.client.v4.LockType;
+import org.rpcrdma4j.nfs.client.v4.Nfs41Client;
 import org.rpcrdma4j.nfs.v4.state.StateConfig;
 
 /** The one-shot commands (ls, put, stat, get) over NFSv4.1 and 4.2 ({@code ?vers=} in the URL) against the embedded server over TCP. */
@@ -101,5 +105,41 @@ class Nfs4CommandsTest {
         assertThat(stats.out()).contains("p/v: 100003/4 (nfs 4.2)");
         Cli.Result v3 = Cli.run("stats", server.url() + "?vers=3");
         assertThat(v3.out()).contains("p/v: 100003/3 (nfs)").containsPattern("\\s+NULL: [1-9][0-9]* ");
+    }
+
+    @org.junit.jupiter.api.Test
+    void lockTakesTestsWaitsAndNamesTheLockInItsWay() throws Exception {
+        String url = server.url() + "?vers=4.2";
+        Files.write(exported.resolve("locked.db"), new byte[100]);
+        Cli.Result free = Cli.run("lock", url, "/locked.db", "--test");
+        assertThat(free.code()).as(free.toString()).isZero();
+        assertThat(free.out()).contains("free: a WRITE lock of bytes 0-end of /locked.db can be taken");
+        Cli.Result taken = Cli.run("lock", url, "/locked.db", "--read", "--offset", "10", "--length", "5");
+        assertThat(taken.code()).as(taken.toString()).isZero();
+        assertThat(taken.out()).contains("locked: READ lock of bytes 10-14 of /locked.db").contains("unlocked");
+
+        try (Nfs41Client other = Nfs41Client.mount(server.url() + "?vers=4.1")) {
+            FileHandle fh = other.resolve("/locked.db");
+            other.lock(fh, LockType.WRITE, 0, 100);
+            Cli.Result held = Cli.run("lock", url, "/locked.db", "--test");
+            assertThat(held.code()).as(held.toString()).isEqualTo(ExitCode.NFS.code());
+            assertThat(held.out()).contains("held elsewhere: WRITE lock of bytes 0-99 held by client "
+                    + Long.toHexString(other.session().clientId()));
+            Cli.Result denied = Cli.run("lock", url, "/locked.db", "--read");
+            assertThat(denied.code()).as(denied.toString()).isEqualTo(ExitCode.NFS.code());
+            assertThat(denied.err()).contains("NFS4ERR_DENIED").contains("WRITE lock of bytes 0-99");
+
+            CompletableFuture<Cli.Result> waiting = CompletableFuture.supplyAsync(() -> Cli.run("lock", url,
+                    "/locked.db", "--wait", "60s"));
+            Thread.sleep(300);
+            assertThat(waiting).as("granted while the other client held its lock").isNotDone();
+            other.unlock(fh, 0, 100);
+            Cli.Result got = waiting.get(60, TimeUnit.SECONDS);
+            assertThat(got.code()).as(got.toString()).isZero();
+            assertThat(got.out()).contains("locked: WRITE lock of bytes 0-end").contains("unlocked");
+        }
+        Cli.Result v3 = Cli.run("lock", server.url() + "?vers=3", "/locked.db");
+        assertThat(v3.code()).as(v3.toString()).isEqualTo(ExitCode.USAGE.code());
+        assertThat(v3.err()).contains("NFSv4.1 or later");
     }
 }

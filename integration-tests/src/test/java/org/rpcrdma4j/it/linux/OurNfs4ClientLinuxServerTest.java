@@ -150,7 +150,8 @@ class OurNfs4ClientLinuxServerTest {
         nfs.close(fh);
         nfs.delete(dir + "/locked");
         nfs.delete(dir + "/lockprobe");
-        LOG.info("byte-range locks: ours and a guest process's kept each other out, through knfsd");
+        LOG.info("byte-range locks: ours and a guest process's kept each other out, through knfsd; SEQUENCE replies "
+                + "reporting revoked state: {}", nfs.session().revocationsReported());
     }
 
     /** LOCK, again while another owner's lock is still on its way out (its holder has just let go). */

@@ -137,6 +137,7 @@ public final class Nfs41Session implements AutoCloseable {
     /** The transport's connection the back channel was last bound on (CREATE_SESSION or BIND_CONN_TO_SESSION). */
     private volatile long boundGeneration;
     private final AtomicLong binds = new AtomicLong();
+    private final AtomicLong revocations = new AtomicLong();
 
     /** A client ID and one of its sessions, with the session's slots. Immutable but for {@link #retired}. */
     static final class State {
@@ -394,6 +395,11 @@ public final class Nfs41Session implements AutoCloseable {
     /** SEQUENCE-only COMPOUNDs sent to renew the lease. */
     public long leaseRenewals() {
         return renewals.get();
+    }
+
+    /** SEQUENCE replies that said state of this client was revoked (SEQ4_STATUS_*_REVOKED). */
+    public long revocationsReported() {
+        return revocations.get();
     }
 
     /** COMPOUNDs (or requests) sent again after NFS4ERR_DELAY or NFS4ERR_GRACE. */
@@ -820,6 +826,7 @@ public final class Nfs41Session implements AutoCloseable {
                 Ops.SequenceOk ok = r.sequence();
                 sequenceWentThrough(ok);
                 if ((ok.statusFlags() & Nfs4Ops.STATE_LOST_FLAGS) != 0) {
+                    revocations.incrementAndGet();
                     stateRecovery.stateRevoked(ok.statusFlags());
                 }
                 if ((ok.statusFlags() & Nfs4Ops.CB_PATH_FLAGS) != 0

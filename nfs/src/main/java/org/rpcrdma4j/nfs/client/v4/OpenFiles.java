@@ -252,8 +252,22 @@ final class OpenFiles implements Nfs41Session.StateRecovery {
                 returning.remove(key);
                 LOG.debug("returned an unasked delegation of {}: {}", fh,
                         x != null ? x.toString() : Nfs4Status.name(r.status()));
+                if (x == null && r.status() == Nfs4Status.NFS4ERR_DELEG_REVOKED) {
+                    freeRevoked(fh, ok.delegation());
+                }
             });
         }
+    }
+
+    /**
+     * FREE_STATEID of a delegation the server revoked before its DELEGRETURN arrived (it recalled it meanwhile): until
+     * the client frees it, the server reports revoked state in every SEQUENCE (RFC 8881 section 18.46.3), as Linux's
+     * knfsd does.
+     */
+    private void freeRevoked(FileHandle fh, Stateid4 delegation) {
+        session.call(new Compound("free_stateid").add(Ops.StateOp.freeStateid(delegation))).whenComplete((r, x) ->
+                LOG.debug("freed a revoked delegation of {}: {}", fh,
+                        x != null ? x.toString() : Nfs4Status.name(r.status())));
     }
 
     /**
@@ -508,12 +522,18 @@ final class OpenFiles implements Nfs41Session.StateRecovery {
     }
 
     /**
-     * The server revoked state of the client: every open is made again, and their locks are lost, unless only
-     * delegations or layouts went (RECALLABLE_STATE_REVOKED alone). Which locks survive a partial revocation is not
-     * told: they are all taken as lost, so no one writes on under a lock that may be gone.
+     * The server revoked state of the client: every open is made again, and their locks are lost. Which locks survive a
+     * partial revocation is not told: they are all taken as lost, so no one writes on under a lock that may be gone.
+     * When only delegations or layouts went (RECALLABLE_STATE_REVOKED alone), nothing changes: this client keeps
+     * neither (a delegation it returned too late is freed when DELEGRETURN says so).
      */
     @Override
     public void stateRevoked(int flags) {
+        if ((flags & ~Nfs4Ops.SEQ4_STATUS_RECALLABLE_STATE_REVOKED) == 0) {
+            LOG.debug("the server revoked delegations or layouts of this client (status flags 0x{})",
+                    Integer.toHexString(flags));
+            return;
+        }
         LOG.warn("the server revoked state of this client (status flags 0x{}): opens will be made again",
                 Integer.toHexString(flags));
         List<Entry> all;
@@ -522,9 +542,6 @@ final class OpenFiles implements Nfs41Session.StateRecovery {
             for (Entry e : all) {
                 e.stateid = null;
             }
-        }
-        if ((flags & ~Nfs4Ops.SEQ4_STATUS_RECALLABLE_STATE_REVOKED) == 0) {
-            return;
         }
         for (Entry e : all) {
             locksLost(e, "the server revoked the client's state, status flags 0x" + Integer.toHexString(flags));

@@ -784,6 +784,10 @@ final class Ops {
             return new StateOp(Nfs4.OP_DELEGRETURN, stateid);
         }
 
+        static StateOp freeStateid(Stateid4 stateid) {
+            return new StateOp(Nfs4.OP_FREE_STATEID, stateid);
+        }
+
         @Override
         void encode(XdrEncodingStream xdr) {
             if (opcode == Nfs4.OP_CLOSE) {

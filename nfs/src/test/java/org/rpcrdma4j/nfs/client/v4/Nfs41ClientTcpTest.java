@@ -215,8 +215,10 @@ class Nfs41ClientTcpTest extends AbstractNfs41ClientTest {
         FileHandle fh = c.createFile("/revoked");
         c.lock(fh, LockType.WRITE, 0, 100);
 
-        // SEQUENCE said delegations or layouts were revoked: the opens are made again, the locks stay
+        // SEQUENCE said delegations or layouts were revoked: the opens and locks stay as they are
+        Stateid4 before = c.async().files().stateidOf(fh);
         c.async().files().stateRevoked(Nfs4Ops.SEQ4_STATUS_RECALLABLE_STATE_REVOKED);
+        assertThat(c.async().files().stateidOf(fh)).isEqualTo(before);
         assertThatThrownBy(() -> other.lock(fh, LockType.READ, 0, 1)).isInstanceOf(LockDeniedException.class);
         c.unlock(fh, 0, Nfs41AsyncClient.TO_END);
         other.lock(fh, LockType.READ, 0, 1);

@@ -398,6 +398,11 @@ public final class Nfs41AsyncClient implements NfsAsyncMount {
         return offTransport(locks.test(fh, type, offset, length));
     }
 
+    /** Delegations the server granted unasked (this client asks for none) and the client returned. */
+    public long delegationsReturned() {
+        return files.delegationsReturned();
+    }
+
     /** Whether the client holds an open of {@code fh}. */
     public boolean isOpen(FileHandle fh) {
         return files.isOpen(fh);

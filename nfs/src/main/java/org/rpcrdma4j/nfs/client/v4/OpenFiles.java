@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.atomic.AtomicLong;
 import org.rpcrdma4j.nfs.FileHandle;
 import org.rpcrdma4j.nfs.v4.LockRanges;
 import org.rpcrdma4j.nfs.v4.Nfs4Status;
@@ -59,6 +60,7 @@ final class OpenFiles implements Nfs41Session.StateRecovery {
     /** Delegations granted unasked whose DELEGRETURN is under way (seqid 0). */
     private final java.util.Set<Stateid4> returning = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private final List<Entry> toReopen = new ArrayList<>();
+    private final AtomicLong delegationsReturned = new AtomicLong();
 
     /** One open file. */
     final class Entry implements StateidSource {
@@ -109,6 +111,11 @@ final class OpenFiles implements Nfs41Session.StateRecovery {
 
     byte[] owner() {
         return OWNER;
+    }
+
+    /** Delegations the server granted unasked and took back (DELEGRETURN answered NFS4_OK). */
+    long delegationsReturned() {
+        return delegationsReturned.get();
     }
 
     /** How many files are open (or being opened) now. */
@@ -248,14 +255,19 @@ final class OpenFiles implements Nfs41Session.StateRecovery {
             Stateid4 key = ok.delegation().current();
             returning.add(key);
             Compound c = new Compound("delegreturn").putfh(fh).add(Ops.StateOp.delegReturn(ok.delegation()));
-            session.call(c).whenComplete((r, x) -> {
-                returning.remove(key);
-                LOG.debug("returned an unasked delegation of {}: {}", fh,
-                        x != null ? x.toString() : Nfs4Status.name(r.status()));
-                if (x == null && r.status() == Nfs4Status.NFS4ERR_DELEG_REVOKED) {
-                    freeRevoked(fh, ok.delegation());
-                }
-            });
+            // not from here: the OPEN may complete on the transport's own thread, which may not make calls
+            CompletableFuture.supplyAsync(() -> session.call(c), session.executor()).thenCompose(f -> f)
+                    .whenCompleteAsync((r, x) -> {
+                        returning.remove(key);
+                        if (x == null && r.isOk()) {
+                            delegationsReturned.incrementAndGet();
+                        }
+                        LOG.debug("returned an unasked delegation of {}: {}", fh,
+                                x != null ? x.toString() : Nfs4Status.name(r.status()));
+                        if (x == null && r.status() == Nfs4Status.NFS4ERR_DELEG_REVOKED) {
+                            freeRevoked(fh, ok.delegation());
+                        }
+                    }, session.executor());
         }
     }
 

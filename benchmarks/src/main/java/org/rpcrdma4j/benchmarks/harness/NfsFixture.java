@@ -2,7 +2,6 @@ package org.rpcrdma4j.benchmarks.harness;
 
 import java.io.IOException;
 import java.net.InetAddress;
-import java.nio.ByteBuffer;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
@@ -15,7 +14,6 @@ import org.rpcrdma4j.nfs.FileHandle;
 import org.rpcrdma4j.nfs.StableHow;
 import org.rpcrdma4j.nfs.binding.NfsBinding;
 import org.rpcrdma4j.nfs.client.NfsClient;
-import org.rpcrdma4j.nfs.client.rdma.RdmaDataTransport;
 import org.rpcrdma4j.nfs.server.NfsServer;
 import org.rpcrdma4j.nfs.server.rdma.RdmaServerMemory;
 import org.rpcrdma4j.nfs.v4.state.StateConfig;

@@ -6,6 +6,7 @@
  * <pre>
  *   Nfs41Client        blocking calls, paths, pipelined copies (upload, download, readAll, writeAll)
  *   Nfs41AsyncClient   one COMPOUND per call, the NFSv3 client's signatures where NFSv4 allows; the opens
+ *                      (OpenFiles) and the byte-range locks (FileLocks, lock / unlock / testLock)
  *   Nfs41Session       client ID, session, slot table, SEQUENCE, retries and recovery, lease renewal
  *   DataTransport      TcpDataTransport or RdmaDataTransport
  * </pre>
@@ -34,9 +35,10 @@
  * ({@code defaultMaxReplySize}).
  *
  * <h2>Not done here</h2>
- * No delegations: OPEN asks for none, one granted anyway is returned at once, and the callback service
- * ({@code CallbackService}, over RDMA on the connection's reverse direction; none over TCP) answers CB_NULL,
- * CB_SEQUENCE and CB_RECALL for that. No byte-range locks; no pNFS; no Kerberos (AUTH_SYS through the transport's
+ * No delegations: OPEN asks for none, one granted anyway is returned at once (freed if the server revoked it
+ * first), and the callback service ({@code CallbackService}, over RDMA on the connection's reverse direction; none over
+ * TCP) answers CB_NULL, CB_SEQUENCE and CB_RECALL for that. No lock that waits on the server's call back
+ * (CB_NOTIFY_LOCK: a waiting lock polls); no pNFS; no Kerberos (AUTH_SYS through the transport's
  * credential); none of NFSv4.2's COPY, ALLOCATE, SEEK or READ_PLUS.
  */
 package org.rpcrdma4j.nfs.client.v4;

@@ -3,9 +3,7 @@ package org.rpcrdma4j.nfs.v4.state;
 import static org.rpcrdma4j.nfs.v4.Nfs4Status.*;
 
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 
 import org.rpcrdma4j.nfs.FileHandle;
@@ -70,8 +68,6 @@ public final class LockStates {
     private final ClientTable table;
     private final OpenStates opens;
     private final StateIndex<LockState> index = new StateIndex<>(NUMBER_BIT);
-    /** The ranges each client's lock states hold, in all. */
-    private final Map<Long, Integer> rangesByClient = new HashMap<>();
 
     LockStates(ClientTable table, OpenStates opens) {
         this.table = table;
@@ -231,7 +227,7 @@ public final class LockStates {
             if (!l.ranges.isEmpty()) {
                 return NFS4ERR_LOCKS_HELD;
             }
-            remove(l);
+            index.remove(l);
             return NFS4_OK;
         } catch (Nfs4Exception e) {
             return e.status();
@@ -242,14 +238,13 @@ public final class LockStates {
     void dropOpenLocked(OpenState open) {
         for (LockState l : index.ofClient(open.clientId)) {
             if (l.open == open) {
-                remove(l);
+                index.remove(l);
             }
         }
     }
 
     void dropClientLocked(long clientId) {
         index.ofClient(clientId).forEach(index::remove);
-        rangesByClient.remove(clientId);
     }
 
     // --- internals ---
@@ -269,22 +264,22 @@ public final class LockStates {
     }
 
     /**
-     * Counts the change of {@code l}'s ranges from {@code before} against its client's limit; over it, puts them back
-     * and returns false.
+     * Checks the change of {@code l}'s ranges from {@code before} against its client's limit: when they grew past it,
+     * puts them back and returns false.
      */
     private boolean recount(LockState l, List<LockRanges.Range> before) {
-        int held = rangesByClient.getOrDefault(l.clientId, 0) + l.ranges.size() - before.size();
-        if (held > CLIENT_RANGES && l.ranges.size() > before.size()) {
+        if (l.ranges.size() <= before.size()) {
+            return true;
+        }
+        int held = l.ranges.size();
+        for (LockState other : index.ofClient(l.clientId)) {
+            held += other == l ? 0 : other.ranges.size();
+        }
+        if (held > CLIENT_RANGES) {
             l.ranges.restore(before);
             return false;
         }
-        rangesByClient.put(l.clientId, held);
         return true;
-    }
-
-    private void remove(LockState l) {
-        index.remove(l);
-        rangesByClient.computeIfPresent(l.clientId, (id, n) -> n == l.ranges.size() ? null : n - l.ranges.size());
     }
 
     private Denied conflictLocked(long clientId, Bytes owner, FileHandle file, int base, long first, long last) {

@@ -85,14 +85,9 @@ final class FileLocks {
             return CompletableFuture.failedFuture(new Nfs4StatusException(e.status(), Nfs4.OP_LOCK, e.getMessage()));
         }
         int access = type == LockType.WRITE ? OpenFiles.WRITE : OpenFiles.READ;
-        return files.acquire(fh, access).thenCompose(e -> {
-            if (e.locksLost) {
-                files.release(e);
-                return CompletableFuture.failedFuture(new LocksLostException(fh));
-            }
-            CompletableFuture<Void> done = inTurn(e, () -> sendLock(e, type, waiting, offset, length, last));
-            return done.whenComplete((v, x) -> files.release(e));
-        });
+        // a file whose locks were lost fails in the LOCK's preparation (LockOps.lockStateid), before it is sent
+        return files.acquire(fh, access).thenCompose(e -> inTurn(e, () -> sendLock(e, type, waiting, offset, length,
+                last)).whenComplete((v, x) -> files.release(e)));
     }
 
     CompletableFuture<Void> unlock(FileHandle fh, long offset, long length) {

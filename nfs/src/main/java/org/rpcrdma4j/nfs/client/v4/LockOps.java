@@ -93,8 +93,7 @@ final class LockOps {
         void prepare(long id) {
             clientId = id;
             lockStateid = lockStateid(file);
-            Stateid4 open = file.stateid;
-            openStateid = open == null ? Stateid4.ANONYMOUS : open.current(); // not open: the server refuses it
+            openStateid = file.stateid(); // not open: the anonymous stateid, which the server refuses
         }
 
         @Override

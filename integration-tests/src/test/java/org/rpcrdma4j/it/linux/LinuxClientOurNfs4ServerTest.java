@@ -198,11 +198,10 @@ class LinuxClientOurNfs4ServerTest {
         Files.copy(LockProbe.build(), tool);
         Files.setPosixFilePermissions(tool, PosixFilePermissions.fromString("rwxr-xr-x"));
         Files.write(exportDir.resolve("in/locked"), new byte[4096]);
-        String probe = "/tmp/lockprobe " + MNT + "/in/locked ";
-        peer.execOk("cp " + MNT + "/in/lockprobe /tmp/lockprobe && chmod 755 /tmp/lockprobe", GUEST_COMMAND);
-        String held = peer.execOk("rm -f /tmp/hold.out; (" + probe + "hold w 0 100 120 > /tmp/hold.out 2>&1 & "
-                + "echo $! > /tmp/hold.pid); for i in $(seq 200); do grep -q held /tmp/hold.out && break; "
-                + "sleep 0.1; done; cat /tmp/hold.out", GUEST_COMMAND);
+        String file = MNT + "/in/locked";
+        String probe = LockProbe.on(file);
+        peer.execOk(LockProbe.installCommand(MNT + "/in/lockprobe"), GUEST_COMMAND);
+        String held = peer.execOk(LockProbe.holdCommand(file, "w 0 100", 120), GUEST_COMMAND);
         assertThat(held).contains("held");
         try (Nfs41Client host = Nfs41Client.mount(NfsUrl.parse("tcp://127.0.0.1:" + nfs.port() + "/export"),
                 NfsClientConfig.defaults(), Nfs41Options.defaults().withOwnerId("host-locker"))) {
@@ -215,8 +214,8 @@ class LinuxClientOurNfs4ServerTest {
                         assertThat(e.conflict().ownerClientId()).isNotEqualTo(host.session().clientId());
                     });
             assertThat(host.testLock(fh, LockType.WRITE, 100, Nfs41AsyncClient.TO_END)).isEmpty();
-            peer.execOk("kill $(cat /tmp/hold.pid)", GUEST_COMMAND);
-            OurNfs4ClientLinuxServerTest.lockOnceFree(host, fh, LockType.WRITE, 0, Nfs41AsyncClient.TO_END);
+            peer.execOk(LockProbe.KILL_HOLDER, GUEST_COMMAND);
+            LockProbe.lockOnceFree(host, fh, LockType.WRITE, 0, Nfs41AsyncClient.TO_END);
 
             assertThat(peer.exec(probe + "set r 1000 1", GUEST_COMMAND).output()).as("the guest, kept out by ours")
                     .contains("denied");

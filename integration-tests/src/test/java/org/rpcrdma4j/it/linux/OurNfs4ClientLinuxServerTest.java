@@ -125,9 +125,9 @@ class OurNfs4ClientLinuxServerTest {
         nfs.writeAll(dir + "/lockprobe", Files.readAllBytes(LockProbe.build()));
         nfs.writeAll(dir + "/locked", new byte[4096]);
         FileHandle fh = nfs.resolve(dir + "/locked");
-        String probe = "/tmp/lockprobe /export" + dir + "/locked ";
-        // run from a copy: knfsd may still hold the written file open (ETXTBSY)
-        peer.execOk("cp /export" + dir + "/lockprobe /tmp/lockprobe && chmod 755 /tmp/lockprobe", command);
+        String file = "/export" + dir + "/locked";
+        String probe = LockProbe.on(file);
+        peer.execOk(LockProbe.installCommand("/export" + dir + "/lockprobe"), command);
 
         nfs.lock(fh, LockType.WRITE, 0, 100);
         assertThat(peer.exec(probe + "set r 50 10", command).output()).as("the guest, kept out by our lock")
@@ -135,9 +135,7 @@ class OurNfs4ClientLinuxServerTest {
         assertThat(peer.exec(probe + "test w 99 1", command).output()).contains("conflict w 0 100");
         assertThat(peer.execOk(probe + "set r 100 10", command)).contains("ok");
 
-        String held = peer.execOk("rm -f /tmp/hold.out; (" + probe + "hold w 200 100 120 > /tmp/hold.out 2>&1 & "
-                + "echo $! > /tmp/hold.pid); for i in $(seq 200); do grep -q held /tmp/hold.out && break; "
-                + "sleep 0.1; done; cat /tmp/hold.out", command);
+        String held = peer.execOk(LockProbe.holdCommand(file, "w 200 100", 120), command);
         assertThat(held).contains("held");
         assertThatThrownBy(() -> nfs.lock(fh, LockType.READ, 250, 1)).as("our client, kept out by the guest's lock")
                 .isInstanceOfSatisfying(LockDeniedException.class, e -> {
@@ -146,8 +144,8 @@ class OurNfs4ClientLinuxServerTest {
                     assertThat(e.conflict().type()).isEqualTo(LockType.WRITE);
                 });
         assertThat(nfs.testLock(fh, LockType.WRITE, 300, Nfs41AsyncClient.TO_END)).isEmpty();
-        peer.execOk("kill $(cat /tmp/hold.pid)", command);
-        lockOnceFree(nfs, fh, LockType.WRITE, 200, 100);
+        peer.execOk(LockProbe.KILL_HOLDER, command);
+        LockProbe.lockOnceFree(nfs, fh, LockType.WRITE, 200, 100);
 
         nfs.unlock(fh, 0, Nfs41AsyncClient.TO_END);
         assertThat(peer.execOk(probe + "set w 0 300", command)).contains("ok");
@@ -155,22 +153,5 @@ class OurNfs4ClientLinuxServerTest {
         nfs.delete(dir + "/locked");
         nfs.delete(dir + "/lockprobe");
         LOG.info("byte-range locks: ours and a guest process's kept each other out, through knfsd");
-    }
-
-    /** LOCK, again while another owner's lock is still on its way out (its holder has just let go). */
-    static void lockOnceFree(Nfs41Client nfs, FileHandle fh, LockType type, long offset, long length)
-            throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (true) {
-            try {
-                nfs.lock(fh, type, offset, length);
-                return;
-            } catch (LockDeniedException e) {
-                if (System.nanoTime() > deadline) {
-                    throw e;
-                }
-                Thread.sleep(200);
-            }
-        }
     }
 }

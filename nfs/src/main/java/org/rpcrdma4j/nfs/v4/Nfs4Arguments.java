@@ -165,6 +165,18 @@ final class Nfs4Arguments {
                 skipOpaque(c, Nfs4.DECODE_MAX_OPAQUE, "xattrvalue4");
             }
             case Nfs4.OP_LISTXATTRS -> c.skip(8 + 4); // cookie, maxcount
+            case Nfs4.OP_COPY -> {
+                c.skip(2 * Nfs4.STATEID_SIZE + 8 + 8 + 8); // stateids, offsets, count
+                readBool(c); // ca_consecutive
+                readBool(c); // ca_synchronous
+                int n = readCount(c, 8, "netloc4");
+                for (int i = 0; i < n; i++) {
+                    if (readEnum(c, 1, 3, "netloc_type4") == 3) { // NL4_NETADDR: netid, address
+                        skipOpaque(c, Nfs4.OPAQUE_LIMIT, "na_r_netid");
+                    }
+                    skipOpaque(c, Nfs4.OPAQUE_LIMIT, "netloc4");
+                }
+            }
             default -> {
                 return false;
             }

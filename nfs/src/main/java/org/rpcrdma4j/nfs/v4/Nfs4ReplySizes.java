@@ -198,6 +198,7 @@ final class Nfs4ReplySizes {
                     Nfs4.OP_CLONE, Nfs4.OP_OFFLOAD_CANCEL, Nfs4.OP_LAYOUTERROR, Nfs4.OP_BACKCHANNEL_CTL -> 0;
             case Nfs4.OP_ACCESS, Nfs4.OP_COMMIT -> 8;
             case Nfs4.OP_SEEK -> 12;
+            case Nfs4.OP_COPY -> 4 + Nfs4.STATEID_SIZE + 8 + 4 + Nfs4.VERIFIER_SIZE + 4 + 4; // a callback id at most
             case Nfs4.OP_CLOSE, Nfs4.OP_LOCKU, Nfs4.OP_OPEN_CONFIRM, Nfs4.OP_OPEN_DOWNGRADE, Nfs4.OP_WRITE,
                     Nfs4.OP_OFFLOAD_STATUS -> 16;
             case Nfs4.OP_LINK, Nfs4.OP_REMOVE, Nfs4.OP_LAYOUTRETURN, Nfs4.OP_SETXATTR, Nfs4.OP_REMOVEXATTR -> 20;

@@ -260,6 +260,107 @@ final class MemoryFileData {
         return new DataBlock(m);
     }
 
+    /**
+     * The first offset at or after {@code offset} that holds data ({@code data} true) or lies in a hole, at block
+     * granularity (a block holds data if any write reached it); the end of the file is a hole. -1 when {@code offset}
+     * is at or beyond the end, or when looking for data in the hole that ends the file.
+     */
+    long seek(long offset, boolean data) {
+        if (offset < 0 || offset >= size) {
+            return -1;
+        }
+        long b = offset / block;
+        while (b < blocks.length && (blocks[(int) b] != null) != data) {
+            b++;
+        }
+        long at = Math.max(offset, b * block);
+        if (data) {
+            return b < blocks.length && at < size ? at : -1;
+        }
+        return Math.min(at, size);
+    }
+
+    /** Gives every hole in the range a block of zeros, and grows the file to the range's end. */
+    void allocate(long offset, long length) {
+        checkRange(offset, length);
+        if (length == 0) {
+            return;
+        }
+        for (long b = offset / block, last = (offset + length - 1) / block; b <= last; b++) {
+            if (b >= blocks.length || blocks[(int) b] == null) {
+                writable((int) b);
+            }
+        }
+        size = Math.max(size, offset + length);
+    }
+
+    /**
+     * Makes the range, cut at the end of the file, read as zeros: the blocks it covers whole are let go (a reader
+     * holding one keeps it), the others zeroed in part. The size does not change.
+     */
+    void deallocate(long offset, long length) {
+        if (offset < 0 || length < 0) {
+            throw new IllegalArgumentException("negative offset or length: " + offset + ", " + length);
+        }
+        if (offset >= size || length == 0) {
+            return;
+        }
+        long end = length > size - offset ? size : offset + length;
+        for (long b = offset / block; b * block < end && b < blocks.length; b++) {
+            if (blocks[(int) b] == null) {
+                continue;
+            }
+            long start = b * block;
+            long stop = Math.min(start + block, size); // bytes past the end are zeros already
+            if (start >= offset && stop <= end) {
+                blocks[(int) b].release();
+                blocks[(int) b] = null;
+                allocatedBytes -= block;
+            } else {
+                zero(writable((int) b).bytes, (int) (Math.max(start, offset) - start),
+                        (int) (Math.min(stop, end) - start));
+            }
+        }
+    }
+
+    /**
+     * Copies {@code count} bytes of {@code src} (this file or another of the same block memory) from
+     * {@code srcOffset} to {@code dstOffset}; the caller cut {@code count} to the source's size and refused
+     * overlapping ranges of one file. A whole block whose source is a whole block is shared, not copied: both files
+     * hold it, and the first to change it changes a copy of its own (as with a lent block). A hole stays a hole.
+     */
+    void copyFrom(MemoryFileData src, long srcOffset, long dstOffset, long count) {
+        checkRange(dstOffset, count);
+        if (src.block != block) {
+            throw new IllegalArgumentException("block sizes differ: " + src.block + ", " + block);
+        }
+        long done = 0;
+        while (done < count) {
+            long to = dstOffset + done;
+            long from = srcOffset + done;
+            int b = (int) (to / block);
+            int in = (int) (to % block);
+            int chunk = (int) Math.min(count - done, block - in);
+            if (chunk == block && from % block == 0) {
+                long sb = from / block;
+                DataBlock shared = sb < src.blocks.length ? src.blocks[(int) sb] : null;
+                index(b);
+                DataBlock old = blocks[b];
+                blocks[b] = shared == null ? null : new DataBlock(shared.memory.retain());
+                allocatedBytes += (shared == null ? 0 : block) - (old == null ? 0 : block);
+                if (old != null) {
+                    old.release();
+                }
+            } else {
+                ByteBuffer target = writable(b).bytes.duplicate();
+                target.limit(in + chunk).position(in);
+                src.read(from, target);
+            }
+            done += chunk;
+        }
+        size = Math.max(size, dstOffset + count);
+    }
+
     /** Sets the size; bytes beyond a shrunk size are dropped (they read as zeros if the file grows again). */
     void truncate(long newSize) {
         checkRange(newSize, 0);

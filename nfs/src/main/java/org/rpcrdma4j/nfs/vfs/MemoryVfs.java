@@ -670,6 +670,104 @@ public final class MemoryVfs implements Vfs {
         }
     }
 
+    /** SEEK_DATA and SEEK_HOLE at the granularity of the file's blocks (a block any write reached is data). */
+    @Override
+    public long seek(FileHandle fh, long offset, boolean data) throws NfsException {
+        lock.readLock().lock();
+        try {
+            long at = regular(node(fh)).data.seek(offset, data);
+            if (at < 0) {
+                throw new NfsException(Nfs3Status.NFS3ERR_NXIO, data ? "no data at or after " + offset
+                        : "offset " + offset + " at or beyond the end of the file");
+            }
+            return at;
+        } finally {
+            lock.readLock().unlock();
+        }
+    }
+
+    /** Allocates zeroed blocks for the holes of the range (counted against the capacity) and grows the file. */
+    @Override
+    public void allocate(FileHandle fh, long offset, long length) throws NfsException {
+        checkExtent(offset, length);
+        lock.writeLock().lock();
+        try {
+            Node n = regular(node(fh));
+            long more = n.data.allocationFor(offset, length);
+            if (usedBytes + more > capacityBytes) {
+                throw new NfsException(Nfs3Status.NFS3ERR_NOSPC, "in-memory file system full");
+            }
+            n.data.allocate(offset, length);
+            usedBytes += more;
+            changed(n);
+        } finally {
+            lock.writeLock().unlock();
+        }
+    }
+
+    /** Lets go of the blocks the range covers whole and zeros the rest of it; the size stays. */
+    @Override
+    public void deallocate(FileHandle fh, long offset, long length) throws NfsException {
+        if (offset < 0 || length < 0) {
+            throw new NfsException(Nfs3Status.NFS3ERR_INVAL, "negative offset or length");
+        }
+        lock.writeLock().lock();
+        try {
+            Node n = regular(node(fh));
+            long before = n.data.allocatedBytes();
+            n.data.deallocate(offset, length);
+            usedBytes -= before - n.data.allocatedBytes();
+            changed(n);
+        } finally {
+            lock.writeLock().unlock();
+        }
+    }
+
+    /**
+     * Copies within this file system without moving the bytes where it can: a whole block whose source is a whole
+     * block is shared by both files until either changes it, and holes stay holes. The capacity is checked as for a
+     * write of the range; what is counted afterwards is what the destination holds.
+     */
+    @Override
+    public long copy(FileHandle src, long srcOffset, FileHandle dst, long dstOffset, long count) throws NfsException {
+        lock.writeLock().lock();
+        try {
+            Node from = regular(node(src));
+            Node to = regular(node(dst));
+            long size = from.data.size();
+            long n = srcOffset < 0 || srcOffset >= size ? 0 : Math.min(count, size - srcOffset);
+            CopyRanges.check(src, srcOffset, dst, dstOffset, n, maxFileSize());
+            if (n == 0) {
+                return 0;
+            }
+            if (usedBytes + to.data.allocationFor(dstOffset, n) > capacityBytes) {
+                throw new NfsException(Nfs3Status.NFS3ERR_NOSPC, "in-memory file system full");
+            }
+            long before = to.data.allocatedBytes();
+            to.data.copyFrom(from.data, srcOffset, dstOffset, n);
+            usedBytes += to.data.allocatedBytes() - before;
+            changed(to);
+            return n;
+        } finally {
+            lock.writeLock().unlock();
+        }
+    }
+
+    private void checkExtent(long offset, long length) throws NfsException {
+        if (offset < 0 || length < 0) {
+            throw new NfsException(Nfs3Status.NFS3ERR_INVAL, "negative offset or length");
+        }
+        if (offset > maxFileSize() - length) {
+            throw new NfsException(Nfs3Status.NFS3ERR_FBIG, "beyond the largest file size");
+        }
+    }
+
+    private static void changed(Node n) {
+        NfsTime now = NfsTime.now();
+        n.mtime = now;
+        n.ctime = now;
+    }
+
     @Override
     public long writeVerifier() {
         return writeVerifier;

@@ -8,6 +8,7 @@ import org.rpcrdma4j.nfs.FsStat;
 import org.rpcrdma4j.nfs.NfsException;
 import org.rpcrdma4j.nfs.NfsObject;
 import org.rpcrdma4j.nfs.NfsTime;
+import org.rpcrdma4j.nfs.Nfs3Status;
 import org.rpcrdma4j.nfs.SetAttributes;
 import org.rpcrdma4j.nfs.StableHow;
 
@@ -127,6 +128,76 @@ public interface Vfs extends AutoCloseable {
 
     /** The write verifier: changes when unstable data may have been lost (e.g. after a restart). */
     long writeVerifier();
+
+    /**
+     * Where the next data ({@code data} true) or the next hole begins at or after {@code offset}, as lseek(2)'s
+     * SEEK_DATA and SEEK_HOLE answer (NFSv4.2's SEEK). The end of the file counts as a hole. An offset at or beyond
+     * the end of the file, and a SEEK_DATA in the hole that ends the file, are {@code NFS3ERR_NXIO} (lseek's ENXIO).
+     * The default knows no holes: every byte of a file is data.
+     */
+    default long seek(FileHandle fh, long offset, boolean data) throws NfsException {
+        FileAttributes a = getattr(fh);
+        if (a.isDirectory()) {
+            throw new NfsException(Nfs3Status.NFS3ERR_ISDIR, "is a directory");
+        }
+        if (offset < 0 || offset >= a.size()) {
+            throw new NfsException(Nfs3Status.NFS3ERR_NXIO, "offset " + offset + " at or beyond the end, " + a.size());
+        }
+        return data ? offset : a.size();
+    }
+
+    /**
+     * Gives the file storage for {@code length} bytes from {@code offset} (NFSv4.2's ALLOCATE, as fallocate(2) with
+     * mode 0): holes in the range become zeros that later writes cannot fail to store for lack of space, and a file
+     * shorter than {@code offset + length} grows to it. {@code NFS3ERR_NOSPC} when the storage is not there,
+     * {@code NFS3ERR_FBIG} beyond {@link #maxFileSize()}; nothing changes then. The default is
+     * {@code NFS3ERR_NOTSUPP}.
+     */
+    default void allocate(FileHandle fh, long offset, long length) throws NfsException {
+        throw new NfsException(Nfs3Status.NFS3ERR_NOTSUPP, "this file system does not reserve space");
+    }
+
+    /**
+     * Makes {@code length} bytes from {@code offset} a hole (NFSv4.2's DEALLOCATE, as fallocate(2)'s punch hole with
+     * the size kept): they read as zeros from now on, and their storage is freed where whole blocks are; the size does
+     * not change, and the part of the range beyond the end of the file is ignored. The default is
+     * {@code NFS3ERR_NOTSUPP}.
+     */
+    default void deallocate(FileHandle fh, long offset, long length) throws NfsException {
+        throw new NfsException(Nfs3Status.NFS3ERR_NOTSUPP, "this file system does not punch holes");
+    }
+
+    /**
+     * Copies bytes of {@code src} from {@code srcOffset} to {@code dst} at {@code dstOffset} (NFSv4.2's COPY within
+     * one server), at most {@code count} and at most what {@code src} holds from {@code srcOffset}; a source offset at
+     * or beyond its end copies nothing. Overlapping ranges of one file are {@code NFS3ERR_INVAL}. The destination
+     * grows as a write would grow it, under the same limits. The default reads and writes through this VFS in
+     * pieces of 1 MiB.
+     *
+     * @return the bytes copied
+     */
+    default long copy(FileHandle src, long srcOffset, FileHandle dst, long dstOffset, long count)
+            throws NfsException {
+        long size = getattr(src).size();
+        long n = srcOffset >= size ? 0 : Math.min(count, size - srcOffset);
+        CopyRanges.check(src, srcOffset, dst, dstOffset, n, maxFileSize());
+        ByteBuffer piece = ByteBuffer.allocate((int) Math.min(n, 1 << 20));
+        long done = 0;
+        while (done < n) {
+            piece.clear().limit((int) Math.min(piece.capacity(), n - done));
+            ReadResult r = read(src, srcOffset + done, piece);
+            if (r.count() == 0) {
+                break; // the source shrank meanwhile
+            }
+            piece.flip();
+            WriteResult w = write(dst, dstOffset + done, piece, StableHow.FILE_SYNC);
+            done += w.count();
+            if (w.count() < r.count()) {
+                break;
+            }
+        }
+        return done;
+    }
 
     @Override
     default void close() {

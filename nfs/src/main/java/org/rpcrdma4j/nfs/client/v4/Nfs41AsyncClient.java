@@ -398,6 +398,103 @@ public final class Nfs41AsyncClient implements NfsAsyncMount {
         return offTransport(locks.test(fh, type, offset, length));
     }
 
+    // ============================================================================ NFSv4.2: space and copies
+
+    /**
+     * ALLOCATE (NFSv4.2): storage for {@code length} bytes from {@code offset}, so that writes there do not fail for
+     * lack of space; holes in the range read as zeros, and a shorter file grows to the range's end (as fallocate(2)
+     * with mode 0 on the server). Opens the file for writing first if the client has no such open.
+     */
+    public CompletableFuture<Void> allocate(FileHandle fh, long offset, long length) {
+        return extent(Nfs4.OP_ALLOCATE, "allocate", fh, offset, length);
+    }
+
+    /**
+     * DEALLOCATE (NFSv4.2): punches a hole of {@code length} bytes from {@code offset}: they read as zeros, the server
+     * may free their storage, and the size stays. Opens the file for writing first if the client has no such open.
+     */
+    public CompletableFuture<Void> deallocate(FileHandle fh, long offset, long length) {
+        return extent(Nfs4.OP_DEALLOCATE, "deallocate", fh, offset, length);
+    }
+
+    private CompletableFuture<Void> extent(int op, String tag, FileHandle fh, long offset, long length) {
+        if (offset < 0 || length <= 0 || offset > Long.MAX_VALUE - length) {
+            throw new IllegalArgumentException("not a range: offset " + offset + ", length " + length);
+        }
+        CompletableFuture<Void> refusal = needsMinorVersion2(op);
+        if (refusal != null) {
+            return refusal;
+        }
+        return offTransport(files.acquire(fh, OpenFiles.WRITE).thenCompose(e -> {
+            Compound c = new Compound(tag).putfh(fh).add(new Nfs42Ops.Extent(op, e, offset, length))
+                    .onStaleState(() -> files.reopen(e));
+            CallbackFuture<Void> done = call(c, r -> null);
+            done.whenCompleteInline((v, x) -> files.release(e));
+            return done;
+        }));
+    }
+
+    /**
+     * SEEK (NFSv4.2): where the next data or hole begins at or after {@code offset}, as lseek(2)'s SEEK_DATA and
+     * SEEK_HOLE. An offset at or beyond the end of the file, and data asked for in the hole that ends it, fail with
+     * NFS4ERR_NXIO (as lseek fails with ENXIO). Opens the file for reading first if the client has no open of it.
+     */
+    public CompletableFuture<SeekReply> seek(FileHandle fh, long offset, SeekReply.Content what) {
+        if (offset < 0) {
+            throw new IllegalArgumentException("negative offset " + offset);
+        }
+        CompletableFuture<SeekReply> refusal = needsMinorVersion2(Nfs4.OP_SEEK);
+        if (refusal != null) {
+            return refusal;
+        }
+        return offTransport(files.acquire(fh, OpenFiles.READ).thenCompose(e -> {
+            Compound c = new Compound("seek").putfh(fh).add(new Nfs42Ops.Seek(e, offset, what))
+                    .onStaleState(() -> files.reopen(e));
+            CallbackFuture<SeekReply> found = call(c, r -> r.result(1));
+            found.whenCompleteInline((v, x) -> files.release(e));
+            return found;
+        }));
+    }
+
+    /**
+     * One COPY (NFSv4.2) within the server, done before it answers: up to {@code count} bytes of {@code src} from
+     * {@code srcOffset} to {@code dst} at {@code dstOffset} (a {@code count} of 0: to the end of the source). The
+     * server may copy fewer, as {@link CopyReply#count()} tells; {@link Nfs41Client#copy} asks again for the rest.
+     * Both files must be of one export of the server. Opens the source for reading and the destination for writing
+     * first if the client has no such opens.
+     */
+    public CompletableFuture<CopyReply> copy(FileHandle src, long srcOffset, FileHandle dst, long dstOffset,
+                                             long count) {
+        if (srcOffset < 0 || dstOffset < 0 || count < 0) {
+            throw new IllegalArgumentException("negative offset or count: " + srcOffset + ", " + dstOffset + ", "
+                    + count);
+        }
+        CompletableFuture<CopyReply> refusal = needsMinorVersion2(Nfs4.OP_COPY);
+        if (refusal != null) {
+            return refusal;
+        }
+        return offTransport(files.acquire(src, OpenFiles.READ).thenCompose(from -> {
+            CompletableFuture<CopyReply> copied = files.acquire(dst, OpenFiles.WRITE).thenCompose(to -> {
+                Compound c = new Compound("copy").putfh(src).savefh().putfh(dst)
+                        .add(new Nfs42Ops.Copy(from, to, srcOffset, dstOffset, count))
+                        .onStaleState(() -> from == to ? files.reopen(to)
+                                : files.reopen(from).thenCompose(v -> files.reopen(to)));
+                CallbackFuture<CopyReply> one = call(c, r -> r.result(3));
+                one.whenCompleteInline((v, x) -> files.release(to));
+                return one;
+            });
+            copied.whenComplete((v, x) -> files.release(from));
+            return copied;
+        }));
+    }
+
+    /** A failed future when the session's minor version lacks {@code op} (an NFSv4.2 operation); else null. */
+    private <T> CompletableFuture<T> needsMinorVersion2(int op) {
+        int minor = session.minorVersion();
+        return minor >= 2 ? null : refused(Nfs4Status.NFS4ERR_NOTSUPP, op,
+                Nfs4Ops.name(op) + " is an NFSv4.2 operation; this mount speaks NFSv4." + minor);
+    }
+
     /** Delegations the server granted unasked (this client asks for none) and the client returned. */
     public long delegationsReturned() {
         return files.delegationsReturned();

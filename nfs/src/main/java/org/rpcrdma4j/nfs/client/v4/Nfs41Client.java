@@ -292,6 +292,62 @@ public final class Nfs41Client implements NfsMount {
         return await(async.testLock(fh, type, offset, length));
     }
 
+    /** Storage for the range, which reads as zeros where it was a hole (ALLOCATE; see {@link Nfs41AsyncClient#allocate}). */
+    public void allocate(FileHandle fh, long offset, long length) throws IOException {
+        await(async.allocate(fh, offset, length));
+    }
+
+    /** Punches a hole, the size kept (DEALLOCATE; see {@link Nfs41AsyncClient#deallocate}). */
+    public void deallocate(FileHandle fh, long offset, long length) throws IOException {
+        await(async.deallocate(fh, offset, length));
+    }
+
+    /**
+     * Where the next data or hole begins at or after {@code offset} (SEEK; see {@link Nfs41AsyncClient#seek}); an
+     * {@link Nfs4StatusException} with NFS4ERR_NXIO when there is none.
+     */
+    public SeekReply seek(FileHandle fh, long offset, SeekReply.Content what) throws IOException {
+        return await(async.seek(fh, offset, what));
+    }
+
+    /**
+     * Copies {@code count} bytes (0: to the end of the source) of {@code src} from {@code srcOffset} to {@code dst}
+     * at {@code dstOffset} within the server, without the bytes passing through this client: COPYs until all are
+     * copied or the source ends, then a COMMIT of the destination if any part was copied UNSTABLE. Should the COMMIT
+     * find that the server restarted meanwhile (its write verifier changed), the copy starts again, at most three
+     * times in all.
+     *
+     * @return the bytes copied, fewer than {@code count} when the source ends first
+     */
+    public long copy(FileHandle src, long srcOffset, FileHandle dst, long dstOffset, long count) throws IOException {
+        for (int attempt = 1; ; attempt++) {
+            long done = 0;
+            boolean unstable = false;
+            long verifier = 0;
+            while (count == 0 || done < count) {
+                CopyReply r = await(async.copy(src, srcOffset + done, dst, dstOffset + done,
+                        count == 0 ? 0 : count - done));
+                if (r.count() == 0) {
+                    break;
+                }
+                if (r.committed() == StableHow.UNSTABLE) {
+                    if (unstable && r.verifier() != verifier) {
+                        break; // the server restarted between two parts: copy again from the start
+                    }
+                    unstable = true;
+                    verifier = r.verifier();
+                }
+                done += r.count();
+            }
+            if (!unstable || commit(dst, 0, 0) == verifier) {
+                return done;
+            }
+            if (attempt == 3) {
+                throw new IOException("copy to " + dst + ": the server lost unstable copied bytes three times");
+            }
+        }
+    }
+
     public NfsObject mkdir(FileHandle dir, String name, SetAttributes attributes) throws IOException {
         return await(async.mkdir(dir, name, attributes));
     }

@@ -1,0 +1,110 @@
+package org.rpcrdma4j.nfs.server.v4;
+
+import org.dcache.oncrpc4j.xdr.XdrDecodingStream;
+import org.dcache.oncrpc4j.xdr.XdrEncodingStream;
+import org.rpcrdma4j.nfs.NfsException;
+import org.rpcrdma4j.nfs.StableHow;
+import org.rpcrdma4j.nfs.server.ExportTable;
+import org.rpcrdma4j.nfs.v4.Nfs4;
+import org.rpcrdma4j.nfs.v4.Nfs4Exception;
+import org.rpcrdma4j.nfs.v4.Nfs4Status;
+import org.rpcrdma4j.nfs.v4.state.Stateid;
+import org.rpcrdma4j.nfs.xdr.BadXdrException;
+import org.rpcrdma4j.nfs.xdr.Nfs3Xdr;
+
+/**
+ * COPY within this server (RFC 7862 section 15.2): from the saved file, the source, to the current file, the
+ * destination, both of one export. Every copy is done before the reply, whatever {@code ca_synchronous} asked (the
+ * RFC lets a server do so): the reply has no callback id, its requirements say consecutive and synchronous, and the
+ * bytes are as stable as a FILE_SYNC write. One call copies at most {@link #MAX_PER_CALL} bytes, so no COPY holds a
+ * worker for long; the client sees the count and asks again, as for a short write. A count of 0 copies to the end of
+ * the source. Copies from another server ({@code ca_source_server} not empty) are NFS4ERR_NOTSUPP.
+ */
+final class CopyOp extends Op {
+    /** The most one COPY moves. */
+    static final long MAX_PER_CALL = 16L << 20;
+    /** Most source servers a call may name: the RFC's netloc4 list, which this server only reads past. */
+    private static final int MAX_SOURCES = 16;
+
+    private Stateid srcStateid;
+    private Stateid dstStateid;
+    private long srcOffset;
+    private long dstOffset;
+    private long count;
+    private int sources;
+    private long copied;
+    private long verifier;
+
+    CopyOp() {
+        super(Nfs4.OP_COPY);
+    }
+
+    @Override
+    void decode(XdrDecodingStream xdr) throws BadXdrException {
+        srcStateid = StateOps.decodeStateid(xdr);
+        dstStateid = StateOps.decodeStateid(xdr);
+        srcOffset = Nfs3Xdr.decodeLong(xdr);
+        dstOffset = Nfs3Xdr.decodeLong(xdr);
+        count = Nfs3Xdr.decodeLong(xdr);
+        Nfs3Xdr.decodeInt(xdr); // ca_consecutive: every copy here is
+        Nfs3Xdr.decodeInt(xdr); // ca_synchronous: every copy here is
+        sources = Nfs3Xdr.decodeInt(xdr);
+        if (sources < 0 || sources > MAX_SOURCES) {
+            throw new BadXdrException("ca_source_server of " + Integer.toUnsignedString(sources) + " entries");
+        }
+        for (int i = 0; i < sources; i++) {
+            int type = Nfs3Xdr.decodeInt(xdr);
+            switch (type) {
+                case 1, 2 -> Nfs3Xdr.decodeOpaque(xdr, Nfs4.OPAQUE_LIMIT, "netloc4 name"); // NL4_NAME, NL4_URL
+                case 3 -> { // NL4_NETADDR
+                    Nfs3Xdr.decodeOpaque(xdr, Nfs4.OPAQUE_LIMIT, "na_r_netid");
+                    Nfs3Xdr.decodeOpaque(xdr, Nfs4.OPAQUE_LIMIT, "na_r_addr");
+                }
+                default -> throw new BadXdrException("netloc_type4 " + type);
+            }
+        }
+    }
+
+    @Override
+    void execute(Compound c) throws Nfs4Exception {
+        if (sources != 0) {
+            throw new Nfs4Exception(Nfs4Status.NFS4ERR_NOTSUPP, "a copy from another server");
+        }
+        if (c.saved == null) {
+            throw new Nfs4Exception(Nfs4Status.NFS4ERR_NOFILEHANDLE, "no saved file handle (the source)");
+        }
+        ExportTable.Target dst = IoOps.regularFile(c, true);
+        Compound.Obj source = c.server.object(c.saved);
+        if (source.target() == null || !source.attributes().isRegularFile()) {
+            throw new Nfs4Exception(source.attributes().isDirectory() ? Nfs4Status.NFS4ERR_ISDIR
+                    : Nfs4Status.NFS4ERR_INVAL, "the source is not a regular file");
+        }
+        ExportTable.Target src = source.target();
+        if (src.export() != dst.export()) {
+            throw new Nfs4Exception(Nfs4Status.NFS4ERR_XDEV, "source and destination in different exports");
+        }
+        c.server.clients.opens().checkIo(c.clientId, StateOps.resolve(c, srcStateid), c.saved, false);
+        StateOps.checkIo(c, dstStateid, true);
+        if (srcOffset < 0 || dstOffset < 0) {
+            throw new Nfs4Exception(Nfs4Status.NFS4ERR_INVAL, "offset beyond 2^63");
+        }
+        // 0 is "to the end of the source", and so is a count beyond 2^63
+        long n = count <= 0 ? MAX_PER_CALL : Math.min(count, MAX_PER_CALL);
+        try {
+            copied = src.export().vfs().copy(src.fh(), srcOffset, dst.fh(), dstOffset, n);
+            verifier = dst.export().vfs().writeVerifier();
+        } catch (NfsException e) {
+            throw Compound.of(e);
+        }
+    }
+
+    @Override
+    void encodeOk(XdrEncodingStream xdr) {
+        xdr.xdrEncodeInt(0); // wr_callback_id: none, the copy is done
+        xdr.xdrEncodeLong(copied);
+        xdr.xdrEncodeInt(StableHow.FILE_SYNC.wireValue());
+        xdr.xdrEncodeOpaque(IoOps.verifier(verifier), 0, 8);
+        xdr.xdrEncodeBoolean(true); // cr_consecutive
+        xdr.xdrEncodeBoolean(true); // cr_synchronous
+    }
+}

@@ -19,6 +19,11 @@ import org.rpcrdma4j.nfs.xdr.Nfs3Xdr;
  * bytes are as stable as a FILE_SYNC write. One call copies at most {@link #MAX_PER_CALL} bytes, so no COPY holds a
  * worker for long; the client sees the count and asks again, as for a short write. A count of 0 copies to the end of
  * the source. Copies from another server ({@code ca_source_server} not empty) are NFS4ERR_NOTSUPP.
+ * <p>
+ * Where Linux's server departs from RFC 7862, this server does as Linux's does, which is what Linux's client expects:
+ * a source range past the end copies what there is (nothing from beyond the end) instead of NFS4ERR_INVAL, and two
+ * ranges of one file may be copied between unless they overlap (NFS4ERR_INVAL). Files that are not regular are
+ * NFS4ERR_WRONG_TYPE.
  */
 final class CopyOp extends Op {
     /** The most one COPY moves. */
@@ -73,12 +78,12 @@ final class CopyOp extends Op {
         if (c.saved == null) {
             throw new Nfs4Exception(Nfs4Status.NFS4ERR_NOFILEHANDLE, "no saved file handle (the source)");
         }
-        ExportTable.Target dst = IoOps.regularFile(c, true);
         Compound.Obj source = c.server.object(c.saved);
-        if (source.target() == null || !source.attributes().isRegularFile()) {
-            throw new Nfs4Exception(source.attributes().isDirectory() ? Nfs4Status.NFS4ERR_ISDIR
-                    : Nfs4Status.NFS4ERR_INVAL, "the source is not a regular file");
+        if (source.target() == null || !source.attributes().isRegularFile()
+                || !c.currentObject().attributes().isRegularFile()) {
+            throw new Nfs4Exception(Nfs4Status.NFS4ERR_WRONG_TYPE, "a COPY between regular files only");
         }
+        ExportTable.Target dst = c.writableTarget();
         ExportTable.Target src = source.target();
         if (src.export() != dst.export()) {
             throw new Nfs4Exception(Nfs4Status.NFS4ERR_XDEV, "source and destination in different exports");

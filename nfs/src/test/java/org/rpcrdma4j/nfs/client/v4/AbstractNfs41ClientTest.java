@@ -388,6 +388,101 @@ abstract class AbstractNfs41ClientTest {
         assertThat(a.readAll("/a")).isEqualTo(da);
     }
 
+    // ======================================================================================== NFSv4.2 space
+
+    private static Nfs4StatusException statusOf(ThrowingCall call) {
+        try {
+            call.run();
+        } catch (Nfs4StatusException e) {
+            return e;
+        } catch (Exception e) {
+            throw new AssertionError("expected an Nfs4StatusException", e);
+        }
+        throw new AssertionError("expected an Nfs4StatusException, the call succeeded");
+    }
+
+    @FunctionalInterface
+    interface ThrowingCall {
+        void run() throws Exception;
+    }
+
+    @Test
+    void holesArePunchedAndFoundAndSpaceIsAllocatedAsTheServersFileSystemSees() throws Exception {
+        start();
+        Nfs41Client c = client();
+        byte[] data = pattern(4 * MIB + 100, 40);
+        c.writeAll("/sparse", data);
+        FileHandle fh = c.resolve("/sparse");
+        long usedBefore = memory.getattr(memory.lookup(memory.root(), "sparse").handle()).used();
+
+        c.deallocate(fh, MIB, 2 * MIB);
+
+        byte[] expected = data.clone();
+        java.util.Arrays.fill(expected, MIB, 3 * MIB, (byte) 0);
+        assertThat(stored("sparse")).isEqualTo(expected);
+        assertThat(c.readAll("/sparse")).isEqualTo(expected);
+        assertThat(memory.getattr(memory.lookup(memory.root(), "sparse").handle()).used())
+                .isEqualTo(usedBefore - 2 * MIB);
+        assertThat(c.seek(fh, 0, SeekReply.Content.HOLE)).isEqualTo(new SeekReply(MIB, false));
+        assertThat(c.seek(fh, MIB + 5, SeekReply.Content.DATA)).isEqualTo(new SeekReply(3 * MIB, false));
+        assertThat(c.seek(fh, 3 * MIB, SeekReply.Content.HOLE)).isEqualTo(new SeekReply(data.length, true));
+        assertThat(statusOf(() -> c.seek(fh, data.length, SeekReply.Content.DATA)).nfs4Status())
+                .as("from the end: ENXIO, as lseek").isEqualTo(Nfs4Status.NFS4ERR_NXIO);
+
+        c.allocate(fh, 4 * MIB, 2 * MIB);
+
+        assertThat(c.getattr(fh).size()).isEqualTo(6 * MIB);
+        assertThat(stored("sparse")).isEqualTo(java.util.Arrays.copyOf(expected, 6 * MIB));
+        assertThat(c.seek(fh, 4 * MIB, SeekReply.Content.HOLE)).isEqualTo(new SeekReply(6 * MIB, true));
+        assertThat(statusOf(() -> c.allocate(fh, 0, 1L << 40)).nfs4Status()).isEqualTo(Nfs4Status.NFS4ERR_FBIG);
+    }
+
+    @Test
+    void copyWithinTheServerGoesInPartsAndComparesByteForByte() throws Exception {
+        start();
+        Nfs41Client c = client();
+        byte[] data = pattern(33 * MIB + 7, 41);
+        c.writeAll("/original", data);
+        FileHandle src = c.resolve("/original");
+        FileHandle dst = c.create(c.root(), "copy", CreateMode.UNCHECKED, SetAttributes.NONE).handle();
+
+        CopyReply first = c.async().copy(src, 0, dst, 0, 0).get(60, TimeUnit.SECONDS);
+        assertThat(first.count()).as("the server's most per COPY").isEqualTo(16L * MIB);
+        assertThat(first.committed()).isEqualTo(StableHow.FILE_SYNC);
+        assertThat(c.copy(src, 0, dst, 0, 0)).as("to the end of the source, in three COPYs").isEqualTo(data.length);
+        assertThat(stored("copy")).isEqualTo(data);
+
+        // part of one file into the middle of another, a count past the source's end, and nothing past it
+        FileHandle small = c.create(c.root(), "small", CreateMode.UNCHECKED, SetAttributes.NONE).handle();
+        c.writeAll("/small", pattern(100, 42));
+        assertThat(c.copy(src, 5, small, 50, 1000)).isEqualTo(1000);
+        assertThat(c.copy(src, data.length - 10, small, 0, 100)).isEqualTo(10);
+        assertThat(c.copy(src, data.length + 10, small, 0, 100)).isZero();
+        byte[] expected = java.util.Arrays.copyOf(pattern(100, 42), 1050);
+        System.arraycopy(data, 5, expected, 50, 1000);
+        System.arraycopy(data, data.length - 10, expected, 0, 10);
+        assertThat(stored("small")).isEqualTo(expected);
+        assertThat(c.readAll("/small")).isEqualTo(expected);
+
+        assertThat(statusOf(() -> c.copy(src, 0, src, 10, 100)).nfs4Status()).as("overlapping ranges of one file")
+                .isEqualTo(Nfs4Status.NFS4ERR_INVAL);
+    }
+
+    @Test
+    void nfsV42OperationsOnAnNfsV41SessionFailTypedBeforeTheyAreSent() throws Exception {
+        start();
+        Nfs41Client c = client(Nfs41Options.defaults().withMinorVersion(1));
+        c.writeAll("/v41", pattern(10, 43));
+        FileHandle fh = c.resolve("/v41");
+        for (ThrowingCall call : List.<ThrowingCall>of(() -> c.allocate(fh, 0, 10), () -> c.deallocate(fh, 0, 10),
+                () -> c.seek(fh, 0, SeekReply.Content.DATA), () -> c.copy(fh, 0, fh, 20, 5))) {
+            Nfs4StatusException e = statusOf(call);
+            assertThat(e.nfs4Status()).isEqualTo(Nfs4Status.NFS4ERR_NOTSUPP);
+            assertThat(e.getMessage()).contains("NFSv4.2 operation", "NFSv4.1");
+        }
+        assertThat(stored("v41")).isEqualTo(pattern(10, 43));
+    }
+
     // ======================================================================================== locks
 
     @Test

@@ -228,4 +228,25 @@ final class GatedVfs implements Vfs {
     public long writeVerifier() {
         return inner.writeVerifier();
     }
+
+    @Override
+    public long seek(FileHandle fh, long offset, boolean data) throws NfsException {
+        return inner.seek(fh, offset, data);
+    }
+
+    @Override
+    public void allocate(FileHandle fh, long offset, long length) throws NfsException {
+        inner.allocate(fh, offset, length);
+    }
+
+    @Override
+    public void deallocate(FileHandle fh, long offset, long length) throws NfsException {
+        inner.deallocate(fh, offset, length);
+    }
+
+    @Override
+    public long copy(FileHandle src, long srcOffset, FileHandle dst, long dstOffset, long count)
+            throws NfsException {
+        return inner.copy(src, srcOffset, dst, dstOffset, count);
+    }
 }

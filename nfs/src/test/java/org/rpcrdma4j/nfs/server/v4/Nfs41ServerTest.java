@@ -73,6 +73,11 @@ class Nfs41ServerTest {
         V4Script.Args compound() {
             return new V4Script.Args(1).sequence(session, ++seq, 0, false);
         }
+
+        /** The same of minor version 2 (NFSv4.2). */
+        V4Script.Args compound42() {
+            return new V4Script.Args(2).sequence(session, ++seq, 0, false);
+        }
     }
 
     static Client session(V4Script s, String owner) throws Exception {
@@ -331,6 +336,102 @@ class Nfs41ServerTest {
             freed.sequenceOk().ok(Nfs4.OP_FREE_STATEID).ok(Nfs4.OP_TEST_STATEID);
             assertThat(freed.word()).isEqualTo(1);
             assertThat(freed.word()).isEqualTo(Nfs4Status.NFS4ERR_BAD_STATEID);
+        }
+    }
+
+    @Test
+    void nfsV42SpaceOperationsAndCopyOnTheWire() throws Exception {
+        try (V4Script s = connect()) {
+            Client c = session(s, "client-42");
+            byte[] root = exportRoot(c);
+            byte[][] src = create(c, root, "src");
+            byte[][] dst = create(c, root, "dst");
+            byte[] data = new byte[200_000];
+            new Random(42).nextBytes(data);
+            s.call(c.compound().putfh(src[1]).op(Nfs4.OP_WRITE).stateid(src[0]).hyper(0).word(2).opaque(data))
+                    .sequenceOk().ok(Nfs4.OP_PUTFH).ok(Nfs4.OP_WRITE);
+
+            // not operations of minor version 1
+            V4Script.Res v41 = s.call(c.compound().putfh(src[1]).op(Nfs4.OP_SEEK).stateid(src[0]).hyper(0).word(0));
+            v41.sequenceOk().ok(Nfs4.OP_PUTFH);
+            assertThat(v41.next(Nfs4.OP_ILLEGAL)).isEqualTo(Nfs4Status.NFS4ERR_OP_ILLEGAL);
+
+            // DEALLOCATE the second 64 KiB block, then SEEK: seek_res4 is eof, offset
+            s.call(c.compound42().putfh(src[1]).op(Nfs4.OP_DEALLOCATE).stateid(src[0]).hyper(65536).hyper(65536))
+                    .sequenceOk().ok(Nfs4.OP_PUTFH).ok(Nfs4.OP_DEALLOCATE);
+            V4Script.Res hole = s.call(c.compound42().putfh(src[1]).op(Nfs4.OP_SEEK).stateid(src[0]).hyper(10)
+                    .word(1).op(Nfs4.OP_SEEK).stateid(src[0]).hyper(65536).word(0)
+                    .op(Nfs4.OP_SEEK).stateid(src[0]).hyper(140_000).word(1));
+            hole.sequenceOk().ok(Nfs4.OP_PUTFH).ok(Nfs4.OP_SEEK);
+            assertThat(hole.word()).as("eof").isZero();
+            assertThat(hole.hyper()).isEqualTo(65536);
+            hole.ok(Nfs4.OP_SEEK);
+            assertThat(hole.word()).isZero();
+            assertThat(hole.hyper()).isEqualTo(131072);
+            hole.ok(Nfs4.OP_SEEK);
+            assertThat(hole.word()).as("the hole at the end").isEqualTo(1);
+            assertThat(hole.hyper()).isEqualTo(data.length);
+            V4Script.Res nxio = s.call(c.compound42().putfh(src[1]).op(Nfs4.OP_SEEK).stateid(src[0])
+                    .hyper(data.length).word(0));
+            nxio.sequenceOk().ok(Nfs4.OP_PUTFH);
+            assertThat(nxio.next(Nfs4.OP_SEEK)).isEqualTo(Nfs4Status.NFS4ERR_NXIO);
+            V4Script.Res what = s.call(c.compound42().putfh(src[1]).op(Nfs4.OP_SEEK).stateid(src[0]).hyper(0)
+                    .word(7));
+            what.sequenceOk().ok(Nfs4.OP_PUTFH);
+            assertThat(what.next(Nfs4.OP_SEEK)).isEqualTo(Nfs4Status.NFS4ERR_UNION_NOTSUPP);
+
+            // ALLOCATE grows the destination; a length of 0 is refused
+            s.call(c.compound42().putfh(dst[1]).op(Nfs4.OP_ALLOCATE).stateid(dst[0]).hyper(0).hyper(300_000))
+                    .sequenceOk().ok(Nfs4.OP_PUTFH).ok(Nfs4.OP_ALLOCATE);
+            assertThat(vfs.getattr(vfs.lookup(vfs.root(), "dst").handle()).size())
+                    .isEqualTo(300_000);
+            V4Script.Res zero = s.call(c.compound42().putfh(dst[1]).op(Nfs4.OP_ALLOCATE).stateid(dst[0]).hyper(0)
+                    .hyper(0));
+            zero.sequenceOk().ok(Nfs4.OP_PUTFH);
+            assertThat(zero.next(Nfs4.OP_ALLOCATE)).isEqualTo(Nfs4Status.NFS4ERR_INVAL);
+
+            // COPY from the saved handle to the current one, asked asynchronous: done at once all the same
+            V4Script.Res copy = s.call(c.compound42().putfh(src[1]).op(Nfs4.OP_SAVEFH).putfh(dst[1])
+                    .op(Nfs4.OP_COPY).stateid(src[0]).stateid(dst[0]).hyper(0).hyper(1000).hyper(0).word(1).word(0)
+                    .word(0));
+            copy.sequenceOk().ok(Nfs4.OP_PUTFH).ok(Nfs4.OP_SAVEFH).ok(Nfs4.OP_PUTFH).ok(Nfs4.OP_COPY);
+            assertThat(copy.word()).as("no callback id").isZero();
+            assertThat(copy.hyper()).as("wr_count").isEqualTo(data.length);
+            assertThat(copy.word()).as("FILE_SYNC4").isEqualTo(2);
+            copy.fixed(8);
+            assertThat(copy.word()).as("cr_consecutive").isEqualTo(1);
+            assertThat(copy.word()).as("cr_synchronous").isEqualTo(1);
+            byte[] expected = new byte[300_000];
+            System.arraycopy(data, 0, expected, 1000, data.length);
+            java.util.Arrays.fill(expected, 1000 + 65536, 1000 + 131072, (byte) 0);
+            assertStored(vfs, java.util.Map.of("dst", expected));
+
+            // from another server: not done here; a netloc4 of no known type: bad XDR
+            V4Script.Res remote = s.call(c.compound42().putfh(src[1]).op(Nfs4.OP_SAVEFH).putfh(dst[1])
+                    .op(Nfs4.OP_COPY).stateid(src[0]).stateid(dst[0]).hyper(0).hyper(0).hyper(10).word(1).word(1)
+                    .word(1).word(3).string("tcp").string("192.0.2.1.8.1"));
+            remote.sequenceOk().ok(Nfs4.OP_PUTFH).ok(Nfs4.OP_SAVEFH).ok(Nfs4.OP_PUTFH);
+            assertThat(remote.next(Nfs4.OP_COPY)).isEqualTo(Nfs4Status.NFS4ERR_NOTSUPP);
+            V4Script.Res badLoc = s.call(c.compound42().putfh(src[1]).op(Nfs4.OP_SAVEFH).putfh(dst[1])
+                    .op(Nfs4.OP_COPY).stateid(src[0]).stateid(dst[0]).hyper(0).hyper(0).hyper(10).word(1).word(1)
+                    .word(1).word(9).string("x"));
+            badLoc.sequenceOk().ok(Nfs4.OP_PUTFH).ok(Nfs4.OP_SAVEFH).ok(Nfs4.OP_PUTFH);
+            assertThat(badLoc.next(Nfs4.OP_COPY)).isEqualTo(Nfs4Status.NFS4ERR_BADXDR);
+            // no saved handle; a directory; the source's stateid where the destination's belongs
+            V4Script.Res unsaved = s.call(c.compound42().putfh(dst[1]).op(Nfs4.OP_COPY).stateid(src[0])
+                    .stateid(dst[0]).hyper(0).hyper(0).hyper(10).word(1).word(1).word(0));
+            unsaved.sequenceOk().ok(Nfs4.OP_PUTFH);
+            assertThat(unsaved.next(Nfs4.OP_COPY)).isEqualTo(Nfs4Status.NFS4ERR_NOFILEHANDLE);
+            V4Script.Res toDir = s.call(c.compound42().putfh(src[1]).op(Nfs4.OP_SAVEFH).putfh(root)
+                    .op(Nfs4.OP_COPY).stateid(src[0]).stateid(dst[0]).hyper(0).hyper(0).hyper(10).word(1).word(1)
+                    .word(0));
+            toDir.sequenceOk().ok(Nfs4.OP_PUTFH).ok(Nfs4.OP_SAVEFH).ok(Nfs4.OP_PUTFH);
+            assertThat(toDir.next(Nfs4.OP_COPY)).isEqualTo(Nfs4Status.NFS4ERR_WRONG_TYPE);
+            V4Script.Res swapped = s.call(c.compound42().putfh(src[1]).op(Nfs4.OP_SAVEFH).putfh(dst[1])
+                    .op(Nfs4.OP_COPY).stateid(dst[0]).stateid(dst[0]).hyper(0).hyper(0).hyper(10).word(1).word(1)
+                    .word(0));
+            swapped.sequenceOk().ok(Nfs4.OP_PUTFH).ok(Nfs4.OP_SAVEFH).ok(Nfs4.OP_PUTFH);
+            assertThat(swapped.next(Nfs4.OP_COPY)).isEqualTo(Nfs4Status.NFS4ERR_BAD_STATEID);
         }
     }
 

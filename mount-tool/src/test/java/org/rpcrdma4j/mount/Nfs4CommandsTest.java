@@ -142,4 +142,29 @@ class Nfs4CommandsTest {
         assertThat(v3.code()).as(v3.toString()).isEqualTo(ExitCode.USAGE.code());
         assertThat(v3.err()).contains("NFSv4.1 or later");
     }
+
+    @org.junit.jupiter.api.Test
+    void cpCopiesWithinTheServerIntoAFileOrADirectoryAndNeedsNfs42() throws Exception {
+        byte[] data = new byte[3 * 1024 * 1024 + 5];
+        new Random(61).nextBytes(data);
+        Files.write(exported.resolve("big.bin"), data);
+        Files.write(exported.resolve("old.bin"), new byte[10 * 1024 * 1024]);
+        Cli.Result cp = Cli.run("cp", server.url(), "/big.bin", "/old.bin");
+        assertThat(cp.code()).as(cp.toString()).isZero();
+        assertThat(cp.out()).contains("/big.bin -> /old.bin: " + data.length + " bytes copied within the server");
+        assertThat(Files.readAllBytes(exported.resolve("old.bin"))).as("emptied, then copied into").isEqualTo(data);
+        Cli.Result into = Cli.run("cp", server.url() + "?vers=4.2", "big.bin", "/sub");
+        assertThat(into.code()).as(into.toString()).isZero();
+        assertThat(Files.readAllBytes(exported.resolve("sub/big.bin"))).isEqualTo(data);
+
+        for (String vers : new String[] {"3", "4.1"}) {
+            Cli.Result old = Cli.run("cp", server.url() + "?vers=" + vers, "/big.bin", "/other.bin");
+            assertThat(old.code()).as(old.toString()).isEqualTo(ExitCode.USAGE.code());
+            assertThat(old.err()).contains("needs NFSv4.2").contains("speaks NFS " + vers);
+        }
+        assertThat(exported.resolve("other.bin")).doesNotExist();
+        Cli.Result missing = Cli.run("cp", server.url(), "/nothing", "/other.bin");
+        assertThat(missing.code()).as(missing.toString()).isEqualTo(ExitCode.NFS.code());
+        assertThat(exported.resolve("other.bin")).doesNotExist();
+    }
 }

@@ -39,6 +39,7 @@
  * first), and the callback service ({@code CallbackService}, over RDMA on the connection's reverse direction; none over
  * TCP) answers CB_NULL, CB_SEQUENCE and CB_RECALL for that. No lock that waits on the server's call back
  * (CB_NOTIFY_LOCK: a waiting lock polls); no pNFS; no Kerberos (AUTH_SYS through the transport's
- * credential); none of NFSv4.2's COPY, ALLOCATE, SEEK or READ_PLUS.
+ * credential); no asynchronous or inter-server COPY (COPY is asked to be synchronous; a server that cannot is an
+ * error), no READ_PLUS or CLONE.
  */
 package org.rpcrdma4j.nfs.client.v4;

@@ -97,6 +97,7 @@ final class CopyOp extends Op {
         long n = count <= 0 ? MAX_PER_CALL : Math.min(count, MAX_PER_CALL);
         try {
             copied = src.export().vfs().copy(src.fh(), srcOffset, dst.fh(), dstOffset, n);
+            c.server.bytesCopied.add(copied);
             verifier = dst.export().vfs().writeVerifier();
         } catch (NfsException e) {
             throw Compound.of(e);

@@ -54,6 +54,8 @@ public final class Nfs4Program implements RpcDispatchable, AutoCloseable {
     final ReadBufferAllocator readBuffers;
     final BackChannel backChannel = new BackChannel();
     private final java.util.concurrent.atomic.LongAdder compounds = new java.util.concurrent.atomic.LongAdder();
+    /** Bytes COPY moved within the server. */
+    final java.util.concurrent.atomic.LongAdder bytesCopied = new java.util.concurrent.atomic.LongAdder();
 
     /**
      * @param exports     the exports (shared with the NFSv3 program)
@@ -77,6 +79,11 @@ public final class Nfs4Program implements RpcDispatchable, AutoCloseable {
     /** COMPOUNDs served (replays of a slot's cached reply included). */
     public long compounds() {
         return compounds.sum();
+    }
+
+    /** Bytes that NFSv4.2 COPYs copied within the server, without a client reading or writing them. */
+    public long bytesCopied() {
+        return bytesCopied.sum();
     }
 
     /** CB_NULL probes of back channels that were answered (one per CREATE_SESSION that asked for callbacks). */

@@ -405,6 +405,7 @@ class Nfs41ServerTest {
             System.arraycopy(data, 0, expected, 1000, data.length);
             java.util.Arrays.fill(expected, 1000 + 65536, 1000 + 131072, (byte) 0);
             assertStored(vfs, java.util.Map.of("dst", expected));
+            assertThat(server.nfs4().bytesCopied()).isEqualTo(data.length);
 
             // from another server: not done here; a netloc4 of no known type: bad XDR
             V4Script.Res remote = s.call(c.compound42().putfh(src[1]).op(Nfs4.OP_SAVEFH).putfh(dst[1])

@@ -35,6 +35,7 @@ import org.rpcrdma4j.nfs.server.rdma.RdmaServerMemory;
 import org.rpcrdma4j.nfs.v4.Nfs4UpperLayerBinding;
 import org.rpcrdma4j.nfs.v4.state.StateConfig;
 import org.rpcrdma4j.nfs.vfs.LocalVfs;
+import org.rpcrdma4j.nfs.vfs.MemoryVfs;
 import org.rpcrdma4j.testsupport.RequiredPeer;
 import org.rpcrdma4j.xprt.server.RdmaRpcServer;
 import org.rpcrdma4j.xprt.server.ServerCounter;
@@ -49,7 +50,9 @@ import org.slf4j.LoggerFactory;
  * data pulled from Read chunks, READ data pushed into Write chunks, and the CB_NULL of the session's back channel
  * answered by the client over the same connection (RFC 8167). The traffic is recorded and Wireshark's dissectors
  * decode our side of it ({@link #checkWireshark}). With 4.2, byte-range locks of a process in the guest and of our
- * own client on the host keep each other out through the server ({@link #locksMeetOurClient}).
+ * own client on the host keep each other out through the server ({@link #locksMeetOurClient}), and a process's
+ * fallocate, lseek and copy_file_range reach the server as ALLOCATE, DEALLOCATE, SEEK and COPY
+ * ({@link #spaceAndCopyFromAProcess}).
  */
 @ExtendWith(LinuxPeerExtension.class)
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
@@ -193,14 +196,14 @@ class LinuxClientOurNfs4ServerTest {
      * server, so only a lock of another client shows that LOCK, LOCKT and LOCKU reached ours.
      */
     private static void locksMeetOurClient(LinuxPeer peer, NfsServer nfs, Path exportDir) throws Exception {
-        RequiredPeer.require("lockprobe (gcc with a static C library)", LockProbe.unavailableReason());
+        RequiredPeer.require(LockProbe.PROGRAM.what(), LockProbe.PROGRAM.unavailableReason());
         Path tool = exportDir.resolve("in/lockprobe");
-        Files.copy(LockProbe.build(), tool);
+        Files.copy(LockProbe.PROGRAM.build(), tool);
         Files.setPosixFilePermissions(tool, PosixFilePermissions.fromString("rwxr-xr-x"));
         Files.write(exportDir.resolve("in/locked"), new byte[4096]);
         String file = MNT + "/in/locked";
         String probe = LockProbe.on(file);
-        peer.execOk(LockProbe.installCommand(MNT + "/in/lockprobe"), GUEST_COMMAND);
+        peer.execOk(LockProbe.PROGRAM.installCommand(MNT + "/in/lockprobe"), GUEST_COMMAND);
         String held = peer.execOk(LockProbe.holdCommand(file, "w 0 100", 120), GUEST_COMMAND);
         assertThat(held).contains("held");
         try (Nfs41Client host = Nfs41Client.mount(NfsUrl.parse("tcp://127.0.0.1:" + nfs.port() + "/export"),
@@ -227,6 +230,53 @@ class LinuxClientOurNfs4ServerTest {
     }
 
     /**
+     * NFSv4.2's space and copy operations from a process on the Linux client ({@code spaceprobe}, a
+     * {@link GuestProgram}) on an in-memory export, which keeps holes: a hole punched (DEALLOCATE), found
+     * (SEEK, and ENXIO from the end), space allocated past the end (ALLOCATE), and the file copied with
+     * copy_file_range (COPY, one call of 1 MiB and one of the rest). The server's file system holds the bytes the
+     * process meant, with the hole still a hole, the copy was made within the server (its COPY counter, not a copy
+     * through the client), and the guest reads the copy back through the mount.
+     */
+    private static void spaceAndCopyFromAProcess(LinuxPeer peer, NfsServer nfs, Path exportDir, MemoryVfs mem,
+                                                 String options) throws Exception {
+        GuestProgram probe = GuestProgram.SPACEPROBE;
+        RequiredPeer.require(probe.what(), probe.unavailableReason());
+        Path tool = exportDir.resolve("in/spaceprobe");
+        Files.copy(probe.build(), tool);
+        Files.setPosixFilePermissions(tool, PosixFilePermissions.fromString("rwxr-xr-x"));
+        peer.execOk(probe.installCommand(MNT + "/in/spaceprobe"), GUEST_COMMAND);
+        String memMount = MNT + "-mem";
+        String out = peer.execOk("mkdir -p " + memMount + " && mount.nfs " + LinuxPeer.HOST_FROM_GUEST + ":/mem "
+                + memMount + " -o " + options + " && " + probe.inGuest() + " " + memMount + "/a " + memMount + "/b",
+                GUEST_COMMAND);
+        LOG.info("spaceprobe on the Linux client:\n{}", out.strip());
+        int mib = 1 << 20;
+        int size = 5 * mib + 100;
+        assertThat(out.lines().toList()).containsSubsequence("written " + (4 * mib + 100), "punch ok",
+                "hole " + mib, "data " + 2 * mib, "end ENXIO", "allocate ok", "size " + size);
+        assertThat(out).contains("copied " + size + " in ");
+
+        byte[] expected = new byte[size];
+        for (int i = 0; i < 4 * mib + 100; i++) {
+            expected[i] = (byte) ((i * 7L + i / 4096) & 0xff);
+        }
+        java.util.Arrays.fill(expected, mib, 2 * mib, (byte) 0);
+        for (String name : List.of("a", "b")) {
+            FileHandle fh = mem.lookup(mem.root(), name).handle();
+            java.nio.ByteBuffer held = java.nio.ByteBuffer.allocate(size + 1);
+            mem.read(fh, 0, held);
+            assertThat(java.util.Arrays.copyOf(held.array(), held.position())).as("%s in the server's file system",
+                    name).isEqualTo(expected);
+            assertThat(mem.seek(fh, 0, false)).as("%s: the punched hole is a hole", name).isEqualTo(mib);
+        }
+        assertThat(nfs.nfs4().bytesCopied()).as("copied within the server by COPY").isEqualTo(size);
+        String sum = peer.execOk("sha256sum " + memMount + "/b && umount " + memMount, GUEST_COMMAND);
+        assertThat(sum).startsWith(OurClientLinuxServerTest.sha256(expected));
+        LOG.info("NFSv4.2 space and copy: a hole punched and found, space allocated, {} bytes copied by the server",
+                nfs.nfs4().bytesCopied());
+    }
+
+    /**
      * {@code default} (the Linux client's choice, 4.2) and 4.1 with the server's default dispatch pool; 4.2 with
      * {@code sameThreadDispatch} (calls run on the connection's threads; the VFS is a local file system).
      */
@@ -246,7 +296,9 @@ class LinuxClientOurNfs4ServerTest {
             expectedOut.put("o" + size, OurClientLinuxServerTest.sha256(data));
         }
         RdmaServerMemory serverMemory = new RdmaServerMemory();
-        NfsServer nfs = NfsServer.builder().export("/export", LocalVfs.open(exportDir)).bindAddress("127.0.0.1")
+        MemoryVfs mem = new MemoryVfs(64L << 20);
+        NfsServer nfs = NfsServer.builder().export("/export", LocalVfs.open(exportDir)).export("/mem", mem)
+                .bindAddress("127.0.0.1")
                 .port(0).readBuffers(serverMemory).writeMemory(serverMemory).nfs4(state()).build();
         RdmaRpcServer rdma = RdmaRpcServer.builder().bindAddress(InetAddress.getLoopbackAddress()).port(0)
                 .provider("soft", Map.of()).programs(nfs.programs())
@@ -299,6 +351,7 @@ class LinuxClientOurNfs4ServerTest {
             assertThat(Files.readSymbolicLink(exportDir.resolve("in/link")).toString()).isEqualTo("renamed");
             if (version.equals("default")) {
                 locksMeetOurClient(peer, nfs, exportDir);
+                spaceAndCopyFromAProcess(peer, nfs, exportDir, mem, options);
             }
             peer.execOk("rm -r " + MNT + "/in/* && ls -A " + MNT + "/in | wc -l | grep -qx 0 && umount " + MNT,
                     GUEST_COMMAND);
@@ -325,6 +378,15 @@ class LinuxClientOurNfs4ServerTest {
             if (capture != null) {
                 capture.stop();
                 checkWireshark(capture.file(), rdmaPort);
+                if (version.equals("default") && tsharkRuns()) {
+                    // ALLOCATE, COPY, DEALLOCATE, SEEK went on the wire, as Wireshark reads the Linux client's calls
+                    // (our replies come late in a stream of large FPDUs, where tshark has often lost the framing)
+                    for (int op : new int[] {59, 60, 62, 69}) {
+                        assertThat(tshark(capture.file(), "nfs.opcode == " + op + " && tcp.dstport == " + rdmaPort
+                                + " && rpc.msgtyp == 0", "frame.number")).as("calls of NFSv4.2 operation %d", op)
+                                .isNotEmpty();
+                    }
+                }
             }
         } catch (Throwable t) {
             if (capture != null) {
@@ -333,6 +395,7 @@ class LinuxClientOurNfs4ServerTest {
                         capture.file().toAbsolutePath());
             }
             LOG.error("the Linux NFSv4 client test failed; guest kernel log:\n{}", peer.dmesgTail(60));
+            peer.exec("umount -f " + MNT + "-mem", Duration.ofSeconds(30));
             peer.exec("umount -f " + MNT, Duration.ofSeconds(30));
             throw t;
         } finally {

@@ -1,8 +1,5 @@
 package org.rpcrdma4j.it.linux;
 
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 
 import org.rpcrdma4j.nfs.FileHandle;
@@ -11,38 +8,21 @@ import org.rpcrdma4j.nfs.client.v4.LockType;
 import org.rpcrdma4j.nfs.client.v4.Nfs41Client;
 
 /**
- * {@code lockprobe} ({@code src/test/c/lockprobe.c}): a static program that takes, tests and holds byte-range locks
- * with {@code fcntl}, built here with the host's gcc and run in the Linux guest (which has no such tool), from an NFS
- * mount or from knfsd's export. Its usage is in the source.
+ * Running {@code lockprobe} ({@code src/test/c/lockprobe.c}, a {@link GuestProgram}) in the guest, which takes, tests
+ * and holds byte-range locks with {@code fcntl}, from an NFS mount or from knfsd's export; and taking a lock on the
+ * host while the guest's is on its way out.
  */
 final class LockProbe {
-    static final Path SOURCE = Path.of("src/test/c/lockprobe.c");
-    /** Where the guest runs it from: a copy (the file written to an export may still be held open, ETXTBSY). */
-    private static final String IN_GUEST = "/tmp/lockprobe";
+    static final GuestProgram PROGRAM = GuestProgram.LOCKPROBE;
     /** Ends the process {@link #holdCommand} started, and with it its lock. */
     static final String KILL_HOLDER = "kill $(cat /tmp/hold.pid)";
 
     private LockProbe() {
     }
 
-    /** Why it cannot be built here, or null: gcc with a static C library is needed. */
-    static String unavailableReason() {
-        try {
-            build();
-            return null;
-        } catch (IOException e) {
-            return e.getMessage();
-        }
-    }
-
-    /** The guest's command that copies the program from {@code guestPath} to where it runs. */
-    static String installCommand(String guestPath) {
-        return "cp " + guestPath + " " + IN_GUEST + " && chmod 755 " + IN_GUEST;
-    }
-
     /** The start of a guest command that runs the program on {@code guestFile}: its operation and range follow. */
     static String on(String guestFile) {
-        return IN_GUEST + " " + guestFile + " ";
+        return PROGRAM.inGuest() + " " + guestFile + " ";
     }
 
     /**
@@ -70,27 +50,5 @@ final class LockProbe {
                 Thread.sleep(200);
             }
         }
-    }
-
-    /** The built program (built once per run into {@code target/}). */
-    static synchronized Path build() throws IOException {
-        Path out = Path.of("target/lockprobe");
-        if (Files.isExecutable(out) && Files.getLastModifiedTime(out).compareTo(Files.getLastModifiedTime(SOURCE)) > 0) {
-            return out;
-        }
-        Process p = new ProcessBuilder("gcc", "-static", "-O2", "-Wall", "-o", out.toString(), SOURCE.toString())
-                .redirectErrorStream(true).start();
-        try {
-            boolean done = p.waitFor(60, TimeUnit.SECONDS);
-            String log = new String(p.getInputStream().readAllBytes());
-            if (!done || p.exitValue() != 0) {
-                p.destroyForcibly();
-                throw new IOException("could not build lockprobe with gcc -static: " + log.strip());
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted while building lockprobe", e);
-        }
-        return out;
     }
 }

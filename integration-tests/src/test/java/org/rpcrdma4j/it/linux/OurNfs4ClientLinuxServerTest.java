@@ -25,6 +25,9 @@ import org.rpcrdma4j.nfs.client.v4.LockType;
 import org.rpcrdma4j.nfs.client.v4.Nfs41AsyncClient;
 import org.rpcrdma4j.nfs.client.v4.Nfs41Client;
 import org.rpcrdma4j.nfs.client.v4.Nfs41Options;
+import org.rpcrdma4j.nfs.client.v4.Nfs4StatusException;
+import org.rpcrdma4j.nfs.client.v4.SeekReply;
+import org.rpcrdma4j.nfs.v4.Nfs4Status;
 import org.rpcrdma4j.testsupport.RequiredPeer;
 import org.rpcrdma4j.xprt.XprtCounter;
 import org.rpcrdma4j.xprt.client.RdmaClientStats;
@@ -36,7 +39,8 @@ import org.slf4j.LoggerFactory;
  * {@link LinuxPeer} guest), with minor versions 1 and 2: files of 0, 1, 4097, 1 MiB + 1 and 16 MiB written, read back
  * and compared here, their SHA-256 computed inside the guest, listed, renamed and removed; the transport's counters
  * show knfsd pulled WRITE data from Read chunks and pushed READ data into Write chunks. With minor version 2, byte-range
- * locks of our client and of a process in the guest keep each other out through knfsd.
+ * locks of our client and of a process in the guest keep each other out through knfsd, and the client's ALLOCATE,
+ * DEALLOCATE, SEEK and COPY do on knfsd what they say.
  */
 @ExtendWith(LinuxPeerExtension.class)
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
@@ -83,6 +87,7 @@ class OurNfs4ClientLinuxServerTest {
             assertThat(listed).isEqualTo(LinuxClientOurServerTest.sizesByName("f", SIZES));
             if (minor == 2) {
                 locksMeetAGuestProcessThroughKnfsd(peer, nfs, dir);
+                spaceAndCopyThroughKnfsd(peer, nfs, dir);
             }
             for (String name : files.keySet()) {
                 nfs.rename(dir + "/" + name, dir + "/" + name + ".renamed");
@@ -114,20 +119,65 @@ class OurNfs4ClientLinuxServerTest {
     }
 
     /**
+     * NFSv4.2's space and copy operations of our client against knfsd (over the guest's tmpfs): a hole punched
+     * (DEALLOCATE) and found (SEEK, NFS4ERR_NXIO from the end), space allocated past the end (ALLOCATE), and the file
+     * copied within the server (COPY, which knfsd does at most 4 MiB at a time and answers UNSTABLE, so the client
+     * asks again and then COMMITs). The bytes are compared here and by SHA-256 in the guest.
+     */
+    private static void spaceAndCopyThroughKnfsd(LinuxPeer peer, Nfs41Client nfs, String dir) throws Exception {
+        Duration command = Duration.ofMinutes(2);
+        int mib = 1 << 20;
+        byte[] data = new byte[5 * mib];
+        new Random(52).nextBytes(data);
+        nfs.writeAll(dir + "/space", data);
+        FileHandle fh = nfs.resolve(dir + "/space");
+
+        nfs.deallocate(fh, mib, mib);
+        assertThat(nfs.seek(fh, 0, SeekReply.Content.HOLE)).isEqualTo(new SeekReply(mib, false));
+        assertThat(nfs.seek(fh, mib + 5, SeekReply.Content.DATA)).isEqualTo(new SeekReply(2 * mib, false));
+        assertThat(nfs.seek(fh, 2 * mib, SeekReply.Content.HOLE)).isEqualTo(new SeekReply(5 * mib, true));
+        assertThatThrownBy(() -> nfs.seek(fh, 5 * mib, SeekReply.Content.DATA))
+                .isInstanceOfSatisfying(Nfs4StatusException.class,
+                        e -> assertThat(e.nfs4Status()).isEqualTo(Nfs4Status.NFS4ERR_NXIO));
+        nfs.allocate(fh, 5 * mib, mib);
+        assertThat(nfs.getattr(fh).size()).isEqualTo(6 * mib);
+        byte[] expected = java.util.Arrays.copyOf(data, 6 * mib);
+        java.util.Arrays.fill(expected, mib, 2 * mib, (byte) 0);
+        assertThat(nfs.readAll(dir + "/space")).isEqualTo(expected);
+
+        nfs.writeAll(dir + "/copy", new byte[0]);
+        FileHandle copy = nfs.resolve(dir + "/copy");
+        assertThat(nfs.copy(fh, 0, copy, 0, 0)).as("all of it, in parts of knfsd's size").isEqualTo(6 * mib);
+        assertThat(nfs.readAll(dir + "/copy")).isEqualTo(expected);
+        String sha = OurClientLinuxServerTest.sha256(expected);
+        String guest = peer.execOk("cd /export" + dir + " && sha256sum space copy && stat -c '%n %s %b %B' space",
+                command);
+        assertThat(guest).contains(sha + "  space").contains(sha + "  copy");
+        String[] stat = guest.lines().filter(l -> l.startsWith("space ")).findFirst().orElseThrow().split(" ");
+        assertThat(Long.parseLong(stat[2]) * Long.parseLong(stat[3])).as("storage of the file in the guest, with its"
+                + " hole").isLessThan(6L * mib);
+        nfs.close(fh);
+        nfs.close(copy);
+        nfs.delete(dir + "/space");
+        nfs.delete(dir + "/copy");
+        LOG.info("NFSv4.2 space and copy through knfsd: a hole punched and found, space allocated, 6 MiB copied");
+    }
+
+    /**
      * Byte-range locks of our client against a process in the guest that locks the same file in knfsd's export
      * directly ({@link LockProbe}, written there through our client): knfsd's locks are the guest's own POSIX locks, so
      * each side keeps the other out, and a lock comes free when its holder lets go.
      */
     private static void locksMeetAGuestProcessThroughKnfsd(LinuxPeer peer, Nfs41Client nfs, String dir)
             throws Exception {
-        RequiredPeer.require("lockprobe (gcc with a static C library)", LockProbe.unavailableReason());
+        RequiredPeer.require(LockProbe.PROGRAM.what(), LockProbe.PROGRAM.unavailableReason());
         Duration command = Duration.ofMinutes(2);
-        nfs.writeAll(dir + "/lockprobe", Files.readAllBytes(LockProbe.build()));
+        nfs.writeAll(dir + "/lockprobe", Files.readAllBytes(LockProbe.PROGRAM.build()));
         nfs.writeAll(dir + "/locked", new byte[4096]);
         FileHandle fh = nfs.resolve(dir + "/locked");
         String file = "/export" + dir + "/locked";
         String probe = LockProbe.on(file);
-        peer.execOk(LockProbe.installCommand("/export" + dir + "/lockprobe"), command);
+        peer.execOk(LockProbe.PROGRAM.installCommand("/export" + dir + "/lockprobe"), command);
 
         nfs.lock(fh, LockType.WRITE, 0, 100);
         assertThat(peer.exec(probe + "set r 50 10", command).output()).as("the guest, kept out by our lock")

@@ -18,7 +18,7 @@ import org.rpcrdma4j.xprt.XdrFormatException;
  * many bytes each takes (RFC 7530 section 16, RFC 8881 section 18, RFC 7862 section 15, RFC 8276). Error
  * arms are never needed: a COMPOUND reply ends with the first operation that failed.
  * <p>
- * Results not walked here (EXCHANGE_ID, CREATE_SESSION, SET_SSV, GET_DIR_DELEGATION, WANT_DELEGATION, COPY,
+ * Results not walked here (EXCHANGE_ID, CREATE_SESSION, SET_SSV, GET_DIR_DELEGATION, WANT_DELEGATION,
  * COPY_NOTIFY, LAYOUTSTATS, WRITE_SAME, and the data-item results READ and READLINK, which the binding handles)
  * make {@link #skipOk} answer false, and the binding stops there.
  */
@@ -119,6 +119,16 @@ final class Nfs4Results {
                 c.skip(4 * (int) n);
             }
             case Nfs4.OP_READ_PLUS -> skipReadPlus(c);
+            case Nfs4.OP_COPY -> {
+                long n = c.readUnsignedInt(); // write_response4's wr_callback_id<1>
+                if (n > 1) {
+                    throw new XdrFormatException("wr_callback_id of " + n + " entries exceeds its bound 1",
+                            c.offset() - 4);
+                }
+                c.skip(Nfs4.STATEID_SIZE * (int) n + 8 + 4 + Nfs4.VERIFIER_SIZE); // count, committed, verifier
+                readBool(c); // cr_consecutive
+                readBool(c); // cr_synchronous
+            }
             case Nfs4.OP_GETXATTR -> skipOpaque(c, Nfs4.DECODE_MAX_OPAQUE, "xattrvalue4");
             case Nfs4.OP_LISTXATTRS -> {
                 c.skip(8); // cookie

@@ -212,7 +212,7 @@ class Nfs4UpperLayerBindingPropertiesTest {
     Arbitrary<Integer> unknownOperations() {
         return Arbitraries.oneOf(
                 Arbitraries.of(0, 1, 2, Nfs4.OP_EXCHANGE_ID, Nfs4.OP_CREATE_SESSION, Nfs4.OP_GET_DIR_DELEGATION,
-                        Nfs4.OP_SET_SSV, Nfs4.OP_WANT_DELEGATION, Nfs4.OP_COPY, Nfs4.OP_COPY_NOTIFY,
+                        Nfs4.OP_SET_SSV, Nfs4.OP_WANT_DELEGATION, Nfs4.OP_COPY_NOTIFY,
                         Nfs4.OP_LAYOUTSTATS, Nfs4.OP_WRITE_SAME, Nfs4.OP_ILLEGAL),
                 Arbitraries.integers().between(Nfs4.LAST_OP_V42 + 1, Integer.MAX_VALUE),
                 Arbitraries.integers().lessOrEqual(-1));

@@ -21,7 +21,7 @@ final class OperationGenerator {
     static final int[] CALL_OPERATIONS_V40 = {3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22,
         23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 39};
     static final int[] V41_OPERATIONS = {40, 41, 44, 45, 47, 48, 49, 50, 51, 52, 53, 55, 57, 58};
-    static final int[] V42_OPERATIONS = {59, 62, 63, 64, 66, 67, 68, 69, 71, 72, 73, 74, 75};
+    static final int[] V42_OPERATIONS = {59, 60, 62, 63, 64, 66, 67, 68, 69, 71, 72, 73, 74, 75};
 
     private OperationGenerator() {
     }
@@ -392,6 +392,30 @@ final class OperationGenerator {
                     } else {
                         ok.word(1).hyper(r.nextLong()).hyper(r.nextLong());
                     }
+                }
+            }
+            case Nfs4.OP_COPY -> {
+                stateid(r, a);
+                stateid(r, a);
+                a.hyper(r.nextLong()).hyper(r.nextLong()).hyper(r.nextLong()).bool(r.nextBoolean())
+                        .bool(r.nextBoolean());
+                int sources = r.nextInt(3);
+                a.word(sources);
+                for (int i = 0; i < sources; i++) {
+                    int type = 1 + r.nextInt(3);
+                    a.word(type).opaque(bytes(r, length(r, 60)));
+                    if (type == 3) {
+                        a.opaque(bytes(r, length(r, 60)));
+                    }
+                }
+                boolean async = r.nextBoolean();
+                ok.word(async ? 1 : 0);
+                if (async) {
+                    stateid(r, ok);
+                }
+                ok.hyper(r.nextLong()).word(r.nextInt(3)).fixed(r, 8).bool(r.nextBoolean()).bool(!async);
+                if (errorStatus == org.rpcrdma4j.nfs.v4.Nfs4Status.NFS4ERR_OFFLOAD_NO_REQS) {
+                    err.bool(r.nextBoolean()).bool(r.nextBoolean());
                 }
             }
             case Nfs4.OP_SEEK -> {

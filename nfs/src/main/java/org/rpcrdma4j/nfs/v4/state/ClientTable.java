@@ -60,6 +60,11 @@ public final class ClientTable {
         return bootId;
     }
 
+    /** The table's settings. */
+    public StateConfig config() {
+        return config;
+    }
+
     /** The open stateids of this table's clients. */
     public OpenStates opens() {
         return opens;
@@ -118,6 +123,9 @@ public final class ClientTable {
             }
             if (unconf != null) {
                 removeClient(unconf, false);
+            } else if (clients.size() >= config.maxClients() && expireLocked(now) == 0) {
+                throw new Nfs4Exception(NFS4ERR_DELAY, "the server holds the most client IDs it keeps ("
+                        + config.maxClients() + "); one comes free when a client's lease runs out");
             }
             ClientRecord created = new ClientRecord((long) bootId << 32 | (nextClient++ & 0xffffffffL), owner,
                     verifier, now);
@@ -347,15 +355,18 @@ public final class ClientTable {
     /** Drops every client whose lease ran out while no request of it executed. @return how many */
     public int expire() {
         synchronized (lock) {
-            long now = clock.getAsLong();
-            int n = 0;
-            for (ClientRecord c : new ArrayList<>(clients.values())) {
-                if (expireIfDue(c, now)) {
-                    n++;
-                }
-            }
-            return n;
+            return expireLocked(clock.getAsLong());
         }
+    }
+
+    private int expireLocked(long now) {
+        int n = 0;
+        for (ClientRecord c : new ArrayList<>(clients.values())) {
+            if (expireIfDue(c, now)) {
+                n++;
+            }
+        }
+        return n;
     }
 
     /** Whether {@code clientId} names a live confirmed client. */

@@ -51,7 +51,9 @@ public final class OpenStates {
      *
      * @throws Nfs4Exception NFS4ERR_STALE_CLIENTID if the client ID is not a live confirmed one; NFS4ERR_INVAL for an
      *                       access of none, a deny above BOTH or an owner over 1024 bytes; NFS4ERR_SHARE_DENIED when
-     *                       another owner's open denies what this one asks or asks what this one denies
+     *                       another owner's open denies what this one asks or asks what this one denies;
+     *                       NFS4ERR_SERVERFAULT for a new open of a client that holds
+     *                       {@link StateConfig#maxOpensPerClient()} already
      */
     public Stateid open(long clientId, byte[] openOwner, FileHandle file, int shareAccess, int shareDeny)
             throws Nfs4Exception {
@@ -82,6 +84,10 @@ public final class OpenStates {
                 existing.deny |= shareDeny;
                 existing.bump();
                 return existing.stateid();
+            }
+            int most = table.config().maxOpensPerClient();
+            if (index.count(clientId) >= most) {
+                throw new Nfs4Exception(NFS4ERR_SERVERFAULT, "a client may hold at most " + most + " opens");
             }
             OpenState o = new OpenState(index.newNumber(), clientId, owner, file, access, shareDeny);
             index.add(o);

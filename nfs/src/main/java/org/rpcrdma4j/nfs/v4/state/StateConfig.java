@@ -13,9 +13,18 @@ import java.util.Objects;
  *                             {@code maxRequests} is at most {@link SlotTable#MAX_SLOTS}
  * @param backLimits           the same for the back channel
  * @param maxSessionsPerClient sessions one client ID may have at once
+ * @param maxClients           client IDs the table keeps at once, confirmed or not: an EXCHANGE_ID that would make
+ *                             one more, when none has expired, is NFS4ERR_DELAY (the client asks again later), as
+ *                             Linux's server does when it holds as many as it will
+ * @param maxOpensPerClient    open stateids one client ID may hold at once (one per open owner and file): an OPEN of
+ *                             one more is NFS4ERR_SERVERFAULT
  */
 public record StateConfig(Duration leaseTime, Duration graceTime, ChannelAttributes foreLimits,
-        ChannelAttributes backLimits, int maxSessionsPerClient) {
+        ChannelAttributes backLimits, int maxSessionsPerClient, int maxClients, int maxOpensPerClient) {
+    /** Client IDs kept at once by default. */
+    public static final int DEFAULT_MAX_CLIENTS = 4096;
+    /** Open stateids a client ID may hold by default. */
+    public static final int DEFAULT_MAX_OPENS_PER_CLIENT = 65536;
 
     public StateConfig {
         Objects.requireNonNull(leaseTime, "leaseTime");
@@ -33,11 +42,23 @@ public record StateConfig(Duration leaseTime, Duration graceTime, ChannelAttribu
         if (maxSessionsPerClient < 1) {
             throw new IllegalArgumentException("maxSessionsPerClient < 1: " + maxSessionsPerClient);
         }
+        if (maxClients < 1 || maxOpensPerClient < 1) {
+            throw new IllegalArgumentException("maxClients and maxOpensPerClient are at least 1: " + maxClients + ", "
+                    + maxOpensPerClient);
+        }
+    }
+
+    /** The settings given, with {@link #DEFAULT_MAX_CLIENTS} and {@link #DEFAULT_MAX_OPENS_PER_CLIENT}. */
+    public StateConfig(Duration leaseTime, Duration graceTime, ChannelAttributes foreLimits,
+                       ChannelAttributes backLimits, int maxSessionsPerClient) {
+        this(leaseTime, graceTime, foreLimits, backLimits, maxSessionsPerClient, DEFAULT_MAX_CLIENTS,
+                DEFAULT_MAX_OPENS_PER_CLIENT);
     }
 
     /**
      * 90 s lease and grace (the Linux server's), a fore channel of 64 slots, 1 MiB requests and replies, 8 KiB cached
-     * replies and 64 operations; a back channel of 1 slot, 4 KiB messages and 8 operations; 16 sessions a client.
+     * replies and 64 operations; a back channel of 1 slot, 4 KiB messages and 8 operations; 16 sessions a client;
+     * 4096 client IDs; 65536 opens a client.
      */
     public static StateConfig defaults() {
         return new StateConfig(Duration.ofSeconds(90), Duration.ofSeconds(90),
@@ -47,7 +68,14 @@ public record StateConfig(Duration leaseTime, Duration graceTime, ChannelAttribu
 
     /** The same settings with another grace period. */
     public StateConfig withGraceTime(Duration grace) {
-        return new StateConfig(leaseTime, grace, foreLimits, backLimits, maxSessionsPerClient);
+        return new StateConfig(leaseTime, grace, foreLimits, backLimits, maxSessionsPerClient, maxClients,
+                maxOpensPerClient);
+    }
+
+    /** The same settings with other bounds on client IDs and on each one's opens. */
+    public StateConfig withStateBounds(int clients, int opensPerClient) {
+        return new StateConfig(leaseTime, graceTime, foreLimits, backLimits, maxSessionsPerClient, clients,
+                opensPerClient);
     }
 
     private static void checkLimits(String channel, ChannelAttributes limits) {

@@ -25,9 +25,12 @@ final class StateFixture {
     }
 
     StateFixture(ChannelAttributes foreLimits, int maxSessions, Duration grace) {
-        StateConfig defaults = StateConfig.defaults();
-        table = new ClientTable(new StateConfig(Duration.ofNanos(LEASE_NANOS), grace, foreLimits,
-                defaults.backLimits(), maxSessions), BOOT, clock::get);
+        this(new StateConfig(Duration.ofNanos(LEASE_NANOS), grace, foreLimits, StateConfig.defaults().backLimits(),
+                maxSessions));
+    }
+
+    StateFixture(StateConfig config) {
+        table = new ClientTable(config, BOOT, clock::get);
     }
 
     void advance(long nanos) {

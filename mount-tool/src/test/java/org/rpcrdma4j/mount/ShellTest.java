@@ -50,6 +50,7 @@ class ShellTest {
                 "cd docs",
                 "pwd",
                 "put " + src,
+                "cp blob.bin ../blob2.bin",
                 "put \"" + local.resolve("note.txt") + "\" note.txt",
                 "ls -l",
                 "cat note.txt",
@@ -69,6 +70,7 @@ class ShellTest {
         assertThat(r.err()).as(r.toString()).isEmpty();
         assertThat(r.out()).contains("/docs\n")
                 .contains("-> /docs/blob.bin: 300001 bytes")
+                .contains("/blob2.bin: 300001 bytes copied within the server")
                 .contains("grüße über RDMA\nsecond line\n")
                 .contains("  File: /docs/blob.bin")
                 .contains("Size: 300001 ")
@@ -77,6 +79,7 @@ class ShellTest {
                 .doesNotContain("never run");
         assertThat(r.out()).containsPattern("-rw\\S+ +1 .* 300001 .* blob\\.bin");
         assertThat(Files.readAllBytes(local.resolve("copy.bin"))).isEqualTo(data);
+        assertThat(Files.readAllBytes(exported.resolve("blob2.bin"))).isEqualTo(data);
         assertThat(Files.readString(exported.resolve("with space/note.txt"))).startsWith("grüße");
         assertThat(exported.resolve("docs")).doesNotExist();
         // the final listing shows only what is left
@@ -116,7 +119,7 @@ class ShellTest {
     void helpListsEveryCommand() {
         Cli.Result r = shell("help");
         for (String c : new String[] {"ls", "cd", "pwd", "stat", "get", "put", "cat", "rm", "mkdir", "rmdir", "mv",
-                "df", "stats", "help", "quit"}) {
+                "cp", "df", "stats", "help", "quit"}) {
             assertThat(r.out()).containsPattern("(?m)^" + c + " ");
         }
     }

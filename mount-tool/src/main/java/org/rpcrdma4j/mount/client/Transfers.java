@@ -19,6 +19,7 @@ import org.rpcrdma4j.nfs.FileAttributes;
 import org.rpcrdma4j.nfs.FileHandle;
 import org.rpcrdma4j.nfs.NfsException;
 import org.rpcrdma4j.nfs.client.NfsMount;
+import org.rpcrdma4j.nfs.client.v4.Nfs41Client;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -141,6 +142,44 @@ public final class Transfers {
         InterruptedIOException i = new InterruptedIOException("interrupted");
         i.initCause(e);
         return i;
+    }
+
+    /**
+     * Copies the remote file {@code remoteSource} to {@code remoteTarget} (a file, created or emptied first, or an
+     * existing directory to copy into) within the server, with NFSv4.2's COPY: the bytes do not pass through this
+     * client. The source is looked up before the target is touched.
+     *
+     * @throws CliException {@link ExitCode#USAGE} when the mount does not speak NFSv4.2, {@link ExitCode#NFS} for the
+     *                      server's refusals, naming the path
+     */
+    public static Result copyWithinServer(NfsMount nfs, String remoteSource, String remoteTarget) throws IOException {
+        if (!(nfs instanceof Nfs41Client v4) || v4.session().minorVersion() < 2) {
+            throw new CliException(ExitCode.USAGE, "a copy within the server needs NFSv4.2, and this mount speaks "
+                    + "NFS " + nfs.version() + ": leave ?vers= out of the URL or make it 4.2, or copy with get and "
+                    + "put");
+        }
+        FileAttributes target = statOrNull(nfs, remoteTarget);
+        String to = target != null && target.isDirectory()
+                ? RemotePaths.child(remoteTarget, RemotePaths.name(remoteSource)) : remoteTarget;
+        FileHandle src;
+        try {
+            src = v4.resolve(remoteSource);
+        } catch (NfsException e) {
+            throw remote(remoteSource, e);
+        }
+        FileHandle dst = null;
+        try {
+            v4.writeAll(to, new byte[0]);
+            dst = v4.resolve(to);
+            return new Result(to, v4.copy(src, 0, dst, 0, 0));
+        } catch (NfsException e) {
+            throw remote(to, e);
+        } finally {
+            v4.close(src);
+            if (dst != null) {
+                v4.close(dst);
+            }
+        }
     }
 
     /** What a transfer wrote: the path (local or remote) and the byte count. */

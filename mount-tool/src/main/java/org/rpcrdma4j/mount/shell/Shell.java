@@ -47,6 +47,7 @@ public final class Shell {
         COMMANDS.put("mkdir", "mkdir PATH...           make directories");
         COMMANDS.put("rmdir", "rmdir PATH...           remove empty directories");
         COMMANDS.put("mv", "mv FROM TO              rename or move");
+        COMMANDS.put("cp", "cp FROM TO              copy within the server (NFSv4.2 COPY)");
         COMMANDS.put("df", "df                      space and file counts of the export");
         COMMANDS.put("stats", "stats [--json]          transport counters (mountstats layout)");
         COMMANDS.put("lcd", "lcd [DIR]               change the local directory (default: home)");
@@ -163,6 +164,11 @@ public final class Shell {
             case "rmdir" -> remove(args, true);
             case "mkdir" -> mkdir(args);
             case "mv" -> mv(args);
+            case "cp" -> {
+                arity(args, 2, 2, "cp FROM TO");
+                Transfers.Result r = Transfers.copyWithinServer(nfs, path(args.get(0)), path(args.get(1)));
+                out.println(r.path() + ": " + r.bytes() + " bytes copied within the server");
+            }
             case "df" -> {
                 arity(args, 0, 0, "df");
                 out.print(Formats.df(session.url().export(), nfs.fsstat(nfs.root())));

@@ -152,7 +152,11 @@ class Nfs4CommandsTest {
         Cli.Result cp = Cli.run("cp", server.url(), "/big.bin", "/old.bin");
         assertThat(cp.code()).as(cp.toString()).isZero();
         assertThat(cp.out()).contains("/big.bin -> /old.bin: " + data.length + " bytes copied within the server");
-        assertThat(Files.readAllBytes(exported.resolve("old.bin"))).as("emptied, then copied into").isEqualTo(data);
+        assertThat(Files.readAllBytes(exported.resolve("old.bin"))).as("replaced by the copy").isEqualTo(data);
+        Cli.Result self = Cli.run("cp", server.url(), "/big.bin", "/");
+        assertThat(self.code()).as(self.toString()).isZero();
+        assertThat(Files.readAllBytes(exported.resolve("big.bin"))).as("a copy onto itself leaves it whole")
+                .isEqualTo(data);
         Cli.Result into = Cli.run("cp", server.url() + "?vers=4.2", "big.bin", "/sub");
         assertThat(into.code()).as(into.toString()).isZero();
         assertThat(Files.readAllBytes(exported.resolve("sub/big.bin"))).isEqualTo(data);
@@ -166,5 +170,9 @@ class Nfs4CommandsTest {
         Cli.Result missing = Cli.run("cp", server.url(), "/nothing", "/other.bin");
         assertThat(missing.code()).as(missing.toString()).isEqualTo(ExitCode.NFS.code());
         assertThat(exported.resolve("other.bin")).doesNotExist();
+        try (var left = Files.list(exported)) {
+            assertThat(left.map(p -> p.getFileName().toString())).as("no temporary file left")
+                    .noneMatch(n -> n.startsWith("."));
+        }
     }
 }

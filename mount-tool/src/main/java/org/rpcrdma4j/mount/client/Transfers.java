@@ -145,9 +145,10 @@ public final class Transfers {
     }
 
     /**
-     * Copies the remote file {@code remoteSource} to {@code remoteTarget} (a file, created or emptied first, or an
-     * existing directory to copy into) within the server, with NFSv4.2's COPY: the bytes do not pass through this
-     * client. The source is looked up before the target is touched.
+     * Copies the remote file {@code remoteSource} to {@code remoteTarget} (a file, or an existing directory to copy
+     * into) within the server, with NFSv4.2's COPY: the bytes do not pass through this client. As with
+     * {@link #upload}, the copy goes to a hidden temporary name beside the target and is renamed over it when
+     * complete, so a failed copy leaves the target as it was, and a copy of a file onto itself leaves it whole.
      *
      * @throws CliException {@link ExitCode#USAGE} when the mount does not speak NFSv4.2, {@link ExitCode#NFS} for the
      *                      server's refusals, naming the path
@@ -158,27 +159,57 @@ public final class Transfers {
                     + "NFS " + nfs.version() + ": leave ?vers= out of the URL or make it 4.2, or copy with get and "
                     + "put");
         }
-        FileAttributes target = statOrNull(nfs, remoteTarget);
-        String to = target != null && target.isDirectory()
+        FileAttributes existing = statOrNull(nfs, remoteTarget);
+        String target = existing != null && existing.isDirectory()
                 ? RemotePaths.child(remoteTarget, RemotePaths.name(remoteSource)) : remoteTarget;
+        String dirPath = RemotePaths.parent(target);
         FileHandle src;
+        FileHandle dir;
         try {
             src = v4.resolve(remoteSource);
         } catch (NfsException e) {
             throw remote(remoteSource, e);
         }
+        try {
+            dir = v4.resolve(dirPath);
+        } catch (NfsException e) {
+            throw remote(dirPath, e);
+        }
+        String tempName = temporaryName(RemotePaths.name(target));
+        String temp = RemotePaths.child(dirPath, tempName);
+        boolean created = false;
         FileHandle dst = null;
         try {
-            v4.writeAll(to, new byte[0]);
-            dst = v4.resolve(to);
-            return new Result(to, v4.copy(src, 0, dst, 0, 0));
-        } catch (NfsException e) {
-            throw remote(to, e);
-        } finally {
-            v4.close(src);
+            v4.createFile(temp);
+            created = true;
+            dst = v4.resolve(temp);
+            long n = v4.copy(src, 0, dst, 0, 0);
+            closeQuietly(v4, dst);
+            dst = null;
+            v4.rename(temp, target);
+            created = false;
+            return new Result(target, n);
+        } catch (IOException | RuntimeException | Error e) {
             if (dst != null) {
-                v4.close(dst);
+                closeQuietly(v4, dst);
             }
+            if (created) {
+                removeQuietly(nfs, dir, tempName);
+            }
+            if (e instanceof NfsException n) {
+                throw remote(target, n);
+            }
+            throw e;
+        } finally {
+            closeQuietly(v4, src); // the source may be gone by now: a copy onto itself replaced it
+        }
+    }
+
+    private static void closeQuietly(Nfs41Client nfs, FileHandle fh) {
+        try {
+            nfs.close(fh);
+        } catch (IOException | RuntimeException e) {
+            LOG.debug("CLOSE of {} after a copy: {}", fh, e.toString());
         }
     }
 

@@ -22,7 +22,7 @@ final class CpCommand extends ClientCommand {
     String source;
 
     @Parameters(index = "2", paramLabel = "TARGET",
-            description = "Remote file (created or emptied first), or existing directory to copy into.")
+            description = "Remote file (replaced once the copy is complete), or existing directory to copy into.")
     String target;
 
     CpCommand(Io io) {

@@ -357,8 +357,8 @@ final class MemoryFileData {
                 src.read(from, target);
             }
             done += chunk;
+            size = Math.max(size, dstOffset + done); // bytes past the size stay zeros, also if a block runs out
         }
-        size = Math.max(size, dstOffset + count);
     }
 
     /** Sets the size; bytes beyond a shrunk size are dropped (they read as zeros if the file grows again). */

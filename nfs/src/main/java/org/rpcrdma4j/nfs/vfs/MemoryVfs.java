@@ -697,8 +697,12 @@ public final class MemoryVfs implements Vfs {
             if (usedBytes + more > capacityBytes) {
                 throw new NfsException(Nfs3Status.NFS3ERR_NOSPC, "in-memory file system full");
             }
-            n.data.allocate(offset, length);
-            usedBytes += more;
+            long before = n.data.allocatedBytes();
+            try {
+                n.data.allocate(offset, length);
+            } finally {
+                usedBytes += n.data.allocatedBytes() - before; // what was taken, also when the memory ran out
+            }
             changed(n);
         } finally {
             lock.writeLock().unlock();
@@ -744,8 +748,11 @@ public final class MemoryVfs implements Vfs {
                 throw new NfsException(Nfs3Status.NFS3ERR_NOSPC, "in-memory file system full");
             }
             long before = to.data.allocatedBytes();
-            to.data.copyFrom(from.data, srcOffset, dstOffset, n);
-            usedBytes += to.data.allocatedBytes() - before;
+            try {
+                to.data.copyFrom(from.data, srcOffset, dstOffset, n);
+            } finally {
+                usedBytes += to.data.allocatedBytes() - before; // what was taken, also when the memory ran out
+            }
             changed(to);
             return n;
         } finally {

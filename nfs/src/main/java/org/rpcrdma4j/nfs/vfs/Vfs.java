@@ -171,8 +171,9 @@ public interface Vfs extends AutoCloseable {
      * Copies bytes of {@code src} from {@code srcOffset} to {@code dst} at {@code dstOffset} (NFSv4.2's COPY within
      * one server), at most {@code count} and at most what {@code src} holds from {@code srcOffset}; a source offset at
      * or beyond its end copies nothing. Overlapping ranges of one file are {@code NFS3ERR_INVAL}. The destination
-     * grows as a write would grow it, under the same limits. The default reads and writes through this VFS in
-     * pieces of 1 MiB.
+     * grows as a write would grow it, under the same limits. When it returns, the bytes copied are as durable as
+     * after a FILE_SYNC write (a server answers COPY with FILE_SYNC). The default reads and writes through this VFS in
+     * pieces of 1 MiB, UNSTABLE, and commits the destination's range once at the end.
      *
      * @return the bytes copied
      */
@@ -190,11 +191,14 @@ public interface Vfs extends AutoCloseable {
                 break; // the source shrank meanwhile
             }
             piece.flip();
-            WriteResult w = write(dst, dstOffset + done, piece, StableHow.FILE_SYNC);
+            WriteResult w = write(dst, dstOffset + done, piece, StableHow.UNSTABLE);
             done += w.count();
             if (w.count() < r.count()) {
                 break;
             }
+        }
+        if (done > 0) {
+            commit(dst, dstOffset, done);
         }
         return done;
     }

@@ -187,6 +187,39 @@ class MemoryVfsSpaceTest {
         assertThat(read(vfs, dst, 0, data.length)).isEqualTo(patched(source, 10, new byte[] {1, 2, 3}));
     }
 
+    @Test
+    void sharedBlocksSurvivePunchesTruncationAndRemovalOfEitherFileAndAreCountedOnce() throws Exception {
+        open(64L << 20);
+        FileHandle src = file(vfs, "src");
+        byte[] data = random(4 * BLOCK, 12);
+        write(vfs, src, 0, data);
+        FileHandle dst = file(vfs, "dst");
+        write(vfs, dst, 0, random(4 * BLOCK, 13)); // blocks the copy replaces
+        long usedBefore = used();
+        int blocksBefore = memory.out.get();
+
+        assertThat(vfs.copy(src, 0, dst, 0, 4 * BLOCK)).isEqualTo(4 * BLOCK);
+        assertThat(memory.out.get()).as("the destination's own blocks went back").isEqualTo(blocksBefore - 4);
+        assertThat(used()).as("the capacity counts a shared block for each file").isEqualTo(usedBefore);
+
+        vfs.deallocate(src, 0, BLOCK); // a shared block let go by one file
+        vfs.deallocate(dst, 2 * BLOCK + 10, 20); // a shared block changed in part: a copy of its own
+        vfs.setattr(src, new SetAttributes(null, null, null, 3L * BLOCK + 7, null, null), null); // cut in a shared one
+        byte[] expectedDst = data.clone();
+        java.util.Arrays.fill(expectedDst, 2 * BLOCK + 10, 2 * BLOCK + 30, (byte) 0);
+        assertThat(read(vfs, dst, 0, 4 * BLOCK)).isEqualTo(expectedDst);
+        byte[] expectedSrc = Arrays.copyOf(data, 3 * BLOCK + 7);
+        Arrays.fill(expectedSrc, 0, BLOCK, (byte) 0);
+        assertThat(read(vfs, src, 0, 4 * BLOCK)).isEqualTo(expectedSrc);
+
+        vfs.remove(vfs.root(), "src");
+        assertThat(read(vfs, dst, 0, 4 * BLOCK)).isEqualTo(expectedDst);
+        assertThat(used()).isEqualTo(vfs.getattr(dst).used());
+        vfs.remove(vfs.root(), "dst");
+        assertThat(used()).isZero();
+        assertThat(memory.out.get()).as("every block back once").isEqualTo(blocksBefore - 8);
+    }
+
     private static byte[] patched(byte[] base, int at, byte[] bytes) {
         byte[] out = base.clone();
         System.arraycopy(bytes, 0, out, at, bytes.length);

@@ -311,22 +311,28 @@ public final class Nfs41Client implements NfsMount {
     }
 
     /**
-     * Copies {@code count} bytes (0: to the end of the source) of {@code src} from {@code srcOffset} to {@code dst}
-     * at {@code dstOffset} within the server, without the bytes passing through this client: COPYs until all are
-     * copied or the source ends, then a COMMIT of the destination if any part was copied UNSTABLE. Should the COMMIT
+     * Copies {@code count} bytes (0: to the end the source has now) of {@code src} from {@code srcOffset} to
+     * {@code dst} at {@code dstOffset} within the server, without the bytes passing through this client: COPYs until
+     * all are copied or the source ends, then a COMMIT of the destination if any part was copied UNSTABLE. Should the COMMIT
      * find that the server restarted meanwhile (its write verifier changed), the copy starts again, at most three
      * times in all.
      *
      * @return the bytes copied, fewer than {@code count} when the source ends first
      */
     public long copy(FileHandle src, long srcOffset, FileHandle dst, long dstOffset, long count) throws IOException {
+        if (count == 0) {
+            // "to the end" is fixed now: a copy into its own source, or a source that grows, would never end
+            count = Math.max(0, getattr(src).size() - srcOffset);
+            if (count == 0) {
+                return 0;
+            }
+        }
         for (int attempt = 1; ; attempt++) {
             long done = 0;
             boolean unstable = false;
             long verifier = 0;
-            while (count == 0 || done < count) {
-                CopyReply r = await(async.copy(src, srcOffset + done, dst, dstOffset + done,
-                        count == 0 ? 0 : count - done));
+            while (done < count) {
+                CopyReply r = await(async.copy(src, srcOffset + done, dst, dstOffset + done, count - done));
                 if (r.count() == 0) {
                     break;
                 }

@@ -484,12 +484,29 @@ public final class Nfs41Session implements AutoCloseable {
     }
 
     private CompletableFuture<Ops.ExchangeIdOk> exchangeId() {
+        return exchangeId(0);
+    }
+
+    /**
+     * EXCHANGE_ID; NFS4ERR_DELAY (a server that holds as many client IDs as it keeps, until a lease runs out) is asked
+     * again after the back-off of {@link Nfs41Options#delayRetries()}, as Linux's client asks again.
+     */
+    private CompletableFuture<Ops.ExchangeIdOk> exchangeId(int delays) {
         Compound c = new Compound("exchange_id").add(new Ops.ExchangeId(verifier, owner, 0));
         return callAlone(c).thenCompose(r -> {
             if (r.status() == Nfs4Status.NFS4ERR_MINOR_VERS_MISMATCH && minorVersion > 1) {
                 LOG.debug("{} does not speak NFSv4.{}; using 4.1", transport.remoteAddress(), minorVersion);
                 minorVersion = 1;
-                return exchangeId();
+                return exchangeId(delays);
+            }
+            if (r.status() == Nfs4Status.NFS4ERR_DELAY && delays < options.delayRetries()) {
+                delayRetries.incrementAndGet();
+                long backoff = Math.min(options.delayBackoffMax().toNanos(),
+                        options.delayBackoffMin().toNanos() << Math.min(20, delays));
+                LOG.debug("{} asks EXCHANGE_ID to wait; again in {} ms", transport.remoteAddress(),
+                        backoff / 1_000_000);
+                Executor later = CompletableFuture.delayedExecutor(backoff, TimeUnit.NANOSECONDS, executor);
+                return CompletableFuture.supplyAsync(() -> null, later).thenCompose(v -> exchangeId(delays + 1));
             }
             if (!r.isOk()) {
                 return CompletableFuture.failedFuture(new Nfs4StatusException(r.status(), Nfs4.OP_EXCHANGE_ID,

@@ -157,7 +157,10 @@ final class StateOps {
                     if (openType == OPEN4_CREATE) {
                         ExportTable.Target d = DirOps.writableDirectory(c);
                         long before = DirOps.change(d);
-                        boolean existed = exists(d, n);
+                        FileHandle existing = existing(d, n);
+                        boolean existed = existing != null;
+                        // a client at its bound of opens is refused before the create changes anything
+                        c.server.clients.opens().checkRoom(c.clientId, owner, existing);
                         NfsObject o = create(d, n);
                         created = !existed;
                         info = new ChangeInfo(before, DirOps.change(d));
@@ -205,13 +208,13 @@ final class StateOps {
             c.currentStateid = stateid;
         }
 
-        private static boolean exists(ExportTable.Target dir, String n) throws Nfs4Exception {
+        /** The wire handle of {@code n} in {@code dir}, or null when there is none. */
+        private static FileHandle existing(ExportTable.Target dir, String n) throws Nfs4Exception {
             try {
-                dir.export().vfs().lookup(dir.fh(), n);
-                return true;
+                return dir.export().wrap(dir.export().vfs().lookup(dir.fh(), n).handle());
             } catch (NfsException e) {
                 if (e.wireValue() == 2) { // NOENT
-                    return false;
+                    return null;
                 }
                 throw Compound.of(e);
             }

@@ -123,7 +123,7 @@ public final class ClientTable {
             }
             if (unconf != null) {
                 removeClient(unconf, false);
-            } else if (clients.size() >= config.maxClients() && expireLocked(now) == 0) {
+            } else if (clients.size() >= config.maxClients() && expireLocked(now) == 0 && !dropOldestUnconfirmed()) {
                 throw new Nfs4Exception(NFS4ERR_DELAY, "the server holds the most client IDs it keeps ("
                         + config.maxClients() + "); one comes free when a client's lease runs out");
             }
@@ -357,6 +357,25 @@ public final class ClientTable {
         synchronized (lock) {
             return expireLocked(clock.getAsLong());
         }
+    }
+
+    /**
+     * Makes room for a client ID by dropping the unconfirmed one renewed longest ago: it holds no state, and its owner
+     * that still wants it asks again (CREATE_SESSION answers NFS4ERR_STALE_CLIENTID). So a peer that keeps making
+     * client IDs it never confirms cannot keep the table full. False when every client ID is confirmed.
+     */
+    private boolean dropOldestUnconfirmed() {
+        ClientRecord oldest = null;
+        for (ClientRecord c : unconfirmedByOwner.values()) {
+            if (oldest == null || c.lastRenewed - oldest.lastRenewed < 0) {
+                oldest = c;
+            }
+        }
+        if (oldest == null) {
+            return false;
+        }
+        removeClient(oldest, false);
+        return true;
     }
 
     private int expireLocked(long now) {

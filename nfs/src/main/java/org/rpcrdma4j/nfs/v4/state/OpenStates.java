@@ -96,6 +96,21 @@ public final class OpenStates {
     }
 
     /**
+     * Refuses, before an OPEN changes anything, an open the client has no room for: NFS4ERR_SERVERFAULT when it
+     * holds {@link StateConfig#maxOpensPerClient()} opens and none of {@code openOwner} and {@code file} (null: a
+     * file that does not exist yet) to upgrade. {@link #open} checks again.
+     */
+    public void checkRoom(long clientId, byte[] openOwner, FileHandle file) throws Nfs4Exception {
+        synchronized (table.lock) {
+            int most = table.config().maxOpensPerClient();
+            if (index.count(clientId) >= most
+                    && (file == null || index.byOwnerFile(clientId, new Bytes(openOwner), file) == null)) {
+                throw new Nfs4Exception(NFS4ERR_SERVERFAULT, "a client may hold at most " + most + " opens");
+            }
+        }
+    }
+
+    /**
      * Whether READ ({@code write} false) or WRITE / SETATTR of the size may use {@code stateid} on {@code file}. The
      * anonymous stateid (and the READ bypass stateid for a write) is subject to share reservations (NFS4ERR_LOCKED
      * against an open denying that access) and, as it may conflict with state not yet reclaimed, refused in grace

@@ -1,6 +1,7 @@
 package org.rpcrdma4j.nfs.server.v4;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -433,6 +434,23 @@ class Nfs41ServerTest {
                     .word(0));
             swapped.sequenceOk().ok(Nfs4.OP_PUTFH).ok(Nfs4.OP_SAVEFH).ok(Nfs4.OP_PUTFH);
             assertThat(swapped.next(Nfs4.OP_COPY)).isEqualTo(Nfs4Status.NFS4ERR_BAD_STATEID);
+        }
+    }
+
+    @Test
+    void anOpenBeyondTheClientsBoundIsRefusedBeforeItCreatesTheFile() throws Exception {
+        try (V4Script s = connect(noGrace(Duration.ofSeconds(60)).withStateBounds(16, 2))) {
+            Client c = session(s, "client-bounded");
+            byte[] root = exportRoot(c);
+            create(c, root, "one");
+            create(c, root, "two");
+            V4Script.Res third = s.call(c.compound().putfh(root).op(Nfs4.OP_OPEN).word(0).word(3).word(0)
+                    .hyper(c.clientId).string("owner-three").word(1).word(0).bitmap().word(0).word(0)
+                    .string("three"));
+            third.sequenceOk().ok(Nfs4.OP_PUTFH);
+            assertThat(third.next(Nfs4.OP_OPEN)).isEqualTo(Nfs4Status.NFS4ERR_SERVERFAULT);
+            assertThatThrownBy(() -> vfs.lookup(vfs.root(), "three")).as("not created")
+                    .isInstanceOf(org.rpcrdma4j.nfs.NfsException.class);
         }
     }
 

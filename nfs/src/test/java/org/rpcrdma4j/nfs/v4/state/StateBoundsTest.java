@@ -3,6 +3,7 @@ package org.rpcrdma4j.nfs.v4.state;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.rpcrdma4j.nfs.v4.Nfs4Status.NFS4ERR_DELAY;
 import static org.rpcrdma4j.nfs.v4.Nfs4Status.NFS4ERR_SERVERFAULT;
+import static org.rpcrdma4j.nfs.v4.Nfs4Status.NFS4ERR_STALE_CLIENTID;
 import static org.rpcrdma4j.nfs.v4.state.OpenStates.SHARE_ACCESS_BOTH;
 import static org.rpcrdma4j.nfs.v4.state.OpenStates.SHARE_ACCESS_READ;
 import static org.rpcrdma4j.nfs.v4.state.OpenStates.SHARE_DENY_NONE;
@@ -15,8 +16,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The bounds that keep one peer from filling the server's memory with state: client IDs in all (StateConfig's
- * {@code maxClients}: NFS4ERR_DELAY until a lease runs out) and opens per client ({@code maxOpensPerClient}:
- * NFS4ERR_SERVERFAULT, nothing taken).
+ * {@code maxClients}: the oldest unconfirmed one makes room, else NFS4ERR_DELAY until a lease runs out) and opens per
+ * client ({@code maxOpensPerClient}: NFS4ERR_SERVERFAULT, nothing taken).
  */
 class StateBoundsTest {
     private static StateFixture fixture(int clients, int opensPerClient) {
@@ -26,24 +27,30 @@ class StateBoundsTest {
     }
 
     @Test
-    void anExchangeIdBeyondTheMostClientIdsWaitsUntilALeaseRunsOut() throws Exception {
+    void aFullTableDropsItsOldestUnconfirmedClientIdAndWhenAllAreConfirmedSaysDelay() throws Exception {
         StateFixture f = fixture(3, 8);
         StateFixture.Client a = f.client("host-a");
-        f.exchange("host-b", 1);
-        f.exchange("host-c", 1);
+        ExchangeIdResult b = f.exchange("host-b", 1);
+        f.advance(1);
+        ExchangeIdResult c = f.exchange("host-c", 1);
 
-        assertStatus(NFS4ERR_DELAY, () -> f.exchange("host-d", 1));
+        // full: the unconfirmed client ID renewed longest ago makes room; its owner would have to ask again
+        ExchangeIdResult d = f.exchange("host-d", 1);
+        assertStatus(NFS4ERR_STALE_CLIENTID, () -> f.create(b));
         // what makes no new record goes on: the same confirmed owner, an unconfirmed one made again
         assertThat(f.exchange("host-a", 1).clientId()).isEqualTo(a.id);
-        f.exchange("host-b", 1);
+        c = f.exchange("host-c", 1);
+        f.create(c);
+        f.create(d);
 
+        // all confirmed: wait, also a restarted client whose old record is still alive
+        assertStatus(NFS4ERR_DELAY, () -> f.exchange("host-e", 1));
+        assertStatus(NFS4ERR_DELAY, () -> f.exchange("host-a", 2));
         f.advance(StateFixture.LEASE_NANOS / 2);
-        f.ping(a); // a renews its lease; b and c never will
+        f.ping(a); // a renews its lease; c and d never will
         f.advance(StateFixture.LEASE_NANOS / 2 + 1);
-        assertThat(f.exchange("host-d", 1).confirmed()).as("made once the others' leases ran out").isFalse();
+        assertThat(f.exchange("host-e", 1).confirmed()).as("made once the others' leases ran out").isFalse();
         assertThat(f.table.isConfirmed(a.id)).as("a live client stays").isTrue();
-        f.exchange("host-e", 1);
-        assertStatus(NFS4ERR_DELAY, () -> f.exchange("host-f", 1));
     }
 
     @Test
@@ -59,6 +66,10 @@ class StateBoundsTest {
         assertStatus(NFS4ERR_SERVERFAULT, () -> opens.open(a.id, bytes("o1"), file("f3"), SHARE_ACCESS_READ,
                 SHARE_DENY_NONE));
         assertThat(opens.openCount(a.id)).isEqualTo(3);
+        // OPEN asks before it creates a file: room for an upgrade only
+        opens.checkRoom(a.id, bytes("o1"), file("f1"));
+        assertStatus(NFS4ERR_SERVERFAULT, () -> opens.checkRoom(a.id, bytes("o1"), null));
+        assertStatus(NFS4ERR_SERVERFAULT, () -> opens.checkRoom(a.id, bytes("o3"), file("f1")));
         // an upgrade of an open held is no new open; another client has its own count
         assertThat(opens.open(a.id, bytes("o1"), file("f1"), SHARE_ACCESS_BOTH, SHARE_DENY_NONE).seqid())
                 .isEqualTo(2);

@@ -388,6 +388,30 @@ abstract class AbstractNfs41ClientTest {
         assertThat(a.readAll("/a")).isEqualTo(da);
     }
 
+    @Test
+    void aMountWaitsWhileTheServerHoldsAllTheClientIdsItKeeps() throws Exception {
+        startServer(state(Duration.ofSeconds(60), Duration.ZERO).withStateBounds(1, 1024));
+        Nfs41Client first = client(Nfs41Options.defaults().withOwnerId("first"));
+        first.writeAll("/one", pattern(100, 50));
+        CompletableFuture<Nfs41Client> second = CompletableFuture.supplyAsync(() -> {
+            try {
+                return newClient(NfsClientConfig.defaults().withCallTimeout(Duration.ofSeconds(60)),
+                        Nfs41Options.defaults().withOwnerId("second")
+                                .withDelayRetries(200, Duration.ofMillis(20), Duration.ofMillis(100)));
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+        Thread.sleep(300);
+        assertThat(second).as("mounted while the server held no room").isNotDone();
+        first.close(); // DESTROY_CLIENTID: room for one
+        clients.remove(first);
+        Nfs41Client b = second.get(60, TimeUnit.SECONDS);
+        clients.add(b);
+        assertThat(b.session().delayRetries()).as("EXCHANGE_IDs asked again after NFS4ERR_DELAY").isPositive();
+        assertThat(b.readAll("/one")).isEqualTo(pattern(100, 50));
+    }
+
     // ======================================================================================== NFSv4.2 space
 
     private static Nfs4StatusException statusOf(ThrowingCall call) {

@@ -17,22 +17,14 @@ final class Nfs42Ops {
     }
 
     /** ALLOCATE or DEALLOCATE of a range; the result is the status alone. */
-    static final class Extent extends Op {
-        private final StateidSource state;
+    static final class Extent extends Op.WithStateid {
         private final long offset;
         private final long length;
-        private Stateid4 stateid;
 
         Extent(int opcode, StateidSource state, long offset, long length) {
-            super(opcode);
-            this.state = state;
+            super(opcode, state);
             this.offset = offset;
             this.length = length;
-        }
-
-        @Override
-        void prepare(long clientId) {
-            stateid = state.stateid();
         }
 
         @Override
@@ -49,22 +41,14 @@ final class Nfs42Ops {
     }
 
     /** SEEK for data or for a hole; the result a {@link SeekReply}. */
-    static final class Seek extends Op {
-        private final StateidSource state;
+    static final class Seek extends Op.WithStateid {
         private final long offset;
         private final SeekReply.Content what;
-        private Stateid4 stateid;
 
         Seek(StateidSource state, long offset, SeekReply.Content what) {
-            super(Nfs4.OP_SEEK);
-            this.state = state;
+            super(Nfs4.OP_SEEK, state);
             this.offset = offset;
             this.what = what;
-        }
-
-        @Override
-        void prepare(long clientId) {
-            stateid = state.stateid();
         }
 
         @Override

@@ -54,6 +54,26 @@ abstract class Op {
     }
 
     /**
+     * An operation that names an open (or a lock) with a stateid taken from its source at every attempt, so that an
+     * open reclaimed or made again between attempts is named as it is now.
+     */
+    abstract static class WithStateid extends Op {
+        private final StateidSource state;
+        /** The stateid of this attempt. */
+        Stateid4 stateid;
+
+        WithStateid(int opcode, StateidSource state) {
+            super(opcode);
+            this.state = state;
+        }
+
+        @Override
+        void prepare(long clientId) {
+            stateid = state.stateid();
+        }
+    }
+
+    /**
      * How a reply is being decoded: flat (the data of a READ is in the message), or reduced (RPC-over-RDMA placed the
      * first DDP-eligible result, the data of the first READ, into the caller's buffer; its length word is in the
      * message, its bytes are not).

@@ -399,20 +399,12 @@ final class Ops {
         }
     }
 
-    static final class SetAttr extends Op {
-        private final StateidSource state;
+    static final class SetAttr extends Op.WithStateid {
         private final SetAttributes attributes;
-        private Stateid4 stateid;
 
         SetAttr(StateidSource state, SetAttributes attributes) {
-            super(Nfs4.OP_SETATTR);
-            this.state = state;
+            super(Nfs4.OP_SETATTR, state);
             this.attributes = attributes;
-        }
-
-        @Override
-        void prepare(long clientId) {
-            stateid = state.stateid();
         }
 
         @Override
@@ -816,17 +808,14 @@ final class Ops {
      * READ into {@code sink}, at its writer index; {@link #prepare} puts the writer index back where it was before
      * the first attempt, so a retried READ overwrites what a failed one may have left.
      */
-    static final class Read extends Op {
-        private final StateidSource state;
+    static final class Read extends Op.WithStateid {
         private final long offset;
         private final int count;
         final ByteBuf sink;
         private final int sinkStart;
-        private Stateid4 stateid;
 
         Read(StateidSource state, long offset, int count, ByteBuf sink) {
-            super(Nfs4.OP_READ);
-            this.state = state;
+            super(Nfs4.OP_READ, state);
             this.offset = offset;
             this.count = count;
             this.sink = sink;
@@ -835,7 +824,7 @@ final class Ops {
 
         @Override
         void prepare(long clientId) {
-            stateid = state.stateid();
+            super.prepare(clientId);
             sink.writerIndex(sinkStart);
         }
 
@@ -870,24 +859,16 @@ final class Ops {
     }
 
     /** WRITE of the readable bytes of {@code data} (borrowed; indexes untouched). */
-    static final class Write extends Op {
-        private final StateidSource state;
+    static final class Write extends Op.WithStateid {
         private final long offset;
         private final StableHow stable;
         final ByteBuf data;
-        private Stateid4 stateid;
 
         Write(StateidSource state, long offset, StableHow stable, ByteBuf data) {
-            super(Nfs4.OP_WRITE);
-            this.state = state;
+            super(Nfs4.OP_WRITE, state);
             this.offset = offset;
             this.stable = stable;
             this.data = data;
-        }
-
-        @Override
-        void prepare(long clientId) {
-            stateid = state.stateid();
         }
 
         /** The arguments up to the data's length word. */

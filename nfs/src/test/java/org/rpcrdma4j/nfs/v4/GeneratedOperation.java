@@ -5,10 +5,10 @@ package org.rpcrdma4j.nfs.v4;
  * matching successful result (what follows opcode and NFS4_OK in a reply), and a failure: a status other than
  * NFS4_OK with the body that status carries (empty for most).
  */
-record GeneratedOperation(int op, byte[] args, byte[] result, int errorStatus, byte[] errorBody) {
+public record GeneratedOperation(int op, byte[] args, byte[] result, int errorStatus, byte[] errorBody) {
 
     /** @return the operation as it appears in a call: opcode, then arguments */
-    byte[] callBytes() {
+    public byte[] callBytes() {
         return new XdrWriter().word(op).raw(args).bytes();
     }
 

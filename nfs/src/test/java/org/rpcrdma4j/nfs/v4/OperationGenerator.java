@@ -11,7 +11,7 @@ import java.util.Random;
  * (GETATTR returns only requested attributes with values of the right size, READDIR stays within maxcount,
  * TEST_STATEID answers each stateid).
  */
-final class OperationGenerator {
+public final class OperationGenerator {
     /** NFS4ERR_DENIED, NFS4ERR_CLID_INUSE, NFS4ERR_LAYOUTTRYLATER: statuses whose error arm carries a body. */
     static final int NFS4ERR_DENIED = 10010;
     static final int NFS4ERR_CLID_INUSE = 10017;
@@ -27,7 +27,7 @@ final class OperationGenerator {
     }
 
     /** @return the operations that may precede a call's data item in a COMPOUND of that minor version */
-    static int[] callOperations(int minor) {
+    public static int[] callOperations(int minor) {
         List<Integer> ops = new ArrayList<>();
         for (int op : CALL_OPERATIONS_V40) {
             ops.add(op);
@@ -142,7 +142,7 @@ final class OperationGenerator {
      * @param op    the operation (one of {@link #callOperations} / {@link #replyOperations}, or READ, WRITE)
      * @param minor the COMPOUND's minor version, which decides the union arms that may appear
      */
-    static GeneratedOperation generate(int op, int minor, Random r) {
+    public static GeneratedOperation generate(int op, int minor, Random r) {
         XdrWriter a = new XdrWriter();
         XdrWriter ok = new XdrWriter();
         XdrWriter err = new XdrWriter();

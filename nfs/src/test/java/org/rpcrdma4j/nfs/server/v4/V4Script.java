@@ -116,6 +116,14 @@ final class V4Script implements AutoCloseable {
             return word(opcode);
         }
 
+        /** An operation already encoded: its opcode, then its arguments. */
+        Args encodedOp(byte[] opcodeAndArguments) {
+            count++;
+            b.setInt(countAt, count);
+            b.writeBytes(opcodeAndArguments);
+            return this;
+        }
+
         Args word(int v) {
             b.writeInt(v);
             return this;

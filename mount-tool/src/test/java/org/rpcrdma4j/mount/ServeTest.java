@@ -83,6 +83,44 @@ class ServeTest {
     }
 
     @Test
+    void anInMemoryExportKeepsFilesHolesAndCopiesWhileItRuns() throws Exception {
+        Cli.Running serve = Cli.start("serve", "--memory", "64M", "--port", "0", "--tcp-port", "0", "--bind",
+                "127.0.0.1", "--provider", "soft", "--grace-period", "0s");
+        String banner = serve.awaitOutput("Serving; press Ctrl-C to stop.", 60);
+        assertThat(banner).contains("Exporting an in-memory file system of 64 MiB as /memory");
+        Matcher rdma = Pattern.compile("NFS over RDMA: (rdma://\\S+)").matcher(banner);
+        assertThat(rdma.find()).as(banner).isTrue();
+        String url = rdma.group(1); // NFSv4.2, the default
+        byte[] data = new byte[(3 << 20) + 5];
+        new java.util.Random(7).nextBytes(data);
+        Path src = Files.write(temp.resolve("up.bin"), data);
+        Cli.Result put = Cli.run("put", url, src.toString(), "/up.bin");
+        assertThat(put.code()).as(put.toString()).isZero();
+        Cli.Result cp = Cli.run("cp", url, "/up.bin", "/copy.bin");
+        assertThat(cp.code()).as(cp.toString()).isZero();
+        Path back = temp.resolve("back.bin");
+        Cli.Result get = Cli.run("get", url, "/copy.bin", back.toString());
+        assertThat(get.code()).as(get.toString()).isZero();
+        assertThat(Files.readAllBytes(back)).isEqualTo(data);
+        Cli.Result df = Cli.run("df", url);
+        assertThat(df.out()).as(df.toString()).contains("/memory");
+
+        Cli.Result stopped = serve.interrupt(30);
+        assertThat(stopped.code()).as(stopped.toString()).isZero();
+        assertThat(stopped.out()).containsPattern("\\(([1-9][0-9]*) without a copy\\)");
+    }
+
+    @Test
+    void aDirectoryOrMemoryButNotBothNorNeither() {
+        Cli.Result neither = Cli.run("serve", "--port", "0", "--tcp-port", "0");
+        assertThat(neither.code()).as(neither.toString()).isEqualTo(ExitCode.USAGE.code());
+        assertThat(neither.err()).contains("name a directory to export, or give --memory SIZE");
+        Cli.Result both = Cli.run("serve", temp.toString(), "--memory", "1G", "--port", "0", "--tcp-port", "0");
+        assertThat(both.code()).as(both.toString()).isEqualTo(ExitCode.USAGE.code());
+        assertThat(both.err()).contains("a directory or --memory, not both");
+    }
+
+    @Test
     void withoutTheReplyCacheNothingIsRecorded() throws Exception {
         Path dir = Files.createDirectories(temp.resolve("plain"));
         Cli.Running serve = Cli.start("serve", dir.toString(), "--port", "0", "--tcp-port", "0", "--bind",

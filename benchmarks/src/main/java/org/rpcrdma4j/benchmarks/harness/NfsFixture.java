@@ -5,7 +5,6 @@ import java.net.InetAddress;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.atomic.AtomicReference;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -77,9 +76,9 @@ final class NfsFixture implements AutoCloseable {
     }
 
     static NfsFixture start(HarnessConfig config) throws Exception {
-        AtomicReference<RdmaRpcServer> rdmaRef = new AtomicReference<>();
-        MemoryVfs vfs = new MemoryVfs(2 * config.fileBytes() + (16L << 20), new ServerBlockMemory(rdmaRef));
         RdmaServerMemory serverMemory = new RdmaServerMemory();
+        // 1 MiB blocks: a 1 MiB READ at a 1 MiB offset is one piece (one gather entry), not sixteen
+        MemoryVfs vfs = new MemoryVfs(2 * config.fileBytes() + (16L << 20), serverMemory.blocks(1 << 20));
         NfsServer nfs = null;
         String host = null;
         String emcUnavailable = null;
@@ -118,7 +117,6 @@ final class NfsFixture implements AutoCloseable {
             device.close();
             throw e;
         }
-        rdmaRef.set(rdma);
         serverMemory.bind(rdma.bufferAllocator());
         NfsFixture f = new NfsFixture(vfs, nfs, device, rdma, host, emcUnavailable, config.fileBytes());
         f.createFiles();
@@ -130,34 +128,6 @@ final class NfsFixture implements AutoCloseable {
      * its pool is full), lent to READs: a READ's data goes from the file's memory to the client's, by RDMA WRITE or
      * by a gathering socket write, as a kernel server sends from its page cache.
      */
-    private static final class ServerBlockMemory implements BlockMemory {
-        private final AtomicReference<RdmaRpcServer> server;
-
-        ServerBlockMemory(AtomicReference<RdmaRpcServer> server) {
-            this.server = server;
-        }
-
-        @Override
-        public ByteBuf allocate(int size) {
-            RdmaRpcServer s = server.get();
-            if (s == null) {
-                return Unpooled.directBuffer(size, size);
-            }
-            return s.bufferAllocator().allocate(size);
-        }
-
-        @Override
-        public boolean lends() {
-            return true;
-        }
-
-        /** 1 MiB: a 1 MiB READ at a 1 MiB offset is one piece (one gather entry), not sixteen. */
-        @Override
-        public int blockSize() {
-            return 1 << 20;
-        }
-    }
-
     private void createFiles() throws IOException {
         try (NfsClient client = NfsClient.mount(tcpUrl())) {
             FileHandle data = client.createFile(DATA);

@@ -27,16 +27,18 @@ import picocli.CommandLine.Parameters;
  * {@code --no-reply-cache}.
  */
 @Command(name = "serve", mixinStandardHelpOptions = true,
-        description = {"Export a directory over NFSv3 on RDMA and TCP until interrupted (Ctrl-C).",
+        description = {"Export a directory, or memory, over NFSv3 and NFSv4.1/4.2 on RDMA and TCP until interrupted "
+                + "(Ctrl-C).",
                 "Prints the URLs to mount and the Linux mount command line."})
 final class ServeCommand implements Callable<Integer> {
     private final Io io;
 
-    @Parameters(index = "0", paramLabel = "DIR", description = "The directory to export.")
+    @Parameters(index = "0", arity = "0..1", paramLabel = "DIR",
+            description = "The directory to export (or --memory instead).")
     Path dir;
 
     @Option(names = "--export", paramLabel = "PATH",
-            description = "The export's name (default: '/' and the directory's name).")
+            description = "The export's name (default: '/' and the directory's name; /memory with --memory).")
     String export;
 
     @Option(names = "--port", paramLabel = "PORT", defaultValue = "20049",
@@ -57,6 +59,13 @@ final class ServeCommand implements Callable<Integer> {
 
     @Option(names = "--read-only", description = "Refuse every change.")
     boolean readOnly;
+
+    @Option(names = "--memory", paramLabel = "SIZE", converter = Converters.LongSize.class,
+            description = "Export an empty in-memory file system of SIZE (e.g. 4G) instead of a directory, held in "
+                    + "the RDMA server's registered memory: READs go out from the files' own memory, and no disk "
+                    + "stands between the clients and the transport. It keeps holes and shares copied blocks "
+                    + "(NFSv4.2 ALLOCATE, DEALLOCATE, SEEK, COPY); its files are gone when the server stops.")
+    long memory;
 
     @Mixin
     ProviderOptions provider = new ProviderOptions();
@@ -97,6 +106,14 @@ final class ServeCommand implements Callable<Integer> {
                     + "its connection. For a local disk or tmpfs, not for slow storage.")
     boolean sameThread;
 
+    /** "4 GiB", "512 MiB", or bytes. */
+    private static String size(long bytes) {
+        if (bytes % (1L << 30) == 0) {
+            return (bytes >> 30) + " GiB";
+        }
+        return bytes % (1L << 20) == 0 ? (bytes >> 20) + " MiB" : bytes + " bytes";
+    }
+
     ServeCommand(Io io) {
         this.io = io;
     }
@@ -106,18 +123,27 @@ final class ServeCommand implements Callable<Integer> {
         if (port < 0 || port > 65535 || tcpPort < 0 || tcpPort > 65535) {
             throw new CliException(ExitCode.USAGE, "ports must be within 0..65535");
         }
-        Path absolute = dir.toAbsolutePath().normalize();
-        String exportPath = export != null ? export
+        if ((dir == null) == (memory == 0)) {
+            throw new CliException(ExitCode.USAGE, dir == null ? "name a directory to export, or give --memory SIZE"
+                    : "a directory or --memory, not both");
+        }
+        if (memory < 0) {
+            throw new CliException(ExitCode.USAGE, "--memory must be positive");
+        }
+        Path absolute = dir == null ? null : dir.toAbsolutePath().normalize();
+        String exportPath = export != null ? export : absolute == null ? "/memory"
                 : "/" + (absolute.getFileName() == null ? "export" : absolute.getFileName().toString());
         if (!exportPath.startsWith("/")) {
             exportPath = "/" + exportPath;
         }
         EmbeddedServer.Settings settings = new EmbeddedServer.Settings(absolute, exportPath, bind, port, tcpPort,
                 provider.provider(), provider.deviceOptions(), readOnly, credits, inlineSend, inlineRecv,
-                registration, true, !noReplyCache, gracePeriod, sameThread);
+                registration, true, !noReplyCache, gracePeriod, sameThread, memory);
         String shown = host != null ? host : displayHost(bind);
         try (EmbeddedServer server = EmbeddedServer.start(settings)) {
-            io.out().println("Exporting " + absolute + " as " + exportPath + (readOnly ? " (read-only)" : ""));
+            io.out().println("Exporting " + (absolute != null ? absolute.toString()
+                    : "an in-memory file system of " + size(memory)) + " as " + exportPath
+                    + (readOnly ? " (read-only)" : ""));
             io.out().println("  NFS over RDMA: " + server.rdmaUrl(shown) + "   (device " + server.deviceName() + ")");
             io.out().println("  NFS over TCP:  " + server.tcpUrl(shown));
             io.out().println("  Linux client:  " + server.linuxMountCommand(shown));

@@ -15,7 +15,10 @@ import org.rpcrdma4j.mount.ExitCode;
 import org.rpcrdma4j.mount.client.Devices;
 import org.rpcrdma4j.nfs.server.NfsServer;
 import org.rpcrdma4j.nfs.server.rdma.NfsRdmaServer;
+import org.rpcrdma4j.nfs.server.rdma.RdmaServerMemory;
 import org.rpcrdma4j.nfs.vfs.LocalVfs;
+import org.rpcrdma4j.nfs.vfs.MemoryVfs;
+import org.rpcrdma4j.nfs.vfs.Vfs;
 import org.rpcrdma4j.registration.RegistrationMode;
 import org.rpcrdma4j.verbs.RdmaDevice;
 import org.rpcrdma4j.xprt.drc.CachedProcedures;
@@ -24,8 +27,8 @@ import org.rpcrdma4j.xprt.drc.DuplicateRequestCache;
 import org.rpcrdma4j.xprt.server.RdmaRpcServer;
 
 /**
- * A local directory exported over RDMA and TCP for {@code serve} and {@code demo}: the nfs module's
- * {@link NfsRdmaServer} over a {@link LocalVfs}, on a device opened here, optionally behind a duplicate request cache
+ * A local directory, or an in-memory file system, exported over RDMA and TCP for {@code serve} and {@code demo}: the
+ * nfs module's {@link NfsRdmaServer} over a {@link LocalVfs} or a {@link MemoryVfs}, on a device opened here, optionally behind a duplicate request cache
  * shared by both transports. Owns the VFS, the servers, the cache and the device; {@link #close()} releases them in
  * reverse order.
  */
@@ -54,11 +57,13 @@ public final class EmbeddedServer implements AutoCloseable {
      * @param sameThread    whether NFS calls over RDMA run on the connections' threads instead of a dispatch pool
      *                      ({@code RdmaRpcServer.Builder.sameThreadDispatch}): a hand-off less per call, while the
      *                      export's file I/O holds up the connection it came on
+     * @param memoryBytes   0 to export {@code dir}; else the capacity of an in-memory file system exported instead
+     *                      ({@code dir} null), whose blocks are the RDMA server's registered memory
      */
     public record Settings(Path dir, String exportPath, String bindAddress, int rdmaPort, int tcpPort, String provider,
                            Map<String, String> deviceOptions, boolean readOnly, int credits, int inlineSend,
                            int inlineRecv, RegistrationMode registration, boolean jmx, boolean replyCache,
-                           Duration gracePeriod, boolean sameThread) {
+                           Duration gracePeriod, boolean sameThread, long memoryBytes) {
         /** The grace period of {@code serve} unless told otherwise: the library's, as the Linux guest's knfsd. */
         public static final Duration DEFAULT_GRACE = NfsServer.defaultNfs4().graceTime();
 
@@ -66,6 +71,14 @@ public final class EmbeddedServer implements AutoCloseable {
             if (gracePeriod.isNegative()) {
                 throw new CliException(ExitCode.USAGE, "negative grace period " + gracePeriod);
             }
+            if (memoryBytes < 0 || (memoryBytes == 0) == (dir == null)) {
+                throw new CliException(ExitCode.USAGE, "export either a directory or memory");
+            }
+        }
+
+        /** Whether the export is an in-memory file system. */
+        public boolean inMemory() {
+            return memoryBytes > 0;
         }
 
         /**
@@ -75,17 +88,22 @@ public final class EmbeddedServer implements AutoCloseable {
          */
         public static Settings local(Path dir, String exportPath, String provider, Map<String, String> options) {
             return new Settings(dir, exportPath, "127.0.0.1", 0, 0, provider, options, false, 128, 4096, 4096,
-                    RegistrationMode.AUTO, false, true, Duration.ZERO, false);
+                    RegistrationMode.AUTO, false, true, Duration.ZERO, false, 0);
         }
     }
 
+    /** Bytes per block of an in-memory export: a small file costs one block, and holes are kept in blocks. */
+    static final int MEMORY_BLOCK = 64 * 1024;
+    /** The RDMA server's registered pool when it holds no file system: {@code RdmaRpcServer}'s default. */
+    private static final long DEFAULT_REGISTERED_MEMORY = 256L << 20;
+
     private final Settings settings;
-    private final LocalVfs vfs;
+    private final Vfs vfs;
     private final RdmaDevice device;
     private final NfsRdmaServer server;
     private final DuplicateRequestCache replyCache;
 
-    private EmbeddedServer(Settings settings, LocalVfs vfs, RdmaDevice device, NfsRdmaServer server,
+    private EmbeddedServer(Settings settings, Vfs vfs, RdmaDevice device, NfsRdmaServer server,
                            DuplicateRequestCache replyCache) {
         this.settings = settings;
         this.vfs = vfs;
@@ -96,7 +114,7 @@ public final class EmbeddedServer implements AutoCloseable {
 
     /** Exports and starts listening; failures are one-line {@link CliException}s with their exit status. */
     public static EmbeddedServer start(Settings s) {
-        if (!Files.isDirectory(s.dir())) {
+        if (!s.inMemory() && !Files.isDirectory(s.dir())) {
             throw new CliException(ExitCode.LOCAL, s.dir() + ": no such local directory");
         }
         InetAddress bind;
@@ -105,11 +123,16 @@ public final class EmbeddedServer implements AutoCloseable {
         } catch (UnknownHostException e) {
             throw new CliException(ExitCode.USAGE, "unknown bind address: " + s.bindAddress(), e);
         }
-        LocalVfs vfs;
-        try {
-            vfs = LocalVfs.open(s.dir());
-        } catch (IOException e) {
-            throw new CliException(ExitCode.LOCAL, "cannot export " + s.dir() + ": " + e.getMessage(), e);
+        RdmaServerMemory memory = new RdmaServerMemory();
+        Vfs vfs;
+        if (s.inMemory()) {
+            vfs = new MemoryVfs(s.memoryBytes(), memory.blocks(MEMORY_BLOCK));
+        } else {
+            try {
+                vfs = LocalVfs.open(s.dir());
+            } catch (IOException e) {
+                throw new CliException(ExitCode.LOCAL, "cannot export " + s.dir() + ": " + e.getMessage(), e);
+            }
         }
         RdmaDevice device = null;
         DuplicateRequestCache replyCache = null;
@@ -124,12 +147,17 @@ public final class EmbeddedServer implements AutoCloseable {
                 replyCache = DuplicateRequestCache.create(CachedProcedures.nfsV3(), config);
                 nfs.duplicateRequestCache(replyCache); // the RDMA server serves the same cached programs
             }
+            RdmaRpcServer.Builder rdma = RdmaRpcServer.builder();
+            if (s.inMemory()) {
+                // the file system's blocks live in the registered pool too: room for them beside the transport's
+                rdma.registeredMemory(DEFAULT_REGISTERED_MEMORY + s.memoryBytes());
+            }
             NfsRdmaServer server = NfsRdmaServer.start(nfs,
-                    RdmaRpcServer.builder().bindAddress(bind).port(s.rdmaPort()).device(device)
+                    rdma.bindAddress(bind).port(s.rdmaPort()).device(device)
                             .credits(s.credits()).inlineSizes(s.inlineSend(), s.inlineRecv())
                             .registrationMode(s.registration()).sameThreadDispatch(s.sameThread())
                             .stopTimeout(Duration.ofSeconds(5)).jmx(s.jmx())
-                            .name("nfs-rdma-" + (s.rdmaPort() == 0 ? "ephemeral" : s.rdmaPort())));
+                            .name("nfs-rdma-" + (s.rdmaPort() == 0 ? "ephemeral" : s.rdmaPort())), memory);
             return new EmbeddedServer(s, vfs, device, server, replyCache);
         } catch (IOException | RuntimeException e) {
             if (replyCache != null) {
@@ -216,6 +244,9 @@ public final class EmbeddedServer implements AutoCloseable {
     /** Stops both servers (RDMA first), then closes the reply cache, the export and the device. */
     @Override
     public void close() {
+        if (settings.inMemory()) {
+            vfs.close(); // first: its blocks go back to the RDMA server's pool before the pool closes
+        }
         try {
             server.close();
         } catch (IOException e) {
@@ -224,7 +255,7 @@ public final class EmbeddedServer implements AutoCloseable {
             if (replyCache != null) {
                 replyCache.close();
             }
-            vfs.close();
+            vfs.close(); // a local directory: after the servers stopped using it (again: nothing, for memory)
             device.close();
         }
     }

@@ -50,7 +50,15 @@ public final class NfsRdmaServer implements AutoCloseable {
      */
     public static NfsRdmaServer start(NfsServer.Builder nfsBuilder, RdmaRpcServer.Builder rdmaBuilder)
             throws IOException {
-        RdmaServerMemory memory = new RdmaServerMemory();
+        return start(nfsBuilder, rdmaBuilder, new RdmaServerMemory());
+    }
+
+    /**
+     * {@link #start(NfsServer.Builder, RdmaRpcServer.Builder)} on {@code memory}, which the RDMA server's memory is
+     * bound to: for a {@code MemoryVfs} whose blocks are already in it ({@link RdmaServerMemory#blocks}).
+     */
+    public static NfsRdmaServer start(NfsServer.Builder nfsBuilder, RdmaRpcServer.Builder rdmaBuilder,
+                                      RdmaServerMemory memory) throws IOException {
         NfsServer nfs = nfsBuilder.readBuffers(memory).writeMemory(memory).build();
         rdmaBuilder.programs(nfs.programs());
         if (!rdmaBuilder.hasBinding(NfsBinding.INSTANCE.program())) {

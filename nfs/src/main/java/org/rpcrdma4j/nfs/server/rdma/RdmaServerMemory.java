@@ -1,10 +1,12 @@
 package org.rpcrdma4j.nfs.server.rdma;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import org.dcache.oncrpc4j.rpc.RpcCall;
 import org.rpcrdma4j.nfs.server.PooledReadBufferAllocator;
 import org.rpcrdma4j.nfs.server.ReadBufferAllocator;
 import org.rpcrdma4j.nfs.server.WriteMemorySource;
+import org.rpcrdma4j.nfs.vfs.BlockMemory;
 import org.rpcrdma4j.nfs.vfs.WriteMemory;
 import org.rpcrdma4j.xprt.server.RdmaBufferAllocator;
 
@@ -33,6 +35,33 @@ public final class RdmaServerMemory implements ReadBufferAllocator, WriteMemoryS
     public ByteBuf allocate(RpcCall call, int length) {
         RdmaBufferAllocator a = allocator;
         return a == null ? fallback.allocate(call, length) : a.allocate(call, length);
+    }
+
+    /**
+     * Blocks for a {@code MemoryVfs} in the same registered memory ({@code MemoryVfs(capacity, memory.blocks(size))}):
+     * the VFS lends them, so a READ's data is RDMA-written to the client from the file's own blocks, and keeps
+     * whole blocks of WRITE data where the server pulled them. Before {@link #bind}, plain direct memory.
+     *
+     * @param blockSize bytes per block, a power of two from 64 KiB to 16 MiB (the VFS checks)
+     */
+    public BlockMemory blocks(int blockSize) {
+        return new BlockMemory() {
+            @Override
+            public ByteBuf allocate(int size) {
+                RdmaBufferAllocator a = allocator;
+                return a == null ? Unpooled.directBuffer(size, size) : a.allocate(size);
+            }
+
+            @Override
+            public boolean lends() {
+                return true;
+            }
+
+            @Override
+            public int blockSize() {
+                return blockSize;
+            }
+        };
     }
 
     @Override

@@ -107,7 +107,8 @@ class ServeTest {
 
         Cli.Result stopped = serve.interrupt(30);
         assertThat(stopped.code()).as(stopped.toString()).isZero();
-        assertThat(stopped.out()).containsPattern("\\(([1-9][0-9]*) without a copy\\)");
+        assertThat(stopped.out()).containsPattern("\\(([1-9][0-9]*) without a copy\\)")
+                .containsPattern("NFSv4 operations: .*\\bCOPY 1\\b");
     }
 
     @Test

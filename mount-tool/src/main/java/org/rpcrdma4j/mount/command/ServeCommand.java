@@ -158,6 +158,12 @@ final class ServeCommand implements Callable<Integer> {
                         + c.get(ServerCounter.CALLS) + " calls, " + c.get(ServerCounter.READ_CHUNK_BYTES)
                         + " bytes pulled by RDMA READ, " + c.get(ServerCounter.WRITE_CHUNK_BYTES)
                         + " bytes pushed by RDMA WRITE (" + c.get(ServerCounter.ZERO_COPY_BYTES) + " without a copy)");
+                Map<String, Long> ops = server.server().tcp().nfs4().operationCounts();
+                if (!ops.isEmpty()) {
+                    StringBuilder line = new StringBuilder("NFSv4 operations:");
+                    ops.forEach((name, n) -> line.append(' ').append(name).append(' ').append(n));
+                    io.out().println(line);
+                }
                 server.replyCache().ifPresent(drc -> io.out().println("Reply cache: "
                         + drc.counter(DrcCounter.MISSES) + " changes recorded, " + drc.counter(DrcCounter.HITS)
                         + " retransmissions answered from it"));

@@ -140,7 +140,29 @@ public final class Nfs4 {
     /** Most bytes accepted for other opaque values: attribute lists, layout and device bodies, xattr values. */
     public static final int DECODE_MAX_OPAQUE = 1 << 20;
 
+    /** The operations' names, from {@link #OP_ACCESS} (3) to {@link #LAST_OP_V42}, as RFC 8881 and 7862 name them. */
+    private static final String[] OPERATION_NAMES = {
+        "ACCESS", "CLOSE", "COMMIT", "CREATE", "DELEGPURGE", "DELEGRETURN", "GETATTR", "GETFH", "LINK", "LOCK",
+        "LOCKT", "LOCKU", "LOOKUP", "LOOKUPP", "NVERIFY", "OPEN", "OPENATTR", "OPEN_CONFIRM", "OPEN_DOWNGRADE",
+        "PUTFH", "PUTPUBFH", "PUTROOTFH", "READ", "READDIR", "READLINK", "REMOVE", "RENAME", "RENEW", "RESTOREFH",
+        "SAVEFH", "SECINFO", "SETATTR", "SETCLIENTID", "SETCLIENTID_CONFIRM", "VERIFY", "WRITE", "RELEASE_LOCKOWNER",
+        "BACKCHANNEL_CTL", "BIND_CONN_TO_SESSION", "EXCHANGE_ID", "CREATE_SESSION", "DESTROY_SESSION", "FREE_STATEID",
+        "GET_DIR_DELEGATION", "GETDEVICEINFO", "GETDEVICELIST", "LAYOUTCOMMIT", "LAYOUTGET", "LAYOUTRETURN",
+        "SECINFO_NO_NAME", "SEQUENCE", "SET_SSV", "TEST_STATEID", "WANT_DELEGATION", "DESTROY_CLIENTID",
+        "RECLAIM_COMPLETE", "ALLOCATE", "COPY", "COPY_NOTIFY", "DEALLOCATE", "IO_ADVISE", "LAYOUTERROR",
+        "LAYOUTSTATS", "OFFLOAD_CANCEL", "OFFLOAD_STATUS", "READ_PLUS", "SEEK", "WRITE_SAME", "CLONE", "GETXATTR",
+        "SETXATTR", "LISTXATTRS", "REMOVEXATTR"
+    };
+
     private Nfs4() {
+    }
+
+    /** The name of operation {@code op} ({@code "LOOKUP"}, {@code "ILLEGAL"}), or {@code "operation <n>"}. */
+    public static String operationName(int op) {
+        if (op == OP_ILLEGAL) {
+            return "ILLEGAL";
+        }
+        return op >= OP_ACCESS && op <= LAST_OP_V42 ? OPERATION_NAMES[op - OP_ACCESS] : "operation " + op;
     }
 
     /**

@@ -1,6 +1,5 @@
 package org.rpcrdma4j.nfs.client.v4;
 
-import java.util.Map;
 import org.rpcrdma4j.nfs.v4.Nfs4;
 
 /** Names of NFSv4 operations for messages, and the few wire constants of RFC 8881 the client needs. */
@@ -57,23 +56,6 @@ final class Nfs4Ops {
 
     static final int CB_PROGRAM = 0x40000000;
 
-    private static final Map<Integer, String> NAMES = Map.ofEntries(
-            Map.entry(Nfs4.OP_ACCESS, "ACCESS"), Map.entry(Nfs4.OP_CLOSE, "CLOSE"),
-            Map.entry(Nfs4.OP_COMMIT, "COMMIT"), Map.entry(Nfs4.OP_CREATE, "CREATE"),
-            Map.entry(Nfs4.OP_DELEGRETURN, "DELEGRETURN"), Map.entry(Nfs4.OP_GETATTR, "GETATTR"),
-            Map.entry(Nfs4.OP_GETFH, "GETFH"), Map.entry(Nfs4.OP_LINK, "LINK"), Map.entry(Nfs4.OP_LOOKUP, "LOOKUP"),
-            Map.entry(Nfs4.OP_LOOKUPP, "LOOKUPP"), Map.entry(Nfs4.OP_OPEN, "OPEN"),
-            Map.entry(Nfs4.OP_PUTFH, "PUTFH"), Map.entry(Nfs4.OP_PUTROOTFH, "PUTROOTFH"),
-            Map.entry(Nfs4.OP_READ, "READ"), Map.entry(Nfs4.OP_READDIR, "READDIR"),
-            Map.entry(Nfs4.OP_READLINK, "READLINK"), Map.entry(Nfs4.OP_REMOVE, "REMOVE"),
-            Map.entry(Nfs4.OP_RENAME, "RENAME"), Map.entry(Nfs4.OP_RESTOREFH, "RESTOREFH"),
-            Map.entry(Nfs4.OP_SAVEFH, "SAVEFH"), Map.entry(Nfs4.OP_SETATTR, "SETATTR"),
-            Map.entry(Nfs4.OP_WRITE, "WRITE"), Map.entry(Nfs4.OP_EXCHANGE_ID, "EXCHANGE_ID"),
-            Map.entry(Nfs4.OP_CREATE_SESSION, "CREATE_SESSION"), Map.entry(Nfs4.OP_DESTROY_SESSION,
-                    "DESTROY_SESSION"), Map.entry(Nfs4.OP_SEQUENCE, "SEQUENCE"),
-            Map.entry(Nfs4.OP_DESTROY_CLIENTID, "DESTROY_CLIENTID"),
-            Map.entry(Nfs4.OP_RECLAIM_COMPLETE, "RECLAIM_COMPLETE"), Map.entry(Nfs4.OP_ILLEGAL, "ILLEGAL"));
-
     private Nfs4Ops() {
     }
 
@@ -82,7 +64,6 @@ final class Nfs4Ops {
         if (op == 0) {
             return "COMPOUND";
         }
-        String n = NAMES.get(op);
-        return n != null ? n : "operation " + op;
+        return Nfs4.operationName(op);
     }
 }

@@ -56,6 +56,15 @@ public final class Nfs4Program implements RpcDispatchable, AutoCloseable {
     private final java.util.concurrent.atomic.LongAdder compounds = new java.util.concurrent.atomic.LongAdder();
     /** Bytes COPY moved within the server. */
     final java.util.concurrent.atomic.LongAdder bytesCopied = new java.util.concurrent.atomic.LongAdder();
+    /** Operations run, by number (ILLEGAL and the numbers of no operation at index 0). */
+    private final java.util.concurrent.atomic.LongAdder[] operations =
+            new java.util.concurrent.atomic.LongAdder[Nfs4.LAST_OP_V42 + 1];
+
+    {
+        for (int i = 0; i < operations.length; i++) {
+            operations[i] = new java.util.concurrent.atomic.LongAdder();
+        }
+    }
 
     /**
      * @param exports     the exports (shared with the NFSv3 program)
@@ -79,6 +88,26 @@ public final class Nfs4Program implements RpcDispatchable, AutoCloseable {
     /** COMPOUNDs served (replays of a slot's cached reply included). */
     public long compounds() {
         return compounds.sum();
+    }
+
+    /**
+     * How many times each operation ran, SEQUENCE's replays of a cached reply too, as Linux's server counts them (its
+     * {@code proc4ops} line): the operation's name to its count, in operation order, those that never ran left out.
+     * Operations a COMPOUND did not reach after one failed are not counted; the one that failed is.
+     */
+    public java.util.Map<String, Long> operationCounts() {
+        java.util.Map<String, Long> counts = new java.util.LinkedHashMap<>();
+        for (int op = Nfs4.OP_ACCESS; op < operations.length; op++) {
+            long n = operations[op].sum();
+            if (n > 0) {
+                counts.put(Nfs4.operationName(op), n);
+            }
+        }
+        long illegal = operations[0].sum();
+        if (illegal > 0) {
+            counts.put(Nfs4.operationName(Nfs4.OP_ILLEGAL), illegal);
+        }
+        return counts;
     }
 
     /** Bytes that NFSv4.2 COPYs copied within the server, without a client reading or writing them. */
@@ -153,6 +182,7 @@ public final class Nfs4Program implements RpcDispatchable, AutoCloseable {
         for (int i = 0; i < args.ops.size(); i++) {
             Op op = args.ops.get(i);
             done.add(op);
+            operations[op.opcode > 0 && op.opcode < operations.length ? op.opcode : 0].increment();
             try {
                 if (i == 0) {
                     if (op instanceof SessionOps.Sequence s) {

@@ -434,6 +434,11 @@ class Nfs41ServerTest {
                     .word(0));
             swapped.sequenceOk().ok(Nfs4.OP_PUTFH).ok(Nfs4.OP_SAVEFH).ok(Nfs4.OP_PUTFH);
             assertThat(swapped.next(Nfs4.OP_COPY)).isEqualTo(Nfs4Status.NFS4ERR_BAD_STATEID);
+
+            // the operations counted as they ran (Linux's proc4ops): a SEEK of minor version 1 is ILLEGAL
+            assertThat(server.nfs4().operationCounts()).containsEntry("SEEK", 5L).containsEntry("ALLOCATE", 2L)
+                    .containsEntry("DEALLOCATE", 1L).containsEntry("COPY", 6L).containsEntry("ILLEGAL", 1L)
+                    .containsKeys("SEQUENCE", "PUTFH", "SAVEFH", "WRITE", "OPEN", "EXCHANGE_ID");
         }
     }
 

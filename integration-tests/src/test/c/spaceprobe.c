@@ -2,7 +2,7 @@
  * spaceprobe: NFSv4.2's space and copy operations as a process reaches them, for the Linux interop tests (built
  * static on the host, run in the guest). It runs these steps in order and prints one line for each:
  *
- *   spaceprobe FILE COPY
+ *   spaceprobe FILE COPY CLONE
  *
  *   "written N"         FILE created with N = 4 MiB + 100 bytes, byte i being (i * 7 + i / 4096) & 0xff, and fsynced
  *   "punch ok"          fallocate(PUNCH_HOLE | KEEP_SIZE) of 1 MiB at 1 MiB: DEALLOCATE
@@ -13,6 +13,7 @@
  *   "size N"            the size afterwards
  *   "copied N in K"     copy_file_range of all of FILE into COPY (created): 1 MiB first, then the rest; N bytes in
  *                       K calls: COPY
+ *   "cloned ok"         ioctl(FICLONE) of all of FILE into CLONE (created), as cp --reflink does: CLONE
  *
  * Any failure: "error: STEP: strerror" and exit status 1; wrong usage: exit status 2.
  */
@@ -22,6 +23,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -33,8 +36,8 @@ static int fail(const char *step) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 3) {
-        fprintf(stderr, "usage: spaceprobe FILE COPY\n");
+    if (argc != 4) {
+        fprintf(stderr, "usage: spaceprobe FILE COPY CLONE\n");
         return 2;
     }
     int fd = open(argv[1], O_RDWR | O_CREAT | O_TRUNC, 0644);
@@ -112,7 +115,16 @@ int main(int argc, char **argv) {
         calls++;
     }
     printf("copied %ld in %d\n", copied, calls);
-    if (close(out) != 0 || close(fd) != 0) {
+
+    int cloned = open(argv[3], O_RDWR | O_CREAT | O_TRUNC, 0644);
+    if (cloned < 0) {
+        return fail("open clone");
+    }
+    if (ioctl(cloned, FICLONE, fd) != 0) {
+        return fail("clone");
+    }
+    printf("cloned ok\n");
+    if (close(cloned) != 0 || close(out) != 0 || close(fd) != 0) {
         return fail("close");
     }
     return 0;

@@ -51,7 +51,7 @@ import org.slf4j.LoggerFactory;
  * answered by the client over the same connection (RFC 8167). The traffic is recorded and Wireshark's dissectors
  * decode our side of it ({@link #checkWireshark}). With 4.2, byte-range locks of a process in the guest and of our
  * own client on the host keep each other out through the server ({@link #locksMeetOurClient}), and a process's
- * fallocate, lseek and copy_file_range reach the server as ALLOCATE, DEALLOCATE, SEEK and COPY
+ * fallocate, lseek, copy_file_range and FICLONE reach the server as ALLOCATE, DEALLOCATE, SEEK, COPY and CLONE
  * ({@link #spaceAndCopyFromAProcess}).
  */
 @ExtendWith(LinuxPeerExtension.class)
@@ -232,10 +232,11 @@ class LinuxClientOurNfs4ServerTest {
     /**
      * NFSv4.2's space and copy operations from a process on the Linux client ({@code spaceprobe}, a
      * {@link GuestProgram}) on an in-memory export, which keeps holes: a hole punched (DEALLOCATE), found
-     * (SEEK, and ENXIO from the end), space allocated past the end (ALLOCATE), and the file copied with
-     * copy_file_range (COPY, one call of 1 MiB and one of the rest). The server's file system holds the bytes the
-     * process meant, with the hole still a hole, the copy was made within the server (its COPY counter, not a copy
-     * through the client), and the guest reads the copy back through the mount.
+     * (SEEK, and ENXIO from the end), space allocated past the end (ALLOCATE), the file copied with
+     * copy_file_range (COPY, one call of 1 MiB and one of the rest) and cloned with the FICLONE ioctl (CLONE). The
+     * server's file system holds the bytes the process meant in all three files, with the hole still a hole, the copy
+     * was made within the server (its COPY counter, not a copy through the client), and the guest reads the copy
+     * back through the mount.
      */
     private static void spaceAndCopyFromAProcess(LinuxPeer peer, NfsServer nfs, Path exportDir, MemoryVfs mem,
                                                  String options) throws Exception {
@@ -247,21 +248,22 @@ class LinuxClientOurNfs4ServerTest {
         peer.execOk(probe.installCommand(MNT + "/in/spaceprobe"), GUEST_COMMAND);
         String memMount = MNT + "-mem";
         String out = peer.execOk("mkdir -p " + memMount + " && mount.nfs " + LinuxPeer.HOST_FROM_GUEST + ":/mem "
-                + memMount + " -o " + options + " && " + probe.inGuest() + " " + memMount + "/a " + memMount + "/b",
+                + memMount + " -o " + options + " && " + probe.inGuest() + " " + memMount + "/a " + memMount + "/b "
+                + memMount + "/c",
                 GUEST_COMMAND);
         LOG.info("spaceprobe on the Linux client:\n{}", out.strip());
         int mib = 1 << 20;
         int size = 5 * mib + 100;
         assertThat(out.lines().toList()).containsSubsequence("written " + (4 * mib + 100), "punch ok",
                 "hole " + mib, "data " + 2 * mib, "end ENXIO", "allocate ok", "size " + size);
-        assertThat(out).contains("copied " + size + " in ");
+        assertThat(out).contains("copied " + size + " in ").contains("cloned ok");
 
         byte[] expected = new byte[size];
         for (int i = 0; i < 4 * mib + 100; i++) {
             expected[i] = (byte) ((i * 7L + i / 4096) & 0xff);
         }
         java.util.Arrays.fill(expected, mib, 2 * mib, (byte) 0);
-        for (String name : List.of("a", "b")) {
+        for (String name : List.of("a", "b", "c")) {
             FileHandle fh = mem.lookup(mem.root(), name).handle();
             java.nio.ByteBuffer held = java.nio.ByteBuffer.allocate(size + 1);
             mem.read(fh, 0, held);
@@ -270,6 +272,7 @@ class LinuxClientOurNfs4ServerTest {
             assertThat(mem.seek(fh, 0, false)).as("%s: the punched hole is a hole", name).isEqualTo(mib);
         }
         assertThat(nfs.nfs4().bytesCopied()).as("copied within the server by COPY").isEqualTo(size);
+        assertThat(nfs.nfs4().operationCounts()).as("the clone made by CLONE").containsEntry("CLONE", 1L);
         String sum = peer.execOk("sha256sum " + memMount + "/b && umount " + memMount, GUEST_COMMAND);
         assertThat(sum).startsWith(OurClientLinuxServerTest.sha256(expected));
         LOG.info("NFSv4.2 space and copy: a hole punched and found, space allocated, {} bytes copied by the server",
@@ -379,9 +382,9 @@ class LinuxClientOurNfs4ServerTest {
                 capture.stop();
                 checkWireshark(capture.file(), rdmaPort);
                 if (version.equals("default") && tsharkRuns()) {
-                    // ALLOCATE, COPY, DEALLOCATE, SEEK went on the wire, as Wireshark reads the Linux client's calls
-                    // (our replies come late in a stream of large FPDUs, where tshark has often lost the framing)
-                    for (int op : new int[] {59, 60, 62, 69}) {
+                    // ALLOCATE, COPY, DEALLOCATE, SEEK, CLONE went on the wire, as Wireshark reads the Linux client's
+                    // calls (our replies come late in a stream of large FPDUs, where tshark has often lost the framing)
+                    for (int op : new int[] {59, 60, 62, 69, 71}) {
                         assertThat(tshark(capture.file(), "nfs.opcode == " + op + " && tcp.dstport == " + rdmaPort
                                 + " && rpc.msgtyp == 0", "frame.number")).as("calls of NFSv4.2 operation %d", op)
                                 .isNotEmpty();

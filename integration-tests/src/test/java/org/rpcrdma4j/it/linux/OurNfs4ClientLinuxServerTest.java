@@ -122,7 +122,8 @@ class OurNfs4ClientLinuxServerTest {
      * NFSv4.2's space and copy operations of our client against knfsd (over the guest's tmpfs): a hole punched
      * (DEALLOCATE) and found (SEEK, NFS4ERR_NXIO from the end), space allocated past the end (ALLOCATE), and the file
      * copied within the server (COPY, which knfsd does at most 4 MiB at a time and answers UNSTABLE, so the client
-     * asks again and then COMMITs). The bytes are compared here and by SHA-256 in the guest.
+     * asks again and then COMMITs); a CLONE knfsd's tmpfs cannot do is NFS4ERR_NOTSUPP. The bytes are compared here
+     * and by SHA-256 in the guest.
      */
     private static void spaceAndCopyThroughKnfsd(LinuxPeer peer, Nfs41Client nfs, String dir) throws Exception {
         Duration command = Duration.ofMinutes(2);
@@ -149,6 +150,9 @@ class OurNfs4ClientLinuxServerTest {
         FileHandle copy = nfs.resolve(dir + "/copy");
         assertThat(nfs.copy(fh, 0, copy, 0, 0)).as("all of it, in parts of knfsd's size").isEqualTo(6 * mib);
         assertThat(nfs.readAll(dir + "/copy")).isEqualTo(expected);
+        // CLONE reaches knfsd, whose tmpfs cannot share storage: NOTSUPP, typed, and the file untouched
+        assertThatThrownBy(() -> nfs.clone(fh, 0, copy, 0, 0)).isInstanceOfSatisfying(Nfs4StatusException.class,
+                e -> assertThat(e.nfs4Status()).isEqualTo(Nfs4Status.NFS4ERR_NOTSUPP));
         String sha = OurClientLinuxServerTest.sha256(expected);
         String guest = peer.execOk("cd /export" + dir + " && sha256sum space copy && stat -c '%n %s %b %B' space",
                 command);

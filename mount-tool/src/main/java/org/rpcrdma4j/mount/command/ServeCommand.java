@@ -63,8 +63,8 @@ final class ServeCommand implements Callable<Integer> {
     @Option(names = "--memory", paramLabel = "SIZE", converter = Converters.LongSize.class,
             description = "Export an empty in-memory file system of SIZE (e.g. 4G) instead of a directory, held in "
                     + "the RDMA server's registered memory: READs go out from the files' own memory, and no disk "
-                    + "stands between the clients and the transport. It keeps holes and shares copied blocks "
-                    + "(NFSv4.2 ALLOCATE, DEALLOCATE, SEEK, COPY); its files are gone when the server stops.")
+                    + "stands between the clients and the transport. It keeps holes and shares copied and cloned blocks "
+                    + "(NFSv4.2 ALLOCATE, DEALLOCATE, SEEK, COPY, CLONE); its files are gone when the server stops.")
     long memory;
 
     @Mixin

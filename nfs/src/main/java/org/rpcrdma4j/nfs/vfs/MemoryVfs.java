@@ -734,11 +734,28 @@ public final class MemoryVfs implements Vfs {
      */
     @Override
     public long copy(FileHandle src, long srcOffset, FileHandle dst, long dstOffset, long count) throws NfsException {
+        return copyOrClone(src, srcOffset, dst, dstOffset, count, false);
+    }
+
+    /**
+     * Shares the source's whole blocks with the destination, as {@link #copy} does, and copies the bytes of partial
+     * blocks: any offsets and count are taken (the result is the same bytes), all under one lock.
+     */
+    @Override
+    public void clone(FileHandle src, long srcOffset, FileHandle dst, long dstOffset, long count) throws NfsException {
+        copyOrClone(src, srcOffset, dst, dstOffset, count == 0 ? Long.MAX_VALUE : count, true);
+    }
+
+    private long copyOrClone(FileHandle src, long srcOffset, FileHandle dst, long dstOffset, long count,
+                             boolean clone) throws NfsException {
         lock.writeLock().lock();
         try {
             Node from = regular(node(src));
             Node to = regular(node(dst));
             long size = from.data.size();
+            if (clone && (srcOffset < 0 || srcOffset >= size)) {
+                throw new NfsException(Nfs3Status.NFS3ERR_INVAL, "a source offset at or beyond the end, " + size);
+            }
             long n = srcOffset < 0 || srcOffset >= size ? 0 : Math.min(count, size - srcOffset);
             CopyRanges.check(src, srcOffset, dst, dstOffset, n, maxFileSize());
             if (n == 0) {

@@ -168,6 +168,18 @@ public interface Vfs extends AutoCloseable {
     }
 
     /**
+     * Makes {@code count} bytes of {@code dst} from {@code dstOffset} share the storage of {@code src}'s from
+     * {@code srcOffset} (NFSv4.2's CLONE, as the FICLONERANGE ioctl): all of them or none, the destination growing as
+     * a write would. A {@code count} of 0, or one past the source's end, reaches the source's end; a source offset at
+     * or beyond its end, and overlapping ranges of one file, are {@code NFS3ERR_INVAL}. The default is
+     * {@code NFS3ERR_NOTSUPP}: a file system that cannot share storage says so rather than copy.
+     */
+    default void clone(FileHandle src, long srcOffset, FileHandle dst, long dstOffset, long count)
+            throws NfsException {
+        throw new NfsException(Nfs3Status.NFS3ERR_NOTSUPP, "this file system does not share storage between files");
+    }
+
+    /**
      * Copies bytes of {@code src} from {@code srcOffset} to {@code dst} at {@code dstOffset} (NFSv4.2's COPY within
      * one server), at most {@code count} and at most what {@code src} holds from {@code srcOffset}; a source offset at
      * or beyond its end copies nothing. Overlapping ranges of one file are {@code NFS3ERR_INVAL}. The destination

@@ -220,6 +220,33 @@ class MemoryVfsSpaceTest {
         assertThat(memory.out.get()).as("every block back once").isEqualTo(blocksBefore - 8);
     }
 
+    @Test
+    void cloneSharesAllOrNothingAndRefusesWhatLinuxRefuses() throws Exception {
+        open(64L << 20);
+        FileHandle src = file(vfs, "src");
+        byte[] data = random(3 * BLOCK + 9, 14);
+        write(vfs, src, 0, data);
+        FileHandle dst = file(vfs, "dst");
+        int blocksBefore = memory.out.get();
+
+        vfs.clone(src, 0, dst, 0, 0); // 0: to the end of the source
+        assertThat(read(vfs, dst, 0, data.length + 1)).isEqualTo(data);
+        assertThat(memory.out.get() - blocksBefore).as("three blocks shared, the tail copied").isEqualTo(1);
+
+        vfs.clone(src, BLOCK, dst, 4 * BLOCK, 1L << 40); // a count past the end reaches the end
+        assertThat(read(vfs, dst, 4 * BLOCK, 2 * BLOCK + 9)).isEqualTo(Arrays.copyOfRange(data, BLOCK, data.length));
+        assertThat(vfs.getattr(dst).size()).isEqualTo(6L * BLOCK + 9);
+
+        assertThat(status(() -> vfs.clone(src, data.length, dst, 0, 1))).as("from the end")
+                .isEqualTo(Nfs3Status.NFS3ERR_INVAL.wireValue());
+        assertThat(status(() -> vfs.clone(src, 0, src, 10, BLOCK))).as("overlapping")
+                .isEqualTo(Nfs3Status.NFS3ERR_INVAL.wireValue());
+        long sizeBefore = vfs.getattr(dst).size();
+        assertThat(status(() -> vfs.clone(src, 0, dst, 64L << 20, BLOCK))).as("past the largest file")
+                .isEqualTo(Nfs3Status.NFS3ERR_FBIG.wireValue());
+        assertThat(vfs.getattr(dst).size()).as("nothing of a refused clone").isEqualTo(sizeBefore);
+    }
+
     private static byte[] patched(byte[] base, int at, byte[] bytes) {
         byte[] out = base.clone();
         System.arraycopy(bytes, 0, out, at, bytes.length);
@@ -279,6 +306,7 @@ class MemoryVfsSpaceTest {
             assertThat(status(() -> local.seek(src, data.length, true))).isEqualTo(Nfs3Status.NFS3ERR_NXIO.wireValue());
             assertThat(status(() -> local.allocate(src, 0, 10))).isEqualTo(Nfs3Status.NFS3ERR_NOTSUPP.wireValue());
             assertThat(status(() -> local.deallocate(src, 0, 10))).isEqualTo(Nfs3Status.NFS3ERR_NOTSUPP.wireValue());
+            assertThat(status(() -> local.clone(src, 0, dst, 0, 0))).isEqualTo(Nfs3Status.NFS3ERR_NOTSUPP.wireValue());
         }
     }
 }

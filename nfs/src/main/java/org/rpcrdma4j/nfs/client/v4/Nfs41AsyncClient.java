@@ -473,18 +473,47 @@ public final class Nfs41AsyncClient implements NfsAsyncMount {
         if (refusal != null) {
             return refusal;
         }
+        return betweenFiles("copy", src, dst, (from, to) -> new Nfs42Ops.Copy(from, to, srcOffset, dstOffset, count),
+                r -> r.result(3));
+    }
+
+    /**
+     * CLONE (NFSv4.2): {@code count} bytes of {@code dst} from {@code dstOffset} come to share the storage of
+     * {@code src}'s from {@code srcOffset} (a {@code count} of 0: to the end of the source), all or none, as
+     * {@code cp --reflink} asks of a local file system. A server whose file system cannot share storage answers
+     * NFS4ERR_NOTSUPP; copy then. Opens the source for reading and the destination for writing first if the client
+     * has no such opens.
+     */
+    public CompletableFuture<Void> clone(FileHandle src, long srcOffset, FileHandle dst, long dstOffset, long count) {
+        if (srcOffset < 0 || dstOffset < 0 || count < 0) {
+            throw new IllegalArgumentException("negative offset or count: " + srcOffset + ", " + dstOffset + ", "
+                    + count);
+        }
+        CompletableFuture<Void> refusal = needsMinorVersion2(Nfs4.OP_CLONE);
+        if (refusal != null) {
+            return refusal;
+        }
+        return betweenFiles("clone", src, dst, (from, to) -> new Nfs42Ops.Clone(from, to, srcOffset, dstOffset,
+                count), r -> null);
+    }
+
+    /**
+     * PUTFH {@code src}, SAVEFH, PUTFH {@code dst} and the operation {@code op} makes with the stateids of the
+     * source's open for reading and the destination's for writing (opened first if need be, and given back after).
+     */
+    private <T> CompletableFuture<T> betweenFiles(String tag, FileHandle src, FileHandle dst,
+            java.util.function.BiFunction<OpenFiles.Entry, OpenFiles.Entry, Op> op, ResultMapper<T> result) {
         return offTransport(files.acquire(src, OpenFiles.READ).thenCompose(from -> {
-            CompletableFuture<CopyReply> copied = files.acquire(dst, OpenFiles.WRITE).thenCompose(to -> {
-                Compound c = new Compound("copy").putfh(src).savefh().putfh(dst)
-                        .add(new Nfs42Ops.Copy(from, to, srcOffset, dstOffset, count))
+            CompletableFuture<T> done = files.acquire(dst, OpenFiles.WRITE).thenCompose(to -> {
+                Compound c = new Compound(tag).putfh(src).savefh().putfh(dst).add(op.apply(from, to))
                         .onStaleState(() -> from == to ? files.reopen(to)
                                 : files.reopen(from).thenCompose(v -> files.reopen(to)));
-                CallbackFuture<CopyReply> one = call(c, r -> r.result(3));
+                CallbackFuture<T> one = call(c, result);
                 one.whenCompleteInline((v, x) -> files.release(to));
                 return one;
             });
-            copied.whenComplete((v, x) -> files.release(from));
-            return copied;
+            done.whenComplete((v, x) -> files.release(from));
+            return done;
         }));
     }
 

@@ -354,6 +354,15 @@ public final class Nfs41Client implements NfsMount {
         }
     }
 
+    /**
+     * Makes {@code dst}'s bytes from {@code dstOffset} share {@code src}'s storage from {@code srcOffset} (CLONE; see
+     * {@link Nfs41AsyncClient#clone}): all {@code count} bytes (0: to the end of the source) or none. An
+     * {@link Nfs4StatusException} with NFS4ERR_NOTSUPP when the server's file system cannot share storage.
+     */
+    public void clone(FileHandle src, long srcOffset, FileHandle dst, long dstOffset, long count) throws IOException {
+        await(async.clone(src, srcOffset, dst, dstOffset, count));
+    }
+
     public NfsObject mkdir(FileHandle dir, String name, SetAttributes attributes) throws IOException {
         return await(async.mkdir(dir, name, attributes));
     }

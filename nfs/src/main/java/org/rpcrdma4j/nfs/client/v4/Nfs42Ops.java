@@ -9,8 +9,8 @@ import org.rpcrdma4j.nfs.xdr.BadXdrException;
 import org.rpcrdma4j.nfs.xdr.Nfs3Xdr;
 
 /**
- * The client's NFSv4.2 operations on a file's space and copies (RFC 7862): ALLOCATE and DEALLOCATE, SEEK, and COPY
- * within one server, always asked to be synchronous. Each takes its stateids at every attempt, as READ and WRITE do.
+ * The client's NFSv4.2 operations on a file's space and copies (RFC 7862): ALLOCATE and DEALLOCATE, SEEK, COPY
+ * within one server (always asked to be synchronous), and CLONE. Each takes its stateids at every attempt, as READ and WRITE do.
  */
 final class Nfs42Ops {
     private Nfs42Ops() {
@@ -143,6 +143,46 @@ final class Nfs42Ops {
                 Nfs3Xdr.decodeBool(xdr); // cr_consecutive
                 Nfs3Xdr.decodeBool(xdr); // cr_synchronous
             }
+        }
+    }
+
+    /** CLONE of the saved file's range into the current one's; the result is the status alone. */
+    static final class Clone extends Op {
+        private final StateidSource source;
+        private final StateidSource destination;
+        private final long srcOffset;
+        private final long dstOffset;
+        private final long count;
+        private Stateid4 srcStateid;
+        private Stateid4 dstStateid;
+
+        Clone(StateidSource source, StateidSource destination, long srcOffset, long dstOffset, long count) {
+            super(Nfs4.OP_CLONE);
+            this.source = source;
+            this.destination = destination;
+            this.srcOffset = srcOffset;
+            this.dstOffset = dstOffset;
+            this.count = count;
+        }
+
+        @Override
+        void prepare(long clientId) {
+            srcStateid = source.stateid();
+            dstStateid = destination.stateid();
+        }
+
+        @Override
+        void encode(XdrEncodingStream xdr) {
+            srcStateid.encode(xdr);
+            dstStateid.encode(xdr);
+            xdr.xdrEncodeLong(srcOffset);
+            xdr.xdrEncodeLong(dstOffset);
+            xdr.xdrEncodeLong(count);
+        }
+
+        @Override
+        boolean mutating() {
+            return true;
         }
     }
 }

@@ -40,6 +40,6 @@
  * TCP) answers CB_NULL, CB_SEQUENCE and CB_RECALL for that. No lock that waits on the server's call back
  * (CB_NOTIFY_LOCK: a waiting lock polls); no pNFS; no Kerberos (AUTH_SYS through the transport's
  * credential); no asynchronous or inter-server COPY (COPY is asked to be synchronous; a server that cannot is an
- * error), no READ_PLUS or CLONE.
+ * error), no READ_PLUS.
  */
 package org.rpcrdma4j.nfs.client.v4;

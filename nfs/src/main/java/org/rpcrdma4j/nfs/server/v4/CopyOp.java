@@ -75,21 +75,9 @@ final class CopyOp extends Op {
         if (sources != 0) {
             throw new Nfs4Exception(Nfs4Status.NFS4ERR_NOTSUPP, "a copy from another server");
         }
-        if (c.saved == null) {
-            throw new Nfs4Exception(Nfs4Status.NFS4ERR_NOFILEHANDLE, "no saved file handle (the source)");
-        }
-        Compound.Obj source = c.server.object(c.saved);
-        if (source.target() == null || !source.attributes().isRegularFile()
-                || !c.currentObject().attributes().isRegularFile()) {
-            throw new Nfs4Exception(Nfs4Status.NFS4ERR_WRONG_TYPE, "a COPY between regular files only");
-        }
-        ExportTable.Target dst = c.writableTarget();
-        ExportTable.Target src = source.target();
-        if (src.export() != dst.export()) {
-            throw new Nfs4Exception(Nfs4Status.NFS4ERR_XDEV, "source and destination in different exports");
-        }
-        c.server.clients.opens().checkIo(c.clientId, StateOps.resolve(c, srcStateid), c.saved, false);
-        StateOps.checkIo(c, dstStateid, true);
+        Endpoints ends = endpoints(c, srcStateid, dstStateid);
+        ExportTable.Target src = ends.src();
+        ExportTable.Target dst = ends.dst();
         if (srcOffset < 0 || dstOffset < 0) {
             throw new Nfs4Exception(Nfs4Status.NFS4ERR_INVAL, "offset beyond 2^63");
         }
@@ -102,6 +90,34 @@ final class CopyOp extends Op {
         } catch (NfsException e) {
             throw Compound.of(e);
         }
+    }
+
+    /** The source (the saved file) and destination (the current file) of a COPY or CLONE. */
+    record Endpoints(ExportTable.Target src, ExportTable.Target dst) {
+    }
+
+    /**
+     * The saved file as the source and the current file as the destination, each with the stateid that names its
+     * open (for reading, for writing): regular files (NFS4ERR_WRONG_TYPE) of one export (NFS4ERR_XDEV), the
+     * destination's export writable.
+     */
+    static Endpoints endpoints(Compound c, Stateid srcStateid, Stateid dstStateid) throws Nfs4Exception {
+        if (c.saved == null) {
+            throw new Nfs4Exception(Nfs4Status.NFS4ERR_NOFILEHANDLE, "no saved file handle (the source)");
+        }
+        Compound.Obj source = c.server.object(c.saved);
+        if (source.target() == null || !source.attributes().isRegularFile()
+                || !c.currentObject().attributes().isRegularFile()) {
+            throw new Nfs4Exception(Nfs4Status.NFS4ERR_WRONG_TYPE, "between regular files only");
+        }
+        ExportTable.Target dst = c.writableTarget();
+        ExportTable.Target src = source.target();
+        if (src.export() != dst.export()) {
+            throw new Nfs4Exception(Nfs4Status.NFS4ERR_XDEV, "source and destination in different exports");
+        }
+        c.server.clients.opens().checkIo(c.clientId, StateOps.resolve(c, srcStateid), c.saved, false);
+        StateOps.checkIo(c, dstStateid, true);
+        return new Endpoints(src, dst);
     }
 
     @Override

@@ -8,7 +8,7 @@ import org.rpcrdma4j.nfs.v4.Nfs4Status;
  * version 0 that version 1 dropped (OPEN_CONFIRM, RENEW, SETCLIENTID, SETCLIENTID_CONFIRM, RELEASE_LOCKOWNER) are
  * NFS4ERR_NOTSUPP, as RFC 8881 section 15.2 requires; numbers beyond the minor version's last, and unknown ones, are
  * OP_ILLEGAL. Known operations this server does not do (delegations, pNFS layouts, NFSv4.2's asynchronous copies,
- * READ_PLUS, CLONE and extended attribute operations) are NFS4ERR_NOTSUPP.
+ * READ_PLUS and extended attribute operations) are NFS4ERR_NOTSUPP.
  */
 final class Operations {
     private Operations() {
@@ -59,6 +59,7 @@ final class Operations {
             case Nfs4.OP_ALLOCATE, Nfs4.OP_DEALLOCATE -> new SpaceOps.Extent(opcode);
             case Nfs4.OP_SEEK -> new SpaceOps.Seek();
             case Nfs4.OP_COPY -> new CopyOp();
+            case Nfs4.OP_CLONE -> new CloneOp();
             case Nfs4.OP_OPEN_CONFIRM, Nfs4.OP_RENEW, Nfs4.OP_SETCLIENTID, Nfs4.OP_SETCLIENTID_CONFIRM,
                  Nfs4.OP_RELEASE_LOCKOWNER -> new Op.Refused(opcode, Nfs4Status.NFS4ERR_NOTSUPP,
                     "an operation of minor version 0 only");

@@ -13,7 +13,8 @@
  * </pre>
  * Operations are grouped by what they touch: {@code FhOps} (the current handle, LOOKUP, SECINFO), {@code AttrOps}
  * (GETATTR, SETATTR, ACCESS), {@code DirOps}, {@code CreateOp}, {@code ReaddirOp}, {@code IoOps} (READ, WRITE,
- * COMMIT), {@code SpaceOps} (NFSv4.2's ALLOCATE, DEALLOCATE, SEEK), {@code CopyOp} (NFSv4.2's COPY within the
+ * COMMIT), {@code SpaceOps} (NFSv4.2's ALLOCATE, DEALLOCATE, SEEK), {@code CopyOp} and {@code CloneOp} (NFSv4.2's
+ * COPY and CLONE within the
  * server), {@code StateOps} (OPEN, CLOSE, stateids), {@code LockOps} (LOCK, LOCKT, LOCKU) and {@code SessionOps}.
  * Client IDs, sessions, slots, leases, grace, open stateids and byte-range locks are the state layer's, {@link org.rpcrdma4j.nfs.v4.state}; attributes are encoded and
  * decoded by {@link org.rpcrdma4j.nfs.v4.Fattr4}.
@@ -25,7 +26,7 @@
  * <h2>What it does not do</h2>
  * No delegations (OPEN answers OPEN_DELEGATE_NONE), no mandatory locks (byte-range locks are advisory; a blocking
  * lock request that conflicts is denied at once and the client asks again), no pNFS, no asynchronous or inter-server
- * COPY (every COPY is done before the reply), none of NFSv4.2's CLONE, READ_PLUS, WRITE_SAME, IO_ADVISE or
+ * COPY (every COPY is done before the reply), none of NFSv4.2's READ_PLUS, WRITE_SAME, IO_ADVISE or
  * extended-attribute operations (NFS4ERR_NOTSUPP), no Kerberos (AUTH_SYS; SECINFO offers it alone), and no state on
  * disk: a restarted server knows no clients and gives a grace period for them to reclaim their opens.
  */

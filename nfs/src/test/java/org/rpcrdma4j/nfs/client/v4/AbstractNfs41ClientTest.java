@@ -493,13 +493,33 @@ abstract class AbstractNfs41ClientTest {
     }
 
     @Test
+    void cloneSharesTheSourcesBytesWithinTheServer() throws Exception {
+        start();
+        Nfs41Client c = client();
+        byte[] data = pattern(3 * MIB + 11, 44);
+        c.writeAll("/original", data);
+        FileHandle src = c.resolve("/original");
+        FileHandle dst = c.create(c.root(), "clone", CreateMode.UNCHECKED, SetAttributes.NONE).handle();
+
+        c.clone(src, 0, dst, 0, 0);
+        assertThat(stored("clone")).isEqualTo(data);
+        c.clone(src, MIB, dst, 5, 10);
+        byte[] expected = data.clone();
+        System.arraycopy(data, MIB, expected, 5, 10);
+        assertThat(c.readAll("/clone")).isEqualTo(expected);
+        assertThat(statusOf(() -> c.clone(src, data.length, dst, 0, 1)).nfs4Status()).as("from the source's end")
+                .isEqualTo(Nfs4Status.NFS4ERR_INVAL);
+    }
+
+    @Test
     void nfsV42OperationsOnAnNfsV41SessionFailTypedBeforeTheyAreSent() throws Exception {
         start();
         Nfs41Client c = client(Nfs41Options.defaults().withMinorVersion(1));
         c.writeAll("/v41", pattern(10, 43));
         FileHandle fh = c.resolve("/v41");
         for (ThrowingCall call : List.<ThrowingCall>of(() -> c.allocate(fh, 0, 10), () -> c.deallocate(fh, 0, 10),
-                () -> c.seek(fh, 0, SeekReply.Content.DATA), () -> c.copy(fh, 0, fh, 20, 5))) {
+                () -> c.seek(fh, 0, SeekReply.Content.DATA), () -> c.copy(fh, 0, fh, 20, 5),
+                () -> c.clone(fh, 0, fh, 20, 5))) {
             Nfs4StatusException e = statusOf(call);
             assertThat(e.nfs4Status()).isEqualTo(Nfs4Status.NFS4ERR_NOTSUPP);
             assertThat(e.getMessage()).contains("NFSv4.2 operation", "NFSv4.1");

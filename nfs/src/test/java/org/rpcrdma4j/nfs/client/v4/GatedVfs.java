@@ -245,6 +245,12 @@ final class GatedVfs implements Vfs {
     }
 
     @Override
+    public void clone(FileHandle src, long srcOffset, FileHandle dst, long dstOffset, long count)
+            throws NfsException {
+        inner.clone(src, srcOffset, dst, dstOffset, count);
+    }
+
+    @Override
     public long copy(FileHandle src, long srcOffset, FileHandle dst, long dstOffset, long count)
             throws NfsException {
         return inner.copy(src, srcOffset, dst, dstOffset, count);

@@ -18,7 +18,7 @@ import org.rpcrdma4j.nfs.vfs.MemoryVfs;
 /**
  * COMPOUNDs no client would send, against the NFSv4.1 server over TCP: after a valid SEQUENCE and PUTFH of a real
  * file, operations of every number the minor version has, with arguments drawn at random ({@link OperationGenerator}),
- * and, among them, the I/O and NFSv4.2 operations (READ, WRITE, SEEK, ALLOCATE, DEALLOCATE, COPY) with the file's real
+ * and, among them, the I/O and NFSv4.2 operations (READ, WRITE, SEEK, ALLOCATE, DEALLOCATE, COPY, CLONE) with the file's real
  * stateid and hostile numbers (offsets and lengths at 0, block edges, 2^31, 2^32, 2^62, 2^63 - 1, all ones). Every
  * call is answered as an accepted COMPOUND (no GARBAGE_ARGS: every argument decodes or is NFS4ERR_BADXDR), none with
  * NFS4ERR_SERVERFAULT (which a server fault caught in an operation would be), and the session serves on.
@@ -69,7 +69,7 @@ class Nfs41ServerHostileCompoundsTest {
         byte[] stateid = file[0];
         long x = number(r);
         long y = number(r);
-        switch (r.nextInt(7)) {
+        switch (r.nextInt(8)) {
             case 0 -> {
                 int count = (int) (y & 0x7ffff); // a reply this script can take (its records end at 1 MiB)
                 a.op(Nfs4.OP_READ).stateid(stateid).hyper(x).word(count);
@@ -97,6 +97,12 @@ class Nfs41ServerHostileCompoundsTest {
                         .stateid(r.nextBoolean() ? other[0] : stateid).hyper(x).hyper(y).hyper(count)
                         .word(r.nextInt(2)).word(r.nextInt(2)).word(0);
                 return "COPY " + x + " " + y + " " + count;
+            }
+            case 6 -> {
+                long count = number(r);
+                a.op(Nfs4.OP_SAVEFH).putfh(r.nextBoolean() ? file[1] : other[1]).op(Nfs4.OP_CLONE).stateid(stateid)
+                        .stateid(r.nextBoolean() ? other[0] : stateid).hyper(x).hyper(y).hyper(count);
+                return "CLONE " + x + " " + y + " " + count;
             }
             default -> {
                 a.putfh(file[1]);

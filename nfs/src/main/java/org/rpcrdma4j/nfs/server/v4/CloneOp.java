@@ -1,0 +1,53 @@
+package org.rpcrdma4j.nfs.server.v4;
+
+import org.dcache.oncrpc4j.xdr.XdrDecodingStream;
+import org.rpcrdma4j.nfs.NfsException;
+import org.rpcrdma4j.nfs.v4.Nfs4;
+import org.rpcrdma4j.nfs.v4.Nfs4Exception;
+import org.rpcrdma4j.nfs.v4.Nfs4Status;
+import org.rpcrdma4j.nfs.v4.state.Stateid;
+import org.rpcrdma4j.nfs.xdr.BadXdrException;
+import org.rpcrdma4j.nfs.xdr.Nfs3Xdr;
+
+/**
+ * CLONE (RFC 7862 section 15.13): the current file's range from {@code cl_dst_offset} comes to share the saved file's
+ * from {@code cl_src_offset}, all of it or none, as the FICLONERANGE ioctl (Linux's client sends it for
+ * {@code cp --reflink}). The two files are checked as for COPY ({@link CopyOp#endpoints}). The export's VFS decides:
+ * {@code MemoryVfs} shares its blocks, others answer NFS4ERR_NOTSUPP ({@code Vfs#clone}), which tells Linux's client
+ * to stop asking. A {@code cl_count} of 0 reaches the end of the source; a source offset at or past its end, and
+ * overlapping ranges of one file, are NFS4ERR_INVAL, as in Linux.
+ */
+final class CloneOp extends Op {
+    private Stateid srcStateid;
+    private Stateid dstStateid;
+    private long srcOffset;
+    private long dstOffset;
+    private long count;
+
+    CloneOp() {
+        super(Nfs4.OP_CLONE);
+    }
+
+    @Override
+    void decode(XdrDecodingStream xdr) throws BadXdrException {
+        srcStateid = StateOps.decodeStateid(xdr);
+        dstStateid = StateOps.decodeStateid(xdr);
+        srcOffset = Nfs3Xdr.decodeLong(xdr);
+        dstOffset = Nfs3Xdr.decodeLong(xdr);
+        count = Nfs3Xdr.decodeLong(xdr);
+    }
+
+    @Override
+    void execute(Compound c) throws Nfs4Exception {
+        CopyOp.Endpoints e = CopyOp.endpoints(c, srcStateid, dstStateid);
+        if (srcOffset < 0 || dstOffset < 0) {
+            throw new Nfs4Exception(Nfs4Status.NFS4ERR_INVAL, "offset beyond 2^63");
+        }
+        try {
+            // a count beyond 2^63 reaches the end of the source as 0 does
+            e.src().export().vfs().clone(e.src().fh(), srcOffset, e.dst().fh(), dstOffset, Math.max(count, 0));
+        } catch (NfsException x) {
+            throw Compound.of(x);
+        }
+    }
+}

@@ -167,6 +167,10 @@ class Nfs4CommandsTest {
             assertThat(old.err()).contains("needs NFSv4.2").contains("speaks NFS " + vers);
         }
         assertThat(exported.resolve("other.bin")).doesNotExist();
+        Cli.Result clone = Cli.run("cp", "--clone", server.url(), "/big.bin", "/other.bin");
+        assertThat(clone.code()).as("a directory's file system shares no storage: %s", clone)
+                .isEqualTo(ExitCode.NFS.code());
+        assertThat(clone.err()).contains("/other.bin");
         Cli.Result missing = Cli.run("cp", server.url(), "/nothing", "/other.bin");
         assertThat(missing.code()).as(missing.toString()).isEqualTo(ExitCode.NFS.code());
         assertThat(exported.resolve("other.bin")).doesNotExist();

@@ -98,8 +98,11 @@ class ServeTest {
         assertThat(put.code()).as(put.toString()).isZero();
         Cli.Result cp = Cli.run("cp", url, "/up.bin", "/copy.bin");
         assertThat(cp.code()).as(cp.toString()).isZero();
+        Cli.Result clone = Cli.run("cp", "--clone", url, "/copy.bin", "/clone.bin");
+        assertThat(clone.code()).as(clone.toString()).isZero();
+        assertThat(clone.out()).contains("/clone.bin: " + data.length + " bytes cloned within the server");
         Path back = temp.resolve("back.bin");
-        Cli.Result get = Cli.run("get", url, "/copy.bin", back.toString());
+        Cli.Result get = Cli.run("get", url, "/clone.bin", back.toString());
         assertThat(get.code()).as(get.toString()).isZero();
         assertThat(Files.readAllBytes(back)).isEqualTo(data);
         Cli.Result df = Cli.run("df", url);
@@ -108,7 +111,7 @@ class ServeTest {
         Cli.Result stopped = serve.interrupt(30);
         assertThat(stopped.code()).as(stopped.toString()).isZero();
         assertThat(stopped.out()).containsPattern("\\(([1-9][0-9]*) without a copy\\)")
-                .containsPattern("NFSv4 operations: .*\\bCOPY 1\\b");
+                .containsPattern("NFSv4 operations: .*\\bCOPY 1\\b.*\\bCLONE 1\\b");
     }
 
     @Test

@@ -149,11 +149,14 @@ public final class Transfers {
      * into) within the server, with NFSv4.2's COPY: the bytes do not pass through this client. As with
      * {@link #upload}, the copy goes to a hidden temporary name beside the target and is renamed over it when
      * complete, so a failed copy leaves the target as it was, and a copy of a file onto itself leaves it whole.
+     * With {@code clone}, NFSv4.2's CLONE instead: the copy shares the source's storage on the server, as
+     * {@code cp --reflink} asks (a server whose file system cannot answers NFS4ERR_NOTSUPP).
      *
      * @throws CliException {@link ExitCode#USAGE} when the mount does not speak NFSv4.2, {@link ExitCode#NFS} for the
      *                      server's refusals, naming the path
      */
-    public static Result copyWithinServer(NfsMount nfs, String remoteSource, String remoteTarget) throws IOException {
+    public static Result copyWithinServer(NfsMount nfs, String remoteSource, String remoteTarget, boolean clone)
+            throws IOException {
         if (!(nfs instanceof Nfs41Client v4) || v4.session().minorVersion() < 2) {
             throw new CliException(ExitCode.USAGE, "a copy within the server needs NFSv4.2, and this mount speaks "
                     + "NFS " + nfs.version() + ": leave ?vers= out of the URL or make it 4.2, or copy with get and "
@@ -183,7 +186,13 @@ public final class Transfers {
             v4.createFile(temp);
             created = true;
             dst = v4.resolve(temp);
-            long n = v4.copy(src, 0, dst, 0, 0);
+            long n;
+            if (clone) {
+                n = v4.getattr(src).size();
+                v4.clone(src, 0, dst, 0, 0);
+            } else {
+                n = v4.copy(src, 0, dst, 0, 0);
+            }
             closeQuietly(v4, dst);
             dst = null;
             v4.rename(temp, target);

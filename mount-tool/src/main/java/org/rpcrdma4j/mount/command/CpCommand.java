@@ -7,6 +7,7 @@ import org.rpcrdma4j.mount.client.RemotePaths;
 import org.rpcrdma4j.mount.client.Session;
 import org.rpcrdma4j.mount.client.Transfers;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
@@ -25,6 +26,10 @@ final class CpCommand extends ClientCommand {
             description = "Remote file (replaced once the copy is complete), or existing directory to copy into.")
     String target;
 
+    @Option(names = "--clone", description = "Share the source's storage on the server instead (NFSv4.2 CLONE, as "
+            + "cp --reflink): refused by a server whose file system cannot.")
+    boolean clone;
+
     CpCommand(Io io) {
         super(io);
     }
@@ -33,10 +38,10 @@ final class CpCommand extends ClientCommand {
     int run(Session session) throws Exception {
         long start = System.nanoTime();
         String from = RemotePaths.resolve("/", source);
-        Transfers.Result r = Transfers.copyWithinServer(session.nfs(), from, RemotePaths.resolve("/", target));
+        Transfers.Result r = Transfers.copyWithinServer(session.nfs(), from, RemotePaths.resolve("/", target), clone);
         long nanos = System.nanoTime() - start;
-        io.out().println(String.format(Locale.ROOT, "%s -> %s: %d bytes copied within the server in %.3f s", from,
-                r.path(), r.bytes(), nanos / 1e9));
+        io.out().println(String.format(Locale.ROOT, "%s -> %s: %d bytes %s within the server in %.3f s", from,
+                r.path(), r.bytes(), clone ? "cloned" : "copied", nanos / 1e9));
         io.out().flush();
         return 0;
     }

@@ -166,7 +166,7 @@ public final class Shell {
             case "mv" -> mv(args);
             case "cp" -> {
                 arity(args, 2, 2, "cp FROM TO");
-                Transfers.Result r = Transfers.copyWithinServer(nfs, path(args.get(0)), path(args.get(1)));
+                Transfers.Result r = Transfers.copyWithinServer(nfs, path(args.get(0)), path(args.get(1)), false);
                 out.println(r.path() + ": " + r.bytes() + " bytes copied within the server");
             }
             case "df" -> {

@@ -122,6 +122,14 @@ class ServeTest {
         Cli.Result both = Cli.run("serve", temp.toString(), "--memory", "1G", "--port", "0", "--tcp-port", "0");
         assertThat(both.code()).as(both.toString()).isEqualTo(ExitCode.USAGE.code());
         assertThat(both.err()).contains("a directory or --memory, not both");
+        Cli.Result huge = Cli.run("serve", "--memory", "20G", "--port", "0", "--tcp-port", "0");
+        assertThat(huge.code()).as(huge.toString()).isEqualTo(ExitCode.USAGE.code());
+        assertThat(huge.err()).contains("at most 15 GiB");
+        long tooMuch = Runtime.getRuntime().maxMemory() + (1L << 30); // the direct memory of this JVM, by default
+        Cli.Result over = Cli.run("serve", "--memory", String.valueOf(Math.min(tooMuch, 15L << 30)), "--port", "0",
+                "--tcp-port", "0");
+        assertThat(over.code()).as(over.toString()).isEqualTo(ExitCode.USAGE.code());
+        assertThat(over.err()).contains("-XX:MaxDirectMemorySize");
     }
 
     @Test

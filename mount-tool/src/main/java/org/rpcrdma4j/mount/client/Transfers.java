@@ -195,6 +195,7 @@ public final class Transfers {
             }
             closeQuietly(v4, dst);
             dst = null;
+            closeQuietly(v4, src); // before the rename, which replaces the source when it is the target
             v4.rename(temp, target);
             created = false;
             return new Result(target, n);
@@ -210,7 +211,7 @@ public final class Transfers {
             }
             throw e;
         } finally {
-            closeQuietly(v4, src); // the source may be gone by now: a copy onto itself replaced it
+            closeQuietly(v4, src); // nothing when closed already
         }
     }
 

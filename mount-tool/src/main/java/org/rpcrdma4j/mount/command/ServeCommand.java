@@ -106,6 +106,24 @@ final class ServeCommand implements Callable<Integer> {
                     + "its connection. For a local disk or tmpfs, not for slow storage.")
     boolean sameThread;
 
+    /** The largest in-memory export: the registered pool's 16 GiB less room for the transport's buffers. */
+    private static final long MAX_MEMORY = 15L << 30;
+
+    /** The JVM's bound on direct memory: -XX:MaxDirectMemorySize, or by default the heap's maximum. */
+    private static long directMemoryLimit() {
+        try {
+            com.sun.management.HotSpotDiagnosticMXBean hotspot = java.lang.management.ManagementFactory
+                    .getPlatformMXBean(com.sun.management.HotSpotDiagnosticMXBean.class);
+            long set = Long.parseLong(hotspot.getVMOption("MaxDirectMemorySize").getValue());
+            if (set > 0) {
+                return set;
+            }
+        } catch (RuntimeException e) {
+            // not a HotSpot JVM: the default below
+        }
+        return Runtime.getRuntime().maxMemory();
+    }
+
     /** "4 GiB", "512 MiB", or bytes. */
     private static String size(long bytes) {
         if (bytes % (1L << 30) == 0) {
@@ -129,6 +147,16 @@ final class ServeCommand implements Callable<Integer> {
         }
         if (memory < 0) {
             throw new CliException(ExitCode.USAGE, "--memory must be positive");
+        }
+        if (memory > MAX_MEMORY) {
+            throw new CliException(ExitCode.USAGE, "--memory " + size(memory) + ": at most " + size(MAX_MEMORY)
+                    + " (the RDMA server's registered memory holds at most 16 GiB, its own buffers too)");
+        }
+        long direct = directMemoryLimit();
+        if (memory > 0 && memory + (256L << 20) > direct) {
+            throw new CliException(ExitCode.USAGE, "--memory " + size(memory) + " and the server's 256 MiB of "
+                    + "buffers do not fit the JVM's direct memory (" + size(direct) + "): run java with "
+                    + "-XX:MaxDirectMemorySize=" + ((memory >> 30) + 1) + "g or more");
         }
         Path absolute = dir == null ? null : dir.toAbsolutePath().normalize();
         String exportPath = export != null ? export : absolute == null ? "/memory"

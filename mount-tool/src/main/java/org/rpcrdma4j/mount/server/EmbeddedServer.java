@@ -245,7 +245,9 @@ public final class EmbeddedServer implements AutoCloseable {
     @Override
     public void close() {
         if (settings.inMemory()) {
-            vfs.close(); // first: its blocks go back to the RDMA server's pool before the pool closes
+            // first: its blocks go back to the RDMA server's pool before the pool closes (which warns of pages still
+            // in use); calls still in flight then find their files gone, as they would after the stop
+            vfs.close();
         }
         try {
             server.close();

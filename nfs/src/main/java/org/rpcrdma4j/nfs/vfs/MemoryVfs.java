@@ -734,28 +734,69 @@ public final class MemoryVfs implements Vfs {
      */
     @Override
     public long copy(FileHandle src, long srcOffset, FileHandle dst, long dstOffset, long count) throws NfsException {
-        return copyOrClone(src, srcOffset, dst, dstOffset, count, false);
+        return copyWithin(src, srcOffset, dst, dstOffset, count);
     }
 
     /**
-     * Shares the source's whole blocks with the destination, as {@link #copy} does, and copies the bytes of partial
-     * blocks: any offsets and count are taken (the result is the same bytes), all under one lock.
+     * Shares the source's blocks with the destination, as Linux's file systems with reflinks do, and under their
+     * rules: the offsets, and the length unless the range reaches the source's end, are multiples of the block size
+     * ({@link BlockMemory#blockSize()}), and the range lies within the source (NFS3ERR_INVAL else; a length of 0 at
+     * the source's end clones nothing and succeeds). So the only memory a clone may need is the block of a tail that
+     * ends the source; it is taken first, and a clone that cannot have it changes nothing.
      */
     @Override
     public void clone(FileHandle src, long srcOffset, FileHandle dst, long dstOffset, long count) throws NfsException {
-        copyOrClone(src, srcOffset, dst, dstOffset, count == 0 ? Long.MAX_VALUE : count, true);
-    }
-
-    private long copyOrClone(FileHandle src, long srcOffset, FileHandle dst, long dstOffset, long count,
-                             boolean clone) throws NfsException {
+        if (srcOffset < 0 || dstOffset < 0 || count < 0) {
+            throw new NfsException(Nfs3Status.NFS3ERR_INVAL, "negative offset or length");
+        }
         lock.writeLock().lock();
         try {
             Node from = regular(node(src));
             Node to = regular(node(dst));
             long size = from.data.size();
-            if (clone && (srcOffset < 0 || srcOffset >= size)) {
-                throw new NfsException(Nfs3Status.NFS3ERR_INVAL, "a source offset at or beyond the end, " + size);
+            long n = count;
+            if (n == 0) {
+                if (srcOffset == size) {
+                    return; // nothing from the end to the end
+                }
+                n = srcOffset < size ? size - srcOffset : -1;
             }
+            if (n < 0 || srcOffset >= size || n > size - srcOffset) {
+                throw new NfsException(Nfs3Status.NFS3ERR_INVAL, "the range passes the source's end, " + size);
+            }
+            int block = blockMemory.blockSize();
+            if (srcOffset % block != 0 || dstOffset % block != 0 || (n % block != 0 && srcOffset + n != size)) {
+                throw new NfsException(Nfs3Status.NFS3ERR_INVAL, "a clone's offsets, and its length unless it reaches "
+                        + "the source's end, are multiples of the block size, " + block);
+            }
+            CopyRanges.check(src, srcOffset, dst, dstOffset, n, maxFileSize());
+            if (usedBytes + to.data.allocationFor(dstOffset, n) > capacityBytes) {
+                throw new NfsException(Nfs3Status.NFS3ERR_NOSPC, "in-memory file system full");
+            }
+            long tail = n % block;
+            long body = n - tail;
+            long before = to.data.allocatedBytes();
+            try {
+                if (tail > 0) {
+                    to.data.copyFrom(from.data, srcOffset + body, dstOffset + body, tail); // the block it may need
+                }
+                to.data.copyFrom(from.data, srcOffset, dstOffset, body); // shared: takes no memory
+            } finally {
+                usedBytes += to.data.allocatedBytes() - before;
+            }
+            changed(to);
+        } finally {
+            lock.writeLock().unlock();
+        }
+    }
+
+    private long copyWithin(FileHandle src, long srcOffset, FileHandle dst, long dstOffset, long count)
+            throws NfsException {
+        lock.writeLock().lock();
+        try {
+            Node from = regular(node(src));
+            Node to = regular(node(dst));
+            long size = from.data.size();
             long n = srcOffset < 0 || srcOffset >= size ? 0 : Math.min(count, size - srcOffset);
             CopyRanges.check(src, srcOffset, dst, dstOffset, n, maxFileSize());
             if (n == 0) {

@@ -170,8 +170,9 @@ public interface Vfs extends AutoCloseable {
     /**
      * Makes {@code count} bytes of {@code dst} from {@code dstOffset} share the storage of {@code src}'s from
      * {@code srcOffset} (NFSv4.2's CLONE, as the FICLONERANGE ioctl): all of them or none, the destination growing as
-     * a write would. A {@code count} of 0, or one past the source's end, reaches the source's end; a source offset at
-     * or beyond its end, and overlapping ranges of one file, are {@code NFS3ERR_INVAL}. The default is
+     * a write would. A {@code count} of 0 reaches the source's end; a range that passes the source's end (but for
+     * one of length 0 at the very end, which clones nothing) and overlapping ranges of one file are
+     * {@code NFS3ERR_INVAL}, as are ranges the file system cannot share (Linux's want whole blocks). The default is
      * {@code NFS3ERR_NOTSUPP}: a file system that cannot share storage says so rather than copy.
      */
     default void clone(FileHandle src, long srcOffset, FileHandle dst, long dstOffset, long count)

@@ -221,7 +221,7 @@ class MemoryVfsSpaceTest {
     }
 
     @Test
-    void cloneSharesAllOrNothingAndRefusesWhatLinuxRefuses() throws Exception {
+    void cloneSharesWholeBlocksAndRefusesWhatLinuxRefuses() throws Exception {
         open(64L << 20);
         FileHandle src = file(vfs, "src");
         byte[] data = random(3 * BLOCK + 9, 14);
@@ -231,20 +231,60 @@ class MemoryVfsSpaceTest {
 
         vfs.clone(src, 0, dst, 0, 0); // 0: to the end of the source
         assertThat(read(vfs, dst, 0, data.length + 1)).isEqualTo(data);
-        assertThat(memory.out.get() - blocksBefore).as("three blocks shared, the tail copied").isEqualTo(1);
-
-        vfs.clone(src, BLOCK, dst, 4 * BLOCK, 1L << 40); // a count past the end reaches the end
+        assertThat(memory.out.get() - blocksBefore).as("three blocks shared, the tail's block taken").isEqualTo(1);
+        vfs.clone(src, BLOCK, dst, 4 * BLOCK, 0);
         assertThat(read(vfs, dst, 4 * BLOCK, 2 * BLOCK + 9)).isEqualTo(Arrays.copyOfRange(data, BLOCK, data.length));
+        vfs.clone(src, 2 * BLOCK, dst, 0, BLOCK);
+        assertThat(read(vfs, dst, 0, BLOCK)).isEqualTo(Arrays.copyOfRange(data, 2 * BLOCK, 3 * BLOCK));
+        FileHandle empty = file(vfs, "empty");
+        vfs.clone(empty, 0, dst, 0, 0); // nothing from the end to the end, as in Linux
         assertThat(vfs.getattr(dst).size()).isEqualTo(6L * BLOCK + 9);
 
-        assertThat(status(() -> vfs.clone(src, data.length, dst, 0, 1))).as("from the end")
-                .isEqualTo(Nfs3Status.NFS3ERR_INVAL.wireValue());
-        assertThat(status(() -> vfs.clone(src, 0, src, 10, BLOCK))).as("overlapping")
-                .isEqualTo(Nfs3Status.NFS3ERR_INVAL.wireValue());
-        long sizeBefore = vfs.getattr(dst).size();
+        int inval = Nfs3Status.NFS3ERR_INVAL.wireValue();
+        assertThat(status(() -> vfs.clone(src, data.length, dst, 0, 1))).as("from the end").isEqualTo(inval);
+        assertThat(status(() -> vfs.clone(src, 0, dst, 0, 4 * BLOCK))).as("past the end").isEqualTo(inval);
+        assertThat(status(() -> vfs.clone(src, 10, dst, 0, BLOCK))).as("not on a block").isEqualTo(inval);
+        assertThat(status(() -> vfs.clone(src, 0, dst, 0, 100))).as("a part of a block").isEqualTo(inval);
+        assertThat(status(() -> vfs.clone(src, 0, src, BLOCK, 2 * BLOCK))).as("overlapping").isEqualTo(inval);
         assertThat(status(() -> vfs.clone(src, 0, dst, 64L << 20, BLOCK))).as("past the largest file")
                 .isEqualTo(Nfs3Status.NFS3ERR_FBIG.wireValue());
-        assertThat(vfs.getattr(dst).size()).as("nothing of a refused clone").isEqualTo(sizeBefore);
+        assertThat(read(vfs, dst, 4 * BLOCK, 2 * BLOCK + 9)).as("nothing of a refused clone")
+                .isEqualTo(Arrays.copyOfRange(data, BLOCK, data.length));
+    }
+
+    @Test
+    void aCloneThatCannotHaveItsMemoryChangesNothing() throws Exception {
+        CountingMemory counting = new CountingMemory(BLOCK);
+        boolean[] out = {false};
+        BlockMemory failing = new BlockMemory() {
+            @Override
+            public io.netty.buffer.ByteBuf allocate(int size) {
+                if (out[0]) {
+                    throw new OutOfMemoryError("Direct buffer memory");
+                }
+                return counting.allocate(size);
+            }
+
+            @Override
+            public boolean lends() {
+                return true;
+            }
+        };
+        try (MemoryVfs v = new MemoryVfs(64L << 20, failing)) {
+            FileHandle src = file(v, "src");
+            write(v, src, 0, random(2 * BLOCK + 5, 15));
+            FileHandle dst = file(v, "dst");
+            long freeBefore = v.fsstat(v.root()).freeBytes();
+            out[0] = true;
+            assertThatThrownBy(() -> v.clone(src, 0, dst, 0, 0)).isInstanceOf(OutOfMemoryError.class);
+            assertThat(v.getattr(dst).size()).isZero();
+            assertThat(v.getattr(dst).used()).isZero();
+            assertThat(v.fsstat(v.root()).freeBytes()).isEqualTo(freeBefore);
+            out[0] = false;
+            v.clone(src, 0, dst, 0, 0);
+            assertThat(read(v, dst, 0, 3 * BLOCK)).isEqualTo(read(v, src, 0, 3 * BLOCK));
+        }
+        assertThat(counting.out.get()).as("every block back").isZero();
     }
 
     private static byte[] patched(byte[] base, int at, byte[] bytes) {

@@ -465,13 +465,7 @@ public final class Nfs41Session implements AutoCloseable {
 
     /** EXCHANGE_ID, CREATE_SESSION, the reclaims, RECLAIM_COMPLETE: a new client ID and session. */
     private CompletableFuture<State> newClientId() {
-        return exchangeId().thenCompose(ok -> {
-            clientIds.incrementAndGet();
-            synchronized (lock) {
-                createSessionSequence = ok.sequenceId();
-            }
-            return createSession(ok.clientId());
-        }).thenCompose(s -> stateRecovery.reclaim(s)
+        return clientIdAndSession(1).thenCompose(s -> stateRecovery.reclaim(s)
                 .thenCompose(v -> callOn(s, new Compound("reclaim_complete").add(new Ops.ReclaimComplete())))
                 .thenCompose(r -> {
                     if (!r.isOk() && r.status() != Nfs4Status.NFS4ERR_COMPLETE_ALREADY) {
@@ -481,6 +475,30 @@ public final class Nfs41Session implements AutoCloseable {
                     return stateRecovery.afterReclaimComplete(s);
                 })
                 .thenApply(v -> s));
+    }
+
+    /**
+     * EXCHANGE_ID, then CREATE_SESSION on the client ID it gave. A client ID the server dropped before it was confirmed
+     * (a server that holds as many as it keeps makes room so; CREATE_SESSION says NFS4ERR_STALE_CLIENTID) is asked for
+     * again, three times in all.
+     */
+    private CompletableFuture<State> clientIdAndSession(int attempt) {
+        return exchangeId().thenCompose(ok -> {
+            clientIds.incrementAndGet();
+            synchronized (lock) {
+                createSessionSequence = ok.sequenceId();
+            }
+            return createSession(ok.clientId()).handle((s, x) -> {
+                Throwable cause = unwrap(x);
+                if (cause instanceof Nfs4StatusException e && e.nfs4Status() == Nfs4Status.NFS4ERR_STALE_CLIENTID
+                        && (ok.flags() & Nfs4Ops.EXCHGID4_FLAG_CONFIRMED_R) == 0 && attempt < 3 && !closing) {
+                    LOG.debug("{} dropped the new client ID before CREATE_SESSION; asking again",
+                            transport.remoteAddress());
+                    return clientIdAndSession(attempt + 1);
+                }
+                return x != null ? CompletableFuture.<State>failedFuture(cause) : CompletableFuture.completedFuture(s);
+            }).thenCompose(f -> f);
+        });
     }
 
     private CompletableFuture<Ops.ExchangeIdOk> exchangeId() {
@@ -505,8 +523,21 @@ public final class Nfs41Session implements AutoCloseable {
                         options.delayBackoffMin().toNanos() << Math.min(20, delays));
                 LOG.debug("{} asks EXCHANGE_ID to wait; again in {} ms", transport.remoteAddress(),
                         backoff / 1_000_000);
-                Executor later = CompletableFuture.delayedExecutor(backoff, TimeUnit.NANOSECONDS, executor);
-                return CompletableFuture.supplyAsync(() -> null, later).thenCompose(v -> exchangeId(delays + 1));
+                CompletableFuture<Void> waited = new CompletableFuture<>();
+                Runnable wake = () -> {
+                    try {
+                        executor.execute(() -> waited.complete(null));
+                    } catch (RejectedExecutionException e) {
+                        waited.completeExceptionally(new RpcConnectionException("the NFSv4.1 session is closed", e));
+                    }
+                };
+                try {
+                    timer.schedule(wake, backoff, TimeUnit.NANOSECONDS);
+                } catch (RejectedExecutionException e) {
+                    waited.completeExceptionally(new RpcConnectionException("the NFSv4.1 session is closed", e));
+                }
+                return waited.thenCompose(v -> closing ? CompletableFuture.failedFuture(
+                        new RpcConnectionException("the NFSv4.1 session is closing", null)) : exchangeId(delays + 1));
             }
             if (!r.isOk()) {
                 return CompletableFuture.failedFuture(new Nfs4StatusException(r.status(), Nfs4.OP_EXCHANGE_ID,

@@ -51,6 +51,8 @@ final class Nfs4Ops {
     /** SEQUENCE status flags saying the session's callbacks cannot reach the client. */
     static final int CB_PATH_FLAGS = SEQ4_STATUS_CB_PATH_DOWN | SEQ4_STATUS_CB_PATH_DOWN_SESSION
             | SEQ4_STATUS_BACKCHANNEL_FAULT;
+    /** {@code eir_flags}: the client ID is confirmed already. */
+    static final int EXCHGID4_FLAG_CONFIRMED_R = 0x80000000;
     /** {@code csa_flags}: use the session's connection for callbacks too. */
     static final int CREATE_SESSION4_FLAG_CONN_BACK_CHAN = 0x2;
 

@@ -14,8 +14,9 @@ import org.rpcrdma4j.nfs.xdr.Nfs3Xdr;
  * from {@code cl_src_offset}, all of it or none, as the FICLONERANGE ioctl (Linux's client sends it for
  * {@code cp --reflink}). The two files are checked as for COPY ({@link CopyOp#endpoints}). The export's VFS decides:
  * {@code MemoryVfs} shares its blocks, others answer NFS4ERR_NOTSUPP ({@code Vfs#clone}), which tells Linux's client
- * to stop asking. A {@code cl_count} of 0 reaches the end of the source; a source offset at or past its end, and
- * overlapping ranges of one file, are NFS4ERR_INVAL, as in Linux.
+ * to stop asking. A {@code cl_count} of 0 reaches the end of the source; a range past the source's end, overlapping
+ * ranges of one file, and ranges that are not whole blocks (but for the tail of the source) are NFS4ERR_INVAL, as
+ * from Linux's server.
  */
 final class CloneOp extends Op {
     private Stateid srcStateid;
@@ -40,12 +41,11 @@ final class CloneOp extends Op {
     @Override
     void execute(Compound c) throws Nfs4Exception {
         CopyOp.Endpoints e = CopyOp.endpoints(c, srcStateid, dstStateid);
-        if (srcOffset < 0 || dstOffset < 0) {
-            throw new Nfs4Exception(Nfs4Status.NFS4ERR_INVAL, "offset beyond 2^63");
+        if (srcOffset < 0 || dstOffset < 0 || count < 0) {
+            throw new Nfs4Exception(Nfs4Status.NFS4ERR_INVAL, "offset or length beyond 2^63");
         }
         try {
-            // a count beyond 2^63 reaches the end of the source as 0 does
-            e.src().export().vfs().clone(e.src().fh(), srcOffset, e.dst().fh(), dstOffset, Math.max(count, 0));
+            e.src().export().vfs().clone(e.src().fh(), srcOffset, e.dst().fh(), dstOffset, count);
         } catch (NfsException x) {
             throw Compound.of(x);
         }

@@ -202,7 +202,9 @@ public final class Nfs4Program implements RpcDispatchable, AutoCloseable {
             } catch (Nfs4Exception e) {
                 LOG.debug("op {}: {}", op.opcode, e.getMessage());
                 op.status = e.status();
-            } catch (RuntimeException e) {
+            } catch (RuntimeException | OutOfMemoryError e) {
+                // a bug, or memory the operation could not have (a file system's blocks, a buffer): the operation
+                // fails and the session's slot is finished all the same, so the client can go on
                 LOG.error("op {} failed", op.opcode, e);
                 op.status = Nfs4Status.NFS4ERR_SERVERFAULT;
             }

@@ -26,6 +26,9 @@ public final class ClientTable {
     private static final int EXPIRED_REMEMBERED = 4096;
 
     final Object lock = new Object();
+    /** How long an unconfirmed client ID is kept from {@link #dropOldestUnconfirmed} (a CREATE_SESSION's time). */
+    static final long UNCONFIRMED_MIN_AGE_NANOS = 1_000_000_000L;
+
     private final StateConfig config;
     private final int bootId;
     private final LongSupplier clock;
@@ -123,7 +126,8 @@ public final class ClientTable {
             }
             if (unconf != null) {
                 removeClient(unconf, false);
-            } else if (clients.size() >= config.maxClients() && expireLocked(now) == 0 && !dropOldestUnconfirmed()) {
+            } else if (clients.size() >= config.maxClients() && expireLocked(now) == 0
+                    && !dropOldestUnconfirmed(now)) {
                 throw new Nfs4Exception(NFS4ERR_DELAY, "the server holds the most client IDs it keeps ("
                         + config.maxClients() + "); one comes free when a client's lease runs out");
             }
@@ -360,18 +364,20 @@ public final class ClientTable {
     }
 
     /**
-     * Makes room for a client ID by dropping the unconfirmed one renewed longest ago: it holds no state, and its owner
-     * that still wants it asks again (CREATE_SESSION answers NFS4ERR_STALE_CLIENTID). So a peer that keeps making
-     * client IDs it never confirms cannot keep the table full. False when every client ID is confirmed.
+     * Makes room for a client ID by dropping the unconfirmed one renewed longest ago, if that was at least
+     * {@link #UNCONFIRMED_MIN_AGE_NANOS} ago: it holds no state, and its owner that still wants it asks again
+     * (CREATE_SESSION answers NFS4ERR_STALE_CLIENTID). So a peer that keeps making client IDs it never confirms cannot
+     * keep the table full, while a client between its EXCHANGE_ID and its CREATE_SESSION keeps its own. False when
+     * none may go.
      */
-    private boolean dropOldestUnconfirmed() {
+    private boolean dropOldestUnconfirmed(long now) {
         ClientRecord oldest = null;
         for (ClientRecord c : unconfirmedByOwner.values()) {
             if (oldest == null || c.lastRenewed - oldest.lastRenewed < 0) {
                 oldest = c;
             }
         }
-        if (oldest == null) {
+        if (oldest == null || now - oldest.lastRenewed < UNCONFIRMED_MIN_AGE_NANOS) {
             return false;
         }
         removeClient(oldest, false);

@@ -15,7 +15,7 @@ import java.util.Objects;
  * @param maxSessionsPerClient sessions one client ID may have at once
  * @param maxClients           client IDs the table keeps at once, confirmed or not: an EXCHANGE_ID that would make
  *                             one more, when none has expired, takes the place of the unconfirmed one renewed longest
- *                             ago, and when all are confirmed is NFS4ERR_DELAY (the client asks again later), as
+ *                             ago (a second ago at least), and when none may go is NFS4ERR_DELAY (the client asks again later), as
  *                             Linux's server answers when it holds as many as it will
  * @param maxOpensPerClient    open stateids one client ID may hold at once (one per open owner and file): an OPEN of
  *                             one more is NFS4ERR_SERVERFAULT

@@ -503,12 +503,15 @@ abstract class AbstractNfs41ClientTest {
 
         c.clone(src, 0, dst, 0, 0);
         assertThat(stored("clone")).isEqualTo(data);
-        c.clone(src, MIB, dst, 5, 10);
+        c.clone(src, MIB, dst, 0, MIB);
         byte[] expected = data.clone();
-        System.arraycopy(data, MIB, expected, 5, 10);
+        System.arraycopy(data, MIB, expected, 0, MIB);
         assertThat(c.readAll("/clone")).isEqualTo(expected);
         assertThat(statusOf(() -> c.clone(src, data.length, dst, 0, 1)).nfs4Status()).as("from the source's end")
                 .isEqualTo(Nfs4Status.NFS4ERR_INVAL);
+        assertThat(statusOf(() -> c.clone(src, 5, dst, 0, MIB)).nfs4Status()).as("not on the server's blocks")
+                .isEqualTo(Nfs4Status.NFS4ERR_INVAL);
+        assertThat(stored("clone")).isEqualTo(expected);
     }
 
     @Test

@@ -34,7 +34,10 @@ class StateBoundsTest {
         f.advance(1);
         ExchangeIdResult c = f.exchange("host-c", 1);
 
-        // full: the unconfirmed client ID renewed longest ago makes room; its owner would have to ask again
+        // full: unconfirmed client IDs younger than a second stay (their CREATE_SESSION may be on its way) ...
+        assertStatus(NFS4ERR_DELAY, () -> f.exchange("host-d", 1));
+        // ... and then the one renewed longest ago makes room; its owner would have to ask again
+        f.advance(ClientTable.UNCONFIRMED_MIN_AGE_NANOS);
         ExchangeIdResult d = f.exchange("host-d", 1);
         assertStatus(NFS4ERR_STALE_CLIENTID, () -> f.create(b));
         // what makes no new record goes on: the same confirmed owner, an unconfirmed one made again

@@ -74,45 +74,17 @@ final class Nfs42Ops {
      * bytes were copied. A server that answers with a callback id (an asynchronous copy, which the client did not ask
      * for) sent a reply that makes no sense here.
      */
-    static final class Copy extends Op {
-        private final StateidSource source;
-        private final StateidSource destination;
-        private final long srcOffset;
-        private final long dstOffset;
-        private final long count;
-        private Stateid4 srcStateid;
-        private Stateid4 dstStateid;
-
+    static final class Copy extends BetweenFiles {
         Copy(StateidSource source, StateidSource destination, long srcOffset, long dstOffset, long count) {
-            super(Nfs4.OP_COPY);
-            this.source = source;
-            this.destination = destination;
-            this.srcOffset = srcOffset;
-            this.dstOffset = dstOffset;
-            this.count = count;
-        }
-
-        @Override
-        void prepare(long clientId) {
-            srcStateid = source.stateid();
-            dstStateid = destination.stateid();
+            super(Nfs4.OP_COPY, source, destination, srcOffset, dstOffset, count);
         }
 
         @Override
         void encode(XdrEncodingStream xdr) {
-            srcStateid.encode(xdr);
-            dstStateid.encode(xdr);
-            xdr.xdrEncodeLong(srcOffset);
-            xdr.xdrEncodeLong(dstOffset);
-            xdr.xdrEncodeLong(count);
+            super.encode(xdr);
             xdr.xdrEncodeBoolean(true); // ca_consecutive
             xdr.xdrEncodeBoolean(true); // ca_synchronous
             xdr.xdrEncodeInt(0); // ca_source_server: this server
-        }
-
-        @Override
-        boolean mutating() {
-            return true;
         }
 
         @Override
@@ -147,17 +119,28 @@ final class Nfs42Ops {
     }
 
     /** CLONE of the saved file's range into the current one's; the result is the status alone. */
-    static final class Clone extends Op {
+    static final class Clone extends BetweenFiles {
+        Clone(StateidSource source, StateidSource destination, long srcOffset, long dstOffset, long count) {
+            super(Nfs4.OP_CLONE, source, destination, srcOffset, dstOffset, count);
+        }
+    }
+
+    /**
+     * An operation from the saved file to the current one (COPY, CLONE): each file's stateid, taken at every attempt,
+     * then the source's offset, the destination's, and the count.
+     */
+    abstract static class BetweenFiles extends Op {
         private final StateidSource source;
         private final StateidSource destination;
         private final long srcOffset;
         private final long dstOffset;
-        private final long count;
+        final long count;
         private Stateid4 srcStateid;
         private Stateid4 dstStateid;
 
-        Clone(StateidSource source, StateidSource destination, long srcOffset, long dstOffset, long count) {
-            super(Nfs4.OP_CLONE);
+        BetweenFiles(int opcode, StateidSource source, StateidSource destination, long srcOffset, long dstOffset,
+                     long count) {
+            super(opcode);
             this.source = source;
             this.destination = destination;
             this.srcOffset = srcOffset;

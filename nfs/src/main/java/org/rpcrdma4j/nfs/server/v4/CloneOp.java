@@ -5,9 +5,7 @@ import org.rpcrdma4j.nfs.NfsException;
 import org.rpcrdma4j.nfs.v4.Nfs4;
 import org.rpcrdma4j.nfs.v4.Nfs4Exception;
 import org.rpcrdma4j.nfs.v4.Nfs4Status;
-import org.rpcrdma4j.nfs.v4.state.Stateid;
 import org.rpcrdma4j.nfs.xdr.BadXdrException;
-import org.rpcrdma4j.nfs.xdr.Nfs3Xdr;
 
 /**
  * CLONE (RFC 7862 section 15.13): the current file's range from {@code cl_dst_offset} comes to share the saved file's
@@ -19,11 +17,7 @@ import org.rpcrdma4j.nfs.xdr.Nfs3Xdr;
  * from Linux's server.
  */
 final class CloneOp extends Op {
-    private Stateid srcStateid;
-    private Stateid dstStateid;
-    private long srcOffset;
-    private long dstOffset;
-    private long count;
+    private CopyOp.Range range;
 
     CloneOp() {
         super(Nfs4.OP_CLONE);
@@ -31,21 +25,18 @@ final class CloneOp extends Op {
 
     @Override
     void decode(XdrDecodingStream xdr) throws BadXdrException {
-        srcStateid = StateOps.decodeStateid(xdr);
-        dstStateid = StateOps.decodeStateid(xdr);
-        srcOffset = Nfs3Xdr.decodeLong(xdr);
-        dstOffset = Nfs3Xdr.decodeLong(xdr);
-        count = Nfs3Xdr.decodeLong(xdr);
+        range = CopyOp.Range.decode(xdr);
     }
 
     @Override
     void execute(Compound c) throws Nfs4Exception {
-        CopyOp.Endpoints e = CopyOp.endpoints(c, srcStateid, dstStateid);
-        if (srcOffset < 0 || dstOffset < 0 || count < 0) {
+        CopyOp.Endpoints e = CopyOp.endpoints(c, range.srcStateid(), range.dstStateid());
+        if (range.srcOffset() < 0 || range.dstOffset() < 0 || range.count() < 0) {
             throw new Nfs4Exception(Nfs4Status.NFS4ERR_INVAL, "offset or length beyond 2^63");
         }
         try {
-            e.src().export().vfs().clone(e.src().fh(), srcOffset, e.dst().fh(), dstOffset, count);
+            e.src().export().vfs().clone(e.src().fh(), range.srcOffset(), e.dst().fh(), range.dstOffset(),
+                    range.count());
         } catch (NfsException x) {
             throw Compound.of(x);
         }

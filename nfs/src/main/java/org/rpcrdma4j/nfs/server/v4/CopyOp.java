@@ -46,11 +46,12 @@ final class CopyOp extends Op {
 
     @Override
     void decode(XdrDecodingStream xdr) throws BadXdrException {
-        srcStateid = StateOps.decodeStateid(xdr);
-        dstStateid = StateOps.decodeStateid(xdr);
-        srcOffset = Nfs3Xdr.decodeLong(xdr);
-        dstOffset = Nfs3Xdr.decodeLong(xdr);
-        count = Nfs3Xdr.decodeLong(xdr);
+        Range r = Range.decode(xdr);
+        srcStateid = r.srcStateid();
+        dstStateid = r.dstStateid();
+        srcOffset = r.srcOffset();
+        dstOffset = r.dstOffset();
+        count = r.count();
         Nfs3Xdr.decodeInt(xdr); // ca_consecutive: every copy here is
         Nfs3Xdr.decodeInt(xdr); // ca_synchronous: every copy here is
         sources = Nfs3Xdr.decodeInt(xdr);
@@ -89,6 +90,14 @@ final class CopyOp extends Op {
             verifier = dst.export().vfs().writeVerifier();
         } catch (NfsException e) {
             throw Compound.of(e);
+        }
+    }
+
+    /** The arguments COPY and CLONE begin with: the two stateids, the two offsets, and the count. */
+    record Range(Stateid srcStateid, Stateid dstStateid, long srcOffset, long dstOffset, long count) {
+        static Range decode(XdrDecodingStream xdr) throws BadXdrException {
+            return new Range(StateOps.decodeStateid(xdr), StateOps.decodeStateid(xdr), Nfs3Xdr.decodeLong(xdr),
+                    Nfs3Xdr.decodeLong(xdr), Nfs3Xdr.decodeLong(xdr));
         }
     }
 

@@ -420,6 +420,36 @@ public final class LocalVfs implements Vfs {
         }
     }
 
+    /**
+     * Copies in the kernel ({@link FileChannel#transferTo}: copy_file_range or sendfile on Linux), the bytes never
+     * passing through this process, and forces the destination to disk before it returns.
+     */
+    @Override
+    public long copy(FileHandle src, long srcOffset, FileHandle dst, long dstOffset, long count) throws NfsException {
+        Path from = regularFile(src);
+        Path to = regularFile(dst);
+        try (FileChannel in = FileChannel.open(from, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS);
+             FileChannel out = FileChannel.open(to, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
+            long size = in.size();
+            long n = srcOffset < 0 || srcOffset >= size ? 0 : Math.min(count, size - srcOffset);
+            CopyRanges.check(src, srcOffset, dst, dstOffset, n, maxFileSize());
+            long done = 0;
+            while (done < n) {
+                long moved = in.transferTo(srcOffset + done, n - done, out.position(dstOffset + done));
+                if (moved <= 0) {
+                    break; // the source shrank meanwhile
+                }
+                done += moved;
+            }
+            if (done > 0) {
+                out.force(true);
+            }
+            return done;
+        } catch (IOException e) {
+            throw IoErrors.map(e, "copy");
+        }
+    }
+
     @Override
     public NfsObject create(FileHandle dirFh, String name, CreateMode mode, SetAttributes attributes, long verifier)
             throws NfsException {

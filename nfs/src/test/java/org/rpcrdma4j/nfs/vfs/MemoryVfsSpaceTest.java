@@ -20,7 +20,8 @@ import org.rpcrdma4j.nfs.StableHow;
 /**
  * The VFS side of NFSv4.2's ALLOCATE, DEALLOCATE, SEEK and COPY in {@link MemoryVfs}: holes and data at block
  * granularity, space counted as blocks come and go, blocks a copy shares changed only in copies of their own, every
- * block given back once; and the defaults a VFS without holes has ({@link LocalVfs}).
+ * block given back once; and what a local directory does ({@link LocalVfs}: no holes it can see, copies in the
+ * kernel).
  */
 class MemoryVfsSpaceTest {
     private static final int BLOCK = 64 * 1024;
@@ -332,7 +333,7 @@ class MemoryVfsSpaceTest {
     }
 
     @Test
-    void aVfsWithoutHolesSeesAllDataAndCopiesThroughReadAndWrite() throws Exception {
+    void aLocalDirectorySeesAllDataAndCopiesInTheKernel() throws Exception {
         try (LocalVfs local = LocalVfs.open(dir)) {
             FileHandle src = file(local, "src");
             byte[] data = random((3 << 20) + 17, 9);
@@ -341,6 +342,11 @@ class MemoryVfsSpaceTest {
 
             assertThat(local.copy(src, 17, dst, 0, 4L << 20)).isEqualTo(3 << 20);
             assertThat(read(local, dst, 0, 3 << 20)).isEqualTo(Arrays.copyOfRange(data, 17, data.length));
+            assertThat(local.copy(src, 0, dst, 5L << 20, 100)).as("past the destination's end").isEqualTo(100);
+            assertThat(read(local, dst, 5L << 20, 100)).isEqualTo(Arrays.copyOf(data, 100));
+            assertThat(local.copy(src, data.length, dst, 0, 100)).as("from the source's end").isZero();
+            assertThat(status(() -> local.copy(src, 0, src, 10, 100))).as("overlapping")
+                    .isEqualTo(Nfs3Status.NFS3ERR_INVAL.wireValue());
             assertThat(local.seek(src, 5, true)).isEqualTo(5);
             assertThat(local.seek(src, 5, false)).isEqualTo(data.length);
             assertThat(status(() -> local.seek(src, data.length, true))).isEqualTo(Nfs3Status.NFS3ERR_NXIO.wireValue());

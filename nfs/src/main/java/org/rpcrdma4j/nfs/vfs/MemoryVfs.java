@@ -386,15 +386,10 @@ public final class MemoryVfs implements Vfs {
         lock.writeLock().lock();
         try {
             Node n = regular(node(fh));
-            long more = n.data.allocationFor(offset, count);
-            if (usedBytes + more > capacityBytes) {
-                throw new NfsException(Nfs3Status.NFS3ERR_NOSPC, "in-memory file system full");
-            }
+            long more = checkRoom(n, offset, count);
             n.data.write(offset, src, memory);
             usedBytes += more;
-            NfsTime now = NfsTime.now();
-            n.mtime = now;
-            n.ctime = now;
+            changed(n);
             return new WriteResult(count, stable);
         } finally {
             lock.writeLock().unlock();
@@ -693,16 +688,8 @@ public final class MemoryVfs implements Vfs {
         lock.writeLock().lock();
         try {
             Node n = regular(node(fh));
-            long more = n.data.allocationFor(offset, length);
-            if (usedBytes + more > capacityBytes) {
-                throw new NfsException(Nfs3Status.NFS3ERR_NOSPC, "in-memory file system full");
-            }
-            long before = n.data.allocatedBytes();
-            try {
-                n.data.allocate(offset, length);
-            } finally {
-                usedBytes += n.data.allocatedBytes() - before; // what was taken, also when the memory ran out
-            }
+            checkRoom(n, offset, length);
+            counted(n.data, () -> n.data.allocate(offset, length));
             changed(n);
         } finally {
             lock.writeLock().unlock();
@@ -718,9 +705,7 @@ public final class MemoryVfs implements Vfs {
         lock.writeLock().lock();
         try {
             Node n = regular(node(fh));
-            long before = n.data.allocatedBytes();
-            n.data.deallocate(offset, length);
-            usedBytes -= before - n.data.allocatedBytes();
+            counted(n.data, () -> n.data.deallocate(offset, length));
             changed(n);
         } finally {
             lock.writeLock().unlock();
@@ -734,7 +719,23 @@ public final class MemoryVfs implements Vfs {
      */
     @Override
     public long copy(FileHandle src, long srcOffset, FileHandle dst, long dstOffset, long count) throws NfsException {
-        return copyWithin(src, srcOffset, dst, dstOffset, count);
+        lock.writeLock().lock();
+        try {
+            Node from = regular(node(src));
+            Node to = regular(node(dst));
+            long size = from.data.size();
+            long n = srcOffset < 0 || srcOffset >= size ? 0 : Math.min(count, size - srcOffset);
+            CopyRanges.check(src, srcOffset, dst, dstOffset, n, maxFileSize());
+            if (n == 0) {
+                return 0;
+            }
+            checkRoom(to, dstOffset, n);
+            counted(to.data, () -> to.data.copyFrom(from.data, srcOffset, dstOffset, n));
+            changed(to);
+            return n;
+        } finally {
+            lock.writeLock().unlock();
+        }
     }
 
     /**
@@ -770,51 +771,40 @@ public final class MemoryVfs implements Vfs {
                         + "the source's end, are multiples of the block size, " + block);
             }
             CopyRanges.check(src, srcOffset, dst, dstOffset, n, maxFileSize());
-            if (usedBytes + to.data.allocationFor(dstOffset, n) > capacityBytes) {
-                throw new NfsException(Nfs3Status.NFS3ERR_NOSPC, "in-memory file system full");
-            }
+            checkRoom(to, dstOffset, n);
             long tail = n % block;
             long body = n - tail;
-            long before = to.data.allocatedBytes();
-            try {
+            counted(to.data, () -> {
                 if (tail > 0) {
                     to.data.copyFrom(from.data, srcOffset + body, dstOffset + body, tail); // the block it may need
                 }
                 to.data.copyFrom(from.data, srcOffset, dstOffset, body); // shared: takes no memory
-            } finally {
-                usedBytes += to.data.allocatedBytes() - before;
-            }
+            });
             changed(to);
         } finally {
             lock.writeLock().unlock();
         }
     }
 
-    private long copyWithin(FileHandle src, long srcOffset, FileHandle dst, long dstOffset, long count)
-            throws NfsException {
-        lock.writeLock().lock();
+    /**
+     * Refuses with NFS3ERR_NOSPC a change of {@code length} bytes at {@code offset} of {@code n} that could take more
+     * storage than the capacity has left; returns the most it can take.
+     */
+    private long checkRoom(Node n, long offset, long length) throws NfsException {
+        long more = n.data.allocationFor(offset, length);
+        if (usedBytes + more > capacityBytes) {
+            throw new NfsException(Nfs3Status.NFS3ERR_NOSPC, "in-memory file system full");
+        }
+        return more;
+    }
+
+    /** Makes {@code change} to {@code data} and counts the storage it took or gave back, also when it failed. */
+    private void counted(MemoryFileData data, Runnable change) {
+        long before = data.allocatedBytes();
         try {
-            Node from = regular(node(src));
-            Node to = regular(node(dst));
-            long size = from.data.size();
-            long n = srcOffset < 0 || srcOffset >= size ? 0 : Math.min(count, size - srcOffset);
-            CopyRanges.check(src, srcOffset, dst, dstOffset, n, maxFileSize());
-            if (n == 0) {
-                return 0;
-            }
-            if (usedBytes + to.data.allocationFor(dstOffset, n) > capacityBytes) {
-                throw new NfsException(Nfs3Status.NFS3ERR_NOSPC, "in-memory file system full");
-            }
-            long before = to.data.allocatedBytes();
-            try {
-                to.data.copyFrom(from.data, srcOffset, dstOffset, n);
-            } finally {
-                usedBytes += to.data.allocatedBytes() - before; // what was taken, also when the memory ran out
-            }
-            changed(to);
-            return n;
+            change.run();
         } finally {
-            lock.writeLock().unlock();
+            usedBytes += data.allocatedBytes() - before;
         }
     }
 

@@ -99,6 +99,21 @@ public final class Transfers {
         if (existing != null && existing.isDirectory()) {
             target = RemotePaths.child(target, local.getFileName().toString());
         }
+        return throughTemporary(nfs, target, temp -> nfs.upload(local, temp));
+    }
+
+    /** Fills a remote file just made; returns the bytes it holds. */
+    @FunctionalInterface
+    private interface Filling {
+        long fill(String remoteTemp) throws IOException;
+    }
+
+    /**
+     * Writes {@code target} through a hidden temporary name in its directory: the file is made, {@code filling} fills
+     * it, and it is renamed over the target only then. A failed or interrupted filling removes it: nothing incomplete
+     * is ever left under the target's name.
+     */
+    private static Result throughTemporary(NfsMount nfs, String target, Filling filling) throws IOException {
         String dirPath = RemotePaths.parent(target);
         FileHandle dir;
         try {
@@ -112,7 +127,7 @@ public final class Transfers {
         try {
             nfs.createFile(temp);
             created = true;
-            long n = nfs.upload(local, temp);
+            long n = filling.fill(temp);
             nfs.rename(temp, target);
             created = false;
             return new Result(target, n);
@@ -165,54 +180,26 @@ public final class Transfers {
         FileAttributes existing = statOrNull(nfs, remoteTarget);
         String target = existing != null && existing.isDirectory()
                 ? RemotePaths.child(remoteTarget, RemotePaths.name(remoteSource)) : remoteTarget;
-        String dirPath = RemotePaths.parent(target);
         FileHandle src;
-        FileHandle dir;
         try {
             src = v4.resolve(remoteSource);
         } catch (NfsException e) {
             throw remote(remoteSource, e);
         }
-        try {
-            dir = v4.resolve(dirPath);
-        } catch (NfsException e) {
-            throw remote(dirPath, e);
-        }
-        String tempName = temporaryName(RemotePaths.name(target));
-        String temp = RemotePaths.child(dirPath, tempName);
-        boolean created = false;
-        FileHandle dst = null;
-        try {
-            v4.createFile(temp);
-            created = true;
-            dst = v4.resolve(temp);
-            long n;
-            if (clone) {
-                n = v4.getattr(src).size();
-                v4.clone(src, 0, dst, 0, 0);
-            } else {
-                n = v4.copy(src, 0, dst, 0, 0);
-            }
-            closeQuietly(v4, dst);
-            dst = null;
-            closeQuietly(v4, src); // before the rename, which replaces the source when it is the target
-            v4.rename(temp, target);
-            created = false;
-            return new Result(target, n);
-        } catch (IOException | RuntimeException | Error e) {
-            if (dst != null) {
+        return throughTemporary(nfs, target, temp -> {
+            FileHandle dst = v4.resolve(temp);
+            try {
+                if (clone) {
+                    v4.clone(src, 0, dst, 0, 0);
+                    return v4.getattr(dst).size();
+                }
+                return v4.copy(src, 0, dst, 0, 0);
+            } finally {
+                // both closed before the rename, which replaces the source when it is the target
                 closeQuietly(v4, dst);
+                closeQuietly(v4, src);
             }
-            if (created) {
-                removeQuietly(nfs, dir, tempName);
-            }
-            if (e instanceof NfsException n) {
-                throw remote(target, n);
-            }
-            throw e;
-        } finally {
-            closeQuietly(v4, src); // nothing when closed already
-        }
+        });
     }
 
     private static void closeQuietly(Nfs41Client nfs, FileHandle fh) {

@@ -505,6 +505,12 @@ public final class Nfs41Session implements AutoCloseable {
         return exchangeId(0);
     }
 
+    /** The pause before the {@code retry}th try again after NFS4ERR_DELAY (from 1): doubling from min up to max. */
+    private long delayBackoffNanos(int retry) {
+        return Math.min(options.delayBackoffMax().toNanos(), options.delayBackoffMin().toNanos()
+                << Math.min(20, retry - 1));
+    }
+
     /**
      * EXCHANGE_ID; NFS4ERR_DELAY (a server that holds as many client IDs as it keeps, until a lease runs out) is asked
      * again after the back-off of {@link Nfs41Options#delayRetries()}, as Linux's client asks again.
@@ -519,8 +525,7 @@ public final class Nfs41Session implements AutoCloseable {
             }
             if (r.status() == Nfs4Status.NFS4ERR_DELAY && delays < options.delayRetries()) {
                 delayRetries.incrementAndGet();
-                long backoff = Math.min(options.delayBackoffMax().toNanos(),
-                        options.delayBackoffMin().toNanos() << Math.min(20, delays));
+                long backoff = delayBackoffNanos(delays + 1);
                 LOG.debug("{} asks EXCHANGE_ID to wait; again in {} ms", transport.remoteAddress(),
                         backoff / 1_000_000);
                 CompletableFuture<Void> waited = new CompletableFuture<>();
@@ -1000,9 +1005,7 @@ public final class Nfs41Session implements AutoCloseable {
         }
 
         private void later(Runnable r) {
-            long min = options.delayBackoffMin().toNanos();
-            long max = options.delayBackoffMax().toNanos();
-            long backoff = Math.min(max, min << Math.min(20, delays - 1));
+            long backoff = delayBackoffNanos(delays);
             try {
                 timer.schedule(() -> executor.execute(r), backoff, TimeUnit.NANOSECONDS);
             } catch (RuntimeException e) {

@@ -87,7 +87,7 @@ class ServeTest {
         Cli.Running serve = Cli.start("serve", "--memory", "64M", "--port", "0", "--tcp-port", "0", "--bind",
                 "127.0.0.1", "--provider", "soft", "--grace-period", "0s");
         String banner = serve.awaitOutput("Serving; press Ctrl-C to stop.", 60);
-        assertThat(banner).contains("Exporting an in-memory file system of 64 MiB as /memory");
+        assertThat(banner).contains("Exporting an in-memory file system of 64.0 MiB as /memory");
         Matcher rdma = Pattern.compile("NFS over RDMA: (rdma://\\S+)").matcher(banner);
         assertThat(rdma.find()).as(banner).isTrue();
         String url = rdma.group(1); // NFSv4.2, the default
@@ -124,7 +124,7 @@ class ServeTest {
         assertThat(both.err()).contains("a directory or --memory, not both");
         Cli.Result huge = Cli.run("serve", "--memory", "20G", "--port", "0", "--tcp-port", "0");
         assertThat(huge.code()).as(huge.toString()).isEqualTo(ExitCode.USAGE.code());
-        assertThat(huge.err()).contains("at most 15 GiB");
+        assertThat(huge.err()).contains("at most 15.0 GiB");
         long tooMuch = Runtime.getRuntime().maxMemory() + (1L << 30); // the direct memory of this JVM, by default
         Cli.Result over = Cli.run("serve", "--memory", String.valueOf(Math.min(tooMuch, 15L << 30)), "--port", "0",
                 "--tcp-port", "0");

@@ -12,6 +12,7 @@ import org.rpcrdma4j.mount.ExitCode;
 import org.rpcrdma4j.mount.Io;
 import org.rpcrdma4j.mount.cli.Converters;
 import org.rpcrdma4j.mount.cli.ProviderOptions;
+import org.rpcrdma4j.mount.cli.Sizes;
 import org.rpcrdma4j.mount.server.EmbeddedServer;
 import org.rpcrdma4j.registration.RegistrationMode;
 import org.rpcrdma4j.xprt.drc.DrcCounter;
@@ -124,14 +125,6 @@ final class ServeCommand implements Callable<Integer> {
         return Runtime.getRuntime().maxMemory();
     }
 
-    /** "4 GiB", "512 MiB", or bytes. */
-    private static String size(long bytes) {
-        if (bytes % (1L << 30) == 0) {
-            return (bytes >> 30) + " GiB";
-        }
-        return bytes % (1L << 20) == 0 ? (bytes >> 20) + " MiB" : bytes + " bytes";
-    }
-
     ServeCommand(Io io) {
         this.io = io;
     }
@@ -149,13 +142,13 @@ final class ServeCommand implements Callable<Integer> {
             throw new CliException(ExitCode.USAGE, "--memory must be positive");
         }
         if (memory > MAX_MEMORY) {
-            throw new CliException(ExitCode.USAGE, "--memory " + size(memory) + ": at most " + size(MAX_MEMORY)
+            throw new CliException(ExitCode.USAGE, "--memory " + Sizes.format(memory) + ": at most " + Sizes.format(MAX_MEMORY)
                     + " (the RDMA server's registered memory holds at most 16 GiB, its own buffers too)");
         }
         long direct = directMemoryLimit();
         if (memory > 0 && memory + (256L << 20) > direct) {
-            throw new CliException(ExitCode.USAGE, "--memory " + size(memory) + " and the server's 256 MiB of "
-                    + "buffers do not fit the JVM's direct memory (" + size(direct) + "): run java with "
+            throw new CliException(ExitCode.USAGE, "--memory " + Sizes.format(memory) + " and the server's 256 MiB of "
+                    + "buffers do not fit the JVM's direct memory (" + Sizes.format(direct) + "): run java with "
                     + "-XX:MaxDirectMemorySize=" + ((memory >> 30) + 1) + "g or more");
         }
         Path absolute = dir == null ? null : dir.toAbsolutePath().normalize();
@@ -170,7 +163,7 @@ final class ServeCommand implements Callable<Integer> {
         String shown = host != null ? host : displayHost(bind);
         try (EmbeddedServer server = EmbeddedServer.start(settings)) {
             io.out().println("Exporting " + (absolute != null ? absolute.toString()
-                    : "an in-memory file system of " + size(memory)) + " as " + exportPath
+                    : "an in-memory file system of " + Sizes.format(memory)) + " as " + exportPath
                     + (readOnly ? " (read-only)" : ""));
             io.out().println("  NFS over RDMA: " + server.rdmaUrl(shown) + "   (device " + server.deviceName() + ")");
             io.out().println("  NFS over TCP:  " + server.tcpUrl(shown));

@@ -10,6 +10,17 @@ final class CopyRanges {
     }
 
     /**
+     * The bytes a copy of {@code count} from {@code srcOffset} moves out of a source of {@code srcSize} (none from its
+     * end or beyond), once {@link #check} has let them through.
+     */
+    static long copied(FileHandle src, long srcOffset, long srcSize, FileHandle dst, long dstOffset, long count,
+                       long maxFileSize) throws NfsException {
+        long n = srcOffset < 0 || srcOffset >= srcSize ? 0 : Math.min(count, srcSize - srcOffset);
+        check(src, srcOffset, dst, dstOffset, n, maxFileSize);
+        return n;
+    }
+
+    /**
      * Refuses a negative offset or count, a range of one file that overlaps itself ({@code NFS3ERR_INVAL}, as
      * copy_file_range(2) does), and a destination ending beyond {@code maxFileSize} ({@code NFS3ERR_FBIG}).
      *

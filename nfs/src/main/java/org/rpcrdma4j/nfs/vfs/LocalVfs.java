@@ -430,9 +430,7 @@ public final class LocalVfs implements Vfs {
         Path to = regularFile(dst);
         try (FileChannel in = FileChannel.open(from, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS);
              FileChannel out = FileChannel.open(to, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
-            long size = in.size();
-            long n = srcOffset < 0 || srcOffset >= size ? 0 : Math.min(count, size - srcOffset);
-            CopyRanges.check(src, srcOffset, dst, dstOffset, n, maxFileSize());
+            long n = CopyRanges.copied(src, srcOffset, in.size(), dst, dstOffset, count, maxFileSize());
             long done = 0;
             while (done < n) {
                 long moved = in.transferTo(srcOffset + done, n - done, out.position(dstOffset + done));

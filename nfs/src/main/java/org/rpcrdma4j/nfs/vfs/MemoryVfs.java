@@ -723,9 +723,7 @@ public final class MemoryVfs implements Vfs {
         try {
             Node from = regular(node(src));
             Node to = regular(node(dst));
-            long size = from.data.size();
-            long n = srcOffset < 0 || srcOffset >= size ? 0 : Math.min(count, size - srcOffset);
-            CopyRanges.check(src, srcOffset, dst, dstOffset, n, maxFileSize());
+            long n = CopyRanges.copied(src, srcOffset, from.data.size(), dst, dstOffset, count, maxFileSize());
             if (n == 0) {
                 return 0;
             }

@@ -192,9 +192,7 @@ public interface Vfs extends AutoCloseable {
      */
     default long copy(FileHandle src, long srcOffset, FileHandle dst, long dstOffset, long count)
             throws NfsException {
-        long size = getattr(src).size();
-        long n = srcOffset >= size ? 0 : Math.min(count, size - srcOffset);
-        CopyRanges.check(src, srcOffset, dst, dstOffset, n, maxFileSize());
+        long n = CopyRanges.copied(src, srcOffset, getattr(src).size(), dst, dstOffset, count, maxFileSize());
         ByteBuffer piece = ByteBuffer.allocate((int) Math.min(n, 1 << 20));
         long done = 0;
         while (done < n) {

@@ -305,15 +305,24 @@ public final class Nfs41AsyncClient implements NfsAsyncMount {
     public CompletableFuture<WriteReply> write(FileHandle fh, long offset, ByteBuf src, StableHow stable) {
         int max = session.maxWriteSize();
         ByteBuf data = src.readableBytes() <= max ? src : src.slice(src.readerIndex(), max);
-        return offTransport(files.acquire(fh, OpenFiles.WRITE).thenCompose(e -> {
-            Compound c = new Compound("write").putfh(fh).add(new Ops.Write(e, offset, stable, data))
-                    .onStaleState(() -> files.reopen(e));
-            CallbackFuture<WriteReply> write = call(c, r -> {
-                Ops.WriteOk ok = r.result(1);
-                return new WriteReply(ok.count(), ok.committed(), ok.verifier(), null);
-            });
-            write.whenCompleteInline((v, x) -> files.release(e));
-            return write;
+        return onOpen("write", fh, OpenFiles.WRITE, e -> new Ops.Write(e, offset, stable, data), r -> {
+            Ops.WriteOk ok = r.result(1);
+            return new WriteReply(ok.count(), ok.committed(), ok.verifier(), null);
+        });
+    }
+
+    /**
+     * PUTFH {@code fh} and the operation {@code op} makes with the stateid of the client's open of it for
+     * {@code access} (opened first if need be, given back after); on a refused stateid, the open is made again.
+     */
+    private <T> CompletableFuture<T> onOpen(String tag, FileHandle fh, int access,
+                                            java.util.function.Function<OpenFiles.Entry, Op> op,
+                                            ResultMapper<T> result) {
+        return offTransport(files.acquire(fh, access).thenCompose(e -> {
+            Compound c = new Compound(tag).putfh(fh).add(op.apply(e)).onStaleState(() -> files.reopen(e));
+            CallbackFuture<T> done = call(c, result);
+            done.whenCompleteInline((v, x) -> files.release(e));
+            return done;
         }));
     }
 
@@ -425,13 +434,7 @@ public final class Nfs41AsyncClient implements NfsAsyncMount {
         if (refusal != null) {
             return refusal;
         }
-        return offTransport(files.acquire(fh, OpenFiles.WRITE).thenCompose(e -> {
-            Compound c = new Compound(tag).putfh(fh).add(new Nfs42Ops.Extent(op, e, offset, length))
-                    .onStaleState(() -> files.reopen(e));
-            CallbackFuture<Void> done = call(c, r -> null);
-            done.whenCompleteInline((v, x) -> files.release(e));
-            return done;
-        }));
+        return onOpen(tag, fh, OpenFiles.WRITE, e -> new Nfs42Ops.Extent(op, e, offset, length), r -> null);
     }
 
     /**
@@ -447,13 +450,7 @@ public final class Nfs41AsyncClient implements NfsAsyncMount {
         if (refusal != null) {
             return refusal;
         }
-        return offTransport(files.acquire(fh, OpenFiles.READ).thenCompose(e -> {
-            Compound c = new Compound("seek").putfh(fh).add(new Nfs42Ops.Seek(e, offset, what))
-                    .onStaleState(() -> files.reopen(e));
-            CallbackFuture<SeekReply> found = call(c, r -> r.result(1));
-            found.whenCompleteInline((v, x) -> files.release(e));
-            return found;
-        }));
+        return onOpen("seek", fh, OpenFiles.READ, e -> new Nfs42Ops.Seek(e, offset, what), r -> r.result(1));
     }
 
     /**

@@ -97,7 +97,8 @@ public final class Registration {
      *
      * @return the number of segments appended; they are {@code [segmentCount() - n, segmentCount())}
      * @throws VerbsException        a synchronous registration (FMR, REG_MR) failed: the segments mapped so far stay
-     *                               and must be invalidated; or the connection was reset while waiting
+     *                               and must be invalidated; or, as {@link RegistrationResetException}, the
+     *                               connection was reset since {@link #begin(int)}
      * @throws InterruptedException  interrupted while waiting for handles
      * @throws IllegalStateException {@link #begin(int)} was not called, or the RPC would exceed the segment limit
      */

@@ -336,7 +336,8 @@ public final class RegistrationPool implements AutoCloseable {
                     throw new VerbsException("registration pool is closed");
                 }
                 if (registration.epoch() != epoch) {
-                    throw new VerbsException("the connection was reset while mapping; marshal the RPC again");
+                    throw new RegistrationResetException(
+                            "the connection was reset while mapping; marshal the RPC again");
                 }
                 if (freeCount >= n) {
                     break;

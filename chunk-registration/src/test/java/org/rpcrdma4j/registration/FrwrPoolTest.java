@@ -1,8 +1,10 @@
 package org.rpcrdma4j.registration;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
@@ -120,6 +122,54 @@ class FrwrPoolTest {
             assertThat(h.pool().registrationCounters().get(RegistrationCounter.STALE_COMPLETIONS)).isEqualTo(1);
             assertThat(h.pool().registrationCounters().get(RegistrationCounter.MRS_ORPHANED)).isZero();
             assertThat(h.pool().freeHandles()).isEqualTo(h.pool().targetHandles());
+            buffer.release();
+        }
+    }
+
+    @Test
+    void aMappingWaitingForHandlesWhenTheConnectionIsResetFailsTypedAndMapsAgainOnTheNextConnection()
+            throws Exception {
+        try (FakeHarness h = harness(RegistrationConfig.defaults(2).withSizes(16 << 10, 4 << 10).withHandles(2, 2))) {
+            RegisteredBuffer buffer = h.buffers().allocate(4 * PAGE);
+            Registration holder = h.pool().newRegistration().begin(1);
+            holder.map(new ScatterList(4).add(buffer, 0, PAGE), ChunkRole.READ_CHUNK_SOURCE);
+            holder.map(new ScatterList(4).add(buffer, PAGE, PAGE), ChunkRole.READ_CHUNK_SOURCE);
+            assertThat(h.pool().freeHandles()).isZero();
+            Registration waiter = h.pool().newRegistration().begin(2);
+            ScatterList one = new ScatterList(4).add(buffer, 2 * PAGE, PAGE);
+            CompletableFuture<Throwable> failure = CompletableFuture.supplyAsync(() -> {
+                try {
+                    waiter.map(one, ChunkRole.WRITE_CHUNK_SINK);
+                    return null;
+                } catch (Exception e) {
+                    return e;
+                }
+            });
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (h.pool().registrationCounters().get(RegistrationCounter.POOL_WAITS) == 0) {
+                assertThat(System.nanoTime()).as("the mapping waits for a handle").isLessThan(deadline);
+                Thread.sleep(1);
+            }
+            h.disconnect();
+            assertThat(failure.get(30, TimeUnit.SECONDS)).isInstanceOf(RegistrationResetException.class)
+                    .hasMessageContaining("reset while mapping");
+            assertThat(waiter.begin(3).map(one, ChunkRole.WRITE_CHUNK_SINK)).isEqualTo(1);
+            assertThat(h.pool().inUseHandles()).isEqualTo(1);
+            buffer.release();
+        }
+    }
+
+    @Test
+    void aMappingBegunBeforeAResetFailsTypedWithoutWaiting() throws Exception {
+        try (FakeHarness h = harness(RegistrationConfig.defaults(2).withSizes(16 << 10, 4 << 10))) {
+            RegisteredBuffer buffer = h.buffers().allocate(PAGE);
+            Registration registration = h.pool().newRegistration().begin(1);
+            h.disconnect();
+            ScatterList one = new ScatterList(4).add(buffer, 0, PAGE);
+            assertThatThrownBy(() -> registration.map(one, ChunkRole.READ_CHUNK_SOURCE))
+                    .isInstanceOf(RegistrationResetException.class);
+            assertThat(h.pool().inUseHandles()).isZero();
+            assertThat(registration.begin(2).map(one, ChunkRole.READ_CHUNK_SOURCE)).isEqualTo(1);
             buffer.release();
         }
     }

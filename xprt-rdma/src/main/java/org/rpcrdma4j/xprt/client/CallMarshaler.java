@@ -10,6 +10,7 @@ import org.rpcrdma4j.registration.ChunkRole;
 import org.rpcrdma4j.registration.RegisteredBuffer;
 import org.rpcrdma4j.registration.RegisteredBufferPool;
 import org.rpcrdma4j.registration.Registration;
+import org.rpcrdma4j.registration.RegistrationResetException;
 import org.rpcrdma4j.registration.ScatterList;
 import org.rpcrdma4j.verbs.Opcode;
 import org.rpcrdma4j.verbs.Sge;
@@ -39,6 +40,9 @@ import org.rpcrdma4j.xprt.internal.RpcHeader;
  * else RDMA_NOMSG with a position-zero Read chunk holding the whole (padded) call.
  */
 final class CallMarshaler {
+    /** Times a call is marshaled again after the connection was reset under it, before its failure is final. */
+    static final int RESET_RETRIES = 3;
+
     private final ClientAgent agent;
     private final EnumCounters<XprtCounter> counters;
     private final RegisteredBufferPool buffers;
@@ -361,6 +365,26 @@ final class CallMarshaler {
     }
 
     // ------------------------------------------------------------------ marshaling
+
+    /**
+     * {@link #marshal}, again when the connection was reset while mapping: the pool says so with
+     * {@link RegistrationResetException} (its epoch moved since {@code begin}), or the agent counted a reset since the
+     * slot was stamped. At most {@value #RESET_RETRIES} more times, and not once the transport is closing: the last
+     * failure is thrown.
+     */
+    void marshalAcrossResets(RequestSlot slot) throws RdmaMarshalException, VerbsException, InterruptedException {
+        for (int attempt = 0; ; attempt++) {
+            try {
+                marshal(slot);
+                return;
+            } catch (VerbsException e) {
+                boolean reset = e instanceof RegistrationResetException || slot.resetStamp != agent.resetCount();
+                if (!reset || attempt >= RESET_RETRIES || agent.closeRequested()) {
+                    throw e;
+                }
+            }
+        }
+    }
 
     /**
      * Registers the call's chunks, builds and writes its transport header and its Send. Runs on the caller's thread or

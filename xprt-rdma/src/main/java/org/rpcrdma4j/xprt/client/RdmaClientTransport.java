@@ -232,6 +232,11 @@ public final class RdmaClientTransport implements RpcTransport, AutoCloseable {
         return buffers;
     }
 
+    /** The registration handles of this transport's connections (tests in this package starve it). */
+    RegistrationPool registrationPool() {
+        return registrations;
+    }
+
     /**
      * Whether {@code buffer} is registered memory of this transport (a {@link org.rpcrdma4j.registration.RegisteredBuffer}
      * of {@link #bufferPool()}), so that it can be a call's payload or sink.
@@ -309,7 +314,7 @@ public final class RdmaClientTransport implements RpcTransport, AutoCloseable {
         try {
             marshaler.prepare(slot, call);
             agent.noteProgram(slot.program, slot.version);
-            marshal(slot);
+            marshaler.marshalAcrossResets(slot);
             slot.command = RequestSlot.Command.SEND;
         } catch (Exception e) {
             slot.failure = marshalFailure(slot, e);
@@ -321,20 +326,6 @@ public final class RdmaClientTransport implements RpcTransport, AutoCloseable {
     private static long deadline(long timeoutNanos) {
         long d = System.nanoTime() + timeoutNanos;
         return d == 0 ? 1 : d;
-    }
-
-    /** Marshals, again when the connection was reset while registering. */
-    private void marshal(RequestSlot slot) throws RdmaMarshalException, VerbsException, InterruptedException {
-        for (int attempt = 0; ; attempt++) {
-            try {
-                marshaler.marshal(slot);
-                return;
-            } catch (VerbsException e) {
-                if (attempt >= 3 || slot.resetStamp == agent.resetCount() || agent.closeRequested()) {
-                    throw e;
-                }
-            }
-        }
     }
 
     private Throwable marshalFailure(RequestSlot slot, Exception e) {
@@ -399,7 +390,7 @@ public final class RdmaClientTransport implements RpcTransport, AutoCloseable {
         try {
             marshaler.prepare(slot, encoded);
             agent.noteProgram(slot.program, slot.version);
-            marshal(slot);
+            marshaler.marshalAcrossResets(slot);
             slot.command = RequestSlot.Command.SEND;
         } catch (Exception e) {
             Throwable failure = marshalFailure(slot, e);

@@ -30,31 +30,21 @@ final class Remarshaler {
 
     private void remarshal(RequestSlot slot) {
         Throwable failure = null;
-        for (int attempt = 0; attempt < 3; attempt++) {
-            try {
-                marshaler.marshal(slot);
-                failure = null;
-                break;
-            } catch (VerbsException e) {
-                failure = new RdmaConnectionException("registering xid 0x" + Integer.toHexString(slot.xid)
-                        + " again failed: " + e.getMessage(), e);
-                if (slot.resetStamp == agent.resetCount() || agent.closeRequested()) {
-                    break; // not a reset during mapping: do not loop
-                }
-            } catch (RdmaMarshalException e) {
-                agent.counters().increment(XprtCounter.FAILED_MARSHAL_COUNT);
-                failure = e;
-                break;
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                failure = new RdmaConnectionException("interrupted while marshaling xid 0x"
-                        + Integer.toHexString(slot.xid) + " again", e);
-                break;
-            } catch (RuntimeException e) {
-                failure = new RdmaMarshalException("marshaling xid 0x" + Integer.toHexString(slot.xid)
-                        + " again failed: " + e, e);
-                break;
-            }
+        try {
+            marshaler.marshalAcrossResets(slot);
+        } catch (VerbsException e) {
+            failure = new RdmaConnectionException("registering xid 0x" + Integer.toHexString(slot.xid)
+                    + " again failed: " + e.getMessage(), e);
+        } catch (RdmaMarshalException e) {
+            agent.counters().increment(XprtCounter.FAILED_MARSHAL_COUNT);
+            failure = e;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            failure = new RdmaConnectionException("interrupted while marshaling xid 0x"
+                    + Integer.toHexString(slot.xid) + " again", e);
+        } catch (RuntimeException e) {
+            failure = new RdmaMarshalException("marshaling xid 0x" + Integer.toHexString(slot.xid)
+                    + " again failed: " + e, e);
         }
         if (failure != null) {
             slot.failure = failure;

@@ -327,31 +327,9 @@ public final class Nfs41Client implements NfsMount {
                 return 0;
             }
         }
-        for (int attempt = 1; ; attempt++) {
-            long done = 0;
-            boolean unstable = false;
-            long verifier = 0;
-            while (done < count) {
-                CopyReply r = await(async.copy(src, srcOffset + done, dst, dstOffset + done, count - done));
-                if (r.count() == 0) {
-                    break;
-                }
-                if (r.committed() == StableHow.UNSTABLE) {
-                    if (unstable && r.verifier() != verifier) {
-                        break; // the server restarted between two parts: copy again from the start
-                    }
-                    unstable = true;
-                    verifier = r.verifier();
-                }
-                done += r.count();
-            }
-            if (!unstable || commit(dst, 0, 0) == verifier) {
-                return done;
-            }
-            if (attempt == 3) {
-                throw new IOException("copy to " + dst + ": the server lost unstable copied bytes three times");
-            }
-        }
+        return CopyParts.copy(count,
+                (done, left) -> await(async.copy(src, srcOffset + done, dst, dstOffset + done, left)),
+                () -> commit(dst, 0, 0), dst);
     }
 
     /**

@@ -150,7 +150,7 @@ final class FmrOps implements MemRegOps {
             }
             boolean ok = unmap(fmrs);
             FmrCompletionQueue target = cq;
-            for (int i = 0; i < batch.size(); i++) {
+            for (int i = 0; target != null && i < batch.size(); i++) { // none: a reset abandoned them
                 target.deliver(WrIds.of(WrIds.Kind.FMR_UNMAP, batchEpochs[i], batch.get(i).index()),
                         ok ? WcStatus.SUCCESS : WcStatus.LOC_QP_OP_ERR);
             }
@@ -163,6 +163,7 @@ final class FmrOps implements MemRegOps {
         synchronized (queue) {
             queue.clear();
         }
+        cq = null; // until the next connection's wrapper: unmaps meanwhile run where they are asked for
     }
 
     private static void collect(Registration registration, ArrayList<Fmr> into) {

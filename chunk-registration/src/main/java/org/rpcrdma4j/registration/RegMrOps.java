@@ -51,7 +51,14 @@ final class RegMrOps implements MemRegOps {
         RegisteredMemory region = pool.protectionDomain()
                 .registerMemory(list.arena(from).view(list.arenaOffset(from), (int) length), access);
         pool.counters().increment(RegistrationCounter.HARDWAY_REGISTER_COUNT);
-        mr.region = region;
+        if (!pool.publish(mr, region)) {
+            try {
+                region.close();
+            } catch (RuntimeException e) {
+                LOG.warn("deregistering {} after a reset failed: {}", mr, e.toString());
+            }
+            throw new RegistrationResetException("the connection was reset while registering; marshal the RPC again");
+        }
         mr.rkey = region.rkey();
         mr.iova = region.iova();
         mr.length = (int) length;

@@ -137,7 +137,10 @@ public final class Registration {
             }
             return needed;
         } catch (VerbsException | RuntimeException e) {
-            pool.counters().increment(RegistrationCounter.REGISTRATION_FAILURES);
+            boolean reset = epoch != pool.epoch(); // the handle was closed under the mapping, not broken by it
+            if (!reset) {
+                pool.counters().increment(RegistrationCounter.REGISTRATION_FAILURES);
+            }
             if (current != null) {
                 current.failed = true;
                 pool.recover(current);
@@ -145,6 +148,10 @@ public final class Registration {
             for (int i = used; i < needed; i++) {
                 pool.release(acquired[i]);
                 acquired[i] = null;
+            }
+            if (reset && !(e instanceof RegistrationResetException)) {
+                throw new RegistrationResetException("the connection was reset while mapping (" + e.getMessage()
+                        + "); marshal the RPC again", e);
             }
             throw e;
         }

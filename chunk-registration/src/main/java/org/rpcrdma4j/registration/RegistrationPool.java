@@ -14,6 +14,7 @@ import org.rpcrdma4j.verbs.DeviceCapability;
 import org.rpcrdma4j.verbs.ProtectionDomain;
 import org.rpcrdma4j.verbs.QueuePair;
 import org.rpcrdma4j.verbs.TransportType;
+import org.rpcrdma4j.verbs.MemoryRegion;
 import org.rpcrdma4j.verbs.VerbsException;
 import org.rpcrdma4j.verbs.WcStatus;
 import org.rpcrdma4j.verbs.WorkCompletion;
@@ -436,6 +437,25 @@ public final class RegistrationPool implements AutoCloseable {
             free[freeCount++] = mr.slot;
             counters.increment(RegistrationCounter.MRS_RECYCLED);
             returned.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Gives {@code mr} the region a synchronous registration (REG_MR) just made, unless a reset destroyed the handle
+     * while the region was being made: the reset could not close a region it did not see, so the caller must.
+     *
+     * @return false when the handle was destroyed meanwhile (the region is the caller's to close)
+     */
+    boolean publish(Mr mr, MemoryRegion region) {
+        lock.lock();
+        try {
+            if (mr.state == Mr.State.DEAD || table[mr.slot] != mr) {
+                return false;
+            }
+            mr.region = region;
+            return true;
         } finally {
             lock.unlock();
         }

@@ -14,4 +14,8 @@ public final class RegistrationResetException extends VerbsException {
     public RegistrationResetException(String message) {
         super(message);
     }
+
+    public RegistrationResetException(String message, Throwable cause) {
+        super(message, cause);
+    }
 }

@@ -52,6 +52,11 @@ public final class FakeDevice implements RdmaDevice {
     public int failRegister;
     /** Fault injection: the next n FMR unmap batches throw. */
     public int failUnmap;
+    /**
+     * Run once, then cleared, when the next FMR map or synchronous registration begins (before it checks its handle):
+     * what another thread could do at that moment, e.g. a reset of the registration pool.
+     */
+    public volatile Runnable beforeMap;
 
     public FakeDevice(DeviceAttributes attributes) {
         this.attributes = attributes;
@@ -311,6 +316,15 @@ public final class FakeDevice implements RdmaDevice {
             long abs = fbo + offset;
             ByteBuffer page = pages[(int) (abs / pageSize)];
             return page.duplicate().position((int) (abs % pageSize));
+        }
+    }
+
+    /** Runs and clears {@link #beforeMap}. */
+    void runBeforeMap() {
+        Runnable r = beforeMap;
+        if (r != null) {
+            beforeMap = null;
+            r.run();
         }
     }
 }

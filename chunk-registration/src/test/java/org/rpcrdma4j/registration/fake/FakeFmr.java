@@ -21,6 +21,7 @@ final class FakeFmr extends FakeDevice.FakePageListRegion implements Fmr {
 
     @Override
     public int map(PageList pages) throws VerbsException {
+        device.runBeforeMap();
         synchronized (device.lock) {
             if (device.failFmrMap > 0) {
                 device.failFmrMap--;

@@ -33,6 +33,7 @@ final class FakePd implements ProtectionDomain {
         if (!buffer.isDirect()) {
             throw new VerbsException("not a direct buffer");
         }
+        device.runBeforeMap();
         synchronized (device.lock) {
             if (device.failRegister > 0) {
                 device.failRegister--;

@@ -273,7 +273,14 @@ final class ClientAgent implements Agent, ConnectionWork {
 
     /** Takes a free slot, waiting in arrival order until {@code deadlineNanos} (0: without end); null on timeout. */
     RequestSlot acquire(long deadlineNanos) throws RdmaConnectionException, InterruptedException {
-        return pool.acquire(deadlineNanos, counters, closedCheck, serverName);
+        try {
+            return pool.acquire(deadlineNanos, counters, closedCheck, serverName);
+        } catch (RdmaConnectionException closing) {
+            // a slot taken as the transport closed went back to the pool: the agent may have counted the free slots
+            // without it and wait for nothing else; let it count again, or close() waits out its whole bound
+            wake();
+            throw closing;
+        }
     }
 
     /**

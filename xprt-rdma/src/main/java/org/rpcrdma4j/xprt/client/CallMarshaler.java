@@ -367,10 +367,11 @@ final class CallMarshaler {
     // ------------------------------------------------------------------ marshaling
 
     /**
-     * {@link #marshal}, again when the connection was reset while mapping: the pool says so with
-     * {@link RegistrationResetException} (its epoch moved since {@code begin}), or the agent counted a reset since the
-     * slot was stamped. At most {@value #RESET_RETRIES} more times, and not once the transport is closing: the last
-     * failure is thrown.
+     * {@link #marshal}, again when the connection was reset while mapping: the registration layer says so with
+     * {@link RegistrationResetException} (the pool's epoch moved since {@code begin}, whether the reset met the
+     * mapping waiting for handles, on a handle it closed, or registering a region). At most {@value #RESET_RETRIES}
+     * more times, and not once the transport is closing: the last failure is thrown. Other failures are thrown at
+     * once. A reset after the mapping is the agent's to see (the slot's stamp) when it takes the slot.
      */
     void marshalAcrossResets(RequestSlot slot) throws RdmaMarshalException, VerbsException, InterruptedException {
         for (int attempt = 0; ; attempt++) {
@@ -378,8 +379,8 @@ final class CallMarshaler {
                 marshal(slot);
                 return;
             } catch (VerbsException e) {
-                boolean reset = e instanceof RegistrationResetException || slot.resetStamp != agent.resetCount();
-                if (!reset || attempt >= RESET_RETRIES || agent.closeRequested()) {
+                if (!(e instanceof RegistrationResetException) || attempt >= RESET_RETRIES
+                        || agent.closeRequested()) {
                     throw e;
                 }
             }

@@ -23,6 +23,7 @@ import org.rpcrdma4j.nfs.v4.Nfs4;
 import org.rpcrdma4j.nfs.v4.Nfs4Exception;
 import org.rpcrdma4j.nfs.v4.Nfs4Status;
 import org.rpcrdma4j.nfs.v4.state.ClientTable;
+import org.rpcrdma4j.nfs.v4.state.Laundromat;
 import org.rpcrdma4j.nfs.v4.state.SessionId;
 import org.rpcrdma4j.nfs.xdr.BadXdrException;
 import org.slf4j.Logger;
@@ -60,6 +61,8 @@ public final class Nfs4Program implements RpcDispatchable, AutoCloseable {
     private final java.util.concurrent.atomic.LongAdder[] operations =
             new java.util.concurrent.atomic.LongAdder[Nfs4.LAST_OP_V42 + 1];
 
+    private final Laundromat laundromat;
+
     {
         for (int i = 0; i < operations.length; i++) {
             operations[i] = new java.util.concurrent.atomic.LongAdder();
@@ -79,6 +82,7 @@ public final class Nfs4Program implements RpcDispatchable, AutoCloseable {
         this.limits = limits;
         this.clients = clients;
         this.readBuffers = readBuffers;
+        this.laundromat = Laundromat.start(clients);
     }
 
     public ClientTable clients() {
@@ -133,10 +137,16 @@ public final class Nfs4Program implements RpcDispatchable, AutoCloseable {
         return backChannel.failed();
     }
 
-    /** Stops the back channel's prober. */
+    /** Stops expiring clients on a timer, and the back channel's prober. */
     @Override
     public void close() {
+        laundromat.close();
         backChannel.close();
+    }
+
+    /** Clients whose lease ran out that the server expired on its own, releasing their opens and locks. */
+    public long clientsExpired() {
+        return laundromat.expired();
     }
 
     @Override
@@ -202,10 +212,14 @@ public final class Nfs4Program implements RpcDispatchable, AutoCloseable {
             } catch (Nfs4Exception e) {
                 LOG.debug("op {}: {}", op.opcode, e.getMessage());
                 op.status = e.status();
-            } catch (RuntimeException | OutOfMemoryError e) {
-                // a bug, or memory the operation could not have (a file system's blocks, a buffer): the operation
-                // fails and the session's slot is finished all the same, so the client can go on
+            } catch (Throwable e) {
+                // a bug, memory the operation could not have (a file system's blocks, a buffer), a file system that
+                // threw what it should not: the operation fails and the session's slot is finished all the same, so
+                // the client can go on
                 LOG.error("op {} failed", op.opcode, e);
+                if (e instanceof InterruptedException) {
+                    Thread.currentThread().interrupt();
+                }
                 op.status = Nfs4Status.NFS4ERR_SERVERFAULT;
             }
             if (op.status != Nfs4Status.NFS4_OK) {
@@ -221,7 +235,17 @@ public final class Nfs4Program implements RpcDispatchable, AutoCloseable {
             sequence.finish(c, null);
             return res;
         }
-        byte[] bytes = res.encode();
+        byte[] bytes;
+        try {
+            bytes = res.encode();
+        } catch (RuntimeException | Error e) {
+            // an operation's result that does not encode: the slot is finished without a cached reply, and the
+            // client gets SEQUENCE's result with SERVERFAULT
+            LOG.error("the reply of a COMPOUND does not encode", e);
+            sequence.finish(c, null);
+            c.release();
+            return new CompoundRes(Nfs4Status.NFS4ERR_SERVERFAULT, args.tag, List.of(sequence));
+        }
         c.release();
         sequence.finish(c, bytes);
         return new Raw(bytes);

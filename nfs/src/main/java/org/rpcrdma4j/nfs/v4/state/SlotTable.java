@@ -57,13 +57,18 @@ public final class SlotTable {
      *
      * @return EXECUTE for a new request (sequence id one more than the slot's, modulo 2^32), REPLAY with the cached
      *         reply for a retry of a completed request that asked for caching
-     * @throws Nfs4Exception NFS4ERR_BADSLOT for a slot id outside the table; NFS4ERR_DELAY for a retry while the
-     *                       original still executes; NFS4ERR_RETRY_UNCACHED_REP for a retry whose reply was not kept;
+     * @throws Nfs4Exception NFS4ERR_BADSLOT for a slot id outside the table; NFS4ERR_DELAY for a retry, or the next
+     *                       request, while the original still executes; NFS4ERR_RETRY_UNCACHED_REP for a retry whose reply was not kept;
      *                       NFS4ERR_SEQ_MISORDERED for any other sequence id (also the same id on a never-used slot)
      */
     public synchronized SlotVerdict acquire(int slotId, int seqId, boolean cacheThis) throws Nfs4Exception {
         Slot slot = slot(slotId);
         if (seqId == slot.sequenceId + 1) {
+            if (slot.inProgress) {
+                // the client gave up on the request before (its reply was lost or failed); that one still runs
+                throw new Nfs4Exception(Nfs4Status.NFS4ERR_DELAY, "slot " + slotId + " still executes sequence id "
+                        + Integer.toUnsignedString(slot.sequenceId));
+            }
             slot.sequenceId = seqId;
             slot.used = true;
             slot.inProgress = true;

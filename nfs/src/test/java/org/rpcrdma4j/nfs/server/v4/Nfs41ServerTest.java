@@ -341,6 +341,76 @@ class Nfs41ServerTest {
     }
 
     @Test
+    void aClientThatVanishesLosesItsLocksWhenItsLeaseRunsOutThoughNoOneAsksAfterIt() throws Exception {
+        try (V4Script a = connect(noGrace(Duration.ofSeconds(1))); V4Script b = connect()) {
+            Client ca = session(a, "vanishing");
+            Client cb = session(b, "staying");
+            byte[] root = exportRoot(ca);
+            byte[][] openA = create(ca, root, "contended");
+            byte[][] openB = create(cb, root, "contended");
+            V4Script.Res l = a.call(ca.compound().putfh(openA[1]).op(Nfs4.OP_LOCK).word(2).word(0).hyper(0)
+                    .hyper(-1L).word(1).word(0).stateid(openA[0]).word(0).hyper(ca.clientId).string("pid-a"));
+            l.sequenceOk().ok(Nfs4.OP_PUTFH).ok(Nfs4.OP_LOCK);
+            V4Script.Res denied = b.call(cb.compound().putfh(openB[1]).op(Nfs4.OP_LOCK).word(2).word(0).hyper(0)
+                    .hyper(10).word(1).word(0).stateid(openB[0]).word(0).hyper(cb.clientId).string("pid-b"));
+            denied.sequenceOk().ok(Nfs4.OP_PUTFH);
+            assertThat(denied.next(Nfs4.OP_LOCK)).isEqualTo(Nfs4Status.NFS4ERR_DENIED);
+
+            // the first client says nothing more; the second keeps its lease and, after a while, asks again
+            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
+            while (System.nanoTime() - until < 0) {
+                b.call(cb.compound().op(Nfs4.OP_PUTROOTFH)).sequenceOk();
+                Thread.sleep(300);
+            }
+            assertThat(server.nfs4().clientsExpired()).as("expired by the server's timer").isEqualTo(1);
+            V4Script.Res got = b.call(cb.compound().putfh(openB[1]).op(Nfs4.OP_LOCK).word(2).word(0).hyper(0)
+                    .hyper(10).word(1).word(0).stateid(openB[0]).word(0).hyper(cb.clientId).string("pid-b"));
+            got.sequenceOk().ok(Nfs4.OP_PUTFH).ok(Nfs4.OP_LOCK);
+            V4Script.Res gone = a.call(ca.compound().op(Nfs4.OP_PUTROOTFH));
+            assertThat(gone.next(Nfs4.OP_SEQUENCE)).isEqualTo(Nfs4Status.NFS4ERR_BADSESSION);
+        }
+    }
+
+    @Test
+    void aFileSystemThatThrowsAnErrorFailsTheOperationAndTheSlotServesOn() throws Exception {
+        java.util.concurrent.atomic.AtomicBoolean armed = new java.util.concurrent.atomic.AtomicBoolean();
+        org.rpcrdma4j.nfs.vfs.Vfs throwing = (org.rpcrdma4j.nfs.vfs.Vfs) java.lang.reflect.Proxy.newProxyInstance(
+                getClass().getClassLoader(), new Class<?>[] {org.rpcrdma4j.nfs.vfs.Vfs.class}, (proxy, m, a) -> {
+                    if (m.getName().equals("write") && armed.getAndSet(false)) {
+                        throw new StackOverflowError("a file system's bug");
+                    }
+                    try {
+                        return m.invoke(vfs, a);
+                    } catch (java.lang.reflect.InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
+        server = NfsServer.builder().export("/export", throwing).bindAddress("127.0.0.1").port(0)
+                .nfs4(noGrace(Duration.ofSeconds(1))).build();
+        server.start();
+        try (V4Script s = new V4Script(server.address())) {
+            Client c = session(s, "client-error");
+            byte[][] open = create(c, exportRoot(c), "f");
+            armed.set(true);
+            V4Script.Res failed = s.call(c.compound().putfh(open[1]).op(Nfs4.OP_WRITE).stateid(open[0]).hyper(0)
+                    .word(2).opaque(new byte[] {1, 2, 3}));
+            failed.sequenceOk().ok(Nfs4.OP_PUTFH);
+            assertThat(failed.next(Nfs4.OP_WRITE)).isEqualTo(Nfs4Status.NFS4ERR_SERVERFAULT);
+            V4Script.Res again = s.call(new V4Script.Args(1).sequence(c.session, c.seq, 0, false)
+                    .putfh(open[1]).op(Nfs4.OP_WRITE).stateid(open[0]).hyper(0).word(2).opaque(new byte[] {1}));
+            assertThat(again.next(Nfs4.OP_SEQUENCE)).as("the retry finds the slot finished, its reply not kept")
+                    .isEqualTo(Nfs4Status.NFS4ERR_RETRY_UNCACHED_REP);
+            V4Script.Res next = s.call(c.compound().putfh(open[1]).op(Nfs4.OP_WRITE).stateid(open[0]).hyper(0)
+                    .word(2).opaque(new byte[] {4, 5, 6}));
+            next.sequenceOk().ok(Nfs4.OP_PUTFH).ok(Nfs4.OP_WRITE);
+            assertThat(server.nfs4().clients().isConfirmed(c.clientId)).isTrue();
+            Thread.sleep(2500); // no request runs: the lease runs out and the client goes
+            assertThat(s.call(c.compound().op(Nfs4.OP_PUTROOTFH)).next(Nfs4.OP_SEQUENCE))
+                    .isEqualTo(Nfs4Status.NFS4ERR_BADSESSION);
+        }
+    }
+
+    @Test
     void nfsV42SpaceOperationsAndCopyOnTheWire() throws Exception {
         try (V4Script s = connect()) {
             Client c = session(s, "client-42");

@@ -247,7 +247,10 @@ public final class Nfs4Program implements RpcDispatchable, AutoCloseable {
             return new CompoundRes(Nfs4Status.NFS4ERR_SERVERFAULT, args.tag, List.of(sequence));
         }
         c.release();
-        sequence.finish(c, bytes);
+        // a reply larger than the session's ca_maxresponsesize_cached is sent but not kept (a retry gets
+        // NFS4ERR_RETRY_UNCACHED_REP): each of a session's slots keeps at most what the client was granted
+        int most = c.session != null ? c.session.fore().maxResponseSizeCached() : Integer.MAX_VALUE;
+        sequence.finish(c, bytes.length <= most ? bytes : null);
         return new Raw(bytes);
     }
 

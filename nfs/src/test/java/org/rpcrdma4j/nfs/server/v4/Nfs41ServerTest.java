@@ -411,6 +411,38 @@ class Nfs41ServerTest {
     }
 
     @Test
+    void aReplyLargerThanTheSessionMayCacheIsSentButNotKept() throws Exception {
+        try (V4Script s = connect()) {
+            Client c = session(s, "client-big-cached"); // ca_maxresponsesize_cached 8192
+            byte[][] open = create(c, exportRoot(c), "big");
+            byte[] data = new byte[64 * 1024];
+            Arrays.fill(data, (byte) 5);
+            s.call(c.compound().putfh(open[1]).op(Nfs4.OP_WRITE).stateid(open[0]).hyper(0).word(2).opaque(data))
+                    .sequenceOk().ok(Nfs4.OP_PUTFH).ok(Nfs4.OP_WRITE);
+            int seq = ++c.seq;
+            V4Script.Args read = new V4Script.Args(1).sequence(c.session, seq, 0, true).putfh(open[1])
+                    .op(Nfs4.OP_READ).stateid(open[0]).hyper(0).word(data.length);
+            V4Script.Res first = s.call(read);
+            first.sequenceOk().ok(Nfs4.OP_PUTFH).ok(Nfs4.OP_READ);
+            assertThat(first.word()).as("eof").isEqualTo(1);
+            assertThat(first.opaque()).isEqualTo(data);
+            V4Script.Res retry = s.call(new V4Script.Args(1).sequence(c.session, seq, 0, true).putfh(open[1])
+                    .op(Nfs4.OP_READ).stateid(open[0]).hyper(0).word(data.length));
+            assertThat(retry.next(Nfs4.OP_SEQUENCE)).as("64 KiB was not kept against a grant of 8 KiB")
+                    .isEqualTo(Nfs4Status.NFS4ERR_RETRY_UNCACHED_REP);
+            int small = ++c.seq;
+            V4Script.Res kept = s.call(new V4Script.Args(1).sequence(c.session, small, 0, true).putfh(open[1])
+                    .op(Nfs4.OP_READ).stateid(open[0]).hyper(0).word(100));
+            kept.sequenceOk().ok(Nfs4.OP_PUTFH).ok(Nfs4.OP_READ);
+            V4Script.Res replay = s.call(new V4Script.Args(1).sequence(c.session, small, 0, true).putfh(open[1])
+                    .op(Nfs4.OP_READ).stateid(open[0]).hyper(0).word(100));
+            replay.sequenceOk().ok(Nfs4.OP_PUTFH).ok(Nfs4.OP_READ);
+            assertThat(replay.word()).isZero();
+            assertThat(replay.opaque()).hasSize(100);
+        }
+    }
+
+    @Test
     void nfsV42SpaceOperationsAndCopyOnTheWire() throws Exception {
         try (V4Script s = connect()) {
             Client c = session(s, "client-42");

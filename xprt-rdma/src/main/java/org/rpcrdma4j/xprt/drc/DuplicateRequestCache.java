@@ -21,6 +21,7 @@ import org.dcache.oncrpc4j.rpc.RpcException;
 import org.dcache.oncrpc4j.rpc.RpcTransport;
 import org.dcache.oncrpc4j.xdr.Xdr;
 import org.rpcrdma4j.verbs.util.EnumCounters;
+import org.rpcrdma4j.xprt.internal.ReplyDrop;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -228,6 +229,9 @@ public final class DuplicateRequestCache implements AutoCloseable {
                 counters.increment(DrcCounter.IN_PROGRESS_DROPS);
                 LOG.debug("{} is executing and has {} retransmissions waiting: dropped", candidate,
                         config.maxWaiters());
+                if (transport instanceof ReplyDrop drop) {
+                    drop.dropCall(); // over RDMA the retransmission holds a slot and a credit until told
+                }
             }
             case ReplyTable.NO_ROOM -> {
                 counters.increment(DrcCounter.NO_ROOM);

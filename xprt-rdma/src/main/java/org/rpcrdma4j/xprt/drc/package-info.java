@@ -36,7 +36,9 @@
  * It is parked, not executed and not dropped: the first call's reply is sent to it as well when the program sends
  * it, without a thread waiting. Dropping it (as knfsd does) would leave the client to time out and retransmit once
  * more; worse, over RDMA an unanswered call keeps its call slot until its connection closes. The number parked per
- * call is bounded ({@link org.rpcrdma4j.xprt.drc.DrcConfig#maxWaiters()}); beyond it retransmissions are dropped.
+ * call is bounded ({@link org.rpcrdma4j.xprt.drc.DrcConfig#maxWaiters()}); beyond it retransmissions are dropped, and a
+ * transport that holds something per call (the RDMA server's call slot, its credit and its Read chunks' memory) is
+ * told so at once ({@link org.rpcrdma4j.xprt.internal.ReplyDrop}) and frees it.
  *
  * <h2>Threads</h2>
  * The cache is called on the server's dispatch threads; one lock guards its table and is never held while a program

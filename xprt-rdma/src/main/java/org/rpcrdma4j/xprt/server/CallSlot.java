@@ -27,6 +27,7 @@ import org.rpcrdma4j.verbs.VerbsException;
 import org.rpcrdma4j.xprt.internal.CallScreen;
 import org.rpcrdma4j.xprt.internal.Mailbox;
 import org.rpcrdma4j.xprt.internal.ProgramTable;
+import org.rpcrdma4j.xprt.internal.ReplyDrop;
 import org.rpcrdma4j.xprt.internal.RpcDispatch;
 import org.rpcrdma4j.xprt.internal.SlotQueue;
 import org.rpcrdma4j.xprt.internal.StreamLayout;
@@ -63,7 +64,7 @@ import org.slf4j.LoggerFactory;
  * connection's. {@link #getPeerTransport()} is the connection's reverse direction (RFC 8167, {@link PeerTransport}):
  * calls to the client over the same connection.
  */
-final class CallSlot implements RpcTransport, InvalidationListener, Runnable, Mailbox.Linked<CallSlot>,
+final class CallSlot implements RpcTransport, ReplyDrop, InvalidationListener, Runnable, Mailbox.Linked<CallSlot>,
         SlotQueue.Entry<CallSlot> {
     private static final Logger LOG = LoggerFactory.getLogger(CallSlot.class);
 
@@ -311,12 +312,7 @@ final class CallSlot implements RpcTransport, InvalidationListener, Runnable, Ma
                 connection.count(ServerCounter.MESSAGES_DROPPED);
                 LOG.debug("{}: dropping a message that is not a call ({}), xid 0x{}", connection, verdict,
                         Integer.toHexString(call.xid()));
-                if (state.compareAndSet(DISPATCHING, MARSHALING)) {
-                    noReply = true;
-                    queueReply();
-                } else {
-                    abandoned();
-                }
+                dropCall();
             }
             default -> {
                 connection.count(switch (verdict) {
@@ -329,7 +325,15 @@ final class CallSlot implements RpcTransport, InvalidationListener, Runnable, Ma
                     LOG.debug("{}: AUTH_ERROR {} for xid 0x{} (flavor {})", connection, screen.authStat(),
                             Integer.toHexString(screen.xid()), screen.credentialFlavor());
                 }
-                ownReply(screen.writeRefusal(connection.slotMemory(this), connection.headerArea));
+                // the slot is taken for the reply before its memory is written: a connection that closes
+                // meanwhile waits for a MARSHALING slot, while a DISPATCHING one it may mark dead and free
+                if (!state.compareAndSet(DISPATCHING, MARSHALING)) {
+                    abandoned();
+                    return;
+                }
+                int length = screen.writeRefusal(connection.slotMemory(this), connection.headerArea);
+                replyBytes.loadInSlot(length);
+                marshal(null, length);
             }
         }
     }
@@ -391,14 +395,15 @@ final class CallSlot implements RpcTransport, InvalidationListener, Runnable, Ma
         return BorrowedBuffer.of(bytes, s); // a count of its own: pieces of one call live apart
     }
 
-    /** Sends a reply the server wrote itself at the slot's message area. */
-    private void ownReply(int length) {
-        if (!state.compareAndSet(DISPATCHING, MARSHALING)) {
+    /** The call gets no reply (dropped as not a call, or by a duplicate request cache): frees the slot. */
+    @Override
+    public void dropCall() {
+        if (state.compareAndSet(DISPATCHING, MARSHALING)) {
+            noReply = true;
+            queueReply();
+        } else {
             abandoned();
-            return;
         }
-        replyBytes.loadInSlot(length);
-        marshal(null, length);
     }
 
     /** The connection went away while the program had the call: give back its memory. */

@@ -629,8 +629,9 @@ final class Connection implements Agent, ConnectionWork {
             return;
         }
         if (reads.failed || closing) {
-            slot.releaseCallMemory();
-            freeSlot(slot, true);
+            // the connection goes (a failed READ drops it, a flushed one means it is gone): the sink stays READING
+            // until the final stage frees it after closing the registrations. On iWARP a READ's sink is remotely
+            // writable, and its handle, which the peer saw, must not outlive the memory it names
             return;
         }
         reads.reportInvalidated(slot.sinkRegistration);

@@ -267,6 +267,8 @@ class DuplicateRequestCacheTest {
         running.get(30, TimeUnit.SECONDS);
         assertThat(second.single()).isEqualTo(first.single());
         assertThat(third.sent()).isEmpty();
+        assertThat(third.drops).as("the transport is told: over RDMA the call holds a slot until then").isEqualTo(1);
+        assertThat(first.drops + second.drops).isZero();
         assertThat(ledger.executions()).isEqualTo(1);
     }
 

@@ -8,13 +8,16 @@ import java.util.List;
 import org.dcache.oncrpc4j.rpc.ReplyQueue;
 import org.dcache.oncrpc4j.rpc.RpcTransport;
 import org.dcache.oncrpc4j.xdr.Xdr;
+import org.rpcrdma4j.xprt.internal.ReplyDrop;
 
 /** A server-side transport that keeps what it is asked to send (a copy) and completes every send at once. */
-final class RecordingTransport implements RpcTransport {
+final class RecordingTransport implements RpcTransport, ReplyDrop {
     private final InetSocketAddress remote;
     private final InetSocketAddress local = new InetSocketAddress("127.0.0.1", 2049);
     private final List<byte[]> sent = new ArrayList<>();
     volatile boolean failSends;
+    /** Calls it was told get no reply ({@link ReplyDrop}). */
+    volatile int drops;
 
     RecordingTransport(String address, int port) {
         this.remote = new InetSocketAddress(address, port);
@@ -90,5 +93,10 @@ final class RecordingTransport implements RpcTransport {
     @Override
     public String toString() {
         return "RecordingTransport[" + remote + "]";
+    }
+
+    @Override
+    public void dropCall() {
+        drops++;
     }
 }

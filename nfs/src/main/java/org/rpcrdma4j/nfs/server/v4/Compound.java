@@ -31,6 +31,8 @@ final class Compound {
     FileHandle saved;
     /** The stateid the last operation that made one returned (RFC 8881 section 16.2.3.1.2); null: none yet. */
     Stateid currentStateid;
+    /** The current stateid as SAVEFH saved it with the handle; RESTOREFH restores both. */
+    Stateid savedStateid;
     /** The session of this COMPOUND's SEQUENCE; null for the operations that run without one. */
     Session session;
     long clientId;

@@ -83,6 +83,7 @@ final class FhOps {
         @Override
         void execute(Compound c) throws Nfs4Exception {
             c.saved = c.current();
+            c.savedStateid = c.currentStateid; // RFC 8881 section 16.2.3.1.2: saved and restored with the handle
         }
     }
 
@@ -97,6 +98,7 @@ final class FhOps {
                 throw new Nfs4Exception(Nfs4Status.NFS4ERR_RESTOREFH, "no saved file handle");
             }
             c.current = c.saved;
+            c.currentStateid = c.savedStateid;
         }
     }
 

@@ -443,6 +443,27 @@ class Nfs41ServerTest {
     }
 
     @Test
+    void savefhAndRestorefhSaveAndRestoreTheCurrentStateidWithTheHandle() throws Exception {
+        try (V4Script s = connect()) {
+            Client c = session(s, "client-saved-stateid");
+            byte[] root = exportRoot(c);
+            byte[][] f = create(c, root, "first");
+            s.call(c.compound().putfh(f[1]).op(Nfs4.OP_WRITE).stateid(f[0]).hyper(0).word(2)
+                    .opaque(new byte[] {9, 8, 7})).sequenceOk().ok(Nfs4.OP_PUTFH).ok(Nfs4.OP_WRITE);
+            byte[] current = {0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+            // OPEN first (its stateid current), SAVEFH, OPEN second, RESTOREFH: the current stateid is first's
+            V4Script.Res r = s.call(c.compound().putfh(root).op(Nfs4.OP_OPEN).word(0).word(1).word(0)
+                    .hyper(c.clientId).string("owner-saved").word(0).word(0).string("first")
+                    .op(Nfs4.OP_SAVEFH)
+                    .putfh(root).op(Nfs4.OP_OPEN).word(0).word(1).word(0).hyper(c.clientId).string("owner-saved")
+                    .word(1).word(0).bitmap().word(0).word(0).string("second")
+                    .op(Nfs4.OP_RESTOREFH)
+                    .op(Nfs4.OP_READ).stateid(current).hyper(0).word(3));
+            assertThat(r.status).as(Nfs4Status.name(r.status)).isZero();
+        }
+    }
+
+    @Test
     void nfsV42SpaceOperationsAndCopyOnTheWire() throws Exception {
         try (V4Script s = connect()) {
             Client c = session(s, "client-42");

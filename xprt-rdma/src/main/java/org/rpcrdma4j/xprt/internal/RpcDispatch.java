@@ -39,19 +39,32 @@ public final class RpcDispatch {
             program.dispatchable().dispatchOncRpcCall(rpcCall);
         } catch (RpcException e) {
             LOG.debug("{}: call rejected: {}", where, e.getMessage());
-            if (rpcCall != null) {
+            if (unanswered(rpcCall, transport, where)) {
                 rpcCall.reject(e.getStatus(), e.getRpcReply());
             }
         } catch (IOException e) { // OncRpcException included: the arguments do not decode
             LOG.debug("{}: garbage arguments: {}", where, e.getMessage());
-            if (rpcCall != null) {
+            if (unanswered(rpcCall, transport, where)) {
                 rpcCall.failRpcGarbage();
             }
         } catch (RuntimeException e) {
             LOG.error("{}: program {} version {} failed", where, program.program(), program.version(), e);
-            if (rpcCall != null) {
+            if (unanswered(rpcCall, transport, where)) {
                 rpcCall.failRpcSystem();
             }
         }
+    }
+
+    /** Whether a failure reply may still go: the call exists and, on a reused transport, is not answered yet. */
+    private static boolean unanswered(RpcCall rpcCall, RpcTransport transport, Object where) {
+        if (rpcCall == null) {
+            return false;
+        }
+        if (transport instanceof OneReply one && !one.awaitsReply(rpcCall.getXid())) {
+            LOG.debug("{}: the program failed after it replied to xid 0x{}: no second reply", where,
+                    Integer.toHexString(rpcCall.getXid()));
+            return false;
+        }
+        return true;
     }
 }

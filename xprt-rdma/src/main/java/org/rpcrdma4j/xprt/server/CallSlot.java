@@ -26,6 +26,7 @@ import org.rpcrdma4j.verbs.Opcode;
 import org.rpcrdma4j.verbs.VerbsException;
 import org.rpcrdma4j.xprt.internal.CallScreen;
 import org.rpcrdma4j.xprt.internal.Mailbox;
+import org.rpcrdma4j.xprt.internal.OneReply;
 import org.rpcrdma4j.xprt.internal.ProgramTable;
 import org.rpcrdma4j.xprt.internal.ReplyDrop;
 import org.rpcrdma4j.xprt.internal.RpcDispatch;
@@ -64,7 +65,7 @@ import org.slf4j.LoggerFactory;
  * connection's. {@link #getPeerTransport()} is the connection's reverse direction (RFC 8167, {@link PeerTransport}):
  * calls to the client over the same connection.
  */
-final class CallSlot implements RpcTransport, ReplyDrop, InvalidationListener, Runnable, Mailbox.Linked<CallSlot>,
+final class CallSlot implements RpcTransport, ReplyDrop, OneReply, InvalidationListener, Runnable, Mailbox.Linked<CallSlot>,
         SlotQueue.Entry<CallSlot> {
     private static final Logger LOG = LoggerFactory.getLogger(CallSlot.class);
 
@@ -393,6 +394,11 @@ final class CallSlot implements RpcTransport, ReplyDrop, InvalidationListener, R
         }
         connection.count(ServerCounter.KEPT_CALL_BYTES, length);
         return BorrowedBuffer.of(bytes, s); // a count of its own: pieces of one call live apart
+    }
+
+    @Override
+    public boolean awaitsReply(int xid) {
+        return state.get() == DISPATCHING && call.xid() == xid;
     }
 
     /** The call gets no reply (dropped as not a call, or by a duplicate request cache): frees the slot. */

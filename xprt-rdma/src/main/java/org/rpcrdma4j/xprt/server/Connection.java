@@ -120,6 +120,8 @@ final class Connection implements Agent, ConnectionWork {
     private volatile boolean closing;
     private ServerCounter closeReason;
     private long flushDeadline;
+    /** How often a closing connection whose slots other threads still hold looks at them again. */
+    private static final long CLOSE_RECHECK_NANOS = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(20);
     /** The first flushed work request seen while no close was under way, for the drop it may cause. */
     private final UnexplainedFlush flush = new UnexplainedFlush();
     private ServerCounter flushReason;
@@ -346,7 +348,10 @@ final class Connection implements Agent, ConnectionWork {
             return Long.MAX_VALUE;
         }
         if (closing) {
-            return flushDeadline;
+            // past the flush wait, the close waits for slots other threads still hold (a reply being marshaled,
+            // perhaps waiting for memory): they wake the agent when they hand their slot back; look again now and
+            // then rather than at once, which spun the agent's thread
+            return finalStage ? System.nanoTime() + CLOSE_RECHECK_NANOS : flushDeadline;
         }
         long oldest = reverse.oldestUnansweredNanos();
         long deadline = oldest == Long.MAX_VALUE ? Long.MAX_VALUE : oldest + reverseReplyTimeoutNanos;

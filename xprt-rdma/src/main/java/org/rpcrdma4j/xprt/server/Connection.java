@@ -898,21 +898,7 @@ final class Connection implements Agent, ConnectionWork {
             }
             finalStage = true;
             registrations.close();
-            // replies and READs the device never completed (a device that does not flush, or a failed post)
-            for (CallSlot slot : slots) {
-                int s = slot.state.get();
-                if (s == CallSlot.SENDING) {
-                    slot.replyDone(false, closedException());
-                    freeSlot(slot, false);
-                } else if (s == CallSlot.READING) {
-                    slot.releaseCallMemory();
-                    freeSlot(slot, true);
-                }
-            }
-            for (CallSlot slot = poster.abandonReply(); slot != null; slot = poster.abandonReply()) {
-                slot.replyDone(false, closedException());
-                freeSlot(slot, false);
-            }
+            releaseUncompleted();
         }
         int waiting = 0;
         for (CallSlot slot : slots) {
@@ -948,12 +934,41 @@ final class Connection implements Agent, ConnectionWork {
     private void forceRelease() {
         reverse.close();
         closing = true;
+        for (CallSlot slot : slots) {
+            int s = slot.state.get();
+            if (s == CallSlot.DISPATCH_QUEUED || s == CallSlot.DISPATCHING) {
+                slot.state.compareAndSet(s, CallSlot.DEAD); // a program's later reply then frees its memory only
+            }
+        }
         closed = true;
         settleGauges();
-        resources.close();
+        resources.close(); // the registrations and the queue pair first
+        releaseUncompleted();
         count(closeReason != null ? closeReason : ServerCounter.DROPPED_SERVER_STOP);
         count(ServerCounter.CONNECTIONS_CLOSED);
         server.connectionClosed(this);
+    }
+
+    /**
+     * Ends the replies and READs the device never completed (a device that does not flush, a failed post, a runner
+     * that stopped): their handlers run, their memory goes back. Only once the registrations are closed: a READ's sink
+     * is remotely writable on iWARP.
+     */
+    private void releaseUncompleted() {
+        for (CallSlot slot : slots) {
+            int s = slot.state.get();
+            if (s == CallSlot.SENDING) {
+                slot.replyDone(false, closedException());
+                freeSlot(slot, false);
+            } else if (s == CallSlot.READING) {
+                slot.releaseCallMemory();
+                freeSlot(slot, true);
+            }
+        }
+        for (CallSlot slot = poster.abandonReply(); slot != null; slot = poster.abandonReply()) {
+            slot.replyDone(false, closedException());
+            freeSlot(slot, false);
+        }
     }
 
     /** The connection's calls no longer count as in flight server-wide. */

@@ -25,13 +25,14 @@ final class ClientSlotTable {
     /** One slot. Its fields are only touched by the request holding it. */
     static final class Slot {
         final int id;
-        /** The sequence id of the last request the server took on this slot (0: none yet). */
-        int sequenceId;
         /**
-         * The last request on this slot got no reply (connection lost, timed out): the server may or may not have
-         * taken it, so {@link #sequenceId} is a guess that a SEQ_MISORDERED may correct once.
+         * The sequence id of the last request sent on this slot (0: none yet); the next request takes one more. A
+         * request that got no reply (connection lost, timed out) may or may not have reached the server, so this may
+         * run ahead of the server's, by as many requests as went unanswered.
          */
-        boolean uncertain;
+        int sequenceId;
+        /** The sequence id of the last request on this slot the server answered: the server's is at least this. */
+        int acked;
 
         Slot(int id) {
             this.id = id;

@@ -58,8 +58,11 @@ import org.slf4j.LoggerFactory;
  * Each COMPOUND takes a slot ({@link ClientSlotTable}; it waits for one when all are busy), gets the slot's next
  * sequence id, and asks the server to cache its reply when it changes anything. A COMPOUND sent again by the
  * transport after a reconnect is the same message (same slot, same sequence id): the server's reply cache answers
- * it. The slot is released when the reply came; one without a reply (connection given up, timeout) leaves its slot
- * marked uncertain, and the next request on it fixes the sequence id if the server answers SEQ_MISORDERED.
+ * it. The slot is released when the reply came, and also when none came (connection given up, timeout): the server
+ * may or may not have taken that request. When the next request on the slot gets SEQ_MISORDERED, it steps its
+ * sequence id down, one at a time, towards the last one the server answered (as Linux's client does), and goes
+ * through at the server's next. Should a step land on a lost request that the server is still executing (DELAY), the
+ * slot is left at that request's id and the COMPOUND starts again later, on the next id.
  *
  * <h2>When the answer is not the COMPOUND's</h2>
  * <ul>
@@ -735,6 +738,8 @@ public final class Nfs41Session implements AutoCloseable {
         private final CompletableFuture<CompoundRes> out;
         private final State fixed;
         private int delays;
+        /** Stepping the slot's sequence id down after SEQ_MISORDERED: sent on an id a lost request may have used. */
+        private boolean stepping;
         private int recoveries;
         private boolean reopened;
         private State s;
@@ -850,8 +855,9 @@ public final class Nfs41Session implements AutoCloseable {
 
         /** The slot's request went through: its sequence id is the slot's, the server's limits apply, it is free. */
         private void sequenceWentThrough(Ops.SequenceOk ok) {
+            stepping = false;
             slot.sequenceId = seq;
-            slot.uncertain = false;
+            slot.acked = seq;
             s.slots.serverLimits(ok.highestSlotId(), ok.targetHighestSlotId());
             s.slots.release(slot);
         }
@@ -868,8 +874,10 @@ public final class Nfs41Session implements AutoCloseable {
         private void handle(CompoundRes r, Throwable e) {
             if (e != null) {
                 // no answer: the server may or may not have taken the request on the slot
-                slot.sequenceId = seq;
-                slot.uncertain = true;
+                if (seq - slot.sequenceId > 0) {
+                    slot.sequenceId = seq;
+                }
+                stepping = false;
                 s.slots.release(slot);
                 fail(unwrap(e));
                 return;
@@ -894,8 +902,24 @@ public final class Nfs41Session implements AutoCloseable {
             }
             switch (seqStatus) {
                 case Nfs4Status.NFS4ERR_DELAY -> {
+                    if (stepping) {
+                        // a lost request of this slot with this id still runs on the server: it keeps the id, and
+                        // this COMPOUND, which was not taken, starts again on the next one a little later
+                        stepping = false;
+                        slot.sequenceId = seq;
+                        s.slots.release(slot);
+                        if (++delays > options.delayRetries()) {
+                            fail(new Nfs4StatusException(seqStatus, Nfs4.OP_SEQUENCE, "gave up after " + delays
+                                    + " tries"));
+                            return;
+                        }
+                        delayRetries.incrementAndGet();
+                        later(this::start);
+                        return;
+                    }
                     // the original of this request still runs on the server: ask again, same slot and sequence id
                     if (++delays > options.delayRetries()) {
+                        slot.sequenceId = seq; // the server holds this id: the slot's next request takes one more
                         s.slots.release(slot);
                         fail(new Nfs4StatusException(seqStatus, Nfs4.OP_SEQUENCE, "gave up after " + delays
                                 + " tries"));
@@ -911,11 +935,12 @@ public final class Nfs41Session implements AutoCloseable {
                     recoverThen(s, false);
                 }
                 case Nfs4Status.NFS4ERR_SEQ_MISORDERED -> {
-                    if (slot.uncertain) {
-                        // the request that got no reply never reached the server: this one takes its sequence id
-                        slot.uncertain = false;
-                        slot.sequenceId = seq - 2;
-                        send(s, slot, false);
+                    if (seq - slot.acked > 1) {
+                        // requests on this slot went unanswered, and the server took fewer of them than were sent:
+                        // one id lower, down to the one after the last the server answered
+                        stepping = true;
+                        seq--;
+                        send(s, slot, true);
                     } else {
                         s.slots.release(slot);
                         fail(new Nfs4StatusException(seqStatus, Nfs4.OP_SEQUENCE, "slot " + slot.id + " sequence id "
@@ -924,7 +949,9 @@ public final class Nfs41Session implements AutoCloseable {
                 }
                 case Nfs4Status.NFS4ERR_RETRY_UNCACHED_REP -> {
                     // the request ran but its reply was not kept
+                    stepping = false;
                     slot.sequenceId = seq;
+                    slot.acked = seq;
                     s.slots.release(slot);
                     if (!c.mutating()) {
                         start();

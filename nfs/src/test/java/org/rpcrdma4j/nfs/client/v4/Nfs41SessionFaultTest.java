@@ -7,11 +7,14 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+
+import io.netty.buffer.Unpooled;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.rpcrdma4j.nfs.FileHandle;
+import org.rpcrdma4j.nfs.StableHow;
 import org.rpcrdma4j.nfs.client.NfsClientConfig;
 import org.rpcrdma4j.nfs.client.RpcBadReplyException;
 import org.rpcrdma4j.nfs.client.RpcConnectionException;
@@ -71,6 +74,56 @@ class Nfs41SessionFaultTest {
         assertThat(client.getattr(client.root()).isDirectory()).isTrue();
         assertThat(lastSequenceId()).isEqualTo(seq + 2);
         assertThat(client.session().sessionsCreated()).isEqualTo(1);
+    }
+
+    @Test
+    void twoRequestsTheServerNeverSawAreSteppedOverOneIdAtATime() throws Exception {
+        int seq = lastSequenceId();
+        faults.plan("getattr", FaultyTransport.Fault.LOSE_REQUEST, 0, 2);
+        for (int i = 0; i < 2; i++) {
+            assertThatThrownBy(() -> client.getattr(client.root())).isInstanceOf(RpcConnectionException.class);
+        }
+        assertThat(client.getattr(client.root()).isDirectory()).isTrue();
+        // lost at seq+1 and seq+2; the next tried seq+3 and seq+2 (SEQ_MISORDERED), then seq+1 went through
+        assertThat(sequenceIds(faults.sent("getattr"))).containsExactly(seq + 1, seq + 2, seq + 3, seq + 2, seq + 1);
+        assertThat(client.getattr(client.root()).isDirectory()).isTrue();
+        assertThat(lastSequenceId()).isEqualTo(seq + 2);
+        assertThat(client.session().sessionsCreated()).isEqualTo(1);
+    }
+
+    @Test
+    void aRequestThatRanAndOneThatNeverArrivedLeaveTheSlotAtTheServersNext() throws Exception {
+        client.writeAll("/ran", new byte[] {1});
+        int seq = lastSequenceId();
+        faults.plan("remove", FaultyTransport.Fault.LOSE_REPLY, 0, 1);
+        assertThatThrownBy(() -> client.remove(client.root(), "ran")).isInstanceOf(RpcConnectionException.class);
+        faults.plan("getattr", FaultyTransport.Fault.LOSE_REQUEST, 0, 1);
+        assertThatThrownBy(() -> client.getattr(client.root())).isInstanceOf(RpcConnectionException.class);
+        assertThat(client.list("/")).as("the REMOVE ran").isEmpty();
+        // the server took seq+1 (the REMOVE), not seq+2: READDIR tried seq+3, then seq+2 went through
+        assertThat(sequenceIds(faults.sent("readdir"))).containsExactly(seq + 3, seq + 2);
+        assertThat(client.getattr(client.root()).isDirectory()).isTrue();
+        assertThat(lastSequenceId()).isEqualTo(seq + 3);
+    }
+
+    @Test
+    void aRequestGivenUpOnDelayLeavesItsIdToTheServerAndTheNextRequestIsNotAnsweredWithItsReply()
+            throws Exception {
+        client.writeAll("/w", new byte[8]);
+        FileHandle fh = client.lookup(client.root(), "w").handle();
+        int seq = lastSequenceId();
+        // the WRITE runs on the server, and the client is told DELAY more often than it waits for
+        faults.plan("write", FaultyTransport.Fault.SEQUENCE_ERROR_AFTER, Nfs4Status.NFS4ERR_DELAY, 4);
+        assertThatThrownBy(() -> client.write(fh, 0, Unpooled.wrappedBuffer(new byte[] {1, 1}), StableHow.FILE_SYNC))
+                .isInstanceOfSatisfying(Nfs4StatusException.class,
+                        e -> assertThat(e.nfs4Status()).isEqualTo(Nfs4Status.NFS4ERR_DELAY));
+        faults.clearPlans();
+        client.write(fh, 4, Unpooled.wrappedBuffer(new byte[] {2, 2}), StableHow.FILE_SYNC);
+        assertThat(client.readAll("/w")).as("both WRITEs ran, neither took the other's reply")
+                .containsExactly(1, 1, 0, 0, 2, 2, 0, 0);
+        List<Integer> writes = sequenceIds(faults.sent("write"));
+        assertThat(writes.subList(writes.size() - 5, writes.size())).as("four tries of the first, then the second")
+                .containsExactly(seq + 1, seq + 1, seq + 1, seq + 1, seq + 2);
     }
 
     @Test

@@ -69,8 +69,8 @@ final class FileLocks {
                 return;
             }
             try {
-                session.timer().schedule(() -> attempt(fh, type, offset, length, deadline,
-                        Math.min(LONGEST_PAUSE_NANOS, pause * 2), out), Math.min(pause, left), TimeUnit.NANOSECONDS);
+                session.schedule(() -> attempt(fh, type, offset, length, deadline,
+                        Math.min(LONGEST_PAUSE_NANOS, pause * 2), out), Math.min(pause, left));
             } catch (RejectedExecutionException closed) {
                 out.completeExceptionally(t);
             }

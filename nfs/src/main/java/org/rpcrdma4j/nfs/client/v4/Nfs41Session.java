@@ -113,6 +113,14 @@ public final class Nfs41Session implements AutoCloseable {
     private final byte[] verifier;
     private final int instance = INSTANCES.incrementAndGet();
     private final ExecutorService executor;
+    /**
+     * The executor for the session's stages and callers' callbacks: once it is shut down (the session closed), a stage
+     * runs on the thread that completes the one before it instead of being refused. A refused stage of a
+     * CompletableFuture is never completed, and its caller would wait for good.
+     */
+    private final Executor stages = this::runStage;
+    /** Tasks waiting on the timer to run once ({@link #schedule}); run at once when the session closes. */
+    private final java.util.Set<Once> scheduled = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private final ScheduledExecutorService timer;
     private final int payload;
     private final int unboundedReplyLimit;
@@ -453,11 +461,7 @@ public final class Nfs41Session implements AutoCloseable {
     }
 
     Executor executor() {
-        return executor;
-    }
-
-    ScheduledExecutorService timer() {
-        return timer;
+        return stages;
     }
 
     void stateRecovery(StateRecovery r) {
@@ -534,13 +538,13 @@ public final class Nfs41Session implements AutoCloseable {
                 CompletableFuture<Void> waited = new CompletableFuture<>();
                 Runnable wake = () -> {
                     try {
-                        executor.execute(() -> waited.complete(null));
+                        stages.execute(() -> waited.complete(null));
                     } catch (RejectedExecutionException e) {
                         waited.completeExceptionally(new RpcConnectionException("the NFSv4.1 session is closed", e));
                     }
                 };
                 try {
-                    timer.schedule(wake, backoff, TimeUnit.NANOSECONDS);
+                    schedule(wake, backoff);
                 } catch (RejectedExecutionException e) {
                     waited.completeExceptionally(new RpcConnectionException("the NFSv4.1 session is closed", e));
                 }
@@ -594,7 +598,7 @@ public final class Nfs41Session implements AutoCloseable {
                     slots, Integer.toUnsignedString(ok.fore().maxRequestSize()),
                     Integer.toUnsignedString(ok.fore().maxResponseSize()));
             return CompletableFuture.completedFuture(new State(clientId, ok.sessionId(), ok.fore(),
-                    new ClientSlotTable(slots, executor)));
+                    new ClientSlotTable(slots, stages)));
         });
     }
 
@@ -656,7 +660,7 @@ public final class Nfs41Session implements AutoCloseable {
                             unwrap(e).toString());
                     r.completeExceptionally(unwrap(e));
                 }
-            }, executor);
+            }, stages);
         }
         return r;
     }
@@ -702,7 +706,7 @@ public final class Nfs41Session implements AutoCloseable {
         CompoundRes res = c.result(null);
         compounds.incrementAndGet();
         return transport.call(Nfs4.PROGRAM, Nfs4.VERSION, Nfs4.PROC_COMPOUND, c.args(minorVersion, null), res)
-                .thenApplyAsync(r -> r, executor);
+                .thenApplyAsync(r -> r, stages);
     }
 
     /**
@@ -729,7 +733,7 @@ public final class Nfs41Session implements AutoCloseable {
      * while it is pending run on the session's executor; a waiting thread polls as the transport says.
      */
     private CallbackFuture<CompoundRes> newResult() {
-        return new CallbackFuture<>(executor, transport.replySpin());
+        return new CallbackFuture<>(stages, transport.replySpin());
     }
 
     /** One COMPOUND from its first attempt to its answer. */
@@ -772,7 +776,7 @@ public final class Nfs41Session implements AutoCloseable {
                 if (e != null) {
                     fail(e);
                 } else if (sl == null) {
-                    executor.execute(this::start); // the table was retired meanwhile
+                    stages.execute(this::start); // the table was retired meanwhile
                 } else {
                     send(cur, sl, false);
                 }
@@ -827,7 +831,7 @@ public final class Nfs41Session implements AutoCloseable {
             }
             repliesActedOn.incrementAndGet();
             try {
-                executor.execute(() -> onReply(r, e));
+                stages.execute(() -> onReply(r, e));
             } catch (RejectedExecutionException closed) {
                 onReply(r, e); // the session is closed: fail the caller here rather than lose it
             }
@@ -1000,7 +1004,7 @@ public final class Nfs41Session implements AutoCloseable {
                             } else {
                                 start();
                             }
-                        }, executor);
+                        }, stages);
                         return;
                     }
                 }
@@ -1028,13 +1032,13 @@ public final class Nfs41Session implements AutoCloseable {
                 } else {
                     start();
                 }
-            }, executor);
+            }, stages);
         }
 
         private void later(Runnable r) {
             long backoff = delayBackoffNanos(delays);
             try {
-                timer.schedule(() -> executor.execute(r), backoff, TimeUnit.NANOSECONDS);
+                schedule(() -> stages.execute(r), backoff);
             } catch (RuntimeException e) {
                 if (slot != null) {
                     s.slots.release(slot);
@@ -1110,7 +1114,7 @@ public final class Nfs41Session implements AutoCloseable {
             }
             closing = true;
         }
-        timer.shutdownNow();
+        stopTimer();
         try {
             await(stateRecovery.closeAll(), callTimeout);
         } catch (IOException | RuntimeException e) {
@@ -1146,8 +1150,67 @@ public final class Nfs41Session implements AutoCloseable {
     }
 
     private void shutdownThreads() {
-        timer.shutdownNow();
+        stopTimer();
         executor.shutdown();
+    }
+
+    private void runStage(Runnable r) {
+        try {
+            executor.execute(r);
+        } catch (RejectedExecutionException closed) {
+            r.run();
+        }
+    }
+
+    /**
+     * Stops the timer, and runs now what waited on it to be run once ({@link #schedule}): a COMPOUND's or
+     * EXCHANGE_ID's back-off after DELAY, a waiting lock's next try. Each then ends as the session is closing (a new
+     * COMPOUND fails at once), so no caller waits for good on a future that only the timer would have completed. The
+     * renewal is dropped.
+     */
+    private void stopTimer() {
+        timer.shutdownNow();
+        for (Once r : java.util.List.copyOf(scheduled)) {
+            try {
+                r.run();
+            } catch (RuntimeException e) {
+                LOG.debug("a task left on the timer failed at close: {}", e.toString());
+            }
+        }
+    }
+
+    /**
+     * Runs {@code r} once on the timer after {@code delayNanos}, or at once when the session closes first.
+     *
+     * @throws RejectedExecutionException the session is closed
+     */
+    void schedule(Runnable r, long delayNanos) {
+        Once once = new Once(r);
+        scheduled.add(once);
+        try {
+            timer.schedule(once, delayNanos, TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException closed) {
+            scheduled.remove(once);
+            throw closed;
+        }
+    }
+
+    /** A task of {@link #schedule}: runs once, whether the timer or the close gets to it first. */
+    private final class Once implements Runnable {
+        private final Runnable task;
+        private final java.util.concurrent.atomic.AtomicBoolean ran = new java.util.concurrent.atomic.AtomicBoolean();
+
+        Once(Runnable task) {
+            this.task = task;
+        }
+
+        @Override
+        public void run() {
+            if (ran.compareAndSet(false, true)) {
+                scheduled.remove(this);
+                task.run();
+            }
+        }
     }
 
     /** Whether {@link #close()} was called. */

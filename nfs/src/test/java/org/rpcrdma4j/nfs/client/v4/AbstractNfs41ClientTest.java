@@ -607,6 +607,22 @@ abstract class AbstractNfs41ClientTest {
     }
 
     @Test
+    void aLockWaitingWhenItsClientClosesFailsInsteadOfWaitingForGood() throws Exception {
+        start();
+        Nfs41Client a = client(Nfs41Options.defaults().withOwnerId("holder-at-close"));
+        Nfs41Client b = client(Nfs41Options.defaults().withOwnerId("waiter-at-close"));
+        a.writeAll("/held", pattern(10, 3));
+        FileHandle fh = a.resolve("/held");
+        a.lock(fh, LockType.WRITE, 0, Nfs41AsyncClient.TO_END);
+        CompletableFuture<Void> waiting = b.async().lock(fh, LockType.WRITE, 0, 1, Duration.ofSeconds(120));
+        Thread.sleep(300); // it asked, was denied, and waits on the session's timer to ask again
+        assertThat(waiting).isNotDone();
+        b.close();
+        assertThatThrownBy(() -> waiting.get(10, TimeUnit.SECONDS)).as("ended by the close, not left pending")
+                .isInstanceOf(java.util.concurrent.ExecutionException.class);
+    }
+
+    @Test
     void moreCallsThanSlotsAllCompleteAndNoMoreThanTheSlotsRunAtOnce() throws Exception {
         start();
         Nfs41Client c = client(Nfs41Options.defaults().withSlots(2));

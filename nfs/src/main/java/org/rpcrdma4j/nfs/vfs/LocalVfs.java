@@ -72,7 +72,8 @@ public final class LocalVfs implements Vfs {
     private final Path root;
     private final LocalHandleIndex index;
     private final SecretKeySpec macKey;
-    private final long writeVerifier = new SecureRandom().nextLong();
+    /** Changes when unstable data may have been lost: at start, and after a write or a sync failed. */
+    private volatile long writeVerifier = new SecureRandom().nextLong();
 
     private LocalVfs(Path root, byte[] handleKey) throws IOException {
         this.root = root;
@@ -416,6 +417,7 @@ public final class LocalVfs implements Vfs {
             }
             return new WriteResult(count, stable);
         } catch (IOException e) {
+            dataMayBeLost();
             throw IoErrors.map(e, "write");
         }
     }
@@ -651,6 +653,7 @@ public final class LocalVfs implements Vfs {
         try (FileChannel ch = FileChannel.open(p, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
             ch.force(true);
         } catch (IOException e) {
+            dataMayBeLost();
             throw IoErrors.map(e, "commit");
         }
     }
@@ -658,5 +661,13 @@ public final class LocalVfs implements Vfs {
     @Override
     public long writeVerifier() {
         return writeVerifier;
+    }
+
+    /**
+     * A write or a sync failed: unstable data of any client may be gone (the kernel reports a failed writeback to one
+     * sync only), so every client must write again what it has not seen committed, as Linux's server does.
+     */
+    private void dataMayBeLost() {
+        writeVerifier = new SecureRandom().nextLong();
     }
 }

@@ -187,8 +187,10 @@ final class MemoryFileData {
             }
             src.position(src.position() + chunk);
             done += chunk;
+            // block by block: memory that runs out halfway leaves the size over what was written, so the bytes
+            // past the size stay zeros; a WRITE of nothing changes nothing (RFC 1813 section 3.3.7)
+            size = Math.max(size, pos + chunk);
         }
-        size = Math.max(size, offset + n);
     }
 
     /**
@@ -364,15 +366,18 @@ final class MemoryFileData {
     /** Sets the size; bytes beyond a shrunk size are dropped (they read as zeros if the file grows again). */
     void truncate(long newSize) {
         checkRange(newSize, 0);
-        if (newSize < size) {
-            int keep = (int) ((newSize + block - 1) / block);
-            for (int b = keep; b < blocks.length; b++) {
-                if (blocks[b] != null) {
-                    blocks[b].release();
-                    blocks[b] = null;
-                    allocatedBytes -= block;
-                }
+        // blocks past the new size go, also past the old one: a write whose memory ran out halfway leaves blocks
+        // it took beyond the size it never set
+        long keepBlocks = (newSize + block - 1) / block;
+        for (long b = keepBlocks; b < blocks.length; b++) {
+            if (blocks[(int) b] != null) {
+                blocks[(int) b].release();
+                blocks[(int) b] = null;
+                allocatedBytes -= block;
             }
+        }
+        if (newSize < size) {
+            int keep = (int) keepBlocks;
             int tail = (int) (newSize % block);
             if (tail != 0 && keep - 1 < blocks.length && blocks[keep - 1] != null) {
                 zero(writable(keep - 1).bytes, tail, block);

@@ -386,9 +386,9 @@ public final class MemoryVfs implements Vfs {
         lock.writeLock().lock();
         try {
             Node n = regular(node(fh));
-            long more = checkRoom(n, offset, count);
-            n.data.write(offset, src, memory);
-            usedBytes += more;
+            checkRoom(n, offset, count);
+            // counted as it happens: memory that runs out halfway leaves the blocks taken so far counted
+            counted(n.data, () -> n.data.write(offset, src, memory));
             changed(n);
             return new WriteResult(count, stable);
         } finally {

@@ -57,6 +57,14 @@ class MemoryVfsLimitsTest {
     }
 
     @Test
+    void aWriteOfNothingPastTheEndLeavesTheSizeAlone() throws Exception {
+        FileHandle fh = fileWith(new byte[] {1, 2, 3});
+        assertThat(vfs.write(fh, 1_000_000, ByteBuffer.allocate(0), StableHow.FILE_SYNC).count()).isZero();
+        assertThat(vfs.getattr(fh).size()).as("RFC 1813: a WRITE of count 0 changes nothing").isEqualTo(3);
+        assertThat(readAt(fh, 0, 10)).containsExactly(1, 2, 3);
+    }
+
+    @Test
     void aWriteWhoseIndexWouldWrapToBlockZeroIsRefusedAndTheFileIsUnchanged() throws Exception {
         FileHandle fh = fileWith(new byte[] {1, 2, 3, 4});
         // 2^47 / 64 KiB = 2^31: cast to int this was block 0

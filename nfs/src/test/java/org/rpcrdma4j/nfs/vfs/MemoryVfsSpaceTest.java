@@ -288,6 +288,38 @@ class MemoryVfsSpaceTest {
         assertThat(counting.out.get()).as("every block back").isZero();
     }
 
+    @Test
+    void aWriteWhoseMemoryRunsOutHalfwayKeepsTheSpaceCountRight() throws Exception {
+        CountingMemory counting = new CountingMemory(BLOCK);
+        int[] left = {Integer.MAX_VALUE};
+        BlockMemory failing = new BlockMemory() {
+            @Override
+            public io.netty.buffer.ByteBuf allocate(int size) {
+                if (left[0]-- <= 0) {
+                    throw new OutOfMemoryError("Direct buffer memory");
+                }
+                return counting.allocate(size);
+            }
+
+            @Override
+            public boolean lends() {
+                return true;
+            }
+        };
+        try (MemoryVfs v = new MemoryVfs(64L << 20, failing)) {
+            long freeEmpty = v.fsstat(v.root()).freeBytes();
+            FileHandle f = file(v, "f");
+            left[0] = 1; // the second of three blocks cannot be had
+            assertThatThrownBy(() -> write(v, f, 0, random(3 * BLOCK, 3))).isInstanceOf(OutOfMemoryError.class);
+            left[0] = Integer.MAX_VALUE;
+            assertThat(v.fsstat(v.root()).freeBytes()).as("the block taken is counted")
+                    .isEqualTo(freeEmpty - v.getattr(f).used());
+            v.remove(v.root(), "f");
+            assertThat(v.fsstat(v.root()).freeBytes()).as("and given back, not twice").isEqualTo(freeEmpty);
+        }
+        assertThat(counting.out.get()).as("every block back").isZero();
+    }
+
     private static byte[] patched(byte[] base, int at, byte[] bytes) {
         byte[] out = base.clone();
         System.arraycopy(bytes, 0, out, at, bytes.length);

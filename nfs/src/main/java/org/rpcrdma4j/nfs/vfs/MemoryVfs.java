@@ -5,7 +5,6 @@ import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import org.rpcrdma4j.nfs.CreateMode;
@@ -56,7 +55,7 @@ public final class MemoryVfs implements Vfs {
         NfsTime mtime;
         NfsTime ctime;
         Node parent;
-        final TreeMap<String, Node> children;
+        final DirectoryEntries<Node> children;
         final MemoryFileData data;
         String target;
         long createVerifier;
@@ -71,7 +70,7 @@ public final class MemoryVfs implements Vfs {
             atime = now;
             mtime = now;
             ctime = now;
-            children = type == FileType.DIRECTORY ? new TreeMap<>() : null;
+            children = type == FileType.DIRECTORY ? new DirectoryEntries<>() : null;
             data = type == FileType.REGULAR ? new MemoryFileData(memory) : null;
             if (type == FileType.DIRECTORY) {
                 nlink = 2;
@@ -602,31 +601,25 @@ public final class MemoryVfs implements Vfs {
             if (cookie != 0 && cookieVerifier != 0 && cookieVerifier != verifier) {
                 throw new NfsException(Nfs3Status.NFS3ERR_BAD_COOKIE, "the directory changed");
             }
-            int total = dir.children.size() + 2;
-            if (cookie < 0 || cookie > total) {
-                throw new NfsException(Nfs3Status.NFS3ERR_BAD_COOKIE, "cookie " + cookie + " beyond the listing");
+            if (!dir.children.issued(cookie)) {
+                throw new NfsException(Nfs3Status.NFS3ERR_BAD_COOKIE, "cookie " + cookie + " was never given");
             }
             List<DirEntry> entries = new ArrayList<>();
-            int index = 0;
-            int start = (int) cookie;
-            if (start == 0) {
+            if (cookie == 0) {
                 entries.add(entry(".", dir, 1));
             }
-            if (start <= 1 && entries.size() < maxEntries) {
+            if (cookie <= 1 && entries.size() < maxEntries) {
                 entries.add(entry("..", dir.parent, 2));
             }
-            index = 2;
-            for (Map.Entry<String, Node> e : dir.children.entrySet()) {
+            for (Map.Entry<Long, String> e : dir.children.after(cookie).entrySet()) {
                 if (entries.size() >= maxEntries) {
                     break;
                 }
-                index++;
-                if (index > start) {
-                    entries.add(entry(e.getKey(), e.getValue(), index));
-                }
+                entries.add(entry(e.getValue(), dir.children.get(e.getValue()), e.getKey()));
             }
             long last = entries.isEmpty() ? cookie : entries.get(entries.size() - 1).cookie();
-            return new DirectoryPage(entries, last >= total, verifier);
+            boolean eof = last >= 2 && dir.children.after(last).isEmpty();
+            return new DirectoryPage(entries, eof, verifier);
         } finally {
             lock.readLock().unlock();
         }

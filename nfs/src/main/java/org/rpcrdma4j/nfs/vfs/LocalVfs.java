@@ -587,16 +587,17 @@ public final class LocalVfs implements Vfs {
             if (cookie != 0 && cookieVerifier != 0 && cookieVerifier != verifier) {
                 throw new NfsException(Nfs3Status.NFS3ERR_BAD_COOKIE, "the directory changed");
             }
-            List<String> names = new ArrayList<>();
+            // each name's cookie is a hash of it, and a listing goes in cookie order (as ext4's does): a listing
+            // resumed from a cookie goes on after that name, whatever was created or removed meanwhile
+            java.util.TreeMap<Long, String> names = new java.util.TreeMap<>();
             try (DirectoryStream<Path> children = Files.newDirectoryStream(dir)) {
                 for (Path c : children) {
-                    names.add(c.getFileName().toString());
+                    String name = c.getFileName().toString();
+                    names.merge(nameCookie(name), name, (x, y) -> x.compareTo(y) <= 0 ? x : y);
                 }
             }
-            names.sort(null);
-            long total = names.size() + 2L;
-            if (cookie < 0 || cookie > total) {
-                throw new NfsException(Nfs3Status.NFS3ERR_BAD_COOKIE, "cookie " + cookie + " beyond the listing");
+            if (cookie < 0) {
+                throw new NfsException(Nfs3Status.NFS3ERR_BAD_COOKIE, "cookie " + cookie);
             }
             FileKey dirKey = LocalHandleIndex.keyOf(dir);
             List<DirEntry> entries = new ArrayList<>();
@@ -609,24 +610,42 @@ public final class LocalVfs implements Vfs {
                 entries.add(new DirEntry(pa.fileid(), "..", 2, pa,
                         handleOf(new FileKey(pa.fsid(), pa.fileid()))));
             }
-            long last = cookie;
-            for (int i = (int) Math.max(0, cookie - 2); i < names.size() && entries.size() < maxEntries; i++) {
-                String name = names.get(i);
-                last = i + 3L;
+            boolean more = false;
+            for (java.util.Map.Entry<Long, String> e : names.tailMap(Math.max(cookie, 2), false).entrySet()) {
+                if (entries.size() >= maxEntries) {
+                    more = true;
+                    break;
+                }
+                String name = e.getValue();
                 try {
                     NfsObject o = record(dir.resolve(name), dirKey, name);
-                    entries.add(new DirEntry(o.attributes().fileid(), name, i + 3L, o.attributes(), o.handle()));
+                    entries.add(new DirEntry(o.attributes().fileid(), name, e.getKey(), o.attributes(), o.handle()));
                 } catch (IOException vanished) {
                     // removed while listing: leave it out
                 }
             }
-            if (!entries.isEmpty()) {
-                last = Math.max(last, entries.get(entries.size() - 1).cookie());
-            }
-            return new DirectoryPage(entries, last >= total, verifier);
+            // at the end when nothing is left after this page, "." and ".." included
+            boolean eof = !more && (cookie >= 2 || entries.size() >= 2 - cookie);
+            return new DirectoryPage(entries, eof, verifier);
         } catch (IOException e) {
             throw IoErrors.map(e, "readdir");
         }
+    }
+
+    /**
+     * The READDIR cookie of {@code name}: 64-bit FNV-1a of its UTF-8 bytes, mixed, above the cookies of "." and ".."
+     * (1 and 2) and below 2^62. Two names of one directory with the same cookie would list as one (the lesser).
+     */
+    static long nameCookie(String name) {
+        long h = 0xcbf29ce484222325L;
+        for (byte b : name.getBytes(java.nio.charset.StandardCharsets.UTF_8)) {
+            h ^= b & 0xff;
+            h *= 0x100000001b3L;
+        }
+        h ^= h >>> 33;
+        h *= 0xff51afd7ed558ccdL;
+        h ^= h >>> 33;
+        return 3 + (h >>> 2);
     }
 
     @Override

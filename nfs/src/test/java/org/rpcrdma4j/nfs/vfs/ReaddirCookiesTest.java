@@ -17,11 +17,11 @@ import org.rpcrdma4j.nfs.NfsException;
 import org.rpcrdma4j.nfs.SetAttributes;
 
 /**
- * READDIR resumed from a cookie while other clients create and remove entries: every entry that was there all along
+ * READDIR of MemoryVfs (and of LocalVfs, once) resumed from a cookie while other clients create and remove entries: every entry that was there all along
  * is listed exactly once, whatever changed before or after the resume point, also when the client resumes without a
  * cookie verifier (as Linux's client does after it dropped a directory's cache).
  */
-class MemoryVfsReaddirTest {
+class ReaddirCookiesTest {
     private final MemoryVfs vfs = new MemoryVfs();
 
     private void create(String name) throws NfsException {
@@ -94,6 +94,44 @@ class MemoryVfsReaddirTest {
         } while (!page.eof());
         assertThat(seen).doesNotHaveDuplicates();
         assertThat(seen).containsAll(stayed);
+    }
+
+    @Test
+    void aLocalDirectoryListingResumedAfterCreatesAndRemovesSkipsAndRepeatsNothingThatStayed(
+            @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        try (LocalVfs local = LocalVfs.open(dir)) {
+            Random rnd = new Random(9);
+            Set<String> present = new HashSet<>();
+            int made = 0;
+            for (int i = 0; i < 120; i++) {
+                local.create(local.root(), "f" + made, CreateMode.UNCHECKED, SetAttributes.NONE, 0);
+                present.add("f" + made++);
+            }
+            Set<String> stayed = new HashSet<>(present);
+            List<String> seen = new ArrayList<>();
+            long cookie = 0;
+            DirectoryPage page;
+            do {
+                page = local.readdir(local.root(), cookie, 0, 7);
+                for (DirEntry e : page.entries()) {
+                    seen.add(e.name());
+                    cookie = e.cookie();
+                }
+                for (int k = 0; k < 3; k++) {
+                    if (rnd.nextBoolean()) {
+                        local.create(local.root(), "f" + made, CreateMode.UNCHECKED, SetAttributes.NONE, 0);
+                        present.add("f" + made++);
+                    } else {
+                        String victim = new ArrayList<>(present).get(rnd.nextInt(present.size()));
+                        local.remove(local.root(), victim);
+                        present.remove(victim);
+                        stayed.remove(victim);
+                    }
+                }
+            } while (!page.eof());
+            assertThat(seen).doesNotHaveDuplicates();
+            assertThat(seen).containsAll(stayed);
+        }
     }
 
     @Test

@@ -75,8 +75,9 @@ import org.slf4j.LoggerFactory;
  * (OPEN CLAIM_PREVIOUS while the server is in grace, else opened again by handle after RECLAIM_COMPLETE), then the
  * COMPOUND again with the new stateids. A file that cannot be opened again loses its open: its I/O goes on with the
  * anonymous stateid, which the server checks like any other.</li>
- * <li>NFS4ERR_DELAY or NFS4ERR_GRACE of an operation that ran before anything in the COMPOUND changed state: the
- * COMPOUND again after a back-off, at most {@link Nfs41Options#delayRetries()} times.</li>
+ * <li>NFS4ERR_DELAY or NFS4ERR_GRACE of an operation that ran before anything in the COMPOUND changed state (GRACE is
+ * waited out for up to twice the lease and ten seconds): the COMPOUND again after a back-off, for DELAY at most
+ * {@link Nfs41Options#delayRetries()} times.</li>
  * <li>NFS4ERR_BAD_STATEID, STALE_STATEID, OLD_STATEID or ADMIN_REVOKED of an I/O operation: its file is opened again
  * and the COMPOUND sent once more.</li>
  * </ul>
@@ -513,6 +514,11 @@ public final class Nfs41Session implements AutoCloseable {
     }
 
     /** The pause before the {@code retry}th try again after NFS4ERR_DELAY (from 1): doubling from min up to max. */
+    /** How long a COMPOUND waits out the server's grace period: twice the lease and ten seconds. */
+    private long graceWaitNanos() {
+        return TimeUnit.SECONDS.toNanos(2L * Math.max(1, leaseSeconds) + 10);
+    }
+
     private long delayBackoffNanos(int retry) {
         return Math.min(options.delayBackoffMax().toNanos(), options.delayBackoffMin().toNanos()
                 << Math.min(20, retry - 1));
@@ -742,6 +748,8 @@ public final class Nfs41Session implements AutoCloseable {
         private final CompletableFuture<CompoundRes> out;
         private final State fixed;
         private int delays;
+        /** When this COMPOUND first met NFS4ERR_GRACE (System.nanoTime), or 0. */
+        private long graceSince;
         /** Stepping the slot's sequence id down after SEQ_MISORDERED: sent on an id a lost request may have used. */
         private boolean stepping;
         private int recoveries;
@@ -980,8 +988,22 @@ public final class Nfs41Session implements AutoCloseable {
             int status = r.status();
             int failed = r.failedIndex();
             switch (status) {
-                case Nfs4Status.NFS4ERR_DELAY, Nfs4Status.NFS4ERR_GRACE -> {
+                case Nfs4Status.NFS4ERR_DELAY -> {
                     if (c.retryableAfterFailureAt(failed) && ++delays <= options.delayRetries()) {
+                        delayRetries.incrementAndGet();
+                        later(this::start);
+                        return;
+                    }
+                }
+                case Nfs4Status.NFS4ERR_GRACE -> {
+                    // the server's grace period lasts a lease or more (knfsd's until the clients it knew reclaimed
+                    // or twice the lease passed): it is waited out by time, with the DELAY back-off, not counted
+                    long now = System.nanoTime();
+                    if (graceSince == 0) {
+                        graceSince = now;
+                    }
+                    if (c.retryableAfterFailureAt(failed) && now - graceSince < graceWaitNanos()) {
+                        delays++;
                         delayRetries.incrementAndGet();
                         later(this::start);
                         return;

@@ -139,6 +139,19 @@ class Nfs41ClientTcpTest extends AbstractNfs41ClientTest {
     }
 
     @Test
+    void aNewOpenWaitsOutTheGracePeriodHoweverFewDelayRetriesItHas() throws Exception {
+        start();
+        Nfs41Client c = client(Nfs41Options.defaults().withDelayRetries(2, Duration.ofMillis(5),
+                Duration.ofMillis(50)));
+        c.writeAll("/before", new byte[] {1});
+        restart(state(Duration.ofSeconds(60), Duration.ofSeconds(2)));
+        // 2 DELAY retries of 5-50 ms would give up long before the 2 s grace period ends
+        c.writeAll("/after-grace", new byte[] {4, 5, 6});
+        assertThat(stored("after-grace")).containsExactly(4, 5, 6);
+        assertThat(c.session().delayRetries()).as("GRACE asked again and again").isGreaterThan(2);
+    }
+
+    @Test
     void inTheGracePeriodLocksAreReclaimedAndAnotherClientStaysOut() throws Exception {
         start();
         Nfs41Client c = client(Nfs41Options.defaults().withOwnerId("holder"));

@@ -959,6 +959,21 @@ public final class Nfs41Session implements AutoCloseable {
                                 + Integer.toUnsignedString(seq)));
                     }
                 }
+                case Nfs4Status.NFS4ERR_SEQ_FALSE_RETRY -> {
+                    // the server's slot is at this id with another request: one of this slot's that went unanswered
+                    // (knfsd answers so where a step down lands on it). This COMPOUND was not taken: it starts
+                    // again later, on the next id
+                    stepping = false;
+                    slot.sequenceId = seq;
+                    s.slots.release(slot);
+                    if (++delays > options.delayRetries()) {
+                        fail(new Nfs4StatusException(seqStatus, Nfs4.OP_SEQUENCE, "slot " + slot.id + " sequence id "
+                                + Integer.toUnsignedString(seq)));
+                        return;
+                    }
+                    delayRetries.incrementAndGet();
+                    later(this::start);
+                }
                 case Nfs4Status.NFS4ERR_RETRY_UNCACHED_REP -> {
                     // the request ran but its reply was not kept
                     stepping = false;

@@ -127,6 +127,19 @@ class Nfs41SessionFaultTest {
     }
 
     @Test
+    void aFalseRetryLeavesTheIdToTheServersRequestAndTheCompoundGoesThroughOnTheNext() throws Exception {
+        client.writeAll("/fr", new byte[] {1});
+        int seq = lastSequenceId();
+        // as knfsd answers a request on an id whose lost request it ran: this one was not taken
+        faults.plan("remove", FaultyTransport.Fault.SEQUENCE_ERROR, Nfs4Status.NFS4ERR_SEQ_FALSE_RETRY, 1);
+        client.remove(client.root(), "fr");
+        assertThat(client.list("/")).isEmpty();
+        // the server never saw seq+1 here: seq+2 is SEQ_MISORDERED and the slot steps down to seq+1
+        assertThat(sequenceIds(faults.sent("remove"))).containsExactly(seq + 1, seq + 2, seq + 1);
+        assertThat(client.session().sessionsCreated()).isEqualTo(1);
+    }
+
+    @Test
     void aReplyLostAfterTheServerRanTheRequestMovesTheSlotOn() throws Exception {
         client.writeAll("/gone", new byte[] {1});
         int seq = lastSequenceId();

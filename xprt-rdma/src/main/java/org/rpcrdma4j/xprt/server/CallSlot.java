@@ -398,7 +398,9 @@ final class CallSlot implements RpcTransport, ReplyDrop, OneReply, InvalidationL
 
     @Override
     public boolean awaitsReply(int xid) {
-        return state.get() == DISPATCHING && call.xid() == xid;
+        // DEAD too: the connection went while the program had the call, and the reply's send() gives back its memory
+        int s = state.get();
+        return (s == DISPATCHING || s == DEAD) && call.xid() == xid;
     }
 
     /** The call gets no reply (dropped as not a call, or by a duplicate request cache): frees the slot. */

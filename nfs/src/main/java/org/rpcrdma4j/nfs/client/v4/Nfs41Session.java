@@ -917,16 +917,7 @@ public final class Nfs41Session implements AutoCloseable {
                     if (stepping) {
                         // a lost request of this slot with this id still runs on the server: it keeps the id, and
                         // this COMPOUND, which was not taken, starts again on the next one a little later
-                        stepping = false;
-                        slot.sequenceId = seq;
-                        s.slots.release(slot);
-                        if (++delays > options.delayRetries()) {
-                            fail(new Nfs4StatusException(seqStatus, Nfs4.OP_SEQUENCE, "gave up after " + delays
-                                    + " tries"));
-                            return;
-                        }
-                        delayRetries.incrementAndGet();
-                        later(this::start);
+                        leaveIdToTheServer(seqStatus, "gave up after " + (delays + 1) + " tries");
                         return;
                     }
                     // the original of this request still runs on the server: ask again, same slot and sequence id
@@ -963,16 +954,7 @@ public final class Nfs41Session implements AutoCloseable {
                     // the server's slot is at this id with another request: one of this slot's that went unanswered
                     // (knfsd answers so where a step down lands on it). This COMPOUND was not taken: it starts
                     // again later, on the next id
-                    stepping = false;
-                    slot.sequenceId = seq;
-                    s.slots.release(slot);
-                    if (++delays > options.delayRetries()) {
-                        fail(new Nfs4StatusException(seqStatus, Nfs4.OP_SEQUENCE, "slot " + slot.id + " sequence id "
-                                + Integer.toUnsignedString(seq)));
-                        return;
-                    }
-                    delayRetries.incrementAndGet();
-                    later(this::start);
+                    leaveIdToTheServer(seqStatus, "slot " + slot.id + " sequence id " + Integer.toUnsignedString(seq));
                 }
                 case Nfs4Status.NFS4ERR_RETRY_UNCACHED_REP -> {
                     // the request ran but its reply was not kept
@@ -992,6 +974,23 @@ public final class Nfs41Session implements AutoCloseable {
                     fail(new Nfs4StatusException(seqStatus, r.failedIndex() == -1 ? Nfs4.OP_SEQUENCE : 0, null));
                 }
             }
+        }
+
+        /**
+         * The server holds this slot's id {@code seq} with another request (a lost one of the slot) and did not take
+         * this COMPOUND: the slot keeps the id as the server's, and the COMPOUND starts again later on the next one,
+         * at most {@link Nfs41Options#delayRetries()} times; then it fails with {@code seqStatus}.
+         */
+        private void leaveIdToTheServer(int seqStatus, String detail) {
+            stepping = false;
+            slot.sequenceId = seq;
+            s.slots.release(slot);
+            if (++delays > options.delayRetries()) {
+                fail(new Nfs4StatusException(seqStatus, Nfs4.OP_SEQUENCE, detail));
+                return;
+            }
+            delayRetries.incrementAndGet();
+            later(this::start);
         }
 
         /** The SEQUENCE went through: the COMPOUND's own outcome. */

@@ -542,13 +542,7 @@ public final class Nfs41Session implements AutoCloseable {
                 LOG.debug("{} asks EXCHANGE_ID to wait; again in {} ms", transport.remoteAddress(),
                         backoff / 1_000_000);
                 CompletableFuture<Void> waited = new CompletableFuture<>();
-                Runnable wake = () -> {
-                    try {
-                        stages.execute(() -> waited.complete(null));
-                    } catch (RejectedExecutionException e) {
-                        waited.completeExceptionally(new RpcConnectionException("the NFSv4.1 session is closed", e));
-                    }
-                };
+                Runnable wake = () -> stages.execute(() -> waited.complete(null));
                 try {
                     schedule(wake, backoff);
                 } catch (RejectedExecutionException e) {
@@ -838,11 +832,7 @@ public final class Nfs41Session implements AutoCloseable {
                 LOG.debug("the reply to {} is handled on the executor: {}", c, x.toString());
             }
             repliesActedOn.incrementAndGet();
-            try {
-                stages.execute(() -> onReply(r, e));
-            } catch (RejectedExecutionException closed) {
-                onReply(r, e); // the session is closed: fail the caller here rather than lose it
-            }
+            stages.execute(() -> onReply(r, e)); // here, should the session be closed: fail the caller, not lose it
         }
 
         /**

@@ -22,6 +22,8 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 import org.rpcrdma4j.nfs.CreateMode;
@@ -55,13 +57,18 @@ import org.rpcrdma4j.nfs.vfs.LocalHandleIndex.FileKey;
  * followed (every call uses {@code NOFOLLOW_LINKS}, reads and writes open with {@code O_NOFOLLOW}); before a directory
  * is used its real path must equal the path the index gave, and the parent of every object a handle names must be
  * its own real path, so a directory (or any directory above an object) swapped for a symbolic link is refused
- * ({@code NFS3ERR_STALE}). The JDK offers no {@code openat}/{@code O_BENEATH}: a swap racing between that check and
- * the use of the path is not caught. Only someone with access to the server's file system (or a client racing
- * RENAMEs against other calls) could attempt it.
+ * ({@code NFS3ERR_STALE}). The JDK offers no {@code openat}/{@code O_BENEATH}, so a check and the use of its path are
+ * two steps. Clients cannot come between them: a path is checked and used (opened, its attributes read or changed)
+ * under a shared hold, and REMOVE, RMDIR and RENAME, the only calls that can turn a checked directory into something
+ * else, take that hold exclusively. Reads and writes keep it only while opening the file, not for the I/O. What is
+ * not caught is a swap made on the server's own file system, by someone with access to it, between a check and its
+ * use.
  * <p>
  * <b>Durability.</b> UNSTABLE writes go to the page cache; DATA_SYNC and FILE_SYNC writes and COMMIT force the file
- * ({@link FileChannel#force}). The write verifier is drawn at random when the instance is made, so it changes when a
- * server restarts on the same directory.
+ * ({@link FileChannel#force}). CREATE, MKDIR, SYMLINK, REMOVE, RMDIR and RENAME force the directories they change
+ * (and a new file or directory itself) before they return, as NFS requires of every call but an UNSTABLE WRITE. The
+ * write verifier is drawn at random when the instance is made, so it changes when a server restarts on the same
+ * directory.
  */
 public final class LocalVfs implements Vfs {
     private static final byte MAGIC = 'L';
@@ -74,6 +81,12 @@ public final class LocalVfs implements Vfs {
     private final SecretKeySpec macKey;
     /** Changes when unstable data may have been lost: at start, and after a write or a sync failed. */
     private volatile long writeVerifier = new SecureRandom().nextLong();
+    /** Shared while a path is checked and used; exclusive for the calls that remove or move names (class comment). */
+    private final ReentrantReadWriteLock names = new ReentrantReadWriteLock();
+    /** Runs once after the next check of a handle's path, before that path is used (tests). */
+    volatile Runnable afterCheck;
+    /** Directories and new objects forced to disk by the calls that change names (tests). */
+    private final java.util.concurrent.atomic.AtomicLong metadataSyncs = new java.util.concurrent.atomic.AtomicLong();
 
     private LocalVfs(Path root, byte[] handleKey) throws IOException {
         this.root = root;
@@ -159,14 +172,47 @@ public final class LocalVfs implements Vfs {
     private Path path(FileHandle fh) throws NfsException {
         FileKey key = keyOf(fh);
         Path p = index.pathOf(key);
-        if (p != null && key.equals(LocalHandleIndex.keyOrNull(p)) && reachedDirectly(p)) {
-            return p;
+        if (p == null || !key.equals(LocalHandleIndex.keyOrNull(p)) || !reachedDirectly(p)) {
+            p = index.rebuild(key);
+            if (p == null || !reachedDirectly(p)) {
+                throw new NfsException(Nfs3Status.NFS3ERR_STALE, "no longer in the export");
+            }
         }
-        p = index.rebuild(key);
-        if (p == null || !reachedDirectly(p)) {
-            throw new NfsException(Nfs3Status.NFS3ERR_STALE, "no longer in the export");
+        Runnable hook = afterCheck;
+        if (hook != null) {
+            afterCheck = null;
+            hook.run();
         }
         return p;
+    }
+
+    /** Takes the shared hold: a path checked under it stays what it was until it is released. */
+    private Lock use() {
+        Lock l = names.readLock();
+        l.lock();
+        return l;
+    }
+
+    /** Takes the exclusive hold, for calls that remove or move names. */
+    private Lock change() {
+        Lock l = names.writeLock();
+        l.lock();
+        return l;
+    }
+
+    /**
+     * Forces a directory whose entries changed, or a new object, to disk (fsync; on Linux a directory opens for
+     * reading). Called with the hold of the change.
+     */
+    private void sync(Path p) throws IOException {
+        try (FileChannel ch = FileChannel.open(p, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
+            ch.force(true);
+        }
+        metadataSyncs.incrementAndGet();
+    }
+
+    long metadataSyncs() {
+        return metadataSyncs.get();
     }
 
     /** Whether no component of {@code p} but the last is a symbolic link (its parent is its own real path). */
@@ -313,18 +359,21 @@ public final class LocalVfs implements Vfs {
 
     @Override
     public FileAttributes getattr(FileHandle fh) throws NfsException {
-        Path p = path(fh);
+        Lock hold = use();
         try {
-            return attributes(p);
+            return attributes(path(fh));
         } catch (IOException e) {
             throw IoErrors.map(e, "getattr");
+        } finally {
+            hold.unlock();
         }
     }
 
     @Override
     public FileAttributes setattr(FileHandle fh, SetAttributes attributes, NfsTime guardCtime) throws NfsException {
-        Path p = path(fh);
+        Lock hold = use();
         try {
+            Path p = path(fh);
             FileAttributes current = attributes(p);
             if (guardCtime != null && !guardCtime.equals(current.ctime())) {
                 throw new NfsException(Nfs3Status.NFS3ERR_NOT_SYNC, "ctime guard does not match");
@@ -333,14 +382,17 @@ public final class LocalVfs implements Vfs {
             return attributes(p);
         } catch (IOException e) {
             throw IoErrors.map(e, "setattr");
+        } finally {
+            hold.unlock();
         }
     }
 
     @Override
     public NfsObject lookup(FileHandle dirFh, String name) throws NfsException {
-        Path dir = dirPath(dirFh);
-        VfsNames.checkLookup(name);
+        Lock hold = use();
         try {
+            Path dir = dirPath(dirFh);
+            VfsNames.checkLookup(name);
             if (".".equals(name)) {
                 return new NfsObject(dirFh, attributes(dir));
             }
@@ -352,19 +404,24 @@ public final class LocalVfs implements Vfs {
             return record(dir.resolve(name), LocalHandleIndex.keyOf(dir), name);
         } catch (IOException e) {
             throw IoErrors.map(e, name);
+        } finally {
+            hold.unlock();
         }
     }
 
     @Override
     public String readlink(FileHandle fh) throws NfsException {
-        Path p = path(fh);
-        if (!Files.isSymbolicLink(p)) {
-            throw new NfsException(Nfs3Status.NFS3ERR_INVAL, "not a symbolic link");
-        }
+        Lock hold = use();
         try {
+            Path p = path(fh);
+            if (!Files.isSymbolicLink(p)) {
+                throw new NfsException(Nfs3Status.NFS3ERR_INVAL, "not a symbolic link");
+            }
             return Files.readSymbolicLink(p).toString();
         } catch (IOException e) {
             throw IoErrors.map(e, "readlink");
+        } finally {
+            hold.unlock();
         }
     }
 
@@ -379,13 +436,27 @@ public final class LocalVfs implements Vfs {
         return p;
     }
 
+    /**
+     * Opens the regular file a handle names, under the shared hold (released before the caller's I/O: the open file
+     * stays the one that was checked whatever happens to its names).
+     */
+    private FileChannel open(FileHandle fh, StandardOpenOption mode, String what) throws NfsException {
+        Lock hold = use();
+        try {
+            return FileChannel.open(regularFile(fh), mode, LinkOption.NOFOLLOW_LINKS);
+        } catch (IOException e) {
+            throw IoErrors.map(e, what);
+        } finally {
+            hold.unlock();
+        }
+    }
+
     @Override
     public ReadResult read(FileHandle fh, long offset, ByteBuffer dst) throws NfsException {
         if (offset < 0) {
             throw new NfsException(Nfs3Status.NFS3ERR_INVAL, "offset beyond 2^63");
         }
-        Path p = regularFile(fh);
-        try (FileChannel ch = FileChannel.open(p, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
+        try (FileChannel ch = open(fh, StandardOpenOption.READ, "read")) {
             int count = 0;
             while (dst.hasRemaining()) {
                 int n = ch.read(dst, offset + count);
@@ -406,8 +477,7 @@ public final class LocalVfs implements Vfs {
         if (offset < 0 || offset + count < 0) {
             throw new NfsException(Nfs3Status.NFS3ERR_FBIG, "beyond the largest file size");
         }
-        Path p = regularFile(fh);
-        try (FileChannel ch = FileChannel.open(p, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
+        try (FileChannel ch = open(fh, StandardOpenOption.WRITE, "write")) {
             long pos = offset;
             while (src.hasRemaining()) {
                 pos += ch.write(src, pos);
@@ -428,10 +498,8 @@ public final class LocalVfs implements Vfs {
      */
     @Override
     public long copy(FileHandle src, long srcOffset, FileHandle dst, long dstOffset, long count) throws NfsException {
-        Path from = regularFile(src);
-        Path to = regularFile(dst);
-        try (FileChannel in = FileChannel.open(from, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS);
-             FileChannel out = FileChannel.open(to, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
+        try (FileChannel in = open(src, StandardOpenOption.READ, "copy");
+             FileChannel out = open(dst, StandardOpenOption.WRITE, "copy")) {
             long n = CopyRanges.copied(src, srcOffset, in.size(), dst, dstOffset, count, maxFileSize());
             long done = 0;
             while (done < n) {
@@ -453,10 +521,11 @@ public final class LocalVfs implements Vfs {
     @Override
     public NfsObject create(FileHandle dirFh, String name, CreateMode mode, SetAttributes attributes, long verifier)
             throws NfsException {
-        Path dir = dirPath(dirFh);
-        VfsNames.checkEntry(name, true);
-        Path child = dir.resolve(name);
+        Lock hold = use();
         try {
+            Path dir = dirPath(dirFh);
+            VfsNames.checkEntry(name, true);
+            Path child = dir.resolve(name);
             FileKey dirKey = LocalHandleIndex.keyOf(dir);
             if (Files.exists(child, LinkOption.NOFOLLOW_LINKS)) {
                 FileAttributes existing = attributes(child);
@@ -481,89 +550,100 @@ public final class LocalVfs implements Vfs {
             } else {
                 apply(child, attributes(child), attributes);
             }
+            sync(child);
+            sync(dir);
             return record(child, dirKey, name);
         } catch (IOException e) {
             throw IoErrors.map(e, name);
+        } finally {
+            hold.unlock();
         }
     }
 
     @Override
     public NfsObject mkdir(FileHandle dirFh, String name, SetAttributes attributes) throws NfsException {
-        Path dir = dirPath(dirFh);
-        VfsNames.checkEntry(name, true);
-        Path child = dir.resolve(name);
+        Lock hold = use();
         try {
+            Path dir = dirPath(dirFh);
+            VfsNames.checkEntry(name, true);
+            Path child = dir.resolve(name);
             Files.createDirectory(child);
             if (attributes != null) {
                 apply(child, attributes(child), new SetAttributes(attributes.mode(), attributes.uid(),
                         attributes.gid(), null, attributes.atime(), attributes.mtime()));
             }
+            sync(child);
+            sync(dir);
             return record(child, LocalHandleIndex.keyOf(dir), name);
         } catch (IOException e) {
             throw IoErrors.map(e, name);
+        } finally {
+            hold.unlock();
         }
     }
 
     @Override
     public NfsObject symlink(FileHandle dirFh, String name, String target, SetAttributes attributes)
             throws NfsException {
-        Path dir = dirPath(dirFh);
-        VfsNames.checkEntry(name, true);
-        VfsNames.checkLinkTarget(target);
-        Path child = dir.resolve(name);
+        Lock hold = use();
         try {
+            Path dir = dirPath(dirFh);
+            VfsNames.checkEntry(name, true);
+            VfsNames.checkLinkTarget(target);
+            Path child = dir.resolve(name);
             Files.createSymbolicLink(child, child.getFileSystem().getPath(target));
+            sync(dir);
             return record(child, LocalHandleIndex.keyOf(dir), name);
         } catch (IOException e) {
             throw IoErrors.map(e, name);
         } catch (java.nio.file.InvalidPathException e) {
             throw new NfsException(Nfs3Status.NFS3ERR_INVAL, "symbolic link contents", e);
+        } finally {
+            hold.unlock();
         }
     }
 
     @Override
     public void remove(FileHandle dirFh, String name) throws NfsException {
-        Path dir = dirPath(dirFh);
-        VfsNames.checkEntry(name, false);
-        Path child = dir.resolve(name);
-        try {
-            FileKey key = LocalHandleIndex.keyOf(child);
-            if (Files.isDirectory(child, LinkOption.NOFOLLOW_LINKS)) {
-                throw new NfsException(Nfs3Status.NFS3ERR_ISDIR, name);
-            }
-            Files.delete(child);
-            index.forget(key);
-        } catch (IOException e) {
-            throw IoErrors.map(e, name);
-        }
+        unlink(dirFh, name, false);
     }
 
     @Override
     public void rmdir(FileHandle dirFh, String name) throws NfsException {
-        Path dir = dirPath(dirFh);
-        VfsNames.checkEntry(name, false);
-        Path child = dir.resolve(name);
+        unlink(dirFh, name, true);
+    }
+
+    private void unlink(FileHandle dirFh, String name, boolean directory) throws NfsException {
+        Lock hold = change();
         try {
+            Path dir = dirPath(dirFh);
+            VfsNames.checkEntry(name, false);
+            Path child = dir.resolve(name);
             FileKey key = LocalHandleIndex.keyOf(child);
-            if (!Files.isDirectory(child, LinkOption.NOFOLLOW_LINKS)) {
-                throw new NfsException(Nfs3Status.NFS3ERR_NOTDIR, name);
+            boolean isDirectory = Files.isDirectory(child, LinkOption.NOFOLLOW_LINKS);
+            if (isDirectory != directory) {
+                throw new NfsException(directory ? Nfs3Status.NFS3ERR_NOTDIR : Nfs3Status.NFS3ERR_ISDIR, name);
             }
             Files.delete(child);
             index.forget(key);
+            sync(dir);
         } catch (IOException e) {
             throw IoErrors.map(e, name);
+        } finally {
+            hold.unlock();
         }
     }
 
     @Override
     public void rename(FileHandle fromFh, String fromName, FileHandle toFh, String toName) throws NfsException {
-        Path from = dirPath(fromFh);
-        Path to = dirPath(toFh);
-        VfsNames.checkEntry(fromName, false);
-        VfsNames.checkEntry(toName, true);
-        Path src = from.resolve(fromName);
-        Path dst = to.resolve(toName);
+        Lock hold = change();
         try {
+            Path from = dirPath(fromFh);
+            Path to = dirPath(toFh);
+            VfsNames.checkEntry(fromName, false);
+            VfsNames.checkEntry(toName, true);
+            Path src = from.resolve(fromName);
+            Path dst = to.resolve(toName);
             FileKey key = LocalHandleIndex.keyOf(src);
             FileKey replaced = LocalHandleIndex.keyOrNull(dst);
             Files.move(src, dst, StandardCopyOption.ATOMIC_MOVE);
@@ -571,16 +651,23 @@ public final class LocalVfs implements Vfs {
                 index.forget(replaced);
             }
             index.record(key, LocalHandleIndex.keyOf(to), toName);
+            sync(to);
+            if (!from.equals(to)) {
+                sync(from);
+            }
         } catch (IOException e) {
             throw IoErrors.map(e, fromName + " -> " + toName);
+        } finally {
+            hold.unlock();
         }
     }
 
     @Override
     public DirectoryPage readdir(FileHandle dirFh, long cookie, long cookieVerifier, int maxEntries)
             throws NfsException {
-        Path dir = dirPath(dirFh);
+        Lock hold = use();
         try {
+            Path dir = dirPath(dirFh);
             FileAttributes dirAttributes = attributes(dir);
             long verifier = dirAttributes.mtime().seconds() * 1_000_000_000L + dirAttributes.mtime().nseconds()
                     + dirAttributes.fileid() * 31 + 1;
@@ -629,6 +716,8 @@ public final class LocalVfs implements Vfs {
             return new DirectoryPage(entries, eof, verifier);
         } catch (IOException e) {
             throw IoErrors.map(e, "readdir");
+        } finally {
+            hold.unlock();
         }
     }
 
@@ -650,14 +739,16 @@ public final class LocalVfs implements Vfs {
 
     @Override
     public FsStat fsstat(FileHandle fh) throws NfsException {
-        Path p = path(fh);
+        Lock hold = use();
         try {
-            FileStore store = Files.getFileStore(p);
+            FileStore store = Files.getFileStore(path(fh));
             long unknownFiles = 0xFFFFFFFFL; // the JDK does not expose inode counts
             return new FsStat(store.getTotalSpace(), store.getUnallocatedSpace(), store.getUsableSpace(),
                     unknownFiles, unknownFiles, unknownFiles, 0);
         } catch (IOException e) {
             throw IoErrors.map(e, "fsstat");
+        } finally {
+            hold.unlock();
         }
     }
 
@@ -668,8 +759,7 @@ public final class LocalVfs implements Vfs {
 
     @Override
     public void commit(FileHandle fh, long offset, long count) throws NfsException {
-        Path p = regularFile(fh);
-        try (FileChannel ch = FileChannel.open(p, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
+        try (FileChannel ch = open(fh, StandardOpenOption.READ, "commit")) {
             ch.force(true);
         } catch (IOException e) {
             dataMayBeLost();

@@ -97,6 +97,74 @@ class LocalVfsConfinementTest {
         assertThat(Files.size(outside.resolve("a/b/f"))).isZero();
     }
 
+    /**
+     * What a client could try with its own calls: between the server's check of a file's path and its use, move the
+     * file's directory away and put a symbolic link to somewhere else in its place. The client's RENAME and SYMLINK
+     * run at that moment (on another thread, given 300 ms to finish) and must wait until the use is over.
+     */
+    @Test
+    void aClientCannotSwapADirectoryForALinkBetweenTheCheckOfAPathAndItsUse() throws Exception {
+        Files.writeString(outside.resolve("f"), "outside the export");
+        FileHandle d = vfs.mkdir(vfs.root(), "d", SetAttributes.NONE).handle();
+        FileHandle f = vfs.create(d, "f", CreateMode.GUARDED, SetAttributes.NONE, 0).handle();
+        java.util.concurrent.atomic.AtomicReference<Throwable> swapFailed = new java.util.concurrent.atomic.AtomicReference<>();
+        java.util.concurrent.atomic.AtomicReference<Thread> swapper = new java.util.concurrent.atomic.AtomicReference<>();
+        boolean[] swappedDuringUse = new boolean[1];
+        vfs.afterCheck = () -> {
+            Thread t = new Thread(() -> {
+                try {
+                    vfs.rename(vfs.root(), "d", vfs.root(), "moved");
+                    vfs.symlink(vfs.root(), "d", outside.toString(), SetAttributes.NONE);
+                } catch (Throwable e) {
+                    swapFailed.set(e);
+                }
+            });
+            swapper.set(t);
+            t.start();
+            try {
+                t.join(300);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            swappedDuringUse[0] = !t.isAlive();
+        };
+        vfs.write(f, 0, ByteBuffer.wrap("in the export".getBytes(StandardCharsets.US_ASCII)), StableHow.FILE_SYNC);
+        swapper.get().join(10_000);
+        assertThat(swapFailed.get()).isNull();
+        assertThat(Files.readString(outside.resolve("f"))).isEqualTo("outside the export");
+        assertThat(Files.readString(export.resolve("moved/f"))).isEqualTo("in the export");
+        assertThat(swappedDuringUse[0]).as("the swap waited for the write").isFalse();
+        // the swap happened after: the handle still names the file where it went
+        assertThat(Files.isSymbolicLink(export.resolve("d"))).isTrue();
+        assertThat(vfs.getattr(f).size()).isEqualTo("in the export".length());
+    }
+
+    /** NFS's calls but an UNSTABLE WRITE are stable when they return: the directories they change are forced too. */
+    @Test
+    void callsThatChangeNamesForceTheirDirectoriesToDisk() throws Exception {
+        long before = vfs.metadataSyncs();
+        FileHandle d = vfs.mkdir(vfs.root(), "d", SetAttributes.NONE).handle();
+        assertThat(vfs.metadataSyncs() - before).as("mkdir: the new directory and its parent").isEqualTo(2);
+        before = vfs.metadataSyncs();
+        vfs.create(d, "f", CreateMode.GUARDED, SetAttributes.NONE, 0);
+        assertThat(vfs.metadataSyncs() - before).as("create: the new file and its directory").isEqualTo(2);
+        before = vfs.metadataSyncs();
+        vfs.symlink(d, "l", "f", SetAttributes.NONE);
+        assertThat(vfs.metadataSyncs() - before).as("symlink: its directory").isEqualTo(1);
+        before = vfs.metadataSyncs();
+        vfs.rename(d, "f", vfs.root(), "g");
+        assertThat(vfs.metadataSyncs() - before).as("rename across directories: both").isEqualTo(2);
+        before = vfs.metadataSyncs();
+        vfs.rename(vfs.root(), "g", vfs.root(), "h");
+        assertThat(vfs.metadataSyncs() - before).as("rename within one directory: it").isEqualTo(1);
+        before = vfs.metadataSyncs();
+        vfs.remove(vfs.root(), "h");
+        vfs.remove(d, "l");
+        vfs.rmdir(vfs.root(), "d");
+        assertThat(vfs.metadataSyncs() - before).as("remove, remove, rmdir").isEqualTo(3);
+        assertThat(Files.list(export)).isEmpty();
+    }
+
     @Test
     void handlesOfFilesOutsideTheExportAreRefused() throws Exception {
         // the same key: the integrity check passes, but the file is not in the exported tree

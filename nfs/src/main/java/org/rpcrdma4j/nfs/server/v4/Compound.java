@@ -38,6 +38,55 @@ final class Compound {
     long clientId;
     /** Memory the reply borrows (READ data), given back once the reply is sent or encoded into bytes. */
     final java.util.List<Runnable> releases = new java.util.ArrayList<>(1);
+    /** The operations run so far, the running one last (their results go into the reply in this order). */
+    java.util.List<Op> results = java.util.List.of();
+    /** Bytes of the reply ahead of the first operation's result: the RPC reply header and COMPOUND4res's own. */
+    int replyHeader;
+    /**
+     * The largest reply the session allows for this request, RPC header included: {@code ca_maxresponsesize}, or
+     * {@code ca_maxresponsesize_cached} when the client asked for the reply to be kept. Unbounded without SEQUENCE.
+     */
+    int replyLimit = Integer.MAX_VALUE;
+    /** Whether {@link #replyLimit} is the cached-reply limit. */
+    boolean replyKept;
+
+    /**
+     * Bytes of an RPC reply ahead of its result: XID, message type, reply status, the AUTH_NONE verifier (flavor and
+     * empty body), accept status.
+     */
+    static final int RPC_REPLY_HEADER = 4 + 4 + 4 + 8 + 4;
+
+    /** The size of the request as it arrived (RPC header included, transport framing not); 0 when not known. */
+    int requestSize() {
+        if (call == null || call.getXdr() == null || call.getXdr().asBuffer() == null) {
+            return 0;
+        }
+        return call.getXdr().asBuffer().limit();
+    }
+
+    /**
+     * Bytes the reply has left for the running operation's result ({@code nfs_resop4}, its operation number
+     * included), after the RPC and COMPOUND headers and the results of the operations before it.
+     */
+    long replyRoom() {
+        if (replyLimit == Integer.MAX_VALUE) {
+            return Long.MAX_VALUE;
+        }
+        long used = replyHeader;
+        for (int i = 0; i < results.size() - 1; i++) {
+            used += results.get(i).resultSize();
+        }
+        return replyLimit - used;
+    }
+
+    /** The running operation's result would not fit the reply the session allows. */
+    Nfs4Exception replyTooBig(String what) {
+        return replyKept
+                ? new Nfs4Exception(Nfs4Status.NFS4ERR_REP_TOO_BIG_TO_CACHE, what + " does not fit the "
+                        + replyLimit + " bytes the session keeps of a reply (ca_maxresponsesize_cached)")
+                : new Nfs4Exception(Nfs4Status.NFS4ERR_REP_TOO_BIG, what + " does not fit the " + replyLimit
+                        + "-byte reply the session allows (ca_maxresponsesize)");
+    }
 
     Compound(Nfs4Program server, RpcCall call, int minorVersion, int opCount) {
         this.server = server;

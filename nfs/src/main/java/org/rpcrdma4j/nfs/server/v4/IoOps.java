@@ -78,6 +78,15 @@ final class IoOps {
                 throw new Nfs4Exception(Nfs4Status.NFS4ERR_INVAL, "offset beyond 2^63");
             }
             int n = (int) Math.min(count, c.server.limits.maxRead());
+            // the reply the session allows bounds the data too (opcode, status, eof and length come first)
+            long room = c.replyRoom() - 16;
+            if (room < n) {
+                long fits = room & ~3L;
+                if (fits < 0 || (fits == 0 && count > 0)) {
+                    throw c.replyTooBig("READ's result");
+                }
+                n = (int) fits;
+            }
             try {
                 LentRange range = t.export().vfs().lend(t.fh(), offset, n);
                 if (range != null) {
@@ -100,6 +109,22 @@ final class IoOps {
             } catch (NfsException e) {
                 throw Compound.of(e);
             }
+        }
+
+        @Override
+        int resultSize() {
+            if (status != Nfs4Status.NFS4_OK) {
+                return 8;
+            }
+            long length = 0;
+            if (pieces != null) {
+                for (ByteBuffer p : pieces) {
+                    length += p.remaining();
+                }
+            } else {
+                length = data.remaining();
+            }
+            return (int) (16 + ((length + 3) & ~3L));
         }
 
         @Override

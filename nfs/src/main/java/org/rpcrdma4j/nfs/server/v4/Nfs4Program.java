@@ -189,6 +189,8 @@ public final class Nfs4Program implements RpcDispatchable, AutoCloseable {
         }
         SessionOps.Sequence sequence = null;
         int status = Nfs4Status.NFS4_OK;
+        c.results = done;
+        c.replyHeader = Compound.RPC_REPLY_HEADER + 4 + 4 + ((args.tag.length + 3) & ~3) + 4;
         for (int i = 0; i < args.ops.size(); i++) {
             Op op = args.ops.get(i);
             done.add(op);

@@ -45,6 +45,19 @@ abstract class Op {
         }
     }
 
+    /**
+     * The size of {@link #encodeResult}'s output, for the room a session's reply has left. Encodes the result into
+     * scratch memory; an operation whose result carries data by reference says it without encoding.
+     */
+    int resultSize() {
+        try (org.dcache.oncrpc4j.xdr.Xdr x = new org.dcache.oncrpc4j.xdr.Xdr(128)) {
+            x.beginEncoding();
+            encodeResult(x);
+            x.endEncoding();
+            return x.asBuffer().remaining();
+        }
+    }
+
     /** An operation with no arguments. */
     abstract static class NoArgs extends Op {
         NoArgs(int opcode) {

@@ -36,6 +36,8 @@ final class ReaddirOp extends Op {
     private long cookie;
     private byte[] verifier;
     private long maxCount;
+    /** The error when not one entry fits, where the session's reply size is the bound rather than maxcount. */
+    private Nfs4Exception nothingFits;
     private Bitmap4 requested;
     private final List<Entry> entries = new ArrayList<>();
     private long replyVerifier;
@@ -69,7 +71,16 @@ final class ReaddirOp extends Op {
         if (!dir.attributes().isDirectory()) {
             throw new Nfs4Exception(Nfs4Status.NFS4ERR_NOTDIR, "not a directory");
         }
-        long budget = Math.min(maxCount, c.server.limits.maxReaddir()) - FIXED;
+        long limit = Math.min(maxCount, c.server.limits.maxReaddir());
+        long room = c.replyRoom() - 4; // the operation number precedes READDIR4res
+        if (room < limit) {
+            // the reply the session allows is the bound: nothing fitting it is REP_TOO_BIG, not TOOSMALL
+            nothingFits = c.replyTooBig("READDIR's result");
+            if (room < FIXED) {
+                throw nothingFits;
+            }
+        }
+        long budget = Math.min(limit, room) - FIXED;
         if (dir.isPseudo()) {
             pseudo(c, dir, budget);
         } else {
@@ -139,6 +150,9 @@ final class ReaddirOp extends Op {
 
     private void tooSmall() throws Nfs4Exception {
         if (entries.isEmpty() && !eof) {
+            if (nothingFits != null) {
+                throw nothingFits;
+            }
             throw new Nfs4Exception(Nfs4Status.NFS4ERR_TOOSMALL, "maxcount " + maxCount + " holds no entry");
         }
     }

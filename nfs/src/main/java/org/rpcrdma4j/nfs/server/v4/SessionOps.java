@@ -76,9 +76,16 @@ final class SessionOps {
                 throw new Nfs4Exception(Nfs4Status.NFS4ERR_TOO_MANY_OPS, c.opCount + " operations, the session "
                         + "allows " + s.fore().maxOperations());
             }
+            int size = c.requestSize();
+            if (size > s.fore().maxRequestSize()) {
+                throw new Nfs4Exception(Nfs4Status.NFS4ERR_REQ_TOO_BIG, "a request of " + size + " bytes, the "
+                        + "session allows " + s.fore().maxRequestSize() + " (ca_maxrequestsize)");
+            }
             result = c.server.clients.sequence(sessionId, seqId, slotId, highestSlotId, cacheThis);
             c.session = result.session();
             c.clientId = result.session().clientId();
+            c.replyKept = cacheThis;
+            c.replyLimit = cacheThis ? s.fore().maxResponseSizeCached() : s.fore().maxResponseSize();
         }
 
         /** The reply to send again instead of running the COMPOUND, or null. */

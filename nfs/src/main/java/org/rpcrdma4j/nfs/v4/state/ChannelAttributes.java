@@ -14,6 +14,13 @@ package org.rpcrdma4j.nfs.v4.state;
  */
 public record ChannelAttributes(int headerPadSize, int maxRequestSize, int maxResponseSize,
         int maxResponseSizeCached, int maxOperations, int maxRequests) {
+    /**
+     * The smallest request a fore channel must carry: an RPC call header with AUTH_NONE (40 bytes), COMPOUND4args's
+     * own (12) and a SEQUENCE (36). A session that allows less is NFS4ERR_TOOSMALL.
+     */
+    public static final int SMALLEST_REQUEST = 40 + 12 + 36;
+    /** The smallest reply: an RPC reply header (24 bytes), COMPOUND4res's own (12) and SEQUENCE's result (44). */
+    public static final int SMALLEST_REPLY = 24 + 12 + 44;
 
     /**
      * What the server grants a client that asked {@code asked} under its own {@code serverLimits}: the smaller of each

@@ -172,6 +172,13 @@ public final class ClientTable {
             if ((flags & ~CreateSessionResult.ARGUMENT_FLAGS) != 0) {
                 throw new Nfs4Exception(NFS4ERR_INVAL, "CREATE_SESSION flags " + Integer.toHexString(flags));
             }
+            if (Integer.compareUnsigned(fore.maxRequestSize(), ChannelAttributes.SMALLEST_REQUEST) < 0
+                    || Integer.compareUnsigned(fore.maxResponseSize(), ChannelAttributes.SMALLEST_REPLY) < 0) {
+                throw new Nfs4Exception(NFS4ERR_TOOSMALL, "fore channel of " + Integer.toUnsignedString(
+                        fore.maxRequestSize()) + "-byte requests and " + Integer.toUnsignedString(
+                        fore.maxResponseSize()) + "-byte replies: SEQUENCE alone needs "
+                        + ChannelAttributes.SMALLEST_REQUEST + " and " + ChannelAttributes.SMALLEST_REPLY);
+            }
             if (c.sessions.size() >= config.maxSessionsPerClient()) {
                 throw new Nfs4Exception(NFS4ERR_NOSPC, "client " + Long.toHexString(clientId) + " has "
                         + c.sessions.size() + " sessions");

@@ -57,13 +57,14 @@ public record StateConfig(Duration leaseTime, Duration graceTime, ChannelAttribu
     }
 
     /**
-     * 90 s lease and grace (the Linux server's), a fore channel of 64 slots, 1 MiB requests and replies, 8 KiB cached
-     * replies and 64 operations; a back channel of 1 slot, 4 KiB messages and 8 operations; 16 sessions a client;
+     * 90 s lease and grace (the Linux server's), a fore channel of 64 slots, requests and replies of 1 MiB and a page
+     * (a 1 MiB WRITE or READ with its headers, as the Linux server grants: the Linux client asks for 1 MiB plus its
+     * own estimate of the headers and sizes its I/O from what it gets), 8 KiB cached replies and 64 operations; a back channel of 1 slot, 4 KiB messages and 8 operations; 16 sessions a client;
      * 4096 client IDs; 65536 opens a client.
      */
     public static StateConfig defaults() {
         return new StateConfig(Duration.ofSeconds(90), Duration.ofSeconds(90),
-                new ChannelAttributes(0, 1 << 20 | 1024, 1 << 20 | 1024, 8192, 64, 64),
+                new ChannelAttributes(0, (1 << 20) + 4096, (1 << 20) + 4096, 8192, 64, 64),
                 new ChannelAttributes(0, 4096, 4096, 0, 8, 1), 16);
     }
 

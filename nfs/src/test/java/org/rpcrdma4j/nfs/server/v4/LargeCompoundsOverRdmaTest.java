@@ -24,6 +24,9 @@ import org.rpcrdma4j.nfs.server.NfsServer;
 import org.rpcrdma4j.nfs.server.ServerLimits;
 import org.rpcrdma4j.nfs.server.rdma.NfsRdmaServer;
 import org.rpcrdma4j.nfs.v4.Nfs4;
+import org.rpcrdma4j.nfs.v4.Nfs4Status;
+import org.rpcrdma4j.nfs.v4.state.ChannelAttributes;
+import org.rpcrdma4j.nfs.v4.state.StateConfig;
 import org.rpcrdma4j.nfs.vfs.MemoryVfs;
 import org.rpcrdma4j.xprt.client.RdmaClientConfig;
 import org.rpcrdma4j.xprt.client.RdmaClientTransport;
@@ -44,6 +47,8 @@ import org.rpcrdma4j.xprt.server.RdmaRpcServer;
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class LargeCompoundsOverRdmaTest {
     private static final int MIB = 1 << 20;
+    /** The sessions' request and reply sizes: 4 MiB READs and WRITEs with their headers. */
+    private static final int SESSION_SIZE = 4 * MIB + (64 << 10);
     private final MemoryVfs vfs = new MemoryVfs(64L << 20);
     private NfsRdmaServer server;
     private RdmaClientTransport transport;
@@ -55,7 +60,9 @@ class LargeCompoundsOverRdmaTest {
     private V4Script start(int clientMaxPayload, int serverMaxReadChunk) throws Exception {
         server = NfsRdmaServer.start(NfsServer.builder().export("/export", vfs).bindAddress("127.0.0.1").port(0)
                         .limits(new ServerLimits(4 * MIB, 4 * MIB, 64 << 10))
-                        .nfs4(Nfs41ServerTest.noGrace(Duration.ofSeconds(60))),
+                        .nfs4(new StateConfig(Duration.ofSeconds(60), Duration.ZERO,
+                                new ChannelAttributes(0, SESSION_SIZE, SESSION_SIZE, 8192, 64, 64),
+                                StateConfig.defaults().backLimits(), 16)),
                 RdmaRpcServer.builder().bindAddress(InetAddress.getLoopbackAddress()).port(0)
                         .maxReadChunkBytes(serverMaxReadChunk).maxCallSize(4 * MIB + (64 << 10))
                         .provider("soft", Map.of()).jmx(false).name("nfs41-large"));
@@ -63,6 +70,10 @@ class LargeCompoundsOverRdmaTest {
                 .provider("soft", Map.of()).binding(NfsBinding.INSTANCE)
                 .maxPayloadSize(clientMaxPayload).defaultMaxReplySize(MIB + (64 << 10)).jmx(false).build());
         return new V4Script(transport);
+    }
+
+    private static Nfs41ServerTest.Client session(V4Script s, String owner) throws Exception {
+        return Nfs41ServerTest.session(s, owner, SESSION_SIZE, SESSION_SIZE, 8192);
     }
 
     @AfterEach
@@ -79,7 +90,7 @@ class LargeCompoundsOverRdmaTest {
     @ValueSource(ints = {1, 2, 4})
     void readsAndWritesOfSeveralMebibytesArriveWhole(int mebibytes) throws Exception {
         try (V4Script s = start(4 * MIB)) {
-            Nfs41ServerTest.Client c = Nfs41ServerTest.session(s, "large-" + mebibytes);
+            Nfs41ServerTest.Client c = session(s, "large-" + mebibytes);
             byte[][] open = Nfs41ServerTest.create(c, Nfs41ServerTest.exportRoot(c), "f");
             byte[] data = new byte[mebibytes * MIB];
             new Random(mebibytes).nextBytes(data);
@@ -104,7 +115,7 @@ class LargeCompoundsOverRdmaTest {
     @ValueSource(ints = {1, 4})
     void aWriteEncodedByReferenceFromTheTransportsMemoryIsNotCopied(int mebibytes) throws Exception {
         try (V4Script s = start(4 * MIB)) {
-            Nfs41ServerTest.Client c = Nfs41ServerTest.session(s, "by-reference-" + mebibytes);
+            Nfs41ServerTest.Client c = session(s, "by-reference-" + mebibytes);
             byte[][] open = Nfs41ServerTest.create(c, Nfs41ServerTest.exportRoot(c), "f");
             byte[] data = new byte[mebibytes * MIB];
             new Random(-mebibytes).nextBytes(data);
@@ -149,11 +160,34 @@ class LargeCompoundsOverRdmaTest {
         }
     }
 
+    /**
+     * The session's request size counts the WRITE data that came as a Read chunk: over it is NFS4ERR_REQ_TOO_BIG
+     * (the data pulled, the COMPOUND not run, the slot untouched).
+     */
+    @Test
+    void aWriteOverTheSessionsRequestSizeIsReqTooBigThoughItsDataCameInAReadChunk() throws Exception {
+        try (V4Script s = start(4 * MIB)) {
+            Nfs41ServerTest.Client c = Nfs41ServerTest.session(s, "small-requests", MIB + 4096, MIB + 4096, 8192);
+            byte[][] open = Nfs41ServerTest.create(c, Nfs41ServerTest.exportRoot(c), "f");
+            V4Script.Res tooBig = s.call(c.compound().putfh(open[1]).op(Nfs4.OP_WRITE).stateid(open[0]).hyper(0)
+                    .word(2).opaque(new byte[MIB + 4096]));
+            assertThat(Nfs4Status.name(tooBig.next(Nfs4.OP_SEQUENCE))).isEqualTo("NFS4ERR_REQ_TOO_BIG");
+            assertThat(vfs.getattr(vfs.lookup(vfs.root(), "f").handle()).size()).as("nothing written").isZero();
+            c.seq--; // the slot's next request takes the same sequence id
+            byte[] data = new byte[MIB];
+            new Random(11).nextBytes(data);
+            V4Script.Res w = s.call(c.compound().putfh(open[1]).op(Nfs4.OP_WRITE).stateid(open[0]).hyper(0).word(2)
+                    .opaque(data));
+            w.sequenceOk().ok(Nfs4.OP_PUTFH).ok(Nfs4.OP_WRITE);
+            assertThat(w.word()).isEqualTo(MIB);
+        }
+    }
+
     /** A WRITE over the client's maxPayloadSize: typed, naming the sizes and the setting, and nothing sent. */
     @Test
     void aWriteLargerThanTheClientSendsFailsTypedBeforeItIsSent() throws Exception {
         try (V4Script s = start(MIB)) {
-            Nfs41ServerTest.Client c = Nfs41ServerTest.session(s, "write-too-large");
+            Nfs41ServerTest.Client c = session(s, "write-too-large");
             byte[][] open = Nfs41ServerTest.create(c, Nfs41ServerTest.exportRoot(c), "f");
             int seq = c.seq;
             byte[] data = new byte[2 * MIB];
@@ -177,7 +211,7 @@ class LargeCompoundsOverRdmaTest {
     @Test
     void aWriteOverTheServersReadChunkLimitFailsTypedAndTheConnectionGoesOn() throws Exception {
         try (V4Script s = start(4 * MIB, MIB + (8 << 10))) {
-            Nfs41ServerTest.Client c = Nfs41ServerTest.session(s, "over-server-limit");
+            Nfs41ServerTest.Client c = session(s, "over-server-limit");
             byte[][] open = Nfs41ServerTest.create(c, Nfs41ServerTest.exportRoot(c), "f");
             int seq = c.seq;
             long pulledBefore = server.rdma().counters().get(ServerCounter.READ_CHUNK_BYTES);
@@ -199,7 +233,7 @@ class LargeCompoundsOverRdmaTest {
     @ValueSource(ints = {2, 4})
     void aReadLargerThanTheTransportMapsFailsTypedBeforeItIsSent(int mebibytes) throws Exception {
         try (V4Script s = start(MIB)) {
-            Nfs41ServerTest.Client c = Nfs41ServerTest.session(s, "too-large-" + mebibytes);
+            Nfs41ServerTest.Client c = session(s, "too-large-" + mebibytes);
             byte[][] open = Nfs41ServerTest.create(c, Nfs41ServerTest.exportRoot(c), "f");
             int seq = c.seq;
             assertThatThrownBy(() -> s.call(c.compound().putfh(open[1]).op(Nfs4.OP_READ).stateid(open[0])

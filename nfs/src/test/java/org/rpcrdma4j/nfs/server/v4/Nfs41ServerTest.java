@@ -82,6 +82,11 @@ class Nfs41ServerTest {
     }
 
     static Client session(V4Script s, String owner) throws Exception {
+        return session(s, owner, (1 << 20) + 4096, (1 << 20) + 4096, 8192); // 1 MiB and its headers
+    }
+
+    /** A client with a session whose fore channel asks for these request, reply and cached reply sizes. */
+    static Client session(V4Script s, String owner, int maxRequest, int maxResponse, int maxCached) throws Exception {
         byte[] verifier = Arrays.copyOf(owner.getBytes(StandardCharsets.UTF_8), 8);
         V4Script.Res r = s.call(new V4Script.Args(1).op(Nfs4.OP_EXCHANGE_ID).fixed(verifier)
                 .string(owner).word(0).word(0).word(0));
@@ -90,7 +95,7 @@ class Nfs41ServerTest {
         long clientId = r.hyper();
         int seq = r.word();
         V4Script.Res c = s.call(new V4Script.Args(1).op(Nfs4.OP_CREATE_SESSION).hyper(clientId).word(seq).word(0)
-                .word(0).word(1 << 20).word(1 << 20).word(8192).word(16).word(8).word(0)
+                .word(0).word(maxRequest).word(maxResponse).word(maxCached).word(16).word(8).word(0)
                 .word(0).word(4096).word(4096).word(0).word(8).word(1).word(0)
                 .word(0x40000000).word(1).word(0));
         assertThat(c.status).as(Nfs4Status.name(c.status)).isZero();
@@ -410,35 +415,98 @@ class Nfs41ServerTest {
         }
     }
 
+    /**
+     * A session's ca_maxrequestsize and ca_maxresponsesize, as pynfs asks for them (512 and 8192 bytes): a larger
+     * request is NFS4ERR_REQ_TOO_BIG before its slot is touched; READ and READDIR return what fits the reply (as
+     * knfsd does), and a reply with no room for even that is NFS4ERR_REP_TOO_BIG.
+     */
     @Test
-    void aReplyLargerThanTheSessionMayCacheIsSentButNotKept() throws Exception {
+    void aSessionsRequestAndReplySizesBoundWhatItsRequestsMayAskFor() throws Exception {
+        byte[] data = new byte[64 * 1024];
+        new Random(7).nextBytes(data);
+        FileHandle file = vfs.create(vfs.root(), "data", org.rpcrdma4j.nfs.CreateMode.GUARDED,
+                org.rpcrdma4j.nfs.SetAttributes.NONE, 0).handle();
+        vfs.write(file, 0, ByteBuffer.wrap(data), org.rpcrdma4j.nfs.StableHow.FILE_SYNC);
+        FileHandle dir = vfs.mkdir(vfs.root(), "many", org.rpcrdma4j.nfs.SetAttributes.NONE).handle();
+        for (int i = 0; i < 300; i++) {
+            vfs.create(dir, String.format("a-rather-long-name-of-entry-%04d", i), org.rpcrdma4j.nfs.CreateMode.GUARDED,
+                    org.rpcrdma4j.nfs.SetAttributes.NONE, 0);
+        }
+        byte[] fh;
+        try (V4Script s = connect()) {
+            Client c = session(s, "client-small-session", 512, 8192, 8192);
+            byte[] root = exportRoot(c);
+            V4Script.Res tooBig = s.call(c.compound().putfh(root).op(Nfs4.OP_LOOKUP).string("12345".repeat(100)));
+            assertThat(Nfs4Status.name(tooBig.next(Nfs4.OP_SEQUENCE))).isEqualTo("NFS4ERR_REQ_TOO_BIG");
+            assertThat(tooBig.count).isEqualTo(1);
+            c.seq--; // the slot was not touched: its next request takes the same sequence id
+            V4Script.Res lookup = s.call(c.compound().putfh(root).op(Nfs4.OP_LOOKUP).string("data")
+                    .op(Nfs4.OP_GETFH));
+            lookup.sequenceOk().ok(Nfs4.OP_PUTFH).ok(Nfs4.OP_LOOKUP).ok(Nfs4.OP_GETFH);
+            fh = lookup.opaque();
+            byte[] anonymous = new byte[16];
+
+            byte[] reply = s.callRaw(c.compound().putfh(fh).op(Nfs4.OP_READ).fixed(anonymous).hyper(0)
+                    .word(data.length).bytes(), s.nextXid());
+            assertThat(reply.length + 24).as("the whole reply, RPC header included").isLessThanOrEqualTo(8192);
+            V4Script.Res read = new V4Script.Res(reply);
+            read.sequenceOk().ok(Nfs4.OP_PUTFH).ok(Nfs4.OP_READ);
+            assertThat(read.word()).as("eof").isZero();
+            byte[] got = read.opaque();
+            assertThat(got.length).as("all the reply had room for").isGreaterThan(8000);
+            assertThat(got).isEqualTo(Arrays.copyOf(data, got.length));
+
+            reply = s.callRaw(c.compound().putfh(root).op(Nfs4.OP_LOOKUP).string("many")
+                    .op(Nfs4.OP_READDIR).hyper(0).fixed(new byte[8]).word(1 << 20).word(1 << 20)
+                    .bitmap(FATTR4_TYPE, FATTR4_SIZE).bytes(), s.nextXid());
+            assertThat(reply.length + 24).isLessThanOrEqualTo(8192);
+            V4Script.Res list = new V4Script.Res(reply);
+            list.sequenceOk().ok(Nfs4.OP_PUTFH).ok(Nfs4.OP_LOOKUP).ok(Nfs4.OP_READDIR);
+            list.fixed(8);
+            int entries = 0;
+            while (list.word() != 0) {
+                list.hyper();
+                assertThat(new String(list.opaque(), StandardCharsets.UTF_8))
+                        .isEqualTo(String.format("a-rather-long-name-of-entry-%04d", entries));
+                list.bitmap();
+                list.opaque();
+                entries++;
+            }
+            assertThat(list.word()).as("eof").isZero();
+            assertThat(entries).isBetween(50, 299);
+        }
+        try (V4Script s = connect()) {
+            // room for SEQUENCE's result and PUTFH's, not for READ's
+            Client c = session(s, "client-tiny-replies", 1 << 20, 24 + 12 + 44 + 8 + 12, 0);
+            V4Script.Res r = s.call(c.compound().putfh(fh).op(Nfs4.OP_READ).fixed(new byte[16]).hyper(0).word(10));
+            r.sequenceOk().ok(Nfs4.OP_PUTFH);
+            assertThat(Nfs4Status.name(r.next(Nfs4.OP_READ))).isEqualTo("NFS4ERR_REP_TOO_BIG");
+        }
+    }
+
+    /** A READ with sa_cachethis returns what the session keeps of a reply, and its retry gets those bytes again. */
+    @Test
+    void aReadWhoseReplyIsToBeKeptReturnsWhatTheSessionKeepsAndItsRetryGetsItAgain() throws Exception {
         try (V4Script s = connect()) {
             Client c = session(s, "client-big-cached"); // ca_maxresponsesize_cached 8192
             byte[][] open = create(c, exportRoot(c), "big");
             byte[] data = new byte[64 * 1024];
-            Arrays.fill(data, (byte) 5);
+            new Random(3).nextBytes(data);
             s.call(c.compound().putfh(open[1]).op(Nfs4.OP_WRITE).stateid(open[0]).hyper(0).word(2).opaque(data))
                     .sequenceOk().ok(Nfs4.OP_PUTFH).ok(Nfs4.OP_WRITE);
             int seq = ++c.seq;
-            V4Script.Args read = new V4Script.Args(1).sequence(c.session, seq, 0, true).putfh(open[1])
-                    .op(Nfs4.OP_READ).stateid(open[0]).hyper(0).word(data.length);
-            V4Script.Res first = s.call(read);
-            first.sequenceOk().ok(Nfs4.OP_PUTFH).ok(Nfs4.OP_READ);
-            assertThat(first.word()).as("eof").isEqualTo(1);
-            assertThat(first.opaque()).isEqualTo(data);
-            V4Script.Res retry = s.call(new V4Script.Args(1).sequence(c.session, seq, 0, true).putfh(open[1])
-                    .op(Nfs4.OP_READ).stateid(open[0]).hyper(0).word(data.length));
-            assertThat(retry.next(Nfs4.OP_SEQUENCE)).as("64 KiB was not kept against a grant of 8 KiB")
-                    .isEqualTo(Nfs4Status.NFS4ERR_RETRY_UNCACHED_REP);
-            int small = ++c.seq;
-            V4Script.Res kept = s.call(new V4Script.Args(1).sequence(c.session, small, 0, true).putfh(open[1])
-                    .op(Nfs4.OP_READ).stateid(open[0]).hyper(0).word(100));
-            kept.sequenceOk().ok(Nfs4.OP_PUTFH).ok(Nfs4.OP_READ);
-            V4Script.Res replay = s.call(new V4Script.Args(1).sequence(c.session, small, 0, true).putfh(open[1])
-                    .op(Nfs4.OP_READ).stateid(open[0]).hyper(0).word(100));
-            replay.sequenceOk().ok(Nfs4.OP_PUTFH).ok(Nfs4.OP_READ);
-            assertThat(replay.word()).isZero();
-            assertThat(replay.opaque()).hasSize(100);
+            byte[] read = new V4Script.Args(1).sequence(c.session, seq, 0, true).putfh(open[1])
+                    .op(Nfs4.OP_READ).stateid(open[0]).hyper(0).word(data.length).bytes();
+            byte[] first = s.callRaw(read, s.nextXid());
+            assertThat(first.length + 24).as("the whole reply within the cached size").isLessThanOrEqualTo(8192);
+            V4Script.Res r = new V4Script.Res(first);
+            r.sequenceOk().ok(Nfs4.OP_PUTFH).ok(Nfs4.OP_READ);
+            assertThat(r.word()).as("eof").isZero();
+            byte[] got = r.opaque();
+            assertThat(got.length).isGreaterThan(8000);
+            assertThat(got).isEqualTo(Arrays.copyOf(data, got.length));
+            byte[] retry = s.callRaw(read, s.nextXid());
+            assertThat(retry).as("the kept reply, byte for byte").isEqualTo(first);
         }
     }
 

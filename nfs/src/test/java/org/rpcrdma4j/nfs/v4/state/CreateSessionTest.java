@@ -54,6 +54,22 @@ class CreateSessionTest {
     }
 
     @Test
+    void aForeChannelThatCannotCarryASequenceIsTooSmallAndMakesNoSession() throws Exception {
+        ExchangeIdResult x = f.exchange("host-a", 1);
+        ChannelAttributes shortRequests = new ChannelAttributes(0, ChannelAttributes.SMALLEST_REQUEST - 1, 1 << 20,
+                4096, 16, 8);
+        ChannelAttributes shortReplies = new ChannelAttributes(0, 1 << 20, ChannelAttributes.SMALLEST_REPLY - 1,
+                4096, 16, 8);
+        assertStatus(NFS4ERR_TOOSMALL, () -> table.createSession(x.clientId(), 1, 0, shortRequests, ASK, 0));
+        assertStatus(NFS4ERR_TOOSMALL, () -> table.createSession(x.clientId(), 1, 0, shortReplies, ASK, 0));
+        ChannelAttributes smallest = new ChannelAttributes(0, ChannelAttributes.SMALLEST_REQUEST,
+                ChannelAttributes.SMALLEST_REPLY, 0, 1, 1);
+        CreateSessionResult made = table.createSession(x.clientId(), 1, 0, smallest, ASK, 0);
+        assertThat(made.fore().maxRequestSize()).isEqualTo(ChannelAttributes.SMALLEST_REQUEST);
+        assertThat(made.fore().maxResponseSize()).isEqualTo(ChannelAttributes.SMALLEST_REPLY);
+    }
+
+    @Test
     void anyOtherSequenceIsMisordered() throws Exception {
         ExchangeIdResult x = f.exchange("host-a", 1);
         assertStatus(NFS4ERR_SEQ_MISORDERED, () -> table.createSession(x.clientId(), 0, 0, ASK, ASK, 0));

@@ -180,6 +180,15 @@ class LargeCompoundsOverRdmaTest {
                     .opaque(data));
             w.sequenceOk().ok(Nfs4.OP_PUTFH).ok(Nfs4.OP_WRITE);
             assertThat(w.word()).isEqualTo(MIB);
+
+            // an inline call counts its own bytes, not its receive buffer's
+            Nfs41ServerTest.Client small = Nfs41ServerTest.session(s, "512-byte-requests", 512, 8192, 8192);
+            byte[] root = Nfs41ServerTest.exportRoot(small);
+            V4Script.Res lookup = s.call(small.compound().putfh(root).op(Nfs4.OP_LOOKUP).string("f"));
+            lookup.sequenceOk().ok(Nfs4.OP_PUTFH).ok(Nfs4.OP_LOOKUP);
+            V4Script.Res over = s.call(small.compound().putfh(open[1]).op(Nfs4.OP_WRITE).stateid(open[0]).hyper(0)
+                    .word(2).opaque(new byte[600]));
+            assertThat(Nfs4Status.name(over.next(Nfs4.OP_SEQUENCE))).isEqualTo("NFS4ERR_REQ_TOO_BIG");
         }
     }
 

@@ -331,6 +331,8 @@ class LinuxClientOurNfs4ServerTest {
             LOG.info("the guest's mount: {}", mounted.strip());
             assertThat(mounted).contains("nfs4").contains("proto=rdma")
                     .contains(version.equals("default") ? "vers=4.2" : "vers=" + version);
+            // the session's sizes leave room for the client's headers: READs and WRITEs of the full 1 MiB
+            assertThat(mounted).contains("rsize=1048576").contains("wsize=1048576");
             peer.execOk("cp /tmp/l4-in/* " + MNT + "/in/ && cp " + MNT + "/out/* /tmp/l4-out/ && umount " + MNT,
                     GUEST_COMMAND);
             Map<String, String> guestIn = LinuxClientOurServerTest.sums(

@@ -49,6 +49,7 @@ final class Compound {
     int replyLimit = Integer.MAX_VALUE;
     /** Whether {@link #replyLimit} is the cached-reply limit. */
     boolean replyKept;
+    private EncodedSize sizes;
 
     /**
      * Bytes of an RPC reply ahead of its result: XID, message type, reply status, the AUTH_NONE verifier (flavor and
@@ -72,9 +73,12 @@ final class Compound {
         if (replyLimit == Integer.MAX_VALUE) {
             return Long.MAX_VALUE;
         }
+        if (sizes == null) {
+            sizes = new EncodedSize();
+        }
         long used = replyHeader;
         for (int i = 0; i < results.size() - 1; i++) {
-            used += results.get(i).resultSize();
+            used += results.get(i).resultSize(sizes);
         }
         return replyLimit - used;
     }

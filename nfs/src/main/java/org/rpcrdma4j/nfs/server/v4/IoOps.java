@@ -112,7 +112,7 @@ final class IoOps {
         }
 
         @Override
-        int resultSize() {
+        long resultSize(EncodedSize size) {
             if (status != Nfs4Status.NFS4_OK) {
                 return 8;
             }
@@ -124,7 +124,7 @@ final class IoOps {
             } else {
                 length = data.remaining();
             }
-            return (int) (16 + ((length + 3) & ~3L));
+            return 16 + ((length + 3) & ~3L);
         }
 
         @Override

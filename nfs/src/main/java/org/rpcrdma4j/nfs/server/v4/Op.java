@@ -46,16 +46,13 @@ abstract class Op {
     }
 
     /**
-     * The size of {@link #encodeResult}'s output, for the room a session's reply has left. Encodes the result into
-     * scratch memory; an operation whose result carries data by reference says it without encoding.
+     * The size of {@link #encodeResult}'s output, for the room a session's reply has left: counted by encoding into
+     * {@code size}, which keeps nothing. An operation whose result carries data by reference says it itself.
      */
-    int resultSize() {
-        try (org.dcache.oncrpc4j.xdr.Xdr x = new org.dcache.oncrpc4j.xdr.Xdr(128)) {
-            x.beginEncoding();
-            encodeResult(x);
-            x.endEncoding();
-            return x.asBuffer().remaining();
-        }
+    long resultSize(EncodedSize size) {
+        size.reset();
+        encodeResult(size);
+        return size.bytes();
     }
 
     /** An operation with no arguments. */

@@ -353,7 +353,7 @@ final class StateOps {
 
         @Override
         void execute(Compound c) throws Nfs4Exception {
-            int s = c.server.clients.opens().freeStateid(c.clientId, stateid);
+            int s = c.server.clients.opens().freeStateid(c.clientId, resolve(c, stateid));
             if (s != Nfs4Status.NFS4_OK) {
                 throw new Nfs4Exception(s, "FREE_STATEID");
             }

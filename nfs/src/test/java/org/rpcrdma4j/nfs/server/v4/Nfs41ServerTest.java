@@ -328,20 +328,24 @@ class Nfs41ServerTest {
             taken.sequenceOk().ok(Nfs4.OP_PUTFH);
             assertThat(taken.next(Nfs4.OP_LOCKT)).isEqualTo(Nfs4Status.NFS4ERR_DENIED);
 
-            // LOCKU: a new seqid; then the other client gets its lock, and the freed stateid is gone
+            // LOCKU: a new seqid, which FREE_STATEID frees as the current stateid (as knfsd takes it there); then the
+            // other client gets its lock, and the freed stateid is gone
             V4Script.Res u = a.call(ca.compound().putfh(openA[1]).op(Nfs4.OP_LOCKU).word(2).word(0)
-                    .stateid(lockStateid).hyper(0).hyper(100));
+                    .stateid(lockStateid).hyper(0).hyper(100).op(Nfs4.OP_FREE_STATEID).stateid(current));
             u.sequenceOk().ok(Nfs4.OP_PUTFH).ok(Nfs4.OP_LOCKU);
             byte[] unlocked = u.fixed(16);
             assertThat(Arrays.copyOf(unlocked, 4)).as("seqid 2").containsExactly(0, 0, 0, 2);
+            u.ok(Nfs4.OP_FREE_STATEID);
             V4Script.Res got = b.call(cb.compound().putfh(openB[1]).op(Nfs4.OP_LOCK).word(1).word(0).hyper(50)
                     .hyper(10).word(1).word(0).stateid(openB[0]).word(0).hyper(cb.clientId).string("pid-b"));
             got.sequenceOk().ok(Nfs4.OP_PUTFH).ok(Nfs4.OP_LOCK);
-            V4Script.Res freed = a.call(ca.compound().op(Nfs4.OP_FREE_STATEID).stateid(unlocked)
-                    .op(Nfs4.OP_TEST_STATEID).word(1).stateid(unlocked));
-            freed.sequenceOk().ok(Nfs4.OP_FREE_STATEID).ok(Nfs4.OP_TEST_STATEID);
+            V4Script.Res freed = a.call(ca.compound().op(Nfs4.OP_TEST_STATEID).word(1).stateid(unlocked)
+                    .op(Nfs4.OP_FREE_STATEID).stateid(unlocked));
+            freed.sequenceOk().ok(Nfs4.OP_TEST_STATEID);
             assertThat(freed.word()).isEqualTo(1);
             assertThat(freed.word()).isEqualTo(Nfs4Status.NFS4ERR_BAD_STATEID);
+            assertThat(Nfs4Status.name(freed.next(Nfs4.OP_FREE_STATEID))).as("freed once")
+                    .isEqualTo("NFS4ERR_BAD_STATEID");
         }
     }
 

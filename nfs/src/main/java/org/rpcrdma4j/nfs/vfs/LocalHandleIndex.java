@@ -10,6 +10,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongSupplier;
+import org.rpcrdma4j.nfs.Nfs3Status;
+import org.rpcrdma4j.nfs.NfsException;
 
 /**
  * Where, below the export root, each file identity ({@code dev}, {@code ino}) was last seen: a parent pointer and a
@@ -19,6 +22,14 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p>
  * Paths only ever come from walking down from the root (never from a handle's content), so no handle can name a
  * path outside the export. Thread-safe; rebuilds are serialized.
+ * <p>
+ * <b>Walks are rationed.</b> Anyone who can see the export's root identity can make handles that pass their integrity
+ * check (unless the export has a secret key), and a handle of no file costs a walk of the whole tree. So after a walk
+ * the next may start only once {@link #WALK_SHARE} times its length has passed; a handle the index cannot place
+ * before then is {@code NFS3ERR_JUKEBOX} (NFSv4: {@code NFS4ERR_DELAY}), which clients answer by asking again later.
+ * A walk shorter than a millisecond (a small tree) is never held back; a tree that takes a second to walk is walked
+ * at most once every four seconds. A file removed through the server is remembered as gone (the last
+ * {@link #GONE_KEPT}), so its handles are stale at once, walk or not.
  */
 final class LocalHandleIndex {
     /** A file's identity on the server. */
@@ -29,15 +40,45 @@ final class LocalHandleIndex {
     }
 
     private static final int MAX_DEPTH = 4096;
+    /** A walk may start once this many times the last walk's length has passed since it ended. */
+    static final int WALK_SHARE = 4;
+    /** Walks shorter than this are never rationed: a small tree is walked whenever a handle asks for it. */
+    static final long RATIONED_WALK_NANOS = 1_000_000L;
+    /** Identities removed through this index that it remembers as gone (their handles are stale without a walk). */
+    static final int GONE_KEPT = 4096;
 
     private final Path root;
     private final FileKey rootKey;
     private final Map<FileKey, Link> links = new ConcurrentHashMap<>();
     private final Object rebuildLock = new Object();
+    private final LongSupplier clock;
+    /** Under {@link #rebuildLock}: when the next walk may start ({@link #clock}'s time). */
+    private long nextWalk;
+    private boolean walked;
+    private long walks;
+    /** The identities last removed (insertion order; the oldest is dropped past {@link #GONE_KEPT}). */
+    private final java.util.LinkedHashMap<FileKey, Boolean> gone = new java.util.LinkedHashMap<>() {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<FileKey, Boolean> eldest) {
+            return size() > GONE_KEPT;
+        }
+    };
 
     LocalHandleIndex(Path root, FileKey rootKey) {
+        this(root, rootKey, System::nanoTime);
+    }
+
+    LocalHandleIndex(Path root, FileKey rootKey, LongSupplier clock) {
         this.root = root;
         this.rootKey = rootKey;
+        this.clock = clock;
+    }
+
+    /** Walks of the whole tree made so far. */
+    long walks() {
+        synchronized (rebuildLock) {
+            return walks;
+        }
     }
 
     FileKey rootKey() {
@@ -46,12 +87,25 @@ final class LocalHandleIndex {
 
     void record(FileKey key, FileKey parent, String name) {
         if (!key.equals(rootKey)) {
-            links.put(key, new Link(parent, name));
+            if (links.put(key, new Link(parent, name)) == null) {
+                synchronized (gone) {
+                    gone.remove(key); // the file system gave the number to a new file
+                }
+            }
         }
     }
 
-    void forget(FileKey key) {
+    /**
+     * A name of {@code key}'s file was removed. When it was the file's {@code last} name its handles are stale from
+     * now on, without a walk to find that out; else the walk finds the file under another name.
+     */
+    void forget(FileKey key, boolean last) {
         links.remove(key);
+        if (last) {
+            synchronized (gone) {
+                gone.put(key, Boolean.TRUE);
+            }
+        }
     }
 
     /** The path last recorded for {@code key}, or null. Not verified: the caller checks the identity it finds. */
@@ -79,42 +133,65 @@ final class LocalHandleIndex {
     /**
      * Walks the whole export (not following symbolic links), recording every identity, and returns the path of
      * {@code wanted} or null when it is not in the tree.
+     *
+     * @throws NfsException NFS3ERR_JUKEBOX when the last walk was too recent to walk again (class comment)
      */
-    Path rebuild(FileKey wanted) {
+    Path rebuild(FileKey wanted) throws NfsException {
         synchronized (rebuildLock) {
             Path known = pathOf(wanted);
             if (known != null && wanted.equals(keyOrNull(known))) {
                 return known; // another thread's rebuild found it meanwhile
             }
-            Path found = null;
-            ArrayDeque<Path> dirs = new ArrayDeque<>();
-            dirs.add(root);
-            while (!dirs.isEmpty()) {
-                Path dir = dirs.poll();
-                FileKey dirKey = keyOrNull(dir);
-                if (dirKey == null) {
-                    continue;
-                }
-                try (DirectoryStream<Path> children = Files.newDirectoryStream(dir)) {
-                    for (Path child : children) {
-                        FileKey childKey = keyOrNull(child);
-                        if (childKey == null) {
-                            continue;
-                        }
-                        record(childKey, dirKey, child.getFileName().toString());
-                        if (childKey.equals(wanted)) {
-                            found = child;
-                        }
-                        if (Files.isDirectory(child, LinkOption.NOFOLLOW_LINKS)) {
-                            dirs.add(child);
-                        }
-                    }
-                } catch (IOException e) {
-                    // a directory that vanished or cannot be read: skip it
+            synchronized (gone) {
+                if (gone.containsKey(wanted)) {
+                    return null;
                 }
             }
+            long start = clock.getAsLong();
+            if (walked && start - nextWalk < 0) {
+                throw new NfsException(Nfs3Status.NFS3ERR_JUKEBOX, "the export was walked "
+                        + "moments ago without finding this handle's file; ask again later");
+            }
+            Path found = walk(wanted);
+            long end = clock.getAsLong();
+            walked = true;
+            walks++;
+            long length = end - start;
+            nextWalk = length < RATIONED_WALK_NANOS ? end : end + WALK_SHARE * length;
             return found;
         }
+    }
+
+    /** One walk of the whole tree: records every identity; the path of {@code wanted}, or null. */
+    private Path walk(FileKey wanted) {
+        Path found = null;
+        ArrayDeque<Path> dirs = new ArrayDeque<>();
+        dirs.add(root);
+        while (!dirs.isEmpty()) {
+            Path dir = dirs.poll();
+            FileKey dirKey = keyOrNull(dir);
+            if (dirKey == null) {
+                continue;
+            }
+            try (DirectoryStream<Path> children = Files.newDirectoryStream(dir)) {
+                for (Path child : children) {
+                    FileKey childKey = keyOrNull(child);
+                    if (childKey == null) {
+                        continue;
+                    }
+                    record(childKey, dirKey, child.getFileName().toString());
+                    if (childKey.equals(wanted)) {
+                        found = child;
+                    }
+                    if (Files.isDirectory(child, LinkOption.NOFOLLOW_LINKS)) {
+                        dirs.add(child);
+                    }
+                }
+            } catch (IOException e) {
+                // a directory that vanished or cannot be read: skip it
+            }
+        }
+        return found;
     }
 
     static FileKey keyOf(Path p) throws IOException {

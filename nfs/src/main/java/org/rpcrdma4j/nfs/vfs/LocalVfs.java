@@ -49,7 +49,9 @@ import org.rpcrdma4j.nfs.vfs.LocalHandleIndex.FileKey;
  * from the root directory's own device and inode (stable, but then not secret: the HMAC only detects damaged handles;
  * confinement never rests on it). The JDK cannot open by inode: handles are mapped back to paths through a
  * {@link LocalHandleIndex} filled by every lookup and rebuilt by one walk of the tree after a restart. A handle whose
- * identity is no longer in the tree is {@code NFS3ERR_STALE}. Known limit: the JDK does not expose inode generation
+ * identity is no longer in the tree is {@code NFS3ERR_STALE}. Walks are rationed (a handle of no file must not make
+ * the server walk a large tree again and again): one that comes too soon after the last is {@code NFS3ERR_JUKEBOX},
+ * and the client asks again later; a file removed through the server is known to be gone without a walk. Known limit: the JDK does not expose inode generation
  * numbers, so a handle of a deleted file whose inode number the file system reuses names the new file.
  * <p>
  * <b>Confinement.</b> Paths are built only from the root downwards from checked names ({@link VfsNames}: one
@@ -198,6 +200,11 @@ public final class LocalVfs implements Vfs {
         Lock l = names.writeLock();
         l.lock();
         return l;
+    }
+
+    /** How many names (hard links) the object at {@code p} has. */
+    private static int links(Path p) throws IOException {
+        return (Integer) Files.getAttribute(p, "unix:nlink", LinkOption.NOFOLLOW_LINKS);
     }
 
     /**
@@ -624,8 +631,9 @@ public final class LocalVfs implements Vfs {
             if (isDirectory != directory) {
                 throw new NfsException(directory ? Nfs3Status.NFS3ERR_NOTDIR : Nfs3Status.NFS3ERR_ISDIR, name);
             }
+            boolean lastName = isDirectory || links(child) <= 1;
             Files.delete(child);
-            index.forget(key);
+            index.forget(key, lastName);
             sync(dir);
         } catch (IOException e) {
             throw IoErrors.map(e, name);
@@ -646,9 +654,11 @@ public final class LocalVfs implements Vfs {
             Path dst = to.resolve(toName);
             FileKey key = LocalHandleIndex.keyOf(src);
             FileKey replaced = LocalHandleIndex.keyOrNull(dst);
+            boolean replacedLastName = replaced != null
+                    && (Files.isDirectory(dst, LinkOption.NOFOLLOW_LINKS) || links(dst) <= 1);
             Files.move(src, dst, StandardCopyOption.ATOMIC_MOVE);
             if (replaced != null && !replaced.equals(key)) {
-                index.forget(replaced);
+                index.forget(replaced, replacedLastName);
             }
             index.record(key, LocalHandleIndex.keyOf(to), toName);
             sync(to);

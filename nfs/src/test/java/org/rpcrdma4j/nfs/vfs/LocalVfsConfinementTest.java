@@ -166,6 +166,18 @@ class LocalVfsConfinementTest {
     }
 
     @Test
+    void aFileRemovedByOneOfItsNamesKeepsItsHandleAndByItsLastIsStale() throws Exception {
+        FileHandle f = vfs.create(vfs.root(), "f", CreateMode.GUARDED, SetAttributes.NONE, 0).handle();
+        Files.createLink(export.resolve("g"), export.resolve("f")); // a second name, made on the server
+        vfs.remove(vfs.root(), "f");
+        assertThat(vfs.getattr(f).nlink()).isEqualTo(1);
+        vfs.write(f, 0, ByteBuffer.wrap(new byte[] {1, 2}), StableHow.FILE_SYNC);
+        assertThat(Files.readAllBytes(export.resolve("g"))).containsExactly(1, 2);
+        vfs.remove(vfs.root(), "g");
+        assertStatus(() -> vfs.getattr(f), Nfs3Status.NFS3ERR_STALE);
+    }
+
+    @Test
     void handlesOfFilesOutsideTheExportAreRefused() throws Exception {
         // the same key: the integrity check passes, but the file is not in the exported tree
         LocalVfs wider = LocalVfs.open(temp, KEY);

@@ -33,6 +33,9 @@ public final class ClientTable {
     private final int bootId;
     private final LongSupplier clock;
     private final long leaseNanos;
+    private final long courtesyNanos;
+    /** Clients kept as a courtesy that were dropped because another client's request needed their state. */
+    private long courtesyYielded;
     private final GracePeriod grace;
     private final Map<Long, ClientRecord> clients = new HashMap<>();
     private final Map<Bytes, ClientRecord> confirmedByOwner = new HashMap<>();
@@ -55,6 +58,7 @@ public final class ClientTable {
         this.bootId = bootId;
         this.clock = Objects.requireNonNull(nanoClock, "nanoClock");
         this.leaseNanos = config.leaseTime().toNanos();
+        this.courtesyNanos = config.courtesyTime().toNanos();
         this.grace = new GracePeriod(nanoClock, config.graceTime().toNanos());
         this.opens = new OpenStates(this);
     }
@@ -127,7 +131,7 @@ public final class ClientTable {
             if (unconf != null) {
                 removeClient(unconf, false);
             } else if (clients.size() >= config.maxClients() && expireLocked(now) == 0
-                    && !dropOldestUnconfirmed(now)) {
+                    && !dropOldestUnconfirmed(now) && !dropOldestCourtesy(now)) {
                 throw new Nfs4Exception(NFS4ERR_DELAY, "the server holds the most client IDs it keeps ("
                         + config.maxClients() + "); one comes free when a client's lease runs out");
             }
@@ -363,7 +367,10 @@ public final class ClientTable {
         }
     }
 
-    /** Drops every client whose lease ran out while no request of it executed. @return how many */
+    /**
+     * Drops every client whose lease ran out while no request of it executed, but for those kept as a courtesy
+     * ({@link StateConfig#courtesyTime()}). @return how many
+     */
     public int expire() {
         synchronized (lock) {
             return expireLocked(clock.getAsLong());
@@ -388,6 +395,26 @@ public final class ClientTable {
             return false;
         }
         removeClient(oldest, false);
+        return true;
+    }
+
+    /**
+     * Makes room for a client ID by dropping the client kept as a courtesy that was renewed longest ago (its opens and
+     * locks released): a table full of them must not turn live clients away. False when there is none.
+     */
+    private boolean dropOldestCourtesy(long now) {
+        ClientRecord oldest = null;
+        for (ClientRecord c : clients.values()) {
+            if (c.leasePassed(now, leaseNanos) && !c.busy() && (oldest == null
+                    || c.lastRenewed - oldest.lastRenewed < 0)) {
+                oldest = c;
+            }
+        }
+        if (oldest == null) {
+            return false;
+        }
+        removeClient(oldest, oldest.confirmed);
+        courtesyYielded++;
         return true;
     }
 
@@ -421,6 +448,45 @@ public final class ClientTable {
         return expired.contains(clientId);
     }
 
+    /**
+     * Another client's request conflicts with {@code clientId}'s state: when that client is kept only as a courtesy
+     * (its lease ran out and none of its requests executes), it is dropped now, its opens and locks released, and
+     * the caller looks again. False when its lease still runs: the conflict stands.
+     */
+    boolean yieldCourtesyLocked(long clientId) {
+        ClientRecord c = clients.get(clientId);
+        if (c == null || !c.leasePassed(clock.getAsLong(), leaseNanos) || c.busy()) {
+            return false;
+        }
+        removeClient(c, c.confirmed);
+        courtesyYielded++;
+        return true;
+    }
+
+    /**
+     * Clients kept past their lease as a courtesy that were dropped because another client's request conflicted
+     * with their state, or the table needed room.
+     */
+    public long courtesyYielded() {
+        synchronized (lock) {
+            return courtesyYielded;
+        }
+    }
+
+    /** Clients whose lease ran out that the table keeps, with their state, as a courtesy. */
+    public int courtesyClients() {
+        synchronized (lock) {
+            long now = clock.getAsLong();
+            int n = 0;
+            for (ClientRecord c : clients.values()) {
+                if (c.leasePassed(now, leaseNanos) && courteous(c, now)) {
+                    n++;
+                }
+            }
+            return n;
+        }
+    }
+
     // --- internals, with the lock held ---
 
     private ClientRecord clientLocked(long clientId, long now) throws Nfs4Exception {
@@ -444,13 +510,24 @@ public final class ClientTable {
         return s;
     }
 
-    /** Drops {@code c} if its lease ran out and none of its requests executes. */
+    /**
+     * Drops {@code c} if its lease ran out, none of its requests executes, and it is not kept as a courtesy. A client
+     * kept so is found by its own requests, which renew its lease: it carries on as if it had never been away.
+     */
     private boolean expireIfDue(ClientRecord c, long now) {
-        if (!c.leasePassed(now, leaseNanos) || c.busy()) {
+        if (!c.leasePassed(now, leaseNanos) || c.busy() || courteous(c, now)) {
             return false;
         }
         removeClient(c, c.confirmed);
         return true;
+    }
+
+    /**
+     * Whether {@code c}, whose lease ran out, is kept as a courtesy: confirmed, holding opens (what it would lose),
+     * and not longer than the courtesy time past its lease.
+     */
+    private boolean courteous(ClientRecord c, long now) {
+        return c.confirmed && now - c.lastRenewed - leaseNanos <= courtesyNanos && opens.hasOpensLocked(c.id);
     }
 
     private void removeClient(ClientRecord c, boolean rememberExpired) {

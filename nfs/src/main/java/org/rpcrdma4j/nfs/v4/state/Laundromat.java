@@ -15,7 +15,8 @@ import org.slf4j.LoggerFactory;
  * does: a client that vanished (crashed, unplugged, came back under another name) otherwise kept its opens' share
  * reservations and its byte-range locks for good, since a table expires a client only when that client's own session,
  * ID or stateid is looked up. Runs every tenth of the lease, at least every second and at most every 15 s, so state
- * goes at most that long after its lease. One daemon thread serves every table of the JVM; a table that is no longer
+ * goes at most that long after its lease, or after the courtesy time past it for a client kept as a courtesy (see the
+ * package documentation). One daemon thread serves every table of the JVM; a table that is no longer
  * referenced drops out by itself.
  */
 public final class Laundromat implements AutoCloseable {

@@ -282,17 +282,27 @@ public final class LockStates {
         return true;
     }
 
+    /**
+     * The first lock of another owner that conflicts with the range, or null. A conflicting lock of a client kept
+     * only as a courtesy ({@link ClientTable#yieldCourtesyLocked}) goes with that client, and the search starts again.
+     */
     private Denied conflictLocked(long clientId, Bytes owner, FileHandle file, int base, long first, long last) {
-        for (LockState other : index.onFile(file)) {
-            if (other.ownedBy(clientId, owner)) {
-                continue;
+        search:
+        for (;;) {
+            for (LockState other : index.onFile(file)) {
+                if (other.ownedBy(clientId, owner)) {
+                    continue;
+                }
+                LockRanges.Range r = other.ranges.conflict(base, first, last);
+                if (r != null) {
+                    if (other.clientId != clientId && table.yieldCourtesyLocked(other.clientId)) {
+                        continue search;
+                    }
+                    return new Denied(r.first(), r.length(), r.type(), other.clientId, other.owner.toByteArray());
+                }
             }
-            LockRanges.Range r = other.ranges.conflict(base, first, last);
-            if (r != null) {
-                return new Denied(r.first(), r.length(), r.type(), other.clientId, other.owner.toByteArray());
-            }
+            return null;
         }
-        return null;
     }
 
     private static void checkOpenMode(OpenState open, int base) throws Nfs4Exception {

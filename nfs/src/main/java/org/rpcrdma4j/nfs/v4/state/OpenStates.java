@@ -73,8 +73,9 @@ public final class OpenStates {
             }
             Bytes owner = new Bytes(openOwner);
             OpenState existing = index.byOwnerFile(clientId, owner, file);
-            for (OpenState o : index.onFile(file)) {
-                if (o != existing && o.conflicts(access, shareDeny)) {
+            for (OpenState o = conflicting(file, existing, access, shareDeny); o != null;
+                    o = conflicting(file, existing, access, shareDeny)) {
+                if (o.clientId == clientId || !table.yieldCourtesyLocked(o.clientId)) {
                     throw new Nfs4Exception(NFS4ERR_SHARE_DENIED, "access " + access + " deny " + shareDeny
                             + " against another open's access " + o.access + " deny " + o.deny);
                 }
@@ -134,8 +135,8 @@ public final class OpenStates {
                     throw new Nfs4Exception(NFS4ERR_GRACE, "I/O with a special stateid in the grace period");
                 }
                 int deny = write ? SHARE_DENY_WRITE : SHARE_DENY_READ;
-                for (OpenState o : index.onFile(file)) {
-                    if ((o.deny & deny) != 0) {
+                for (OpenState o = denying(file, deny); o != null; o = denying(file, deny)) {
+                    if (!table.yieldCourtesyLocked(o.clientId)) {
                         throw new Nfs4Exception(NFS4ERR_LOCKED, "an open denies " + (write ? "writes" : "reads"));
                     }
                 }
@@ -282,6 +283,26 @@ public final class OpenStates {
             throw new Nfs4Exception(NFS4ERR_OLD_STATEID, stateid + " is older than the " + what + "'s seqid "
                     + Integer.toUnsignedString(current));
         }
+    }
+
+    /** The first open of {@code file} other than {@code existing} whose reservation conflicts with the asked one. */
+    private OpenState conflicting(FileHandle file, OpenState existing, int access, int shareDeny) {
+        for (OpenState o : index.onFile(file)) {
+            if (o != existing && o.conflicts(access, shareDeny)) {
+                return o;
+            }
+        }
+        return null;
+    }
+
+    /** The first open of {@code file} that denies {@code deny}. */
+    private OpenState denying(FileHandle file, int deny) {
+        for (OpenState o : index.onFile(file)) {
+            if ((o.deny & deny) != 0) {
+                return o;
+            }
+        }
+        return null;
     }
 
     boolean hasOpensLocked(long clientId) {

@@ -19,13 +19,21 @@ import java.util.Objects;
  *                             Linux's server answers when it holds as many as it will
  * @param maxOpensPerClient    open stateids one client ID may hold at once (one per open owner and file): an OPEN of
  *                             one more is NFS4ERR_SERVERFAULT
+ * @param courtesyTime         how long past its lease a client that holds opens keeps them, and its locks and
+ *                             sessions, while no other client's request conflicts with them and the table has room
+ *                             (a courteous server, as Linux's is): a client cut off for longer than its lease carries
+ *                             on when it comes back within this time; zero expires every client when its lease runs
+ *                             out
  */
 public record StateConfig(Duration leaseTime, Duration graceTime, ChannelAttributes foreLimits,
-        ChannelAttributes backLimits, int maxSessionsPerClient, int maxClients, int maxOpensPerClient) {
+        ChannelAttributes backLimits, int maxSessionsPerClient, int maxClients, int maxOpensPerClient,
+        Duration courtesyTime) {
     /** Client IDs kept at once by default. */
     public static final int DEFAULT_MAX_CLIENTS = 4096;
     /** Open stateids a client ID may hold by default. */
     public static final int DEFAULT_MAX_OPENS_PER_CLIENT = 65536;
+    /** How long past its lease a client keeps its state by default: a day, as Linux's server. */
+    public static final Duration DEFAULT_COURTESY_TIME = Duration.ofDays(1);
 
     public StateConfig {
         Objects.requireNonNull(leaseTime, "leaseTime");
@@ -47,9 +55,23 @@ public record StateConfig(Duration leaseTime, Duration graceTime, ChannelAttribu
             throw new IllegalArgumentException("maxClients and maxOpensPerClient are at least 1: " + maxClients + ", "
                     + maxOpensPerClient);
         }
+        Objects.requireNonNull(courtesyTime, "courtesyTime");
+        if (courtesyTime.isNegative()) {
+            throw new IllegalArgumentException("negative courtesy time " + courtesyTime);
+        }
     }
 
-    /** The settings given, with {@link #DEFAULT_MAX_CLIENTS} and {@link #DEFAULT_MAX_OPENS_PER_CLIENT}. */
+    /** The settings given, with {@link #DEFAULT_COURTESY_TIME}. */
+    public StateConfig(Duration leaseTime, Duration graceTime, ChannelAttributes foreLimits,
+                       ChannelAttributes backLimits, int maxSessionsPerClient, int maxClients, int maxOpensPerClient) {
+        this(leaseTime, graceTime, foreLimits, backLimits, maxSessionsPerClient, maxClients, maxOpensPerClient,
+                DEFAULT_COURTESY_TIME);
+    }
+
+    /**
+     * The settings given, with {@link #DEFAULT_MAX_CLIENTS}, {@link #DEFAULT_MAX_OPENS_PER_CLIENT} and
+     * {@link #DEFAULT_COURTESY_TIME}.
+     */
     public StateConfig(Duration leaseTime, Duration graceTime, ChannelAttributes foreLimits,
                        ChannelAttributes backLimits, int maxSessionsPerClient) {
         this(leaseTime, graceTime, foreLimits, backLimits, maxSessionsPerClient, DEFAULT_MAX_CLIENTS,
@@ -60,7 +82,7 @@ public record StateConfig(Duration leaseTime, Duration graceTime, ChannelAttribu
      * 90 s lease and grace (the Linux server's), a fore channel of 64 slots, requests and replies of 1 MiB and a page
      * (a 1 MiB WRITE or READ with its headers, as the Linux server grants: the Linux client asks for 1 MiB plus its
      * own estimate of the headers and sizes its I/O from what it gets), 8 KiB cached replies and 64 operations; a back channel of 1 slot, 4 KiB messages and 8 operations; 16 sessions a client;
-     * 4096 client IDs; 65536 opens a client.
+     * 4096 client IDs; 65536 opens a client; a day of courtesy past a lease.
      */
     public static StateConfig defaults() {
         return new StateConfig(Duration.ofSeconds(90), Duration.ofSeconds(90),
@@ -71,13 +93,19 @@ public record StateConfig(Duration leaseTime, Duration graceTime, ChannelAttribu
     /** The same settings with another grace period. */
     public StateConfig withGraceTime(Duration grace) {
         return new StateConfig(leaseTime, grace, foreLimits, backLimits, maxSessionsPerClient, maxClients,
-                maxOpensPerClient);
+                maxOpensPerClient, courtesyTime);
     }
 
     /** The same settings with other bounds on client IDs and on each one's opens. */
     public StateConfig withStateBounds(int clients, int opensPerClient) {
         return new StateConfig(leaseTime, graceTime, foreLimits, backLimits, maxSessionsPerClient, clients,
-                opensPerClient);
+                opensPerClient, courtesyTime);
+    }
+
+    /** The same settings with another courtesy time ({@code Duration.ZERO}: none). */
+    public StateConfig withCourtesyTime(Duration courtesy) {
+        return new StateConfig(leaseTime, graceTime, foreLimits, backLimits, maxSessionsPerClient, maxClients,
+                maxOpensPerClient, courtesy);
     }
 
     private static void checkLimits(String channel, ChannelAttributes limits) {

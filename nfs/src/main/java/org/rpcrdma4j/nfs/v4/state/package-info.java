@@ -32,7 +32,15 @@
  * sessions are NFS4ERR_BADSESSION, the client ID NFS4ERR_STALE_CLIENTID, and the stateids NFS4ERR_EXPIRED: the table
  * remembers the IDs of the last 4096 expired clients, and a stateid names its client, so it can still tell; the
  * stateids of a client forgotten, destroyed or replaced are NFS4ERR_BAD_STATEID. Unconfirmed records expire alike.
- * Expiry is not courteous: an expired client's state goes at once, conflicting or not.
+ * <p>
+ * Expiry is courteous, as Linux's server's is: a confirmed client that holds opens is kept, with its sessions, opens
+ * and locks, for the configured courtesy time past its lease ({@link org.rpcrdma4j.nfs.v4.state.StateConfig#courtesyTime()},
+ * a day by default). Its own next request renews its lease, and it carries on as if it had never been away. It loses
+ * its state at once when another client's request conflicts with it (an OPEN its share reservation denies, a LOCK or
+ * LOCKT over its lock, I/O with a special stateid its reservation denies: the table drops the client, and the request
+ * goes on as if there had been no conflict), when the table needs room for a new client ID (the one renewed longest
+ * ago goes), or when the courtesy time has passed. A client that holds nothing expires with its lease. With a courtesy
+ * time of zero every client expires with its lease.
  *
  * <h2>Grace</h2>
  * The grace period runs for the configured time from the table's creation and does not end early: with no stable

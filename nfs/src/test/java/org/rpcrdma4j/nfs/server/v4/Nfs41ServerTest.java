@@ -350,8 +350,9 @@ class Nfs41ServerTest {
     }
 
     @Test
-    void aClientThatVanishesLosesItsLocksWhenItsLeaseRunsOutThoughNoOneAsksAfterIt() throws Exception {
-        try (V4Script a = connect(noGrace(Duration.ofSeconds(1))); V4Script b = connect()) {
+    void withoutCourtesyAClientThatVanishesLosesItsLocksWhenItsLeaseRunsOutThoughNoOneAsksAfterIt() throws Exception {
+        try (V4Script a = connect(noGrace(Duration.ofSeconds(1)).withCourtesyTime(Duration.ZERO));
+             V4Script b = connect()) {
             Client ca = session(a, "vanishing");
             Client cb = session(b, "staying");
             byte[] root = exportRoot(ca);
@@ -380,6 +381,53 @@ class Nfs41ServerTest {
         }
     }
 
+    /**
+     * A courteous server, as Linux's: a client silent for longer than its lease keeps its lock and session, and
+     * carries on when it comes back; once it is silent again, another client's conflicting LOCK takes its state.
+     */
+    @Test
+    void aClientCutOffPastItsLeaseCarriesOnAndItsLockGoesOnlyWhenAnotherClientWantsIt() throws Exception {
+        try (V4Script a = connect(noGrace(Duration.ofSeconds(1))); V4Script b = connect()) {
+            Client ca = session(a, "cut-off");
+            Client cb = session(b, "always-there");
+            byte[] root = exportRoot(ca);
+            byte[][] openA = create(ca, root, "shared-lock");
+            byte[][] openB = create(cb, root, "shared-lock");
+            V4Script.Res l = a.call(ca.compound().putfh(openA[1]).op(Nfs4.OP_LOCK).word(2).word(0).hyper(0)
+                    .hyper(-1L).word(1).word(0).stateid(openA[0]).word(0).hyper(ca.clientId).string("pid-a"));
+            l.sequenceOk().ok(Nfs4.OP_PUTFH).ok(Nfs4.OP_LOCK);
+            byte[] lock = l.fixed(16);
+            keepRenewing(b, cb, 2500); // a says nothing for two and a half leases
+            assertThat(server.nfs4().clients().courtesyClients()).isEqualTo(1);
+
+            V4Script.Res back = a.call(ca.compound().putfh(openA[1]).op(Nfs4.OP_WRITE).stateid(lock).hyper(0)
+                    .word(2).opaque(new byte[] {4, 2}));
+            back.sequenceOk().ok(Nfs4.OP_PUTFH).ok(Nfs4.OP_WRITE);
+            V4Script.Res stillDenied = b.call(cb.compound().putfh(openB[1]).op(Nfs4.OP_LOCK).word(2).word(0)
+                    .hyper(0).hyper(10).word(1).word(0).stateid(openB[0]).word(0).hyper(cb.clientId).string("pid-b"));
+            stillDenied.sequenceOk().ok(Nfs4.OP_PUTFH);
+            assertThat(stillDenied.next(Nfs4.OP_LOCK)).as("a is back: its lock holds").isEqualTo(Nfs4Status.NFS4ERR_DENIED);
+
+            keepRenewing(b, cb, 2500);
+            V4Script.Res got = b.call(cb.compound().putfh(openB[1]).op(Nfs4.OP_LOCK).word(2).word(0).hyper(0)
+                    .hyper(10).word(1).word(0).stateid(openB[0]).word(0).hyper(cb.clientId).string("pid-b"));
+            got.sequenceOk().ok(Nfs4.OP_PUTFH).ok(Nfs4.OP_LOCK);
+            assertThat(server.nfs4().clients().courtesyYielded()).isEqualTo(1);
+            assertThat(server.nfs4().clientsExpired()).as("not by the timer").isZero();
+            assertThat(a.call(ca.compound().op(Nfs4.OP_PUTROOTFH)).next(Nfs4.OP_SEQUENCE))
+                    .isEqualTo(Nfs4Status.NFS4ERR_BADSESSION);
+        }
+    }
+
+    /** SEQUENCEs of {@code c} every 300 ms for {@code millis}: its lease keeps running while another's runs out. */
+    private static void keepRenewing(V4Script s, Client c, long millis) throws Exception {
+        long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+        while (System.nanoTime() - until < 0) {
+            s.call(c.compound().op(Nfs4.OP_PUTROOTFH)).sequenceOk();
+            Thread.sleep(300);
+        }
+    }
+
     @Test
     void aFileSystemThatThrowsAnErrorFailsTheOperationAndTheSlotServesOn() throws Exception {
         java.util.concurrent.atomic.AtomicBoolean armed = new java.util.concurrent.atomic.AtomicBoolean();
@@ -395,7 +443,7 @@ class Nfs41ServerTest {
                     }
                 });
         server = NfsServer.builder().export("/export", throwing).bindAddress("127.0.0.1").port(0)
-                .nfs4(noGrace(Duration.ofSeconds(1))).build();
+                .nfs4(noGrace(Duration.ofSeconds(1)).withCourtesyTime(Duration.ZERO)).build();
         server.start();
         try (V4Script s = new V4Script(server.address())) {
             Client c = session(s, "client-error");

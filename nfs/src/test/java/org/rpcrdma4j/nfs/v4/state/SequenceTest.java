@@ -8,6 +8,7 @@ import static org.rpcrdma4j.nfs.v4.state.StateFixture.assertStatus;
 import static org.rpcrdma4j.nfs.v4.state.StateFixture.bytes;
 import static org.rpcrdma4j.nfs.v4.state.StateFixture.file;
 
+import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 /** SEQUENCE through the client table: slots, leases, expiry, destroyed sessions, status flags. */
@@ -79,7 +80,9 @@ class SequenceTest {
     }
 
     @Test
-    void aClientWhoseLeaseRanOutLosesItsSessionsClientIdAndOpens() throws Exception {
+    void withoutCourtesyAClientWhoseLeaseRanOutLosesItsSessionsClientIdAndOpens() throws Exception {
+        StateFixture f = new StateFixture(new StateFixture().table.config().withCourtesyTime(Duration.ZERO));
+        ClientTable table = f.table;
         f.pastGrace();
         StateFixture.Client c = f.client("host-a");
         Stateid open = table.opens().open(c.id, bytes("o"), file("f"), 3, 0);
@@ -94,6 +97,67 @@ class SequenceTest {
         assertThat(table.opens().testStateid(c.id, open)).isEqualTo(NFS4ERR_EXPIRED);
         assertThat(table.opens().openCount(c.id)).isZero();
         f.ping(other);
+    }
+
+    /**
+     * A courteous server: a client whose lease ran out keeps its session, client ID and opens while nobody needs
+     * them, and carries on when it comes back; another client's conflicting OPEN or LOCK takes them from it.
+     */
+    @Test
+    void aClientWhoseLeaseRanOutKeepsItsStateAsACourtesyUntilAnotherClientNeedsIt() throws Exception {
+        f.pastGrace();
+        StateFixture.Client away = f.client("host-a");
+        Stateid open = table.opens().open(away.id, bytes("o"), file("f"), 3, OpenStates.SHARE_DENY_WRITE);
+        StateFixture.Client idle = f.client("host-idle"); // holds nothing: nothing to keep
+        StateFixture.Client other = f.client("host-b");
+        table.opens().open(other.id, bytes("o"), file("x"), 3, 0); // kept too, then back
+        f.advance(LEASE_NANOS * 10);
+        f.ping(other);
+
+        assertThat(table.expire()).as("only the client holding nothing goes").isEqualTo(1);
+        assertThat(table.isConfirmed(idle.id)).isFalse();
+        assertThat(table.courtesyClients()).as("the client away").isEqualTo(1);
+        f.ping(away); // back: as if it had never been away
+        table.opens().checkIo(away.id, open, file("f"), true);
+        assertThat(table.courtesyClients()).isZero();
+
+        // away again: an OPEN that its reservation denies takes its state, and it finds itself expired
+        f.advance(LEASE_NANOS + 1);
+        f.ping(other);
+        assertThat(table.expire()).isZero();
+        table.opens().open(other.id, bytes("o"), file("f"), OpenStates.SHARE_ACCESS_WRITE, 0);
+        assertThat(table.courtesyYielded()).isEqualTo(1);
+        assertStatus(NFS4ERR_BADSESSION, () -> f.ping(away));
+        assertStatus(NFS4ERR_EXPIRED, () -> table.opens().checkIo(away.id, open, file("f"), false));
+    }
+
+    @Test
+    void aLeaseStillRunningKeepsItsConflictsAndTheCourtesyEndsAfterItsTime() throws Exception {
+        f.pastGrace();
+        StateFixture.Client a = f.client("host-a");
+        table.opens().open(a.id, bytes("o"), file("f"), 3, OpenStates.SHARE_DENY_READ);
+        StateFixture.Client b = f.client("host-b");
+        table.opens().open(b.id, bytes("o"), file("h"), 3, 0);
+        f.advance(LEASE_NANOS / 2);
+        f.ping(b);
+        assertStatus(NFS4ERR_SHARE_DENIED, () -> table.opens().open(b.id, bytes("o"), file("f"), 1, 0));
+        assertStatus(NFS4ERR_LOCKED, () -> table.opens().checkIo(b.id, Stateid.ANONYMOUS, file("f"), false));
+        assertThat(table.courtesyYielded()).isZero();
+
+        f.advance(LEASE_NANOS);
+        f.ping(b);
+        // an anonymous READ, which a's reservation denies, takes a's state too
+        table.opens().checkIo(b.id, Stateid.ANONYMOUS, file("f"), false);
+        assertThat(table.courtesyYielded()).isEqualTo(1);
+
+        StateFixture.Client c = f.client("host-c");
+        table.opens().open(c.id, bytes("o"), file("g"), 3, 0);
+        f.advance(LEASE_NANOS + StateConfig.DEFAULT_COURTESY_TIME.toNanos());
+        f.ping(b);
+        assertThat(table.courtesyClients()).isOne();
+        f.advance(1);
+        assertThat(table.expire()).as("a day past its lease: expired").isEqualTo(1);
+        assertThat(table.isConfirmed(c.id)).isFalse();
     }
 
     @Test

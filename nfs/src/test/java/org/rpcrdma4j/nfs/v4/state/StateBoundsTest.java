@@ -56,6 +56,27 @@ class StateBoundsTest {
         assertThat(f.table.isConfirmed(a.id)).as("a live client stays").isTrue();
     }
 
+    /** Clients kept past their lease as a courtesy do not turn a new client away: the oldest of them makes room. */
+    @Test
+    void aTableFullOfClientsKeptAsACourtesyDropsTheOldestOfThemForANewClient() throws Exception {
+        StateFixture f = fixture(2, 8);
+        StateFixture.Client a = f.client("host-a");
+        f.table.opens().open(a.id, bytes("o"), file("fa"), SHARE_ACCESS_READ, SHARE_DENY_NONE);
+        f.advance(1);
+        StateFixture.Client b = f.client("host-b");
+        f.table.opens().open(b.id, bytes("o"), file("fb"), SHARE_ACCESS_READ, SHARE_DENY_NONE);
+        assertStatus(NFS4ERR_DELAY, () -> f.exchange("host-c", 1));
+        f.advance(StateFixture.LEASE_NANOS + 1);
+        assertThat(f.table.expire()).isZero();
+        assertThat(f.table.courtesyClients()).isEqualTo(2);
+
+        ExchangeIdResult c = f.exchange("host-c", 1);
+        f.create(c);
+        assertThat(f.table.isConfirmed(a.id)).as("renewed longest ago: dropped").isFalse();
+        assertThat(f.table.isConfirmed(b.id)).isTrue();
+        assertThat(f.table.courtesyYielded()).isEqualTo(1);
+    }
+
     @Test
     void anOpenBeyondTheMostOpensOfAClientIsRefusedAndTakesNothing() throws Exception {
         StateFixture f = fixture(16, 3);

@@ -173,6 +173,61 @@ class ServerBehaviourTest extends ServerFixture {
     }
 
     /**
+     * A program that does not return within the stop timeout does not hold the stop up: the connection closes, the
+     * call the program holds ends with it, and the program's late reply is not sent (its sender hears that it
+     * failed) instead of being marshaled into memory the connection gave back.
+     */
+    @Test
+    void aCallItsProgramStillHoldsWhenTheStopTimeoutEndsIsClosedAndItsLateReplyFailsUnsent() throws Exception {
+        java.util.concurrent.CountDownLatch entered = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CompletableFuture<Throwable> sent = new java.util.concurrent.CompletableFuture<>();
+        org.dcache.oncrpc4j.rpc.RpcDispatchable stuck = call -> {
+            entered.countDown();
+            try {
+                go.await();
+            } catch (InterruptedException e) {
+                sent.completeExceptionally(e);
+                return;
+            }
+            call.registerSendOnceListener(new java.nio.channels.CompletionHandler<Integer, java.net.InetSocketAddress>() {
+                @Override
+                public void completed(Integer bytes, java.net.InetSocketAddress to) {
+                    sent.complete(null);
+                }
+
+                @Override
+                public void failed(Throwable cause, java.net.InetSocketAddress to) {
+                    sent.complete(cause);
+                }
+            });
+            call.reply(org.dcache.oncrpc4j.xdr.XdrVoid.XDR_VOID);
+        };
+        RdmaRpcServer stopping = RdmaRpcServer.builder().name("stop-timeout").provider(TestDevices.PROVIDER,
+                        TestDevices.options(java.util.Map.of())).bindAddress(TestDevices.address()).port(0).jmx(false)
+                .stopTimeout(java.time.Duration.ofMillis(200))
+                .program(new org.dcache.oncrpc4j.rpc.OncRpcProgram(EchoProgram.PROGRAM, EchoProgram.VERSION), stuck)
+                .build();
+        stopping.start();
+        try (RawClient c = RawClient.connect(stopping.boundAddress(), false)) {
+            c.send(RawClient.header().xid(0x601).credits(32).proc(RpcRdmaProc.RDMA_MSG),
+                    Rpc.echoCall(0x601, EchoProgram.SLOW, Rpc.ints(0x601)));
+            assertThat(entered.await(WAIT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)).isTrue();
+            Thread stopper = new Thread(stopping::stop, "stopper");
+            stopper.start();
+            await("the connection released by the stop", () ->
+                    stopping.counters().get(ServerCounter.CONNECTIONS_CLOSED) == 1);
+            go.countDown(); // the program answers only now
+            Throwable failure = sent.get(WAIT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+            assertThat(failure).as("the late reply was not sent").isInstanceOf(java.io.IOException.class)
+                    .hasMessageContaining("closed");
+            stopper.join(WAIT.toMillis());
+            assertThat(stopper.isAlive()).isFalse();
+        }
+        assertThat(stopping.counters().get(ServerCounter.DROPPED_SERVER_STOP)).isEqualTo(1);
+    }
+
+    /**
      * A small reply goes inline and unsignaled, except every {@value UnsignaledRun#SIGNAL_EVERY}-th, whose
      * completion retires the ones before it; a larger reply is always signaled. The bytes arrive all the same, and the
      * connection still closes cleanly with unsignaled replies last on its send queue (checked after each test).

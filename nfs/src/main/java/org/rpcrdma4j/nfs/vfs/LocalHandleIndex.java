@@ -24,19 +24,20 @@ import org.rpcrdma4j.nfs.NfsException;
  * path outside the export. Thread-safe; rebuilds are serialized.
  * <p>
  * <b>Walks are rationed.</b> Anyone who can see the export's root identity can make handles that pass their integrity
- * check (unless the export has a secret key), and a handle of no file costs a walk of the whole tree. So after a walk
- * the next may start only once {@link #WALK_SHARE} times its length has passed; a handle the index cannot place
- * before then is {@code NFS3ERR_JUKEBOX} (NFSv4: {@code NFS4ERR_DELAY}), which clients answer by asking again later.
- * A walk shorter than a millisecond (a small tree) is never held back; a tree that takes a second to walk is walked
- * at most once every four seconds. A file removed through the server is remembered as gone (the last
- * {@link #GONE_KEPT}), so its handles are stale at once, walk or not.
+ * check (unless the export has a secret key). So a walk leaves the index holding exactly what it found, and after it
+ * an identity the index does not hold is no file of the export: its handle is stale without another walk. Only a
+ * handle whose recorded path no longer leads to its file (moved or removed on the server itself) needs a walk; after
+ * a walk the next may start only once {@link #WALK_SHARE} times its length has passed, and such a handle is
+ * {@code NFS3ERR_JUKEBOX} (NFSv4: {@code NFS4ERR_DELAY}) before then, which clients answer by asking again later. A
+ * walk shorter than a millisecond (a small tree) is never held back.
  */
 final class LocalHandleIndex {
     /** A file's identity on the server. */
     record FileKey(long dev, long ino) {
     }
 
-    private record Link(FileKey parent, String name) {
+    /** Where an identity was seen; a null name: it has another name the index does not know (a walk finds it). */
+    private record Link(FileKey parent, String name, long recorded) {
     }
 
     private static final int MAX_DEPTH = 4096;
@@ -44,8 +45,6 @@ final class LocalHandleIndex {
     static final int WALK_SHARE = 4;
     /** Walks shorter than this are never rationed: a small tree is walked whenever a handle asks for it. */
     static final long RATIONED_WALK_NANOS = 1_000_000L;
-    /** Identities removed through this index that it remembers as gone (their handles are stale without a walk). */
-    static final int GONE_KEPT = 4096;
 
     private final Path root;
     private final FileKey rootKey;
@@ -56,13 +55,8 @@ final class LocalHandleIndex {
     private long nextWalk;
     private boolean walked;
     private long walks;
-    /** The identities last removed (insertion order; the oldest is dropped past {@link #GONE_KEPT}). */
-    private final java.util.LinkedHashMap<FileKey, Boolean> gone = new java.util.LinkedHashMap<>() {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<FileKey, Boolean> eldest) {
-            return size() > GONE_KEPT;
-        }
-    };
+    /** Counts records: a link recorded during a walk is newer than the walk's start. */
+    private final java.util.concurrent.atomic.AtomicLong records = new java.util.concurrent.atomic.AtomicLong();
 
     LocalHandleIndex(Path root, FileKey rootKey) {
         this(root, rootKey, System::nanoTime);
@@ -87,24 +81,19 @@ final class LocalHandleIndex {
 
     void record(FileKey key, FileKey parent, String name) {
         if (!key.equals(rootKey)) {
-            if (links.put(key, new Link(parent, name)) == null) {
-                synchronized (gone) {
-                    gone.remove(key); // the file system gave the number to a new file
-                }
-            }
+            links.put(key, new Link(parent, name, records.incrementAndGet()));
         }
     }
 
     /**
-     * A name of {@code key}'s file was removed. When it was the file's {@code last} name its handles are stale from
-     * now on, without a walk to find that out; else the walk finds the file under another name.
+     * A name of {@code key}'s file was removed. When it was the file's {@code last} name the index lets the file go
+     * (its handles are stale); else the file keeps its place with its other name unknown, for a walk to find.
      */
     void forget(FileKey key, boolean last) {
-        links.remove(key);
         if (last) {
-            synchronized (gone) {
-                gone.put(key, Boolean.TRUE);
-            }
+            links.remove(key);
+        } else {
+            links.put(key, new Link(null, null, records.incrementAndGet()));
         }
     }
 
@@ -117,7 +106,7 @@ final class LocalHandleIndex {
         FileKey k = key;
         for (int depth = 0; !k.equals(rootKey); depth++) {
             Link link = links.get(k);
-            if (link == null || depth > MAX_DEPTH) {
+            if (link == null || link.name() == null || depth > MAX_DEPTH) {
                 return null;
             }
             names.add(link.name());
@@ -131,10 +120,11 @@ final class LocalHandleIndex {
     }
 
     /**
-     * Walks the whole export (not following symbolic links), recording every identity, and returns the path of
-     * {@code wanted} or null when it is not in the tree.
+     * The path of {@code wanted} when its recorded one does not lead to it: null when it is no file of the export (not
+     * held since a walk, or not found by one), else found by walking the whole export (not following symbolic links),
+     * which leaves the index holding what it found (and what was recorded meanwhile).
      *
-     * @throws NfsException NFS3ERR_JUKEBOX when the last walk was too recent to walk again (class comment)
+     * @throws NfsException NFS3ERR_JUKEBOX when a walk is needed and the last was too recent (class comment)
      */
     Path rebuild(FileKey wanted) throws NfsException {
         synchronized (rebuildLock) {
@@ -142,17 +132,17 @@ final class LocalHandleIndex {
             if (known != null && wanted.equals(keyOrNull(known))) {
                 return known; // another thread's rebuild found it meanwhile
             }
-            synchronized (gone) {
-                if (gone.containsKey(wanted)) {
-                    return null;
-                }
+            if (walked && !links.containsKey(wanted)) {
+                return null; // not in the tree when it was walked, nor made since: no file of the export
             }
             long start = clock.getAsLong();
             if (walked && start - nextWalk < 0) {
-                throw new NfsException(Nfs3Status.NFS3ERR_JUKEBOX, "the export was walked "
-                        + "moments ago without finding this handle's file; ask again later");
+                throw new NfsException(Nfs3Status.NFS3ERR_JUKEBOX, "this handle's file has moved since the "
+                        + "export was last walked, moments ago; ask again later");
             }
+            long before = records.get();
             Path found = walk(wanted);
+            links.values().removeIf(l -> l.recorded() <= before); // neither found by the walk nor recorded meanwhile
             long end = clock.getAsLong();
             walked = true;
             walks++;

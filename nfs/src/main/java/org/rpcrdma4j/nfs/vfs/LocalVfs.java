@@ -49,9 +49,9 @@ import org.rpcrdma4j.nfs.vfs.LocalHandleIndex.FileKey;
  * from the root directory's own device and inode (stable, but then not secret: the HMAC only detects damaged handles;
  * confinement never rests on it). The JDK cannot open by inode: handles are mapped back to paths through a
  * {@link LocalHandleIndex} filled by every lookup and rebuilt by one walk of the tree after a restart. A handle whose
- * identity is no longer in the tree is {@code NFS3ERR_STALE}. Walks are rationed (a handle of no file must not make
- * the server walk a large tree again and again): one that comes too soon after the last is {@code NFS3ERR_JUKEBOX},
- * and the client asks again later; a file removed through the server is known to be gone without a walk. Known limit: the JDK does not expose inode generation
+ * identity is no longer in the tree is {@code NFS3ERR_STALE}. A walk leaves the index holding what it found, so a
+ * handle of no file (removed, or made up) is stale without walking again; only a handle of a file moved on the server
+ * itself needs a walk, and one too soon after the last is {@code NFS3ERR_JUKEBOX} (the client asks again later). Known limit: the JDK does not expose inode generation
  * numbers, so a handle of a deleted file whose inode number the file system reuses names the new file.
  * <p>
  * <b>Confinement.</b> Paths are built only from the root downwards from checked names ({@link VfsNames}: one
@@ -68,7 +68,9 @@ import org.rpcrdma4j.nfs.vfs.LocalHandleIndex.FileKey;
  * <p>
  * <b>Durability.</b> UNSTABLE writes go to the page cache; DATA_SYNC and FILE_SYNC writes and COMMIT force the file
  * ({@link FileChannel#force}). CREATE, MKDIR, SYMLINK, REMOVE, RMDIR and RENAME force the directories they change
- * (and a new file or directory itself) before they return, as NFS requires of every call but an UNSTABLE WRITE. The
+ * (and a new file or directory itself) before they return, as NFS requires of every call but an UNSTABLE WRITE,
+ * after they let go of their paths; where the file system refuses that (no read permission on a directory, no fsync
+ * of directories), its own writeback has to do, and the call, whose change is made, does not fail for it. The
  * write verifier is drawn at random when the instance is made, so it changes when a server restarts on the same
  * directory.
  */
@@ -207,15 +209,9 @@ public final class LocalVfs implements Vfs {
         return (Integer) Files.getAttribute(p, "unix:nlink", LinkOption.NOFOLLOW_LINKS);
     }
 
-    /**
-     * Forces a directory whose entries changed, or a new object, to disk (fsync; on Linux a directory opens for
-     * reading). Called with the hold of the change.
-     */
-    private void sync(Path p) throws IOException {
-        try (FileChannel ch = FileChannel.open(p, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
-            ch.force(true);
-        }
-        metadataSyncs.incrementAndGet();
+    /** The directories and new objects a call changed, forced once it lets its paths go. */
+    private MetadataSync metadataSync() {
+        return new MetadataSync(metadataSyncs);
     }
 
     long metadataSyncs() {
@@ -484,7 +480,8 @@ public final class LocalVfs implements Vfs {
         if (offset < 0 || offset + count < 0) {
             throw new NfsException(Nfs3Status.NFS3ERR_FBIG, "beyond the largest file size");
         }
-        try (FileChannel ch = open(fh, StandardOpenOption.WRITE, "write")) {
+        FileChannel channel = open(fh, StandardOpenOption.WRITE, "write"); // a refusal here loses no data
+        try (FileChannel ch = channel) {
             long pos = offset;
             while (src.hasRemaining()) {
                 pos += ch.write(src, pos);
@@ -528,85 +525,100 @@ public final class LocalVfs implements Vfs {
     @Override
     public NfsObject create(FileHandle dirFh, String name, CreateMode mode, SetAttributes attributes, long verifier)
             throws NfsException {
-        Lock hold = use();
-        try {
-            Path dir = dirPath(dirFh);
-            VfsNames.checkEntry(name, true);
-            Path child = dir.resolve(name);
-            FileKey dirKey = LocalHandleIndex.keyOf(dir);
-            if (Files.exists(child, LinkOption.NOFOLLOW_LINKS)) {
-                FileAttributes existing = attributes(child);
-                if (mode == CreateMode.UNCHECKED && existing.isRegularFile()) {
-                    apply(child, existing, attributes);
-                    return record(child, dirKey, name);
+        try (MetadataSync sync = metadataSync()) {
+            NfsObject made;
+            Lock hold = use();
+            try {
+                Path dir = dirPath(dirFh);
+                VfsNames.checkEntry(name, true);
+                Path child = dir.resolve(name);
+                FileKey dirKey = LocalHandleIndex.keyOf(dir);
+                if (Files.exists(child, LinkOption.NOFOLLOW_LINKS)) {
+                    FileAttributes existing = attributes(child);
+                    if (mode == CreateMode.UNCHECKED && existing.isRegularFile()) {
+                        apply(child, existing, attributes);
+                        return record(child, dirKey, name);
+                    }
+                    if (mode == CreateMode.EXCLUSIVE && existing.isRegularFile()
+                            && existing.atime().seconds() == (verifier >>> 32)
+                            && existing.mtime().seconds() == (verifier & 0xFFFFFFFFL)) {
+                        return record(child, dirKey, name);
+                    }
+                    throw new NfsException(mode == CreateMode.UNCHECKED && existing.isDirectory()
+                            ? Nfs3Status.NFS3ERR_ISDIR : Nfs3Status.NFS3ERR_EXIST, name);
                 }
-                if (mode == CreateMode.EXCLUSIVE && existing.isRegularFile()
-                        && existing.atime().seconds() == (verifier >>> 32)
-                        && existing.mtime().seconds() == (verifier & 0xFFFFFFFFL)) {
-                    return record(child, dirKey, name);
+                Files.createFile(child);
+                if (mode == CreateMode.EXCLUSIVE) {
+                    // the verifier is kept in the times (as Linux does) until the client sets real ones
+                    Files.getFileAttributeView(child, BasicFileAttributeView.class, LinkOption.NOFOLLOW_LINKS)
+                            .setTimes(FileTime.fromMillis((verifier & 0xFFFFFFFFL) * 1000),
+                                    FileTime.fromMillis((verifier >>> 32) * 1000), null);
+                } else {
+                    apply(child, attributes(child), attributes);
                 }
-                throw new NfsException(mode == CreateMode.UNCHECKED && existing.isDirectory()
-                        ? Nfs3Status.NFS3ERR_ISDIR : Nfs3Status.NFS3ERR_EXIST, name);
+                sync.add(child);
+                sync.add(dir);
+                made = record(child, dirKey, name);
+            } catch (IOException e) {
+                throw IoErrors.map(e, name);
+            } finally {
+                hold.unlock();
             }
-            Files.createFile(child);
-            if (mode == CreateMode.EXCLUSIVE) {
-                // the verifier is kept in the times (as Linux does) until the client sets real ones
-                Files.getFileAttributeView(child, BasicFileAttributeView.class, LinkOption.NOFOLLOW_LINKS).setTimes(
-                        FileTime.fromMillis((verifier & 0xFFFFFFFFL) * 1000),
-                        FileTime.fromMillis((verifier >>> 32) * 1000), null);
-            } else {
-                apply(child, attributes(child), attributes);
-            }
-            sync(child);
-            sync(dir);
-            return record(child, dirKey, name);
-        } catch (IOException e) {
-            throw IoErrors.map(e, name);
-        } finally {
-            hold.unlock();
+            sync.force();
+            return made;
         }
     }
 
     @Override
     public NfsObject mkdir(FileHandle dirFh, String name, SetAttributes attributes) throws NfsException {
-        Lock hold = use();
-        try {
-            Path dir = dirPath(dirFh);
-            VfsNames.checkEntry(name, true);
-            Path child = dir.resolve(name);
-            Files.createDirectory(child);
-            if (attributes != null) {
-                apply(child, attributes(child), new SetAttributes(attributes.mode(), attributes.uid(),
-                        attributes.gid(), null, attributes.atime(), attributes.mtime()));
+        try (MetadataSync sync = metadataSync()) {
+            NfsObject made;
+            Lock hold = use();
+            try {
+                Path dir = dirPath(dirFh);
+                VfsNames.checkEntry(name, true);
+                Path child = dir.resolve(name);
+                Files.createDirectory(child);
+                if (attributes != null) {
+                    apply(child, attributes(child), new SetAttributes(attributes.mode(), attributes.uid(),
+                            attributes.gid(), null, attributes.atime(), attributes.mtime()));
+                }
+                sync.add(child);
+                sync.add(dir);
+                made = record(child, LocalHandleIndex.keyOf(dir), name);
+            } catch (IOException e) {
+                throw IoErrors.map(e, name);
+            } finally {
+                hold.unlock();
             }
-            sync(child);
-            sync(dir);
-            return record(child, LocalHandleIndex.keyOf(dir), name);
-        } catch (IOException e) {
-            throw IoErrors.map(e, name);
-        } finally {
-            hold.unlock();
+            sync.force();
+            return made;
         }
     }
 
     @Override
     public NfsObject symlink(FileHandle dirFh, String name, String target, SetAttributes attributes)
             throws NfsException {
-        Lock hold = use();
-        try {
-            Path dir = dirPath(dirFh);
-            VfsNames.checkEntry(name, true);
-            VfsNames.checkLinkTarget(target);
-            Path child = dir.resolve(name);
-            Files.createSymbolicLink(child, child.getFileSystem().getPath(target));
-            sync(dir);
-            return record(child, LocalHandleIndex.keyOf(dir), name);
-        } catch (IOException e) {
-            throw IoErrors.map(e, name);
-        } catch (java.nio.file.InvalidPathException e) {
-            throw new NfsException(Nfs3Status.NFS3ERR_INVAL, "symbolic link contents", e);
-        } finally {
-            hold.unlock();
+        try (MetadataSync sync = metadataSync()) {
+            NfsObject made;
+            Lock hold = use();
+            try {
+                Path dir = dirPath(dirFh);
+                VfsNames.checkEntry(name, true);
+                VfsNames.checkLinkTarget(target);
+                Path child = dir.resolve(name);
+                Files.createSymbolicLink(child, child.getFileSystem().getPath(target));
+                sync.add(dir);
+                made = record(child, LocalHandleIndex.keyOf(dir), name);
+            } catch (IOException e) {
+                throw IoErrors.map(e, name);
+            } catch (java.nio.file.InvalidPathException e) {
+                throw new NfsException(Nfs3Status.NFS3ERR_INVAL, "symbolic link contents", e);
+            } finally {
+                hold.unlock();
+            }
+            sync.force();
+            return made;
         }
     }
 
@@ -621,54 +633,60 @@ public final class LocalVfs implements Vfs {
     }
 
     private void unlink(FileHandle dirFh, String name, boolean directory) throws NfsException {
-        Lock hold = change();
-        try {
-            Path dir = dirPath(dirFh);
-            VfsNames.checkEntry(name, false);
-            Path child = dir.resolve(name);
-            FileKey key = LocalHandleIndex.keyOf(child);
-            boolean isDirectory = Files.isDirectory(child, LinkOption.NOFOLLOW_LINKS);
-            if (isDirectory != directory) {
-                throw new NfsException(directory ? Nfs3Status.NFS3ERR_NOTDIR : Nfs3Status.NFS3ERR_ISDIR, name);
+        try (MetadataSync sync = metadataSync()) {
+            Lock hold = change();
+            try {
+                Path dir = dirPath(dirFh);
+                VfsNames.checkEntry(name, false);
+                Path child = dir.resolve(name);
+                FileKey key = LocalHandleIndex.keyOf(child);
+                boolean isDirectory = Files.isDirectory(child, LinkOption.NOFOLLOW_LINKS);
+                if (isDirectory != directory) {
+                    throw new NfsException(directory ? Nfs3Status.NFS3ERR_NOTDIR : Nfs3Status.NFS3ERR_ISDIR, name);
+                }
+                boolean lastName = isDirectory || links(child) <= 1;
+                Files.delete(child);
+                index.forget(key, lastName);
+                sync.add(dir);
+            } catch (IOException e) {
+                throw IoErrors.map(e, name);
+            } finally {
+                hold.unlock();
             }
-            boolean lastName = isDirectory || links(child) <= 1;
-            Files.delete(child);
-            index.forget(key, lastName);
-            sync(dir);
-        } catch (IOException e) {
-            throw IoErrors.map(e, name);
-        } finally {
-            hold.unlock();
+            sync.force();
         }
     }
 
     @Override
     public void rename(FileHandle fromFh, String fromName, FileHandle toFh, String toName) throws NfsException {
-        Lock hold = change();
-        try {
-            Path from = dirPath(fromFh);
-            Path to = dirPath(toFh);
-            VfsNames.checkEntry(fromName, false);
-            VfsNames.checkEntry(toName, true);
-            Path src = from.resolve(fromName);
-            Path dst = to.resolve(toName);
-            FileKey key = LocalHandleIndex.keyOf(src);
-            FileKey replaced = LocalHandleIndex.keyOrNull(dst);
-            boolean replacedLastName = replaced != null
-                    && (Files.isDirectory(dst, LinkOption.NOFOLLOW_LINKS) || links(dst) <= 1);
-            Files.move(src, dst, StandardCopyOption.ATOMIC_MOVE);
-            if (replaced != null && !replaced.equals(key)) {
-                index.forget(replaced, replacedLastName);
+        try (MetadataSync sync = metadataSync()) {
+            Lock hold = change();
+            try {
+                Path from = dirPath(fromFh);
+                Path to = dirPath(toFh);
+                VfsNames.checkEntry(fromName, false);
+                VfsNames.checkEntry(toName, true);
+                Path src = from.resolve(fromName);
+                Path dst = to.resolve(toName);
+                FileKey key = LocalHandleIndex.keyOf(src);
+                FileKey replaced = LocalHandleIndex.keyOrNull(dst);
+                boolean replacedLastName = replaced != null
+                        && (Files.isDirectory(dst, LinkOption.NOFOLLOW_LINKS) || links(dst) <= 1);
+                Files.move(src, dst, StandardCopyOption.ATOMIC_MOVE);
+                if (replaced != null && !replaced.equals(key)) {
+                    index.forget(replaced, replacedLastName);
+                }
+                index.record(key, LocalHandleIndex.keyOf(to), toName);
+                sync.add(to);
+                if (!from.equals(to)) {
+                    sync.add(from);
+                }
+            } catch (IOException e) {
+                throw IoErrors.map(e, fromName + " -> " + toName);
+            } finally {
+                hold.unlock();
             }
-            index.record(key, LocalHandleIndex.keyOf(to), toName);
-            sync(to);
-            if (!from.equals(to)) {
-                sync(from);
-            }
-        } catch (IOException e) {
-            throw IoErrors.map(e, fromName + " -> " + toName);
-        } finally {
-            hold.unlock();
+            sync.force();
         }
     }
 
@@ -769,7 +787,8 @@ public final class LocalVfs implements Vfs {
 
     @Override
     public void commit(FileHandle fh, long offset, long count) throws NfsException {
-        try (FileChannel ch = open(fh, StandardOpenOption.READ, "commit")) {
+        FileChannel channel = open(fh, StandardOpenOption.READ, "commit"); // a refusal here loses no data
+        try (FileChannel ch = channel) {
             ch.force(true);
         } catch (IOException e) {
             dataMayBeLost();

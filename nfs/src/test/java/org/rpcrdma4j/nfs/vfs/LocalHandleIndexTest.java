@@ -13,8 +13,8 @@ import org.rpcrdma4j.nfs.NfsException;
 import org.rpcrdma4j.nfs.vfs.LocalHandleIndex.FileKey;
 
 /**
- * The handle index's walks of the tree are rationed: a handle of no file (a forged one) cannot make the server walk
- * a large export again and again.
+ * The handle index walks the tree only when it must: a handle of no file (a forged one, or one of a file removed) is
+ * stale without a walk once the tree has been walked, and walks for files moved on the server are rationed.
  */
 class LocalHandleIndexTest {
     @TempDir
@@ -27,56 +27,84 @@ class LocalHandleIndexTest {
         return now.addAndGet(1_000_000L);
     }
 
-    @Test
-    void afterAWalkTheNextWaitsForFourTimesItsLengthAndHandlesItCannotPlaceMeanwhileAreJukebox() throws Exception {
-        Files.createDirectories(root.resolve("a/b"));
-        Files.writeString(root.resolve("a/b/f"), "x");
-        LocalHandleIndex index = new LocalHandleIndex(root, LocalHandleIndex.keyOf(root), this::tick);
-        FileKey f = LocalHandleIndex.keyOf(root.resolve("a/b/f"));
-        FileKey nowhere = new FileKey(f.dev(), Long.MAX_VALUE - 7);
-
-        assertThat(index.rebuild(nowhere)).as("the first walk: not in the tree").isNull();
-        assertThat(index.walks()).isEqualTo(1);
-        assertThat(index.pathOf(f)).as("every identity recorded").isEqualTo(root.resolve("a/b/f"));
-        // the walk read the clock twice: 1 ms long, so the next may start 4 ms after it ended
-        assertThatThrownBy(() -> index.rebuild(new FileKey(f.dev(), Long.MAX_VALUE - 8)))
-                .isInstanceOfSatisfying(NfsException.class,
-                        e -> assertThat(e.status()).isEqualTo(Nfs3Status.NFS3ERR_JUKEBOX));
-        assertThat(index.walks()).isEqualTo(1);
-        assertThat(index.rebuild(f)).as("a file the index knows needs no walk").isEqualTo(root.resolve("a/b/f"));
-
-        now.addAndGet(4_000_000L);
-        Files.writeString(root.resolve("a/g"), "y");
-        FileKey g = LocalHandleIndex.keyOf(root.resolve("a/g"));
-        assertThat(index.rebuild(g)).as("time enough has passed: a new walk finds it").isEqualTo(root.resolve("a/g"));
-        assertThat(index.walks()).isEqualTo(2);
+    private LocalHandleIndex index(java.util.function.LongSupplier clock) throws Exception {
+        return new LocalHandleIndex(root, LocalHandleIndex.keyOf(root), clock);
     }
 
     @Test
-    void aFileRemovedThroughTheIndexIsGoneWithoutAWalkUntilItsNumberComesBack() throws Exception {
-        Files.writeString(root.resolve("f"), "x");
-        LocalHandleIndex index = new LocalHandleIndex(root, LocalHandleIndex.keyOf(root), this::tick);
-        FileKey f = LocalHandleIndex.keyOf(root.resolve("f"));
-        index.record(f, index.rootKey(), "f");
-        index.forget(f, false);
-        assertThat(index.rebuild(f)).as("another name may remain: found by a walk").isEqualTo(root.resolve("f"));
+    void afterAWalkAHandleOfNoFileIsStaleWithoutAnotherWalk() throws Exception {
+        Files.createDirectories(root.resolve("a/b"));
+        Files.writeString(root.resolve("a/b/f"), "x");
+        LocalHandleIndex index = index(this::tick);
+        FileKey f = LocalHandleIndex.keyOf(root.resolve("a/b/f"));
+
+        assertThat(index.rebuild(new FileKey(f.dev(), Long.MAX_VALUE - 7))).as("the first walk").isNull();
         assertThat(index.walks()).isEqualTo(1);
+        assertThat(index.pathOf(f)).as("every identity recorded").isEqualTo(root.resolve("a/b/f"));
+        for (int i = 0; i < 100; i++) {
+            assertThat(index.rebuild(new FileKey(f.dev(), Long.MAX_VALUE - 100 - i))).isNull();
+        }
+        assertThat(index.walks()).as("made-up handles cost no walk").isEqualTo(1);
+    }
+
+    @Test
+    void aFileMovedOnTheServerIsFoundByAWalkAndWalksWaitFourTimesTheLastOnesLength() throws Exception {
+        Files.createDirectories(root.resolve("a/b"));
+        Files.writeString(root.resolve("a/b/f"), "x");
+        Files.writeString(root.resolve("a/b/g"), "y");
+        LocalHandleIndex index = index(this::tick);
+        FileKey f = LocalHandleIndex.keyOf(root.resolve("a/b/f"));
+        FileKey g = LocalHandleIndex.keyOf(root.resolve("a/b/g"));
+        index.rebuild(new FileKey(f.dev(), Long.MAX_VALUE)); // a walk of 1 ms (the clock is read twice)
+
+        Files.move(root.resolve("a/b/f"), root.resolve("a/f2"));
+        Files.move(root.resolve("a/b/g"), root.resolve("g2"));
+        assertThatThrownBy(() -> index.rebuild(f)).as("4 ms have not passed since the walk")
+                .isInstanceOfSatisfying(NfsException.class,
+                        e -> assertThat(e.status()).isEqualTo(Nfs3Status.NFS3ERR_JUKEBOX));
+        now.addAndGet(4_000_000L);
+        assertThat(index.rebuild(f)).isEqualTo(root.resolve("a/f2"));
+        assertThat(index.pathOf(g)).as("the same walk found the other").isEqualTo(root.resolve("g2"));
+        assertThat(index.walks()).isEqualTo(2);
+
+        Files.delete(root.resolve("g2"));
+        now.addAndGet(10_000_000L);
+        assertThat(index.rebuild(g)).as("removed on the server: a walk does not find it").isNull();
+        assertThat(index.rebuild(g)).as("and it is stale from then on without one").isNull();
+        assertThat(index.walks()).isEqualTo(3);
+    }
+
+    @Test
+    void aFileRemovedByItsLastNameIsStaleAndByAnotherNameIsFoundUnderTheOne() throws Exception {
+        Files.writeString(root.resolve("f"), "x");
+        Files.createLink(root.resolve("h"), root.resolve("f"));
+        LocalHandleIndex index = index(now::get); // no time passes: walks are never held back
+        FileKey f = LocalHandleIndex.keyOf(root.resolve("f"));
+        index.rebuild(new FileKey(f.dev(), Long.MAX_VALUE));
+        index.record(f, index.rootKey(), "f");
+
+        Files.delete(root.resolve("f"));
+        index.forget(f, false);
+        assertThat(index.pathOf(f)).as("its other name is not known").isNull();
+        assertThat(index.rebuild(f)).isEqualTo(root.resolve("h"));
+        Files.delete(root.resolve("h"));
         index.forget(f, true);
+        long walks = index.walks();
         assertThat(index.rebuild(f)).isNull();
-        assertThat(index.rebuild(f)).isNull();
-        assertThat(index.walks()).as("known to be gone: no walk").isEqualTo(1);
-        index.record(f, index.rootKey(), "f"); // the number given to a new file
-        assertThat(index.rebuild(f)).isEqualTo(root.resolve("f"));
+        assertThat(index.walks()).isEqualTo(walks);
     }
 
     @Test
     void shortWalksAreNeverRationed() throws Exception {
         Files.writeString(root.resolve("f"), "x");
-        LocalHandleIndex index = new LocalHandleIndex(root, LocalHandleIndex.keyOf(root), now::get); // no time passes
+        LocalHandleIndex index = index(now::get);
         FileKey f = LocalHandleIndex.keyOf(root.resolve("f"));
-        for (int i = 1; i <= 3; i++) {
-            assertThat(index.rebuild(new FileKey(f.dev(), Long.MAX_VALUE - i))).isNull();
+        index.rebuild(new FileKey(f.dev(), Long.MAX_VALUE));
+        for (int i = 0; i < 3; i++) {
+            Path from = root.resolve(i == 0 ? "f" : "f" + (i - 1));
+            Files.move(from, root.resolve("f" + i));
+            assertThat(index.rebuild(f)).isEqualTo(root.resolve("f" + i));
         }
-        assertThat(index.walks()).isEqualTo(3);
+        assertThat(index.walks()).isEqualTo(4);
     }
 }

@@ -139,32 +139,6 @@ class LocalVfsConfinementTest {
         assertThat(vfs.getattr(f).size()).isEqualTo("in the export".length());
     }
 
-    /** NFS's calls but an UNSTABLE WRITE are stable when they return: the directories they change are forced too. */
-    @Test
-    void callsThatChangeNamesForceTheirDirectoriesToDisk() throws Exception {
-        long before = vfs.metadataSyncs();
-        FileHandle d = vfs.mkdir(vfs.root(), "d", SetAttributes.NONE).handle();
-        assertThat(vfs.metadataSyncs() - before).as("mkdir: the new directory and its parent").isEqualTo(2);
-        before = vfs.metadataSyncs();
-        vfs.create(d, "f", CreateMode.GUARDED, SetAttributes.NONE, 0);
-        assertThat(vfs.metadataSyncs() - before).as("create: the new file and its directory").isEqualTo(2);
-        before = vfs.metadataSyncs();
-        vfs.symlink(d, "l", "f", SetAttributes.NONE);
-        assertThat(vfs.metadataSyncs() - before).as("symlink: its directory").isEqualTo(1);
-        before = vfs.metadataSyncs();
-        vfs.rename(d, "f", vfs.root(), "g");
-        assertThat(vfs.metadataSyncs() - before).as("rename across directories: both").isEqualTo(2);
-        before = vfs.metadataSyncs();
-        vfs.rename(vfs.root(), "g", vfs.root(), "h");
-        assertThat(vfs.metadataSyncs() - before).as("rename within one directory: it").isEqualTo(1);
-        before = vfs.metadataSyncs();
-        vfs.remove(vfs.root(), "h");
-        vfs.remove(d, "l");
-        vfs.rmdir(vfs.root(), "d");
-        assertThat(vfs.metadataSyncs() - before).as("remove, remove, rmdir").isEqualTo(3);
-        assertThat(Files.list(export)).isEmpty();
-    }
-
     @Test
     void aFileRemovedByOneOfItsNamesKeepsItsHandleAndByItsLastIsStale() throws Exception {
         FileHandle f = vfs.create(vfs.root(), "f", CreateMode.GUARDED, SetAttributes.NONE, 0).handle();

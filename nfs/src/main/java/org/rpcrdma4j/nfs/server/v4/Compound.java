@@ -38,17 +38,18 @@ final class Compound {
     long clientId;
     /** Memory the reply borrows (READ data), given back once the reply is sent or encoded into bytes. */
     final java.util.List<Runnable> releases = new java.util.ArrayList<>(1);
-    /** The operations run so far, the running one last (their results go into the reply in this order). */
-    java.util.List<Op> results = java.util.List.of();
     /** Bytes of the reply ahead of the first operation's result: the RPC reply header and COMPOUND4res's own. */
-    int replyHeader;
+    long replyHeader;
     /**
      * The largest reply the session allows for this request, RPC header included: {@code ca_maxresponsesize}, or
-     * {@code ca_maxresponsesize_cached} when the client asked for the reply to be kept. Unbounded without SEQUENCE.
+     * {@code ca_maxresponsesize_cached} when the client asked for the reply to be kept (both unsigned). Unbounded
+     * ({@link Long#MAX_VALUE}) without SEQUENCE.
      */
-    int replyLimit = Integer.MAX_VALUE;
+    long replyLimit = Long.MAX_VALUE;
     /** Whether {@link #replyLimit} is the cached-reply limit. */
     boolean replyKept;
+    /** Bytes of the results of the operations finished so far (counted once {@link #replyLimit} is set). */
+    private long replyUsed;
     private EncodedSize sizes;
 
     /**
@@ -65,22 +66,32 @@ final class Compound {
         return call.getXdr().asBuffer().limit();
     }
 
+    /** Whether the session bounds this reply's size. */
+    boolean replyBounded() {
+        return replyLimit != Long.MAX_VALUE;
+    }
+
     /**
      * Bytes the reply has left for the running operation's result ({@code nfs_resop4}, its operation number
      * included), after the RPC and COMPOUND headers and the results of the operations before it.
      */
     long replyRoom() {
-        if (replyLimit == Integer.MAX_VALUE) {
-            return Long.MAX_VALUE;
-        }
+        return replyBounded() ? replyLimit - replyHeader - replyUsed : Long.MAX_VALUE;
+    }
+
+    /** The encoded size of {@code op}'s result as it stands. */
+    long resultSize(Op op) {
         if (sizes == null) {
             sizes = new EncodedSize();
         }
-        long used = replyHeader;
-        for (int i = 0; i < results.size() - 1; i++) {
-            used += results.get(i).resultSize(sizes);
+        return op.resultSize(sizes);
+    }
+
+    /** {@code op} is finished (its status final): its result takes its room in the reply. */
+    void finished(Op op) {
+        if (replyBounded()) {
+            replyUsed += resultSize(op);
         }
-        return replyLimit - used;
     }
 
     /** The running operation's result would not fit the reply the session allows. */

@@ -80,8 +80,8 @@ final class IoOps {
             int n = (int) Math.min(count, c.server.limits.maxRead());
             // the reply the session allows bounds the data too (opcode, status, eof and length come first)
             long room = c.replyRoom() - 16;
-            if (room < n) {
-                long fits = room & ~3L;
+            if (room < ((n + 3) & ~3L)) {
+                long fits = room & ~3L; // the data and its XDR pad
                 if (fits < 0 || (fits == 0 && count > 0)) {
                     throw c.replyTooBig("READ's result");
                 }

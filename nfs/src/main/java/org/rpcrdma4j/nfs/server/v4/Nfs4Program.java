@@ -189,7 +189,6 @@ public final class Nfs4Program implements RpcDispatchable, AutoCloseable {
         }
         SessionOps.Sequence sequence = null;
         int status = Nfs4Status.NFS4_OK;
-        c.results = done;
         c.replyHeader = Compound.RPC_REPLY_HEADER + 4 + 4 + ((args.tag.length + 3) & ~3) + 4;
         for (int i = 0; i < args.ops.size(); i++) {
             Op op = args.ops.get(i);
@@ -211,6 +210,11 @@ public final class Nfs4Program implements RpcDispatchable, AutoCloseable {
                 if (op == sequence && sequence.replay() != null) {
                     return new Raw(sequence.replay());
                 }
+                if (c.replyBounded() && c.resultSize(op) > c.replyRoom()) {
+                    // as Linux's server: no result beyond the reply the session allows (READ and READDIR cut
+                    // theirs to fit before; another operation's, like GETATTR's, is replaced by the error)
+                    throw c.replyTooBig("the result of operation " + op.opcode);
+                }
             } catch (Nfs4Exception e) {
                 LOG.debug("op {}: {}", op.opcode, e.getMessage());
                 op.status = e.status();
@@ -224,6 +228,7 @@ public final class Nfs4Program implements RpcDispatchable, AutoCloseable {
                 }
                 op.status = Nfs4Status.NFS4ERR_SERVERFAULT;
             }
+            c.finished(op);
             if (op.status != Nfs4Status.NFS4_OK) {
                 status = op.status;
                 break;
@@ -251,8 +256,9 @@ public final class Nfs4Program implements RpcDispatchable, AutoCloseable {
         c.release();
         // a reply larger than the session's ca_maxresponsesize_cached is sent but not kept (a retry gets
         // NFS4ERR_RETRY_UNCACHED_REP): each of a session's slots keeps at most what the client was granted
-        int most = c.session != null ? c.session.fore().maxResponseSizeCached() : Integer.MAX_VALUE;
-        sequence.finish(c, bytes.length <= most ? bytes : null);
+        long most = c.session != null ? Integer.toUnsignedLong(c.session.fore().maxResponseSizeCached())
+                : Long.MAX_VALUE;
+        sequence.finish(c, bytes.length + Compound.RPC_REPLY_HEADER <= most ? bytes : null);
         return new Raw(bytes);
     }
 

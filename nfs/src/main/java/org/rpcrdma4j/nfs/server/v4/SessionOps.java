@@ -77,15 +77,17 @@ final class SessionOps {
                         + "allows " + s.fore().maxOperations());
             }
             int size = c.requestSize();
-            if (size > s.fore().maxRequestSize()) {
+            if (Integer.toUnsignedLong(size) > Integer.toUnsignedLong(s.fore().maxRequestSize())) {
                 throw new Nfs4Exception(Nfs4Status.NFS4ERR_REQ_TOO_BIG, "a request of " + size + " bytes, the "
-                        + "session allows " + s.fore().maxRequestSize() + " (ca_maxrequestsize)");
+                        + "session allows " + Integer.toUnsignedString(s.fore().maxRequestSize())
+                        + " (ca_maxrequestsize)");
             }
             result = c.server.clients.sequence(sessionId, seqId, slotId, highestSlotId, cacheThis);
             c.session = result.session();
             c.clientId = result.session().clientId();
             c.replyKept = cacheThis;
-            c.replyLimit = cacheThis ? s.fore().maxResponseSizeCached() : s.fore().maxResponseSize();
+            c.replyLimit = Integer.toUnsignedLong(cacheThis ? s.fore().maxResponseSizeCached()
+                    : s.fore().maxResponseSize());
         }
 
         /** The reply to send again instead of running the COMPOUND, or null. */

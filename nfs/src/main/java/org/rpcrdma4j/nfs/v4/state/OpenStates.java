@@ -73,6 +73,11 @@ public final class OpenStates {
             }
             Bytes owner = new Bytes(openOwner);
             OpenState existing = index.byOwnerFile(clientId, owner, file);
+            int most = table.config().maxOpensPerClient();
+            if (existing == null && index.count(clientId) >= most) {
+                // before any conflict is settled: a refused OPEN takes nobody's state
+                throw new Nfs4Exception(NFS4ERR_SERVERFAULT, "a client may hold at most " + most + " opens");
+            }
             for (OpenState o = conflicting(file, existing, access, shareDeny); o != null;
                     o = conflicting(file, existing, access, shareDeny)) {
                 if (o.clientId == clientId || !table.yieldCourtesyLocked(o.clientId)) {
@@ -85,10 +90,6 @@ public final class OpenStates {
                 existing.deny |= shareDeny;
                 existing.bump();
                 return existing.stateid();
-            }
-            int most = table.config().maxOpensPerClient();
-            if (index.count(clientId) >= most) {
-                throw new Nfs4Exception(NFS4ERR_SERVERFAULT, "a client may hold at most " + most + " opens");
             }
             OpenState o = new OpenState(index.newNumber(), clientId, owner, file, access, shareDeny);
             index.add(o);

@@ -47,6 +47,13 @@ public record StateConfig(Duration leaseTime, Duration graceTime, ChannelAttribu
             throw new IllegalArgumentException("negative grace time " + graceTime);
         }
         checkLimits("fore", foreLimits);
+        if (Integer.compareUnsigned(foreLimits.maxRequestSize(), ChannelAttributes.SMALLEST_REQUEST) < 0
+                || Integer.compareUnsigned(foreLimits.maxResponseSize(), ChannelAttributes.SMALLEST_REPLY) < 0) {
+            throw new IllegalArgumentException("fore channel: requests of at least " + ChannelAttributes.SMALLEST_REQUEST
+                    + " bytes and replies of at least " + ChannelAttributes.SMALLEST_REPLY + " (a SEQUENCE), got "
+                    + Integer.toUnsignedString(foreLimits.maxRequestSize()) + " and "
+                    + Integer.toUnsignedString(foreLimits.maxResponseSize()));
+        }
         checkLimits("back", backLimits);
         if (maxSessionsPerClient < 1) {
             throw new IllegalArgumentException("maxSessionsPerClient < 1: " + maxSessionsPerClient);

@@ -526,13 +526,24 @@ class Nfs41ServerTest {
             }
             assertThat(list.word()).as("eof").isZero();
             assertThat(entries).isBetween(50, 299);
+            assertThat(reply.length + 24).as("the page fills the reply but for less than an entry")
+                    .isGreaterThan(8192 - 100);
         }
         try (V4Script s = connect()) {
-            // room for SEQUENCE's result and PUTFH's, not for READ's
-            Client c = session(s, "client-tiny-replies", 1 << 20, 24 + 12 + 44 + 8 + 12, 0);
+            // room for SEQUENCE's result and PUTFH's, not for READ's; the same with sa_cachethis against the cached
+            // size; a GETATTR whose attributes do not fit
+            Client c = session(s, "client-tiny-replies", 1 << 20, 24 + 12 + 44 + 8 + 12, 24 + 12 + 44 + 8 + 12);
             V4Script.Res r = s.call(c.compound().putfh(fh).op(Nfs4.OP_READ).fixed(new byte[16]).hyper(0).word(10));
             r.sequenceOk().ok(Nfs4.OP_PUTFH);
             assertThat(Nfs4Status.name(r.next(Nfs4.OP_READ))).isEqualTo("NFS4ERR_REP_TOO_BIG");
+            V4Script.Res kept = s.call(new V4Script.Args(1).sequence(c.session, ++c.seq, 0, true).putfh(fh)
+                    .op(Nfs4.OP_READ).fixed(new byte[16]).hyper(0).word(10));
+            kept.sequenceOk().ok(Nfs4.OP_PUTFH);
+            assertThat(Nfs4Status.name(kept.next(Nfs4.OP_READ))).isEqualTo("NFS4ERR_REP_TOO_BIG_TO_CACHE");
+            V4Script.Res attrs = s.call(c.compound().putfh(fh).op(Nfs4.OP_GETATTR).bitmap(FATTR4_TYPE, FATTR4_SIZE,
+                    FATTR4_FILEID));
+            attrs.sequenceOk().ok(Nfs4.OP_PUTFH);
+            assertThat(Nfs4Status.name(attrs.next(Nfs4.OP_GETATTR))).isEqualTo("NFS4ERR_REP_TOO_BIG");
         }
     }
 

@@ -190,6 +190,29 @@ class LockStatesTest {
                 .hasMessageContaining("1024");
     }
 
+    /**
+     * A lock of a client kept past its lease as a courtesy gives way to another client's LOCKT and LOCK over it, as
+     * Linux's server's does; while a request of that client executes, it does not.
+     */
+    @Test
+    void aCourtesyClientsLockGivesWayToAnotherClientsLockTestButNotWhileARequestOfItRuns() throws Exception {
+        locks.lockNew(a.id, openA, bytes("pid-1"), F, WRITE_LT, 0, 10);
+        SequenceResult running = f.table.sequence(a.session, ++a.slot0, 0, 0, false);
+        f.advance(StateFixture.LEASE_NANOS + 1);
+        f.ping(b);
+        assertStatus(NFS4ERR_DENIED, () -> locks.test(b.id, bytes("pid-1"), F, READ_LT, 0, 10));
+        assertThat(f.table.courtesyYielded()).as("a request of it executes: its lease does not run out").isZero();
+
+        f.table.completeSequence(running.session(), 0, new byte[0]);
+        f.advance(StateFixture.LEASE_NANOS + 1);
+        f.ping(b);
+        locks.test(b.id, bytes("pid-1"), F, READ_LT, 0, 10);
+        assertThat(f.table.courtesyYielded()).isEqualTo(1);
+        assertThat(locks.lockStateCount(a.id)).isZero();
+        Stateid mine = locks.lockNew(b.id, openB, bytes("pid-b"), F, WRITE_LT, 0, 10);
+        assertThat(text(locks.heldRanges(b.id, mine))).containsExactly("0-9:W");
+    }
+
     @Test
     void lockTestNamesAConflictAndIgnoresTheOwnersOwnLocks() throws Exception {
         locks.lockNew(a.id, openA, bytes("pid-1"), F, WRITE_LT, 0, 10);

@@ -82,7 +82,8 @@ final class IoOps {
             long room = c.replyRoom() - 16;
             if (room < ((n + 3) & ~3L)) {
                 long fits = room & ~3L; // the data and its XDR pad
-                if (fits < 0 || (fits == 0 && count > 0)) {
+                // no room for data is no answer but at the end, where no data and eof is one
+                if (fits < 0 || (fits == 0 && count > 0 && offset < c.currentObject().attributes().size())) {
                     throw c.replyTooBig("READ's result");
                 }
                 n = (int) fits;

@@ -530,12 +530,17 @@ class Nfs41ServerTest {
                     .isGreaterThan(8192 - 100);
         }
         try (V4Script s = connect()) {
-            // room for SEQUENCE's result and PUTFH's, not for READ's; the same with sa_cachethis against the cached
-            // size; a GETATTR whose attributes do not fit
-            Client c = session(s, "client-tiny-replies", 1 << 20, 24 + 12 + 44 + 8 + 12, 24 + 12 + 44 + 8 + 12);
+            // room for SEQUENCE's result, PUTFH's and a READ's without data, so for no READ but one at the end; the
+            // same with sa_cachethis against the cached size; a GETATTR whose attributes do not fit
+            Client c = session(s, "client-tiny-replies", 1 << 20, 24 + 12 + 44 + 8 + 16, 24 + 12 + 44 + 8 + 16);
             V4Script.Res r = s.call(c.compound().putfh(fh).op(Nfs4.OP_READ).fixed(new byte[16]).hyper(0).word(10));
             r.sequenceOk().ok(Nfs4.OP_PUTFH);
             assertThat(Nfs4Status.name(r.next(Nfs4.OP_READ))).isEqualTo("NFS4ERR_REP_TOO_BIG");
+            V4Script.Res atEnd = s.call(c.compound().putfh(fh).op(Nfs4.OP_READ).fixed(new byte[16])
+                    .hyper(data.length).word(10));
+            atEnd.sequenceOk().ok(Nfs4.OP_PUTFH).ok(Nfs4.OP_READ);
+            assertThat(atEnd.word()).as("at the end: no data and eof fit").isEqualTo(1);
+            assertThat(atEnd.opaque()).isEmpty();
             V4Script.Res kept = s.call(new V4Script.Args(1).sequence(c.session, ++c.seq, 0, true).putfh(fh)
                     .op(Nfs4.OP_READ).fixed(new byte[16]).hyper(0).word(10));
             kept.sequenceOk().ok(Nfs4.OP_PUTFH);

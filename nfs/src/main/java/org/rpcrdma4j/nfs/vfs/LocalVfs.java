@@ -209,9 +209,29 @@ public final class LocalVfs implements Vfs {
         return (Integer) Files.getAttribute(p, "unix:nlink", LinkOption.NOFOLLOW_LINKS);
     }
 
-    /** The directories and new objects a call changed, forced once it lets its paths go. */
-    private MetadataSync metadataSync() {
-        return new MetadataSync(metadataSyncs);
+    /** A call that changes names: runs under the hold of its paths, and adds what it changed to {@code sync}. */
+    private interface NameChange<T> {
+        T run(MetadataSync sync) throws IOException, NfsException;
+    }
+
+    /**
+     * Runs {@code change} under the shared hold, or the exclusive one for calls that remove or move names, then
+     * forces what it changed to disk once the hold is let go (an fsync holds up no other call).
+     */
+    private <T> T changeNames(boolean exclusive, String what, NameChange<T> change) throws NfsException {
+        try (MetadataSync sync = new MetadataSync(metadataSyncs)) {
+            T result;
+            Lock hold = exclusive ? change() : use();
+            try {
+                result = change.run(sync);
+            } catch (IOException e) {
+                throw IoErrors.map(e, what);
+            } finally {
+                hold.unlock();
+            }
+            sync.force();
+            return result;
+        }
     }
 
     long metadataSyncs() {
@@ -525,101 +545,73 @@ public final class LocalVfs implements Vfs {
     @Override
     public NfsObject create(FileHandle dirFh, String name, CreateMode mode, SetAttributes attributes, long verifier)
             throws NfsException {
-        try (MetadataSync sync = metadataSync()) {
-            NfsObject made;
-            Lock hold = use();
-            try {
-                Path dir = dirPath(dirFh);
-                VfsNames.checkEntry(name, true);
-                Path child = dir.resolve(name);
-                FileKey dirKey = LocalHandleIndex.keyOf(dir);
-                if (Files.exists(child, LinkOption.NOFOLLOW_LINKS)) {
-                    FileAttributes existing = attributes(child);
-                    if (mode == CreateMode.UNCHECKED && existing.isRegularFile()) {
-                        apply(child, existing, attributes);
-                        return record(child, dirKey, name);
-                    }
-                    if (mode == CreateMode.EXCLUSIVE && existing.isRegularFile()
-                            && existing.atime().seconds() == (verifier >>> 32)
-                            && existing.mtime().seconds() == (verifier & 0xFFFFFFFFL)) {
-                        return record(child, dirKey, name);
-                    }
-                    throw new NfsException(mode == CreateMode.UNCHECKED && existing.isDirectory()
-                            ? Nfs3Status.NFS3ERR_ISDIR : Nfs3Status.NFS3ERR_EXIST, name);
+        return changeNames(false, name, sync -> {
+            Path dir = dirPath(dirFh);
+            VfsNames.checkEntry(name, true);
+            Path child = dir.resolve(name);
+            FileKey dirKey = LocalHandleIndex.keyOf(dir);
+            if (Files.exists(child, LinkOption.NOFOLLOW_LINKS)) {
+                FileAttributes existing = attributes(child);
+                if (mode == CreateMode.UNCHECKED && existing.isRegularFile()) {
+                    apply(child, existing, attributes);
+                    return record(child, dirKey, name);
                 }
-                Files.createFile(child);
-                if (mode == CreateMode.EXCLUSIVE) {
-                    // the verifier is kept in the times (as Linux does) until the client sets real ones
-                    Files.getFileAttributeView(child, BasicFileAttributeView.class, LinkOption.NOFOLLOW_LINKS)
-                            .setTimes(FileTime.fromMillis((verifier & 0xFFFFFFFFL) * 1000),
-                                    FileTime.fromMillis((verifier >>> 32) * 1000), null);
-                } else {
-                    apply(child, attributes(child), attributes);
+                if (mode == CreateMode.EXCLUSIVE && existing.isRegularFile()
+                        && existing.atime().seconds() == (verifier >>> 32)
+                        && existing.mtime().seconds() == (verifier & 0xFFFFFFFFL)) {
+                    return record(child, dirKey, name);
                 }
-                sync.add(child);
-                sync.add(dir);
-                made = record(child, dirKey, name);
-            } catch (IOException e) {
-                throw IoErrors.map(e, name);
-            } finally {
-                hold.unlock();
+                throw new NfsException(mode == CreateMode.UNCHECKED && existing.isDirectory()
+                        ? Nfs3Status.NFS3ERR_ISDIR : Nfs3Status.NFS3ERR_EXIST, name);
             }
-            sync.force();
-            return made;
-        }
+            Files.createFile(child);
+            if (mode == CreateMode.EXCLUSIVE) {
+                // the verifier is kept in the times (as Linux does) until the client sets real ones
+                Files.getFileAttributeView(child, BasicFileAttributeView.class, LinkOption.NOFOLLOW_LINKS).setTimes(
+                        FileTime.fromMillis((verifier & 0xFFFFFFFFL) * 1000),
+                        FileTime.fromMillis((verifier >>> 32) * 1000), null);
+            } else {
+                apply(child, attributes(child), attributes);
+            }
+            sync.add(child);
+            sync.add(dir);
+            return record(child, dirKey, name);
+        });
     }
 
     @Override
     public NfsObject mkdir(FileHandle dirFh, String name, SetAttributes attributes) throws NfsException {
-        try (MetadataSync sync = metadataSync()) {
-            NfsObject made;
-            Lock hold = use();
-            try {
-                Path dir = dirPath(dirFh);
-                VfsNames.checkEntry(name, true);
-                Path child = dir.resolve(name);
-                Files.createDirectory(child);
-                if (attributes != null) {
-                    apply(child, attributes(child), new SetAttributes(attributes.mode(), attributes.uid(),
-                            attributes.gid(), null, attributes.atime(), attributes.mtime()));
-                }
-                sync.add(child);
-                sync.add(dir);
-                made = record(child, LocalHandleIndex.keyOf(dir), name);
-            } catch (IOException e) {
-                throw IoErrors.map(e, name);
-            } finally {
-                hold.unlock();
+        return changeNames(false, name, sync -> {
+            Path dir = dirPath(dirFh);
+            VfsNames.checkEntry(name, true);
+            Path child = dir.resolve(name);
+            Files.createDirectory(child);
+            if (attributes != null) {
+                apply(child, attributes(child), new SetAttributes(attributes.mode(), attributes.uid(),
+                        attributes.gid(), null, attributes.atime(), attributes.mtime()));
             }
-            sync.force();
-            return made;
-        }
+            sync.add(child);
+            sync.add(dir);
+            return record(child, LocalHandleIndex.keyOf(dir), name);
+        });
     }
 
     @Override
     public NfsObject symlink(FileHandle dirFh, String name, String target, SetAttributes attributes)
             throws NfsException {
-        try (MetadataSync sync = metadataSync()) {
-            NfsObject made;
-            Lock hold = use();
+        return changeNames(false, name, sync -> {
+            Path dir = dirPath(dirFh);
+            VfsNames.checkEntry(name, true);
+            VfsNames.checkLinkTarget(target);
+            Path child = dir.resolve(name);
             try {
-                Path dir = dirPath(dirFh);
-                VfsNames.checkEntry(name, true);
-                VfsNames.checkLinkTarget(target);
-                Path child = dir.resolve(name);
                 Files.createSymbolicLink(child, child.getFileSystem().getPath(target));
-                sync.add(dir);
-                made = record(child, LocalHandleIndex.keyOf(dir), name);
-            } catch (IOException e) {
-                throw IoErrors.map(e, name);
             } catch (java.nio.file.InvalidPathException e) {
                 throw new NfsException(Nfs3Status.NFS3ERR_INVAL, "symbolic link contents", e);
-            } finally {
-                hold.unlock();
             }
-            sync.force();
-            return made;
-        }
+            sync.add(dir);
+            return record(child, LocalHandleIndex.keyOf(dir), name);
+        });
     }
 
     @Override
@@ -633,61 +625,47 @@ public final class LocalVfs implements Vfs {
     }
 
     private void unlink(FileHandle dirFh, String name, boolean directory) throws NfsException {
-        try (MetadataSync sync = metadataSync()) {
-            Lock hold = change();
-            try {
-                Path dir = dirPath(dirFh);
-                VfsNames.checkEntry(name, false);
-                Path child = dir.resolve(name);
-                FileKey key = LocalHandleIndex.keyOf(child);
-                boolean isDirectory = Files.isDirectory(child, LinkOption.NOFOLLOW_LINKS);
-                if (isDirectory != directory) {
-                    throw new NfsException(directory ? Nfs3Status.NFS3ERR_NOTDIR : Nfs3Status.NFS3ERR_ISDIR, name);
-                }
-                boolean lastName = isDirectory || links(child) <= 1;
-                Files.delete(child);
-                index.forget(key, lastName);
-                sync.add(dir);
-            } catch (IOException e) {
-                throw IoErrors.map(e, name);
-            } finally {
-                hold.unlock();
+        changeNames(true, name, sync -> {
+            Path dir = dirPath(dirFh);
+            VfsNames.checkEntry(name, false);
+            Path child = dir.resolve(name);
+            FileKey key = LocalHandleIndex.keyOf(child);
+            boolean isDirectory = Files.isDirectory(child, LinkOption.NOFOLLOW_LINKS);
+            if (isDirectory != directory) {
+                throw new NfsException(directory ? Nfs3Status.NFS3ERR_NOTDIR : Nfs3Status.NFS3ERR_ISDIR, name);
             }
-            sync.force();
-        }
+            boolean lastName = isDirectory || links(child) <= 1;
+            Files.delete(child);
+            index.forget(key, lastName);
+            sync.add(dir);
+            return null;
+        });
     }
 
     @Override
     public void rename(FileHandle fromFh, String fromName, FileHandle toFh, String toName) throws NfsException {
-        try (MetadataSync sync = metadataSync()) {
-            Lock hold = change();
-            try {
-                Path from = dirPath(fromFh);
-                Path to = dirPath(toFh);
-                VfsNames.checkEntry(fromName, false);
-                VfsNames.checkEntry(toName, true);
-                Path src = from.resolve(fromName);
-                Path dst = to.resolve(toName);
-                FileKey key = LocalHandleIndex.keyOf(src);
-                FileKey replaced = LocalHandleIndex.keyOrNull(dst);
-                boolean replacedLastName = replaced != null
-                        && (Files.isDirectory(dst, LinkOption.NOFOLLOW_LINKS) || links(dst) <= 1);
-                Files.move(src, dst, StandardCopyOption.ATOMIC_MOVE);
-                if (replaced != null && !replaced.equals(key)) {
-                    index.forget(replaced, replacedLastName);
-                }
-                index.record(key, LocalHandleIndex.keyOf(to), toName);
-                sync.add(to);
-                if (!from.equals(to)) {
-                    sync.add(from);
-                }
-            } catch (IOException e) {
-                throw IoErrors.map(e, fromName + " -> " + toName);
-            } finally {
-                hold.unlock();
+        changeNames(true, fromName + " -> " + toName, sync -> {
+            Path from = dirPath(fromFh);
+            Path to = dirPath(toFh);
+            VfsNames.checkEntry(fromName, false);
+            VfsNames.checkEntry(toName, true);
+            Path src = from.resolve(fromName);
+            Path dst = to.resolve(toName);
+            FileKey key = LocalHandleIndex.keyOf(src);
+            FileKey replaced = LocalHandleIndex.keyOrNull(dst);
+            boolean replacedLastName = replaced != null
+                    && (Files.isDirectory(dst, LinkOption.NOFOLLOW_LINKS) || links(dst) <= 1);
+            Files.move(src, dst, StandardCopyOption.ATOMIC_MOVE);
+            if (replaced != null && !replaced.equals(key)) {
+                index.forget(replaced, replacedLastName);
             }
-            sync.force();
-        }
+            index.record(key, LocalHandleIndex.keyOf(to), toName);
+            sync.add(to);
+            if (!from.equals(to)) {
+                sync.add(from);
+            }
+            return null;
+        });
     }
 
     @Override

@@ -24,20 +24,24 @@ import org.rpcrdma4j.nfs.NfsException;
  * path outside the export. Thread-safe; rebuilds are serialized.
  * <p>
  * <b>Walks are rationed.</b> Anyone who can see the export's root identity can make handles that pass their integrity
- * check (unless the export has a secret key). So a walk leaves the index holding exactly what it found, and after it
- * an identity the index does not hold is no file of the export: its handle is stale without another walk. Only a
- * handle whose recorded path no longer leads to its file (moved or removed on the server itself) needs a walk; after
- * a walk the next may start only once {@link #WALK_SHARE} times its length has passed, and such a handle is
- * {@code NFS3ERR_JUKEBOX} (NFSv4: {@code NFS4ERR_DELAY}) before then, which clients answer by asking again later. A
- * walk shorter than a millisecond (a small tree) is never held back.
+ * check (unless the export has a secret key). So once a walk has read every directory, an identity the index has never
+ * held is no file of the export: its handle is stale without a walk. A handle whose recorded path no longer leads to
+ * its file (moved or removed on the server itself) needs a walk: after a walk of a millisecond or more the next may
+ * start only once {@link #WALK_SHARE} times its length has passed, and such a handle is {@code NFS3ERR_JUKEBOX}
+ * (NFSv4: {@code NFS4ERR_DELAY}) before then, which clients answer by asking again later. An identity that two
+ * complete walks in a row did not find (nor anyone recorded meanwhile) is dropped, and stale from then on: one walk
+ * could have missed a directory being moved on the server while it ran, two would have to miss it twice.
  */
 final class LocalHandleIndex {
     /** A file's identity on the server. */
     record FileKey(long dev, long ino) {
     }
 
-    /** Where an identity was seen; a null name: it has another name the index does not know (a walk finds it). */
-    private record Link(FileKey parent, String name, long recorded) {
+    /**
+     * Where an identity was seen; a null name: it has another name the index does not know (a walk finds it).
+     * {@code recorded} orders records against walks; {@code missed}: the last complete walk did not find it.
+     */
+    private record Link(FileKey parent, String name, long recorded, boolean missed) {
     }
 
     private static final int MAX_DEPTH = 4096;
@@ -54,6 +58,8 @@ final class LocalHandleIndex {
     /** Under {@link #rebuildLock}: when the next walk may start ({@link #clock}'s time). */
     private long nextWalk;
     private boolean walked;
+    /** A walk has read every directory of the tree: the index then holds every identity there was. */
+    private boolean walkedWhole;
     private long walks;
     /** Counts records: a link recorded during a walk is newer than the walk's start. */
     private final java.util.concurrent.atomic.AtomicLong records = new java.util.concurrent.atomic.AtomicLong();
@@ -81,7 +87,8 @@ final class LocalHandleIndex {
 
     void record(FileKey key, FileKey parent, String name) {
         if (!key.equals(rootKey)) {
-            links.put(key, new Link(parent, name, records.incrementAndGet()));
+            // the stamp is taken within the entry's update: a record racing a walk's is ordered with it
+            links.compute(key, (k, old) -> new Link(parent, name, records.incrementAndGet(), false));
         }
     }
 
@@ -93,7 +100,7 @@ final class LocalHandleIndex {
         if (last) {
             links.remove(key);
         } else {
-            links.put(key, new Link(null, null, records.incrementAndGet()));
+            links.compute(key, (k, old) -> new Link(null, null, records.incrementAndGet(), false));
         }
     }
 
@@ -132,8 +139,8 @@ final class LocalHandleIndex {
             if (known != null && wanted.equals(keyOrNull(known))) {
                 return known; // another thread's rebuild found it meanwhile
             }
-            if (walked && !links.containsKey(wanted)) {
-                return null; // not in the tree when it was walked, nor made since: no file of the export
+            if (walkedWhole && !links.containsKey(wanted)) {
+                return null; // not in the tree when it was walked whole, nor made since: no file of the export
             }
             long start = clock.getAsLong();
             if (walked && start - nextWalk < 0) {
@@ -141,47 +148,65 @@ final class LocalHandleIndex {
                         + "export was last walked, moments ago; ask again later");
             }
             long before = records.get();
-            Path found = walk(wanted);
-            links.values().removeIf(l -> l.recorded() <= before); // neither found by the walk nor recorded meanwhile
+            Walk w = new Walk(wanted);
+            w.run();
+            if (w.whole) {
+                // what the walk did not find, and nobody recorded meanwhile: dropped when the walk before missed it too
+                links.entrySet().removeIf(e -> e.getValue().recorded() <= before && e.getValue().missed());
+                links.replaceAll((k, l) -> l.recorded() <= before ? new Link(l.parent(), l.name(), l.recorded(), true)
+                        : l);
+                walkedWhole = true;
+            }
             long end = clock.getAsLong();
             walked = true;
             walks++;
             long length = end - start;
             nextWalk = length < RATIONED_WALK_NANOS ? end : end + WALK_SHARE * length;
-            return found;
+            return w.found;
         }
     }
 
-    /** One walk of the whole tree: records every identity; the path of {@code wanted}, or null. */
-    private Path walk(FileKey wanted) {
-        Path found = null;
-        ArrayDeque<Path> dirs = new ArrayDeque<>();
-        dirs.add(root);
-        while (!dirs.isEmpty()) {
-            Path dir = dirs.poll();
-            FileKey dirKey = keyOrNull(dir);
-            if (dirKey == null) {
-                continue;
-            }
-            try (DirectoryStream<Path> children = Files.newDirectoryStream(dir)) {
-                for (Path child : children) {
-                    FileKey childKey = keyOrNull(child);
-                    if (childKey == null) {
-                        continue;
-                    }
-                    record(childKey, dirKey, child.getFileName().toString());
-                    if (childKey.equals(wanted)) {
-                        found = child;
-                    }
-                    if (Files.isDirectory(child, LinkOption.NOFOLLOW_LINKS)) {
-                        dirs.add(child);
-                    }
+    /** One walk of the whole tree: records every identity it finds. */
+    private final class Walk {
+        private final FileKey wanted;
+        /** The path of {@link #wanted}, or null. */
+        Path found;
+        /** Whether every directory was read (none vanished, none refused, none failed halfway). */
+        boolean whole = true;
+
+        Walk(FileKey wanted) {
+            this.wanted = wanted;
+        }
+
+        void run() {
+            ArrayDeque<Path> dirs = new ArrayDeque<>();
+            dirs.add(root);
+            while (!dirs.isEmpty()) {
+                Path dir = dirs.poll();
+                FileKey dirKey = keyOrNull(dir);
+                if (dirKey == null) {
+                    whole = false;
+                    continue;
                 }
-            } catch (IOException e) {
-                // a directory that vanished or cannot be read: skip it
+                try (DirectoryStream<Path> children = Files.newDirectoryStream(dir)) {
+                    for (Path child : children) {
+                        FileKey childKey = keyOrNull(child);
+                        if (childKey == null) {
+                            continue; // removed while listed
+                        }
+                        record(childKey, dirKey, child.getFileName().toString());
+                        if (childKey.equals(wanted)) {
+                            found = child;
+                        }
+                        if (Files.isDirectory(child, LinkOption.NOFOLLOW_LINKS)) {
+                            dirs.add(child);
+                        }
+                    }
+                } catch (IOException | java.nio.file.DirectoryIteratorException e) {
+                    whole = false; // a directory that vanished or cannot be read: what is below it is kept as it was
+                }
             }
         }
-        return found;
     }
 
     static FileKey keyOf(Path p) throws IOException {

@@ -18,6 +18,7 @@ import org.slf4j.LoggerFactory;
  */
 final class MetadataSync implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(MetadataSync.class);
+    private static final java.util.concurrent.atomic.AtomicBoolean WARNED = new java.util.concurrent.atomic.AtomicBoolean();
 
     private final AtomicLong forced;
     private final FileChannel[] channels = new FileChannel[3];
@@ -45,7 +46,13 @@ final class MetadataSync implements AutoCloseable {
                 channels[i].force(true);
                 forced.incrementAndGet();
             } catch (IOException e) {
-                LOG.debug("forcing a directory or new object to disk failed: {}", e.toString());
+                // a file system that does not sync directories would say so on every call: once at WARN, then DEBUG
+                if (WARNED.compareAndSet(false, true)) {
+                    LOG.warn("forcing a directory or new object to disk failed (the change stands; further failures are "
+                            + "logged at DEBUG): {}", e.toString());
+                } else {
+                    LOG.debug("forcing a directory or new object to disk failed: {}", e.toString());
+                }
             }
         }
         close();

@@ -70,8 +70,31 @@ class LocalHandleIndexTest {
         Files.delete(root.resolve("g2"));
         now.addAndGet(10_000_000L);
         assertThat(index.rebuild(g)).as("removed on the server: a walk does not find it").isNull();
-        assertThat(index.rebuild(g)).as("and it is stale from then on without one").isNull();
-        assertThat(index.walks()).isEqualTo(3);
+        now.addAndGet(10_000_000L);
+        assertThat(index.rebuild(g)).as("nor a second").isNull();
+        assertThat(index.walks()).isEqualTo(4);
+        assertThat(index.rebuild(g)).as("missed twice: stale from then on without a walk").isNull();
+        assertThat(index.walks()).isEqualTo(4);
+    }
+
+    /**
+     * A directory moved out of the tree while a walk runs, and back, is not lost: a walk that misses a file only
+     * marks it, and the next walk finds it again.
+     */
+    @Test
+    void aFileOneWalkMissesIsFoundByTheNext() throws Exception {
+        Files.createDirectories(root.resolve("d"));
+        Files.writeString(root.resolve("d/f"), "x");
+        Path away = Files.createTempDirectory("away");
+        LocalHandleIndex index = index(now::get);
+        FileKey f = LocalHandleIndex.keyOf(root.resolve("d/f"));
+        index.rebuild(new FileKey(f.dev(), Long.MAX_VALUE));
+        assertThat(index.pathOf(f)).isEqualTo(root.resolve("d/f"));
+
+        Files.move(root.resolve("d"), away.resolve("d")); // out of the tree while the next walk runs
+        assertThat(index.rebuild(new FileKey(f.dev(), Long.MAX_VALUE - 1))).isNull();
+        Files.move(away.resolve("d"), root.resolve("d2"));
+        assertThat(index.rebuild(f)).as("back, elsewhere: found").isEqualTo(root.resolve("d2/f"));
     }
 
     @Test

@@ -63,6 +63,42 @@ public final class Nfs4Program implements RpcDispatchable, AutoCloseable {
 
     private final Laundromat laundromat;
 
+    /**
+     * The most bytes the result of an operation that changes the file system or the client's state takes here
+     * ({@code nfs_resop4}, with bitmaps of up to three words; this server grants no delegations), by number; 0 for
+     * the others. Such an operation runs only when the reply has that much left, so that none makes its change and
+     * then has its result refused for its size (Linux's server checks an estimate first too).
+     */
+    private static final int[] MOST_RESULT = new int[Nfs4.LAST_OP_V42 + 1];
+
+    static {
+        int cinfo = 4 + 8 + 8;
+        int bitmap = 4 + 3 * 4;
+        MOST_RESULT[Nfs4.OP_CLOSE] = 8 + 16;
+        MOST_RESULT[Nfs4.OP_COMMIT] = 8 + 8;
+        MOST_RESULT[Nfs4.OP_CREATE] = 8 + cinfo + bitmap;
+        MOST_RESULT[Nfs4.OP_DELEGRETURN] = 8;
+        MOST_RESULT[Nfs4.OP_LINK] = 8 + cinfo;
+        MOST_RESULT[Nfs4.OP_LOCK] = 8 + 16; // a denial changes nothing
+        MOST_RESULT[Nfs4.OP_LOCKU] = 8 + 16;
+        MOST_RESULT[Nfs4.OP_OPEN] = 8 + 16 + cinfo + 4 + bitmap + 4;
+        MOST_RESULT[Nfs4.OP_OPEN_DOWNGRADE] = 8 + 16;
+        MOST_RESULT[Nfs4.OP_REMOVE] = 8 + cinfo;
+        MOST_RESULT[Nfs4.OP_RENAME] = 8 + 2 * cinfo;
+        MOST_RESULT[Nfs4.OP_SETATTR] = 8 + bitmap;
+        MOST_RESULT[Nfs4.OP_WRITE] = 8 + 4 + 4 + 8;
+        MOST_RESULT[Nfs4.OP_FREE_STATEID] = 8;
+        MOST_RESULT[Nfs4.OP_RECLAIM_COMPLETE] = 8;
+        MOST_RESULT[Nfs4.OP_ALLOCATE] = 8;
+        MOST_RESULT[Nfs4.OP_DEALLOCATE] = 8;
+        MOST_RESULT[Nfs4.OP_CLONE] = 8;
+        MOST_RESULT[Nfs4.OP_COPY] = 8 + 4 + 16 + 8 + 4 + 8 + 4 + 4;
+    }
+
+    private static int opIndex(int opcode) {
+        return opcode > 0 && opcode < MOST_RESULT.length ? opcode : 0;
+    }
+
     {
         for (int i = 0; i < operations.length; i++) {
             operations[i] = new java.util.concurrent.atomic.LongAdder();
@@ -206,13 +242,17 @@ public final class Nfs4Program implements RpcDispatchable, AutoCloseable {
                 } else if (op instanceof SessionOps.Sequence) {
                     throw new Nfs4Exception(Nfs4Status.NFS4ERR_SEQUENCE_POS, "SEQUENCE not first");
                 }
+                if (c.replyBounded() && c.replyRoom() < MOST_RESULT[opIndex(op.opcode)]) {
+                    // before it changes anything: an operation whose result might not fit does not run
+                    throw c.replyTooBig("the result of operation " + op.opcode);
+                }
                 op.execute(c);
                 if (op == sequence && sequence.replay() != null) {
                     return new Raw(sequence.replay());
                 }
-                if (c.replyBounded() && c.resultSize(op) > c.replyRoom()) {
-                    // as Linux's server: no result beyond the reply the session allows (READ and READDIR cut
-                    // theirs to fit before; another operation's, like GETATTR's, is replaced by the error)
+                if (op != sequence && c.replyBounded() && c.resultSize(op) > c.replyRoom()) {
+                    // no result beyond the reply the session allows (READ and READDIR cut theirs to fit before;
+                    // another operation's, like GETATTR's, is replaced by the error)
                     throw c.replyTooBig("the result of operation " + op.opcode);
                 }
             } catch (Nfs4Exception e) {

@@ -49,6 +49,8 @@ final class SessionOps {
     }
 
     static final class Sequence extends Op {
+        /** {@code nfs_resop4} of a SEQUENCE that went through: opcode, status, session, five words. */
+        static final int RESULT_SIZE = 4 + 4 + Nfs4.SESSIONID_SIZE + 5 * 4;
         private byte[] sessionId;
         private int seqId;
         private int slotId;
@@ -82,12 +84,19 @@ final class SessionOps {
                         + "session allows " + Integer.toUnsignedString(s.fore().maxRequestSize())
                         + " (ca_maxrequestsize)");
             }
+            long limit = Integer.toUnsignedLong(cacheThis ? s.fore().maxResponseSizeCached()
+                    : s.fore().maxResponseSize());
+            if (c.replyHeader + RESULT_SIZE > limit) {
+                // as Linux's server, before the slot is touched: not even this result fits the reply
+                c.replyKept = cacheThis;
+                c.replyLimit = limit;
+                throw c.replyTooBig("SEQUENCE's result");
+            }
             result = c.server.clients.sequence(sessionId, seqId, slotId, highestSlotId, cacheThis);
             c.session = result.session();
             c.clientId = result.session().clientId();
             c.replyKept = cacheThis;
-            c.replyLimit = Integer.toUnsignedLong(cacheThis ? s.fore().maxResponseSizeCached()
-                    : s.fore().maxResponseSize());
+            c.replyLimit = limit;
         }
 
         /** The reply to send again instead of running the COMPOUND, or null. */

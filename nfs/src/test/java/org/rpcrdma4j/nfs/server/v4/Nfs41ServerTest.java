@@ -549,6 +549,14 @@ class Nfs41ServerTest {
                     FATTR4_FILEID));
             attrs.sequenceOk().ok(Nfs4.OP_PUTFH);
             assertThat(Nfs4Status.name(attrs.next(Nfs4.OP_GETATTR))).isEqualTo("NFS4ERR_REP_TOO_BIG");
+            // an operation that changes something does not run when its result might not fit
+            V4Script.Res write = s.call(c.compound().putfh(fh).op(Nfs4.OP_WRITE).fixed(new byte[16]).hyper(0)
+                    .word(2).opaque(new byte[] {0, 0, 0, 0}));
+            write.sequenceOk().ok(Nfs4.OP_PUTFH);
+            assertThat(Nfs4Status.name(write.next(Nfs4.OP_WRITE))).isEqualTo("NFS4ERR_REP_TOO_BIG");
+            ByteBuffer head = ByteBuffer.allocate(4);
+            vfs.read(file, 0, head);
+            assertThat(head.array()).as("nothing written").isEqualTo(Arrays.copyOf(data, 4));
         }
     }
 

@@ -49,9 +49,10 @@ import org.rpcrdma4j.nfs.vfs.LocalHandleIndex.FileKey;
  * from the root directory's own device and inode (stable, but then not secret: the HMAC only detects damaged handles;
  * confinement never rests on it). The JDK cannot open by inode: handles are mapped back to paths through a
  * {@link LocalHandleIndex} filled by every lookup and rebuilt by one walk of the tree after a restart. A handle whose
- * identity is no longer in the tree is {@code NFS3ERR_STALE}. A walk leaves the index holding what it found, so a
- * handle of no file (removed, or made up) is stale without walking again; only a handle of a file moved on the server
- * itself needs a walk, and one too soon after the last is {@code NFS3ERR_JUKEBOX} (the client asks again later). Known limit: the JDK does not expose inode generation
+ * identity is no longer in the tree is {@code NFS3ERR_STALE}. Once a walk has read the whole tree, a handle of a
+ * file it never saw (made up, or removed through the server) is stale without walking again; a handle of a file moved
+ * or removed on the server itself needs a walk (two, to be found gone), and one too soon after the last is
+ * {@code NFS3ERR_JUKEBOX} (the client asks again later). Known limit: the JDK does not expose inode generation
  * numbers, so a handle of a deleted file whose inode number the file system reuses names the new file.
  * <p>
  * <b>Confinement.</b> Paths are built only from the root downwards from checked names ({@link VfsNames}: one

@@ -513,12 +513,12 @@ public final class Nfs41Session implements AutoCloseable {
         return exchangeId(0);
     }
 
-    /** The pause before the {@code retry}th try again after NFS4ERR_DELAY (from 1): doubling from min up to max. */
     /** How long a COMPOUND waits out the server's grace period: twice the lease and ten seconds. */
     private long graceWaitNanos() {
         return TimeUnit.SECONDS.toNanos(2L * Math.max(1, leaseSeconds) + 10);
     }
 
+    /** The pause before the {@code retry}th try again after NFS4ERR_DELAY (from 1): doubling from min up to max. */
     private long delayBackoffNanos(int retry) {
         return Math.min(options.delayBackoffMax().toNanos(), options.delayBackoffMin().toNanos()
                 << Math.min(20, retry - 1));
@@ -1001,7 +1001,8 @@ public final class Nfs41Session implements AutoCloseable {
                 }
                 case Nfs4Status.NFS4ERR_GRACE -> {
                     // the server's grace period lasts a lease or more (knfsd's until the clients it knew reclaimed
-                    // or twice the lease passed): it is waited out by time, with the DELAY back-off, not counted
+                    // or twice the lease passed): it is waited out by time, not bounded by DELAY's count of tries,
+                    // though each try counts to lengthen the back-off
                     long now = System.nanoTime();
                     if (graceSince == 0) {
                         graceSince = now;

@@ -57,7 +57,6 @@ final class LocalHandleIndex {
     private final LongSupplier clock;
     /** Under {@link #rebuildLock}: when the next walk may start ({@link #clock}'s time). */
     private long nextWalk;
-    private boolean walked;
     /** A walk has read every directory of the tree: the index then holds every identity there was. */
     private boolean walkedWhole;
     private long walks;
@@ -143,7 +142,7 @@ final class LocalHandleIndex {
                 return null; // not in the tree when it was walked whole, nor made since: no file of the export
             }
             long start = clock.getAsLong();
-            if (walked && start - nextWalk < 0) {
+            if (walks > 0 && start - nextWalk < 0) {
                 throw new NfsException(Nfs3Status.NFS3ERR_JUKEBOX, "this handle's file has moved since the "
                         + "export was last walked, moments ago; ask again later");
             }
@@ -158,7 +157,6 @@ final class LocalHandleIndex {
                 walkedWhole = true;
             }
             long end = clock.getAsLong();
-            walked = true;
             walks++;
             long length = end - start;
             nextWalk = length < RATIONED_WALK_NANOS ? end : end + WALK_SHARE * length;

@@ -191,28 +191,39 @@ public final class LocalVfs implements Vfs {
         return p;
     }
 
-    /** Takes the shared hold: a path checked under it stays what it was until it is released. */
-    private Lock use() {
-        Lock l = names.readLock();
-        l.lock();
-        return l;
-    }
-
-    /** Takes the exclusive hold, for calls that remove or move names. */
-    private Lock change() {
-        Lock l = names.writeLock();
-        l.lock();
-        return l;
-    }
-
     /** How many names (hard links) the object at {@code p} has. */
     private static int links(Path p) throws IOException {
         return (Integer) Files.getAttribute(p, "unix:nlink", LinkOption.NOFOLLOW_LINKS);
     }
 
-    /** A call that changes names: runs under the hold of its paths, and adds what it changed to {@code sync}. */
+    /** What a call does with the paths it checks: runs under the hold of its paths. */
+    private interface PathUse<T> {
+        T run() throws IOException, NfsException;
+    }
+
+    /** A call that changes names: a {@link PathUse} that adds what it changed to {@code sync}. */
     private interface NameChange<T> {
         T run(MetadataSync sync) throws IOException, NfsException;
+    }
+
+    /**
+     * Runs {@code use} under {@code hold} (the shared hold, or the exclusive one): a path checked under it stays what
+     * it was until it is released. An I/O error is the NFS status for {@code what}.
+     */
+    private static <T> T under(Lock hold, String what, PathUse<T> use) throws NfsException {
+        hold.lock();
+        try {
+            return use.run();
+        } catch (IOException e) {
+            throw IoErrors.map(e, what);
+        } finally {
+            hold.unlock();
+        }
+    }
+
+    /** {@link #under} the shared hold. */
+    private <T> T using(String what, PathUse<T> use) throws NfsException {
+        return under(names.readLock(), what, use);
     }
 
     /**
@@ -221,15 +232,7 @@ public final class LocalVfs implements Vfs {
      */
     private <T> T changeNames(boolean exclusive, String what, NameChange<T> change) throws NfsException {
         try (MetadataSync sync = new MetadataSync(metadataSyncs)) {
-            T result;
-            Lock hold = exclusive ? change() : use();
-            try {
-                result = change.run(sync);
-            } catch (IOException e) {
-                throw IoErrors.map(e, what);
-            } finally {
-                hold.unlock();
-            }
+            T result = under(exclusive ? names.writeLock() : names.readLock(), what, () -> change.run(sync));
             sync.force();
             return result;
         }
@@ -383,20 +386,12 @@ public final class LocalVfs implements Vfs {
 
     @Override
     public FileAttributes getattr(FileHandle fh) throws NfsException {
-        Lock hold = use();
-        try {
-            return attributes(path(fh));
-        } catch (IOException e) {
-            throw IoErrors.map(e, "getattr");
-        } finally {
-            hold.unlock();
-        }
+        return using("getattr", () -> attributes(path(fh)));
     }
 
     @Override
     public FileAttributes setattr(FileHandle fh, SetAttributes attributes, NfsTime guardCtime) throws NfsException {
-        Lock hold = use();
-        try {
+        return using("setattr", () -> {
             Path p = path(fh);
             FileAttributes current = attributes(p);
             if (guardCtime != null && !guardCtime.equals(current.ctime())) {
@@ -404,17 +399,12 @@ public final class LocalVfs implements Vfs {
             }
             apply(p, current, attributes);
             return attributes(p);
-        } catch (IOException e) {
-            throw IoErrors.map(e, "setattr");
-        } finally {
-            hold.unlock();
-        }
+        });
     }
 
     @Override
     public NfsObject lookup(FileHandle dirFh, String name) throws NfsException {
-        Lock hold = use();
-        try {
+        return using(name, () -> {
             Path dir = dirPath(dirFh);
             VfsNames.checkLookup(name);
             if (".".equals(name)) {
@@ -426,27 +416,18 @@ public final class LocalVfs implements Vfs {
                 return new NfsObject(handleOf(key), attributes(parent));
             }
             return record(dir.resolve(name), LocalHandleIndex.keyOf(dir), name);
-        } catch (IOException e) {
-            throw IoErrors.map(e, name);
-        } finally {
-            hold.unlock();
-        }
+        });
     }
 
     @Override
     public String readlink(FileHandle fh) throws NfsException {
-        Lock hold = use();
-        try {
+        return using("readlink", () -> {
             Path p = path(fh);
             if (!Files.isSymbolicLink(p)) {
                 throw new NfsException(Nfs3Status.NFS3ERR_INVAL, "not a symbolic link");
             }
             return Files.readSymbolicLink(p).toString();
-        } catch (IOException e) {
-            throw IoErrors.map(e, "readlink");
-        } finally {
-            hold.unlock();
-        }
+        });
     }
 
     private Path regularFile(FileHandle fh) throws NfsException {
@@ -465,14 +446,7 @@ public final class LocalVfs implements Vfs {
      * stays the one that was checked whatever happens to its names).
      */
     private FileChannel open(FileHandle fh, StandardOpenOption mode, String what) throws NfsException {
-        Lock hold = use();
-        try {
-            return FileChannel.open(regularFile(fh), mode, LinkOption.NOFOLLOW_LINKS);
-        } catch (IOException e) {
-            throw IoErrors.map(e, what);
-        } finally {
-            hold.unlock();
-        }
+        return using(what, () -> FileChannel.open(regularFile(fh), mode, LinkOption.NOFOLLOW_LINKS));
     }
 
     @Override
@@ -672,8 +646,7 @@ public final class LocalVfs implements Vfs {
     @Override
     public DirectoryPage readdir(FileHandle dirFh, long cookie, long cookieVerifier, int maxEntries)
             throws NfsException {
-        Lock hold = use();
-        try {
+        return using("readdir", () -> {
             Path dir = dirPath(dirFh);
             FileAttributes dirAttributes = attributes(dir);
             long verifier = dirAttributes.mtime().seconds() * 1_000_000_000L + dirAttributes.mtime().nseconds()
@@ -721,11 +694,7 @@ public final class LocalVfs implements Vfs {
             // at the end when nothing is left after this page, "." and ".." included
             boolean eof = !more && (cookie >= 2 || entries.size() >= 2 - cookie);
             return new DirectoryPage(entries, eof, verifier);
-        } catch (IOException e) {
-            throw IoErrors.map(e, "readdir");
-        } finally {
-            hold.unlock();
-        }
+        });
     }
 
     /**
@@ -746,17 +715,12 @@ public final class LocalVfs implements Vfs {
 
     @Override
     public FsStat fsstat(FileHandle fh) throws NfsException {
-        Lock hold = use();
-        try {
+        return using("fsstat", () -> {
             FileStore store = Files.getFileStore(path(fh));
             long unknownFiles = 0xFFFFFFFFL; // the JDK does not expose inode counts
             return new FsStat(store.getTotalSpace(), store.getUnallocatedSpace(), store.getUsableSpace(),
                     unknownFiles, unknownFiles, unknownFiles, 0);
-        } catch (IOException e) {
-            throw IoErrors.map(e, "fsstat");
-        } finally {
-            hold.unlock();
-        }
+        });
     }
 
     @Override

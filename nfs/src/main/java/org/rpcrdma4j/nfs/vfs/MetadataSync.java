@@ -21,7 +21,8 @@ final class MetadataSync implements AutoCloseable {
     private static final java.util.concurrent.atomic.AtomicBoolean WARNED = new java.util.concurrent.atomic.AtomicBoolean();
 
     private final AtomicLong forced;
-    private final FileChannel[] channels = new FileChannel[3];
+    /** A call changes at most two directories, or a directory and a new object. */
+    private final FileChannel[] channels = new FileChannel[2];
     private int count;
 
     /** @param forced counts the objects forced */
@@ -32,9 +33,9 @@ final class MetadataSync implements AutoCloseable {
     /** Opens {@code p} to be forced later; while the caller still holds the path. */
     void add(Path p) {
         try {
-            channels[count++] = FileChannel.open(p, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS);
+            FileChannel opened = FileChannel.open(p, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS);
+            channels[count++] = opened;
         } catch (IOException | UnsupportedOperationException e) {
-            count--;
             LOG.debug("cannot open {} to force it to disk: {}", p, e.toString());
         }
     }

@@ -250,7 +250,7 @@ public final class Nfs4Program implements RpcDispatchable, AutoCloseable {
                 if (op == sequence && sequence.replay() != null) {
                     return new Raw(sequence.replay());
                 }
-                if (op != sequence && c.replyBounded() && c.resultSize(op) > c.replyRoom()) {
+                if (c.replyBounded() && c.resultSize(op) > c.replyRoom()) {
                     // no result beyond the reply the session allows (READ and READDIR cut theirs to fit before;
                     // another operation's, like GETATTR's, is replaced by the error)
                     throw c.replyTooBig("the result of operation " + op.opcode);

@@ -84,19 +84,16 @@ final class SessionOps {
                         + "session allows " + Integer.toUnsignedString(s.fore().maxRequestSize())
                         + " (ca_maxrequestsize)");
             }
-            long limit = Integer.toUnsignedLong(cacheThis ? s.fore().maxResponseSizeCached()
+            c.replyKept = cacheThis;
+            c.replyLimit = Integer.toUnsignedLong(cacheThis ? s.fore().maxResponseSizeCached()
                     : s.fore().maxResponseSize());
-            if (c.replyHeader + RESULT_SIZE > limit) {
+            if (c.replyRoom() < RESULT_SIZE) {
                 // as Linux's server, before the slot is touched: not even this result fits the reply
-                c.replyKept = cacheThis;
-                c.replyLimit = limit;
                 throw c.replyTooBig("SEQUENCE's result");
             }
             result = c.server.clients.sequence(sessionId, seqId, slotId, highestSlotId, cacheThis);
             c.session = result.session();
             c.clientId = result.session().clientId();
-            c.replyKept = cacheThis;
-            c.replyLimit = limit;
         }
 
         /** The reply to send again instead of running the COMPOUND, or null. */

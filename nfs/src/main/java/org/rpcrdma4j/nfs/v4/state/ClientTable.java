@@ -410,12 +410,7 @@ public final class ClientTable {
                 oldest = c;
             }
         }
-        if (oldest == null) {
-            return false;
-        }
-        removeClient(oldest, oldest.confirmed);
-        courtesyYielded++;
-        return true;
+        return oldest != null && yieldLocked(oldest, now);
     }
 
     private int expireLocked(long now) {
@@ -455,7 +450,12 @@ public final class ClientTable {
      */
     boolean yieldCourtesyLocked(long clientId) {
         ClientRecord c = clients.get(clientId);
-        if (c == null || !c.leasePassed(clock.getAsLong(), leaseNanos) || c.busy()) {
+        return c != null && yieldLocked(c, clock.getAsLong());
+    }
+
+    /** Drops {@code c}, kept as a courtesy, for another client: when its lease ran out and none of its requests runs. */
+    private boolean yieldLocked(ClientRecord c, long now) {
+        if (!c.leasePassed(now, leaseNanos) || c.busy()) {
             return false;
         }
         removeClient(c, c.confirmed);

@@ -39,7 +39,7 @@ class LocalVfsConfinementTest {
         vfs = LocalVfs.open(export, KEY);
     }
 
-    private static void assertStatus(ThrowingRunnable r, Nfs3Status... statuses) {
+    static void assertStatus(ThrowingRunnable r, Nfs3Status... statuses) {
         assertThatThrownBy(r::run).isInstanceOfSatisfying(NfsException.class,
                 e -> assertThat(e.status()).isIn((Object[]) statuses));
     }

@@ -1,7 +1,7 @@
 package org.rpcrdma4j.nfs.vfs;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.rpcrdma4j.nfs.vfs.LocalVfsConfinementTest.assertStatus;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -14,7 +14,6 @@ import org.junit.jupiter.api.io.TempDir;
 import org.rpcrdma4j.nfs.CreateMode;
 import org.rpcrdma4j.nfs.FileHandle;
 import org.rpcrdma4j.nfs.Nfs3Status;
-import org.rpcrdma4j.nfs.NfsException;
 import org.rpcrdma4j.nfs.SetAttributes;
 import org.rpcrdma4j.nfs.StableHow;
 
@@ -30,15 +29,6 @@ class LocalVfsDurabilityTest {
     void setUp() throws Exception {
         export = Files.createDirectories(temp.resolve("export"));
         vfs = LocalVfs.open(export, "a secret handle key of 32 bytes!".getBytes(StandardCharsets.US_ASCII));
-    }
-
-    private static void assertStatus(Nfs3Status status, ThrowingRunnable r) {
-        assertThatThrownBy(r::run).isInstanceOfSatisfying(NfsException.class,
-                e -> assertThat(e.status()).isEqualTo(status));
-    }
-
-    interface ThrowingRunnable {
-        void run() throws Exception;
     }
 
     /** NFS's calls but an UNSTABLE WRITE are stable when they return: the directories they change are forced too. */
@@ -79,11 +69,11 @@ class LocalVfsDurabilityTest {
         FileHandle d = vfs.mkdir(vfs.root(), "d", SetAttributes.NONE).handle();
         vfs.remove(vfs.root(), "f");
         ByteBuffer one = ByteBuffer.wrap(new byte[] {1});
-        assertStatus(Nfs3Status.NFS3ERR_STALE, () -> vfs.write(f, 0, one.duplicate(), StableHow.UNSTABLE));
-        assertStatus(Nfs3Status.NFS3ERR_ISDIR, () -> vfs.write(d, 0, one.duplicate(), StableHow.UNSTABLE));
-        assertStatus(Nfs3Status.NFS3ERR_ISDIR, () -> vfs.commit(d, 0, 0));
-        assertStatus(Nfs3Status.NFS3ERR_BADHANDLE, () -> vfs.write(FileHandle.of(new byte[26]), 0, one.duplicate(),
-                StableHow.UNSTABLE));
+        assertStatus(() -> vfs.write(f, 0, one.duplicate(), StableHow.UNSTABLE), Nfs3Status.NFS3ERR_STALE);
+        assertStatus(() -> vfs.write(d, 0, one.duplicate(), StableHow.UNSTABLE), Nfs3Status.NFS3ERR_ISDIR);
+        assertStatus(() -> vfs.commit(d, 0, 0), Nfs3Status.NFS3ERR_ISDIR);
+        assertStatus(() -> vfs.write(FileHandle.of(new byte[26]), 0, one.duplicate(),
+                StableHow.UNSTABLE), Nfs3Status.NFS3ERR_BADHANDLE);
         assertThat(vfs.writeVerifier()).isEqualTo(verifier);
     }
 

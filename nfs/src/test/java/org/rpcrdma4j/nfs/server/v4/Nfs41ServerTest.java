@@ -297,8 +297,7 @@ class Nfs41ServerTest {
             byte[] current = {0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
 
             // a WRITE lock of bytes 0-99 for a new lock owner, then a WRITE through the current stateid: LOCK's
-            V4Script.Res l = a.call(ca.compound().putfh(openA[1]).op(Nfs4.OP_LOCK).word(2).word(0).hyper(0)
-                    .hyper(100).word(1).word(0).stateid(openA[0]).word(0).hyper(ca.clientId).string("pid-a")
+            V4Script.Res l = a.call(lockNew(ca, openA, 2, 0, 100, "pid-a")
                     .op(Nfs4.OP_WRITE).stateid(current).hyper(0).word(2).opaque(new byte[] {7, 7, 7}));
             assertThat(l.status).as(Nfs4Status.name(l.status)).isZero();
             l.sequenceOk().ok(Nfs4.OP_PUTFH).ok(Nfs4.OP_LOCK);
@@ -309,8 +308,7 @@ class Nfs41ServerTest {
             assertThat(l.word()).isEqualTo(3);
 
             // the other client's READ lock over byte 50 is denied, naming the lock in its way
-            V4Script.Res denied = b.call(cb.compound().putfh(openB[1]).op(Nfs4.OP_LOCK).word(1).word(0).hyper(50)
-                    .hyper(10).word(1).word(0).stateid(openB[0]).word(0).hyper(cb.clientId).string("pid-b"));
+            V4Script.Res denied = b.call(lockNew(cb, openB, 1, 50, 10, "pid-b"));
             denied.sequenceOk().ok(Nfs4.OP_PUTFH);
             assertThat(denied.next(Nfs4.OP_LOCK)).isEqualTo(Nfs4Status.NFS4ERR_DENIED);
             assertThat(denied.hyper()).as("offset").isZero();
@@ -336,8 +334,7 @@ class Nfs41ServerTest {
             byte[] unlocked = u.fixed(16);
             assertThat(Arrays.copyOf(unlocked, 4)).as("seqid 2").containsExactly(0, 0, 0, 2);
             u.ok(Nfs4.OP_FREE_STATEID);
-            V4Script.Res got = b.call(cb.compound().putfh(openB[1]).op(Nfs4.OP_LOCK).word(1).word(0).hyper(50)
-                    .hyper(10).word(1).word(0).stateid(openB[0]).word(0).hyper(cb.clientId).string("pid-b"));
+            V4Script.Res got = b.call(lockNew(cb, openB, 1, 50, 10, "pid-b"));
             got.sequenceOk().ok(Nfs4.OP_PUTFH).ok(Nfs4.OP_LOCK);
             V4Script.Res freed = a.call(ca.compound().op(Nfs4.OP_TEST_STATEID).word(1).stateid(unlocked)
                     .op(Nfs4.OP_FREE_STATEID).stateid(unlocked));
@@ -358,23 +355,16 @@ class Nfs41ServerTest {
             byte[] root = exportRoot(ca);
             byte[][] openA = create(ca, root, "contended");
             byte[][] openB = create(cb, root, "contended");
-            V4Script.Res l = a.call(ca.compound().putfh(openA[1]).op(Nfs4.OP_LOCK).word(2).word(0).hyper(0)
-                    .hyper(-1L).word(1).word(0).stateid(openA[0]).word(0).hyper(ca.clientId).string("pid-a"));
+            V4Script.Res l = a.call(lockNew(ca, openA, 2, 0, -1L, "pid-a"));
             l.sequenceOk().ok(Nfs4.OP_PUTFH).ok(Nfs4.OP_LOCK);
-            V4Script.Res denied = b.call(cb.compound().putfh(openB[1]).op(Nfs4.OP_LOCK).word(2).word(0).hyper(0)
-                    .hyper(10).word(1).word(0).stateid(openB[0]).word(0).hyper(cb.clientId).string("pid-b"));
+            V4Script.Res denied = b.call(lockNew(cb, openB, 2, 0, 10, "pid-b"));
             denied.sequenceOk().ok(Nfs4.OP_PUTFH);
             assertThat(denied.next(Nfs4.OP_LOCK)).isEqualTo(Nfs4Status.NFS4ERR_DENIED);
 
             // the first client says nothing more; the second keeps its lease and, after a while, asks again
-            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
-            while (System.nanoTime() - until < 0) {
-                b.call(cb.compound().op(Nfs4.OP_PUTROOTFH)).sequenceOk();
-                Thread.sleep(300);
-            }
+            keepRenewing(b, cb, 3000);
             assertThat(server.nfs4().clientsExpired()).as("expired by the server's timer").isEqualTo(1);
-            V4Script.Res got = b.call(cb.compound().putfh(openB[1]).op(Nfs4.OP_LOCK).word(2).word(0).hyper(0)
-                    .hyper(10).word(1).word(0).stateid(openB[0]).word(0).hyper(cb.clientId).string("pid-b"));
+            V4Script.Res got = b.call(lockNew(cb, openB, 2, 0, 10, "pid-b"));
             got.sequenceOk().ok(Nfs4.OP_PUTFH).ok(Nfs4.OP_LOCK);
             V4Script.Res gone = a.call(ca.compound().op(Nfs4.OP_PUTROOTFH));
             assertThat(gone.next(Nfs4.OP_SEQUENCE)).isEqualTo(Nfs4Status.NFS4ERR_BADSESSION);
@@ -393,8 +383,7 @@ class Nfs41ServerTest {
             byte[] root = exportRoot(ca);
             byte[][] openA = create(ca, root, "shared-lock");
             byte[][] openB = create(cb, root, "shared-lock");
-            V4Script.Res l = a.call(ca.compound().putfh(openA[1]).op(Nfs4.OP_LOCK).word(2).word(0).hyper(0)
-                    .hyper(-1L).word(1).word(0).stateid(openA[0]).word(0).hyper(ca.clientId).string("pid-a"));
+            V4Script.Res l = a.call(lockNew(ca, openA, 2, 0, -1L, "pid-a"));
             l.sequenceOk().ok(Nfs4.OP_PUTFH).ok(Nfs4.OP_LOCK);
             byte[] lock = l.fixed(16);
             keepRenewing(b, cb, 2500); // a says nothing for two and a half leases
@@ -403,20 +392,27 @@ class Nfs41ServerTest {
             V4Script.Res back = a.call(ca.compound().putfh(openA[1]).op(Nfs4.OP_WRITE).stateid(lock).hyper(0)
                     .word(2).opaque(new byte[] {4, 2}));
             back.sequenceOk().ok(Nfs4.OP_PUTFH).ok(Nfs4.OP_WRITE);
-            V4Script.Res stillDenied = b.call(cb.compound().putfh(openB[1]).op(Nfs4.OP_LOCK).word(2).word(0)
-                    .hyper(0).hyper(10).word(1).word(0).stateid(openB[0]).word(0).hyper(cb.clientId).string("pid-b"));
+            V4Script.Res stillDenied = b.call(lockNew(cb, openB, 2, 0, 10, "pid-b"));
             stillDenied.sequenceOk().ok(Nfs4.OP_PUTFH);
             assertThat(stillDenied.next(Nfs4.OP_LOCK)).as("a is back: its lock holds").isEqualTo(Nfs4Status.NFS4ERR_DENIED);
 
             keepRenewing(b, cb, 2500);
-            V4Script.Res got = b.call(cb.compound().putfh(openB[1]).op(Nfs4.OP_LOCK).word(2).word(0).hyper(0)
-                    .hyper(10).word(1).word(0).stateid(openB[0]).word(0).hyper(cb.clientId).string("pid-b"));
+            V4Script.Res got = b.call(lockNew(cb, openB, 2, 0, 10, "pid-b"));
             got.sequenceOk().ok(Nfs4.OP_PUTFH).ok(Nfs4.OP_LOCK);
             assertThat(server.nfs4().clients().courtesyYielded()).isEqualTo(1);
             assertThat(server.nfs4().clientsExpired()).as("not by the timer").isZero();
             assertThat(a.call(ca.compound().op(Nfs4.OP_PUTROOTFH)).next(Nfs4.OP_SEQUENCE))
                     .isEqualTo(Nfs4Status.NFS4ERR_BADSESSION);
         }
+    }
+
+    /**
+     * A COMPOUND of {@code c} that locks a range of its open {@code open} (stateid, handle) of {@code type} for a new
+     * lock owner {@code pid}; more operations may follow.
+     */
+    static V4Script.Args lockNew(Client c, byte[][] open, int type, long offset, long length, String pid) {
+        return c.compound().putfh(open[1]).op(Nfs4.OP_LOCK).word(type).word(0).hyper(offset).hyper(length).word(1)
+                .word(0).stateid(open[0]).word(0).hyper(c.clientId).string(pid);
     }
 
     /** SEQUENCEs of {@code c} every 300 ms for {@code millis}: its lease keeps running while another's runs out. */

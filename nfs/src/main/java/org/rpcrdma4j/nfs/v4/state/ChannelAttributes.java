@@ -22,6 +22,12 @@ public record ChannelAttributes(int headerPadSize, int maxRequestSize, int maxRe
     /** The smallest reply: an RPC reply header (24 bytes), COMPOUND4res's own (12) and SEQUENCE's result (44). */
     public static final int SMALLEST_REPLY = 24 + 12 + 44;
 
+    /** Whether a channel of these sizes carries a SEQUENCE: {@link #SMALLEST_REQUEST} and {@link #SMALLEST_REPLY}. */
+    public boolean carriesSequence() {
+        return Integer.compareUnsigned(maxRequestSize, SMALLEST_REQUEST) >= 0
+                && Integer.compareUnsigned(maxResponseSize, SMALLEST_REPLY) >= 0;
+    }
+
     /**
      * What the server grants a client that asked {@code asked} under its own {@code serverLimits}: the smaller of each
      * value (RFC 8881 section 18.36.3 lets the server lower, never raise, what the client asked), no header padding

@@ -176,8 +176,7 @@ public final class ClientTable {
             if ((flags & ~CreateSessionResult.ARGUMENT_FLAGS) != 0) {
                 throw new Nfs4Exception(NFS4ERR_INVAL, "CREATE_SESSION flags " + Integer.toHexString(flags));
             }
-            if (Integer.compareUnsigned(fore.maxRequestSize(), ChannelAttributes.SMALLEST_REQUEST) < 0
-                    || Integer.compareUnsigned(fore.maxResponseSize(), ChannelAttributes.SMALLEST_REPLY) < 0) {
+            if (!fore.carriesSequence()) {
                 throw new Nfs4Exception(NFS4ERR_TOOSMALL, "fore channel of " + Integer.toUnsignedString(
                         fore.maxRequestSize()) + "-byte requests and " + Integer.toUnsignedString(
                         fore.maxResponseSize()) + "-byte replies: SEQUENCE alone needs "

@@ -47,8 +47,7 @@ public record StateConfig(Duration leaseTime, Duration graceTime, ChannelAttribu
             throw new IllegalArgumentException("negative grace time " + graceTime);
         }
         checkLimits("fore", foreLimits);
-        if (Integer.compareUnsigned(foreLimits.maxRequestSize(), ChannelAttributes.SMALLEST_REQUEST) < 0
-                || Integer.compareUnsigned(foreLimits.maxResponseSize(), ChannelAttributes.SMALLEST_REPLY) < 0) {
+        if (!foreLimits.carriesSequence()) {
             throw new IllegalArgumentException("fore channel: requests of at least " + ChannelAttributes.SMALLEST_REQUEST
                     + " bytes and replies of at least " + ChannelAttributes.SMALLEST_REPLY + " (a SEQUENCE), got "
                     + Integer.toUnsignedString(foreLimits.maxRequestSize()) + " and "

@@ -44,6 +44,12 @@ public record ChannelAttributes(int headerPadSize, int maxRequestSize, int maxRe
                 atLeastOne(min(asked.maxRequests, serverLimits.maxRequests)));
     }
 
+    /** The same attributes with {@code slots} slots. */
+    public ChannelAttributes withMaxRequests(int slots) {
+        return new ChannelAttributes(headerPadSize, maxRequestSize, maxResponseSize, maxResponseSizeCached,
+                maxOperations, slots);
+    }
+
     private static int min(int a, int b) {
         return Integer.compareUnsigned(a, b) <= 0 ? a : b;
     }

@@ -28,6 +28,10 @@ public final class ClientTable {
     final Object lock = new Object();
     /** How long an unconfirmed client ID is kept from {@link #dropOldestUnconfirmed} (a CREATE_SESSION's time). */
     static final long UNCONFIRMED_MIN_AGE_NANOS = 1_000_000_000L;
+    /** A slot's own record, counted with its cached reply in {@link StateConfig#replyCacheBytes()}. */
+    static final long SLOT_RECORD_BYTES = 64;
+    /** A new session's slots take at most this fraction (its inverse) of the reply cache memory left. */
+    static final int REPLY_CACHE_SHARE = 8;
 
     private final StateConfig config;
     private final int bootId;
@@ -46,6 +50,8 @@ public final class ClientTable {
     private final OpenStates opens;
     private int nextClient = 1;
     private int nextSession = 1;
+    /** Reply cache memory the live sessions reserved, out of {@link StateConfig#replyCacheBytes()}. */
+    private long replyCacheReserved;
 
     /**
      * @param config the lease, grace and session limits
@@ -186,10 +192,13 @@ public final class ClientTable {
                 throw new Nfs4Exception(NFS4ERR_NOSPC, "client " + Long.toHexString(clientId) + " has "
                         + c.sessions.size() + " sessions");
             }
+            ChannelAttributes granted = ChannelAttributes.negotiate(fore, config.foreLimits());
+            long slotBytes = replyCacheSlotBytes(granted);
+            int slots = replyCacheSlots(granted.maxRequests(), slotBytes);
             Session s = new Session(SessionId.forClient(clientId, nextSession++), clientId,
-                    flags & CreateSessionResult.FLAG_CONN_BACK_CHAN,
-                    ChannelAttributes.negotiate(fore, config.foreLimits()),
-                    ChannelAttributes.negotiate(back, config.backLimits()), callbackProgram);
+                    flags & CreateSessionResult.FLAG_CONN_BACK_CHAN, granted.withMaxRequests(slots),
+                    ChannelAttributes.negotiate(back, config.backLimits()), callbackProgram, slots * slotBytes);
+            replyCacheReserved += s.replyCacheBytes;
             if (!c.confirmed) {
                 confirm(c);
             }
@@ -300,8 +309,7 @@ public final class ClientTable {
         synchronized (lock) {
             Session s = sessionLocked(sessionId, clock.getAsLong());
             clients.get(s.clientId()).sessions.remove(s.id());
-            sessions.remove(s.id());
-            s.markDestroyed();
+            dropSessionLocked(s);
         }
     }
 
@@ -486,6 +494,16 @@ public final class ClientTable {
         }
     }
 
+    /**
+     * The reply cache memory the live sessions reserved, out of {@link StateConfig#replyCacheBytes()} (a little more
+     * when sessions got the one slot they always get with too little left).
+     */
+    public long replyCacheReserved() {
+        synchronized (lock) {
+            return replyCacheReserved;
+        }
+    }
+
     // --- internals, with the lock held ---
 
     private ClientRecord clientLocked(long clientId, long now) throws Nfs4Exception {
@@ -529,13 +547,37 @@ public final class ClientTable {
         return c.confirmed && now - c.lastRenewed - leaseNanos <= courtesyNanos && opens.hasOpensLocked(c.id);
     }
 
+    /**
+     * What one slot of a session with {@code fore} can hold in its reply cache: a reply of
+     * {@code ca_maxresponsesize_cached} and the slot's own record.
+     */
+    private static long replyCacheSlotBytes(ChannelAttributes fore) {
+        return Integer.toUnsignedLong(fore.maxResponseSizeCached()) + SLOT_RECORD_BYTES;
+    }
+
+    /**
+     * How many of the {@code asked} slots a new session gets: as many as take at most an eighth of the reply cache
+     * memory left, and at least one (Linux's server shares its reply cache memory out the same way).
+     */
+    private int replyCacheSlots(int asked, long slotBytes) {
+        long left = Math.max(0, config.replyCacheBytes() - replyCacheReserved);
+        long fits = left / REPLY_CACHE_SHARE / slotBytes;
+        return (int) Math.max(1, Math.min(asked, fits));
+    }
+
+    private void dropSessionLocked(Session s) {
+        if (sessions.remove(s.id()) != null) {
+            replyCacheReserved -= s.replyCacheBytes;
+        }
+        s.markDestroyed();
+    }
+
     private void removeClient(ClientRecord c, boolean rememberExpired) {
         clients.remove(c.id);
         confirmedByOwner.remove(c.owner, c);
         unconfirmedByOwner.remove(c.owner, c);
         for (Session s : c.sessions.values()) {
-            sessions.remove(s.id());
-            s.markDestroyed();
+            dropSessionLocked(s);
         }
         c.sessions.clear();
         opens.dropClientLocked(c.id);

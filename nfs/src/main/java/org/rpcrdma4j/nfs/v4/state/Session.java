@@ -19,15 +19,18 @@ public final class Session {
     /** The COMPOUND server reported the back channel unusable; guarded by the table's lock. */
     boolean backChannelDown;
     private volatile boolean destroyed;
+    /** The reply cache memory the session reserved when it was made; given back when it goes. */
+    final long replyCacheBytes;
 
     Session(SessionId id, long clientId, int flags, ChannelAttributes fore, ChannelAttributes back,
-            int callbackProgram) {
+            int callbackProgram, long replyCacheBytes) {
         this.id = id;
         this.clientId = clientId;
         this.flags = flags;
         this.fore = fore;
         this.back = back;
         this.callbackProgram = callbackProgram;
+        this.replyCacheBytes = replyCacheBytes;
         this.slots = new SlotTable(fore.maxRequests());
         this.backChannel = (flags & CreateSessionResult.FLAG_CONN_BACK_CHAN) != 0;
     }

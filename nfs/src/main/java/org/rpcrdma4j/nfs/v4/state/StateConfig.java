@@ -24,16 +24,24 @@ import java.util.Objects;
  *                             (a courteous server, as Linux's is): a client cut off for longer than its lease carries
  *                             on when it comes back within this time; zero expires every client when its lease runs
  *                             out
+ * @param replyCacheBytes      the memory the reply caches of all sessions together may take: each session reserves
+ *                             its slots' worst case ({@code ca_maxresponsesize_cached} and a little more each) when it
+ *                             is made, and gives it back when it goes. A CREATE_SESSION gets the slots it asked for
+ *                             while they take at most an eighth of what is left, fewer when not, and always one, as
+ *                             Linux's server grants them, so that many clients, or one client with many client IDs,
+ *                             cannot fill the server's memory with cached replies
  */
 public record StateConfig(Duration leaseTime, Duration graceTime, ChannelAttributes foreLimits,
         ChannelAttributes backLimits, int maxSessionsPerClient, int maxClients, int maxOpensPerClient,
-        Duration courtesyTime) {
+        Duration courtesyTime, long replyCacheBytes) {
     /** Client IDs kept at once by default. */
     public static final int DEFAULT_MAX_CLIENTS = 4096;
     /** Open stateids a client ID may hold by default. */
     public static final int DEFAULT_MAX_OPENS_PER_CLIENT = 65536;
     /** How long past its lease a client keeps its state by default: a day, as Linux's server. */
     public static final Duration DEFAULT_COURTESY_TIME = Duration.ofDays(1);
+    /** The least {@link #defaultReplyCacheBytes()} gives. */
+    public static final long MIN_DEFAULT_REPLY_CACHE_BYTES = 8L << 20;
 
     public StateConfig {
         Objects.requireNonNull(leaseTime, "leaseTime");
@@ -65,9 +73,29 @@ public record StateConfig(Duration leaseTime, Duration graceTime, ChannelAttribu
         if (courtesyTime.isNegative()) {
             throw new IllegalArgumentException("negative courtesy time " + courtesyTime);
         }
+        if (replyCacheBytes < 0) {
+            throw new IllegalArgumentException("negative reply cache size " + replyCacheBytes);
+        }
     }
 
-    /** The settings given, with {@link #DEFAULT_COURTESY_TIME}. */
+    /**
+     * The reply cache memory of the shorter constructors and {@link #defaults()}: a sixty-fourth of the most heap
+     * this JVM may use ({@code Runtime.maxMemory()}), at least {@link #MIN_DEFAULT_REPLY_CACHE_BYTES}. With a 4 GiB
+     * heap, 64 MiB: about 128 sessions of 64 slots and 8 KiB cached replies before sessions get fewer slots.
+     */
+    public static long defaultReplyCacheBytes() {
+        return Math.max(MIN_DEFAULT_REPLY_CACHE_BYTES, Runtime.getRuntime().maxMemory() / 64);
+    }
+
+    /** The settings given, with {@link #defaultReplyCacheBytes()}. */
+    public StateConfig(Duration leaseTime, Duration graceTime, ChannelAttributes foreLimits,
+                       ChannelAttributes backLimits, int maxSessionsPerClient, int maxClients, int maxOpensPerClient,
+                       Duration courtesyTime) {
+        this(leaseTime, graceTime, foreLimits, backLimits, maxSessionsPerClient, maxClients, maxOpensPerClient,
+                courtesyTime, defaultReplyCacheBytes());
+    }
+
+    /** The settings given, with {@link #DEFAULT_COURTESY_TIME} and {@link #defaultReplyCacheBytes()}. */
     public StateConfig(Duration leaseTime, Duration graceTime, ChannelAttributes foreLimits,
                        ChannelAttributes backLimits, int maxSessionsPerClient, int maxClients, int maxOpensPerClient) {
         this(leaseTime, graceTime, foreLimits, backLimits, maxSessionsPerClient, maxClients, maxOpensPerClient,
@@ -75,8 +103,8 @@ public record StateConfig(Duration leaseTime, Duration graceTime, ChannelAttribu
     }
 
     /**
-     * The settings given, with {@link #DEFAULT_MAX_CLIENTS}, {@link #DEFAULT_MAX_OPENS_PER_CLIENT} and
-     * {@link #DEFAULT_COURTESY_TIME}.
+     * The settings given, with {@link #DEFAULT_MAX_CLIENTS}, {@link #DEFAULT_MAX_OPENS_PER_CLIENT},
+     * {@link #DEFAULT_COURTESY_TIME} and {@link #defaultReplyCacheBytes()}.
      */
     public StateConfig(Duration leaseTime, Duration graceTime, ChannelAttributes foreLimits,
                        ChannelAttributes backLimits, int maxSessionsPerClient) {
@@ -87,8 +115,9 @@ public record StateConfig(Duration leaseTime, Duration graceTime, ChannelAttribu
     /**
      * 90 s lease and grace (the Linux server's), a fore channel of 64 slots, requests and replies of 1 MiB and a page
      * (a 1 MiB WRITE or READ with its headers, as the Linux server grants: the Linux client asks for 1 MiB plus its
-     * own estimate of the headers and sizes its I/O from what it gets), 8 KiB cached replies and 64 operations; a back channel of 1 slot, 4 KiB messages and 8 operations; 16 sessions a client;
-     * 4096 client IDs; 65536 opens a client; a day of courtesy past a lease.
+     * own estimate of the headers and sizes its I/O from what it gets), 8 KiB cached replies and 64 operations; a back
+     * channel of 1 slot, 4 KiB messages and 8 operations; 16 sessions a client; 4096 client IDs; 65536 opens a client;
+     * a day of courtesy past a lease; {@link #defaultReplyCacheBytes()} of reply caches.
      */
     public static StateConfig defaults() {
         return new StateConfig(Duration.ofSeconds(90), Duration.ofSeconds(90),
@@ -99,19 +128,25 @@ public record StateConfig(Duration leaseTime, Duration graceTime, ChannelAttribu
     /** The same settings with another grace period. */
     public StateConfig withGraceTime(Duration grace) {
         return new StateConfig(leaseTime, grace, foreLimits, backLimits, maxSessionsPerClient, maxClients,
-                maxOpensPerClient, courtesyTime);
+                maxOpensPerClient, courtesyTime, replyCacheBytes);
     }
 
     /** The same settings with other bounds on client IDs and on each one's opens. */
     public StateConfig withStateBounds(int clients, int opensPerClient) {
         return new StateConfig(leaseTime, graceTime, foreLimits, backLimits, maxSessionsPerClient, clients,
-                opensPerClient, courtesyTime);
+                opensPerClient, courtesyTime, replyCacheBytes);
     }
 
     /** The same settings with another courtesy time ({@code Duration.ZERO}: none). */
     public StateConfig withCourtesyTime(Duration courtesy) {
         return new StateConfig(leaseTime, graceTime, foreLimits, backLimits, maxSessionsPerClient, maxClients,
-                maxOpensPerClient, courtesy);
+                maxOpensPerClient, courtesy, replyCacheBytes);
+    }
+
+    /** The same settings with another bound on the memory of all reply caches together. */
+    public StateConfig withReplyCacheBytes(long bytes) {
+        return new StateConfig(leaseTime, graceTime, foreLimits, backLimits, maxSessionsPerClient, maxClients,
+                maxOpensPerClient, courtesyTime, bytes);
     }
 
     private static void checkLimits(String channel, ChannelAttributes limits) {

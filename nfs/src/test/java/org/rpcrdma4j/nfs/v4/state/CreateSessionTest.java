@@ -140,4 +140,61 @@ class CreateSessionTest {
         two.table.destroySession(first.sessionId().toByteArray());
         assertThat(two.table.createSession(x.clientId(), 3, 0, ASK, ASK, 0).sequence()).isEqualTo(3);
     }
+
+    /** What one slot of a session made with {@link StateFixture#ASK} reserves: a 4 KiB cached reply and its record. */
+    private static final long ASK_SLOT_BYTES = 4096 + ClientTable.SLOT_RECORD_BYTES;
+
+    /** A table whose reply caches may take {@code slots} slots of {@link StateFixture#ASK}'s size in all. */
+    private static StateFixture withReplyCacheOf(long slots) {
+        StateConfig d = StateConfig.defaults();
+        return new StateFixture(new StateConfig(Duration.ofNanos(StateFixture.LEASE_NANOS), Duration.ZERO,
+                d.foreLimits(), d.backLimits(), 64).withReplyCacheBytes(slots * ASK_SLOT_BYTES));
+    }
+
+    @Test
+    void sessionsGetFewerSlotsAsTheReplyCacheMemoryRunsLowAndAlwaysOne() throws Exception {
+        StateFixture f = withReplyCacheOf(64);
+        ExchangeIdResult x = f.exchange("host-a", 1);
+        int[] granted = new int[40];
+        long reserved = 0;
+
+        for (int i = 0; i < granted.length; i++) {
+            CreateSessionResult cs = f.table.createSession(x.clientId(), i + 1, 0, ASK, ASK, 0);
+            granted[i] = cs.fore().maxRequests();
+            Session s = f.table.session(cs.sessionId().toByteArray());
+            assertThat(s.slots().highestSlotId()).isEqualTo(granted[i] - 1);
+            reserved += granted[i] * ASK_SLOT_BYTES;
+            assertThat(f.table.replyCacheReserved()).isEqualTo(reserved);
+        }
+
+        // an eighth of what is left: 64 slots' worth left gives the 8 asked, then 56 left gives 7, 49 left 6, ..., 15 left 1
+        assertThat(granted).startsWith(8, 7, 6, 5, 4, 4, 3, 3, 3, 2, 2, 2, 1);
+        assertThat(granted).containsOnly(8, 7, 6, 5, 4, 3, 2, 1);
+        assertThat(granted[granted.length - 1]).isEqualTo(1);
+        assertThat(reserved).isGreaterThan(64 * ASK_SLOT_BYTES); // the one slot each gets past the bound
+    }
+
+    @Test
+    void aDestroyedSessionOrAnExpiredClientGivesItsReplyCacheMemoryBack() throws Exception {
+        StateFixture f = withReplyCacheOf(64);
+        ExchangeIdResult a = f.exchange("host-a", 1);
+        CreateSessionResult first = f.table.createSession(a.clientId(), 1, 0, ASK, ASK, 0);
+        CreateSessionResult second = f.table.createSession(a.clientId(), 2, 0, ASK, ASK, 0);
+        assertThat(second.fore().maxRequests()).isEqualTo(7);
+
+        f.table.destroySession(second.sessionId().toByteArray());
+        assertThat(f.table.replyCacheReserved()).isEqualTo(8 * ASK_SLOT_BYTES);
+        assertThat(f.table.createSession(a.clientId(), 3, 0, ASK, ASK, 0).fore().maxRequests()).isEqualTo(7);
+
+        StateFixture.Client b = f.client("host-b");
+        assertThat(f.table.session(b.session).fore().maxRequests()).isEqualTo(6);
+        f.advance(StateFixture.LEASE_NANOS / 2);
+        f.ping(b);
+        f.advance(StateFixture.LEASE_NANOS / 2 + 1);
+        assertThat(f.table.expire()).isEqualTo(1); // host-a, which holds no opens
+        assertThat(f.table.replyCacheReserved()).isEqualTo(6 * ASK_SLOT_BYTES);
+        assertThat(first.fore().maxRequests()).isEqualTo(8);
+        assertThat(f.client("host-c").session).satisfies(
+                c -> assertThat(f.table.session(c).fore().maxRequests()).isEqualTo(7));
+    }
 }

@@ -57,6 +57,8 @@ public final class RegisteredBufferPool implements AutoCloseable {
     private int[] freePages = new int[0];
     private int pagesInUse;
     private boolean closed;
+    /** Set by {@link #refuseWaits()}: an allocation that cannot be had at once fails instead of waiting. */
+    private boolean refusingWaits;
     private final AtomicLong waits = new AtomicLong();
     private final AtomicLong timeouts = new AtomicLong();
 
@@ -129,6 +131,9 @@ public final class RegisteredBufferPool implements AutoCloseable {
             waits.incrementAndGet();
             long remaining = timeoutNanos;
             while (true) {
+                if (refusingWaits) {
+                    throw new VerbsException("registered buffer pool is closing: no room for " + size + " bytes now");
+                }
                 if (remaining <= 0) {
                     timeouts.incrementAndGet();
                     throw new BufferPoolExhaustedException("no room for " + size + " bytes (" + pages
@@ -343,6 +348,21 @@ public final class RegisteredBufferPool implements AutoCloseable {
     /** Allocations that gave up after the timeout. */
     public long timeouts() {
         return timeouts.get();
+    }
+
+    /**
+     * From now on an allocation that cannot be had at once fails ({@link VerbsException}) instead of waiting for
+     * memory to come back, and the allocations waiting now fail too: for an owner that is closing, whose callers must
+     * not wait for memory that only its own close would give back. Allocations that fit still succeed.
+     */
+    public void refuseWaits() {
+        lock.lock();
+        try {
+            refusingWaits = true;
+            released.signalAll();
+        } finally {
+            lock.unlock();
+        }
     }
 
     /**

@@ -66,6 +66,8 @@ public final class RegistrationPool implements AutoCloseable {
     /** Slots being filled by background growth outside the lock. */
     private int reserved;
     private boolean closed;
+    /** Set by {@link #refuseWaits()}: a request for handles that are not free fails instead of waiting. */
+    private boolean refusingWaits;
     private volatile int epoch;
     private volatile QueuePair qp;
     private volatile Registration[] registrations = new Registration[0];
@@ -336,6 +338,9 @@ public final class RegistrationPool implements AutoCloseable {
                 if (closed) {
                     throw new VerbsException("registration pool is closed");
                 }
+                if (refusingWaits && freeCount < n) {
+                    throw new VerbsException("registration pool is closing: " + n + " handles are not free now");
+                }
                 if (registration.epoch() != epoch) {
                     throw new RegistrationResetException(
                             "the connection was reset while mapping; marshal the RPC again");
@@ -581,6 +586,20 @@ public final class RegistrationPool implements AutoCloseable {
     public boolean readWithInvalidate() {
         return ops.mode() == RegistrationMode.FRWR && attributes.has(DeviceCapability.READ_WITH_INV)
                 && AccessFlags.needsHandle(attributes.transportType(), ChunkRole.RDMA_READ_SINK);
+    }
+
+    /**
+     * From now on a request for handles that are not free fails ({@link VerbsException}) instead of waiting for them,
+     * and the requests waiting now fail too: for an owner that is closing. Requests that can be met still are.
+     */
+    public void refuseWaits() {
+        lock.lock();
+        try {
+            refusingWaits = true;
+            returned.signalAll();
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** Destroys every handle and stops background work. Idempotent. */

@@ -538,6 +538,13 @@ final class ClientAgent implements Agent, ConnectionWork {
         SendWorkRequest tail = null;
         RequestSlot slot;
         while ((slot = window.nextSendable()) != null) {
+            if (window.onTheWire(slot.xid)) {
+                counters.increment(XprtCounter.FAILED_MARSHAL_COUNT);
+                fail(slot, new RdmaMarshalException("xid 0x" + Integer.toHexString(slot.xid)
+                        + " is already outstanding on the connection to " + serverName
+                        + ": each call needs an xid of its own (RdmaClientTransport.nextXid())"));
+                continue;
+            }
             SendWorkRequest first = prepare(slot);
             if (head == null) {
                 head = first;

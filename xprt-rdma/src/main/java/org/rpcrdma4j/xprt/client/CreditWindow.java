@@ -79,6 +79,11 @@ final class CreditWindow {
         slot.everSent = true;
     }
 
+    /** Whether a call with {@code xid} is on the wire. */
+    boolean onTheWire(int xid) {
+        return onTheWire.get(xid) != null;
+    }
+
     /** Takes the call on the wire with {@code xid} (null when there is none): it is answered now. */
     RequestSlot take(int xid) {
         RequestSlot slot = onTheWire.remove(xid);

@@ -271,7 +271,8 @@ public final class RdmaClientTransport implements RpcTransport, AutoCloseable {
      * Sends a call; {@code listener} (may be null) is told when it is done. Blocks only while no request slot is free
      * or registration handles are short. The outcome is also reported on the call itself.
      *
-     * @throws IllegalArgumentException for a call without message or reply buffer, or buffers of another transport
+     * @throws IllegalArgumentException for a call without message or reply buffer, or buffers of another transport or
+     *                                  released already
      * @throws IllegalStateException    when called on the connection's own thread, or with the call in flight
      */
     public void submit(RdmaCall call, RdmaCallListener listener) {
@@ -285,6 +286,9 @@ public final class RdmaClientTransport implements RpcTransport, AutoCloseable {
         if (call.payload() != null && !isRegisteredHere(call.payload())
                 || call.sink() != null && !isRegisteredHere(call.sink())) {
             throw new IllegalArgumentException("a payload or sink must come from this transport's buffer pool");
+        }
+        if (call.payload() != null && call.payload().refCnt() == 0 || call.sink() != null && call.sink().refCnt() == 0) {
+            throw new IllegalArgumentException("the call's payload or sink was released already");
         }
         int xid = message.getInt(message.readerIndex());
         call.start(xid, listener);
@@ -309,9 +313,9 @@ public final class RdmaClientTransport implements RpcTransport, AutoCloseable {
             return;
         }
         slot.ddpCall = call;
-        slot.pin(call);
         slot.deadlineNanos = deadline;
         try {
+            slot.pin(call); // a payload or sink released by now fails the call here, and frees the slot with it
             marshaler.prepare(slot, call);
             agent.noteProgram(slot.program, slot.version);
             marshaler.marshalAcrossResets(slot);
@@ -329,6 +333,9 @@ public final class RdmaClientTransport implements RpcTransport, AutoCloseable {
     }
 
     private Throwable marshalFailure(RequestSlot slot, Exception e) {
+        if (agent.closeRequested() && !(e instanceof InterruptedException)) {
+            return new RdmaConnectionException("the RDMA transport to " + server + " was closed", e);
+        }
         if (e instanceof RdmaMarshalException) {
             agent.counters().increment(XprtCounter.FAILED_MARSHAL_COUNT);
             return e;
@@ -337,9 +344,6 @@ public final class RdmaClientTransport implements RpcTransport, AutoCloseable {
             Thread.currentThread().interrupt();
             return new RdmaConnectionException("interrupted while marshaling xid 0x" + Integer.toHexString(slot.xid),
                     e);
-        }
-        if (e instanceof VerbsException && agent.closeRequested()) {
-            return new RdmaConnectionException("the RDMA transport to " + server + " was closed", e);
         }
         agent.counters().increment(XprtCounter.FAILED_MARSHAL_COUNT);
         return new RdmaMarshalException("cannot marshal xid 0x" + Integer.toHexString(slot.xid) + ": " + e, e);
@@ -651,6 +655,9 @@ public final class RdmaClientTransport implements RpcTransport, AutoCloseable {
         }
         replyQueue.close("the RDMA transport to " + server + " is closed");
         agent.requestClose();
+        // a caller waiting for memory or handles would wait for what only this close gives back: it fails now
+        buffers.refuseWaits();
+        registrations.refuseWaits();
         long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (!agent.isQuiesced() && System.nanoTime() - until < 0) {
             java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));

@@ -79,8 +79,14 @@ final class ReplyProcessor {
                     continue;
                 }
                 agent.received(now);
-                onReceive(wc, receives.buffer(index), receives.offset(index), wc.byteLen);
-                receives.recycle(index);
+                try {
+                    onReceive(wc, receives.buffer(index), receives.offset(index), wc.byteLen);
+                } catch (RuntimeException e) {
+                    LOG.warn("taking a message from {} apart failed: {}", server, e.toString(), e);
+                    agent.disconnectSoon("taking a message apart failed: " + e);
+                } finally {
+                    receives.recycle(index);
+                }
             }
             if (agent.state() == ClientAgent.State.CONNECTED && receives.recycledCount() > 0) {
                 try {
@@ -126,6 +132,19 @@ final class ReplyProcessor {
         }
         agent.grant(header.credits());
         Throwable failure;
+        try {
+            failure = take(slot, buf, at, messageLength);
+        } catch (RuntimeException e) {
+            counters.increment(XprtCounter.BAD_REPLY_COUNT);
+            failure = new RdmaBadReplyException("the reply to xid 0x" + Integer.toHexString(slot.xid) + " from "
+                    + server + " could not be taken: " + e, e);
+        }
+        agent.replied(slot, wc, failure);
+    }
+
+    /** Checks the reply to {@code slot} and hands it to the call's target: the call's failure, or null. */
+    private Throwable take(RequestSlot slot, ByteBuf buf, int at, int messageLength) {
+        Throwable failure;
         switch (header.proc()) {
             case RDMA_ERROR:
                 counters.increment(XprtCounter.RDMA_ERRORS);
@@ -146,7 +165,7 @@ final class ReplyProcessor {
             default:
                 failure = bad(slot, "procedure " + header.proc() + " in a reply");
         }
-        agent.replied(slot, wc, failure);
+        return failure;
     }
 
     private static String describePlan(RequestSlot slot) {
@@ -158,6 +177,18 @@ final class ReplyProcessor {
             default:
                 return "inline receive threshold";
         }
+    }
+
+    /** Whether the DDP caller's reply buffer can take {@code length} more bytes (grown as far as it may be). */
+    private static boolean fits(RequestSlot slot, long length) {
+        return slot.ddpCall.replyBuffer().maxWritableBytes() >= length;
+    }
+
+    private Throwable tooLarge(RequestSlot slot, long length) {
+        counters.increment(XprtCounter.BAD_REPLY_COUNT);
+        return new RdmaBadReplyException("the " + length + "-byte reply to xid 0x" + Integer.toHexString(slot.xid)
+                + " from " + server + " does not fit the call's reply buffer, which takes at most "
+                + slot.ddpCall.replyBuffer().maxWritableBytes() + " more bytes");
     }
 
     private Throwable bad(RequestSlot slot, String what) {
@@ -200,6 +231,9 @@ final class ReplyProcessor {
             return rebuild(slot, buf, at, length, placed);
         }
         if (slot.ddpCall != null) {
+            if (!fits(slot, length)) {
+                return tooLarge(slot, length);
+            }
             slot.ddpCall.replyBuffer().writeBytes(buf, at, length);
             slot.ddpCall.replied(length, placed);
         } else {
@@ -255,6 +289,9 @@ final class ReplyProcessor {
         StreamLayout layout = slot.replyLayout;
         layout.layOutReply(length, position < 0 ? length : position, position < 0 ? 0 : placed);
         int total = layout.totalLength();
+        if (!fits(slot, total)) {
+            return tooLarge(slot, total);
+        }
         layout.appendTo(slot.ddpCall.replyBuffer(), buf, at, slot.sinkBuf, slot.sinkIndex);
         slot.ddpCall.replied(total, -1);
         return null;
@@ -291,6 +328,9 @@ final class ReplyProcessor {
             return null;
         }
         if (slot.ddpCall != null) {
+            if (!fits(slot, length)) {
+                return tooLarge(slot, length);
+            }
             Copies.append(slot.sinkBuf, slot.sinkIndex, length, slot.ddpCall.replyBuffer());
             slot.ddpCall.replied(length, -1);
         } else if (slot.ownedReply == slot.sinkBuf) {

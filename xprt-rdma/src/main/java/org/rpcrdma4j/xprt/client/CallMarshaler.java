@@ -2,10 +2,12 @@ package org.rpcrdma4j.xprt.client;
 
 import io.netty.buffer.ByteBuf;
 import java.nio.ByteBuffer;
+import java.util.concurrent.TimeUnit;
 import org.rpcrdma4j.codec.RpcRdmaEncoder;
 import org.rpcrdma4j.codec.RpcRdmaHeader;
 import org.rpcrdma4j.codec.RpcRdmaLayout;
 import org.rpcrdma4j.codec.RpcRdmaProc;
+import org.rpcrdma4j.registration.BufferPoolExhaustedException;
 import org.rpcrdma4j.registration.ChunkRole;
 import org.rpcrdma4j.registration.RegisteredBuffer;
 import org.rpcrdma4j.registration.RegisteredBufferPool;
@@ -62,7 +64,7 @@ final class CallMarshaler {
     // ------------------------------------------------------------------ preparing a DDP call
 
     /** Copies a DDP call's message (and trailer) into registered memory and plans its reply. Caller's thread. */
-    void prepare(RequestSlot slot, RdmaCall call) throws RdmaMarshalException, InterruptedException {
+    void prepare(RequestSlot slot, RdmaCall call) throws RdmaTransportException, InterruptedException {
         layOut(slot, call.message(), call.payload(), call.payloadIndex(), call.payloadLength(), call.trailer());
         if (call.sink() != null) {
             if (!call.sink().registeredWith(agent.protectionDomain())) {
@@ -85,7 +87,7 @@ final class CallMarshaler {
      * without one, a binding may cut the copied message around its DDP-eligible argument.
      */
     private void layOut(RequestSlot slot, ByteBuf message, RegisteredBuffer payload, int payloadIndex,
-                        int payloadLength, ByteBuf trailer) throws RdmaMarshalException, InterruptedException {
+                        int payloadLength, ByteBuf trailer) throws RdmaTransportException, InterruptedException {
         int messageLength = message.readableBytes();
         int pad = payload == null ? 0 : pad(payloadLength);
         int trailerLength = trailer == null ? 0 : trailer.readableBytes();
@@ -133,7 +135,7 @@ final class CallMarshaler {
      * (which the call then holds until it is done), else copied into registered memory with the rest of the call, once.
      * Plans its reply. Caller's thread.
      */
-    void prepare(RequestSlot slot, EncodedCall call) throws RdmaMarshalException, InterruptedException {
+    void prepare(RequestSlot slot, EncodedCall call) throws RdmaTransportException, InterruptedException {
         ByteBuf message = call.message();
         if (!call.hasDirectPiece() || !prepareInPlace(slot, call, message)) {
             prepare(slot, message); // checks the call's size
@@ -142,7 +144,7 @@ final class CallMarshaler {
 
     /** The zero-copy case of {@link #prepare(RequestSlot, EncodedCall)}: false when it does not apply. */
     private boolean prepareInPlace(RequestSlot slot, EncodedCall call, ByteBuf message)
-            throws RdmaMarshalException, InterruptedException {
+            throws RdmaTransportException, InterruptedException {
         checkCallSize(message.readableBytes());
         int from = message.readerIndex();
         int to = message.writerIndex();
@@ -185,7 +187,7 @@ final class CallMarshaler {
     }
 
     /** Copies an encoded call (a flat XDR message) into registered memory and plans its reply. Caller's thread. */
-    void prepare(RequestSlot slot, ByteBuf message) throws RdmaMarshalException, InterruptedException {
+    void prepare(RequestSlot slot, ByteBuf message) throws RdmaTransportException, InterruptedException {
         int length = message.readableBytes();
         checkCallSize(length);
         RegisteredBuffer base = messageBuffer(slot, length);
@@ -255,7 +257,7 @@ final class CallMarshaler {
      * when it does not come inline. {@code at}: where the message starts in {@code base}.
      */
     private void planReply(RequestSlot slot, RegisteredBuffer base, int at, int maxReplyOverride,
-                           InlineThresholds limits) throws RdmaMarshalException, InterruptedException {
+                           InlineThresholds limits) throws RdmaTransportException, InterruptedException {
         slot.plannedWith = limits;
         int inlineReceive = limits.receive();
         long maxItem = -1;
@@ -321,7 +323,7 @@ final class CallMarshaler {
      * this call (owned by the slot until the call completes).
      */
     private RegisteredBuffer messageBuffer(RequestSlot slot, long length)
-            throws RdmaMarshalException, InterruptedException {
+            throws RdmaTransportException, InterruptedException {
         if (length <= slot.room()) {
             return slot.sendBuffer;
         }
@@ -350,14 +352,31 @@ final class CallMarshaler {
         }
     }
 
+    /**
+     * A registered buffer for the call, waiting for room as long as the pool lets a caller wait, and no longer than
+     * the call's deadline: a call that times out waiting fails with {@link RdmaCallTimeoutException}.
+     */
     private RegisteredBuffer allocate(RequestSlot slot, long size, String what)
-            throws RdmaMarshalException, InterruptedException {
+            throws RdmaTransportException, InterruptedException {
         if (size > buffers.config().arenaSize()) {
             throw new RdmaMarshalException("a " + what + " of " + size + " bytes exceeds the largest registered "
                     + "buffer (" + buffers.config().arenaSize() + " bytes)");
         }
+        long wait = buffers.config().allocateTimeout().toNanos();
+        boolean untilDeadline = false;
+        if (slot.deadlineNanos != 0 && slot.deadlineNanos - System.nanoTime() < wait) {
+            wait = Math.max(0, slot.deadlineNanos - System.nanoTime());
+            untilDeadline = true;
+        }
         try {
-            return buffers.allocate((int) size);
+            return buffers.allocate((int) size, wait, TimeUnit.NANOSECONDS);
+        } catch (BufferPoolExhaustedException e) {
+            if (untilDeadline) {
+                throw new RdmaCallTimeoutException("xid 0x" + Integer.toHexString(slot.xid) + " timed out waiting "
+                        + "for registered memory for a " + what + " of " + size + " bytes: " + e.getMessage());
+            }
+            throw new RdmaMarshalException("no registered memory for a " + what + " of " + size + " bytes (xid 0x"
+                    + Integer.toHexString(slot.xid) + "): " + e.getMessage(), e);
         } catch (VerbsException e) {
             throw new RdmaMarshalException("no registered memory for a " + what + " of " + size + " bytes (xid 0x"
                     + Integer.toHexString(slot.xid) + "): " + e.getMessage(), e);
@@ -373,7 +392,7 @@ final class CallMarshaler {
      * more times, and not once the transport is closing: the last failure is thrown. Other failures are thrown at
      * once. A reset after the mapping is the agent's to see (the slot's stamp) when it takes the slot.
      */
-    void marshalAcrossResets(RequestSlot slot) throws RdmaMarshalException, VerbsException, InterruptedException {
+    void marshalAcrossResets(RequestSlot slot) throws RdmaTransportException, VerbsException, InterruptedException {
         for (int attempt = 0; ; attempt++) {
             try {
                 marshal(slot);
@@ -394,7 +413,7 @@ final class CallMarshaler {
      * @throws RdmaMarshalException a limit was exceeded or registration failed (nothing may be sent)
      * @throws VerbsException       the connection was reset while mapping: marshal again
      */
-    void marshal(RequestSlot slot) throws RdmaMarshalException, VerbsException, InterruptedException {
+    void marshal(RequestSlot slot) throws RdmaTransportException, VerbsException, InterruptedException {
         InlineThresholds limits = agent.thresholds();
         if (slot.plannedWith != null && !slot.plannedWith.equals(limits)) {
             replan(slot, limits);
@@ -493,7 +512,7 @@ final class CallMarshaler {
      * with other settings, or sent no private data): a reply planned inline may no longer fit, a chunk may no longer
      * be needed. A caller's sink stays the plan. The slot's handles must be invalid (nothing is mapped yet).
      */
-    private void replan(RequestSlot slot, InlineThresholds limits) throws RdmaMarshalException, InterruptedException {
+    private void replan(RequestSlot slot, InlineThresholds limits) throws RdmaTransportException, InterruptedException {
         if (slot.callerSink) {
             return;
         }

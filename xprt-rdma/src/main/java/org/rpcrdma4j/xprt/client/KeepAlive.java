@@ -139,7 +139,7 @@ final class KeepAlive {
         encodeNullCall(probe, agent.nextXid(), lastProgram, lastVersion);
         try {
             marshaler.marshal(probe);
-        } catch (RdmaMarshalException | org.rpcrdma4j.verbs.VerbsException | InterruptedException
+        } catch (RdmaTransportException | org.rpcrdma4j.verbs.VerbsException | InterruptedException
                  | RuntimeException e) {
             probe.clearCall();
             probe.state = RequestSlot.State.FREE;

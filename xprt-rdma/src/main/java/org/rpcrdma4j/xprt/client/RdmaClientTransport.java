@@ -340,6 +340,10 @@ public final class RdmaClientTransport implements RpcTransport, AutoCloseable {
             agent.counters().increment(XprtCounter.FAILED_MARSHAL_COUNT);
             return e;
         }
+        if (e instanceof RdmaCallTimeoutException) {
+            agent.counters().increment(XprtCounter.TIMEOUTS);
+            return e;
+        }
         if (e instanceof InterruptedException) {
             Thread.currentThread().interrupt();
             return new RdmaConnectionException("interrupted while marshaling xid 0x" + Integer.toHexString(slot.xid),

@@ -38,6 +38,9 @@ final class Remarshaler {
         } catch (RdmaMarshalException e) {
             agent.counters().increment(XprtCounter.FAILED_MARSHAL_COUNT);
             failure = e;
+        } catch (RdmaTransportException e) {
+            agent.counters().increment(XprtCounter.TIMEOUTS);
+            failure = e; // timed out waiting for memory
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             failure = new RdmaConnectionException("interrupted while marshaling xid 0x"

@@ -115,4 +115,29 @@ class CallMisuseTest extends ClientTestBase {
         hog.forEach(RegisteredBuffer::release);
         assertThat(t.mbeanName()).isNull();
     }
+
+    @Test
+    void aCallWaitingForRegisteredMemoryTimesOutAtItsOwnDeadlineAndTheConnectionGoesOn() throws Exception {
+        RdmaClientTransport t = connect(b -> b.bufferPool(8L << 20, Duration.ofSeconds(600)));
+        int slots = t.stats().freeSlots();
+        List<RegisteredBuffer> hog = new ArrayList<>();
+        RegisteredBuffer b;
+        while ((b = t.bufferPool().tryAllocate(4096)) != null) {
+            hog.add(b);
+        }
+        RdmaCall call = new RdmaCall().message(echoCall(t.nextXid(), new byte[100])).maxReplySize(200_000)
+                .reply(Unpooled.buffer(256)).timeout(200, TimeUnit.MILLISECONDS);
+
+        CompletableFuture<Void> submitted = CompletableFuture.runAsync(() -> t.submit(call, null));
+
+        assertThat(call.awaitDone(WAIT)).as("the call ended").isTrue();
+        assertThat(call.failure()).isInstanceOf(RdmaCallTimeoutException.class)
+                .hasMessageContaining("waiting for registered memory");
+        submitted.get(30, TimeUnit.SECONDS);
+        assertThat(t.stats().get(XprtCounter.TIMEOUTS)).isEqualTo(1);
+        hog.forEach(RegisteredBuffer::release);
+        ByteBuf reply = Unpooled.buffer();
+        t.call(new RdmaCall().message(nullCall(t.nextXid())).reply(reply));
+        assertThat(t.stats().freeSlots()).isEqualTo(slots);
+    }
 }

@@ -33,7 +33,9 @@ import org.slf4j.LoggerFactory;
  * caller's sink.
  * <p>
  * When the connection fails, the calls outstanding on it are sent again on a new connection (up to
- * {@link NfsClientConfig#retransmits()} times, with back-off), as NFS clients do over TCP; a timeout is not retried.
+ * {@link NfsClientConfig#retransmits()} times, with back-off), as NFS clients do over TCP, each with the xid it first
+ * had, so that the server's duplicate request cache answers a call it already ran with that reply instead of running
+ * it again. A timeout is not retried.
  * Thread-safe.
  */
 public final class TcpDataTransport implements DataTransport {
@@ -178,12 +180,16 @@ public final class TcpDataTransport implements DataTransport {
     public <T extends XdrAble> CompletableFuture<T> call(int program, int version, int procedure, XdrAble args,
                                                          T result) {
         CompletableFuture<T> future = new CompletableFuture<>();
-        attempt(program, version, procedure, args, result, future, 0);
+        attempt(xids.incrementAndGet(), program, version, procedure, args, result, future, 0);
         return future;
     }
 
-    private <T extends XdrAble> void attempt(int program, int version, int procedure, XdrAble args, T result,
-                                             CompletableFuture<T> future, int attempt) {
+    /**
+     * Sends the call as {@code xid}: the same xid on every attempt, so that a server's duplicate request cache
+     * recognises a call sent again after a reconnect and answers it with the reply of its first execution.
+     */
+    private <T extends XdrAble> void attempt(int xid, int program, int version, int procedure, XdrAble args,
+                                             T result, CompletableFuture<T> future, int attempt) {
         if (closed) {
             future.completeExceptionally(new RpcConnectionException("transport to " + server + " is closed", null));
             return;
@@ -192,10 +198,9 @@ public final class TcpDataTransport implements DataTransport {
         try {
             t = transport();
         } catch (IOException e) {
-            retryOrFail(program, version, procedure, args, result, future, attempt, map(e));
+            retryOrFail(xid, program, version, procedure, args, result, future, attempt, map(e));
             return;
         }
-        int xid = xids.incrementAndGet();
         Xdr xdr = new Xdr(512);
         try {
             xdr.beginEncoding();
@@ -229,7 +234,7 @@ public final class TcpDataTransport implements DataTransport {
             @Override
             public void failed(Throwable e, RpcTransport on) {
                 outstanding.remove(xid);
-                retryOrFail(program, version, procedure, args, result, future, attempt, map(e));
+                retryOrFail(xid, program, version, procedure, args, result, future, attempt, map(e));
             }
         };
         outstanding.put(xid, new Outstanding(t, handler));
@@ -256,13 +261,14 @@ public final class TcpDataTransport implements DataTransport {
         });
     }
 
-    private <T extends XdrAble> void retryOrFail(int program, int version, int procedure, XdrAble args, T result,
-                                                 CompletableFuture<T> future, int attempt, RpcCallException e) {
+    private <T extends XdrAble> void retryOrFail(int xid, int program, int version, int procedure, XdrAble args,
+                                                 T result, CompletableFuture<T> future, int attempt,
+                                                 RpcCallException e) {
         if (e.isRetryable() && attempt < config.retransmits() && !closed) {
             long backoff = Math.min(2000, 100L << attempt);
             LOG.debug("call {} of program {} failed ({}); sending again in {} ms", procedure, program,
                     e.getMessage(), backoff);
-            retries.schedule(() -> attempt(program, version, procedure, args, result, future, attempt + 1),
+            retries.schedule(() -> attempt(xid, program, version, procedure, args, result, future, attempt + 1),
                     backoff, TimeUnit.MILLISECONDS);
         } else {
             future.completeExceptionally(e);

@@ -52,7 +52,8 @@ import org.slf4j.LoggerFactory;
  * chunk size, over RDMA at most the transport's {@code maxPayloadSize}). Where the transport serves the callback
  * program ({@link CallbackService}: over RDMA, on the connection's reverse direction), CREATE_SESSION asks for
  * CONN_BACK_CHAN with one back channel slot; when SEQUENCE later says the callback path is down (a reconnect), the
- * connection is bound again (BIND_CONN_TO_SESSION). OPENs ask for no delegation either way.
+ * connection is bound again (BIND_CONN_TO_SESSION). OPENs ask for no delegation either way
+ * (OPEN4_SHARE_ACCESS_WANT_NO_DELEG); one granted anyway is returned at once.
  *
  * <h2>Slots</h2>
  * Each COMPOUND takes a slot ({@link ClientSlotTable}; it waits for one when all are busy), gets the slot's next

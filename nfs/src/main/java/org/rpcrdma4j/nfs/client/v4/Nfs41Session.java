@@ -88,8 +88,10 @@ import org.slf4j.LoggerFactory;
  * <h2>Lease</h2>
  * A daemon timer sends a SEQUENCE alone when nothing was sent for a third of the lease
  * ({@link Nfs41Options#renewInterval()}), and closes files whose open stayed unused
- * ({@link Nfs41Options#openIdleTimeout()}). {@link #close()} stops it, closes the client's opens, then sends
- * DESTROY_SESSION and DESTROY_CLIENTID.
+ * ({@link Nfs41Options#openIdleTimeout()}). {@link #close()} stops it, gives back the client's state (each file's
+ * locks with LOCKU, then its open with CLOSE; delegations being returned), then sends DESTROY_SESSION and
+ * DESTROY_CLIENTID. While the session closes, only the COMPOUNDs that give state back go out
+ * ({@link Compound#releasingState()}); others fail.
  *
  * <h2>Threads</h2>
  * Replies are handled on a thread pool of the session ({@code nfs41-<n>}), never on the transport's threads; futures
@@ -199,7 +201,7 @@ public final class Nfs41Session implements AutoCloseable {
         default void tick() {
         }
 
-        /** The session closes: close every open. */
+        /** The session closes: give back every lock, open and delegation (the COMPOUNDs release state). */
         default CompletableFuture<Void> closeAll() {
             return CompletableFuture.completedFuture(null);
         }
@@ -760,7 +762,7 @@ public final class Nfs41Session implements AutoCloseable {
         }
 
         void start() {
-            if (closed || (closing && fixed == null && !c.tag.startsWith("close"))) {
+            if (closed || (closing && fixed == null && !c.releasesState())) {
                 out.completeExceptionally(new RpcConnectionException("the NFSv4.1 session with "
                         + transport.remoteAddress() + " is closed", null));
                 return;
@@ -1130,9 +1132,10 @@ public final class Nfs41Session implements AutoCloseable {
     // ================================================================================================ closing
 
     /**
-     * Ends the session: stops the timer, closes the client's opens, waits (at most the call timeout) for COMPOUNDs in
-     * flight, sends DESTROY_SESSION and DESTROY_CLIENTID (failures are logged, not thrown). COMPOUNDs after this fail.
-     * Does not close the transport.
+     * Ends the session: stops the timer, unlocks and closes the client's opens and finishes returning delegations,
+     * waits (at most the call timeout each) for that and for COMPOUNDs in flight, sends DESTROY_SESSION and
+     * DESTROY_CLIENTID (failures are logged, not thrown). Meanwhile only COMPOUNDs that give state back go out;
+     * after, none. Does not close the transport.
      */
     @Override
     public void close() {

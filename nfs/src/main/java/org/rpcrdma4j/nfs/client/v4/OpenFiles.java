@@ -57,8 +57,8 @@ final class OpenFiles implements Nfs41Session.StateRecovery {
     private final Nfs41Session session;
     private final long idleNanos;
     private final Map<FileHandle, Entry> entries = new HashMap<>();
-    /** Delegations granted unasked whose DELEGRETURN is under way (seqid 0). */
-    private final java.util.Set<Stateid4> returning = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    /** Delegations granted unasked whose DELEGRETURN is under way (seqid 0), each with the end of its return. */
+    private final Map<Stateid4, CompletableFuture<Void>> returning = new java.util.concurrent.ConcurrentHashMap<>();
     private final List<Entry> toReopen = new ArrayList<>();
     private final AtomicLong delegationsReturned = new AtomicLong();
 
@@ -252,23 +252,36 @@ final class OpenFiles implements Nfs41Session.StateRecovery {
             e.lastUsed = System.nanoTime();
         }
         if (ok.delegation() != null) {
-            Stateid4 key = ok.delegation().current();
-            returning.add(key);
-            Compound c = new Compound("delegreturn").putfh(fh).add(Ops.StateOp.delegReturn(ok.delegation()));
-            // not from here: the OPEN may complete on the transport's own thread, which may not make calls
-            CompletableFuture.supplyAsync(() -> session.call(c), session.executor()).thenCompose(f -> f)
-                    .whenCompleteAsync((r, x) -> {
-                        returning.remove(key);
-                        if (x == null && r.isOk()) {
-                            delegationsReturned.incrementAndGet();
-                        }
-                        LOG.debug("returned an unasked delegation of {}: {}", fh,
-                                x != null ? x.toString() : Nfs4Status.name(r.status()));
-                        if (x == null && r.status() == Nfs4Status.NFS4ERR_DELEG_REVOKED) {
-                            freeRevoked(fh, ok.delegation());
-                        }
-                    }, session.executor());
+            returnDelegation(fh, ok.delegation());
         }
+    }
+
+    /**
+     * DELEGRETURN of a delegation granted unasked, and FREE_STATEID of it when the server revoked it meanwhile; until
+     * both are done, {@link #closeAll} waits for them and a CB_RECALL of it is answered as under way.
+     */
+    private void returnDelegation(FileHandle fh, Stateid4 delegation) {
+        Stateid4 key = delegation.current();
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        returning.put(key, done);
+        Compound c = new Compound("delegreturn").putfh(fh).add(Ops.StateOp.delegReturn(delegation))
+                .releasingState();
+        // not from here: the OPEN may complete on the transport's own thread, which may not make calls
+        CompletableFuture.supplyAsync(() -> session.call(c), session.executor()).thenCompose(f -> f)
+                .handleAsync((r, x) -> {
+                    if (x == null && r.isOk()) {
+                        delegationsReturned.incrementAndGet();
+                    }
+                    LOG.debug("returned an unasked delegation of {}: {}", fh,
+                            x != null ? x.toString() : Nfs4Status.name(r.status()));
+                    if (x == null && r.status() == Nfs4Status.NFS4ERR_DELEG_REVOKED) {
+                        return freeRevoked(fh, delegation);
+                    }
+                    return DONE;
+                }, session.executor()).thenCompose(f -> f).whenComplete((v, x) -> {
+                    returning.remove(key);
+                    done.complete(null);
+                });
     }
 
     /**
@@ -276,10 +289,13 @@ final class OpenFiles implements Nfs41Session.StateRecovery {
      * the client frees it, the server reports revoked state in every SEQUENCE (RFC 8881 section 18.46.3), as Linux's
      * knfsd does.
      */
-    private void freeRevoked(FileHandle fh, Stateid4 delegation) {
-        session.call(new Compound("free_stateid").add(Ops.StateOp.freeStateid(delegation))).whenComplete((r, x) ->
-                LOG.debug("freed a revoked delegation of {}: {}", fh,
-                        x != null ? x.toString() : Nfs4Status.name(r.status())));
+    private CompletableFuture<Void> freeRevoked(FileHandle fh, Stateid4 delegation) {
+        return session.call(new Compound("free_stateid").add(Ops.StateOp.freeStateid(delegation)).releasingState())
+                .handle((r, x) -> {
+                    LOG.debug("freed a revoked delegation of {}: {}", fh,
+                            x != null ? x.toString() : Nfs4Status.name(r.status()));
+                    return null;
+                });
     }
 
     /**
@@ -288,7 +304,7 @@ final class OpenFiles implements Nfs41Session.StateRecovery {
      */
     @Override
     public boolean recall(Stateid4 stateid) {
-        return returning.contains(stateid.current());
+        return returning.containsKey(stateid.current());
     }
 
     /** The open of {@code fh} when it is open for writing, else the anonymous stateid. */
@@ -361,7 +377,7 @@ final class OpenFiles implements Nfs41Session.StateRecovery {
             return DONE;
         }
         return e.locking.handle((v, x) -> null).thenCompose(v -> unlockAll(e)).thenCompose(v -> {
-            Compound c = new Compound("close").putfh(e.fh).add(Ops.StateOp.close(s));
+            Compound c = new Compound("close").putfh(e.fh).add(Ops.StateOp.close(s)).releasingState();
             return session.call(c);
         }).handle((r, x) -> {
             if (x != null) {
@@ -383,7 +399,8 @@ final class OpenFiles implements Nfs41Session.StateRecovery {
             }
             e.held.clear();
         }
-        Compound c = new Compound("locku").putfh(e.fh).add(new LockOps.LockU(e, 0, LockRanges.TO_END));
+        Compound c = new Compound("locku").putfh(e.fh).add(new LockOps.LockU(e, 0, LockRanges.TO_END))
+                .releasingState();
         return session.call(c).handle((r, x) -> {
             if (x != null || !r.isOk()) {
                 LOG.debug("unlocking {} before its CLOSE: {}", e.fh,
@@ -425,9 +442,13 @@ final class OpenFiles implements Nfs41Session.StateRecovery {
         }
     }
 
+    /**
+     * Gives back everything the client holds, each file's locks before its open (LOCKU, then CLOSE), and waits for the
+     * delegations being returned: what the session sends before DESTROY_SESSION and DESTROY_CLIENTID.
+     */
     @Override
     public CompletableFuture<Void> closeAll() {
-        List<CompletableFuture<Void>> all = new ArrayList<>();
+        List<CompletableFuture<Void>> all = new ArrayList<>(returning.values());
         synchronized (this) {
             for (Entry e : new ArrayList<>(entries.values())) {
                 all.add(closeLocked(e));

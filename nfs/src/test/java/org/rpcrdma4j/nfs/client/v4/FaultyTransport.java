@@ -52,9 +52,28 @@ final class FaultyTransport implements DataTransport {
         }
     }
 
+    /** Any COMPOUND that went through here, SEQUENCE or not: its tag, operations and the status of its reply. */
+    static final class Call {
+        final String tag;
+        final List<String> ops;
+        volatile String status = "no reply";
+
+        Call(String tag, List<String> ops) {
+            this.tag = tag;
+            this.ops = ops;
+        }
+
+        /** {@code "tag OP,OP status"}, e.g. {@code "close SEQUENCE,PUTFH,CLOSE NFS4_OK"}. */
+        @Override
+        public String toString() {
+            return tag + " " + String.join(",", ops) + " " + status;
+        }
+    }
+
     private final DataTransport inner;
     private final List<Plan> plans = new ArrayList<>();
     private final List<Sent> sent = new ArrayList<>();
+    private final List<Call> calls = new ArrayList<>();
 
     FaultyTransport(DataTransport inner) {
         this.inner = inner;
@@ -76,6 +95,11 @@ final class FaultyTransport implements DataTransport {
         return List.copyOf(sent);
     }
 
+    /** Every COMPOUND so far, in the order sent, as {@link Call#toString()} has it. */
+    synchronized List<String> calls() {
+        return calls.stream().map(Call::toString).toList();
+    }
+
     private synchronized Plan take(String tag) {
         for (Iterator<Plan> it = plans.iterator(); it.hasNext(); ) {
             Plan p = it.next();
@@ -92,7 +116,27 @@ final class FaultyTransport implements DataTransport {
     @Override
     public <T extends XdrAble> CompletableFuture<T> call(int program, int version, int procedure, XdrAble args,
                                                          T result) {
-        if (!(args instanceof CompoundArgs c) || !(c.ops.get(0) instanceof Ops.Sequence s)) {
+        if (!(args instanceof CompoundArgs c)) {
+            return inner.call(program, version, procedure, args, result);
+        }
+        Call call = new Call(new String(c.tag, StandardCharsets.UTF_8),
+                c.ops.stream().map(op -> Nfs4.operationName(op.opcode)).toList());
+        synchronized (this) {
+            calls.add(call);
+        }
+        return faulty(program, version, procedure, c, result).whenComplete((r, e) -> {
+            if (r instanceof CompoundRes res) {
+                call.status = org.rpcrdma4j.nfs.v4.Nfs4Status.name(res.status());
+            } else if (e != null) {
+                call.status = "failed";
+            }
+        });
+    }
+
+    private <T extends XdrAble> CompletableFuture<T> faulty(int program, int version, int procedure, CompoundArgs c,
+                                                            T result) {
+        XdrAble args = c;
+        if (!(c.ops.get(0) instanceof Ops.Sequence s)) {
             return inner.call(program, version, procedure, args, result);
         }
         String tag = new String(c.tag, StandardCharsets.UTF_8);

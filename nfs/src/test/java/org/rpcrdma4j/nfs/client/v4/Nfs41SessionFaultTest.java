@@ -247,6 +247,22 @@ class Nfs41SessionFaultTest {
     }
 
     @Test
+    void closingAClientThatHoldsALockUnlocksThenClosesThenEndsItsSessionAndClientId() throws Exception {
+        FileHandle fh = client.createFile("/locked");
+        client.lock(fh, LockType.WRITE, 0, 10);
+        long id = client.session().clientId();
+        int before = faults.calls().size();
+        client.close();
+        List<String> calls = faults.calls();
+        assertThat(calls.subList(before, calls.size())).as("what closing the client sent, in order").containsExactly(
+                "locku SEQUENCE,PUTFH,LOCKU NFS4_OK",
+                "close SEQUENCE,PUTFH,CLOSE NFS4_OK",
+                "close DESTROY_SESSION NFS4_OK",
+                "close DESTROY_CLIENTID NFS4_OK");
+        assertThat(server.nfs4().clients().isConfirmed(id)).isFalse();
+    }
+
+    @Test
     void afterCloseTheServerForgetsTheClientAndCallsFail() throws Exception {
         long id = client.session().clientId();
         client.writeAll("/c", new byte[] {1});

@@ -63,7 +63,11 @@ import org.slf4j.LoggerFactory;
  * may or may not have taken that request. When the next request on the slot gets SEQ_MISORDERED, it steps its
  * sequence id down, one at a time, towards the last one the server answered (as Linux's client does), and goes
  * through at the server's next. Should a step land on a lost request that the server is still executing (DELAY), the
- * slot is left at that request's id and the COMPOUND starts again later, on the next id.
+ * slot is left at that request's id and the COMPOUND starts again later, on the next id. SEQ_MISORDERED on the id
+ * after the last answered one tries sequence id 1 once (a server that dropped the slot starts it again), then the
+ * same id again after a back-off (its request may still run), as DELAY is. A slot above an {@code sr_highest_slotid}
+ * the server answered starts again at 1 when next used (should the server have kept it, SEQ_MISORDERED on 1 tries
+ * one past its old id).
  *
  * <h2>When the answer is not the COMPOUND's</h2>
  * <ul>
@@ -749,6 +753,9 @@ public final class Nfs41Session implements AutoCloseable {
         private long graceSince;
         /** Stepping the slot's sequence id down after SEQ_MISORDERED: sent on an id a lost request may have used. */
         private boolean stepping;
+        /** Sent on the other id of {@link #otherId()}: the slot's own id, to go back to if it does not fit; or 0. */
+        private int otherIdFrom;
+        private boolean otherIdTried;
         private int recoveries;
         private boolean reopened;
         private State s;
@@ -793,6 +800,7 @@ public final class Nfs41Session implements AutoCloseable {
             slot = sl;
             if (!sameSequence) {
                 seq = sl.sequenceId + 1;
+                otherIdFrom = 0;
             }
             CompoundArgs args;
             CompoundRes res;
@@ -861,8 +869,10 @@ public final class Nfs41Session implements AutoCloseable {
         /** The slot's request went through: its sequence id is the slot's, the server's limits apply, it is free. */
         private void sequenceWentThrough(Ops.SequenceOk ok) {
             stepping = false;
+            otherIdFrom = 0;
             slot.sequenceId = seq;
             slot.acked = seq;
+            slot.beforeRestart = 0;
             s.slots.serverLimits(ok.highestSlotId(), ok.targetHighestSlotId());
             s.slots.release(slot);
         }
@@ -930,19 +940,7 @@ public final class Nfs41Session implements AutoCloseable {
                     s.slots.release(slot);
                     recoverThen(s, false);
                 }
-                case Nfs4Status.NFS4ERR_SEQ_MISORDERED -> {
-                    if (seq - slot.acked > 1) {
-                        // requests on this slot went unanswered, and the server took fewer of them than were sent:
-                        // one id lower, down to the one after the last the server answered
-                        stepping = true;
-                        seq--;
-                        send(s, slot, true);
-                    } else {
-                        s.slots.release(slot);
-                        fail(new Nfs4StatusException(seqStatus, Nfs4.OP_SEQUENCE, "slot " + slot.id + " sequence id "
-                                + Integer.toUnsignedString(seq)));
-                    }
-                }
+                case Nfs4Status.NFS4ERR_SEQ_MISORDERED -> misordered(seqStatus);
                 case Nfs4Status.NFS4ERR_SEQ_FALSE_RETRY -> {
                     // the server's slot is at this id with another request: one of this slot's that went unanswered
                     // (knfsd answers so where a step down lands on it). This COMPOUND was not taken: it starts
@@ -967,6 +965,57 @@ public final class Nfs41Session implements AutoCloseable {
                     fail(new Nfs4StatusException(seqStatus, r.failedIndex() == -1 ? Nfs4.OP_SEQUENCE : 0, null));
                 }
             }
+        }
+
+        /**
+         * SEQ_MISORDERED. Requests of the slot that went unanswered and that the server did not take: one id lower,
+         * down to the one after the last the server answered (as Linux's client steps). On that one, the server may
+         * have started the slot again (it dropped it), or kept it when the client restarted it
+         * ({@link ClientSlotTable#serverLimits}): the other of those ids, once. When neither fits, the request on the
+         * slot's id may still run on the server (RFC 8881 section 2.10.6.2 allows SEQ_MISORDERED in place of DELAY
+         * then): the same request again after a back-off, as for DELAY.
+         */
+        private void misordered(int seqStatus) {
+            if (otherIdFrom != 0) {
+                seq = otherIdFrom; // the other id did not fit either
+                otherIdFrom = 0;
+                sameIdLater(seqStatus);
+            } else if (seq - slot.acked > 1) {
+                stepping = true;
+                seq--;
+                send(s, slot, true);
+            } else if (!otherIdTried && otherId() != seq) {
+                otherIdTried = true;
+                otherIdFrom = seq;
+                seq = otherId();
+                send(s, slot, true);
+            } else {
+                sameIdLater(seqStatus);
+            }
+        }
+
+        /** 1, for a server that started the slot again; for a slot the client started again, one past its old id. */
+        private int otherId() {
+            return seq != 1 ? 1 : slot.beforeRestart + 1;
+        }
+
+        /**
+         * The same request on the same slot and id after a back-off, at most {@link Nfs41Options#delayRetries()} times
+         * in all with the DELAYs; then it fails, and the slot keeps the id (the server may hold it).
+         */
+        private void sameIdLater(int seqStatus) {
+            stepping = false;
+            if (++delays > options.delayRetries()) {
+                slot.sequenceId = seq;
+                s.slots.release(slot);
+                fail(new Nfs4StatusException(seqStatus, Nfs4.OP_SEQUENCE, "slot " + slot.id + " sequence id "
+                        + Integer.toUnsignedString(seq)));
+                return;
+            }
+            delayRetries.incrementAndGet();
+            State cur = s;
+            ClientSlotTable.Slot sl = slot;
+            later(() -> send(cur, sl, true));
         }
 
         /**

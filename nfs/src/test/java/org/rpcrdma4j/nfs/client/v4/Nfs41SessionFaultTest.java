@@ -140,6 +140,67 @@ class Nfs41SessionFaultTest {
     }
 
     @Test
+    void misorderedOnTheNextIdTriesOneThenTheSameIdAgainAndTheSlotGoesOn() throws Exception {
+        int seq = lastSequenceId();
+        faults.plan("getattr", FaultyTransport.Fault.SEQUENCE_ERROR, Nfs4Status.NFS4ERR_SEQ_MISORDERED, 1);
+        assertThat(client.getattr(client.root()).isDirectory()).isTrue();
+        // seq+1 was answered SEQ_MISORDERED in the server's place; 1 is misordered at the server, whose slot is at
+        // seq; seq+1 again, after a back-off, goes through
+        assertThat(sequenceIds(faults.sent("getattr"))).containsExactly(seq + 1, 1, seq + 1);
+        assertThat(client.getattr(client.root()).isDirectory()).isTrue();
+        assertThat(lastSequenceId()).isEqualTo(seq + 2);
+        assertThat(client.session().sessionsCreated()).isEqualTo(1);
+    }
+
+    @Test
+    void aSlotTheServerStartedAgainGoesOnFromSequenceIdOne() throws Exception {
+        int seq = lastSequenceId();
+        faults.restartSlot(0);
+        client.writeAll("/r", new byte[] {5, 6});
+        List<Integer> ids = sequenceIds(faults.sent());
+        int first = ids.indexOf(seq + 1);
+        assertThat(ids.subList(first, first + 3)).as("misordered at seq+1, then 1 and 2 go through")
+                .containsExactly(seq + 1, 1, 2);
+        assertThat(client.readAll("/r")).containsExactly(5, 6);
+        assertThat(client.session().sessionsCreated()).isEqualTo(1);
+    }
+
+    @Test
+    void slotsAboveAHighestSlotIdTheServerLoweredStartAgainAtOne() throws Exception {
+        NfsClientConfig config = NfsClientConfig.defaults();
+        try (FaultyTransport two = new FaultyTransport(TcpDataTransport.connect(server.address(), config));
+             Nfs41Client c = Nfs41Client.connect(two, "/export", config, Nfs41Options.defaults().withSlots(2))) {
+            c.writeAll("/s", new byte[] {1});
+            onSlotOne(two, c, 2);
+            // the server says its highest slot is 0 (and drops slot 1), then 1 again
+            two.shrinkOnce(0);
+            assertThat(c.getattr(c.root()).isDirectory()).isTrue();
+            assertThat(c.getattr(c.root()).isDirectory()).isTrue();
+            onSlotOne(two, c, 1);
+            assertThat(two.sent("getattr").stream().filter(g -> g.slot() == 1).map(FaultyTransport.Sent::sequenceId))
+                    .as("slot 1 before the server dropped it, and after").containsExactly(1, 2, 1);
+            assertThat(c.readAll("/s")).containsExactly(1);
+            assertThat(c.session().sessionsCreated()).isEqualTo(1);
+        }
+    }
+
+    /** Sends {@code count} GETATTRs on slot 1 while a LOOKUP holds slot 0. */
+    private static void onSlotOne(FaultyTransport t, Nfs41Client c, int count) throws Exception {
+        t.plan("lookup", FaultyTransport.Fault.HOLD_REPLY, 0, 1);
+        int lookups = t.sent("lookup").size();
+        java.util.concurrent.CompletableFuture<?> held = c.async().lookup(c.root(), "s");
+        AbstractNfs41ClientTest.await("the LOOKUP on slot 0", () -> t.sent("lookup").size() > lookups);
+        try {
+            for (int i = 0; i < count; i++) {
+                assertThat(c.getattr(c.root()).isDirectory()).isTrue();
+            }
+        } finally {
+            t.releaseHeld();
+        }
+        held.get();
+    }
+
+    @Test
     void aReplyLostAfterTheServerRanTheRequestMovesTheSlotOn() throws Exception {
         client.writeAll("/gone", new byte[] {1});
         int seq = lastSequenceId();

@@ -82,7 +82,7 @@ import org.slf4j.LoggerFactory;
  * anonymous stateid, which the server checks like any other.</li>
  * <li>NFS4ERR_DELAY or NFS4ERR_GRACE of an operation that ran before anything in the COMPOUND changed state (GRACE is
  * waited out for up to twice the lease and ten seconds): the COMPOUND again after a back-off, for DELAY at most
- * {@link Nfs41Options#delayRetries()} times.</li>
+ * {@link Nfs41Options#delayRetries()} times; the waits for GRACE are not counted against those.</li>
  * <li>NFS4ERR_BAD_STATEID, STALE_STATEID, OLD_STATEID or ADMIN_REVOKED of an I/O operation: its file is opened again
  * and the COMPOUND sent once more.</li>
  * </ul>
@@ -751,6 +751,8 @@ public final class Nfs41Session implements AutoCloseable {
         private int delays;
         /** When this COMPOUND first met NFS4ERR_GRACE (System.nanoTime), or 0. */
         private long graceSince;
+        /** Tries again after NFS4ERR_GRACE: they lengthen its back-off, and count nothing against DELAY's tries. */
+        private int graceWaits;
         /** Stepping the slot's sequence id down after SEQ_MISORDERED: sent on an id a lost request may have used. */
         private boolean stepping;
         /** Sent on the other id of {@link #otherId()}: the slot's own id, to go back to if it does not fit; or 0. */
@@ -1053,16 +1055,16 @@ public final class Nfs41Session implements AutoCloseable {
                 }
                 case Nfs4Status.NFS4ERR_GRACE -> {
                     // the server's grace period lasts a lease or more (knfsd's until the clients it knew reclaimed
-                    // or twice the lease passed): it is waited out by time, not bounded by DELAY's count of tries,
-                    // though each try counts to lengthen the back-off
+                    // or twice the lease passed): it is waited out by time, with a count of its own that lengthens
+                    // the back-off and leaves DELAY's tries to DELAY
                     long now = System.nanoTime();
                     if (graceSince == 0) {
                         graceSince = now;
                     }
                     if (c.retryableAfterFailureAt(failed) && now - graceSince < graceWaitNanos()) {
-                        delays++;
+                        graceWaits++;
                         delayRetries.incrementAndGet();
-                        later(this::start);
+                        later(this::start, graceWaits);
                         return;
                     }
                 }
@@ -1115,7 +1117,12 @@ public final class Nfs41Session implements AutoCloseable {
         }
 
         private void later(Runnable r) {
-            long backoff = delayBackoffNanos(delays);
+            later(r, delays);
+        }
+
+        /** Runs {@code r} after the back-off of the {@code retry}th try (from 1). */
+        private void later(Runnable r, int retry) {
+            long backoff = delayBackoffNanos(retry);
             try {
                 schedule(() -> stages.execute(r), backoff);
             } catch (RuntimeException e) {

@@ -234,6 +234,17 @@ class Nfs41SessionFaultTest {
     }
 
     @Test
+    void aLongGraceLeavesTheDelayTriesWhole() throws Exception {
+        // more tries of GRACE than the three the client allows for DELAY, then one DELAY
+        faults.plan("getattr", FaultyTransport.Fault.LAST_OP_ERROR, Nfs4Status.NFS4ERR_GRACE, 40);
+        faults.plan("getattr", FaultyTransport.Fault.LAST_OP_ERROR, Nfs4Status.NFS4ERR_DELAY, 1);
+        assertThat(client.getattr(client.root()).isDirectory()).isTrue();
+        assertThat(faults.sent("getattr")).hasSize(42);
+        assertThat(client.session().delayRetries()).isEqualTo(41);
+        assertThat(client.session().sessionsCreated()).isEqualTo(1);
+    }
+
+    @Test
     void aSessionTheServerDoesNotKnowIsMadeAgainAndTheCompoundSentOnIt() throws Exception {
         byte[] before = client.session().sessionId();
         faults.plan("getattr", FaultyTransport.Fault.SEQUENCE_ERROR, Nfs4Status.NFS4ERR_BADSESSION, 1);

@@ -851,15 +851,17 @@ public final class Nfs41Session implements AutoCloseable {
         /**
          * Finishes a COMPOUND whose SEQUENCE and operations all succeeded and whose SEQUENCE asks for nothing (no state
          * lost, no back channel to bind, no reclaim) as {@link #handle} would; false, having changed nothing, for any
-         * other reply.
+         * other reply. The callback path flags ask for nothing of a client without callbacks: a server without a back
+         * channel for the session (Linux's knfsd over TCP when none was asked for) sets CB_PATH_DOWN on every reply.
          */
         private boolean finishedInline(CompoundRes r) {
             if (r.sequenceStatus() != Nfs4Status.NFS4_OK || !r.isOk()) {
                 return false;
             }
             Ops.SequenceOk ok = r.sequence();
-            if ((ok.statusFlags() & (Nfs4Ops.STATE_LOST_FLAGS | Nfs4Ops.CB_PATH_FLAGS
-                    | Nfs4Ops.SEQ4_STATUS_RESTART_RECLAIM_NEEDED)) != 0
+            int actOn = Nfs4Ops.STATE_LOST_FLAGS | Nfs4Ops.SEQ4_STATUS_RESTART_RECLAIM_NEEDED
+                    | (callbacks != null ? Nfs4Ops.CB_PATH_FLAGS : 0);
+            if ((ok.statusFlags() & actOn) != 0
                     || backChannelGranted && transport.connectionGeneration() != boundGeneration) {
                 return false;
             }

@@ -245,6 +245,20 @@ class Nfs41SessionFaultTest {
     }
 
     @Test
+    void theCallbackPathFlagsAskNothingOfAClientWithoutCallbacks() throws Exception {
+        assertThat(client.session().servesCallbacks()).isFalse();
+        long before = client.session().repliesActedOn();
+        faults.statusFlags(Nfs4Ops.SEQ4_STATUS_CB_PATH_DOWN); // as knfsd over TCP sets it on every SEQUENCE
+        for (int i = 0; i < 5; i++) {
+            assertThat(client.getattr(client.root()).isDirectory()).isTrue();
+        }
+        client.writeAll("/cb", new byte[] {3});
+        assertThat(client.readAll("/cb")).containsExactly(3);
+        assertThat(client.session().repliesActedOn()).as("replies finished where they arrived").isEqualTo(before);
+        assertThat(client.session().backChannelBinds()).isZero();
+    }
+
+    @Test
     void aSessionTheServerDoesNotKnowIsMadeAgainAndTheCompoundSentOnIt() throws Exception {
         byte[] before = client.session().sessionId();
         faults.plan("getattr", FaultyTransport.Fault.SEQUENCE_ERROR, Nfs4Status.NFS4ERR_BADSESSION, 1);

@@ -75,7 +75,7 @@ import org.slf4j.LoggerFactory;
  * sequence id, after a back-off. BADSESSION / DEADSESSION: a new session (CREATE_SESSION on the client ID; if that is
  * STALE_CLIENTID, the whole of the next point), then the COMPOUND again on it. RETRY_UNCACHED_REP: again on a new
  * sequence id when the COMPOUND changes nothing, else an error.</li>
- * <li>NFS4ERR_STALE_CLIENTID or NFS4ERR_EXPIRED (the server restarted or the lease was lost): a new client ID
+ * <li>NFS4ERR_STALE_CLIENTID (the server restarted or the lease was lost): a new client ID
  * (EXCHANGE_ID with the same owner and verifier) and session; the files the client had open are reclaimed
  * (OPEN CLAIM_PREVIOUS while the server is in grace, else opened again by handle after RECLAIM_COMPLETE), then the
  * COMPOUND again with the new stateids. A file that cannot be opened again loses its open: its I/O goes on with the
@@ -83,8 +83,10 @@ import org.slf4j.LoggerFactory;
  * <li>NFS4ERR_DELAY or NFS4ERR_GRACE of an operation that ran before anything in the COMPOUND changed state (GRACE is
  * waited out for up to twice the lease and ten seconds): the COMPOUND again after a back-off, for DELAY at most
  * {@link Nfs41Options#delayRetries()} times; the waits for GRACE are not counted against those.</li>
- * <li>NFS4ERR_BAD_STATEID, STALE_STATEID, OLD_STATEID or ADMIN_REVOKED of an I/O operation: its file is opened again
- * and the COMPOUND sent once more.</li>
+ * <li>NFS4ERR_BAD_STATEID, STALE_STATEID, OLD_STATEID, ADMIN_REVOKED or EXPIRED (the state of that one stateid
+ * expired: neither the client ID nor the session is lost) of an I/O operation: its file is opened again, its locks
+ * are lost, and the COMPOUND is sent once more. Of a LOCK or LOCKU, EXPIRED opens the file again and loses its
+ * locks; the caller gets the error.</li>
  * </ul>
  * Recoveries are shared: the COMPOUNDs that meet a lost session wait for one recovery, at most
  * {@link Nfs41Options#recoveryAttempts()} per COMPOUND.
@@ -1070,14 +1072,16 @@ public final class Nfs41Session implements AutoCloseable {
                         return;
                     }
                 }
-                case Nfs4Status.NFS4ERR_STALE_CLIENTID, Nfs4Status.NFS4ERR_EXPIRED -> {
+                case Nfs4Status.NFS4ERR_STALE_CLIENTID -> {
                     if (fixed == null && c.retryableAfterFailureAt(failed)) {
                         recoverThen(s, true);
                         return;
                     }
                 }
+                // EXPIRED: in NFSv4.1 the state one stateid names expired (RFC 8881 section 15.1.5.3); the client ID
+                // and its session go on (a lost lease shows in SEQUENCE), so it is handled as a revoked stateid
                 case Nfs4Status.NFS4ERR_BAD_STATEID, Nfs4Status.NFS4ERR_STALE_STATEID, Nfs4Status.NFS4ERR_OLD_STATEID,
-                        Nfs4Status.NFS4ERR_ADMIN_REVOKED -> {
+                        Nfs4Status.NFS4ERR_ADMIN_REVOKED, Nfs4Status.NFS4ERR_EXPIRED -> {
                     if (c.staleStateHandler() != null && !reopened && fixed == null) {
                         reopened = true;
                         c.staleStateHandler().get().whenCompleteAsync((v, x) -> {

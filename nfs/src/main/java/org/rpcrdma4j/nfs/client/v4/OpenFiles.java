@@ -36,7 +36,8 @@ import org.slf4j.LoggerFactory;
  * When the client ID is lost (server restart, lease expired) every open is reclaimed on the new client ID before
  * RECLAIM_COMPLETE (OPEN CLAIM_PREVIOUS, which the server accepts in its grace period); one the server no longer lets
  * the client reclaim (NFS4ERR_NO_GRACE) is opened again by handle after RECLAIM_COMPLETE. An open the server answers
- * BAD_STATEID (or STALE_STATEID, OLD_STATEID, ADMIN_REVOKED) for is opened again by handle, and the I/O retried once.
+ * BAD_STATEID (or STALE_STATEID, OLD_STATEID, ADMIN_REVOKED, EXPIRED) for is opened again by handle, and the I/O
+ * retried once.
  * An open that cannot be had again is forgotten: I/O still in flight on it goes out with the anonymous stateid, the
  * next use opens again, and either way the server's answer reaches the caller.
  * <p>

@@ -322,6 +322,49 @@ class Nfs41SessionFaultTest {
     }
 
     @Test
+    void anExpiredStateidIsOpenedAgainOnTheSameClientIdAndSession() throws Exception {
+        FileHandle fh = client.createFile("/x");
+        long clientId = client.session().clientId();
+        faults.plan("write", FaultyTransport.Fault.LAST_OP_ERROR, Nfs4Status.NFS4ERR_EXPIRED, 1);
+        client.write(fh, 0, Unpooled.wrappedBuffer(new byte[] {4, 2}), StableHow.FILE_SYNC);
+        assertThat(faults.sent("write")).as("answered EXPIRED, opened again, sent again").hasSize(2);
+        assertThat(faults.sent("open")).as("the OPEN that created the file, the one that opened it again")
+                .hasSize(2);
+        assertThat(client.session().sessionsCreated()).isOne();
+        assertThat(client.session().clientIdsCreated()).isOne();
+        assertThat(client.session().clientId()).isEqualTo(clientId);
+        assertThat(server.nfs4().clients().opens().openCount(clientId)).isOne();
+        assertThat(client.readAll("/x")).containsExactly(4, 2);
+    }
+
+    @Test
+    void theLocksOfAnExpiredStateidAreLost() throws Exception {
+        FileHandle fh = client.createFile("/xl");
+        client.lock(fh, LockType.WRITE, 0, 10);
+        faults.plan("write", FaultyTransport.Fault.LAST_OP_ERROR, Nfs4Status.NFS4ERR_EXPIRED, 1);
+        assertThatThrownBy(() -> client.write(fh, 0, Unpooled.wrappedBuffer(new byte[] {1}), StableHow.FILE_SYNC))
+                .isInstanceOf(LocksLostException.class);
+        assertThat(client.session().sessionsCreated()).isOne();
+        assertThat(client.session().clientIdsCreated()).isOne();
+        client.close(fh);
+        client.write(fh, 0, Unpooled.wrappedBuffer(new byte[] {9}), StableHow.FILE_SYNC);
+        assertThat(client.readAll("/xl")).containsExactly(9);
+    }
+
+    @Test
+    void anUnlockOfAnExpiredLockFailsAndTheFilesLocksAreLost() throws Exception {
+        FileHandle fh = client.createFile("/xu");
+        client.lock(fh, LockType.WRITE, 0, 10);
+        faults.plan("locku", FaultyTransport.Fault.LAST_OP_ERROR, Nfs4Status.NFS4ERR_EXPIRED, 1);
+        assertThatThrownBy(() -> client.unlock(fh, 0, 10)).isInstanceOfSatisfying(Nfs4StatusException.class,
+                e -> assertThat(e.nfs4Status()).isEqualTo(Nfs4Status.NFS4ERR_EXPIRED));
+        assertThatThrownBy(() -> client.write(fh, 0, Unpooled.wrappedBuffer(new byte[] {1}), StableHow.FILE_SYNC))
+                .isInstanceOf(LocksLostException.class);
+        assertThat(client.session().sessionsCreated()).isOne();
+        assertThat(client.session().clientIdsCreated()).isOne();
+    }
+
+    @Test
     void minorVersionOneIsSpokenWhenAsked() throws Exception {
         try (Nfs41Client one = Nfs41Client.mount("tcp://127.0.0.1:" + server.port() + "/export",
                 NfsClientConfig.defaults(), Nfs41Options.defaults().withMinorVersion(1))) {

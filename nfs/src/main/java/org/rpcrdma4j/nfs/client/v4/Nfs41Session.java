@@ -87,6 +87,9 @@ import org.slf4j.LoggerFactory;
  * expired: neither the client ID nor the session is lost) of an I/O operation: its file is opened again, its locks
  * are lost, and the COMPOUND is sent once more. Of a LOCK or LOCKU, EXPIRED opens the file again and loses its
  * locks; the caller gets the error.</li>
+ * <li>SEQUENCE status flags saying state of the client was revoked (EXPIRED_ALL, EXPIRED_SOME or ADMIN
+ * STATE_REVOKED): the client asks which of its stateids are good (TEST_STATEID), frees the revoked ones (FREE_STATEID),
+ * opens again the files whose open went and loses the locks that went ({@link RevokedState}).</li>
  * </ul>
  * Recoveries are shared: the COMPOUNDs that meet a lost session wait for one recovery, at most
  * {@link Nfs41Options#recoveryAttempts()} per COMPOUND.

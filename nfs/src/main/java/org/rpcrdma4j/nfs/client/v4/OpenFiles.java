@@ -37,14 +37,15 @@ import org.slf4j.LoggerFactory;
  * RECLAIM_COMPLETE (OPEN CLAIM_PREVIOUS, which the server accepts in its grace period); one the server no longer lets
  * the client reclaim (NFS4ERR_NO_GRACE) is opened again by handle after RECLAIM_COMPLETE. An open the server answers
  * BAD_STATEID (or STALE_STATEID, OLD_STATEID, ADMIN_REVOKED, EXPIRED) for is opened again by handle, and the I/O
- * retried once.
+ * retried once. When SEQUENCE says the server revoked state of the client, {@link RevokedState} finds which
+ * (TEST_STATEID), frees it (FREE_STATEID) and opens again what went; the opens and locks still good are kept.
  * An open that cannot be had again is forgotten: I/O still in flight on it goes out with the anonymous stateid, the
  * next use opens again, and either way the server's answer reaches the caller.
  * <p>
  * The byte-range locks of a reclaimed open are reclaimed after it (LOCK with reclaim set). Locks that cannot be had
- * again (an open not reclaimed, a LOCK refused, the server revoking the client's state) are lost: the file's READs,
- * WRITEs and LOCKs then fail with {@link LocksLostException} until the caller closes it, so no one goes on writing
- * under a lock another client may hold by now.
+ * again (an open not reclaimed, a LOCK refused, the server revoking the open or the lock stateid) are lost: the
+ * file's READs, WRITEs and LOCKs then fail with {@link LocksLostException} until the caller closes it, so no one goes
+ * on writing under a lock another client may hold by now.
  * <p>
  * Thread-safe: the table's monitor guards the entries; OPENs of one file are chained one after the other.
  */
@@ -62,6 +63,7 @@ final class OpenFiles implements Nfs41Session.StateRecovery {
     private final Map<Stateid4, CompletableFuture<Void>> returning = new java.util.concurrent.ConcurrentHashMap<>();
     private final List<Entry> toReopen = new ArrayList<>();
     private final AtomicLong delegationsReturned = new AtomicLong();
+    private final RevokedState revokedState;
 
     /** One open file. */
     final class Entry implements StateidSource {
@@ -108,6 +110,11 @@ final class OpenFiles implements Nfs41Session.StateRecovery {
     OpenFiles(Nfs41Session session, long idleNanos) {
         this.session = session;
         this.idleNanos = idleNanos;
+        this.revokedState = new RevokedState(session, this);
+    }
+
+    RevokedState revokedState() {
+        return revokedState;
     }
 
     byte[] owner() {
@@ -556,10 +563,10 @@ final class OpenFiles implements Nfs41Session.StateRecovery {
     }
 
     /**
-     * The server revoked state of the client: every open is made again, and their locks are lost. Which locks survive a
-     * partial revocation is not told: they are all taken as lost, so no one writes on under a lock that may be gone.
-     * When only delegations or layouts went (RECALLABLE_STATE_REVOKED alone), nothing changes: this client keeps
-     * neither (a delegation it returned too late is freed when DELEGRETURN says so).
+     * The server revoked state of the client: {@link RevokedState} finds which stateids (TEST_STATEID), frees them and
+     * makes those opens again, keeping the rest. When only delegations or layouts went (RECALLABLE_STATE_REVOKED
+     * alone), nothing changes: this client keeps neither (a delegation it returned too late is freed when DELEGRETURN
+     * says so).
      */
     @Override
     public void stateRevoked(int flags) {
@@ -568,17 +575,50 @@ final class OpenFiles implements Nfs41Session.StateRecovery {
                     Integer.toHexString(flags));
             return;
         }
-        LOG.warn("the server revoked state of this client (status flags 0x{}): opens will be made again",
-                Integer.toHexString(flags));
-        List<Entry> all;
-        synchronized (this) {
-            all = new ArrayList<>(entries.values());
-            for (Entry e : all) {
-                e.stateid = null;
+        revokedState.reported(flags);
+    }
+
+    /** The open and lock stateids the client holds now. */
+    synchronized List<RevokedState.Held> stateids() {
+        List<RevokedState.Held> all = new ArrayList<>();
+        for (Entry e : entries.values()) {
+            if (e.closing) {
+                continue;
+            }
+            if (e.stateid != null) {
+                all.add(new RevokedState.Held(e, e.stateid, false));
+            }
+            if (e.lockStateid != null) {
+                all.add(new RevokedState.Held(e, e.lockStateid, true));
             }
         }
-        for (Entry e : all) {
-            locksLost(e, "the server revoked the client's state, status flags 0x" + Integer.toHexString(flags));
+        return all;
+    }
+
+    /**
+     * The server revoked {@code h}'s stateid (or knows it no more; {@code why}): a lock stateid's locks are lost, an
+     * open is made again (and its locks are lost). Nothing happens when the entry holds another state by now.
+     * Completes when that is done (a failure to open again is logged).
+     */
+    CompletableFuture<Void> revoked(RevokedState.Held h, String why) {
+        Entry e = h.entry();
+        synchronized (this) {
+            Stateid4 now = h.lock() ? e.lockStateid : e.stateid;
+            if (e.closing || entries.get(e.fh) != e || now == null
+                    || !java.util.Arrays.equals(now.other(), h.stateid().other())) {
+                return DONE;
+            }
         }
+        if (h.lock()) {
+            locksLost(e, "the server revoked the lock stateid: " + why);
+            return DONE;
+        }
+        LOG.info("the server revoked the open of {} ({}): opening it again", e.fh, why);
+        return reopen(e).handle((v, x) -> {
+            if (x != null) {
+                LOG.info("opening {} again failed: {}", e.fh, Nfs41Session.unwrap(x).toString());
+            }
+            return null;
+        });
     }
 }

@@ -767,7 +767,7 @@ final class Ops {
 
     /** CLOSE, or DELEGRETURN: an operation on one stateid. */
     static final class StateOp extends Op {
-        private final Stateid4 stateid;
+        final Stateid4 stateid;
 
         StateOp(int opcode, Stateid4 stateid) {
             super(opcode);

@@ -91,6 +91,8 @@ final class FaultyTransport implements DataTransport {
     /** Per slot: the last sequence id the server answered NFS4_OK on. */
     private final java.util.Map<Integer, Integer> serverIds = new java.util.HashMap<>();
     private CompletableFuture<Void> held = new CompletableFuture<>();
+    /** The {@code other} of stateids this transport plays revoked, in hex. */
+    private final java.util.Set<String> revoked = new java.util.HashSet<>();
 
     FaultyTransport(DataTransport inner) {
         this.inner = inner;
@@ -133,6 +135,15 @@ final class FaultyTransport implements DataTransport {
     /** Plays a server that started {@code slot} again: from now on it expects sequence id 1 there. */
     synchronized void restartSlot(int slot) {
         shifts.put(slot, serverIds.getOrDefault(slot, 0));
+    }
+
+    /**
+     * Plays a server that revoked {@code stateid}: SEQUENCE replies carry SEQ4_STATUS_ADMIN_STATE_REVOKED and
+     * TEST_STATEID says NFS4ERR_ADMIN_REVOKED of it until a FREE_STATEID of it, which this transport answers NFS4_OK
+     * (sending the server the SEQUENCE alone).
+     */
+    synchronized void revoke(Stateid4 stateid) {
+        revoked.add(java.util.HexFormat.of().formatHex(stateid.other()));
     }
 
     /** Lets the replies held by {@link Fault#HOLD_REPLY} through. */
@@ -193,10 +204,14 @@ final class FaultyTransport implements DataTransport {
         }
         CompoundArgs args = shift == 0 ? c : withSequence(c, new Ops.Sequence(s.sessionId, s.sequenceId + shift,
                 s.slotId, s.highestSlotId, s.cacheThis));
+        if (p == null && freesRevoked(c)) {
+            p = new Plan(tag, Fault.LAST_OP_ERROR, 0, 1);
+        }
         if (p == null) {
             return relayed(program, version, procedure, args, s, shift, result);
         }
-        return switch (p.fault) {
+        Plan plan = p;
+        return switch (plan.fault) {
             case LOSE_REQUEST -> CompletableFuture.supplyAsync(() -> {
                 throw new java.util.concurrent.CompletionException(new RpcConnectionException("request lost", null));
             });
@@ -204,14 +219,14 @@ final class FaultyTransport implements DataTransport {
                     CompletableFuture.failedFuture(new RpcConnectionException("reply lost", null)));
             case GARBLE_REPLY -> CompletableFuture.supplyAsync(() -> decode(new byte[] {0, 0, 0, 0, 0, 0, 0, 9},
                     result));
-            case SEQUENCE_ERROR -> CompletableFuture.supplyAsync(() -> decode(sequenceError(p.status), result));
+            case SEQUENCE_ERROR -> CompletableFuture.supplyAsync(() -> decode(sequenceError(plan.status), result));
             case SEQUENCE_ERROR_AFTER -> inner.call(program, version, procedure, args, result)
-                    .thenApply(r -> decode(sequenceError(p.status), result));
+                    .thenApply(r -> decode(sequenceError(plan.status), result));
             case LAST_OP_ERROR -> {
                 CompoundArgs alone = new CompoundArgs(c.operation, c.tag, c.minorVersion, List.of(args.ops.get(0)));
                 Raw raw = new Raw();
                 yield inner.call(program, version, procedure, alone, raw).thenApply(r -> decode(
-                        lastOpFails(rewritten(raw.bytes, s, shift), c, p.status), result));
+                        lastOpFails(rewritten(raw.bytes, c, s, shift), c, plan.status), result));
             }
             case HOLD_REPLY -> {
                 CompletableFuture<Void> h;
@@ -224,12 +239,18 @@ final class FaultyTransport implements DataTransport {
         };
     }
 
+    /** Whether {@code c} frees a stateid this transport plays revoked; if so, it is not revoked any more. */
+    private synchronized boolean freesRevoked(CompoundArgs c) {
+        return c.ops.size() == 2 && c.ops.get(1) instanceof Ops.StateOp op && op.opcode == Nfs4.OP_FREE_STATEID
+                && revoked.remove(java.util.HexFormat.of().formatHex(op.stateid.other()));
+    }
+
     /** The call relayed to the server, its reply changed as {@link #statusFlags} and {@link #shrinkOnce} ask. */
     private <T extends XdrAble> CompletableFuture<T> relayed(int program, int version, int procedure,
                                                              CompoundArgs args, Ops.Sequence s, int shift, T result) {
         boolean rewrite;
         synchronized (this) {
-            rewrite = statusFlags != 0 || shrinkTo >= 0 || shift != 0;
+            rewrite = statusFlags != 0 || shrinkTo >= 0 || shift != 0 || !revoked.isEmpty();
         }
         if (!rewrite) {
             return inner.call(program, version, procedure, args, result).thenApply(r -> {
@@ -243,7 +264,7 @@ final class FaultyTransport implements DataTransport {
         }
         Raw raw = new Raw();
         return inner.call(program, version, procedure, args, raw).thenApply(r ->
-                decode(rewritten(raw.bytes, s, shift), result));
+                decode(rewritten(raw.bytes, args, s, shift), result));
     }
 
     /** Where the SEQUENCE result's sessionid starts in a reply, or -1 when the SEQUENCE failed. */
@@ -254,7 +275,7 @@ final class FaultyTransport implements DataTransport {
     }
 
     /** The server's reply with the client's sequence id back, the flags and a shrink applied. */
-    private synchronized byte[] rewritten(byte[] reply, Ops.Sequence s, int shift) {
+    private synchronized byte[] rewritten(byte[] reply, CompoundArgs c, Ops.Sequence s, int shift) {
         ByteBuffer b = ByteBuffer.wrap(reply);
         int at = sequenceBody(b);
         if (at < 0) {
@@ -262,7 +283,15 @@ final class FaultyTransport implements DataTransport {
         }
         serverIds.put(s.slotId, b.getInt(at + 16));
         b.putInt(at + 16, b.getInt(at + 16) - shift);
-        b.putInt(at + 32, b.getInt(at + 32) | statusFlags);
+        b.putInt(at + 32, b.getInt(at + 32) | statusFlags | (revoked.isEmpty() ? 0 : 0x20));
+        if (c.ops.size() > 1 && c.ops.get(1) instanceof RevokedState.TestStateid test && b.limit() > at + 44
+                && b.getInt(at + 40) == 0) {
+            for (int i = 0; i < test.stateids.size(); i++) { // past the opcode, status and count
+                if (revoked.contains(java.util.HexFormat.of().formatHex(test.stateids.get(i).other()))) {
+                    b.putInt(at + 48 + 4 * i, org.rpcrdma4j.nfs.v4.Nfs4Status.NFS4ERR_ADMIN_REVOKED);
+                }
+            }
+        }
         if (shrinkTo >= 0) {
             b.putInt(at + 24, shrinkTo);
             b.putInt(at + 28, shrinkTo);

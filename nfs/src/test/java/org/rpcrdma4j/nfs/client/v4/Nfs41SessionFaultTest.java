@@ -365,6 +365,38 @@ class Nfs41SessionFaultTest {
     }
 
     @Test
+    void revokedStateIsTestedAndFreedAndOnlyTheRevokedOpenIsMadeAgain() throws Exception {
+        FileHandle a = client.createFile("/ra");
+        FileHandle b = client.createFile("/rb");
+        client.lock(b, LockType.WRITE, 0, 10);
+        long clientId = client.session().clientId();
+        OpenFiles files = client.async().files();
+        Stateid4 aBefore = files.stateidOf(a);
+        Stateid4 bBefore = files.stateidOf(b);
+        // the server takes A's open back, and says so in every SEQUENCE until the client frees it
+        server.nfs4().clients().opens().close(clientId, new Stateid(aBefore.seqid(), aBefore.other()), a);
+        faults.revoke(aBefore);
+        assertThat(client.getattr(client.root()).isDirectory()).isTrue();
+        files.revokedState().lastRound().get();
+        assertThat(files.revokedState().freed()).isOne();
+        assertThat(files.stateidOf(a).other()).as("A opened again").isNotEqualTo(aBefore.other());
+
+        client.write(b, 0, Unpooled.wrappedBuffer(new byte[] {5}), StableHow.FILE_SYNC); // its lock is still held
+        client.write(a, 0, Unpooled.wrappedBuffer(new byte[] {6}), StableHow.FILE_SYNC);
+        assertThat(files.stateidOf(b)).as("B's open kept").isEqualTo(bBefore);
+        assertThat(client.readAll("/ra")).containsExactly(6);
+        assertThat(client.readAll("/rb")).containsExactly(5);
+        List<String> calls = faults.calls();
+        assertThat(calls.stream().filter(c -> c.startsWith("test_stateid")))
+                .containsExactly("test_stateid SEQUENCE,TEST_STATEID NFS4_OK");
+        assertThat(calls.stream().filter(c -> c.startsWith("free_stateid")))
+                .containsExactly("free_stateid SEQUENCE,FREE_STATEID NFS4_OK");
+        assertThat(files.revokedState().rounds()).isOne();
+        assertThat(server.nfs4().clients().opens().openCount(clientId)).isEqualTo(2);
+        assertThat(client.session().sessionsCreated()).isOne();
+    }
+
+    @Test
     void minorVersionOneIsSpokenWhenAsked() throws Exception {
         try (Nfs41Client one = Nfs41Client.mount("tcp://127.0.0.1:" + server.port() + "/export",
                 NfsClientConfig.defaults(), Nfs41Options.defaults().withMinorVersion(1))) {

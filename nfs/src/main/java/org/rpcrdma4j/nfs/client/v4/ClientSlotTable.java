@@ -14,7 +14,9 @@ import java.util.concurrent.Executor;
  * <p>
  * The server steers how many slots are used: {@code sr_highest_slotid} and {@code sr_target_highest_slotid} of every
  * SEQUENCE reply ({@link #serverLimits}); slots above the smaller of the two are not handed out until it grows again
- * (requests already on them finish). The table never grows past the slots CREATE_SESSION granted.
+ * (requests already on them finish). The table never grows past the slots CREATE_SESSION granted. A slot above an
+ * {@code sr_highest_slotid} the server answered may have been dropped by the server, its sequence id with it: when it
+ * is next handed out it starts again at sequence id 1, as Linux's client starts a slot it allocates anew.
  * <p>
  * A table is {@linkplain #retire() retired} when its session is gone: waiters are told (their future completes with
  * null, to try the next session) and released slots are dropped.
@@ -33,6 +35,11 @@ final class ClientSlotTable {
         int sequenceId;
         /** The sequence id of the last request on this slot the server answered: the server's is at least this. */
         int acked;
+        /**
+         * The slot's sequence id before it started again at 1 ({@link ClientSlotTable#serverLimits}); 0 when it did
+         * not, or since a request on it went through. A server that kept the slot after all expects one past this.
+         */
+        int beforeRestart;
 
         Slot(int id) {
             this.id = id;
@@ -46,6 +53,8 @@ final class ClientSlotTable {
 
     private final Slot[] slots;
     private final boolean[] busy;
+    /** Slots above an {@code sr_highest_slotid} the server answered: they start again at 1 when next handed out. */
+    private final boolean[] dropped;
     private final ArrayDeque<CompletableFuture<Slot>> waiters = new ArrayDeque<>();
     private final Executor handoff;
     private int limit;
@@ -59,6 +68,7 @@ final class ClientSlotTable {
         }
         this.slots = new Slot[count];
         this.busy = new boolean[count];
+        this.dropped = new boolean[count];
         for (int i = 0; i < count; i++) {
             slots[i] = new Slot(i);
         }
@@ -94,6 +104,7 @@ final class ClientSlotTable {
             if (!busy[i]) {
                 busy[i] = true;
                 inUse++;
+                restartIfDropped(slots[i]);
                 return slots[i];
             }
         }
@@ -109,6 +120,7 @@ final class ClientSlotTable {
             }
             if (slot.id <= limit && !waiters.isEmpty()) {
                 next = waiters.poll(); // stays busy: handed over
+                restartIfDropped(slot);
             } else {
                 busy[slot.id] = false;
                 inUse--;
@@ -119,14 +131,30 @@ final class ClientSlotTable {
         }
     }
 
+    /** A slot the server may have dropped, being handed out (no request holds it): its next sequence id is 1. */
+    private void restartIfDropped(Slot s) {
+        if (dropped[s.id]) {
+            dropped[s.id] = false;
+            if (s.sequenceId != 0) {
+                s.beforeRestart = s.sequenceId;
+            }
+            s.sequenceId = 0;
+            s.acked = 0;
+        }
+    }
+
     /**
      * Applies a SEQUENCE reply's {@code sr_highest_slotid} and {@code sr_target_highest_slotid}: slots above the
-     * smaller are no longer handed out; when the limit grows, waiters get the slots it frees.
+     * smaller are no longer handed out; when the limit grows, waiters get the slots it frees. Slots above
+     * {@code sr_highest_slotid} the server may drop (RFC 8881 section 2.10.6.1): they start again at sequence id 1.
      */
     void serverLimits(int highestSlotId, int targetHighestSlotId) {
         List<CompletableFuture<Slot>> woken = new ArrayList<>();
         List<Slot> given = new ArrayList<>();
         synchronized (this) {
+            for (long i = Integer.toUnsignedLong(highestSlotId) + 1; i < slots.length; i++) {
+                dropped[(int) i] = true;
+            }
             int l = Math.max(0, Math.min(slots.length - 1, Math.min(highestSlotId, targetHighestSlotId)));
             boolean grew = l > limit;
             limit = l;

@@ -28,6 +28,7 @@ final class Compound {
     private Ops.Write write;
     private Ops.Read read;
     private Supplier<CompletableFuture<Void>> onStaleState;
+    private boolean releasesState;
 
     /** @param tag the COMPOUND's tag (sent), the operation it is sent for in lower case ("read", "open"...) */
     Compound(String tag) {
@@ -91,6 +92,19 @@ final class Compound {
 
     Supplier<CompletableFuture<Void>> staleStateHandler() {
         return onStaleState;
+    }
+
+    /**
+     * Marks a COMPOUND that gives state back to the server (LOCKU, CLOSE, DELEGRETURN, FREE_STATEID): it still goes
+     * out while the session closes, which gives back everything before DESTROY_SESSION and DESTROY_CLIENTID.
+     */
+    Compound releasingState() {
+        this.releasesState = true;
+        return this;
+    }
+
+    boolean releasesState() {
+        return releasesState;
     }
 
     List<Op> ops() {

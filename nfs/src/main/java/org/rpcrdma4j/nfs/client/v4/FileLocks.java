@@ -135,6 +135,7 @@ final class FileLocks {
             if (r.status() == Nfs4Status.NFS4ERR_DENIED && op.denied() != null) {
                 throw new CompletionException(new LockDeniedException(Nfs4.OP_LOCK, op.denied()));
             }
+            expired(e, r);
             Stateid4 got = OpenFiles.checked(r).result(1);
             synchronized (files) {
                 e.lockStateid = got;
@@ -144,12 +145,23 @@ final class FileLocks {
         });
     }
 
+    /**
+     * NFS4ERR_EXPIRED of a LOCK or LOCKU: the open or lock state it named is gone from the server (RFC 8881 section
+     * 15.1.5.3), and the file's locks with it; the file is opened again, and the caller gets the error.
+     */
+    private void expired(OpenFiles.Entry e, CompoundRes r) {
+        if (r.status() == Nfs4Status.NFS4ERR_EXPIRED) {
+            files.reopen(e);
+        }
+    }
+
     private CompletableFuture<Void> sendUnlock(OpenFiles.Entry e, long offset, long length, long last) {
         if (e.lockStateid == null) {
             return DONE; // nothing locked
         }
         LockOps.LockU op = new LockOps.LockU(e, offset, length);
         return session.call(new Compound("locku").putfh(e.fh).add(op)).thenApply(r -> {
+            expired(e, r);
             Stateid4 got = OpenFiles.checked(r).result(1);
             synchronized (files) {
                 e.lockStateid = got;

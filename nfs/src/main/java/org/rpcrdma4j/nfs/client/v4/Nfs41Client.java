@@ -16,6 +16,7 @@ import java.util.ServiceLoader;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.rpcrdma4j.nfs.CreateMode;
 import org.rpcrdma4j.nfs.DirEntry;
@@ -33,6 +34,7 @@ import org.rpcrdma4j.nfs.StableHow;
 import org.rpcrdma4j.nfs.client.DataTransport;
 import org.rpcrdma4j.nfs.client.DataTransportFactory;
 import org.rpcrdma4j.nfs.client.DirListing;
+import org.rpcrdma4j.nfs.client.EmptyReadException;
 import org.rpcrdma4j.nfs.client.NfsClientConfig;
 import org.rpcrdma4j.nfs.client.NfsMount;
 import org.rpcrdma4j.nfs.client.NfsPaths;
@@ -458,7 +460,11 @@ public final class Nfs41Client implements NfsMount {
         return Math.min(config.chunkSize(), maxWriteSize());
     }
 
-    /** Reads a whole remote file into memory (for small files). */
+    /**
+     * Reads a whole remote file into memory (for small files).
+     *
+     * @throws EmptyReadException a READ returned no data before the end of the file
+     */
     public byte[] readAll(String path) throws IOException {
         FileHandle fh = resolve(path);
         ByteArrayOutputStream out = new ByteArrayOutputStream();
@@ -475,7 +481,7 @@ public final class Nfs41Client implements NfsMount {
                     return out.toByteArray();
                 }
                 if (r.count() == 0) {
-                    throw new IOException("READ returned nothing before end of file");
+                    throw new EmptyReadException(offset);
                 }
             }
         } finally {
@@ -599,7 +605,10 @@ public final class Nfs41Client implements NfsMount {
 
     /**
      * Copies the remote file {@code remotePath} to {@code local} (replaced) with pipelined READs; reads on past the
-     * size it had at the start until the end of file. Closes the file's open. Returns the bytes copied.
+     * size it had at the start until the end of file, and stops at an end of file found before that size (the local
+     * file is cut there). Closes the file's open. Returns the bytes copied: the local file's size.
+     *
+     * @throws EmptyReadException a READ returned no data before the end of the file
      */
     public long download(String remotePath, Path local) throws IOException {
         FileHandle fh = resolve(remotePath);
@@ -610,11 +619,13 @@ public final class Nfs41Client implements NfsMount {
         int chunk = readChunk();
         Semaphore window = new Semaphore(config.window());
         AtomicReference<Throwable> failure = new AtomicReference<>();
+        AtomicLong eofAt = new AtomicLong(Long.MAX_VALUE);
         try (FileChannel out = FileChannel.open(local, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
                 StandardOpenOption.TRUNCATE_EXISTING)) {
             long size = a.size();
             try {
-                for (long offset = 0; offset < size && failure.get() == null; offset += chunk) {
+                for (long offset = 0; offset < Math.min(size, eofAt.get()) && failure.get() == null;
+                     offset += chunk) {
                     int length = (int) Math.min(chunk, size - offset);
                     window.acquire();
                     ByteBuf buf;
@@ -625,13 +636,16 @@ public final class Nfs41Client implements NfsMount {
                         throw e;
                     }
                     long at = offset;
-                    readFully(fh, at, length, buf).whenComplete((v, e) -> {
+                    readFully(fh, at, length, buf).whenComplete((eof, e) -> {
                         try {
                             if (e == null) {
                                 int n = buf.readableBytes();
                                 int done = 0;
                                 while (done < n) {
                                     done += buf.getBytes(buf.readerIndex() + done, out, at + done, n - done);
+                                }
+                                if (eof && n < length) {
+                                    eofAt.accumulateAndGet(at + n, Math::min); // the file is shorter now
                                 }
                             }
                         } catch (IOException | RuntimeException x) {
@@ -653,41 +667,56 @@ public final class Nfs41Client implements NfsMount {
             if (failure.get() != null) {
                 throw Nfs41Session.asIo(failure.get());
             }
-            long total = size;
-            ByteBuf buf = allocateBuffer(chunk);
-            try {
-                while (true) { // the file may have grown
-                    buf.clear();
-                    ReadReply r = read(fh, total, buf);
-                    int n = buf.readableBytes();
-                    int done = 0;
-                    while (done < n) {
-                        done += buf.getBytes(done, out, total + done, n - done);
-                    }
-                    total += n;
-                    if (r.eof() || n == 0) {
-                        break;
-                    }
-                }
-            } finally {
-                buf.release();
+            if (eofAt.get() < size) {
+                out.truncate(eofAt.get()); // READs past the end the file had found data of another size
+                return eofAt.get();
             }
-            return total;
+            return size + readTail(fh, size, chunk, out);
         } finally {
             close(fh);
         }
     }
 
+    /** READs from {@code from} to the end of the file (it may have grown) into {@code out}: the bytes read. */
+    private long readTail(FileHandle fh, long from, int chunk, FileChannel out) throws IOException {
+        long total = from;
+        ByteBuf buf = allocateBuffer(chunk);
+        try {
+            while (true) {
+                buf.clear();
+                ReadReply r = read(fh, total, buf);
+                int n = buf.readableBytes();
+                int done = 0;
+                while (done < n) {
+                    done += buf.getBytes(done, out, total + done, n - done);
+                }
+                total += n;
+                if (r.eof()) {
+                    return total - from;
+                }
+                if (n == 0) {
+                    throw new EmptyReadException(total);
+                }
+            }
+        } finally {
+            buf.release();
+        }
+    }
+
     /**
      * READs {@code length} bytes at {@code offset} into {@code buf}, again after a short read, until they are all there
-     * or the file ends.
+     * or the file ends; completes with whether it ended, or with {@link EmptyReadException} for a READ that returned
+     * nothing before the end.
      */
-    private CompletableFuture<Void> readFully(FileHandle fh, long offset, int length, ByteBuf buf) {
+    private CompletableFuture<Boolean> readFully(FileHandle fh, long offset, int length, ByteBuf buf) {
         int before = buf.writerIndex();
         return async.read(fh, offset, buf).thenCompose(r -> {
             int got = buf.writerIndex() - before;
-            if (got >= length || r.eof() || got == 0) {
-                return CompletableFuture.completedFuture(null);
+            if (got >= length || r.eof()) {
+                return CompletableFuture.completedFuture(r.eof());
+            }
+            if (got == 0) {
+                return CompletableFuture.failedFuture(new EmptyReadException(offset));
             }
             return readFully(fh, offset + got, length - got, buf);
         });

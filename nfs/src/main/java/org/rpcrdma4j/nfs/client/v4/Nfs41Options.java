@@ -93,8 +93,10 @@ public final class Nfs41Options {
     }
 
     /**
-     * How often a COMPOUND answered NFS4ERR_DELAY or NFS4ERR_GRACE is sent again (default 30), and the back-off
-     * between tries: from {@code min}, doubling, at most {@code max} (default 50 ms to 2 s).
+     * How often a COMPOUND answered NFS4ERR_DELAY is sent again (default 30), and the back-off between tries: from
+     * {@code min}, doubling, at most {@code max} (default 50 ms to 2 s). NFS4ERR_GRACE is waited out with the same
+     * back-off for up to twice the lease and ten seconds, however many tries that takes, and its tries leave these to
+     * DELAY.
      */
     public Nfs41Options withDelayRetries(int retries, Duration min, Duration max) {
         if (retries < 0) {

@@ -52,7 +52,8 @@ import org.slf4j.LoggerFactory;
  * chunk size, over RDMA at most the transport's {@code maxPayloadSize}). Where the transport serves the callback
  * program ({@link CallbackService}: over RDMA, on the connection's reverse direction), CREATE_SESSION asks for
  * CONN_BACK_CHAN with one back channel slot; when SEQUENCE later says the callback path is down (a reconnect), the
- * connection is bound again (BIND_CONN_TO_SESSION). OPENs ask for no delegation either way.
+ * connection is bound again (BIND_CONN_TO_SESSION). OPENs ask for no delegation either way
+ * (OPEN4_SHARE_ACCESS_WANT_NO_DELEG); one granted anyway is returned at once.
  *
  * <h2>Slots</h2>
  * Each COMPOUND takes a slot ({@link ClientSlotTable}; it waits for one when all are busy), gets the slot's next
@@ -62,7 +63,11 @@ import org.slf4j.LoggerFactory;
  * may or may not have taken that request. When the next request on the slot gets SEQ_MISORDERED, it steps its
  * sequence id down, one at a time, towards the last one the server answered (as Linux's client does), and goes
  * through at the server's next. Should a step land on a lost request that the server is still executing (DELAY), the
- * slot is left at that request's id and the COMPOUND starts again later, on the next id.
+ * slot is left at that request's id and the COMPOUND starts again later, on the next id. SEQ_MISORDERED on the id
+ * after the last answered one tries sequence id 1 once (a server that dropped the slot starts it again), then the
+ * same id again after a back-off (its request may still run), as DELAY is. A slot above an {@code sr_highest_slotid}
+ * the server answered starts again at 1 when next used (should the server have kept it, SEQ_MISORDERED on 1 tries
+ * one past its old id).
  *
  * <h2>When the answer is not the COMPOUND's</h2>
  * <ul>
@@ -70,16 +75,21 @@ import org.slf4j.LoggerFactory;
  * sequence id, after a back-off. BADSESSION / DEADSESSION: a new session (CREATE_SESSION on the client ID; if that is
  * STALE_CLIENTID, the whole of the next point), then the COMPOUND again on it. RETRY_UNCACHED_REP: again on a new
  * sequence id when the COMPOUND changes nothing, else an error.</li>
- * <li>NFS4ERR_STALE_CLIENTID or NFS4ERR_EXPIRED (the server restarted or the lease was lost): a new client ID
+ * <li>NFS4ERR_STALE_CLIENTID (the server restarted or the lease was lost): a new client ID
  * (EXCHANGE_ID with the same owner and verifier) and session; the files the client had open are reclaimed
  * (OPEN CLAIM_PREVIOUS while the server is in grace, else opened again by handle after RECLAIM_COMPLETE), then the
  * COMPOUND again with the new stateids. A file that cannot be opened again loses its open: its I/O goes on with the
  * anonymous stateid, which the server checks like any other.</li>
  * <li>NFS4ERR_DELAY or NFS4ERR_GRACE of an operation that ran before anything in the COMPOUND changed state (GRACE is
  * waited out for up to twice the lease and ten seconds): the COMPOUND again after a back-off, for DELAY at most
- * {@link Nfs41Options#delayRetries()} times.</li>
- * <li>NFS4ERR_BAD_STATEID, STALE_STATEID, OLD_STATEID or ADMIN_REVOKED of an I/O operation: its file is opened again
- * and the COMPOUND sent once more.</li>
+ * {@link Nfs41Options#delayRetries()} times; the waits for GRACE are not counted against those.</li>
+ * <li>NFS4ERR_BAD_STATEID, STALE_STATEID, OLD_STATEID, ADMIN_REVOKED or EXPIRED (the state of that one stateid
+ * expired: neither the client ID nor the session is lost) of an I/O operation: its file is opened again, its locks
+ * are lost, and the COMPOUND is sent once more. Of a LOCK or LOCKU, EXPIRED opens the file again and loses its
+ * locks; the caller gets the error.</li>
+ * <li>SEQUENCE status flags saying state of the client was revoked (EXPIRED_ALL, EXPIRED_SOME or ADMIN
+ * STATE_REVOKED): the client asks which of its stateids are good (TEST_STATEID), frees the revoked ones (FREE_STATEID),
+ * opens again the files whose open went and loses the locks that went ({@link RevokedState}).</li>
  * </ul>
  * Recoveries are shared: the COMPOUNDs that meet a lost session wait for one recovery, at most
  * {@link Nfs41Options#recoveryAttempts()} per COMPOUND.
@@ -87,8 +97,10 @@ import org.slf4j.LoggerFactory;
  * <h2>Lease</h2>
  * A daemon timer sends a SEQUENCE alone when nothing was sent for a third of the lease
  * ({@link Nfs41Options#renewInterval()}), and closes files whose open stayed unused
- * ({@link Nfs41Options#openIdleTimeout()}). {@link #close()} stops it, closes the client's opens, then sends
- * DESTROY_SESSION and DESTROY_CLIENTID.
+ * ({@link Nfs41Options#openIdleTimeout()}). {@link #close()} stops it, gives back the client's state (each file's
+ * locks with LOCKU, then its open with CLOSE; delegations being returned), then sends DESTROY_SESSION and
+ * DESTROY_CLIENTID. While the session closes, only the COMPOUNDs that give state back go out
+ * ({@link Compound#releasingState()}); others fail.
  *
  * <h2>Threads</h2>
  * Replies are handled on a thread pool of the session ({@code nfs41-<n>}), never on the transport's threads; futures
@@ -198,7 +210,7 @@ public final class Nfs41Session implements AutoCloseable {
         default void tick() {
         }
 
-        /** The session closes: close every open. */
+        /** The session closes: give back every lock, open and delegation (the COMPOUNDs release state). */
         default CompletableFuture<Void> closeAll() {
             return CompletableFuture.completedFuture(null);
         }
@@ -744,8 +756,13 @@ public final class Nfs41Session implements AutoCloseable {
         private int delays;
         /** When this COMPOUND first met NFS4ERR_GRACE (System.nanoTime), or 0. */
         private long graceSince;
+        /** Tries again after NFS4ERR_GRACE: they lengthen its back-off, and count nothing against DELAY's tries. */
+        private int graceWaits;
         /** Stepping the slot's sequence id down after SEQ_MISORDERED: sent on an id a lost request may have used. */
         private boolean stepping;
+        /** Sent on the other id of {@link #otherId()}: the slot's own id, to go back to if it does not fit; or 0. */
+        private int otherIdFrom;
+        private boolean otherIdTried;
         private int recoveries;
         private boolean reopened;
         private State s;
@@ -759,7 +776,7 @@ public final class Nfs41Session implements AutoCloseable {
         }
 
         void start() {
-            if (closed || (closing && fixed == null && !c.tag.startsWith("close"))) {
+            if (closed || (closing && fixed == null && !c.releasesState())) {
                 out.completeExceptionally(new RpcConnectionException("the NFSv4.1 session with "
                         + transport.remoteAddress() + " is closed", null));
                 return;
@@ -790,6 +807,7 @@ public final class Nfs41Session implements AutoCloseable {
             slot = sl;
             if (!sameSequence) {
                 seq = sl.sequenceId + 1;
+                otherIdFrom = 0;
             }
             CompoundArgs args;
             CompoundRes res;
@@ -838,15 +856,17 @@ public final class Nfs41Session implements AutoCloseable {
         /**
          * Finishes a COMPOUND whose SEQUENCE and operations all succeeded and whose SEQUENCE asks for nothing (no state
          * lost, no back channel to bind, no reclaim) as {@link #handle} would; false, having changed nothing, for any
-         * other reply.
+         * other reply. The callback path flags ask for nothing of a client without callbacks: a server without a back
+         * channel for the session (Linux's knfsd over TCP when none was asked for) sets CB_PATH_DOWN on every reply.
          */
         private boolean finishedInline(CompoundRes r) {
             if (r.sequenceStatus() != Nfs4Status.NFS4_OK || !r.isOk()) {
                 return false;
             }
             Ops.SequenceOk ok = r.sequence();
-            if ((ok.statusFlags() & (Nfs4Ops.STATE_LOST_FLAGS | Nfs4Ops.CB_PATH_FLAGS
-                    | Nfs4Ops.SEQ4_STATUS_RESTART_RECLAIM_NEEDED)) != 0
+            int actOn = Nfs4Ops.STATE_LOST_FLAGS | Nfs4Ops.SEQ4_STATUS_RESTART_RECLAIM_NEEDED
+                    | (callbacks != null ? Nfs4Ops.CB_PATH_FLAGS : 0);
+            if ((ok.statusFlags() & actOn) != 0
                     || backChannelGranted && transport.connectionGeneration() != boundGeneration) {
                 return false;
             }
@@ -858,8 +878,10 @@ public final class Nfs41Session implements AutoCloseable {
         /** The slot's request went through: its sequence id is the slot's, the server's limits apply, it is free. */
         private void sequenceWentThrough(Ops.SequenceOk ok) {
             stepping = false;
+            otherIdFrom = 0;
             slot.sequenceId = seq;
             slot.acked = seq;
+            slot.beforeRestart = 0;
             s.slots.serverLimits(ok.highestSlotId(), ok.targetHighestSlotId());
             s.slots.release(slot);
         }
@@ -927,19 +949,7 @@ public final class Nfs41Session implements AutoCloseable {
                     s.slots.release(slot);
                     recoverThen(s, false);
                 }
-                case Nfs4Status.NFS4ERR_SEQ_MISORDERED -> {
-                    if (seq - slot.acked > 1) {
-                        // requests on this slot went unanswered, and the server took fewer of them than were sent:
-                        // one id lower, down to the one after the last the server answered
-                        stepping = true;
-                        seq--;
-                        send(s, slot, true);
-                    } else {
-                        s.slots.release(slot);
-                        fail(new Nfs4StatusException(seqStatus, Nfs4.OP_SEQUENCE, "slot " + slot.id + " sequence id "
-                                + Integer.toUnsignedString(seq)));
-                    }
-                }
+                case Nfs4Status.NFS4ERR_SEQ_MISORDERED -> misordered(seqStatus);
                 case Nfs4Status.NFS4ERR_SEQ_FALSE_RETRY -> {
                     // the server's slot is at this id with another request: one of this slot's that went unanswered
                     // (knfsd answers so where a step down lands on it). This COMPOUND was not taken: it starts
@@ -964,6 +974,57 @@ public final class Nfs41Session implements AutoCloseable {
                     fail(new Nfs4StatusException(seqStatus, r.failedIndex() == -1 ? Nfs4.OP_SEQUENCE : 0, null));
                 }
             }
+        }
+
+        /**
+         * SEQ_MISORDERED. Requests of the slot that went unanswered and that the server did not take: one id lower,
+         * down to the one after the last the server answered (as Linux's client steps). On that one, the server may
+         * have started the slot again (it dropped it), or kept it when the client restarted it
+         * ({@link ClientSlotTable#serverLimits}): the other of those ids, once. When neither fits, the request on the
+         * slot's id may still run on the server (RFC 8881 section 2.10.6.2 allows SEQ_MISORDERED in place of DELAY
+         * then): the same request again after a back-off, as for DELAY.
+         */
+        private void misordered(int seqStatus) {
+            if (otherIdFrom != 0) {
+                seq = otherIdFrom; // the other id did not fit either
+                otherIdFrom = 0;
+                sameIdLater(seqStatus);
+            } else if (seq - slot.acked > 1) {
+                stepping = true;
+                seq--;
+                send(s, slot, true);
+            } else if (!otherIdTried && otherId() != seq) {
+                otherIdTried = true;
+                otherIdFrom = seq;
+                seq = otherId();
+                send(s, slot, true);
+            } else {
+                sameIdLater(seqStatus);
+            }
+        }
+
+        /** 1, for a server that started the slot again; for a slot the client started again, one past its old id. */
+        private int otherId() {
+            return seq != 1 ? 1 : slot.beforeRestart + 1;
+        }
+
+        /**
+         * The same request on the same slot and id after a back-off, at most {@link Nfs41Options#delayRetries()} times
+         * in all with the DELAYs; then it fails, and the slot keeps the id (the server may hold it).
+         */
+        private void sameIdLater(int seqStatus) {
+            stepping = false;
+            if (++delays > options.delayRetries()) {
+                slot.sequenceId = seq;
+                s.slots.release(slot);
+                fail(new Nfs4StatusException(seqStatus, Nfs4.OP_SEQUENCE, "slot " + slot.id + " sequence id "
+                        + Integer.toUnsignedString(seq)));
+                return;
+            }
+            delayRetries.incrementAndGet();
+            State cur = s;
+            ClientSlotTable.Slot sl = slot;
+            later(() -> send(cur, sl, true));
         }
 
         /**
@@ -1001,27 +1062,29 @@ public final class Nfs41Session implements AutoCloseable {
                 }
                 case Nfs4Status.NFS4ERR_GRACE -> {
                     // the server's grace period lasts a lease or more (knfsd's until the clients it knew reclaimed
-                    // or twice the lease passed): it is waited out by time, not bounded by DELAY's count of tries,
-                    // though each try counts to lengthen the back-off
+                    // or twice the lease passed): it is waited out by time, with a count of its own that lengthens
+                    // the back-off and leaves DELAY's tries to DELAY
                     long now = System.nanoTime();
                     if (graceSince == 0) {
                         graceSince = now;
                     }
                     if (c.retryableAfterFailureAt(failed) && now - graceSince < graceWaitNanos()) {
-                        delays++;
+                        graceWaits++;
                         delayRetries.incrementAndGet();
-                        later(this::start);
+                        later(this::start, graceWaits);
                         return;
                     }
                 }
-                case Nfs4Status.NFS4ERR_STALE_CLIENTID, Nfs4Status.NFS4ERR_EXPIRED -> {
+                case Nfs4Status.NFS4ERR_STALE_CLIENTID -> {
                     if (fixed == null && c.retryableAfterFailureAt(failed)) {
                         recoverThen(s, true);
                         return;
                     }
                 }
+                // EXPIRED: in NFSv4.1 the state one stateid names expired (RFC 8881 section 15.1.5.3); the client ID
+                // and its session go on (a lost lease shows in SEQUENCE), so it is handled as a revoked stateid
                 case Nfs4Status.NFS4ERR_BAD_STATEID, Nfs4Status.NFS4ERR_STALE_STATEID, Nfs4Status.NFS4ERR_OLD_STATEID,
-                        Nfs4Status.NFS4ERR_ADMIN_REVOKED -> {
+                        Nfs4Status.NFS4ERR_ADMIN_REVOKED, Nfs4Status.NFS4ERR_EXPIRED -> {
                     if (c.staleStateHandler() != null && !reopened && fixed == null) {
                         reopened = true;
                         c.staleStateHandler().get().whenCompleteAsync((v, x) -> {
@@ -1063,7 +1126,12 @@ public final class Nfs41Session implements AutoCloseable {
         }
 
         private void later(Runnable r) {
-            long backoff = delayBackoffNanos(delays);
+            later(r, delays);
+        }
+
+        /** Runs {@code r} after the back-off of the {@code retry}th try (from 1). */
+        private void later(Runnable r, int retry) {
+            long backoff = delayBackoffNanos(retry);
             try {
                 schedule(() -> stages.execute(r), backoff);
             } catch (RuntimeException e) {
@@ -1129,9 +1197,10 @@ public final class Nfs41Session implements AutoCloseable {
     // ================================================================================================ closing
 
     /**
-     * Ends the session: stops the timer, closes the client's opens, waits (at most the call timeout) for COMPOUNDs in
-     * flight, sends DESTROY_SESSION and DESTROY_CLIENTID (failures are logged, not thrown). COMPOUNDs after this fail.
-     * Does not close the transport.
+     * Ends the session: stops the timer, unlocks and closes the client's opens and finishes returning delegations,
+     * waits (at most the call timeout each) for that and for COMPOUNDs in flight, sends DESTROY_SESSION and
+     * DESTROY_CLIENTID (failures are logged, not thrown). Meanwhile only COMPOUNDs that give state back go out;
+     * after, none. Does not close the transport.
      */
     @Override
     public void close() {

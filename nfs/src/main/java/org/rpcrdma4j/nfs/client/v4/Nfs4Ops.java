@@ -9,6 +9,11 @@ final class Nfs4Ops {
     static final int SHARE_ACCESS_WRITE = 2;
     static final int SHARE_ACCESS_BOTH = 3;
     static final int SHARE_DENY_NONE = 0;
+    /**
+     * {@code OPEN4_SHARE_ACCESS_WANT_NO_DELEG}, a "want" flag of {@code share_access} (RFC 8881 section 18.16.3): the
+     * client asks for no delegation.
+     */
+    static final int SHARE_ACCESS_WANT_NO_DELEG = 0x0400;
     /** {@code opentype4}. */
     static final int OPEN4_NOCREATE = 0;
     static final int OPEN4_CREATE = 1;

@@ -36,14 +36,16 @@ import org.slf4j.LoggerFactory;
  * When the client ID is lost (server restart, lease expired) every open is reclaimed on the new client ID before
  * RECLAIM_COMPLETE (OPEN CLAIM_PREVIOUS, which the server accepts in its grace period); one the server no longer lets
  * the client reclaim (NFS4ERR_NO_GRACE) is opened again by handle after RECLAIM_COMPLETE. An open the server answers
- * BAD_STATEID (or STALE_STATEID, OLD_STATEID, ADMIN_REVOKED) for is opened again by handle, and the I/O retried once.
+ * BAD_STATEID (or STALE_STATEID, OLD_STATEID, ADMIN_REVOKED, EXPIRED) for is opened again by handle, and the I/O
+ * retried once. When SEQUENCE says the server revoked state of the client, {@link RevokedState} finds which
+ * (TEST_STATEID), frees it (FREE_STATEID) and opens again what went; the opens and locks still good are kept.
  * An open that cannot be had again is forgotten: I/O still in flight on it goes out with the anonymous stateid, the
  * next use opens again, and either way the server's answer reaches the caller.
  * <p>
  * The byte-range locks of a reclaimed open are reclaimed after it (LOCK with reclaim set). Locks that cannot be had
- * again (an open not reclaimed, a LOCK refused, the server revoking the client's state) are lost: the file's READs,
- * WRITEs and LOCKs then fail with {@link LocksLostException} until the caller closes it, so no one goes on writing
- * under a lock another client may hold by now.
+ * again (an open not reclaimed, a LOCK refused, the server revoking the open or the lock stateid) are lost: the
+ * file's READs, WRITEs and LOCKs then fail with {@link LocksLostException} until the caller closes it, so no one goes
+ * on writing under a lock another client may hold by now.
  * <p>
  * Thread-safe: the table's monitor guards the entries; OPENs of one file are chained one after the other.
  */
@@ -57,10 +59,11 @@ final class OpenFiles implements Nfs41Session.StateRecovery {
     private final Nfs41Session session;
     private final long idleNanos;
     private final Map<FileHandle, Entry> entries = new HashMap<>();
-    /** Delegations granted unasked whose DELEGRETURN is under way (seqid 0). */
-    private final java.util.Set<Stateid4> returning = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    /** Delegations granted unasked whose DELEGRETURN is under way (seqid 0), each with the end of its return. */
+    private final Map<Stateid4, CompletableFuture<Void>> returning = new java.util.concurrent.ConcurrentHashMap<>();
     private final List<Entry> toReopen = new ArrayList<>();
     private final AtomicLong delegationsReturned = new AtomicLong();
+    private final RevokedState revokedState;
 
     /** One open file. */
     final class Entry implements StateidSource {
@@ -107,6 +110,11 @@ final class OpenFiles implements Nfs41Session.StateRecovery {
     OpenFiles(Nfs41Session session, long idleNanos) {
         this.session = session;
         this.idleNanos = idleNanos;
+        this.revokedState = new RevokedState(session, this);
+    }
+
+    RevokedState revokedState() {
+        return revokedState;
     }
 
     byte[] owner() {
@@ -252,23 +260,36 @@ final class OpenFiles implements Nfs41Session.StateRecovery {
             e.lastUsed = System.nanoTime();
         }
         if (ok.delegation() != null) {
-            Stateid4 key = ok.delegation().current();
-            returning.add(key);
-            Compound c = new Compound("delegreturn").putfh(fh).add(Ops.StateOp.delegReturn(ok.delegation()));
-            // not from here: the OPEN may complete on the transport's own thread, which may not make calls
-            CompletableFuture.supplyAsync(() -> session.call(c), session.executor()).thenCompose(f -> f)
-                    .whenCompleteAsync((r, x) -> {
-                        returning.remove(key);
-                        if (x == null && r.isOk()) {
-                            delegationsReturned.incrementAndGet();
-                        }
-                        LOG.debug("returned an unasked delegation of {}: {}", fh,
-                                x != null ? x.toString() : Nfs4Status.name(r.status()));
-                        if (x == null && r.status() == Nfs4Status.NFS4ERR_DELEG_REVOKED) {
-                            freeRevoked(fh, ok.delegation());
-                        }
-                    }, session.executor());
+            returnDelegation(fh, ok.delegation());
         }
+    }
+
+    /**
+     * DELEGRETURN of a delegation granted unasked, and FREE_STATEID of it when the server revoked it meanwhile; until
+     * both are done, {@link #closeAll} waits for them and a CB_RECALL of it is answered as under way.
+     */
+    private void returnDelegation(FileHandle fh, Stateid4 delegation) {
+        Stateid4 key = delegation.current();
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        returning.put(key, done);
+        Compound c = new Compound("delegreturn").putfh(fh).add(Ops.StateOp.delegReturn(delegation))
+                .releasingState();
+        // not from here: the OPEN may complete on the transport's own thread, which may not make calls
+        CompletableFuture.supplyAsync(() -> session.call(c), session.executor()).thenCompose(f -> f)
+                .handleAsync((r, x) -> {
+                    if (x == null && r.isOk()) {
+                        delegationsReturned.incrementAndGet();
+                    }
+                    LOG.debug("returned an unasked delegation of {}: {}", fh,
+                            x != null ? x.toString() : Nfs4Status.name(r.status()));
+                    if (x == null && r.status() == Nfs4Status.NFS4ERR_DELEG_REVOKED) {
+                        return freeRevoked(fh, delegation);
+                    }
+                    return DONE;
+                }, session.executor()).thenCompose(f -> f).whenComplete((v, x) -> {
+                    returning.remove(key);
+                    done.complete(null);
+                });
     }
 
     /**
@@ -276,10 +297,13 @@ final class OpenFiles implements Nfs41Session.StateRecovery {
      * the client frees it, the server reports revoked state in every SEQUENCE (RFC 8881 section 18.46.3), as Linux's
      * knfsd does.
      */
-    private void freeRevoked(FileHandle fh, Stateid4 delegation) {
-        session.call(new Compound("free_stateid").add(Ops.StateOp.freeStateid(delegation))).whenComplete((r, x) ->
-                LOG.debug("freed a revoked delegation of {}: {}", fh,
-                        x != null ? x.toString() : Nfs4Status.name(r.status())));
+    private CompletableFuture<Void> freeRevoked(FileHandle fh, Stateid4 delegation) {
+        return session.call(new Compound("free_stateid").add(Ops.StateOp.freeStateid(delegation)).releasingState())
+                .handle((r, x) -> {
+                    LOG.debug("freed a revoked delegation of {}: {}", fh,
+                            x != null ? x.toString() : Nfs4Status.name(r.status()));
+                    return null;
+                });
     }
 
     /**
@@ -288,7 +312,7 @@ final class OpenFiles implements Nfs41Session.StateRecovery {
      */
     @Override
     public boolean recall(Stateid4 stateid) {
-        return returning.contains(stateid.current());
+        return returning.containsKey(stateid.current());
     }
 
     /** The open of {@code fh} when it is open for writing, else the anonymous stateid. */
@@ -361,7 +385,7 @@ final class OpenFiles implements Nfs41Session.StateRecovery {
             return DONE;
         }
         return e.locking.handle((v, x) -> null).thenCompose(v -> unlockAll(e)).thenCompose(v -> {
-            Compound c = new Compound("close").putfh(e.fh).add(Ops.StateOp.close(s));
+            Compound c = new Compound("close").putfh(e.fh).add(Ops.StateOp.close(s)).releasingState();
             return session.call(c);
         }).handle((r, x) -> {
             if (x != null) {
@@ -383,7 +407,8 @@ final class OpenFiles implements Nfs41Session.StateRecovery {
             }
             e.held.clear();
         }
-        Compound c = new Compound("locku").putfh(e.fh).add(new LockOps.LockU(e, 0, LockRanges.TO_END));
+        Compound c = new Compound("locku").putfh(e.fh).add(new LockOps.LockU(e, 0, LockRanges.TO_END))
+                .releasingState();
         return session.call(c).handle((r, x) -> {
             if (x != null || !r.isOk()) {
                 LOG.debug("unlocking {} before its CLOSE: {}", e.fh,
@@ -425,9 +450,13 @@ final class OpenFiles implements Nfs41Session.StateRecovery {
         }
     }
 
+    /**
+     * Gives back everything the client holds, each file's locks before its open (LOCKU, then CLOSE), and waits for the
+     * delegations being returned: what the session sends before DESTROY_SESSION and DESTROY_CLIENTID.
+     */
     @Override
     public CompletableFuture<Void> closeAll() {
-        List<CompletableFuture<Void>> all = new ArrayList<>();
+        List<CompletableFuture<Void>> all = new ArrayList<>(returning.values());
         synchronized (this) {
             for (Entry e : new ArrayList<>(entries.values())) {
                 all.add(closeLocked(e));
@@ -534,10 +563,10 @@ final class OpenFiles implements Nfs41Session.StateRecovery {
     }
 
     /**
-     * The server revoked state of the client: every open is made again, and their locks are lost. Which locks survive a
-     * partial revocation is not told: they are all taken as lost, so no one writes on under a lock that may be gone.
-     * When only delegations or layouts went (RECALLABLE_STATE_REVOKED alone), nothing changes: this client keeps
-     * neither (a delegation it returned too late is freed when DELEGRETURN says so).
+     * The server revoked state of the client: {@link RevokedState} finds which stateids (TEST_STATEID), frees them and
+     * makes those opens again, keeping the rest. When only delegations or layouts went (RECALLABLE_STATE_REVOKED
+     * alone), nothing changes: this client keeps neither (a delegation it returned too late is freed when DELEGRETURN
+     * says so).
      */
     @Override
     public void stateRevoked(int flags) {
@@ -546,17 +575,50 @@ final class OpenFiles implements Nfs41Session.StateRecovery {
                     Integer.toHexString(flags));
             return;
         }
-        LOG.warn("the server revoked state of this client (status flags 0x{}): opens will be made again",
-                Integer.toHexString(flags));
-        List<Entry> all;
-        synchronized (this) {
-            all = new ArrayList<>(entries.values());
-            for (Entry e : all) {
-                e.stateid = null;
+        revokedState.reported(flags);
+    }
+
+    /** The open and lock stateids the client holds now. */
+    synchronized List<RevokedState.Held> stateids() {
+        List<RevokedState.Held> all = new ArrayList<>();
+        for (Entry e : entries.values()) {
+            if (e.closing) {
+                continue;
+            }
+            if (e.stateid != null) {
+                all.add(new RevokedState.Held(e, e.stateid, false));
+            }
+            if (e.lockStateid != null) {
+                all.add(new RevokedState.Held(e, e.lockStateid, true));
             }
         }
-        for (Entry e : all) {
-            locksLost(e, "the server revoked the client's state, status flags 0x" + Integer.toHexString(flags));
+        return all;
+    }
+
+    /**
+     * The server revoked {@code h}'s stateid (or knows it no more; {@code why}): a lock stateid's locks are lost, an
+     * open is made again (and its locks are lost). Nothing happens when the entry holds another state by now.
+     * Completes when that is done (a failure to open again is logged).
+     */
+    CompletableFuture<Void> revoked(RevokedState.Held h, String why) {
+        Entry e = h.entry();
+        synchronized (this) {
+            Stateid4 now = h.lock() ? e.lockStateid : e.stateid;
+            if (e.closing || entries.get(e.fh) != e || now == null
+                    || !java.util.Arrays.equals(now.other(), h.stateid().other())) {
+                return DONE;
+            }
         }
+        if (h.lock()) {
+            locksLost(e, "the server revoked the lock stateid: " + why);
+            return DONE;
+        }
+        LOG.info("the server revoked the open of {} ({}): opening it again", e.fh, why);
+        return reopen(e).handle((v, x) -> {
+            if (x != null) {
+                LOG.info("opening {} again failed: {}", e.fh, Nfs41Session.unwrap(x).toString());
+            }
+            return null;
+        });
     }
 }

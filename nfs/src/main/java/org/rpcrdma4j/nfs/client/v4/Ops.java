@@ -630,11 +630,16 @@ final class Ops {
 
     /**
      * @param stateid    the open's stateid
-     * @param delegation a delegation the server granted anyway (this client asks for none), to be returned; or null
+     * @param delegation a delegation the server granted anyway (this client asks for none, with
+     *                   OPEN4_SHARE_ACCESS_WANT_NO_DELEG), to be returned; or null
      */
     record OpenOk(Stateid4 stateid, int rflags, Bitmap4 attrset, Stateid4 delegation) {
     }
 
+    /**
+     * OPEN with share deny NONE; its {@code share_access} always carries OPEN4_SHARE_ACCESS_WANT_NO_DELEG (the client
+     * keeps no delegation, so the server need not grant one and recall it later).
+     */
     static final class Open extends Op {
         private final int shareAccess;
         private final byte[] owner;
@@ -687,7 +692,8 @@ final class Ops {
         @Override
         void encode(XdrEncodingStream xdr) {
             xdr.xdrEncodeInt(0); // seqid: unused in NFSv4.1
-            xdr.xdrEncodeInt(shareAccess);
+            // the client keeps no delegation: it says so, rather than return one the server would otherwise grant
+            xdr.xdrEncodeInt(shareAccess | Nfs4Ops.SHARE_ACCESS_WANT_NO_DELEG);
             xdr.xdrEncodeInt(Nfs4Ops.SHARE_DENY_NONE);
             xdr.xdrEncodeLong(clientId);
             Nfs3Xdr.encodeOpaque(xdr, owner);
@@ -761,7 +767,7 @@ final class Ops {
 
     /** CLOSE, or DELEGRETURN: an operation on one stateid. */
     static final class StateOp extends Op {
-        private final Stateid4 stateid;
+        final Stateid4 stateid;
 
         StateOp(int opcode, Stateid4 stateid) {
             super(opcode);

@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
@@ -36,6 +37,7 @@ import org.rpcrdma4j.nfs.PathConf;
 import org.rpcrdma4j.nfs.SetAttributes;
 import org.rpcrdma4j.nfs.StableHow;
 import org.rpcrdma4j.nfs.client.DirListing;
+import org.rpcrdma4j.nfs.client.EmptyReadException;
 import org.rpcrdma4j.nfs.client.NfsClientConfig;
 import org.rpcrdma4j.nfs.client.ReadReply;
 import org.rpcrdma4j.nfs.client.WriteReply;
@@ -43,6 +45,7 @@ import org.rpcrdma4j.nfs.v4.Nfs4Status;
 import org.rpcrdma4j.nfs.v4.state.ClientTable;
 import org.rpcrdma4j.nfs.v4.state.StateConfig;
 import org.rpcrdma4j.nfs.vfs.MemoryVfs;
+import org.rpcrdma4j.nfs.vfs.ReadResult;
 
 /**
  * The NFSv4.1 client against the project's NFSv4.1 server ({@code NfsServer}'s NFSv4 program) over one transport:
@@ -169,6 +172,30 @@ abstract class AbstractNfs41ClientTest {
         assertThat(c.download("/f" + size, local)).isEqualTo(size);
         assertThat(Files.readAllBytes(local)).isEqualTo(data);
         assertThat(c.async().isOpen(fh)).as("download closes its open").isFalse();
+    }
+
+    @Test
+    void aReadOfNothingBeforeTheEndFailsTypedAndAnEarlyEndCutsTheCopyThere() throws Exception {
+        start();
+        Nfs41Client c = client();
+        int chunk = Math.min(NfsClientConfig.defaults().chunkSize(), c.maxReadSize());
+        byte[] data = pattern(3 * chunk - 100, 11);
+        c.writeAll("/short", data);
+        Path local = tmp.resolve("short");
+
+        vfs.readsAt.put((long) chunk, new ReadResult(0, false));
+        assertThatThrownBy(() -> c.download("/short", local)).as("no zeros left where the data was not read")
+                .isInstanceOfSatisfying(EmptyReadException.class, e -> assertThat(e.offset()).isEqualTo(chunk));
+        vfs.readsAt.put((long) chunk, new ReadResult(0, false));
+        assertThatThrownBy(() -> c.readAll("/short")).isInstanceOf(EmptyReadException.class);
+
+        // the file ends early for the READ at the second chunk: the copy is what came before it
+        vfs.readsAt.put((long) chunk, new ReadResult(0, true));
+        assertThat(c.download("/short", local)).isEqualTo(chunk);
+        assertThat(Files.readAllBytes(local)).isEqualTo(Arrays.copyOf(data, chunk));
+
+        assertThat(c.download("/short", local)).isEqualTo(data.length);
+        assertThat(Files.readAllBytes(local)).isEqualTo(data);
     }
 
     @Test

@@ -143,7 +143,7 @@ class CompoundCodecTest {
             opaque(x, FH.toByteArray());
             x.xdrEncodeInt(Nfs4.OP_OPEN);
             x.xdrEncodeInt(0); // seqid
-            x.xdrEncodeInt(1); // share access READ
+            x.xdrEncodeInt(0x0401); // share access READ, OPEN4_SHARE_ACCESS_WANT_NO_DELEG
             x.xdrEncodeInt(0); // deny NONE
             x.xdrEncodeLong(0x1122334455667788L); // the owner's client ID
             opaque(x, "o".getBytes());

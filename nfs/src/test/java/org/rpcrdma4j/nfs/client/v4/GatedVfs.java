@@ -23,7 +23,7 @@ import org.rpcrdma4j.nfs.vfs.WriteResult;
 /**
  * A {@link Vfs} in front of another that counts the changes made through it (WRITEs by file and offset, REMOVEs by
  * name) and can hold them: while the gate is closed, a WRITE or REMOVE waits inside the server until it opens, so a
- * test knows those calls are in flight.
+ * test knows those calls are in flight. It can also answer a READ with no data ({@link #readsAt}).
  */
 final class GatedVfs implements Vfs {
     private final Vfs inner;
@@ -34,6 +34,8 @@ final class GatedVfs implements Vfs {
     private int maxExecuting;
     final Map<String, AtomicInteger> writes = new ConcurrentHashMap<>();
     final Map<String, AtomicInteger> removes = new ConcurrentHashMap<>();
+    /** The next READ at each of these offsets (of any file) gets this answer, without data, instead of the file's. */
+    final Map<Long, ReadResult> readsAt = new ConcurrentHashMap<>();
 
     GatedVfs(Vfs inner) {
         this.inner = inner;
@@ -134,12 +136,13 @@ final class GatedVfs implements Vfs {
 
     @Override
     public ReadResult read(FileHandle fh, long offset, ByteBuffer dst) throws NfsException {
-        return inner.read(fh, offset, dst);
+        ReadResult forced = readsAt.remove(offset);
+        return forced != null ? forced : inner.read(fh, offset, dst);
     }
 
     @Override
     public LentRange lend(FileHandle fh, long offset, int count) throws NfsException {
-        return inner.lend(fh, offset, count);
+        return readsAt.containsKey(offset) ? null : inner.lend(fh, offset, count);
     }
 
     @Override

@@ -140,6 +140,67 @@ class Nfs41SessionFaultTest {
     }
 
     @Test
+    void misorderedOnTheNextIdTriesOneThenTheSameIdAgainAndTheSlotGoesOn() throws Exception {
+        int seq = lastSequenceId();
+        faults.plan("getattr", FaultyTransport.Fault.SEQUENCE_ERROR, Nfs4Status.NFS4ERR_SEQ_MISORDERED, 1);
+        assertThat(client.getattr(client.root()).isDirectory()).isTrue();
+        // seq+1 was answered SEQ_MISORDERED in the server's place; 1 is misordered at the server, whose slot is at
+        // seq; seq+1 again, after a back-off, goes through
+        assertThat(sequenceIds(faults.sent("getattr"))).containsExactly(seq + 1, 1, seq + 1);
+        assertThat(client.getattr(client.root()).isDirectory()).isTrue();
+        assertThat(lastSequenceId()).isEqualTo(seq + 2);
+        assertThat(client.session().sessionsCreated()).isEqualTo(1);
+    }
+
+    @Test
+    void aSlotTheServerStartedAgainGoesOnFromSequenceIdOne() throws Exception {
+        int seq = lastSequenceId();
+        faults.restartSlot(0);
+        client.writeAll("/r", new byte[] {5, 6});
+        List<Integer> ids = sequenceIds(faults.sent());
+        int first = ids.indexOf(seq + 1);
+        assertThat(ids.subList(first, first + 3)).as("misordered at seq+1, then 1 and 2 go through")
+                .containsExactly(seq + 1, 1, 2);
+        assertThat(client.readAll("/r")).containsExactly(5, 6);
+        assertThat(client.session().sessionsCreated()).isEqualTo(1);
+    }
+
+    @Test
+    void slotsAboveAHighestSlotIdTheServerLoweredStartAgainAtOne() throws Exception {
+        NfsClientConfig config = NfsClientConfig.defaults();
+        try (FaultyTransport two = new FaultyTransport(TcpDataTransport.connect(server.address(), config));
+             Nfs41Client c = Nfs41Client.connect(two, "/export", config, Nfs41Options.defaults().withSlots(2))) {
+            c.writeAll("/s", new byte[] {1});
+            onSlotOne(two, c, 2);
+            // the server says its highest slot is 0 (and drops slot 1), then 1 again
+            two.shrinkOnce(0);
+            assertThat(c.getattr(c.root()).isDirectory()).isTrue();
+            assertThat(c.getattr(c.root()).isDirectory()).isTrue();
+            onSlotOne(two, c, 1);
+            assertThat(two.sent("getattr").stream().filter(g -> g.slot() == 1).map(FaultyTransport.Sent::sequenceId))
+                    .as("slot 1 before the server dropped it, and after").containsExactly(1, 2, 1);
+            assertThat(c.readAll("/s")).containsExactly(1);
+            assertThat(c.session().sessionsCreated()).isEqualTo(1);
+        }
+    }
+
+    /** Sends {@code count} GETATTRs on slot 1 while a LOOKUP holds slot 0. */
+    private static void onSlotOne(FaultyTransport t, Nfs41Client c, int count) throws Exception {
+        t.plan("lookup", FaultyTransport.Fault.HOLD_REPLY, 0, 1);
+        int lookups = t.sent("lookup").size();
+        java.util.concurrent.CompletableFuture<?> held = c.async().lookup(c.root(), "s");
+        AbstractNfs41ClientTest.await("the LOOKUP on slot 0", () -> t.sent("lookup").size() > lookups);
+        try {
+            for (int i = 0; i < count; i++) {
+                assertThat(c.getattr(c.root()).isDirectory()).isTrue();
+            }
+        } finally {
+            t.releaseHeld();
+        }
+        held.get();
+    }
+
+    @Test
     void aReplyLostAfterTheServerRanTheRequestMovesTheSlotOn() throws Exception {
         client.writeAll("/gone", new byte[] {1});
         int seq = lastSequenceId();
@@ -170,6 +231,31 @@ class Nfs41SessionFaultTest {
                 e -> assertThat(e.nfs4Status()).isEqualTo(Nfs4Status.NFS4ERR_DELAY));
         faults.clearPlans();
         assertThat(client.getattr(client.root()).isDirectory()).isTrue();
+    }
+
+    @Test
+    void aLongGraceLeavesTheDelayTriesWhole() throws Exception {
+        // more tries of GRACE than the three the client allows for DELAY, then one DELAY
+        faults.plan("getattr", FaultyTransport.Fault.LAST_OP_ERROR, Nfs4Status.NFS4ERR_GRACE, 40);
+        faults.plan("getattr", FaultyTransport.Fault.LAST_OP_ERROR, Nfs4Status.NFS4ERR_DELAY, 1);
+        assertThat(client.getattr(client.root()).isDirectory()).isTrue();
+        assertThat(faults.sent("getattr")).hasSize(42);
+        assertThat(client.session().delayRetries()).isEqualTo(41);
+        assertThat(client.session().sessionsCreated()).isEqualTo(1);
+    }
+
+    @Test
+    void theCallbackPathFlagsAskNothingOfAClientWithoutCallbacks() throws Exception {
+        assertThat(client.session().servesCallbacks()).isFalse();
+        long before = client.session().repliesActedOn();
+        faults.statusFlags(Nfs4Ops.SEQ4_STATUS_CB_PATH_DOWN); // as knfsd over TCP sets it on every SEQUENCE
+        for (int i = 0; i < 5; i++) {
+            assertThat(client.getattr(client.root()).isDirectory()).isTrue();
+        }
+        client.writeAll("/cb", new byte[] {3});
+        assertThat(client.readAll("/cb")).containsExactly(3);
+        assertThat(client.session().repliesActedOn()).as("replies finished where they arrived").isEqualTo(before);
+        assertThat(client.session().backChannelBinds()).isZero();
     }
 
     @Test
@@ -236,6 +322,81 @@ class Nfs41SessionFaultTest {
     }
 
     @Test
+    void anExpiredStateidIsOpenedAgainOnTheSameClientIdAndSession() throws Exception {
+        FileHandle fh = client.createFile("/x");
+        long clientId = client.session().clientId();
+        faults.plan("write", FaultyTransport.Fault.LAST_OP_ERROR, Nfs4Status.NFS4ERR_EXPIRED, 1);
+        client.write(fh, 0, Unpooled.wrappedBuffer(new byte[] {4, 2}), StableHow.FILE_SYNC);
+        assertThat(faults.sent("write")).as("answered EXPIRED, opened again, sent again").hasSize(2);
+        assertThat(faults.sent("open")).as("the OPEN that created the file, the one that opened it again")
+                .hasSize(2);
+        assertThat(client.session().sessionsCreated()).isOne();
+        assertThat(client.session().clientIdsCreated()).isOne();
+        assertThat(client.session().clientId()).isEqualTo(clientId);
+        assertThat(server.nfs4().clients().opens().openCount(clientId)).isOne();
+        assertThat(client.readAll("/x")).containsExactly(4, 2);
+    }
+
+    @Test
+    void theLocksOfAnExpiredStateidAreLost() throws Exception {
+        FileHandle fh = client.createFile("/xl");
+        client.lock(fh, LockType.WRITE, 0, 10);
+        faults.plan("write", FaultyTransport.Fault.LAST_OP_ERROR, Nfs4Status.NFS4ERR_EXPIRED, 1);
+        assertThatThrownBy(() -> client.write(fh, 0, Unpooled.wrappedBuffer(new byte[] {1}), StableHow.FILE_SYNC))
+                .isInstanceOf(LocksLostException.class);
+        assertThat(client.session().sessionsCreated()).isOne();
+        assertThat(client.session().clientIdsCreated()).isOne();
+        client.close(fh);
+        client.write(fh, 0, Unpooled.wrappedBuffer(new byte[] {9}), StableHow.FILE_SYNC);
+        assertThat(client.readAll("/xl")).containsExactly(9);
+    }
+
+    @Test
+    void anUnlockOfAnExpiredLockFailsAndTheFilesLocksAreLost() throws Exception {
+        FileHandle fh = client.createFile("/xu");
+        client.lock(fh, LockType.WRITE, 0, 10);
+        faults.plan("locku", FaultyTransport.Fault.LAST_OP_ERROR, Nfs4Status.NFS4ERR_EXPIRED, 1);
+        assertThatThrownBy(() -> client.unlock(fh, 0, 10)).isInstanceOfSatisfying(Nfs4StatusException.class,
+                e -> assertThat(e.nfs4Status()).isEqualTo(Nfs4Status.NFS4ERR_EXPIRED));
+        assertThatThrownBy(() -> client.write(fh, 0, Unpooled.wrappedBuffer(new byte[] {1}), StableHow.FILE_SYNC))
+                .isInstanceOf(LocksLostException.class);
+        assertThat(client.session().sessionsCreated()).isOne();
+        assertThat(client.session().clientIdsCreated()).isOne();
+    }
+
+    @Test
+    void revokedStateIsTestedAndFreedAndOnlyTheRevokedOpenIsMadeAgain() throws Exception {
+        FileHandle a = client.createFile("/ra");
+        FileHandle b = client.createFile("/rb");
+        client.lock(b, LockType.WRITE, 0, 10);
+        long clientId = client.session().clientId();
+        OpenFiles files = client.async().files();
+        Stateid4 aBefore = files.stateidOf(a);
+        Stateid4 bBefore = files.stateidOf(b);
+        // the server takes A's open back, and says so in every SEQUENCE until the client frees it
+        server.nfs4().clients().opens().close(clientId, new Stateid(aBefore.seqid(), aBefore.other()), a);
+        faults.revoke(aBefore);
+        assertThat(client.getattr(client.root()).isDirectory()).isTrue();
+        files.revokedState().lastRound().get();
+        assertThat(files.revokedState().freed()).isOne();
+        assertThat(files.stateidOf(a).other()).as("A opened again").isNotEqualTo(aBefore.other());
+
+        client.write(b, 0, Unpooled.wrappedBuffer(new byte[] {5}), StableHow.FILE_SYNC); // its lock is still held
+        client.write(a, 0, Unpooled.wrappedBuffer(new byte[] {6}), StableHow.FILE_SYNC);
+        assertThat(files.stateidOf(b)).as("B's open kept").isEqualTo(bBefore);
+        assertThat(client.readAll("/ra")).containsExactly(6);
+        assertThat(client.readAll("/rb")).containsExactly(5);
+        List<String> calls = faults.calls();
+        assertThat(calls.stream().filter(c -> c.startsWith("test_stateid")))
+                .containsExactly("test_stateid SEQUENCE,TEST_STATEID NFS4_OK");
+        assertThat(calls.stream().filter(c -> c.startsWith("free_stateid")))
+                .containsExactly("free_stateid SEQUENCE,FREE_STATEID NFS4_OK");
+        assertThat(files.revokedState().rounds()).isOne();
+        assertThat(server.nfs4().clients().opens().openCount(clientId)).isEqualTo(2);
+        assertThat(client.session().sessionsCreated()).isOne();
+    }
+
+    @Test
     void minorVersionOneIsSpokenWhenAsked() throws Exception {
         try (Nfs41Client one = Nfs41Client.mount("tcp://127.0.0.1:" + server.port() + "/export",
                 NfsClientConfig.defaults(), Nfs41Options.defaults().withMinorVersion(1))) {
@@ -244,6 +405,22 @@ class Nfs41SessionFaultTest {
             one.writeAll("/v1", new byte[] {4, 1});
             assertThat(client.readAll("/v1")).containsExactly(4, 1);
         }
+    }
+
+    @Test
+    void closingAClientThatHoldsALockUnlocksThenClosesThenEndsItsSessionAndClientId() throws Exception {
+        FileHandle fh = client.createFile("/locked");
+        client.lock(fh, LockType.WRITE, 0, 10);
+        long id = client.session().clientId();
+        int before = faults.calls().size();
+        client.close();
+        List<String> calls = faults.calls();
+        assertThat(calls.subList(before, calls.size())).as("what closing the client sent, in order").containsExactly(
+                "locku SEQUENCE,PUTFH,LOCKU NFS4_OK",
+                "close SEQUENCE,PUTFH,CLOSE NFS4_OK",
+                "close DESTROY_SESSION NFS4_OK",
+                "close DESTROY_CLIENTID NFS4_OK");
+        assertThat(server.nfs4().clients().isConfirmed(id)).isFalse();
     }
 
     @Test

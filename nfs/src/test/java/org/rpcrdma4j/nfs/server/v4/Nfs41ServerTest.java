@@ -135,6 +135,38 @@ class Nfs41ServerTest {
     }
 
     @Test
+    void openTakesTheWantFlagsOfShareAccessAndUsesOnlyItsAccessBits() throws Exception {
+        try (V4Script s = connect()) {
+            Client c = session(s, "client-want");
+            byte[] root = exportRoot(c);
+            byte[][] created = create(c, root, "wanted");
+            s.call(c.compound().putfh(created[1]).op(Nfs4.OP_CLOSE).word(0).stateid(created[0])).sequenceOk()
+                    .ok(Nfs4.OP_PUTFH).ok(Nfs4.OP_CLOSE);
+            // OPEN4_SHARE_ACCESS_READ with OPEN4_SHARE_ACCESS_WANT_NO_DELEG (0x0400), by handle, as our client sends
+            V4Script.Res r = s.call(c.compound().putfh(created[1]).op(Nfs4.OP_OPEN).word(0).word(0x0401).word(0)
+                    .hyper(c.clientId).string("reader").word(0).word(4));
+            assertThat(r.status).as(Nfs4Status.name(r.status)).isZero();
+            r.sequenceOk().ok(Nfs4.OP_PUTFH).ok(Nfs4.OP_OPEN);
+            byte[] reader = r.fixed(16);
+            r.word();
+            r.hyper();
+            r.hyper(); // change_info4
+            r.word(); // rflags
+            r.bitmap();
+            assertThat(r.word()).as("no delegation").isZero();
+
+            V4Script.Res read = s.call(c.compound().putfh(created[1]).op(Nfs4.OP_READ).stateid(reader).hyper(0)
+                    .word(10));
+            read.sequenceOk().ok(Nfs4.OP_PUTFH).ok(Nfs4.OP_READ);
+            V4Script.Res write = s.call(c.compound().putfh(created[1]).op(Nfs4.OP_WRITE).stateid(reader).hyper(0)
+                    .word(2).opaque(new byte[] {1}));
+            write.sequenceOk().ok(Nfs4.OP_PUTFH);
+            assertThat(write.next(Nfs4.OP_WRITE)).as("the open is for reading only: the want flag is no access bit")
+                    .isEqualTo(Nfs4Status.NFS4ERR_OPENMODE);
+        }
+    }
+
+    @Test
     void aClientMakesASessionOpensWritesReadsAndClosesAndTheBytesArriveWhole() throws Exception {
         try (V4Script s = connect()) {
             Client c = session(s, "client-a");

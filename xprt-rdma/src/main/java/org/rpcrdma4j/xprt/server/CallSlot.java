@@ -30,6 +30,7 @@ import org.rpcrdma4j.xprt.internal.OneReply;
 import org.rpcrdma4j.xprt.internal.ProgramTable;
 import org.rpcrdma4j.xprt.internal.ReplyDrop;
 import org.rpcrdma4j.xprt.internal.RpcDispatch;
+import org.rpcrdma4j.xprt.internal.RpcReplies;
 import org.rpcrdma4j.xprt.internal.SlotQueue;
 import org.rpcrdma4j.xprt.internal.StreamLayout;
 import org.rpcrdma4j.xprt.internal.Xdrs;
@@ -103,6 +104,11 @@ final class CallSlot implements RpcTransport, ReplyDrop, OneReply, InvalidationL
     final ReadOps reads = new ReadOps();
     /** The preparation failed (no sink memory, mapping refused): answer ERR_CHUNK. */
     boolean prepareFailed;
+    /**
+     * The preparation failed with an {@link Error}: the sink's registration may hold handles it did not give back, so
+     * the connection goes (its registration pool is closed with it).
+     */
+    Error prepareError;
     /** The program's decoding stream over the sink, while the call is a sink call (set before dispatch). */
     private Xdr callStream;
     /** Native address of the rebuilt call's first byte in the sink, 0 when unknown (set before dispatch). */
@@ -152,6 +158,7 @@ final class CallSlot implements RpcTransport, ReplyDrop, OneReply, InvalidationL
         sink = null;
         sinkBase = 0;
         prepareFailed = false;
+        prepareError = null;
         callStream = null;
         callAddress = 0;
         kept = false;
@@ -186,7 +193,13 @@ final class CallSlot implements RpcTransport, ReplyDrop, OneReply, InvalidationL
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             prepareFailed = true;
+        } catch (Error e) {
+            LOG.error("{}: preparing the RDMA READs of xid 0x{} failed; the connection goes", connection,
+                    Integer.toHexString(call.xid()), e);
+            prepareFailed = true;
+            prepareError = e;
         }
+        // whatever happened, the slot goes back to the agent: a closing connection waits for every PREPARING slot
         state.set(READ_QUEUED);
         connection.submit(this);
     }
@@ -307,7 +320,13 @@ final class CallSlot implements RpcTransport, ReplyDrop, OneReply, InvalidationL
                 } else {
                     stream = Xdrs.over(inline, callLength);
                 }
-                RpcDispatch.dispatch(entry, stream, this, connection);
+                try {
+                    RpcDispatch.dispatch(entry, stream, this, connection);
+                } catch (RuntimeException | Error e) {
+                    LOG.error("{}: no failure reply could be made for xid 0x{}", connection,
+                            Integer.toHexString(call.xid()), e);
+                    answerSystemErr();
+                }
             }
             case DROP, DROP_BACKCHANNEL_REPLY -> {
                 connection.count(ServerCounter.MESSAGES_DROPPED);
@@ -419,6 +438,22 @@ final class CallSlot implements RpcTransport, ReplyDrop, OneReply, InvalidationL
         releaseCallMemory();
     }
 
+    /**
+     * The program's thread, when the program failed and not even oncrpc4j's failure reply could be made (it allocates
+     * for it): SYSTEM_ERR written in the slot's own memory, so that the call is answered and the slot comes back. When
+     * the connection went meanwhile (DEAD), no reply can come any more: the call's memory goes back now.
+     */
+    private void answerSystemErr() {
+        if (state.compareAndSet(DISPATCHING, MARSHALING)) {
+            int length = RpcReplies.accepted(connection.slotMemory(this), connection.headerArea, call.xid(),
+                    RpcReplies.SYSTEM_ERR);
+            replyBytes.loadInSlot(length);
+            marshal(null, length);
+        } else if (state.get() == DEAD) {
+            releaseCallMemory();
+        }
+    }
+
     // ------------------------------------------------------------------ RpcTransport
 
     @Override
@@ -457,7 +492,7 @@ final class CallSlot implements RpcTransport, ReplyDrop, OneReply, InvalidationL
         try {
             replyBytes.load(xdr);
             length = replyBytes.length();
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
             LOG.error("{}: cannot read the reply of xid 0x{}", connection, Integer.toHexString(call.xid()), e);
             replyFailure = e;
             marshaler.errChunk(call, connection.credits, "unreadable reply");
@@ -496,6 +531,11 @@ final class CallSlot implements RpcTransport, ReplyDrop, OneReply, InvalidationL
                     e.toString());
             replyFailure = e;
             marshaler.errChunk(call, connection.credits, e.toString());
+        } catch (Error e) {
+            // the slot must still reach the agent: a closing connection waits for every MARSHALING slot
+            LOG.error("{}: cannot marshal the reply of xid 0x{}", connection, Integer.toHexString(call.xid()), e);
+            replyFailure = e;
+            marshaler.errChunk(call, connection.credits, "the reply could not be marshaled");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             replyFailure = e;
@@ -576,6 +616,8 @@ final class CallSlot implements RpcTransport, ReplyDrop, OneReply, InvalidationL
                 }
             } catch (RuntimeException e) {
                 LOG.warn("{}: a send completion handler failed", connection, e);
+            } catch (Error e) {
+                LOG.error("{}: a send completion handler failed", connection, e);
             }
         }
     }

@@ -590,6 +590,14 @@ final class Connection implements Agent, ConnectionWork {
             freeSlot(slot, true);
             return;
         }
+        if (slot.prepareError != null) {
+            // the mapping may have stopped half-way, holding handles: the registration pool goes with the connection
+            slot.releaseCallMemory();
+            freeSlot(slot, true);
+            drop(ServerCounter.DROPPED_INTERNAL_ERROR, "preparing the RDMA READs of xid 0x"
+                    + Integer.toHexString(slot.call.xid()) + " failed: " + slot.prepareError);
+            return;
+        }
         if (slot.prepareFailed) {
             // handles a failed mapping took are given back (none was posted, so none needs a LOCAL_INV)
             slot.sinkRegistration.invalidate(registration -> { });

@@ -42,7 +42,10 @@
  *       PROG_MISMATCH (oncrpc4j's own dispatcher answers PROG_UNAVAIL to both). A call whose RPC xid differs from
  *       the transport header's xid is malformed (RFC 8166 requires them equal): RDMA_ERROR / ERR_CHUNK, counted
  *       {@code XID_MISMATCHES}, logged at debug only, and never dispatched. Then an oncrpc4j {@code RpcCall} over
- *       the call's bytes, bound to the slot as its {@code RpcTransport}, goes to the program.</li>
+ *       the call's bytes, bound to the slot as its {@code RpcTransport}, goes to the program. A program that throws
+ *       anything, an {@link java.lang.Error} included, is logged at ERROR and its call answered SYSTEM_ERR, as oncrpc4j
+ *       answers a failing program, so that the slot and the client's credit come back; an {@code Error} while a
+ *       call's READs are prepared drops the connection, which releases the call with everything else.</li>
  *   <li><b>Reply</b> ({@code ReplyMarshaler}, {@code ReplyBytes}): the program's {@code call.reply(...)} ends in
  *       the slot's {@code send}, on the program's thread: the DDP-eligible result (found by the program's binding)
  *       goes by RDMA WRITE into the call's first write chunk, segment by segment and never past a segment, and the

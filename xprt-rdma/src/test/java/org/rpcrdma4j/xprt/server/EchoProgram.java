@@ -33,6 +33,8 @@ import org.dcache.oncrpc4j.xdr.XdrVoid;
  *  6 READ_PLAIN unsigned n, unsigned seed   -&gt; the same bytes, by reference from unregistered direct memory
  *  7 KEEP      opaque data&lt;&gt;             -&gt; 1 KiB of pattern bytes; the data's bytes are offered to the test's
  *                                              {@linkplain #keeper keeper} first (kept past the reply, or not)
+ *  8 FAIL      opaque data&lt;&gt;             -&gt; nothing: throws the test's {@linkplain #failure failure} once the
+ *                                              data is decoded
  * </pre>
  * Plain oncrpc4j: it knows nothing of RDMA. READ releases its buffer in a send listener, as the NFS server does.
  */
@@ -47,6 +49,7 @@ final class EchoProgram implements RpcDispatchable {
     static final int SLOW = 5;
     static final int READ_PLAIN = 6;
     static final int KEEP = 7;
+    static final int FAIL = 8;
     /** KEEP's reply: longer than the call's own header, so a reply encoded over the call would reach its data. */
     static final int KEEP_REPLY_BYTES = 1024;
 
@@ -59,6 +62,8 @@ final class EchoProgram implements RpcDispatchable {
     final AtomicInteger digests = new AtomicInteger();
     /** What KEEP does with the view of its data (a view of the call's arguments); set by the test. */
     volatile java.util.function.BiConsumer<RpcCall, ByteBuffer> keeper = (call, data) -> { };
+    /** What FAIL throws; set by the test. */
+    volatile java.util.function.Supplier<Error> failure = () -> new StackOverflowError("deep in the test's decoder");
 
     /** Where READ gets its buffer: per call, the server's allocator (or plain memory for READ_PLAIN). */
     interface ReplyBufferSource {
@@ -120,6 +125,10 @@ final class EchoProgram implements RpcDispatchable {
                 keeper.accept(call, data[0]);
                 byte[] reply = pattern(KEEP_REPLY_BYTES, 77);
                 call.reply(encoding(xdr -> xdr.xdrEncodeDynamicOpaque(reply)));
+            }
+            case FAIL -> {
+                call.retrieveCall(new Opaque());
+                throw failure.get();
             }
             case READ_HEAP -> {
                 ReadArgs args = new ReadArgs();

@@ -102,13 +102,11 @@ final class CallSlot implements RpcTransport, ReplyDrop, OneReply, InvalidationL
     int sinkBase;
     int callLength;
     final ReadOps reads = new ReadOps();
-    /** The preparation failed (no sink memory, mapping refused): answer ERR_CHUNK. */
-    boolean prepareFailed;
     /**
-     * The preparation failed with an {@link Error}: the sink's registration may hold handles it did not give back, so
-     * the connection goes (its registration pool is closed with it).
+     * Why the preparation failed (no sink memory within the wait, a mapping refused, an interruption, an
+     * {@link Error}), or null: the connection then goes, and the client sends the call again on its next one.
      */
-    Error prepareError;
+    Throwable prepareFailure;
     /** The program's decoding stream over the sink, while the call is a sink call (set before dispatch). */
     private Xdr callStream;
     /** Native address of the rebuilt call's first byte in the sink, 0 when unknown (set before dispatch). */
@@ -131,6 +129,11 @@ final class CallSlot implements RpcTransport, ReplyDrop, OneReply, InvalidationL
     private int replyLength;
     /** Why the reply did not reach the client as the program meant it (ERR_CHUNK, connection lost), or null. */
     private Throwable replyFailure;
+    /**
+     * The reply could not be made for want of resources ({@link #replyFailure} says which): nothing is sent and the
+     * connection goes, so that the client sends the call again on its next one (set before the slot is queued).
+     */
+    boolean unsendable;
     /** Send-queue entries this reply holds until its Send completes (agent). */
     int postedWrs;
 
@@ -157,8 +160,7 @@ final class CallSlot implements RpcTransport, ReplyDrop, OneReply, InvalidationL
         callLength = 0;
         sink = null;
         sinkBase = 0;
-        prepareFailed = false;
-        prepareError = null;
+        prepareFailure = null;
         callStream = null;
         callAddress = 0;
         kept = false;
@@ -166,6 +168,7 @@ final class CallSlot implements RpcTransport, ReplyDrop, OneReply, InvalidationL
         handler = null;
         attachment = null;
         replyFailure = null;
+        unsendable = false;
         replyLength = 0;
         postedWrs = 0;
         entry = null;
@@ -183,21 +186,21 @@ final class CallSlot implements RpcTransport, ReplyDrop, OneReply, InvalidationL
         try {
             if (!connection.isClosing()) {
                 prepareReads();
-            } else {
-                prepareFailed = true;
             }
-        } catch (VerbsException | RuntimeException e) {
-            LOG.warn("{}: cannot prepare the RDMA READs of xid 0x{}: {}", connection, Integer.toHexString(call.xid()),
-                    e.toString());
-            prepareFailed = true;
+        } catch (VerbsException e) {
+            prepareFailure = e; // no memory now, a registration refused: the connection's log line says it
+        } catch (RuntimeException e) {
+            // the connection's drop says why, at most once per warning interval; the trace is for debugging
+            LOG.debug("{}: preparing the RDMA READs of xid 0x{} failed", connection, Integer.toHexString(call.xid()),
+                    e);
+            prepareFailure = e;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            prepareFailed = true;
+            prepareFailure = e;
         } catch (Error e) {
-            LOG.error("{}: preparing the RDMA READs of xid 0x{} failed; the connection goes", connection,
-                    Integer.toHexString(call.xid()), e);
-            prepareFailed = true;
-            prepareError = e;
+            LOG.error("{}: preparing the RDMA READs of xid 0x{} failed", connection, Integer.toHexString(call.xid()),
+                    e);
+            prepareFailure = e;
         }
         // whatever happened, the slot goes back to the agent: a closing connection waits for every PREPARING slot
         state.set(READ_QUEUED);
@@ -517,6 +520,7 @@ final class CallSlot implements RpcTransport, ReplyDrop, OneReply, InvalidationL
 
     private void marshal(org.rpcrdma4j.xprt.UpperLayerBinding binding, int length) {
         replyLength = length;
+        unsendable = false;
         try {
             ReplyMarshaler.Kind kind = marshaler.marshal(call, replyBytes, binding, version, procedure,
                     connection.inlineSend, connection.credits, connection.sendWithInvalidate);
@@ -526,7 +530,11 @@ final class CallSlot implements RpcTransport, ReplyDrop, OneReply, InvalidationL
                 replyFailure = new IOException("reply not sent, the client's chunks cannot hold it: "
                         + marshaler.error());
             }
-        } catch (VerbsException | RuntimeException e) {
+        } catch (VerbsException e) {
+            // no registered memory for a copy now: the connection goes, and the client sends the call again
+            replyFailure = e;
+            unsendable = true;
+        } catch (RuntimeException e) {
             LOG.warn("{}: cannot marshal the reply of xid 0x{}: {}", connection, Integer.toHexString(call.xid()),
                     e.toString());
             replyFailure = e;
@@ -539,7 +547,7 @@ final class CallSlot implements RpcTransport, ReplyDrop, OneReply, InvalidationL
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             replyFailure = e;
-            marshaler.errChunk(call, connection.credits, "interrupted");
+            unsendable = true;
         }
         queueReply();
     }
@@ -551,6 +559,11 @@ final class CallSlot implements RpcTransport, ReplyDrop, OneReply, InvalidationL
     void replaceWithErrChunk(String why) {
         replyFailure = new IOException("reply not sent: " + why);
         marshaler.errChunk(call, connection.credits, why);
+    }
+
+    /** Why the reply did not go out as the program meant it, or null. */
+    Throwable replyFailure() {
+        return replyFailure;
     }
 
     private void queueReply() {

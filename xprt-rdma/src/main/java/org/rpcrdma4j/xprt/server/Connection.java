@@ -19,6 +19,7 @@ import org.rpcrdma4j.verbs.ConnectionEvent;
 import org.rpcrdma4j.verbs.ConnectionInfo;
 import org.rpcrdma4j.verbs.PostException;
 import org.rpcrdma4j.verbs.QueuePair;
+import org.rpcrdma4j.verbs.VerbsException;
 import org.rpcrdma4j.verbs.WcStatus;
 import org.rpcrdma4j.verbs.WorkCompletion;
 import org.rpcrdma4j.verbs.util.EnumCounters;
@@ -507,8 +508,8 @@ final class Connection implements Agent, ConnectionWork {
         try {
             server.ioExecutor.execute(slot.prepareTask);
         } catch (RejectedExecutionException e) {
-            slot.marshaler.errChunk(call, credits, "server stopping");
-            postReply(slot);
+            freeSlot(slot, true);
+            drop(ServerCounter.DROPPED_SERVER_STOP, "server stopping");
         }
     }
 
@@ -590,20 +591,18 @@ final class Connection implements Agent, ConnectionWork {
             freeSlot(slot, true);
             return;
         }
-        if (slot.prepareError != null) {
-            // the mapping may have stopped half-way, holding handles: the registration pool goes with the connection
+        Throwable failure = slot.prepareFailure;
+        if (failure != null) {
+            // as Linux svcrdma, which answers ERR_CHUNK only for chunk lists it cannot honour (those were refused
+            // before any READ) and otherwise closes the connection: a Linux client turns RDMA_ERROR into EIO, while a
+            // closed connection makes it send the call again. The handles a mapping took, perhaps half-way, go with
+            // the connection's registration pool
             slot.releaseCallMemory();
             freeSlot(slot, true);
-            drop(ServerCounter.DROPPED_INTERNAL_ERROR, "preparing the RDMA READs of xid 0x"
-                    + Integer.toHexString(slot.call.xid()) + " failed: " + slot.prepareError);
-            return;
-        }
-        if (slot.prepareFailed) {
-            // handles a failed mapping took are given back (none was posted, so none needs a LOCAL_INV)
-            slot.sinkRegistration.invalidate(registration -> { });
-            slot.releaseCallMemory();
-            slot.replaceWithErrChunk("the read chunks could not be prepared");
-            postReply(slot);
+            String why = "the RDMA READs of xid 0x" + Integer.toHexString(slot.call.xid()) + " could not be prepared: "
+                    + failure;
+            drop(failure instanceof VerbsException || failure instanceof InterruptedException
+                    ? ServerCounter.DROPPED_NO_RESOURCES : ServerCounter.DROPPED_INTERNAL_ERROR, why);
             return;
         }
         slot.state.set(CallSlot.READING);
@@ -674,6 +673,17 @@ final class Connection implements Agent, ConnectionWork {
         if (slot.noReply) {
             slot.releaseCallMemory();
             freeSlot(slot, true);
+            return;
+        }
+        if (slot.unsendable) {
+            // no memory for the reply now: the connection goes (as Linux svcrdma closes it when a reply cannot be
+            // built), and the client sends the call again on its next one instead of failing it
+            int xid = slot.call.xid();
+            Throwable why = slot.replyFailure();
+            slot.replyDone(false, why);
+            freeSlot(slot, true);
+            drop(ServerCounter.DROPPED_NO_RESOURCES, "the reply of xid 0x" + Integer.toHexString(xid)
+                    + " could not be made: " + why);
             return;
         }
         if (slot.marshaler.writes().count() + 1 > poster.maxReplyEntries()) {

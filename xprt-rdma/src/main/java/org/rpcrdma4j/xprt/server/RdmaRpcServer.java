@@ -763,7 +763,12 @@ public final class RdmaRpcServer implements AutoCloseable {
             return this;
         }
 
-        /** How long taking registered memory may wait before the call or reply fails (default 10 s). */
+        /**
+         * How long taking registered memory for a call's RDMA READ sink, or for a copy of its reply, may wait (default
+         * 10 s). When it runs out the connection is dropped ({@link ServerCounter#DROPPED_NO_RESOURCES}), as Linux
+         * svcrdma closes it, and the client sends the call again on its next connection; RDMA_ERROR is kept for chunk
+         * lists the server cannot honour.
+         */
         public Builder bufferWait(Duration wait) {
             this.bufferWait = Objects.requireNonNull(wait, "wait");
             return this;

@@ -33,7 +33,11 @@
  *       one-SGE READs within the ORD, the last one into each handle with Invalidate when the device can, else a
  *       LOCAL_INV follows. A position-zero chunk is the call; a chunk at position P is the data item whose bytes (and
  *       pad, added when the chunk lacks it) belong at P. A READ the client's NIC refuses (bad STag, out of bounds)
- *       drops that connection only.</li>
+ *       drops that connection only. So does a sink that cannot be had (no registered memory within
+ *       {@code bufferWait}, a registration refused: {@code DROPPED_NO_RESOURCES}), as Linux svcrdma closes the
+ *       connection when it cannot pull a call's chunks: the client sends the call again on its next connection,
+ *       where RDMA_ERROR would have failed it (a Linux client turns RDMA_ERROR into EIO). ERR_CHUNK is only for chunk
+ *       lists that cannot be honoured whatever the server's state.</li>
  *   <li><b>Dispatch</b> ({@code CallScreen}, {@code CallSlot}): on the dispatch executor, the ONC RPC header and
  *       credential are checked before oncrpc4j sees them (oncrpc4j's AUTH_SYS decoder allocates lengths from the
  *       wire): AUTH_SYS bodies must be exactly {@code stamp, machinename<255>, uid, gid, gids<16>}; RPCSEC_GSS,
@@ -51,7 +55,10 @@
  *       goes by RDMA WRITE into the call's first write chunk, segment by segment and never past a segment, and the
  *       reply is reduced (length word kept, bytes and pad removed); the header echoes the write list with the bytes
  *       written. The rest goes inline if header and message fit the inline threshold, else into the reply chunk
- *       (RDMA_NOMSG), else the client gets RDMA_ERROR / ERR_CHUNK and the program's handler a failure. The agent
+ *       (RDMA_NOMSG), else the client gets RDMA_ERROR / ERR_CHUNK and the program's handler a failure. A reply that
+ *       needs a copy into registered memory for which there is no room within {@code bufferWait} is not sent: the
+ *       handler fails and the connection is dropped ({@code DROPPED_NO_RESOURCES}), so that the call is sent
+ *       again. The agent
  *       posts the WRITEs unsignaled and the Send signaled behind them; Send With Invalidate names the call's one
  *       handle when there is exactly one and the client offered remote invalidation (never for RDMA_ERROR). The
  *       completion handler given to {@code send} is called when the Send completed, which means every WRITE before

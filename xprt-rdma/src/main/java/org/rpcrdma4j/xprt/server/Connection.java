@@ -171,8 +171,9 @@ final class Connection implements Agent, ConnectionWork {
             batch[i] = new WorkCompletion();
         }
         scratch = new RpcRdmaHeader(server.config.limits());
-        // replies to reverse calls are delivered on the io threads: the dispatch threads may all be waiting for them
-        reverse = new ReverseChannel(this, r.reverseSends, n, server.ioExecutor);
+        // replies to reverse calls are delivered on the connection threads: the dispatch threads may all be waiting
+        // for them, and the io threads for memory
+        reverse = new ReverseChannel(this, r.reverseSends, n, server.connectionExecutor);
         reverseReplyTimeoutNanos = server.config.reverseReplyTimeout().toNanos();
         inlineWork = server.config.inlineAgentWork();
         sameThreadDispatch = server.config.sameThreadDispatch();

@@ -115,7 +115,7 @@ final class ConnectionResources implements AutoCloseable {
                 .withMode(config.registrationMode())
                 .withSizes(config.maxCallSize(), 0)
                 .withHandles(handles, Math.max(handles, perCall * slotCount))
-                .withExecutor(server.ioExecutor));
+                .withExecutor(server.connectionExecutor));
         int reserve = 2 * registrations.maxHandles() + 16;
         int maxSendWr = Math.min(attributes.maxQpWr(), sqBudget + ReverseChannel.REQUESTS + reserve);
         int cqEntries = Math.min(attributes.maxCqe(), maxSendWr + reserve);

@@ -15,6 +15,7 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -84,7 +85,15 @@ public final class RdmaRpcServer implements AutoCloseable {
     ProtectionDomain pd;
     RegisteredBufferPool bufferPool;
     ExecutorService dispatchExecutor;
+    /** Prepares calls' RDMA READs: takes their sinks, which may wait for registered memory and handles. */
     ExecutorService ioExecutor;
+    /**
+     * Short tasks that must not wait behind calls waiting for memory: connection set-up, the growth of connections'
+     * handle pools, and the delivery of reverse-direction replies. A thread each (made on demand, kept a minute idle),
+     * so none waits behind another; how many run at once is bounded by the connections (at most one set-up and one
+     * growth each, and a reply per reverse credit).
+     */
+    ExecutorService connectionExecutor;
     private boolean ownsDevice;
     private boolean ownsDispatchExecutor;
     private AgentRunner[] runners;
@@ -148,6 +157,8 @@ public final class RdmaRpcServer implements AutoCloseable {
                     config.bufferWait()));
             ioExecutor = new ThreadPoolExecutor(config.ioThreads(), config.ioThreads(), 60, TimeUnit.SECONDS,
                     new LinkedBlockingQueue<>(), threads(config.name() + "-io"));
+            connectionExecutor = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 60, TimeUnit.SECONDS,
+                    new SynchronousQueue<>(), threads(config.name() + "-conn"));
             if (config.dispatchExecutor() != null) {
                 dispatchExecutor = config.dispatchExecutor();
             } else if (!config.sameThreadDispatch()) {
@@ -255,6 +266,9 @@ public final class RdmaRpcServer implements AutoCloseable {
         if (ioExecutor != null) {
             shutdown(ioExecutor);
         }
+        if (connectionExecutor != null) {
+            shutdown(connectionExecutor);
+        }
         if (bufferPool != null) {
             bufferPool.close();
         }
@@ -293,7 +307,10 @@ public final class RdmaRpcServer implements AutoCloseable {
 
     // ------------------------------------------------------------------ connections
 
-    /** Device thread: a client wants to connect. Set-up (which may wait for memory) runs on an io thread. */
+    /**
+     * Device thread: a client wants to connect. Set-up (device calls) runs on a connection thread, never behind calls
+     * whose READ sinks wait for memory on the io threads.
+     */
     private void onConnectionRequest(ConnectionRequest request) {
         if (state != State.RUNNING) {
             reject(request, "server stopping");
@@ -305,7 +322,7 @@ public final class RdmaRpcServer implements AutoCloseable {
         }
         accepting.incrementAndGet();
         try {
-            ioExecutor.execute(() -> accept(request));
+            connectionExecutor.execute(() -> accept(request));
         } catch (RuntimeException e) {
             accepting.decrementAndGet();
             reject(request, "server stopping");
@@ -667,7 +684,11 @@ public final class RdmaRpcServer implements AutoCloseable {
             return this;
         }
 
-        /** Threads that set up connections and prepare RDMA READs (default 2). */
+        /**
+         * Threads that prepare calls' RDMA READs (default 2): each takes a call's sink, which may wait for registered
+         * memory ({@link #bufferWait}) and handles. Connection set-up and reverse-direction replies run elsewhere, so
+         * they never wait behind such calls.
+         */
         public Builder ioThreads(int threads) {
             this.ioThreads = positive("ioThreads", threads);
             return this;

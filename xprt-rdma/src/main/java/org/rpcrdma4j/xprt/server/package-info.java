@@ -99,8 +99,12 @@
  *       it is free and does the round's work itself (posts the reply; polls, and hands the calls that arrived to the
  *       dispatch executor), sparing the agent thread's wake-up. Connection events only wake the agent; closing and
  *       deadlines are its alone.</li>
- *   <li><b>io threads</b> ({@code ioThreads}, default 2): connection set-up and the preparation of RDMA READs,
- *       both of which may wait for registered memory or handles.</li>
+ *   <li><b>io threads</b> ({@code ioThreads}, default 2): the preparation of RDMA READs, which may wait for
+ *       registered memory or handles.</li>
+ *   <li><b>Connection threads</b> (made on demand, a thread per task, idle ones kept a minute): connection set-up,
+ *       the growth of a connection's handle pool, and the delivery of reverse-direction replies. None of them waits
+ *       behind a call waiting for memory, so a client with many large calls queued holds up neither new connections
+ *       nor an NFSv4.1 server's callbacks.</li>
  *   <li><b>Dispatch threads</b>: the dispatch executor runs the programs; a slow call holds one thread and nothing
  *       else (other calls of its connection and other connections go on; replies may leave out of order). A reply
  *       is marshaled on the thread that calls {@code reply} and handed to the agent through a lock-free mailbox
@@ -131,7 +135,7 @@
  * replies; further calls wait in order. Xids are the caller's, independent of the forward direction's. A message
  * whose RPC msg_type is REPLY (in an RDMA_MSG without chunks) is a reverse reply: it is matched by xid, takes none
  * of the forward credits, and one that answers nothing is counted and dropped. Replies reach their oncrpc4j
- * handlers on the io threads (the dispatch threads may all be waiting for them), so handlers must not block. When
+ * handlers on the connection threads (the dispatch threads may all be waiting for them), so handlers must not block. When
  * the connection ends, callers waiting for a reply fail with {@link java.io.EOFException} and later calls are
  * refused at once. A client that serves no reverse program (this project's client without
  * {@code reverseProgram}) answers PROG_UNAVAIL, which fails the caller at once with {@code OncRpcAcceptedException};

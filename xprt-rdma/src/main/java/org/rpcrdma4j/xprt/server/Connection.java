@@ -150,7 +150,8 @@ final class Connection implements Agent, ConnectionWork {
         this.receives = r.receives;
         this.poster = new WorkPoster(qp, maxSendSge, WR_BATCH, r.ord, r.sqBudget, r.replyInline,
                 UnsignaledRun.SIGNAL_EVERY);
-        RegisteredBuffer slotRegion = r.slotRegion;
+        RegisteredBuffer slotRegion = r.memory;
+        int slotBase = r.layout.slotOffset();
         int n = r.slotCount;
         slots = new CallSlot[n];
         slotMemory = new ByteBuf[n];
@@ -159,11 +160,11 @@ final class Connection implements Agent, ConnectionWork {
         for (int i = 0; i < n; i++) {
             // a buffer object of its own per slot: slots are written by different threads at once, and a derived
             // buffer (slice) would share the region's internal NIO buffer between them
-            ByteBuf memory = Unpooled.wrappedBuffer(slotRegion.nioBuffer(i * slotSize, slotSize));
+            ByteBuf memory = Unpooled.wrappedBuffer(slotRegion.nioBuffer(slotBase + i * slotSize, slotSize));
             slotMemory[i] = memory;
             slots[i] = new CallSlot(i, this, new RpcRdmaHeader(server.config.limits()),
                     new RpcRdmaHeader(server.config.limits()), inlineReceive, memory, slotRegion.lkey(),
-                    slotRegion.address(i * slotSize), headerArea, registrations.newRegistration());
+                    slotRegion.address(slotBase + i * slotSize), headerArea, registrations.newRegistration());
             freeSlots[freeCount++] = n - 1 - i;
         }
         batch = new WorkCompletion[POLL_BATCH];

@@ -83,7 +83,13 @@ public final class RdmaRpcServer implements AutoCloseable {
     final WarningLimiter<ServerCounter> warnings;
     RdmaDevice device;
     ProtectionDomain pd;
+    /** Registered memory for calls: READ sinks, copies of replies, programs' reply buffers. */
     RegisteredBufferPool bufferPool;
+    /**
+     * Registered memory for connections' fixed buffers, one piece each ({@link ConnectionResources}): arenas of one
+     * connection at the server's inline sizes, registered as connections come, at most one per allowed connection.
+     */
+    RegisteredBufferPool connectionPool;
     ExecutorService dispatchExecutor;
     /** Prepares calls' RDMA READs: takes their sinks, which may wait for registered memory and handles. */
     ExecutorService ioExecutor;
@@ -155,6 +161,8 @@ public final class RdmaRpcServer implements AutoCloseable {
             int maxArenas = (int) Math.max(1, Math.min(4096, config.registeredMemoryBytes() / arena));
             bufferPool = RegisteredBufferPool.create(pd, new BufferPoolConfig(arena, 1, maxArenas,
                     config.bufferWait()));
+            connectionPool = RegisteredBufferPool.create(pd, new BufferPoolConfig(config.connectionArenaSize(), 0,
+                    config.maxConnections(), Duration.ZERO));
             ioExecutor = new ThreadPoolExecutor(config.ioThreads(), config.ioThreads(), 60, TimeUnit.SECONDS,
                     new LinkedBlockingQueue<>(), threads(config.name() + "-io"));
             connectionExecutor = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 60, TimeUnit.SECONDS,
@@ -271,6 +279,9 @@ public final class RdmaRpcServer implements AutoCloseable {
         }
         if (bufferPool != null) {
             bufferPool.close();
+        }
+        if (connectionPool != null) {
+            connectionPool.close();
         }
         if (pd != null) {
             try {
@@ -455,10 +466,22 @@ public final class RdmaRpcServer implements AutoCloseable {
         return connections.size();
     }
 
-    /** Pages of the server's registered buffer pool in use now (receive buffers, slots, calls, replies). */
+    /**
+     * Pages of the server's registered memory in use now: calls and replies, and connections' fixed buffers (receive
+     * buffers, slots, reverse-direction sends).
+     */
     public int registeredPagesInUse() {
-        RegisteredBufferPool p = bufferPool;
-        return p == null ? 0 : p.pagesInUse();
+        return pagesInUse(bufferPool) + pagesInUse(connectionPool);
+    }
+
+    private static int pagesInUse(RegisteredBufferPool pool) {
+        return pool == null ? 0 : pool.pagesInUse();
+    }
+
+    /** Arenas registered now, for calls and for connections (each is one memory region of the device). */
+    int arenaCount() {
+        return (bufferPool == null ? 0 : bufferPool.arenaCount())
+                + (connectionPool == null ? 0 : connectionPool.arenaCount());
     }
 
     /** Whether programs may keep call memory at all ({@link Builder#keptCallMemory} above 0). */
@@ -726,7 +749,10 @@ public final class RdmaRpcServer implements AutoCloseable {
             return this;
         }
 
-        /** Connections served at once (default 64); more are refused. */
+        /**
+         * Connections served at once (default 64); more are refused. Each holds its fixed buffers in registered memory
+         * of its own (see {@link #registeredMemory}).
+         */
         public Builder maxConnections(int max) {
             this.maxConnections = positive("maxConnections", max);
             return this;
@@ -759,7 +785,15 @@ public final class RdmaRpcServer implements AutoCloseable {
             return this;
         }
 
-        /** Bound of the registered buffer pool (default 256 MiB). */
+        /**
+         * Bound of the registered memory for calls (default 256 MiB): their RDMA READ sinks, copies of replies, and
+         * the buffers programs take from {@link RdmaRpcServer#bufferAllocator()}. Connections' fixed buffers (receive
+         * buffers, call slots, reverse-direction sends) are registered apart from it, one piece per connection, so that
+         * idle connections neither use up nor fragment it: {@code (credits + margin + 2) x inline receive +
+         * (credits + margin) x 2 x inline send + 2 x inline send} bytes, each part rounded up to pages (3.4 MiB at the
+         * defaults for a client that takes the server's 8 KiB inline sizes, half that for Linux's 4 KiB), registered as
+         * connections come and kept for later ones, for at most {@link #maxConnections} connections.
+         */
         public Builder registeredMemory(long bytes) {
             if (bytes < 1 << 20) {
                 throw new IllegalArgumentException("registered memory below 1 MiB: " + bytes);
@@ -906,7 +940,8 @@ public final class RdmaRpcServer implements AutoCloseable {
                     maxReadChunks, maxReadsInFlight, registeredMemoryBytes, keptCallMemoryBytes, bufferWait, stopTimeout,
                     warningInterval, reverseReplyTimeout, registrationMode, limits, jmx, inlineAgentWork,
                     sameThreadDispatch);
-            config.arenaSize(); // fails early for sizes no buffer can hold
+            config.arenaSize(); // fail early for sizes no buffer can hold
+            config.connectionArenaSize();
             return new RdmaRpcServer(config);
         }
     }

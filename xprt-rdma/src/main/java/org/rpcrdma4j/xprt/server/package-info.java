@@ -19,8 +19,9 @@
  *   <li><b>Connect</b> ({@code ConnectionResources}): the client's RFC 8797 private data sets the inline sizes
  *       (ours capped by its) and whether it takes Send With Invalidate; its IRD caps our ORD. The connection gets a
  *       queue pair, completion queues, a registration pool for RDMA READ sinks, {@code credits + margin} receive
- *       buffers (posted before the accept) and as many call slots, all from the server's registered buffer
- *       pool.</li>
+ *       buffers (posted before the accept) and as many call slots. Its fixed buffers are one piece of registered
+ *       memory kept for connections, apart from the memory of calls, so that idle connections neither use up nor
+ *       fragment what large calls need; a connection whose piece cannot be registered is refused.</li>
  *   <li><b>Receive</b> ({@code Connection}): the transport header is decoded in place; a header that cannot carry
  *       an xid drops the connection, a bad version gets RDMA_ERROR / ERR_VERS (1, 1), malformed chunk lists
  *       ERR_CHUNK, both with the call's xid and the usual credit grant. A client with more calls unanswered than

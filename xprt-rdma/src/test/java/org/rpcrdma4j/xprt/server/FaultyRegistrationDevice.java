@@ -19,12 +19,19 @@ import org.rpcrdma4j.verbs.ResourceCounts;
 import org.rpcrdma4j.verbs.VerbsException;
 
 /**
- * A device whose protection domains, while the test {@linkplain #fail arms} them, throw instead of registering memory
- * for remote access: the per-call registrations of RDMA READ sinks in REG_MR mode (buffer arenas, registered for local
- * access only, are left alone). Everything else goes to the device it wraps, which it owns.
+ * A device whose protection domains, while the test {@linkplain #fail arms} them, throw instead of registering the
+ * memory the test picks: by default memory for remote access, the per-call registrations of RDMA READ sinks in REG_MR
+ * mode (buffer arenas, registered for local access only, are left alone). Everything else goes to the device it wraps,
+ * which it owns.
  */
 final class FaultyRegistrationDevice implements RdmaDevice {
+    /** Which registrations fail. */
+    interface Registrations {
+        boolean match(int bytes, int access);
+    }
+
     private final RdmaDevice device;
+    private volatile Registrations which;
     private volatile Supplier<? extends Throwable> failure;
 
     FaultyRegistrationDevice(RdmaDevice device) {
@@ -33,6 +40,12 @@ final class FaultyRegistrationDevice implements RdmaDevice {
 
     /** From now on registrations for remote access throw what {@code failure} gives (an unchecked one); null: none. */
     void fail(Supplier<? extends Throwable> failure) {
+        fail((bytes, access) -> access != Access.LOCAL_WRITE, failure);
+    }
+
+    /** From now on the registrations {@code which} picks throw what {@code failure} gives; null: none. */
+    void fail(Registrations which, Supplier<? extends Throwable> failure) {
+        this.which = which;
         this.failure = failure;
     }
 
@@ -86,7 +99,7 @@ final class FaultyRegistrationDevice implements RdmaDevice {
         @Override
         public RegisteredMemory registerMemory(ByteBuffer buffer, int access) throws VerbsException {
             Supplier<? extends Throwable> f = failure;
-            if (f != null && access != Access.LOCAL_WRITE) {
+            if (f != null && which.match(buffer.remaining(), access)) {
                 Throwable t = f.get();
                 if (t instanceof Error e) {
                     throw e;

@@ -122,7 +122,7 @@ abstract class ServerFixture {
         await("queue pairs and completion queues closed", () -> {
             ResourceCounts c = server.device().resourceCounts();
             return c.queuePairs() == 0 && c.completionQueues() == 0
-                    && c.memoryRegions() == server.bufferPool.arenaCount();
+                    && c.memoryRegions() == server.arenaCount();
         });
         assertThat(server.counters().get(ServerCounter.CALLS_IN_FLIGHT)).isZero();
         assertThat(server.counters().get(ServerCounter.DISPATCH_QUEUE_DEPTH)).isZero();

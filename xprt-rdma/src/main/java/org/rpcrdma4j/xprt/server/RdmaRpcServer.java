@@ -107,6 +107,11 @@ public final class RdmaRpcServer implements AutoCloseable {
     private RdmaListener listener;
     private final Set<Connection> connections = ConcurrentHashMap.newKeySet();
     private final AtomicInteger accepting = new AtomicInteger();
+    /**
+     * Connections that count against {@code maxConnections}: admitted when requested, until refused or released. One
+     * count, taken and given back atomically, so that a connection being accepted never counts twice.
+     */
+    private final AtomicInteger admitted = new AtomicInteger();
     private volatile ReplyQueue replyQueue;
     private final RdmaBufferAllocator allocator;
     /** Pages of call buffers programs keep now ({@link #chargeKept}). */
@@ -327,7 +332,7 @@ public final class RdmaRpcServer implements AutoCloseable {
             reject(request, "server stopping");
             return;
         }
-        if (connections.size() + accepting.get() >= config.maxConnections()) {
+        if (!admit()) {
             reject(request, "connection limit " + config.maxConnections() + " reached");
             return;
         }
@@ -336,21 +341,39 @@ public final class RdmaRpcServer implements AutoCloseable {
             connectionExecutor.execute(() -> accept(request));
         } catch (RuntimeException e) {
             accepting.decrementAndGet();
-            reject(request, "server stopping");
+            refuse(request, "server stopping");
+        }
+    }
+
+    /** Counts one more connection unless {@code maxConnections} are counted already. */
+    private boolean admit() {
+        while (true) {
+            int n = admitted.get();
+            if (n >= config.maxConnections()) {
+                return false;
+            }
+            if (admitted.compareAndSet(n, n + 1)) {
+                return true;
+            }
         }
     }
 
     private void accept(ConnectionRequest request) {
+        // the request's admission, until its connection holds it or it is refused (given back first, so that the
+        // client's next request finds it free)
+        boolean holding = true;
         try {
             ConnectionResources resources;
             try {
                 resources = ConnectionResources.open(this, request);
             } catch (VerbsException | RuntimeException e) {
-                reject(request, e.getMessage());
+                holding = false;
+                refuse(request, e.getMessage());
                 return;
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                reject(request, "interrupted");
+                holding = false;
+                refuse(request, "interrupted");
                 return;
             }
             AgentRunner runner = runners[Math.floorMod(nextRunner.getAndIncrement(), runners.length)];
@@ -360,16 +383,19 @@ public final class RdmaRpcServer implements AutoCloseable {
                 connection.postAllReceives();
             } catch (VerbsException | RuntimeException e) {
                 resources.close();
-                reject(request, e.getMessage());
+                holding = false;
+                refuse(request, e.getMessage());
                 return;
             }
             synchronized (this) {
                 if (state != State.RUNNING) {
                     resources.close();
-                    reject(request, "server stopping");
+                    holding = false;
+                    refuse(request, "server stopping");
                     return;
                 }
                 connections.add(connection);
+                holding = false; // the connection's until it is released
                 counters.set(ServerCounter.CONNECTIONS_OPEN, connections.size());
             }
             runner.add(connection);
@@ -387,8 +413,17 @@ public final class RdmaRpcServer implements AutoCloseable {
                     request.remoteAddress(), resources.inlineSend, resources.inlineReceive, resources.ord,
                     resources.sendWithInvalidate);
         } finally {
+            if (holding) {
+                admitted.decrementAndGet();
+            }
             accepting.decrementAndGet();
         }
+    }
+
+    /** Refuses an admitted request: its admission goes back before the client hears of it. */
+    private void refuse(ConnectionRequest request, String why) {
+        admitted.decrementAndGet();
+        reject(request, why);
     }
 
     private void reject(ConnectionRequest request, String why) {
@@ -409,7 +444,11 @@ public final class RdmaRpcServer implements AutoCloseable {
 
     /** A connection released everything (its agent thread). */
     void connectionClosed(Connection connection) {
-        connections.remove(connection);
+        // once per connection (its agent's release); the admission goes back before the connection leaves the count
+        if (connections.contains(connection)) {
+            admitted.decrementAndGet();
+            connections.remove(connection);
+        }
         counters.set(ServerCounter.CONNECTIONS_OPEN, connections.size());
     }
 

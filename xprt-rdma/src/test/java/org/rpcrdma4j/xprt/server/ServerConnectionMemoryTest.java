@@ -34,11 +34,11 @@ import org.rpcrdma4j.xprt.TestDevices;
 class ServerConnectionMemoryTest extends ServerFixture {
     private static final int CONNECTIONS = 8;
     private static final int CALL_ARENA = 4 << 20;
-    private FaultyRegistrationDevice device;
+    private FaultyServerDevice device;
 
     @Override
     RdmaDevice serverDevice() throws Exception {
-        device = new FaultyRegistrationDevice(TestDevices.open(Map.of("name", "test-server", "engineThreads", "1")));
+        device = new FaultyServerDevice(TestDevices.open(Map.of("name", "test-server", "engineThreads", "1")));
         return device;
     }
 

@@ -26,11 +26,11 @@ import org.rpcrdma4j.xprt.TestDevices;
 @Timeout(120)
 class ServerProgramFailureTest extends ServerFixture {
     private static final int SLOTS = 5;
-    private FaultyRegistrationDevice device;
+    private FaultyServerDevice device;
 
     @Override
     RdmaDevice serverDevice() throws Exception {
-        device = new FaultyRegistrationDevice(TestDevices.open(Map.of("name", "test-server", "engineThreads", "1")));
+        device = new FaultyServerDevice(TestDevices.open(Map.of("name", "test-server", "engineThreads", "1")));
         return device;
     }
 

@@ -47,7 +47,10 @@
  *       PROG_MISMATCH (oncrpc4j's own dispatcher answers PROG_UNAVAIL to both). A call whose RPC xid differs from
  *       the transport header's xid is malformed (RFC 8166 requires them equal): RDMA_ERROR / ERR_CHUNK, counted
  *       {@code XID_MISMATCHES}, logged at debug only, and never dispatched. Then an oncrpc4j {@code RpcCall} over
- *       the call's bytes, bound to the slot as its {@code RpcTransport}, goes to the program. A program that throws
+ *       the call's bytes, bound to an {@code RpcTransport} of its own that answers through the slot
+ *       ({@code CallTransport}), goes to the program. The slot takes one reply, and only from the call it carries
+ *       now: a program's second reply, or a late one after the slot moved on to the next call, is dropped (its
+ *       handler fails) and logged. A program that throws
  *       anything, an {@link java.lang.Error} included, is logged at ERROR and its call answered SYSTEM_ERR, as oncrpc4j
  *       answers a failing program, so that the slot and the client's credit come back; an {@code Error} while a
  *       call's READs are prepared drops the connection, which releases the call with everything else.</li>

@@ -21,7 +21,8 @@ import org.rpcrdma4j.xprt.TestDevices;
  * A program that throws an {@link Error}, and an {@code Error} while a call's RDMA READs are prepared: the call is
  * answered (SYSTEM_ERR) or its connection dropped, its slot and credit come back, and no memory stays behind, also
  * when the connection went while the program held the call (checked after each test: no connection, no page in use).
- * Five slots per connection, so that a slot that never came back would stop the connection within a few calls.
+ * Five slots per connection, so that a slot that never came back would stop the connection within a few calls. And a
+ * program that replies twice: the second reply never reaches the call its slot carries by then.
  */
 @Timeout(120)
 class ServerProgramFailureTest extends ServerFixture {
@@ -112,6 +113,33 @@ class ServerProgramFailureTest extends ServerFixture {
         await("the connection closed", () -> server.connectionCount() == 0);
         go.countDown();
         await("the call's memory back", () -> server.registeredPagesInUse() == 0);
+    }
+
+    /**
+     * A slot freed is the next one taken: the call after TWICE's first reply is carried by TWICE's slot when the
+     * program replies again, and that second reply is dropped instead of answering it.
+     */
+    @Test
+    void aSecondReplyOfAProgramNeverReachesTheNextCallOfItsSlot() throws Exception {
+        RawClient c = client(false);
+        long errChunks = counter(ServerCounter.ERR_CHUNK_SENT);
+        int sent = program.firstRepliesSent.get();
+        c.send(RawClient.header().xid(0x501).credits(32).proc(RpcRdmaProc.RDMA_MSG),
+                Rpc.echoCall(0x501, EchoProgram.TWICE, Rpc.ints(0x501)));
+        Rpc.assertBytes(c.receive().message(), Rpc.successHeader(0x501));
+        await("the first reply done, its slot free", () -> program.firstRepliesSent.get() > sent);
+        int started = program.slowStarted.get();
+        c.send(RawClient.header().xid(0x502).credits(32).proc(RpcRdmaProc.RDMA_MSG),
+                Rpc.echoCall(0x502, EchoProgram.SLOW, Rpc.ints(0x502)));
+        await("the next call runs", () -> program.slowStarted.get() > started);
+        program.release(0x501); // the second reply
+        java.util.Optional<Throwable> second = program.secondReplies.poll(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+        assertThat(second).as("what became of the second reply").isNotNull();
+        assertThat(second).as("the second reply was not sent").isPresent();
+        assertThat(second.get()).isInstanceOf(IllegalStateException.class).hasMessageContaining("0x501");
+        program.release(0x502);
+        Rpc.assertBytes(c.receive().message(), Rpc.successHeader(0x502));
+        assertThat(counter(ServerCounter.ERR_CHUNK_SENT) - errChunks).isZero();
     }
 
     @Test

@@ -15,7 +15,9 @@ import org.rpcrdma4j.verbs.VerbsException;
  * xid | vers 1 | credits | RDMA_MSG 0 | read list 0 | write list 0 | reply chunk 0 | RPC message
  * </pre>
  * Used by the server for its calls to a client and by the client for its replies to them. Owned by one agent thread
- * (loading and posting); the buffers are the owner's until {@link #release()}.
+ * (loading and posting); the buffers are the owner's until {@link #release()}, which gives them back when they were
+ * {@linkplain #allocate allocated} and leaves them to the caller when they were {@linkplain #over carved} from its
+ * region.
  */
 public final class InlineSends {
     /** The transport header of an inline RDMA_MSG with no chunks. */
@@ -25,11 +27,16 @@ public final class InlineSends {
     private static final int RDMA_MSG = 0;
 
     private final RegisteredBuffer region;
+    /** Where the first buffer begins in {@link #region}. */
+    private final int base;
+    private final boolean owned;
     private final int bufferSize;
     private final SendWorkRequest[] sends;
 
-    private InlineSends(RegisteredBuffer region, int count, int bufferSize) {
+    private InlineSends(RegisteredBuffer region, int base, boolean owned, int count, int bufferSize) {
         this.region = region;
+        this.base = base;
+        this.owned = owned;
         this.bufferSize = bufferSize;
         this.sends = new SendWorkRequest[count];
         for (int i = 0; i < count; i++) {
@@ -45,10 +52,27 @@ public final class InlineSends {
      */
     public static InlineSends allocate(RegisteredBufferPool pool, int count, int bufferSize)
             throws VerbsException, InterruptedException {
+        check(count, bufferSize);
+        return new InlineSends(pool.allocate(count * bufferSize), 0, true, count, bufferSize);
+    }
+
+    /**
+     * {@code count} buffers of {@code bufferSize} bytes carved from {@code region} at {@code offset}. The region stays
+     * the caller's: it must outlive these buffers, and {@link #release()} leaves it alone.
+     */
+    public static InlineSends over(RegisteredBuffer region, int offset, int count, int bufferSize) {
+        check(count, bufferSize);
+        if (offset < 0 || offset + (long) count * bufferSize > region.capacity()) {
+            throw new IllegalArgumentException(count + " x " + bufferSize + " bytes at " + offset
+                    + " exceed a region of " + region.capacity());
+        }
+        return new InlineSends(region, offset, false, count, bufferSize);
+    }
+
+    private static void check(int count, int bufferSize) {
         if (count < 1 || bufferSize <= HEADER_LENGTH) {
             throw new IllegalArgumentException("inline sends need buffers: " + count + " x " + bufferSize);
         }
-        return new InlineSends(pool.allocate(count * bufferSize), count, bufferSize);
     }
 
     public int count() {
@@ -71,7 +95,7 @@ public final class InlineSends {
             throw new IllegalArgumentException("a " + length + "-byte message does not fit a " + bufferSize
                     + "-byte inline buffer");
         }
-        int at = index * bufferSize;
+        int at = base + index * bufferSize;
         region.setInt(at, ((message[0] & 0xFF) << 24) | ((message[1] & 0xFF) << 16) | ((message[2] & 0xFF) << 8)
                 | (message[3] & 0xFF));
         region.setInt(at + 4, VERSION);
@@ -94,9 +118,9 @@ public final class InlineSends {
         qp.postSend(wr);
     }
 
-    /** Returns the buffers to their pool. Idempotent. */
+    /** Returns the buffers to their pool when they were allocated here. Idempotent. */
     public void release() {
-        if (region.refCnt() > 0) {
+        if (owned && region.refCnt() > 0) {
             region.release();
         }
     }

@@ -21,13 +21,18 @@ import org.rpcrdma4j.verbs.VerbsException;
  * {@code WrIds.of(RECEIVE, epoch, index)}, the epoch given at posting time, so that a completion from an earlier
  * incarnation of the connection is recognisable.
  * <p>
- * Owned by one agent thread; allocation-free once made. The ring owns its regions ({@link #release()}).
+ * Owned by one agent thread; allocation-free once made. The ring owns the regions it {@linkplain #allocate allocated}
+ * ({@link #release()}); one {@linkplain #over carved} from a caller's region leaves that region to the caller.
  */
 public final class ReceiveRing {
     private final RegisteredBuffer[] regions;
     /** Per region, a buffer object of the owner's own over the same memory: bulk reads from it allocate nothing. */
     private final ByteBuf[] views;
     private final int perRegion;
+    /** Where the first buffer begins in each region. */
+    private final int base;
+    /** Whether {@link #release()} gives the regions back (false: they are the caller's). */
+    private final boolean owned;
     private final int bufferSize;
     private final RecvWorkRequest[] receives;
     private final int[] recycled;
@@ -38,9 +43,12 @@ public final class ReceiveRing {
     private int heldHead;
     private int heldCount;
 
-    private ReceiveRing(RegisteredBuffer[] regions, int perRegion, int count, int bufferSize) {
+    private ReceiveRing(RegisteredBuffer[] regions, int perRegion, int base, boolean owned, int count,
+                        int bufferSize) {
         this.regions = regions;
         this.perRegion = perRegion;
+        this.base = base;
+        this.owned = owned;
         this.bufferSize = bufferSize;
         this.views = new ByteBuf[regions.length];
         for (int r = 0; r < regions.length; r++) {
@@ -80,7 +88,22 @@ public final class ReceiveRing {
             release(regions);
             throw e;
         }
-        return new ReceiveRing(regions, perRegion, count, bufferSize);
+        return new ReceiveRing(regions, perRegion, 0, true, count, bufferSize);
+    }
+
+    /**
+     * {@code count} buffers of {@code bufferSize} bytes carved from {@code region} at {@code offset}, one after the
+     * other. The region stays the caller's: it must outlive the ring, and {@link #release()} leaves it alone.
+     */
+    public static ReceiveRing over(RegisteredBuffer region, int offset, int count, int bufferSize) {
+        if (count < 1 || bufferSize < 1) {
+            throw new IllegalArgumentException("a receive ring needs buffers: " + count + " x " + bufferSize);
+        }
+        if (offset < 0 || offset + (long) count * bufferSize > region.capacity()) {
+            throw new IllegalArgumentException(count + " x " + bufferSize + " bytes at " + offset
+                    + " exceed a region of " + region.capacity());
+        }
+        return new ReceiveRing(new RegisteredBuffer[] {region}, count, offset, false, count, bufferSize);
     }
 
     public int count() {
@@ -98,7 +121,7 @@ public final class ReceiveRing {
 
     /** Where buffer {@code index} begins in {@link #buffer(int)}. */
     public int offset(int index) {
-        return (index % perRegion) * bufferSize;
+        return base + (index % perRegion) * bufferSize;
     }
 
     /** Posts every buffer to a queue pair (a new connection): nothing may be posted or held. */
@@ -190,9 +213,11 @@ public final class ReceiveRing {
         heldCount--;
     }
 
-    /** Returns every region to its pool. Idempotent. */
+    /** Returns every region the ring allocated to its pool (none when it was carved from a caller's). Idempotent. */
     public void release() {
-        release(regions);
+        if (owned) {
+            release(regions);
+        }
     }
 
     private static void release(RegisteredBuffer[] regions) {

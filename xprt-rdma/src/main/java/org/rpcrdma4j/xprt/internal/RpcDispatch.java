@@ -23,10 +23,13 @@ public final class RpcDispatch {
     }
 
     /**
-     * Dispatches the call held by {@code xdr} (positioned at the message's start) to {@code program}.
+     * Dispatches the call held by {@code xdr} (positioned at the message's start) to {@code program}, and answers it
+     * when the program failed before it did.
      *
      * @param transport the call's transport: its {@code send} receives the reply
      * @param where     names the connection in log lines
+     * @throws RuntimeException or {@link Error} only when the failure reply itself could not be made (oncrpc4j
+     *         allocates for it): the call may then be unanswered, and the caller answers it
      */
     public static void dispatch(ProgramTable.Entry program, Xdr xdr, RpcTransport transport, Object where) {
         RpcCall rpcCall = null;
@@ -47,7 +50,7 @@ public final class RpcDispatch {
             if (unanswered(rpcCall, transport, where)) {
                 rpcCall.failRpcGarbage();
             }
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
             LOG.error("{}: program {} version {} failed", where, program.program(), program.version(), e);
             if (unanswered(rpcCall, transport, where)) {
                 rpcCall.failRpcSystem();

@@ -3,17 +3,12 @@ package org.rpcrdma4j.xprt.server;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.io.IOException;
-import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.CompletionHandler;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
-import org.dcache.oncrpc4j.rpc.ReplyQueue;
-import org.dcache.oncrpc4j.rpc.RpcAuthError;
-import org.dcache.oncrpc4j.rpc.RpcAuthException;
-import org.dcache.oncrpc4j.rpc.RpcAuthStat;
 import org.dcache.oncrpc4j.rpc.RpcCall;
-import org.dcache.oncrpc4j.rpc.RpcTransport;
 import org.dcache.oncrpc4j.xdr.Xdr;
 import org.rpcrdma4j.codec.RpcRdmaHeader;
 import org.rpcrdma4j.registration.BorrowedBuffer;
@@ -26,10 +21,9 @@ import org.rpcrdma4j.verbs.Opcode;
 import org.rpcrdma4j.verbs.VerbsException;
 import org.rpcrdma4j.xprt.internal.CallScreen;
 import org.rpcrdma4j.xprt.internal.Mailbox;
-import org.rpcrdma4j.xprt.internal.OneReply;
 import org.rpcrdma4j.xprt.internal.ProgramTable;
-import org.rpcrdma4j.xprt.internal.ReplyDrop;
 import org.rpcrdma4j.xprt.internal.RpcDispatch;
+import org.rpcrdma4j.xprt.internal.RpcReplies;
 import org.rpcrdma4j.xprt.internal.SlotQueue;
 import org.rpcrdma4j.xprt.internal.StreamLayout;
 import org.rpcrdma4j.xprt.internal.Xdrs;
@@ -37,10 +31,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One call in progress on a connection, and the {@link RpcTransport} its {@link RpcCall} is bound to. A connection
- * makes {@code credits + margin} slots when it is set up and reuses them; nothing here is allocated per call except
- * what oncrpc4j allocates itself (the {@code RpcCall}, its {@code Xdr}, the decoded arguments) and, when the program
- * keeps some of a call's read-chunk data ({@link #keep}), the record of that and one object per kept piece.
+ * One call in progress on a connection. A connection makes {@code credits + margin} slots when it is set up and reuses
+ * them; nothing here is allocated per call except the {@link CallTransport} its {@link RpcCall} is bound to (which
+ * ties a reply to the call it answers), what oncrpc4j allocates itself (the {@code RpcCall}, its {@code Xdr}, the
+ * decoded arguments) and, when the program keeps some of a call's read-chunk data ({@link #keep}), the record of that
+ * and one object per kept piece.
  *
  * <h2>Life of a call, and who owns the slot</h2>
  * <pre>
@@ -54,19 +49,18 @@ import org.slf4j.LoggerFactory;
  *  REPLY_QUEUED -(agent: WRITEs + Send posted)-&gt; SENDING -(Send completion: handler called)-&gt; FREE
  *  DISPATCH_QUEUED, DISPATCHING -(connection closed)-&gt; DEAD: a later send() fails and frees the call's memory
  * </pre>
+ * A reply is taken only through the transport of the call the slot carries, once: a program's second reply, or a
+ * late one after the slot moved on to the next call, is dropped.
  * Each hand-over between threads goes through the connection's mailbox or an executor, both happens-before edges;
  * the state word says who may act. The agent never blocks: taking a sink buffer and mapping the sink (which may wait
  * for handles) happen on an io thread, marshaling a reply (which may wait for a staging buffer) on the program's.
  *
- * <h2>As an RpcTransport</h2>
- * {@link #send} marshals the reply (inline, write chunk, reply chunk, or ERR_CHUNK) and queues it; the handler is
- * called on the connection's agent thread once the reply's Send completed (so every RDMA WRITE before it is placed)
- * or failed: it must be short and must not block, as with oncrpc4j's own transports. The addresses are the
- * connection's. {@link #getPeerTransport()} is the connection's reverse direction (RFC 8167, {@link PeerTransport}):
- * calls to the client over the same connection.
+ * <h2>The reply</h2>
+ * {@link #send} (the call's {@link CallTransport}) marshals the reply (inline, write chunk, reply chunk, or ERR_CHUNK)
+ * and queues it; the handler is called on the connection's agent thread once the reply's Send completed (so every
+ * RDMA WRITE before it is placed) or failed: it must be short and must not block, as with oncrpc4j's own transports.
  */
-final class CallSlot implements RpcTransport, ReplyDrop, OneReply, InvalidationListener, Runnable, Mailbox.Linked<CallSlot>,
-        SlotQueue.Entry<CallSlot> {
+final class CallSlot implements InvalidationListener, Runnable, Mailbox.Linked<CallSlot>, SlotQueue.Entry<CallSlot> {
     private static final Logger LOG = LoggerFactory.getLogger(CallSlot.class);
 
     static final int FREE = 0;
@@ -84,6 +78,11 @@ final class CallSlot implements RpcTransport, ReplyDrop, OneReply, InvalidationL
     final int index;
     final Connection connection;
     final AtomicInteger state = new AtomicInteger(FREE);
+    /**
+     * The transport of the call the program holds, until its one reply (or drop) is taken: a reply through any other
+     * transport (a second reply, or a late one for an earlier call of this slot) is refused.
+     */
+    private final AtomicReference<CallTransport> replyRight = new AtomicReference<>();
     /** Link in the connection's mailbox. */
     private CallSlot mailboxNext;
     /** Links in the agent's queues (reads waiting for ORD, replies waiting for send-queue room). */
@@ -101,8 +100,11 @@ final class CallSlot implements RpcTransport, ReplyDrop, OneReply, InvalidationL
     int sinkBase;
     int callLength;
     final ReadOps reads = new ReadOps();
-    /** The preparation failed (no sink memory, mapping refused): answer ERR_CHUNK. */
-    boolean prepareFailed;
+    /**
+     * Why the preparation failed (no sink memory within the wait, a mapping refused, an interruption, an
+     * {@link Error}), or null: the connection then goes, and the client sends the call again on its next one.
+     */
+    Throwable prepareFailure;
     /** The program's decoding stream over the sink, while the call is a sink call (set before dispatch). */
     private Xdr callStream;
     /** Native address of the rebuilt call's first byte in the sink, 0 when unknown (set before dispatch). */
@@ -125,6 +127,11 @@ final class CallSlot implements RpcTransport, ReplyDrop, OneReply, InvalidationL
     private int replyLength;
     /** Why the reply did not reach the client as the program meant it (ERR_CHUNK, connection lost), or null. */
     private Throwable replyFailure;
+    /**
+     * The reply could not be made for want of resources ({@link #replyFailure} says which): nothing is sent and the
+     * connection goes, so that the client sends the call again on its next one (set before the slot is queued).
+     */
+    boolean unsendable;
     /** Send-queue entries this reply holds until its Send completes (agent). */
     int postedWrs;
 
@@ -146,12 +153,13 @@ final class CallSlot implements RpcTransport, ReplyDrop, OneReply, InvalidationL
 
     /** Agent: a new call begins in this slot. */
     void begin() {
+        replyRight.set(null);
         state.set(RECEIVED);
         inlineLength = 0;
         callLength = 0;
         sink = null;
         sinkBase = 0;
-        prepareFailed = false;
+        prepareFailure = null;
         callStream = null;
         callAddress = 0;
         kept = false;
@@ -159,6 +167,7 @@ final class CallSlot implements RpcTransport, ReplyDrop, OneReply, InvalidationL
         handler = null;
         attachment = null;
         replyFailure = null;
+        unsendable = false;
         replyLength = 0;
         postedWrs = 0;
         entry = null;
@@ -176,17 +185,23 @@ final class CallSlot implements RpcTransport, ReplyDrop, OneReply, InvalidationL
         try {
             if (!connection.isClosing()) {
                 prepareReads();
-            } else {
-                prepareFailed = true;
             }
-        } catch (VerbsException | RuntimeException e) {
-            LOG.warn("{}: cannot prepare the RDMA READs of xid 0x{}: {}", connection, Integer.toHexString(call.xid()),
-                    e.toString());
-            prepareFailed = true;
+        } catch (VerbsException e) {
+            prepareFailure = e; // no memory now, a registration refused: the connection's log line says it
+        } catch (RuntimeException e) {
+            // the connection's drop says why, at most once per warning interval; the trace is for debugging
+            LOG.debug("{}: preparing the RDMA READs of xid 0x{} failed", connection, Integer.toHexString(call.xid()),
+                    e);
+            prepareFailure = e;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            prepareFailed = true;
+            prepareFailure = e;
+        } catch (Error e) {
+            LOG.error("{}: preparing the RDMA READs of xid 0x{} failed", connection, Integer.toHexString(call.xid()),
+                    e);
+            prepareFailure = e;
         }
+        // whatever happened, the slot goes back to the agent: a closing connection waits for every PREPARING slot
         state.set(READ_QUEUED);
         connection.submit(this);
     }
@@ -307,7 +322,15 @@ final class CallSlot implements RpcTransport, ReplyDrop, OneReply, InvalidationL
                 } else {
                     stream = Xdrs.over(inline, callLength);
                 }
-                RpcDispatch.dispatch(entry, stream, this, connection);
+                CallTransport transport = new CallTransport(this, call.xid());
+                replyRight.set(transport);
+                try {
+                    RpcDispatch.dispatch(entry, stream, transport, connection);
+                } catch (RuntimeException | Error e) {
+                    LOG.error("{}: no failure reply could be made for xid 0x{}", connection,
+                            Integer.toHexString(call.xid()), e);
+                    answerSystemErr(transport);
+                }
             }
             case DROP, DROP_BACKCHANNEL_REPLY -> {
                 connection.count(ServerCounter.MESSAGES_DROPPED);
@@ -370,10 +393,10 @@ final class CallSlot implements RpcTransport, ReplyDrop, OneReply, InvalidationL
      * @return the kept bytes, or null: another call (or this slot's earlier call), not a sink call, not in the sink,
      *         already answered, keeping off, or the budget spent
      */
-    ByteBuf keep(RpcCall rpc, ByteBuffer bytes) {
+    ByteBuf keep(CallTransport transport, RpcCall rpc, ByteBuffer bytes) {
         RegisteredBuffer s = sink;
-        if (s == null || callStream == null || rpc.getXdr() != callStream || callAddress == 0
-                || state.get() != DISPATCHING || !connection.server.keeps()) {
+        if (replyRight.get() != transport || s == null || callStream == null || rpc.getXdr() != callStream
+                || callAddress == 0 || state.get() != DISPATCHING || !connection.server.keeps()) {
             return null;
         }
         long at = RegisteredMemoryIndex.addressOf(bytes);
@@ -396,16 +419,22 @@ final class CallSlot implements RpcTransport, ReplyDrop, OneReply, InvalidationL
         return BorrowedBuffer.of(bytes, s); // a count of its own: pieces of one call live apart
     }
 
-    @Override
-    public boolean awaitsReply(int xid) {
+    /** Whether the call of {@code transport} still awaits its reply (its program has not answered or dropped it). */
+    boolean awaitsReply(CallTransport transport) {
         // DEAD too: the connection went while the program had the call, and the reply's send() gives back its memory
         int s = state.get();
-        return (s == DISPATCHING || s == DEAD) && call.xid() == xid;
+        return replyRight.get() == transport && (s == DISPATCHING || s == DEAD);
+    }
+
+    /** A duplicate request cache drops the call of {@code transport}: no reply goes out; frees the slot. */
+    void dropCall(CallTransport transport) {
+        if (replyRight.compareAndSet(transport, null)) {
+            dropCall();
+        }
     }
 
     /** The call gets no reply (dropped as not a call, or by a duplicate request cache): frees the slot. */
-    @Override
-    public void dropCall() {
+    private void dropCall() {
         if (state.compareAndSet(DISPATCHING, MARSHALING)) {
             noReply = true;
             queueReply();
@@ -419,7 +448,26 @@ final class CallSlot implements RpcTransport, ReplyDrop, OneReply, InvalidationL
         releaseCallMemory();
     }
 
-    // ------------------------------------------------------------------ RpcTransport
+    /**
+     * The program's thread, when the program failed and not even oncrpc4j's failure reply could be made (it allocates
+     * for it): SYSTEM_ERR written in the slot's own memory, so that the call is answered and the slot comes back. When
+     * the connection went meanwhile (DEAD), no reply can come any more: the call's memory goes back now.
+     */
+    private void answerSystemErr(CallTransport transport) {
+        if (!replyRight.compareAndSet(transport, null)) {
+            return; // answered or dropped after all
+        }
+        if (state.compareAndSet(DISPATCHING, MARSHALING)) {
+            int length = RpcReplies.accepted(connection.slotMemory(this), connection.headerArea, call.xid(),
+                    RpcReplies.SYSTEM_ERR);
+            replyBytes.loadInSlot(length);
+            marshal(null, length);
+        } else if (state.get() == DEAD) {
+            releaseCallMemory();
+        }
+    }
+
+    // ------------------------------------------------------------------ the reply (the program's thread)
 
     @Override
     public CallSlot mailboxNext() {
@@ -436,19 +484,24 @@ final class CallSlot implements RpcTransport, ReplyDrop, OneReply, InvalidationL
         return queueLinks;
     }
 
-    @Override
+    /**
+     * The reply to the call of {@code transport} (its {@code RpcCall}'s {@code send}): marshaled on this thread, then
+     * queued for the agent. Taken once, and only while this slot still carries that call: a second reply, or one that
+     * comes after the slot moved on to another call, is dropped (its handler fails) and logged.
+     */
     @SuppressWarnings("unchecked")
-    public <A> void send(Xdr xdr, A attachment, CompletionHandler<Integer, ? super A> handler) {
+    <A> void send(CallTransport transport, Xdr xdr, A attachment, CompletionHandler<Integer, ? super A> handler) {
+        if (!replyRight.compareAndSet(transport, null)) {
+            LOG.warn("{}: a second reply to xid 0x{} dropped: the call was answered already", connection,
+                    Integer.toHexString(transport.xid));
+            handler.failed(new IllegalStateException("xid 0x" + Integer.toHexString(transport.xid)
+                    + " has been answered already"), attachment);
+            return;
+        }
         if (!state.compareAndSet(DISPATCHING, MARSHALING)) {
-            int s = state.get();
-            if (s == DEAD) {
-                releaseCallMemory();
-                handler.failed(new IOException("connection " + connection.remoteAddress() + " is closed"),
-                        attachment);
-            } else {
-                handler.failed(new IllegalStateException("xid 0x" + Integer.toHexString(call.xid())
-                        + " has been answered already"), attachment);
-            }
+            // DEAD: the connection went while the program had the call; no reply can go, its memory goes back
+            releaseCallMemory();
+            handler.failed(new IOException("connection " + connection.remoteAddress() + " is closed"), attachment);
             return;
         }
         this.handler = (CompletionHandler<Integer, Object>) handler;
@@ -457,7 +510,7 @@ final class CallSlot implements RpcTransport, ReplyDrop, OneReply, InvalidationL
         try {
             replyBytes.load(xdr);
             length = replyBytes.length();
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
             LOG.error("{}: cannot read the reply of xid 0x{}", connection, Integer.toHexString(call.xid()), e);
             replyFailure = e;
             marshaler.errChunk(call, connection.credits, "unreadable reply");
@@ -482,6 +535,7 @@ final class CallSlot implements RpcTransport, ReplyDrop, OneReply, InvalidationL
 
     private void marshal(org.rpcrdma4j.xprt.UpperLayerBinding binding, int length) {
         replyLength = length;
+        unsendable = false;
         try {
             ReplyMarshaler.Kind kind = marshaler.marshal(call, replyBytes, binding, version, procedure,
                     connection.inlineSend, connection.credits, connection.sendWithInvalidate);
@@ -491,15 +545,24 @@ final class CallSlot implements RpcTransport, ReplyDrop, OneReply, InvalidationL
                 replyFailure = new IOException("reply not sent, the client's chunks cannot hold it: "
                         + marshaler.error());
             }
-        } catch (VerbsException | RuntimeException e) {
+        } catch (VerbsException e) {
+            // no registered memory for a copy now: the connection goes, and the client sends the call again
+            replyFailure = e;
+            unsendable = true;
+        } catch (RuntimeException e) {
             LOG.warn("{}: cannot marshal the reply of xid 0x{}: {}", connection, Integer.toHexString(call.xid()),
                     e.toString());
             replyFailure = e;
             marshaler.errChunk(call, connection.credits, e.toString());
+        } catch (Error e) {
+            // the slot must still reach the agent: a closing connection waits for every MARSHALING slot
+            LOG.error("{}: cannot marshal the reply of xid 0x{}", connection, Integer.toHexString(call.xid()), e);
+            replyFailure = e;
+            marshaler.errChunk(call, connection.credits, "the reply could not be marshaled");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             replyFailure = e;
-            marshaler.errChunk(call, connection.credits, "interrupted");
+            unsendable = true;
         }
         queueReply();
     }
@@ -513,46 +576,14 @@ final class CallSlot implements RpcTransport, ReplyDrop, OneReply, InvalidationL
         marshaler.errChunk(call, connection.credits, why);
     }
 
+    /** Why the reply did not go out as the program meant it, or null. */
+    Throwable replyFailure() {
+        return replyFailure;
+    }
+
     private void queueReply() {
         state.set(REPLY_QUEUED);
         connection.submit(this);
-    }
-
-    @Override
-    public ReplyQueue getReplyQueue() {
-        return connection.server.replyQueue();
-    }
-
-    @Override
-    public boolean isOpen() {
-        return !connection.isClosing();
-    }
-
-    @Override
-    public InetSocketAddress getLocalSocketAddress() {
-        return connection.localAddress();
-    }
-
-    @Override
-    public InetSocketAddress getRemoteSocketAddress() {
-        return connection.remoteAddress();
-    }
-
-    /** The connection's reverse direction (RFC 8167): calls to the client over the same connection. */
-    @Override
-    public RpcTransport getPeerTransport() {
-        return connection.peerTransport();
-    }
-
-    @Override
-    public void startTLS() throws RpcAuthException {
-        throw new RpcAuthException("TLS is not available over RPC-over-RDMA",
-                new RpcAuthError(RpcAuthStat.AUTH_FAILED));
-    }
-
-    @Override
-    public boolean isTLS() {
-        return false;
     }
 
     // ------------------------------------------------------------------ completion (agent)
@@ -576,6 +607,8 @@ final class CallSlot implements RpcTransport, ReplyDrop, OneReply, InvalidationL
                 }
             } catch (RuntimeException e) {
                 LOG.warn("{}: a send completion handler failed", connection, e);
+            } catch (Error e) {
+                LOG.error("{}: a send completion handler failed", connection, e);
             }
         }
     }

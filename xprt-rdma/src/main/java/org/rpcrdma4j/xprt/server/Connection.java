@@ -19,6 +19,7 @@ import org.rpcrdma4j.verbs.ConnectionEvent;
 import org.rpcrdma4j.verbs.ConnectionInfo;
 import org.rpcrdma4j.verbs.PostException;
 import org.rpcrdma4j.verbs.QueuePair;
+import org.rpcrdma4j.verbs.VerbsException;
 import org.rpcrdma4j.verbs.WcStatus;
 import org.rpcrdma4j.verbs.WorkCompletion;
 import org.rpcrdma4j.verbs.util.EnumCounters;
@@ -149,7 +150,8 @@ final class Connection implements Agent, ConnectionWork {
         this.receives = r.receives;
         this.poster = new WorkPoster(qp, maxSendSge, WR_BATCH, r.ord, r.sqBudget, r.replyInline,
                 UnsignaledRun.SIGNAL_EVERY);
-        RegisteredBuffer slotRegion = r.slotRegion;
+        RegisteredBuffer slotRegion = r.memory;
+        int slotBase = r.layout.slotOffset();
         int n = r.slotCount;
         slots = new CallSlot[n];
         slotMemory = new ByteBuf[n];
@@ -158,11 +160,11 @@ final class Connection implements Agent, ConnectionWork {
         for (int i = 0; i < n; i++) {
             // a buffer object of its own per slot: slots are written by different threads at once, and a derived
             // buffer (slice) would share the region's internal NIO buffer between them
-            ByteBuf memory = Unpooled.wrappedBuffer(slotRegion.nioBuffer(i * slotSize, slotSize));
+            ByteBuf memory = Unpooled.wrappedBuffer(slotRegion.nioBuffer(slotBase + i * slotSize, slotSize));
             slotMemory[i] = memory;
             slots[i] = new CallSlot(i, this, new RpcRdmaHeader(server.config.limits()),
                     new RpcRdmaHeader(server.config.limits()), inlineReceive, memory, slotRegion.lkey(),
-                    slotRegion.address(i * slotSize), headerArea, registrations.newRegistration());
+                    slotRegion.address(slotBase + i * slotSize), headerArea, registrations.newRegistration());
             freeSlots[freeCount++] = n - 1 - i;
         }
         batch = new WorkCompletion[POLL_BATCH];
@@ -170,8 +172,9 @@ final class Connection implements Agent, ConnectionWork {
             batch[i] = new WorkCompletion();
         }
         scratch = new RpcRdmaHeader(server.config.limits());
-        // replies to reverse calls are delivered on the io threads: the dispatch threads may all be waiting for them
-        reverse = new ReverseChannel(this, r.reverseSends, n, server.ioExecutor);
+        // replies to reverse calls are delivered on the connection threads: the dispatch threads may all be waiting
+        // for them, and the io threads for memory
+        reverse = new ReverseChannel(this, r.reverseSends, n, server.connectionExecutor);
         reverseReplyTimeoutNanos = server.config.reverseReplyTimeout().toNanos();
         inlineWork = server.config.inlineAgentWork();
         sameThreadDispatch = server.config.sameThreadDispatch();
@@ -507,8 +510,8 @@ final class Connection implements Agent, ConnectionWork {
         try {
             server.ioExecutor.execute(slot.prepareTask);
         } catch (RejectedExecutionException e) {
-            slot.marshaler.errChunk(call, credits, "server stopping");
-            postReply(slot);
+            freeSlot(slot, true);
+            drop(ServerCounter.DROPPED_SERVER_STOP, "server stopping");
         }
     }
 
@@ -590,12 +593,18 @@ final class Connection implements Agent, ConnectionWork {
             freeSlot(slot, true);
             return;
         }
-        if (slot.prepareFailed) {
-            // handles a failed mapping took are given back (none was posted, so none needs a LOCAL_INV)
-            slot.sinkRegistration.invalidate(registration -> { });
+        Throwable failure = slot.prepareFailure;
+        if (failure != null) {
+            // as Linux svcrdma, which answers ERR_CHUNK only for chunk lists it cannot honour (those were refused
+            // before any READ) and otherwise closes the connection: a Linux client turns RDMA_ERROR into EIO, while a
+            // closed connection makes it send the call again. The handles a mapping took, perhaps half-way, go with
+            // the connection's registration pool
             slot.releaseCallMemory();
-            slot.replaceWithErrChunk("the read chunks could not be prepared");
-            postReply(slot);
+            freeSlot(slot, true);
+            String why = "the RDMA READs of xid 0x" + Integer.toHexString(slot.call.xid()) + " could not be prepared: "
+                    + failure;
+            drop(failure instanceof VerbsException || failure instanceof InterruptedException
+                    ? ServerCounter.DROPPED_NO_RESOURCES : ServerCounter.DROPPED_INTERNAL_ERROR, why);
             return;
         }
         slot.state.set(CallSlot.READING);
@@ -666,6 +675,17 @@ final class Connection implements Agent, ConnectionWork {
         if (slot.noReply) {
             slot.releaseCallMemory();
             freeSlot(slot, true);
+            return;
+        }
+        if (slot.unsendable) {
+            // no memory for the reply now: the connection goes (as Linux svcrdma closes it when a reply cannot be
+            // built), and the client sends the call again on its next one instead of failing it
+            int xid = slot.call.xid();
+            Throwable why = slot.replyFailure();
+            slot.replyDone(false, why);
+            freeSlot(slot, true);
+            drop(ServerCounter.DROPPED_NO_RESOURCES, "the reply of xid 0x" + Integer.toHexString(xid)
+                    + " could not be made: " + why);
             return;
         }
         if (slot.marshaler.writes().count() + 1 > poster.maxReplyEntries()) {

@@ -2,6 +2,7 @@ package org.rpcrdma4j.xprt.server;
 
 import java.net.InetSocketAddress;
 
+import org.rpcrdma4j.registration.BufferPoolExhaustedException;
 import org.rpcrdma4j.registration.RegisteredBuffer;
 import org.rpcrdma4j.registration.RegistrationConfig;
 import org.rpcrdma4j.registration.RegistrationPool;
@@ -28,8 +29,36 @@ import org.rpcrdma4j.xprt.internal.UnsignaledRun;
  * <p>
  * Sizes: {@code credits + margin} receive buffers and call slots; a send queue for every slot's reply with a few
  * RDMA WRITEs, the READs of the ORD, and the registration pool's REG_MR and LOCAL_INV work requests.
+ * <p>
+ * Memory: the fixed buffers (receives, the slots' header and message areas, the reverse-direction sends) are one piece
+ * ({@link Layout}) of the server's connection pool, whose arenas hold one connection at the server's inline sizes and
+ * are never used for calls: idle connections neither use up nor cut into the memory large calls need, and, as a
+ * connection takes one piece of at most an arena and the pool has an arena per allowed connection, a connection the
+ * server admits always finds room. Taking it never waits; a connection whose piece cannot be had (the device refused
+ * to register an arena) is refused at accept.
  */
 final class ConnectionResources implements AutoCloseable {
+    /**
+     * Where a connection's fixed buffers lie in its one piece of registered memory: the receive buffers, then the call
+     * slots' memory (a header area and a message area per slot, each of the inline send size), then the
+     * reverse-direction send buffers, each part starting on a page.
+     */
+    record Layout(int receiveOffset, int slotOffset, int reverseOffset, int bytes) {
+        static Layout of(int receives, int inlineReceive, int slots, int inlineSend) {
+            long receiveBytes = pages((long) receives * inlineReceive);
+            long slotBytes = pages((long) slots * 2 * inlineSend);
+            long total = receiveBytes + slotBytes + pages((long) ReverseChannel.REQUESTS * inlineSend);
+            if (total > 1 << 30) {
+                throw new IllegalArgumentException("a connection's buffers would take " + total + " bytes");
+            }
+            return new Layout(0, (int) receiveBytes, (int) (receiveBytes + slotBytes), (int) total);
+        }
+
+        private static long pages(long bytes) {
+            return (bytes + ServerConfig.PAGE - 1) / ServerConfig.PAGE * ServerConfig.PAGE;
+        }
+    }
+
     /** Send-queue entries reserved per slot for its reply (RDMA WRITEs + the Send); more waits or is refused. */
     private static final int WRS_PER_REPLY = 4;
 
@@ -50,8 +79,10 @@ final class ConnectionResources implements AutoCloseable {
 
     RegistrationPool registrations;
     QueueSet queues;
+    /** The connection's fixed buffers, one piece of the server's connection pool ({@link Layout}). */
+    RegisteredBuffer memory;
+    Layout layout;
     ReceiveRing receives;
-    RegisteredBuffer slotRegion;
     /** The send buffers of reverse-direction calls (RFC 8167), {@link ReverseChannel#REQUESTS} of them. */
     InlineSends reverseSends;
     private boolean closed;
@@ -115,7 +146,7 @@ final class ConnectionResources implements AutoCloseable {
                 .withMode(config.registrationMode())
                 .withSizes(config.maxCallSize(), 0)
                 .withHandles(handles, Math.max(handles, perCall * slotCount))
-                .withExecutor(server.ioExecutor));
+                .withExecutor(server.connectionExecutor));
         int reserve = 2 * registrations.maxHandles() + 16;
         int maxSendWr = Math.min(attributes.maxQpWr(), sqBudget + ReverseChannel.REQUESTS + reserve);
         int cqEntries = Math.min(attributes.maxCqe(), maxSendWr + reserve);
@@ -123,10 +154,15 @@ final class ConnectionResources implements AutoCloseable {
         int maxRecvWr = Math.min(attributes.maxQpWr(), 2 * receiveCount);
         queues = QueueSet.create(server.device, server.pd, registrations, new QueueSet.Sizes(maxSendWr, maxRecvWr,
                 maxSendSge, cqEntries, Math.min(attributes.maxCqe(), receiveCount), replyInline));
-        receives = ReceiveRing.allocate(server.bufferPool, receiveCount, inlineReceive);
-        slotRegion = server.bufferPool.allocate(slotCount * 2 * inlineSend);
-        reverseSends = InlineSends.allocate(server.bufferPool, ReverseChannel.REQUESTS, inlineSend);
-        server.memoryIndex.record(slotRegion);
+        layout = Layout.of(receiveCount, inlineReceive, slotCount, inlineSend);
+        memory = server.connectionPool.tryAllocate(layout.bytes());
+        if (memory == null) {
+            throw new BufferPoolExhaustedException("no room for the connection's " + layout.bytes()
+                    + " bytes of buffers");
+        }
+        receives = ReceiveRing.over(memory, layout.receiveOffset(), receiveCount, inlineReceive);
+        reverseSends = InlineSends.over(memory, layout.reverseOffset(), ReverseChannel.REQUESTS, inlineSend);
+        server.memoryIndex.record(memory);
     }
 
     /** Gives everything back: queue pair, completion queues, handles, buffers. Idempotent. */
@@ -143,14 +179,8 @@ final class ConnectionResources implements AutoCloseable {
         if (queues != null) {
             queues.close();
         }
-        if (receives != null) {
-            receives.release();
-        }
-        if (slotRegion != null) {
-            slotRegion.release();
-        }
-        if (reverseSends != null) {
-            reverseSends.release();
+        if (memory != null) {
+            memory.release(); // the receive ring and the reverse sends are carved from it
         }
     }
 }

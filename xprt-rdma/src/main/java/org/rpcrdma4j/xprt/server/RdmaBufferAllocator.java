@@ -91,9 +91,9 @@ public final class RdmaBufferAllocator {
      *         off or its budget spent): the program then copies them
      */
     public ByteBuf keep(RpcCall call, ByteBuffer bytes) {
-        if (DelegatingTransport.underlying(call.getTransport()) instanceof CallSlot slot
-                && slot.connection.server == server) {
-            return slot.keep(call, bytes);
+        if (DelegatingTransport.underlying(call.getTransport()) instanceof CallTransport t
+                && t.slot.connection.server == server) {
+            return t.slot.keep(t, call, bytes);
         }
         return null;
     }
@@ -105,8 +105,8 @@ public final class RdmaBufferAllocator {
 
     /** Whether {@code call} arrived on one of this server's RDMA connections. */
     public boolean isRdma(RpcCall call) {
-        return DelegatingTransport.underlying(call.getTransport()) instanceof CallSlot slot
-                && slot.connection.server == server;
+        return DelegatingTransport.underlying(call.getTransport()) instanceof CallTransport t
+                && t.slot.connection.server == server;
     }
 
     private static ByteBuf direct(int length) {

@@ -15,6 +15,7 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -82,9 +83,23 @@ public final class RdmaRpcServer implements AutoCloseable {
     final WarningLimiter<ServerCounter> warnings;
     RdmaDevice device;
     ProtectionDomain pd;
+    /** Registered memory for calls: READ sinks, copies of replies, programs' reply buffers. */
     RegisteredBufferPool bufferPool;
+    /**
+     * Registered memory for connections' fixed buffers, one piece each ({@link ConnectionResources}): arenas of one
+     * connection at the server's inline sizes, registered as connections come, at most one per allowed connection.
+     */
+    RegisteredBufferPool connectionPool;
     ExecutorService dispatchExecutor;
+    /** Prepares calls' RDMA READs: takes their sinks, which may wait for registered memory and handles. */
     ExecutorService ioExecutor;
+    /**
+     * Short tasks that must not wait behind calls waiting for memory: connection set-up, the growth of connections'
+     * handle pools, and the delivery of reverse-direction replies. A thread each (made on demand, kept a minute idle),
+     * so none waits behind another; how many run at once is bounded by the connections (at most one set-up and one
+     * growth each, and a reply per reverse credit).
+     */
+    ExecutorService connectionExecutor;
     private boolean ownsDevice;
     private boolean ownsDispatchExecutor;
     private AgentRunner[] runners;
@@ -92,6 +107,11 @@ public final class RdmaRpcServer implements AutoCloseable {
     private RdmaListener listener;
     private final Set<Connection> connections = ConcurrentHashMap.newKeySet();
     private final AtomicInteger accepting = new AtomicInteger();
+    /**
+     * Connections that count against {@code maxConnections}: admitted when requested, until refused or released. One
+     * count, taken and given back atomically, so that a connection being accepted never counts twice.
+     */
+    private final AtomicInteger admitted = new AtomicInteger();
     private volatile ReplyQueue replyQueue;
     private final RdmaBufferAllocator allocator;
     /** Pages of call buffers programs keep now ({@link #chargeKept}). */
@@ -146,8 +166,12 @@ public final class RdmaRpcServer implements AutoCloseable {
             int maxArenas = (int) Math.max(1, Math.min(4096, config.registeredMemoryBytes() / arena));
             bufferPool = RegisteredBufferPool.create(pd, new BufferPoolConfig(arena, 1, maxArenas,
                     config.bufferWait()));
+            connectionPool = RegisteredBufferPool.create(pd, new BufferPoolConfig(config.connectionArenaSize(), 0,
+                    config.maxConnections(), Duration.ZERO));
             ioExecutor = new ThreadPoolExecutor(config.ioThreads(), config.ioThreads(), 60, TimeUnit.SECONDS,
                     new LinkedBlockingQueue<>(), threads(config.name() + "-io"));
+            connectionExecutor = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 60, TimeUnit.SECONDS,
+                    new SynchronousQueue<>(), threads(config.name() + "-conn"));
             if (config.dispatchExecutor() != null) {
                 dispatchExecutor = config.dispatchExecutor();
             } else if (!config.sameThreadDispatch()) {
@@ -255,8 +279,14 @@ public final class RdmaRpcServer implements AutoCloseable {
         if (ioExecutor != null) {
             shutdown(ioExecutor);
         }
+        if (connectionExecutor != null) {
+            shutdown(connectionExecutor);
+        }
         if (bufferPool != null) {
             bufferPool.close();
+        }
+        if (connectionPool != null) {
+            connectionPool.close();
         }
         if (pd != null) {
             try {
@@ -293,36 +323,57 @@ public final class RdmaRpcServer implements AutoCloseable {
 
     // ------------------------------------------------------------------ connections
 
-    /** Device thread: a client wants to connect. Set-up (which may wait for memory) runs on an io thread. */
+    /**
+     * Device thread: a client wants to connect. Set-up (device calls) runs on a connection thread, never behind calls
+     * whose READ sinks wait for memory on the io threads.
+     */
     private void onConnectionRequest(ConnectionRequest request) {
         if (state != State.RUNNING) {
             reject(request, "server stopping");
             return;
         }
-        if (connections.size() + accepting.get() >= config.maxConnections()) {
+        if (!admit()) {
             reject(request, "connection limit " + config.maxConnections() + " reached");
             return;
         }
         accepting.incrementAndGet();
         try {
-            ioExecutor.execute(() -> accept(request));
+            connectionExecutor.execute(() -> accept(request));
         } catch (RuntimeException e) {
             accepting.decrementAndGet();
-            reject(request, "server stopping");
+            refuse(request, "server stopping");
+        }
+    }
+
+    /** Counts one more connection unless {@code maxConnections} are counted already. */
+    private boolean admit() {
+        while (true) {
+            int n = admitted.get();
+            if (n >= config.maxConnections()) {
+                return false;
+            }
+            if (admitted.compareAndSet(n, n + 1)) {
+                return true;
+            }
         }
     }
 
     private void accept(ConnectionRequest request) {
+        // the request's admission, until its connection holds it or it is refused (given back first, so that the
+        // client's next request finds it free)
+        boolean holding = true;
         try {
             ConnectionResources resources;
             try {
                 resources = ConnectionResources.open(this, request);
             } catch (VerbsException | RuntimeException e) {
-                reject(request, e.getMessage());
+                holding = false;
+                refuse(request, e.getMessage());
                 return;
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                reject(request, "interrupted");
+                holding = false;
+                refuse(request, "interrupted");
                 return;
             }
             AgentRunner runner = runners[Math.floorMod(nextRunner.getAndIncrement(), runners.length)];
@@ -332,16 +383,19 @@ public final class RdmaRpcServer implements AutoCloseable {
                 connection.postAllReceives();
             } catch (VerbsException | RuntimeException e) {
                 resources.close();
-                reject(request, e.getMessage());
+                holding = false;
+                refuse(request, e.getMessage());
                 return;
             }
             synchronized (this) {
                 if (state != State.RUNNING) {
                     resources.close();
-                    reject(request, "server stopping");
+                    holding = false;
+                    refuse(request, "server stopping");
                     return;
                 }
                 connections.add(connection);
+                holding = false; // the connection's until it is released
                 counters.set(ServerCounter.CONNECTIONS_OPEN, connections.size());
             }
             runner.add(connection);
@@ -359,8 +413,17 @@ public final class RdmaRpcServer implements AutoCloseable {
                     request.remoteAddress(), resources.inlineSend, resources.inlineReceive, resources.ord,
                     resources.sendWithInvalidate);
         } finally {
+            if (holding) {
+                admitted.decrementAndGet();
+            }
             accepting.decrementAndGet();
         }
+    }
+
+    /** Refuses an admitted request: its admission goes back before the client hears of it. */
+    private void refuse(ConnectionRequest request, String why) {
+        admitted.decrementAndGet();
+        reject(request, why);
     }
 
     private void reject(ConnectionRequest request, String why) {
@@ -381,7 +444,11 @@ public final class RdmaRpcServer implements AutoCloseable {
 
     /** A connection released everything (its agent thread). */
     void connectionClosed(Connection connection) {
-        connections.remove(connection);
+        // once per connection (its agent's release); the admission goes back before the connection leaves the count
+        if (connections.contains(connection)) {
+            admitted.decrementAndGet();
+            connections.remove(connection);
+        }
         counters.set(ServerCounter.CONNECTIONS_OPEN, connections.size());
     }
 
@@ -438,10 +505,22 @@ public final class RdmaRpcServer implements AutoCloseable {
         return connections.size();
     }
 
-    /** Pages of the server's registered buffer pool in use now (receive buffers, slots, calls, replies). */
+    /**
+     * Pages of the server's registered memory in use now: calls and replies, and connections' fixed buffers (receive
+     * buffers, slots, reverse-direction sends).
+     */
     public int registeredPagesInUse() {
-        RegisteredBufferPool p = bufferPool;
-        return p == null ? 0 : p.pagesInUse();
+        return pagesInUse(bufferPool) + pagesInUse(connectionPool);
+    }
+
+    private static int pagesInUse(RegisteredBufferPool pool) {
+        return pool == null ? 0 : pool.pagesInUse();
+    }
+
+    /** Arenas registered now, for calls and for connections (each is one memory region of the device). */
+    int arenaCount() {
+        return (bufferPool == null ? 0 : bufferPool.arenaCount())
+                + (connectionPool == null ? 0 : connectionPool.arenaCount());
     }
 
     /** Whether programs may keep call memory at all ({@link Builder#keptCallMemory} above 0). */
@@ -667,7 +746,11 @@ public final class RdmaRpcServer implements AutoCloseable {
             return this;
         }
 
-        /** Threads that set up connections and prepare RDMA READs (default 2). */
+        /**
+         * Threads that prepare calls' RDMA READs (default 2): each takes a call's sink, which may wait for registered
+         * memory ({@link #bufferWait}) and handles. Connection set-up and reverse-direction replies run elsewhere, so
+         * they never wait behind such calls.
+         */
         public Builder ioThreads(int threads) {
             this.ioThreads = positive("ioThreads", threads);
             return this;
@@ -705,7 +788,10 @@ public final class RdmaRpcServer implements AutoCloseable {
             return this;
         }
 
-        /** Connections served at once (default 64); more are refused. */
+        /**
+         * Connections served at once (default 64); more are refused. Each holds its fixed buffers in registered memory
+         * of its own (see {@link #registeredMemory}).
+         */
         public Builder maxConnections(int max) {
             this.maxConnections = positive("maxConnections", max);
             return this;
@@ -738,7 +824,15 @@ public final class RdmaRpcServer implements AutoCloseable {
             return this;
         }
 
-        /** Bound of the registered buffer pool (default 256 MiB). */
+        /**
+         * Bound of the registered memory for calls (default 256 MiB): their RDMA READ sinks, copies of replies, and
+         * the buffers programs take from {@link RdmaRpcServer#bufferAllocator()}. Connections' fixed buffers (receive
+         * buffers, call slots, reverse-direction sends) are registered apart from it, one piece per connection, so that
+         * idle connections neither use up nor fragment it: {@code (credits + margin + 2) x inline receive +
+         * (credits + margin) x 2 x inline send + 2 x inline send} bytes, each part rounded up to pages (3.4 MiB at the
+         * defaults for a client that takes the server's 8 KiB inline sizes, half that for Linux's 4 KiB), registered as
+         * connections come and kept for later ones, for at most {@link #maxConnections} connections.
+         */
         public Builder registeredMemory(long bytes) {
             if (bytes < 1 << 20) {
                 throw new IllegalArgumentException("registered memory below 1 MiB: " + bytes);
@@ -763,7 +857,12 @@ public final class RdmaRpcServer implements AutoCloseable {
             return this;
         }
 
-        /** How long taking registered memory may wait before the call or reply fails (default 10 s). */
+        /**
+         * How long taking registered memory for a call's RDMA READ sink, or for a copy of its reply, may wait (default
+         * 10 s). When it runs out the connection is dropped ({@link ServerCounter#DROPPED_NO_RESOURCES}), as Linux
+         * svcrdma closes it, and the client sends the call again on its next connection; RDMA_ERROR is kept for chunk
+         * lists the server cannot honour.
+         */
         public Builder bufferWait(Duration wait) {
             this.bufferWait = Objects.requireNonNull(wait, "wait");
             return this;
@@ -880,7 +979,8 @@ public final class RdmaRpcServer implements AutoCloseable {
                     maxReadChunks, maxReadsInFlight, registeredMemoryBytes, keptCallMemoryBytes, bufferWait, stopTimeout,
                     warningInterval, reverseReplyTimeout, registrationMode, limits, jmx, inlineAgentWork,
                     sameThreadDispatch);
-            config.arenaSize(); // fails early for sizes no buffer can hold
+            config.arenaSize(); // fail early for sizes no buffer can hold
+            config.connectionArenaSize();
             return new RdmaRpcServer(config);
         }
     }

@@ -42,8 +42,9 @@ import org.slf4j.LoggerFactory;
  * ({@link #oldestUnansweredNanos()}), which frees the credits and fails every caller still waiting.
  * <p>
  * Threads: {@link PeerTransport#send} runs on any thread and only queues; the connection's agent posts, sees Send
- * completions and replies; reply handlers and send notifications run on the server's io executor, never on the
- * agent and never on the dispatch threads (which may all be blocked in programs waiting for those very replies).
+ * completions and replies; reply handlers and send notifications run on the server's connection executor, never on
+ * the agent, never on the dispatch threads (which may all be blocked in programs waiting for those very replies) and
+ * never behind calls waiting for memory.
  * Handlers must be short and must not block, as with oncrpc4j's own transports, whose replies arrive on I/O threads.
  */
 final class ReverseChannel {
@@ -268,7 +269,7 @@ final class ReverseChannel {
         });
     }
 
-    // ------------------------------------------------------------------ delivery (dispatch executor)
+    // ------------------------------------------------------------------ delivery (connection executor)
 
     /** Hands a reply to the handler oncrpc4j registered for its xid, as oncrpc4j's own protocol filter does. */
     private void deliver(int xid, byte[] bytes) {

@@ -57,25 +57,31 @@ record ServerConfig(
         return credits + receiveMargin;
     }
 
-    /** Bytes of one connection's receive buffers. */
-    long receiveRegionBytes() {
-        return (long) slotsPerConnection() * inlineReceive;
+    /** Receive buffers per connection: one per slot, and one per reverse-direction credit for its reply. */
+    int receivesPerConnection() {
+        return slotsPerConnection() + ReverseChannel.REQUESTS;
     }
 
-    /** Bytes of one connection's slot memory (header area and message area per slot). */
-    long slotRegionBytes() {
-        return (long) slotsPerConnection() * 2 * inlineSend;
-    }
-
-    /** The buffer pool's arena size: large enough for any one buffer the server takes. */
+    /**
+     * The call buffer pool's arena size: large enough for any call's sink (4 MiB at least). Replies' copies and
+     * programs' reply buffers come from the same pool.
+     */
     int arenaSize() {
         // a call's sink leaves up to a page in front of it (its first READ lands on a page boundary)
-        long largest = Math.max(4L << 20, Math.max(roundUp(maxCallSize) + PAGE, Math.max(roundUp(receiveRegionBytes()),
-                roundUp(slotRegionBytes()))));
+        long largest = Math.max(4L << 20, roundUp(maxCallSize) + PAGE);
         if (largest > 1 << 30) {
-            throw new IllegalArgumentException("a connection or call would need " + largest + " bytes in one buffer");
+            throw new IllegalArgumentException("a call would need " + largest + " bytes in one buffer");
         }
         return (int) largest;
+    }
+
+    /**
+     * The connection pool's arena size: one connection's fixed buffers at the server's own inline sizes, the most a
+     * connection takes ({@link ConnectionResources.Layout}). A connection takes one piece, never more than an arena.
+     */
+    int connectionArenaSize() {
+        return ConnectionResources.Layout.of(receivesPerConnection(), inlineReceive, slotsPerConnection(), inlineSend)
+                .bytes();
     }
 
     private static long roundUp(long bytes) {

@@ -68,7 +68,7 @@ public enum ServerCounter {
     DROPPED_SEND_FAILED,
     /** Connections dropped: a receive failed (e.g. a message longer than the inline threshold). */
     DROPPED_RECEIVE_FAILED,
-    /** Connections dropped: an internal error (posting refused, resources exhausted). */
+    /** Connections dropped: an internal error (posting refused, a failure of the server's own). */
     DROPPED_INTERNAL_ERROR,
     /** Connections closed by {@link RdmaRpcServer#stop()}. */
     DROPPED_SERVER_STOP,
@@ -122,5 +122,12 @@ public enum ServerCounter {
      * Replies posted inline and unsignaled (one small Send, no RDMA WRITEs): their slot was free at once, and a device
      * that confirms placement sends no probe for them ({@link WorkPoster}).
      */
-    UNSIGNALED_REPLIES;
+    UNSIGNALED_REPLIES,
+    /**
+     * Connections dropped because a call's resources could not be had now: no registered memory for its RDMA READ sink
+     * or for a copy of its reply within {@link RdmaRpcServer.Builder#bufferWait}, a registration of its sink refused.
+     * As Linux svcrdma does, the connection is closed instead of the call being answered RDMA_ERROR (which a Linux
+     * client turns into EIO for the application): the client sends the call again on its next connection.
+     */
+    DROPPED_NO_RESOURCES;
 }

@@ -19,8 +19,9 @@
  *   <li><b>Connect</b> ({@code ConnectionResources}): the client's RFC 8797 private data sets the inline sizes
  *       (ours capped by its) and whether it takes Send With Invalidate; its IRD caps our ORD. The connection gets a
  *       queue pair, completion queues, a registration pool for RDMA READ sinks, {@code credits + margin} receive
- *       buffers (posted before the accept) and as many call slots, all from the server's registered buffer
- *       pool.</li>
+ *       buffers (posted before the accept) and as many call slots. Its fixed buffers are one piece of registered
+ *       memory kept for connections, apart from the memory of calls, so that idle connections neither use up nor
+ *       fragment what large calls need; a connection whose piece cannot be registered is refused.</li>
  *   <li><b>Receive</b> ({@code Connection}): the transport header is decoded in place; a header that cannot carry
  *       an xid drops the connection, a bad version gets RDMA_ERROR / ERR_VERS (1, 1), malformed chunk lists
  *       ERR_CHUNK, both with the call's xid and the usual credit grant. A client with more calls unanswered than
@@ -33,7 +34,11 @@
  *       one-SGE READs within the ORD, the last one into each handle with Invalidate when the device can, else a
  *       LOCAL_INV follows. A position-zero chunk is the call; a chunk at position P is the data item whose bytes (and
  *       pad, added when the chunk lacks it) belong at P. A READ the client's NIC refuses (bad STag, out of bounds)
- *       drops that connection only.</li>
+ *       drops that connection only. So does a sink that cannot be had (no registered memory within
+ *       {@code bufferWait}, a registration refused: {@code DROPPED_NO_RESOURCES}), as Linux svcrdma closes the
+ *       connection when it cannot pull a call's chunks: the client sends the call again on its next connection,
+ *       where RDMA_ERROR would have failed it (a Linux client turns RDMA_ERROR into EIO). ERR_CHUNK is only for chunk
+ *       lists that cannot be honoured whatever the server's state.</li>
  *   <li><b>Dispatch</b> ({@code CallScreen}, {@code CallSlot}): on the dispatch executor, the ONC RPC header and
  *       credential are checked before oncrpc4j sees them (oncrpc4j's AUTH_SYS decoder allocates lengths from the
  *       wire): AUTH_SYS bodies must be exactly {@code stamp, machinename<255>, uid, gid, gids<16>}; RPCSEC_GSS,
@@ -42,13 +47,22 @@
  *       PROG_MISMATCH (oncrpc4j's own dispatcher answers PROG_UNAVAIL to both). A call whose RPC xid differs from
  *       the transport header's xid is malformed (RFC 8166 requires them equal): RDMA_ERROR / ERR_CHUNK, counted
  *       {@code XID_MISMATCHES}, logged at debug only, and never dispatched. Then an oncrpc4j {@code RpcCall} over
- *       the call's bytes, bound to the slot as its {@code RpcTransport}, goes to the program.</li>
+ *       the call's bytes, bound to an {@code RpcTransport} of its own that answers through the slot
+ *       ({@code CallTransport}), goes to the program. The slot takes one reply, and only from the call it carries
+ *       now: a program's second reply, or a late one after the slot moved on to the next call, is dropped (its
+ *       handler fails) and logged. A program that throws
+ *       anything, an {@link java.lang.Error} included, is logged at ERROR and its call answered SYSTEM_ERR, as oncrpc4j
+ *       answers a failing program, so that the slot and the client's credit come back; an {@code Error} while a
+ *       call's READs are prepared drops the connection, which releases the call with everything else.</li>
  *   <li><b>Reply</b> ({@code ReplyMarshaler}, {@code ReplyBytes}): the program's {@code call.reply(...)} ends in
  *       the slot's {@code send}, on the program's thread: the DDP-eligible result (found by the program's binding)
  *       goes by RDMA WRITE into the call's first write chunk, segment by segment and never past a segment, and the
  *       reply is reduced (length word kept, bytes and pad removed); the header echoes the write list with the bytes
  *       written. The rest goes inline if header and message fit the inline threshold, else into the reply chunk
- *       (RDMA_NOMSG), else the client gets RDMA_ERROR / ERR_CHUNK and the program's handler a failure. The agent
+ *       (RDMA_NOMSG), else the client gets RDMA_ERROR / ERR_CHUNK and the program's handler a failure. A reply that
+ *       needs a copy into registered memory for which there is no room within {@code bufferWait} is not sent: the
+ *       handler fails and the connection is dropped ({@code DROPPED_NO_RESOURCES}), so that the call is sent
+ *       again. The agent
  *       posts the WRITEs unsignaled and the Send signaled behind them; Send With Invalidate names the call's one
  *       handle when there is exactly one and the client offered remote invalidation (never for RDMA_ERROR). The
  *       completion handler given to {@code send} is called when the Send completed, which means every WRITE before
@@ -89,8 +103,12 @@
  *       it is free and does the round's work itself (posts the reply; polls, and hands the calls that arrived to the
  *       dispatch executor), sparing the agent thread's wake-up. Connection events only wake the agent; closing and
  *       deadlines are its alone.</li>
- *   <li><b>io threads</b> ({@code ioThreads}, default 2): connection set-up and the preparation of RDMA READs,
- *       both of which may wait for registered memory or handles.</li>
+ *   <li><b>io threads</b> ({@code ioThreads}, default 2): the preparation of RDMA READs, which may wait for
+ *       registered memory or handles.</li>
+ *   <li><b>Connection threads</b> (made on demand, a thread per task, idle ones kept a minute): connection set-up,
+ *       the growth of a connection's handle pool, and the delivery of reverse-direction replies. None of them waits
+ *       behind a call waiting for memory, so a client with many large calls queued holds up neither new connections
+ *       nor an NFSv4.1 server's callbacks.</li>
  *   <li><b>Dispatch threads</b>: the dispatch executor runs the programs; a slow call holds one thread and nothing
  *       else (other calls of its connection and other connections go on; replies may leave out of order). A reply
  *       is marshaled on the thread that calls {@code reply} and handed to the agent through a lock-free mailbox
@@ -121,7 +139,7 @@
  * replies; further calls wait in order. Xids are the caller's, independent of the forward direction's. A message
  * whose RPC msg_type is REPLY (in an RDMA_MSG without chunks) is a reverse reply: it is matched by xid, takes none
  * of the forward credits, and one that answers nothing is counted and dropped. Replies reach their oncrpc4j
- * handlers on the io threads (the dispatch threads may all be waiting for them), so handlers must not block. When
+ * handlers on the connection threads (the dispatch threads may all be waiting for them), so handlers must not block. When
  * the connection ends, callers waiting for a reply fail with {@link java.io.EOFException} and later calls are
  * refused at once. A client that serves no reverse program (this project's client without
  * {@code reverseProgram}) answers PROG_UNAVAIL, which fails the caller at once with {@code OncRpcAcceptedException};

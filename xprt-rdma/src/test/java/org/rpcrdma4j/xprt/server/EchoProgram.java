@@ -33,6 +33,11 @@ import org.dcache.oncrpc4j.xdr.XdrVoid;
  *  6 READ_PLAIN unsigned n, unsigned seed   -&gt; the same bytes, by reference from unregistered direct memory
  *  7 KEEP      opaque data&lt;&gt;             -&gt; 1 KiB of pattern bytes; the data's bytes are offered to the test's
  *                                              {@linkplain #keeper keeper} first (kept past the reply, or not)
+ *  8 FAIL      opaque data&lt;&gt;             -&gt; nothing: throws the test's {@linkplain #failure failure} once the
+ *                                              data is decoded
+ *  9 TWICE     unsigned id                  -&gt; void, and void again once the test {@linkplain #release releases}
+ *                                              id (a program's bug); what became of the second reply goes to
+ *                                              {@link #secondReplies}
  * </pre>
  * Plain oncrpc4j: it knows nothing of RDMA. READ releases its buffer in a send listener, as the NFS server does.
  */
@@ -47,6 +52,8 @@ final class EchoProgram implements RpcDispatchable {
     static final int SLOW = 5;
     static final int READ_PLAIN = 6;
     static final int KEEP = 7;
+    static final int FAIL = 8;
+    static final int TWICE = 9;
     /** KEEP's reply: longer than the call's own header, so a reply encoded over the call would reach its data. */
     static final int KEEP_REPLY_BYTES = 1024;
 
@@ -57,8 +64,15 @@ final class EchoProgram implements RpcDispatchable {
     final AtomicInteger buffersReleased = new AtomicInteger();
     final AtomicInteger sendFailures = new AtomicInteger();
     final AtomicInteger digests = new AtomicInteger();
+    /** TWICE: first replies whose Send completed. */
+    final AtomicInteger firstRepliesSent = new AtomicInteger();
+    /** TWICE: for each second reply, null when it was sent, else why it was not. */
+    final java.util.concurrent.BlockingQueue<java.util.Optional<Throwable>> secondReplies =
+            new java.util.concurrent.LinkedBlockingQueue<>();
     /** What KEEP does with the view of its data (a view of the call's arguments); set by the test. */
     volatile java.util.function.BiConsumer<RpcCall, ByteBuffer> keeper = (call, data) -> { };
+    /** What FAIL throws; set by the test. */
+    volatile java.util.function.Supplier<Error> failure = () -> new StackOverflowError("deep in the test's decoder");
 
     /** Where READ gets its buffer: per call, the server's allocator (or plain memory for READ_PLAIN). */
     interface ReplyBufferSource {
@@ -121,6 +135,41 @@ final class EchoProgram implements RpcDispatchable {
                 byte[] reply = pattern(KEEP_REPLY_BYTES, 77);
                 call.reply(encoding(xdr -> xdr.xdrEncodeDynamicOpaque(reply)));
             }
+            case TWICE -> {
+                int id = decodeId(call);
+                call.registerSendOnceListener(new CompletionHandler<>() {
+                    @Override
+                    public void completed(Integer result, InetSocketAddress attachment) {
+                        firstRepliesSent.incrementAndGet();
+                    }
+
+                    @Override
+                    public void failed(Throwable exc, InetSocketAddress attachment) {
+                    }
+                });
+                call.reply(XdrVoid.XDR_VOID);
+                try {
+                    gate(id).await(60, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                call.registerSendOnceListener(new CompletionHandler<>() {
+                    @Override
+                    public void completed(Integer result, InetSocketAddress attachment) {
+                        secondReplies.add(java.util.Optional.empty());
+                    }
+
+                    @Override
+                    public void failed(Throwable exc, InetSocketAddress attachment) {
+                        secondReplies.add(java.util.Optional.of(exc));
+                    }
+                });
+                call.reply(XdrVoid.XDR_VOID);
+            }
+            case FAIL -> {
+                call.retrieveCall(new Opaque());
+                throw failure.get();
+            }
             case READ_HEAP -> {
                 ReadArgs args = new ReadArgs();
                 call.retrieveCall(args);
@@ -128,21 +177,10 @@ final class EchoProgram implements RpcDispatchable {
                 call.reply(encoding(xdr -> xdr.xdrEncodeDynamicOpaque(bytes)));
             }
             case SLOW -> {
-                int[] id = new int[1];
-                call.retrieveCall(new XdrAble() {
-                    @Override
-                    public void xdrDecode(XdrDecodingStream xdr) throws OncRpcException, IOException {
-                        id[0] = xdr.xdrDecodeInt();
-                    }
-
-                    @Override
-                    public void xdrEncode(XdrEncodingStream xdr) {
-                        throw new UnsupportedOperationException();
-                    }
-                });
+                int id = decodeId(call);
                 slowStarted.incrementAndGet();
                 try {
-                    gate(id[0]).await(60, TimeUnit.SECONDS);
+                    gate(id).await(60, TimeUnit.SECONDS);
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }
@@ -161,6 +199,22 @@ final class EchoProgram implements RpcDispatchable {
             }
             default -> call.failProcedureUnavailable();
         }
+    }
+
+    private static int decodeId(RpcCall call) throws OncRpcException, IOException {
+        int[] id = new int[1];
+        call.retrieveCall(new XdrAble() {
+            @Override
+            public void xdrDecode(XdrDecodingStream xdr) throws OncRpcException, IOException {
+                id[0] = xdr.xdrDecodeInt();
+            }
+
+            @Override
+            public void xdrEncode(XdrEncodingStream xdr) {
+                throw new UnsupportedOperationException();
+            }
+        });
+        return id[0];
     }
 
     private void read(RpcCall call, int procedure) throws OncRpcException, IOException {

@@ -309,6 +309,44 @@ class ServerBehaviourTest extends ServerFixture {
         assertThat(c.info.ird()).as("...but serves the server's READs").isEqualTo(16);
     }
 
+    /**
+     * A connection counts once against the limit, from its request until it is released: a client that connects while
+     * the server's acceptance of the one before has not returned yet (it is established all the same) finds its place.
+     */
+    @Test
+    void aConnectionBeingAcceptedCountsOnceAgainstTheLimit() throws Exception {
+        FaultyServerDevice device = new FaultyServerDevice(TestDevices.open(java.util.Map.of("name", "limit-check",
+                "engineThreads", "1")));
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        device.holdAccepts(release);
+        RdmaRpcServer limited = RdmaRpcServer.builder().name("limit-count").device(device)
+                .bindAddress(TestDevices.address()).port(0).jmx(false).maxConnections(2)
+                .program(new org.dcache.oncrpc4j.rpc.OncRpcProgram(EchoProgram.PROGRAM, EchoProgram.VERSION), program)
+                .build();
+        limited.start();
+        try {
+            try (RawClient a = RawClient.connect(limited.boundAddress(), false);
+                 RawClient b = RawClient.connect(limited.boundAddress(), false)) {
+                for (RawClient c : new RawClient[] {a, b}) {
+                    c.send(RawClient.header().xid(0x801).credits(32).proc(RpcRdmaProc.RDMA_MSG),
+                            Rpc.echoCall(0x801, EchoProgram.NULL, null));
+                    Rpc.assertBytes(c.receive().message(), Rpc.successHeader(0x801));
+                }
+                release.countDown();
+                org.assertj.core.api.Assertions.assertThatThrownBy(() -> RawClient.connect(limited.boundAddress(),
+                        false).close()).as("a third, beyond the limit")
+                        .hasRootCauseInstanceOf(org.rpcrdma4j.verbs.ConnectException.class);
+            } finally {
+                release.countDown();
+            }
+            assertThat(limited.counters().get(ServerCounter.CONNECTIONS_ACCEPTED)).isEqualTo(2);
+            assertThat(limited.counters().get(ServerCounter.CONNECTIONS_REJECTED)).isEqualTo(1);
+        } finally {
+            limited.stop();
+            device.close();
+        }
+    }
+
     /** Connection requests beyond the limit, and from clients that offer no RDMA READ, are refused. */
     @Test
     void connectionsBeyondTheLimitOrWithoutReadAreRefused() throws Exception {

@@ -17,6 +17,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.TestInstance;
+import org.rpcrdma4j.verbs.RdmaDevice;
 import org.rpcrdma4j.verbs.ResourceCounts;
 import org.rpcrdma4j.xprt.TestDevices;
 
@@ -32,6 +33,7 @@ abstract class ServerFixture {
     static final Duration WAIT = RawClient.WAIT;
 
     RdmaRpcServer server;
+    private RdmaDevice ownDevice;
     EchoProgram program;
     InetSocketAddress address;
     private final List<RawClient> clients = new ArrayList<>();
@@ -43,6 +45,14 @@ abstract class ServerFixture {
     /** Options of the server's software device (all capabilities by default). */
     Map<String, String> deviceOptions() {
         return Map.of("name", "test-server", "engineThreads", "1");
+    }
+
+    /**
+     * A device of the test class's own for the server, or null (the default): the server opens one with
+     * {@link #deviceOptions()}. The server borrows it; it is closed after the server stopped.
+     */
+    RdmaDevice serverDevice() throws Exception {
+        return null;
     }
 
     boolean serverHas(org.rpcrdma4j.verbs.DeviceCapability capability) {
@@ -62,6 +72,10 @@ abstract class ServerFixture {
                 .stopTimeout(Duration.ofSeconds(5))
                 .program(new OncRpcProgram(EchoProgram.PROGRAM, EchoProgram.VERSION), program)
                 .binding(new EchoBinding());
+        ownDevice = serverDevice();
+        if (ownDevice != null) {
+            builder.device(ownDevice);
+        }
         configure(builder);
         server = builder.build();
         server.start();
@@ -73,6 +87,9 @@ abstract class ServerFixture {
         if (server != null) {
             server.stop();
             assertThat(server.device().resourceCounts()).isEqualTo(ResourceCounts.NONE);
+        }
+        if (ownDevice != null) {
+            ownDevice.close();
         }
     }
 
@@ -105,7 +122,7 @@ abstract class ServerFixture {
         await("queue pairs and completion queues closed", () -> {
             ResourceCounts c = server.device().resourceCounts();
             return c.queuePairs() == 0 && c.completionQueues() == 0
-                    && c.memoryRegions() == server.bufferPool.arenaCount();
+                    && c.memoryRegions() == server.arenaCount();
         });
         assertThat(server.counters().get(ServerCounter.CALLS_IN_FLIGHT)).isZero();
         assertThat(server.counters().get(ServerCounter.DISPATCH_QUEUE_DEPTH)).isZero();

@@ -166,8 +166,8 @@ class LinuxClientOurServerTest {
         for (ServerCounter bad : List.of(ServerCounter.ERR_VERS_SENT, ServerCounter.ERR_CHUNK_SENT,
                 ServerCounter.CREDIT_VIOLATIONS, ServerCounter.DROPPED_GARBAGE, ServerCounter.DROPPED_READ_FAILED,
                 ServerCounter.DROPPED_SEND_FAILED, ServerCounter.DROPPED_RECEIVE_FAILED,
-                ServerCounter.DROPPED_INTERNAL_ERROR, ServerCounter.MESSAGES_DROPPED,
-                ServerCounter.DISPATCH_REJECTED)) {
+                ServerCounter.DROPPED_INTERNAL_ERROR, ServerCounter.DROPPED_NO_RESOURCES,
+                ServerCounter.DROPPED_SERVER_STOP, ServerCounter.MESSAGES_DROPPED, ServerCounter.DISPATCH_REJECTED)) {
             assertThat(c.get(bad)).as(bad.name()).isZero();
         }
     }

@@ -79,7 +79,11 @@
  * <li><b>Memory.</b> Registered memory is read and written in place: socket reads go straight into the registered
  * buffer or the receive's SGEs (only the few payload bytes that come in one read with their segment's header, at
  * most 512, are copied from the header buffer), socket writes gather straight from them. Memory named by a work request must stay
- * put until its completion. The page buffers of a {@link org.rpcrdma4j.verbs.PageList} are lent to the device while
+ * put until its completion. Memory a peer reaches (a Write's or Read Response's sink, a Read Response's source) and
+ * a Send's receive are checked when the message starts and again before every socket read or write that follows
+ * (one field read): invalidated, mapped anew or deregistered meanwhile, the memory takes and gives no byte more,
+ * and the connection ends with a Terminate as for any access violation (reset instead when a Read Response's FPDU
+ * that would carry its bytes is partly sent). The page buffers of a {@link org.rpcrdma4j.verbs.PageList} are lent to the device while
  * the registration is valid: engine threads move their position and limit. A page list that names a run of a
  * {@link org.rpcrdma4j.verbs.PageTable} is taken over in constant time (the table and the run's first entry are
  * kept, not a copy of each page reference), so REG_MR and FMR map cost the same for 1 page and for 256. When the

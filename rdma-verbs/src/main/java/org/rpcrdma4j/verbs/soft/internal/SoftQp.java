@@ -641,6 +641,23 @@ public final class SoftQp implements QueuePair, Engine.Handler {
                 new VerbsException("TERMINATE sent (" + what + "): " + why));
     }
 
+    /**
+     * The source of a Read Response was invalidated, mapped anew or deregistered while the response went out; none of
+     * its bytes not yet written go out. {@code framed}: they were dropped at an FPDU boundary, and a Terminate (a
+     * remote protection error: invalid STag) follows what went before; otherwise the connection is reset.
+     */
+    void responseSourceRevoked(boolean framed) {
+        String why = "RDMA Read source changed while its response was sent (invalidated, mapped anew or deregistered)";
+        if (framed && state == QpState.RTS) {
+            protocolError(Terminate.LAYER_RDMAP, Terminate.RDMAP_REMOTE_PROTECTION, Terminate.RDMAP_INVALID_STAG, 0,
+                    null, why);
+        } else {
+            LOG.debug("queue pair {}: {} -> resetting the connection", qpNum, why);
+            enterError(TEARDOWN_ABORT, ConnectionEventType.DISCONNECTED, new VerbsException(why));
+            closeChannel(true);
+        }
+    }
+
     /** The peer sent a Terminate: blame the work request it names, then close. */
     void onTerminateReceived(ByteBuffer frame, int ulpduLength) {
         TerminateBlame blame = TerminateBlame.of(this, frame, ulpduLength);

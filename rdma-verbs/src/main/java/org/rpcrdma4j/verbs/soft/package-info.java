@@ -75,7 +75,10 @@
  * LOC_PROT_ERR / LOC_ACCESS_ERR for local SGE and registration faults) with the Terminate code in
  * {@code vendorError} (see {@link org.rpcrdma4j.verbs.soft.wire.Terminate#vendorError}); every other outstanding
  * and later request is flushed (WR_FLUSH_ERR) and the connection listener gets DISCONNECTED exactly once
- * (DEVICE_REMOVAL instead when the device closes).</li>
+ * (DEVICE_REMOVAL instead when the device closes). Once a queue pair has left RTS (an error, {@code disconnect}), what
+ * the peer still sends is read and dropped, never placed. {@code disconnect} ends the connection in order (the FPDU
+ * being written, a Terminate if one is due, FIN); {@code close} does not wait for that: it closes the socket at once,
+ * with a reset while the orderly end is still held up (a peer that does not read).</li>
  * <li><b>Memory.</b> Registered memory is read and written in place: socket reads go straight into the registered
  * buffer or the receive's SGEs (only the few payload bytes that come in one read with their segment's header, at
  * most 512, are copied from the header buffer), socket writes gather straight from them. Memory named by a work request must stay

@@ -83,12 +83,19 @@ abstract class HostilePeerFixture extends VerbsFixture {
         }
 
         /**
-         * Asks for a Read of {@code size} bytes the peer does not read: the device's output stays blocked (socket
-         * buffers of 16 KiB each way).
+         * Asks for a Read of {@code size} bytes the peer does not read, and returns once the response has started:
+         * the device's output stays blocked (socket buffers of 16 KiB each way, FPDUs of 64 KiB).
          */
         RegisteredMemory blockOutput(int size) throws Exception {
             RegisteredMemory source = register(server.pd, size, REMOTE);
             peer.sendFpdu(RawPeer.readRequest(1, 0x300, 0, size, source.rkey(), source.address(0)));
+            awaitCondition("the Read Response started", () -> {
+                try {
+                    return peer.buffered() > 0;
+                } catch (IOException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
             return source;
         }
 

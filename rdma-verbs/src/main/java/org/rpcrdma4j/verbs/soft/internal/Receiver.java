@@ -122,7 +122,10 @@ final class Receiver {
         state = HEADER;
     }
 
-    /** Reads and throws away everything until the peer closes (after we sent FIN or a Terminate). */
+    /**
+     * Reads and throws away everything until the peer closes: once the queue pair has left RTS nothing is placed
+     * (the segment being read is dropped too), and a peer that goes on sending is read, not left readable.
+     */
     void discard() {
         if (state != STOPPED || channel != null) {
             state = DISCARD;

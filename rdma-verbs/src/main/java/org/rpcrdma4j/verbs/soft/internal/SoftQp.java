@@ -321,11 +321,17 @@ public final class SoftQp implements QueuePair, Engine.Handler {
         enterError(TEARDOWN_GRACEFUL, ConnectionEventType.DISCONNECTED, null);
     }
 
+    /**
+     * Ends the queue pair: disconnects, and closes the socket now instead of waiting for the teardown to end: with a
+     * reset while our output is not finished (a peer that does not read would hold it up for ever), plainly once our
+     * FIN is out.
+     */
     private void destroy() {
         if (state == QpState.CLOSED) {
             return;
         }
         disconnectOnEngine();
+        closeChannel(!tx.outputFinished());
         logHolds();
         state = QpState.CLOSED;
         sendCq.detach();
@@ -361,13 +367,15 @@ public final class SoftQp implements QueuePair, Engine.Handler {
     }
 
     /**
-     * Moves the queue pair to ERROR once: flushes every outstanding work request, tears the connection down in the
-     * given way and reports the event. Later calls can only escalate the teardown.
+     * Moves the queue pair to ERROR once: stops placing what arrives (it is read and dropped from now on), flushes
+     * every outstanding work request, tears the connection down in the given way and reports the event. Later calls
+     * can only escalate the teardown.
      */
     void enterError(int teardown, ConnectionEventType event, Throwable cause) {
         QpState s = state;
         if (s == QpState.RTS) {
             state = QpState.ERROR;
+            rx.discard();
             flushAll();
             teardown(teardown);
             if (!eventDelivered) {
@@ -391,6 +399,7 @@ public final class SoftQp implements QueuePair, Engine.Handler {
             state = QpState.ERROR;
             eventDelivered = true;
             errorUnreported = true;
+            rx.discard();
             flushAll();
         }
     }

@@ -853,6 +853,11 @@ final class Transmitter {
         pump();
     }
 
+    /** Whether output has ended: the teardown's last FPDU is written (our FIN may follow), or the socket is gone. */
+    boolean outputFinished() {
+        return finished;
+    }
+
     /** Forgets the connection (socket closed). */
     void stop() {
         finished = true;

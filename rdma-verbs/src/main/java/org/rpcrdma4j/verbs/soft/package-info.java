@@ -76,9 +76,11 @@
  * {@code vendorError} (see {@link org.rpcrdma4j.verbs.soft.wire.Terminate#vendorError}); every other outstanding
  * and later request is flushed (WR_FLUSH_ERR) and the connection listener gets DISCONNECTED exactly once
  * (DEVICE_REMOVAL instead when the device closes). Once a queue pair has left RTS (an error, {@code disconnect}), what
- * the peer still sends is read and dropped, never placed. {@code disconnect} ends the connection in order (the FPDU
- * being written, a Terminate if one is due, FIN); {@code close} does not wait for that: it closes the socket at once,
- * with a reset while the orderly end is still held up (a peer that does not read).</li>
+ * the peer still sends is read and dropped, never placed; so is what follows an FPDU that failed a check. {@code
+ * disconnect} ends the connection in order (the FPDU being written, a Terminate if one is due, FIN, then up to 2 s
+ * for the peer's FIN); a peer that has not taken those last FPDUs within 5 s (it reads nothing) gets a reset instead.
+ * {@code close} does not wait for any of that: it closes the socket at once, with a reset while the orderly end is
+ * still held up.</li>
  * <li><b>Memory.</b> Registered memory is read and written in place: socket reads go straight into the registered
  * buffer or the receive's SGEs (only the few payload bytes that come in one read with their segment's header, at
  * most 512, are copied from the header buffer), socket writes gather straight from them. Memory named by a work request must stay

@@ -67,4 +67,58 @@ class SoftTeardownTest extends HostilePeerFixture {
             assertThat(endsWithReset(r.peer)).as("the connection was reset").isTrue();
         }
     }
+
+    /** An FPDU that fails the DDP version check. */
+    private static byte[] badVersion() {
+        byte[] bad = RawPeer.fpdu(RawPeer.tagged(true, Rdmap.WRITE, 0x1234_5600, 0, new byte[8]), false);
+        bad[2] = (byte) 0x80;
+        return bad;
+    }
+
+    @Test
+    void whatAPeerSendsAfterAProtocolErrorIsReadAndDroppedWhileTheTerminateCannotGoOut() throws Exception {
+        try (Responder r = new Responder(4096)) {
+            r.blockOutput(1 << 20);
+            r.peer.write(badVersion());
+            r.server.events.await(ConnectionEventType.DISCONNECTED);
+            // far more than the socket buffers hold: the write ends only if the device reads (and drops) it all
+            byte[] junk = new byte[1 << 20];
+            within(() -> {
+                for (int i = 0; i < 32; i++) {
+                    r.peer.write(junk);
+                }
+                return null;
+            });
+            assertThat(r.server.qp.state()).isEqualTo(QpState.ERROR);
+        }
+    }
+
+    /**
+     * Writes zero-length Writes to STag 1 (the device drops them) until a write fails: the device has reset the
+     * connection. False if that did not happen within the hang guard.
+     */
+    private static boolean resetSeenByWriting(RawPeer peer) throws InterruptedException {
+        byte[] nothing = RawPeer.fpdu(RawPeer.tagged(true, Rdmap.WRITE, 1, 0, new byte[0]), false);
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (System.nanoTime() - deadline < 0) {
+            try {
+                peer.write(nothing);
+            } catch (IOException reset) {
+                return true;
+            }
+            Thread.sleep(20);
+        }
+        return false;
+    }
+
+    @Test
+    void aTeardownAPeerHoldsUpByReadingNothingEndsWithAReset() throws Exception {
+        try (Responder r = new Responder(4096)) {
+            r.blockOutput(1 << 20);
+            r.peer.write(badVersion()); // the Terminate waits behind the Read Response the peer does not read
+            r.server.events.await(ConnectionEventType.DISCONNECTED);
+            assertThat(r.server.qp.state()).isEqualTo(QpState.ERROR);
+            assertThat(resetSeenByWriting(r.peer)).as("the device reset the connection").isTrue();
+        }
+    }
 }

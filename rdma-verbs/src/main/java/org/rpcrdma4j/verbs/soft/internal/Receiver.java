@@ -430,7 +430,7 @@ final class Receiver {
             readRequest();
         } else if (qn == Ddp.QN_TERMINATE) {
             if (frameCrcOk()) {
-                state = STOPPED;
+                state = DISCARD;
                 qp.onTerminateReceived(hdr, seg.ulpduLength);
             }
         } else {
@@ -804,14 +804,15 @@ final class Receiver {
         fail(Terminate.LAYER_LLP, 0, Terminate.LLP_LENGTH_MISMATCH, why);
     }
 
+    /** Fails the connection; whatever follows is read and dropped (see {@link #discard}). */
     private void fail(int layer, int etype, int code, String why) {
-        state = STOPPED;
+        state = DISCARD;
         qp.protocolError(layer, etype, code, 0, null, why);
     }
 
     /** Fails quoting the offending segment's header, with the M/D(/R) flags siw uses for the error class. */
     private void failQuoting(int layer, int etype, int code, String why) {
-        state = STOPPED;
+        state = DISCARD;
         int flags = Terminate.FLAG_M | Terminate.FLAG_D;
         if (layer == Terminate.LAYER_RDMAP && etype == Terminate.RDMAP_REMOTE_PROTECTION) {
             flags |= Terminate.FLAG_R;

@@ -60,6 +60,11 @@ public final class SoftQp implements QueuePair, Engine.Handler {
     /** How long a closing connection waits for the peer's FIN after ours. */
     private static final long LINGER_NANOS = TimeUnit.SECONDS.toNanos(2);
     /**
+     * The longest an orderly teardown may take to write its last FPDUs (the one being written, a Terminate) before the
+     * connection is reset: a peer that reads nothing would otherwise hold it, and its socket, for ever.
+     */
+    static final long TEARDOWN_NANOS = TimeUnit.SECONDS.toNanos(5);
+    /**
      * Most payload bytes a posted chain may carry to the peer (Send and RDMA Write SGEs) for the posting thread to
      * transmit it itself. Larger chains are left to the engine thread: a poster that writes a mebibyte competes with
      * the engine for the socket and the claim, which costs bulk transfers more CPU than the hand-off it saves.
@@ -100,7 +105,8 @@ public final class SoftQp implements QueuePair, Engine.Handler {
     /** In ERROR by {@link #enterErrorUnreported}: the connection is still up, until the consumer ends it. */
     private boolean errorUnreported;
     private boolean peerClosed;
-    private Engine.Timer lingerTimer;
+    /** While a teardown runs: its deadline for the output ({@link #TEARDOWN_NANOS}), then for the peer's FIN. */
+    private Engine.Timer teardownTimer;
     private int userReads;
     /**
      * Whether the peer's transmitter may still be at the Read Response it sent last, whose source STag is
@@ -413,7 +419,19 @@ public final class SoftQp implements QueuePair, Engine.Handler {
         } else if (mode == TEARDOWN_CLOSE) {
             closeChannel(false);
         } else {
+            if (teardownTimer == null) {
+                teardownTimer = engine.timer(TEARDOWN_NANOS, this::onTeardownExpired);
+            }
             tx.finish(mode);
+        }
+    }
+
+    private void onTeardownExpired() {
+        teardownTimer = null;
+        if (channel != null) {
+            LOG.debug("queue pair {}: the peer took no FPDU of our teardown within {} ms; resetting the connection",
+                    qpNum, TimeUnit.NANOSECONDS.toMillis(TEARDOWN_NANOS));
+            closeChannel(true);
         }
     }
 
@@ -433,16 +451,19 @@ public final class SoftQp implements QueuePair, Engine.Handler {
             return;
         }
         rx.discard();
-        lingerTimer = engine.timer(LINGER_NANOS, () -> closeChannel(false));
+        if (teardownTimer != null) {
+            teardownTimer.cancel();
+        }
+        teardownTimer = engine.timer(LINGER_NANOS, () -> closeChannel(false));
     }
 
     void closeChannel(boolean reset) {
         if (channel == null) {
             return;
         }
-        if (lingerTimer != null) {
-            lingerTimer.cancel();
-            lingerTimer = null;
+        if (teardownTimer != null) {
+            teardownTimer.cancel();
+            teardownTimer = null;
         }
         tx.stop();
         rx.stop();

@@ -19,7 +19,9 @@
  * <li><b>Threads.</b> A fixed set of engine threads ({@code engineThreads}, default 2) serves every queue pair,
  * listener and handshake; a queue pair is bound to one engine for life. Completion-queue listeners, connection
  * listeners, connection-request handlers and the completion of {@code connect} futures run on engine threads and
- * must not block. Posting, polling, disconnect and close may be called from any thread, listeners included (a
+ * must not block. What one of them throws, an Error too, is logged and stays with its connection (a request handler's
+ * failure rejects the request); a failure inside the device while it serves a queue pair ends that queue pair's
+ * connection (logged at ERROR, DISCONNECTED, everything flushed): the engine serves its other queue pairs on. Posting, polling, disconnect and close may be called from any thread, listeners included (a
  * post from an engine thread needs no wake-up; disconnect and close requested there take effect right after the
  * callback returns). A small chain (up to 16 KiB of Send and Write payload) posted while the queue pair's engine is
  * idle is transmitted by the posting thread itself (as siw does in {@code post_send}): a completion listener may then

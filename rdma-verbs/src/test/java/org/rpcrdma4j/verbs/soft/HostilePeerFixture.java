@@ -11,10 +11,12 @@ import java.nio.ByteBuffer;
 import java.util.Map;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
+import java.util.function.UnaryOperator;
 
 import org.rpcrdma4j.verbs.AcceptParameters;
 import org.rpcrdma4j.verbs.Access;
 import org.rpcrdma4j.verbs.ConnectionEventType;
+import org.rpcrdma4j.verbs.ConnectionListener;
 import org.rpcrdma4j.verbs.ProtectionDomain;
 import org.rpcrdma4j.verbs.RdmaDevice;
 import org.rpcrdma4j.verbs.RdmaListener;
@@ -61,10 +63,17 @@ abstract class HostilePeerFixture extends VerbsFixture {
 
         /** A responder whose queue pair is in {@code pd}. */
         Responder(ProtectionDomain pd, int peerReceiveBuffer) throws Exception {
+            this(pd, peerReceiveBuffer, UnaryOperator.identity());
+        }
+
+        /** A responder whose connection listener is {@code wrap} applied to {@link Endpoint#events}. */
+        Responder(ProtectionDomain pd, int peerReceiveBuffer, UnaryOperator<ConnectionListener> wrap)
+                throws Exception {
             server = endpoint(pd, Sizes.defaults());
+            ConnectionListener events = wrap.apply(server.events);
             listener = own(device.connectionManager().listen(listenAddress(), request -> {
                 try {
-                    request.accept(server.qp, new AcceptParameters(new byte[0], 4, 4), server.events);
+                    request.accept(server.qp, new AcceptParameters(new byte[0], 4, 4), events);
                 } catch (Exception e) {
                     throw new IllegalStateException(e);
                 }
@@ -102,6 +111,17 @@ abstract class HostilePeerFixture extends VerbsFixture {
         @Override
         public void close() throws IOException {
             peer.close();
+        }
+    }
+
+    /** Asserts that the device's engine serves a new connection: it is established and a Write to it is placed. */
+    void assertServesANewConnection() throws Exception {
+        try (Responder r = new Responder(0)) {
+            RegisteredMemory sink = register(r.server.pd, 4096, REMOTE);
+            byte[] data = new byte[100];
+            java.util.Arrays.fill(data, (byte) 0x3C);
+            r.peer.sendFpdu(RawPeer.tagged(true, Rdmap.WRITE, sink.rkey(), sink.address(0), data));
+            awaitCondition("a Write placed on a new connection", () -> count(sink.buffer(), 0, 100, (byte) 0x3C) == 100);
         }
     }
 

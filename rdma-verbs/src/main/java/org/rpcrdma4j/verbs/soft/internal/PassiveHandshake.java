@@ -140,7 +140,7 @@ final class PassiveHandshake implements Engine.Handler, SoftConnectionManager.Ha
         });
         try {
             handler.onConnectionRequest(pending);
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
             LOG.warn("connection request handler failed; rejecting {}", remote(), e);
             pending.reject(null);
         }
@@ -228,7 +228,7 @@ final class PassiveHandshake implements Engine.Handler, SoftConnectionManager.Ha
     private static void notify(ConnectionListener listener, SoftQp qp, Throwable cause) {
         try {
             listener.onEvent(new ConnectionEvent(ConnectionEventType.CONNECT_ERROR, qp, null, cause));
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
             LOG.warn("connection listener failed", e);
         }
     }

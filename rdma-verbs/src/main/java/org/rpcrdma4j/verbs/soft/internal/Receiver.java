@@ -78,7 +78,10 @@ final class Receiver {
     private RecvWqe destRecv;
     /** The current segment's payload is read into {@link #junk} and dropped (a probe's over-long Read Response). */
     private boolean dropping;
-    /** Where dropped payload goes; allocated at the first drop (only peers with the siw defect ever need it). */
+    /**
+     * Where dropped payload goes; allocated at the first drop (only peers with the siw defect ever need it), on the
+     * heap: a direct buffer per queue pair could fail for want of direct memory in the middle of a read.
+     */
     private ByteBuffer junk;
     private long probeBytesDropped;
     private int payloadLength;
@@ -364,7 +367,7 @@ final class Receiver {
      */
     private void dropProbePayload() {
         if (junk == null) {
-            junk = ByteBuffer.allocateDirect(1 << 16); // a segment's whole ULPDU fits; kept for the CRC check
+            junk = ByteBuffer.allocate(1 << 16); // a segment's whole ULPDU fits; kept for the CRC check
         }
         dropping = true;
         probeBytesDropped += payloadLength;

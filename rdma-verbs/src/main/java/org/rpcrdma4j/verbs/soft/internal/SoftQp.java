@@ -197,8 +197,7 @@ public final class SoftQp implements QueuePair, Engine.Handler {
                 } else {
                     engine.schedule(this); // output in progress: the engine finishes it (woken on release)
                 }
-            } catch (RuntimeException e) {
-                LOG.warn("queue pair {} failed", qpNum, e);
+            } catch (Throwable e) {
                 onInternalError(e);
             } finally {
                 engine.releaseClaim();
@@ -492,6 +491,8 @@ public final class SoftQp implements QueuePair, Engine.Handler {
             l.onEvent(new ConnectionEvent(type, this, null, cause));
         } catch (RuntimeException e) {
             LOG.warn("connection listener of queue pair {} failed on {}", qpNum, type, e);
+        } catch (Error e) {
+            LOG.error("connection listener of queue pair {} failed on {}", qpNum, type, e);
         }
     }
 

@@ -105,6 +105,9 @@
  * STag 1 so that a responder may start; a responder sends nothing until the initiator's first FPDU. CRC is used when
  * either side asks; markers are refused; private data up to 252 bytes (256 minus the IRD/ORD block). A listener
  * closes, after {@code handshakeTimeoutMs}, a socket that sent junk, nothing, or got no decision, and lives on.
+ * At most {@code maxPendingHandshakes} (default 256) accepted connections of the device may wait for their handshake
+ * to end; one accepted beyond that is closed at once. A listener whose accept fails (no file descriptor left) stops
+ * accepting for half a second instead of trying again at once.
  * A message is cut into segments of {@code maxUlpdu} payload bytes, except that a segment taken from fast-registered
  * 4 KiB pages reached page by page (not the message's last) ends on a page boundary, up to a page short of that: one
  * gathering write then

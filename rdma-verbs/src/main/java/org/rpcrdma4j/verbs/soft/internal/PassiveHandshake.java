@@ -169,7 +169,7 @@ final class PassiveHandshake implements Engine.Handler, SoftConnectionManager.Ha
         }
         state = DONE;
         timer.cancel();
-        cm.removed(this);
+        cm.passiveEnded(this);
         boolean enhanced = request.enhanced();
         boolean crc = request.crc() || cm.device.options().crc();
         int ird = Math.min(parameters.responderResources(), SoftDevice.MAX_READ_DEPTH);
@@ -269,7 +269,7 @@ final class PassiveHandshake implements Engine.Handler, SoftConnectionManager.Ha
         if (timer != null) {
             timer.cancel();
         }
-        cm.removed(this);
+        cm.passiveEnded(this);
         closeChannel();
     }
 

@@ -52,11 +52,16 @@ import org.rpcrdma4j.verbs.VerbsException;
  * @param probeAnswerHold   the longest a probe's answer is held (key {@code probeAnswerHoldMs}, 1 to 60000, default
  *                          {@value #DEFAULT_PROBE_ANSWER_HOLD_MS}): the delay a peer's Send completion may suffer when
  *                          nothing is sent back
+ * @param maxPendingHandshakes the most accepted connections of the device's listeners whose MPA handshake is not
+ *                          over yet (key {@code maxPendingHandshakes}, 1 to {@value #MAX_PENDING_HANDSHAKES}, default
+ *                          {@value #DEFAULT_MAX_PENDING_HANDSHAKES}); a connection accepted beyond it is closed at
+ *                          once. Each holds a socket for up to twice {@code handshakeTimeoutMs}.
  */
 public record SoftIwarpOptions(String name, boolean crc, int mpaRevision, int maxUlpdu, int engineThreads,
                                Set<DeviceCapability> capabilities, Duration handshakeTimeout,
                                boolean confirmPlacement, int socketBufferSize, boolean readyToReceive,
-                               boolean wakeResponder, boolean holdProbeAnswers, Duration probeAnswerHold) {
+                               boolean wakeResponder, boolean holdProbeAnswers, Duration probeAnswerHold,
+                               int maxPendingHandshakes) {
 
     /** Largest payload per segment: 65535 minus the 18-byte untagged header, rounded down to a multiple of 4. */
     public static final int MAX_ULPDU = 65516;
@@ -70,10 +75,14 @@ public record SoftIwarpOptions(String name, boolean crc, int mpaRevision, int ma
     public static final int DEFAULT_PROBE_ANSWER_HOLD_MS = 1;
     /** Most of {@code probeAnswerHoldMs}. */
     public static final int MAX_PROBE_ANSWER_HOLD_MS = 60_000;
+    /** Default of {@code maxPendingHandshakes}: far more than connections take to set up at once. */
+    public static final int DEFAULT_MAX_PENDING_HANDSHAKES = 256;
+    /** Most of {@code maxPendingHandshakes}. */
+    public static final int MAX_PENDING_HANDSHAKES = 65_536;
 
     private static final Set<String> KEYS = Set.of("name", "crc", "mpaRevision", "maxUlpdu", "engineThreads",
             "capabilities", "handshakeTimeoutMs", "confirmPlacement", "socketBufferSize", "readyToReceive",
-            "wakeResponder", "holdProbeAnswers", "probeAnswerHoldMs");
+            "wakeResponder", "holdProbeAnswers", "probeAnswerHoldMs", "maxPendingHandshakes");
 
     public SoftIwarpOptions {
         Objects.requireNonNull(name, "name");
@@ -100,13 +109,18 @@ public record SoftIwarpOptions(String name, boolean crc, int mpaRevision, int ma
         if (socketBufferSize < 0) {
             throw new IllegalArgumentException("socketBufferSize must not be negative: " + socketBufferSize);
         }
+        if (maxPendingHandshakes < 1 || maxPendingHandshakes > MAX_PENDING_HANDSHAKES) {
+            throw new IllegalArgumentException("maxPendingHandshakes must be within 1.." + MAX_PENDING_HANDSHAKES
+                    + ": " + maxPendingHandshakes);
+        }
     }
 
     /** Every default. */
     public static SoftIwarpOptions defaults() {
         return new SoftIwarpOptions("soft-iwarp", false, 2, DEFAULT_MAX_ULPDU, 2,
                 EnumSet.complementOf(EnumSet.of(DeviceCapability.MEMORY_WINDOW)),
-                Duration.ofSeconds(5), true, 0, true, true, true, Duration.ofMillis(DEFAULT_PROBE_ANSWER_HOLD_MS));
+                Duration.ofSeconds(5), true, 0, true, true, true, Duration.ofMillis(DEFAULT_PROBE_ANSWER_HOLD_MS),
+                DEFAULT_MAX_PENDING_HANDSHAKES);
     }
 
     /**
@@ -136,7 +150,8 @@ public record SoftIwarpOptions(String name, boolean crc, int mpaRevision, int ma
                     bool(options, "readyToReceive", d.readyToReceive()),
                     bool(options, "wakeResponder", d.wakeResponder()),
                     bool(options, "holdProbeAnswers", d.holdProbeAnswers()),
-                    Duration.ofMillis(integer(options, "probeAnswerHoldMs", (int) d.probeAnswerHold().toMillis())));
+                    Duration.ofMillis(integer(options, "probeAnswerHoldMs", (int) d.probeAnswerHold().toMillis())),
+                    integer(options, "maxPendingHandshakes", d.maxPendingHandshakes()));
         } catch (IllegalArgumentException e) {
             throw new VerbsException("bad soft iWARP device option: " + e.getMessage(), e);
         }
@@ -164,6 +179,7 @@ public record SoftIwarpOptions(String name, boolean crc, int mpaRevision, int ma
         map.put("wakeResponder", Boolean.toString(wakeResponder));
         map.put("holdProbeAnswers", Boolean.toString(holdProbeAnswers));
         map.put("probeAnswerHoldMs", Long.toString(probeAnswerHold.toMillis()));
+        map.put("maxPendingHandshakes", Integer.toString(maxPendingHandshakes));
         return map;
     }
 

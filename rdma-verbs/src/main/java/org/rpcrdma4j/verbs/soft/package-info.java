@@ -19,7 +19,9 @@
  * <li><b>Threads.</b> A fixed set of engine threads ({@code engineThreads}, default 2) serves every queue pair,
  * listener and handshake; a queue pair is bound to one engine for life. Completion-queue listeners, connection
  * listeners, connection-request handlers and the completion of {@code connect} futures run on engine threads and
- * must not block. Posting, polling, disconnect and close may be called from any thread, listeners included (a
+ * must not block. What one of them throws, an Error too, is logged and stays with its connection (a request handler's
+ * failure rejects the request); a failure inside the device while it serves a queue pair ends that queue pair's
+ * connection (logged at ERROR, DISCONNECTED, everything flushed): the engine serves its other queue pairs on. Posting, polling, disconnect and close may be called from any thread, listeners included (a
  * post from an engine thread needs no wake-up; disconnect and close requested there take effect right after the
  * callback returns). A small chain (up to 16 KiB of Send and Write payload) posted while the queue pair's engine is
  * idle is transmitted by the posting thread itself (as siw does in {@code post_send}): a completion listener may then
@@ -75,11 +77,20 @@
  * LOC_PROT_ERR / LOC_ACCESS_ERR for local SGE and registration faults) with the Terminate code in
  * {@code vendorError} (see {@link org.rpcrdma4j.verbs.soft.wire.Terminate#vendorError}); every other outstanding
  * and later request is flushed (WR_FLUSH_ERR) and the connection listener gets DISCONNECTED exactly once
- * (DEVICE_REMOVAL instead when the device closes).</li>
+ * (DEVICE_REMOVAL instead when the device closes). Once a queue pair has left RTS (an error, {@code disconnect}), what
+ * the peer still sends is read and dropped, never placed; so is what follows an FPDU that failed a check. {@code
+ * disconnect} ends the connection in order (the FPDU being written, a Terminate if one is due, FIN, then up to 2 s
+ * for the peer's FIN); a peer that has not taken those last FPDUs within 5 s (it reads nothing) gets a reset instead.
+ * {@code close} does not wait for any of that: it closes the socket at once, with a reset while the orderly end is
+ * still held up.</li>
  * <li><b>Memory.</b> Registered memory is read and written in place: socket reads go straight into the registered
  * buffer or the receive's SGEs (only the few payload bytes that come in one read with their segment's header, at
  * most 512, are copied from the header buffer), socket writes gather straight from them. Memory named by a work request must stay
- * put until its completion. The page buffers of a {@link org.rpcrdma4j.verbs.PageList} are lent to the device while
+ * put until its completion. Memory a peer reaches (a Write's or Read Response's sink, a Read Response's source) and
+ * a Send's receive are checked when the message starts and again before every socket read or write that follows
+ * (one field read): invalidated, mapped anew or deregistered meanwhile, the memory takes and gives no byte more,
+ * and the connection ends with a Terminate as for any access violation (reset instead when a Read Response's FPDU
+ * that would carry its bytes is partly sent). The page buffers of a {@link org.rpcrdma4j.verbs.PageList} are lent to the device while
  * the registration is valid: engine threads move their position and limit. A page list that names a run of a
  * {@link org.rpcrdma4j.verbs.PageTable} is taken over in constant time (the table and the run's first entry are
  * kept, not a copy of each page reference), so REG_MR and FMR map cost the same for 1 page and for 256. When the
@@ -94,6 +105,9 @@
  * STag 1 so that a responder may start; a responder sends nothing until the initiator's first FPDU. CRC is used when
  * either side asks; markers are refused; private data up to 252 bytes (256 minus the IRD/ORD block). A listener
  * closes, after {@code handshakeTimeoutMs}, a socket that sent junk, nothing, or got no decision, and lives on.
+ * At most {@code maxPendingHandshakes} (default 256) accepted connections of the device may wait for their handshake
+ * to end; one accepted beyond that is closed at once. A listener whose accept fails (no file descriptor left) stops
+ * accepting for half a second instead of trying again at once.
  * A message is cut into segments of {@code maxUlpdu} payload bytes, except that a segment taken from fast-registered
  * 4 KiB pages reached page by page (not the message's last) ends on a page boundary, up to a page short of that: one
  * gathering write then

@@ -78,6 +78,22 @@ class SoftDeviceBehaviourTest extends VerbsFixture {
         assertThat(a.lkey()).isEqualTo(a.rkey());
     }
 
+    @Test
+    void aReceiveLongerThanAMessageCanBeIsRefusedWhenPosted() throws Exception {
+        Connection c = connect();
+        RegisteredMemory inbox = register(c.server().pd, 64, Access.LOCAL_WRITE);
+        org.rpcrdma4j.verbs.RecvWorkRequest tooLong = new org.rpcrdma4j.verbs.RecvWorkRequest(2);
+        tooLong.wrId = 9;
+        tooLong.addSge().set(inbox.address(0), 1 << 30, inbox.lkey());
+        tooLong.addSge().set(inbox.address(0), 1 << 30, inbox.lkey()); // 2^31 bytes: one more than a message has
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> c.server().qp.postRecv(tooLong))
+                .isInstanceOf(org.rpcrdma4j.verbs.PostException.class).hasMessageContaining("exceeds");
+        // nothing of it was posted: a Send lands in the next receive
+        c.server().qp.postRecv(recv(10, inbox, 0, 64));
+        c.client().qp.postSend(send(11, register(c.client().pd, 64, Access.LOCAL_WRITE), 0, 64));
+        assertThat(await(c.server().recvCq).wrId).isEqualTo(10);
+    }
+
     /**
      * The post/transfer/complete path allocates nothing in steady state, on any thread (engine threads included):
      * RDMA Writes, Reads and Sends with their receives and completions, 20,000 of each after a warm-up.

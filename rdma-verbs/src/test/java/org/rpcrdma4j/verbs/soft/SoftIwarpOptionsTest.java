@@ -32,6 +32,7 @@ class SoftIwarpOptionsTest {
         assertThat(o.wakeResponder()).isTrue();
         assertThat(o.holdProbeAnswers()).isTrue();
         assertThat(o.probeAnswerHold()).isEqualTo(Duration.ofMillis(1));
+        assertThat(o.maxPendingHandshakes()).isEqualTo(SoftIwarpOptions.DEFAULT_MAX_PENDING_HANDSHAKES);
     }
 
     @Test
@@ -41,10 +42,11 @@ class SoftIwarpOptionsTest {
                 Map.entry("capabilities", "fast_reg, LOCAL_INV"), Map.entry("handshakeTimeoutMs", "250"),
                 Map.entry("confirmPlacement", "false"), Map.entry("socketBufferSize", "65536"),
                 Map.entry("readyToReceive", "no"), Map.entry("wakeResponder", "off"),
-                Map.entry("holdProbeAnswers", "false"), Map.entry("probeAnswerHoldMs", "7")));
+                Map.entry("holdProbeAnswers", "false"), Map.entry("probeAnswerHoldMs", "7"),
+                Map.entry("maxPendingHandshakes", "9")));
         assertThat(o).isEqualTo(new SoftIwarpOptions("x", true, 1, 100, 3,
                 EnumSet.of(DeviceCapability.FAST_REG, DeviceCapability.LOCAL_INV), Duration.ofMillis(250), false,
-                65536, false, false, false, Duration.ofMillis(7)));
+                65536, false, false, false, Duration.ofMillis(7), 9));
         assertThat(SoftIwarpOptions.parse(o.toMap())).isEqualTo(o);
     }
 
@@ -70,6 +72,8 @@ class SoftIwarpOptionsTest {
                 .isInstanceOf(VerbsException.class).hasMessageContaining("probeAnswerHoldMs");
         assertThatThrownBy(() -> SoftIwarpOptions.parse(Map.of("probeAnswerHoldMs", "60001")))
                 .isInstanceOf(VerbsException.class).hasMessageContaining("probeAnswerHoldMs");
+        assertThatThrownBy(() -> SoftIwarpOptions.parse(Map.of("maxPendingHandshakes", "0")))
+                .isInstanceOf(VerbsException.class).hasMessageContaining("maxPendingHandshakes");
         assertThatThrownBy(() -> SoftIwarpOptions.parse(Map.of("capabilities", "ATOMICS")))
                 .isInstanceOf(VerbsException.class).hasMessageContaining("ATOMICS");
     }

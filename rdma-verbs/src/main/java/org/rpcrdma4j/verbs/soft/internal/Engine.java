@@ -394,8 +394,8 @@ final class Engine implements Runnable {
         while ((task = tasks.poll()) != null) {
             try {
                 task.run();
-            } catch (RuntimeException e) {
-                LOG.warn("engine task failed", e);
+            } catch (Throwable e) {
+                LOG.error("engine task failed", e); // the engine serves its other queue pairs on
             }
         }
     }
@@ -404,9 +404,21 @@ final class Engine implements Runnable {
     private static void serve(SoftQp qp) {
         try {
             qp.onScheduled();
-        } catch (RuntimeException e) {
-            LOG.warn("queue pair {} failed", qp.qpNum(), e);
-            qp.onInternalError(e);
+        } catch (Throwable e) {
+            fail(qp, e);
+        }
+    }
+
+    /**
+     * Ends what {@code handler} serves after it threw {@code cause} (an Error too: an assertion in a listener, a
+     * failed allocation), so that one queue pair's failure does not stop the engine and every other one with it.
+     */
+    private static void fail(Handler handler, Throwable cause) {
+        try {
+            handler.onFailure(cause);
+        } catch (Throwable e) {
+            e.addSuppressed(cause);
+            LOG.error("ending {} after a failure failed too", handler, e);
         }
     }
 
@@ -438,8 +450,8 @@ final class Engine implements Runnable {
                 t.queued = false;
                 try {
                     t.action.run();
-                } catch (RuntimeException e) {
-                    LOG.warn("engine timer failed", e);
+                } catch (Throwable e) {
+                    LOG.error("engine timer failed", e);
                 }
             } else {
                 next = Math.min(next, t.deadline - now);
@@ -461,8 +473,8 @@ final class Engine implements Runnable {
         engineThread.deferring = true;
         try {
             handler.onReady(key);
-        } catch (IOException | RuntimeException e) {
-            handler.onFailure(e);
+        } catch (Throwable e) {
+            fail(handler, e);
         } finally {
             engineThread.deferring = false;
             engineThread.notifyPending();

@@ -14,6 +14,11 @@ import java.nio.channels.SocketChannel;
  * position. Header and trailer slots are this queue pair's own.
  * <p>
  * FPDU boundaries are remembered so that a teardown can stop the stream at the end of the FPDU being written.
+ * <p>
+ * Pieces of memory a peer's Read Request named are {@linkplain #guard guarded}: the list keeps their region and its
+ * generation before the check that allowed the read, so that the transmitter can see, before every write, whether
+ * the list still holds unwritten bytes of a region that changed since ({@link #firstRevoked}), and drop them
+ * ({@link #cutBefore}).
  * Engine thread only; made once per queue pair.
  */
 final class Gather {
@@ -34,6 +39,13 @@ final class Gather {
     private final ByteBuffer[] headers = new ByteBuffer[SLOTS];
     private final ByteBuffer[] trailers = new ByteBuffer[SLOTS];
     private final int[] fpduEnds = new int[SLOTS];
+    /** Guarded regions in order of their first entry: at most one per FPDU (one per Read Response in the list). */
+    private final SoftRegion[] guards = new SoftRegion[SLOTS];
+    private final int[] guardGenerations = new int[SLOTS];
+    private final int[] guardFirst = new int[SLOTS];
+    /** One past the last entry of each guarded region. */
+    private final int[] guardEnd = new int[SLOTS];
+    private int guardCount;
     private int count;
     private int start;
     private int headersUsed;
@@ -99,6 +111,58 @@ final class Gather {
         position[count] = pos;
         limit[count] = lim;
         count++;
+    }
+
+    /**
+     * The next {@link #add}ed entry is a piece of {@code region}, allowed by a check made at {@code generation}: its
+     * bytes may be written only while the region's generation is unchanged.
+     */
+    void guard(SoftRegion region, int generation) {
+        int g = guardCount - 1;
+        if (g < 0 || guards[g] != region || guardGenerations[g] != generation) {
+            g = guardCount++;
+            guards[g] = region;
+            guardGenerations[g] = generation;
+            guardFirst[g] = count;
+        }
+        guardEnd[g] = count + 1;
+    }
+
+    /**
+     * The first unwritten entry that lies among the pieces of a guarded region whose generation changed since its
+     * check, or -1 when there is none. Allocation-free: a field read per guarded region.
+     */
+    int firstRevoked() {
+        for (int g = 0; g < guardCount; g++) {
+            if (guardEnd[g] > start && guards[g].generation() != guardGenerations[g]) {
+                return Math.max(guardFirst[g], start);
+            }
+        }
+        return -1;
+    }
+
+    /**
+     * Drops the FPDU holding entry {@code entry} (or the one being built, for {@code entry == count()}) and
+     * everything after it, when none of that FPDU's bytes went out yet.
+     *
+     * @return false, and nothing dropped, when part of that FPDU was written already
+     */
+    boolean cutBefore(int entry) {
+        int fpduStart = 0;
+        int boundariesBefore = 0;
+        for (int f = 0; f < fpdus && fpduEnds[f] <= entry; f++) {
+            fpduStart = fpduEnds[f];
+            boundariesBefore = f + 1;
+        }
+        if (fpduStart < start) {
+            return false;
+        }
+        if (fpduStart == start && (fpduStart < count && position[start] != from[start]
+                || fpduStart == 0 && continuation)) {
+            return false;
+        }
+        truncate(fpduStart, boundariesBefore);
+        return true;
     }
 
     /** Marks the end of a complete FPDU. */
@@ -221,6 +285,12 @@ final class Gather {
         }
         count = newCount;
         fpdus = newFpdus;
+        while (guardCount > 0 && guardFirst[guardCount - 1] >= newCount) {
+            guards[--guardCount] = null;
+        }
+        if (guardCount > 0 && guardEnd[guardCount - 1] > newCount) {
+            guardEnd[guardCount - 1] = newCount;
+        }
     }
 
     /** Says whether what is added next continues an FPDU already partly written (called after a complete write). */
@@ -238,5 +308,9 @@ final class Gather {
         headersUsed = 0;
         trailersUsed = 0;
         fpdus = 0;
+        for (int g = 0; g < guardCount; g++) {
+            guards[g] = null;
+        }
+        guardCount = 0;
     }
 }

@@ -140,7 +140,7 @@ final class PassiveHandshake implements Engine.Handler, SoftConnectionManager.Ha
         });
         try {
             handler.onConnectionRequest(pending);
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
             LOG.warn("connection request handler failed; rejecting {}", remote(), e);
             pending.reject(null);
         }
@@ -169,7 +169,7 @@ final class PassiveHandshake implements Engine.Handler, SoftConnectionManager.Ha
         }
         state = DONE;
         timer.cancel();
-        cm.removed(this);
+        cm.passiveEnded(this);
         boolean enhanced = request.enhanced();
         boolean crc = request.crc() || cm.device.options().crc();
         int ird = Math.min(parameters.responderResources(), SoftDevice.MAX_READ_DEPTH);
@@ -228,7 +228,7 @@ final class PassiveHandshake implements Engine.Handler, SoftConnectionManager.Ha
     private static void notify(ConnectionListener listener, SoftQp qp, Throwable cause) {
         try {
             listener.onEvent(new ConnectionEvent(ConnectionEventType.CONNECT_ERROR, qp, null, cause));
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
             LOG.warn("connection listener failed", e);
         }
     }
@@ -269,7 +269,7 @@ final class PassiveHandshake implements Engine.Handler, SoftConnectionManager.Ha
         if (timer != null) {
             timer.cancel();
         }
-        cm.removed(this);
+        cm.passiveEnded(this);
         closeChannel();
     }
 

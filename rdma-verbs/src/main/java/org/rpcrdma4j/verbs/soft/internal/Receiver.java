@@ -32,6 +32,11 @@ import org.slf4j.LoggerFactory;
  * exact continuity within a message (same STag and TO = previous TO + bytes; same MSN and MO = previous MO + bytes);
  * CRC when negotiated. A failure becomes a Terminate (see {@link SoftQp#protocolError}).
  * <p>
+ * The memory a segment's payload lands in is checked when its header arrives, and before every later read into it
+ * its region's {@linkplain SoftRegion#generation() generation} is compared with the one read before that check: a
+ * region invalidated, mapped anew or deregistered meanwhile ends the connection as any access violation does, and
+ * nothing more is placed in it.
+ * <p>
  * Engine thread only.
  */
 final class Receiver {
@@ -49,6 +54,7 @@ final class Receiver {
     /** Bytes read per readiness event before other queue pairs get their turn. */
     private static final long READ_BUDGET = 1 << 20;
     private static final int MAX_PIECES = 62;
+    private static final String CHANGED = "its memory was invalidated, mapped anew or deregistered since its check";
 
     private final SoftQp qp;
     private final int engineId;
@@ -67,10 +73,15 @@ final class Receiver {
 
     private SoftRegion destRegion;
     private long destOffset;
+    /** {@link #destRegion}'s generation before its check. */
+    private int destGeneration;
     private RecvWqe destRecv;
     /** The current segment's payload is read into {@link #junk} and dropped (a probe's over-long Read Response). */
     private boolean dropping;
-    /** Where dropped payload goes; allocated at the first drop (only peers with the siw defect ever need it). */
+    /**
+     * Where dropped payload goes; allocated at the first drop (only peers with the siw defect ever need it), on the
+     * heap: a direct buffer per queue pair could fail for want of direct memory in the middle of a read.
+     */
     private ByteBuffer junk;
     private long probeBytesDropped;
     private int payloadLength;
@@ -114,7 +125,10 @@ final class Receiver {
         state = HEADER;
     }
 
-    /** Reads and throws away everything until the peer closes (after we sent FIN or a Terminate). */
+    /**
+     * Reads and throws away everything until the peer closes: once the queue pair has left RTS nothing is placed
+     * (the segment being read is dropped too), and a peer that goes on sending is read, not left readable.
+     */
     void discard() {
         if (state != STOPPED || channel != null) {
             state = DISCARD;
@@ -353,7 +367,7 @@ final class Receiver {
      */
     private void dropProbePayload() {
         if (junk == null) {
-            junk = ByteBuffer.allocateDirect(1 << 16); // a segment's whole ULPDU fits; kept for the CRC check
+            junk = ByteBuffer.allocate(1 << 16); // a segment's whole ULPDU fits; kept for the CRC check
         }
         dropping = true;
         probeBytesDropped += payloadLength;
@@ -364,6 +378,7 @@ final class Receiver {
     /** Checks a tagged destination (REMOTE_WRITE, for Write and Read Response sinks alike) and aims the payload at it. */
     private boolean placeTagged(int stag, long to, boolean readResponse) {
         SoftRegion region = qp.device.stags.byStag(stag);
+        int generation = region == null ? 0 : region.generation();
         long offset = region == null ? SoftRegion.INVALID_STAG
                 : region.check(stag, qp.pd, Access.REMOTE_WRITE, to, payloadLength);
         if (offset < 0) {
@@ -371,18 +386,23 @@ final class Receiver {
                     : offset == SoftRegion.PD_MISMATCH ? Terminate.DDP_TAGGED_STAG_NOT_ASSOCIATED
                     : offset == SoftRegion.TO_WRAP ? Terminate.DDP_TAGGED_TO_WRAP
                     : Terminate.DDP_TAGGED_INVALID_STAG;
-            if (readResponse) {
-                qp.failOutstandingRead(WcStatus.LOC_PROT_ERR,
-                        Terminate.vendorError(Terminate.LAYER_DDP, Terminate.DDP_TAGGED_BUFFER, code, false));
-            }
-            failQuoting(Terminate.LAYER_DDP, Terminate.DDP_TAGGED_BUFFER, code,
-                    (readResponse ? "Read Response" : "RDMA Write") + " to " + Stag.toString(stag) + " refused: "
-                            + LocalOps.describe(offset));
+            failTagged(code, (readResponse ? "Read Response" : "RDMA Write") + " to " + Stag.toString(stag)
+                    + " refused: " + LocalOps.describe(offset));
             return false;
         }
         destRegion = region;
         destOffset = offset;
+        destGeneration = generation;
         return true;
+    }
+
+    /** Fails the tagged segment being handled (and, for a Read Response, the Read it answers) with a DDP error. */
+    private void failTagged(int code, String why) {
+        if (seg.opcode == Rdmap.READ_RESPONSE) {
+            qp.failOutstandingRead(WcStatus.LOC_PROT_ERR,
+                    Terminate.vendorError(Terminate.LAYER_DDP, Terminate.DDP_TAGGED_BUFFER, code, false));
+        }
+        failQuoting(Terminate.LAYER_DDP, Terminate.DDP_TAGGED_BUFFER, code, why);
     }
 
     private void untaggedHeader() {
@@ -413,7 +433,7 @@ final class Receiver {
             readRequest();
         } else if (qn == Ddp.QN_TERMINATE) {
             if (frameCrcOk()) {
-                state = STOPPED;
+                state = DISCARD;
                 qp.onTerminateReceived(hdr, seg.ulpduLength);
             }
         } else {
@@ -503,23 +523,33 @@ final class Receiver {
                 continue;
             }
             SoftRegion region = qp.device.stags.byStag(recv.lkey[i]);
+            int generation = region == null ? 0 : region.generation();
             long offset = region == null ? SoftRegion.INVALID_STAG
                     : region.check(recv.lkey[i], qp.pd, Access.LOCAL_WRITE, recv.addr[i], recv.len[i]);
             if (offset < 0) {
-                int vendor = Terminate.vendorError(Terminate.LAYER_RDMAP, Terminate.RDMAP_LOCAL_CATASTROPHIC,
-                        Terminate.RDMAP_UNSPECIFIED, false);
-                qp.failHeadReceive(WcStatus.LOC_PROT_ERR, vendor);
-                fail(Terminate.LAYER_RDMAP, Terminate.RDMAP_LOCAL_CATASTROPHIC, Terminate.RDMAP_UNSPECIFIED,
-                        "receive SGE " + i + " (lkey " + Stag.toString(recv.lkey[i]) + ") failed the protection check: "
-                                + LocalOps.describe(offset));
+                failReceive(i, "failed the protection check: " + LocalOps.describe(offset));
                 return false;
             }
             recv.regions[i] = region;
             recv.offsets[i] = offset;
+            recv.generations[i] = generation;
             capacity += recv.len[i];
         }
         recv.capacity = capacity;
         return true;
+    }
+
+    /** Fails the receive a Send lands in, for its SGE {@code i}, and the connection (a local catastrophic error). */
+    private void failReceive(int i, String why) {
+        RecvWqe recv = qp.headReceive();
+        int lkey = recv.lkey[i];
+        int vendor = Terminate.vendorError(Terminate.LAYER_RDMAP, Terminate.RDMAP_LOCAL_CATASTROPHIC,
+                Terminate.RDMAP_UNSPECIFIED, false);
+        qp.failHeadReceive(WcStatus.LOC_PROT_ERR, vendor);
+        currentRecv = null;
+        destRecv = null;
+        fail(Terminate.LAYER_RDMAP, Terminate.RDMAP_LOCAL_CATASTROPHIC, Terminate.RDMAP_UNSPECIFIED,
+                "receive SGE " + i + " (lkey " + Stag.toString(lkey) + ") " + why);
     }
 
     // ---------------------------------------------------------------- payload
@@ -534,7 +564,11 @@ final class Receiver {
             crc.reset();
             Fpdu.update(crc, hdr, 0, headerEnd);
         }
-        resetHeader(carry(headerEnd, hdr.position()));
+        int consumed = carry(headerEnd, hdr.position());
+        if (consumed < 0) {
+            return;
+        }
+        resetHeader(consumed);
         state = PAYLOAD;
     }
 
@@ -542,12 +576,15 @@ final class Receiver {
      * Places bytes {@code from..to} of the header buffer, read beyond this segment's header, as the segment's first
      * payload bytes, then its pad and CRC.
      *
-     * @return where the bytes of the next FPDU begin in the header buffer ({@code to} if none came)
+     * @return where the bytes of the next FPDU begin in the header buffer ({@code to} if none came), or -1 when the
+     *         destination's region changed since its check (the connection failed)
      */
     private int carry(int from, int to) {
         int i = from;
         while (i < to && payloadDone < payloadLength) {
-            locate(payloadDone, Math.min(to - i, payloadLength - payloadDone));
+            if (!locate(payloadDone, Math.min(to - i, payloadLength - payloadDone))) {
+                return -1;
+            }
             aim(pieceBuffer, pieceIndex, pieceIndex + pieceLength); // absolute bulk puts are checked against the limit
             pieceBuffer.put(pieceIndex, hdr, i, pieceLength);
             payloadDone += pieceLength;
@@ -587,7 +624,9 @@ final class Receiver {
                 complete = false;
                 break;
             }
-            locate(offset, remaining);
+            if (!locate(offset, remaining)) {
+                return -1;
+            }
             ByteBuffer b = pieceBuffer;
             boolean duplicate = false;
             for (int i = 0; i < count; i++) {
@@ -637,31 +676,44 @@ final class Receiver {
         }
     }
 
-    /** Sets the piece fields to the destination bytes at payload offset {@code offset}, at most {@code max}. */
-    private void locate(long offset, int max) {
+    /**
+     * Sets the piece fields to the destination bytes at payload offset {@code offset}, at most {@code max}; false
+     * (the connection failed) when the destination's region changed since its check.
+     */
+    private boolean locate(long offset, int max) {
         if (dropping) {
             pieceBuffer = junk;
             pieceIndex = (int) offset;
             pieceLength = max;
-            return;
+            return true;
         }
         if (destRecv == null) {
+            SoftRegion region = destRegion;
+            if (region.generation() != destGeneration) {
+                failTagged(Terminate.DDP_TAGGED_INVALID_STAG, Rdmap.name(seg.opcode) + " to "
+                        + Stag.toString(seg.stag) + " stopped: " + CHANGED);
+                return false;
+            }
             long o = destOffset + offset;
-            pieceBuffer = destRegion.piece(o, engineId);
-            pieceIndex = destRegion.pieceIndex(o);
-            pieceLength = Math.min(max, destRegion.pieceRemaining(o));
-            return;
+            pieceBuffer = region.piece(o, engineId);
+            pieceIndex = region.pieceIndex(o);
+            pieceLength = Math.min(max, region.pieceRemaining(o));
+            return true;
         }
         long m = seg.mo + offset;
         RecvWqe r = destRecv;
         for (int i = 0; i < r.numSge; i++) {
             if (m < r.len[i]) {
                 SoftRegion region = r.regions[i];
+                if (region.generation() != r.generations[i]) {
+                    failReceive(i, CHANGED);
+                    return false;
+                }
                 long o = r.offsets[i] + m;
                 pieceBuffer = region.piece(o, engineId);
                 pieceIndex = region.pieceIndex(o);
                 pieceLength = (int) Math.min(Math.min(max, region.pieceRemaining(o)), r.len[i] - m);
-                return;
+                return true;
             }
             m -= r.len[i];
         }
@@ -710,7 +762,9 @@ final class Receiver {
         long offset = 0;
         int remaining = payloadLength;
         while (remaining > 0) {
-            locate(offset, remaining);
+            if (!locate(offset, remaining)) {
+                return false;
+            }
             Fpdu.update(crc, pieceBuffer, pieceIndex, pieceIndex + pieceLength);
             offset += pieceLength;
             remaining -= pieceLength;
@@ -753,14 +807,15 @@ final class Receiver {
         fail(Terminate.LAYER_LLP, 0, Terminate.LLP_LENGTH_MISMATCH, why);
     }
 
+    /** Fails the connection; whatever follows is read and dropped (see {@link #discard}). */
     private void fail(int layer, int etype, int code, String why) {
-        state = STOPPED;
+        state = DISCARD;
         qp.protocolError(layer, etype, code, 0, null, why);
     }
 
     /** Fails quoting the offending segment's header, with the M/D(/R) flags siw uses for the error class. */
     private void failQuoting(int layer, int etype, int code, String why) {
-        state = STOPPED;
+        state = DISCARD;
         int flags = Terminate.FLAG_M | Terminate.FLAG_D;
         if (layer == Terminate.LAYER_RDMAP && etype == Terminate.RDMAP_REMOTE_PROTECTION) {
             flags |= Terminate.FLAG_R;

@@ -56,14 +56,20 @@ final class RecvQueue {
             wqe.wrId = wr.wrId;
             int n = wr.numSge();
             wqe.numSge = n;
+            long total = 0;
             for (int s = 0; s < n; s++) {
                 Sge sge = wr.sge(s);
                 if (sge.length < 0) {
                     throw new PostException("negative SGE length " + sge.length, i, wr.wrId);
                 }
+                total += sge.length;
                 wqe.addr[s] = sge.address;
                 wqe.len[s] = sge.length;
                 wqe.lkey[s] = sge.lkey;
+            }
+            if (total > Integer.MAX_VALUE) {
+                // a message offset into it (an int, as DDP's MO) would wrap
+                throw new PostException("receive of " + total + " bytes exceeds " + Integer.MAX_VALUE, i, wr.wrId);
             }
             t++;
         }

@@ -9,6 +9,8 @@ final class RecvWqe {
     final int[] lkey;
     final SoftRegion[] regions;
     final long[] offsets;
+    /** Each region's {@link SoftRegion#generation()} before its check. */
+    final int[] generations;
     long capacity;
 
     RecvWqe(int maxSge) {
@@ -17,6 +19,7 @@ final class RecvWqe {
         lkey = new int[maxSge];
         regions = new SoftRegion[maxSge];
         offsets = new long[maxSge];
+        generations = new int[maxSge];
     }
 
     void clearReferences() {

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import org.rpcrdma4j.verbs.ConnectException;
 import org.rpcrdma4j.verbs.ConnectParameters;
@@ -35,6 +36,8 @@ final class SoftConnectionManager implements ConnectionManager {
 
     final SoftDevice device;
     private final Set<Handshake> handshakes = ConcurrentHashMap.newKeySet();
+    /** Accepted connections whose passive handshake has not ended, bounded by {@code maxPendingHandshakes}. */
+    private final AtomicInteger pendingPassive = new AtomicInteger();
     private final Set<SoftListener> listeners = ConcurrentHashMap.newKeySet();
 
     SoftConnectionManager(SoftDevice device) {
@@ -108,6 +111,34 @@ final class SoftConnectionManager implements ConnectionManager {
             channel.setOption(StandardSocketOptions.SO_SNDBUF, size);
             channel.setOption(StandardSocketOptions.SO_RCVBUF, size);
         }
+    }
+
+    /**
+     * Takes a place for one more passive handshake; false when {@code maxPendingHandshakes} are pending already.
+     * The place is given back by {@link #passiveEnded}.
+     */
+    boolean reservePassive() {
+        int max = device.options().maxPendingHandshakes();
+        for (;;) {
+            int n = pendingPassive.get();
+            if (n >= max) {
+                return false;
+            }
+            if (pendingPassive.compareAndSet(n, n + 1)) {
+                return true;
+            }
+        }
+    }
+
+    /** A passive handshake ended (accepted, rejected or closed): its place is free. */
+    void passiveEnded(PassiveHandshake handshake) {
+        handshakes.remove(handshake);
+        releasePassive();
+    }
+
+    /** Gives back a place taken by {@link #reservePassive} for a connection that got no handshake. */
+    void releasePassive() {
+        pendingPassive.decrementAndGet();
     }
 
     void added(Handshake handshake) {

@@ -18,9 +18,18 @@ import org.slf4j.LoggerFactory;
 /**
  * A listening TCP socket. Each accepted connection gets a {@link PassiveHandshake} on an engine in turn; whatever
  * happens to it (junk, a bare connect, a timeout) closes that socket only.
+ * <p>
+ * At most {@code maxPendingHandshakes} accepted connections of the device wait for their handshake to end; one
+ * accepted beyond that is closed at once. When accepting fails (no file descriptor left, say) the listener stops
+ * accepting for {@value #ACCEPT_BACKOFF_MILLIS} ms, instead of finding the connection waiting again at once and
+ * failing again in a loop.
  */
 final class SoftListener implements RdmaListener, Engine.Handler {
     private static final Logger LOG = LoggerFactory.getLogger(SoftListener.class);
+    /** How long the listener stops accepting after an accept failed. */
+    static final long ACCEPT_BACKOFF_MILLIS = 500;
+    /** Connections refused for the handshake bound are logged at WARN once in this many. */
+    private static final int REFUSALS_PER_WARNING = 1000;
 
     final Engine engine;
     private final SoftConnectionManager cm;
@@ -29,6 +38,8 @@ final class SoftListener implements RdmaListener, Engine.Handler {
     private final InetSocketAddress localAddress;
     private SelectionKey key;
     private boolean closed;
+    private Engine.Timer backoff;
+    private long refused;
 
     SoftListener(SoftConnectionManager cm, ServerSocketChannel server, ConnectionRequestHandler handler,
                  Engine engine) throws IOException {
@@ -60,20 +71,59 @@ final class SoftListener implements RdmaListener, Engine.Handler {
     @Override
     public void onReady(SelectionKey readyKey) throws IOException {
         for (int i = 0; i < 64; i++) {
-            SocketChannel channel = server.accept();
+            SocketChannel channel;
+            try {
+                channel = server.accept();
+            } catch (IOException e) {
+                backOff(e);
+                return;
+            }
             if (channel == null) {
                 return;
+            }
+            if (!cm.reservePassive()) {
+                refuse(channel);
+                continue;
             }
             try {
                 cm.configure(channel);
             } catch (IOException e) {
                 LOG.debug("accepted socket cannot be configured", e);
                 channel.close();
+                cm.releasePassive();
                 continue;
             }
             Engine target = cm.device.pickEngine();
             PassiveHandshake handshake = new PassiveHandshake(cm, channel, handler, target);
             target.execute(handshake::start);
+        }
+    }
+
+    /** Accepting failed: no accepting for a while (the failed connection stays queued, its key ready). */
+    private void backOff(IOException e) {
+        LOG.warn("listener on {} failed to accept; accepting again in {} ms", localAddress, ACCEPT_BACKOFF_MILLIS, e);
+        if (key == null || !key.isValid() || backoff != null) {
+            return;
+        }
+        key.interestOps(0);
+        backoff = engine.timer(TimeUnit.MILLISECONDS.toNanos(ACCEPT_BACKOFF_MILLIS), () -> {
+            backoff = null;
+            if (!closed && key.isValid()) {
+                key.interestOps(SelectionKey.OP_ACCEPT);
+            }
+        });
+    }
+
+    /** Closes a connection accepted beyond {@code maxPendingHandshakes}. */
+    private void refuse(SocketChannel channel) {
+        if (refused++ % REFUSALS_PER_WARNING == 0) {
+            LOG.warn("listener on {}: {} connections wait for their MPA handshake; closing new ones ({} so far)",
+                    localAddress, cm.device.options().maxPendingHandshakes(), refused);
+        }
+        try {
+            channel.close();
+        } catch (IOException e) {
+            LOG.debug("closing a refused connection", e);
         }
     }
 
@@ -109,6 +159,10 @@ final class SoftListener implements RdmaListener, Engine.Handler {
             return;
         }
         closed = true;
+        if (backoff != null) {
+            backoff.cancel();
+            backoff = null;
+        }
         if (key != null) {
             key.cancel();
         }

@@ -60,6 +60,11 @@ public final class SoftQp implements QueuePair, Engine.Handler {
     /** How long a closing connection waits for the peer's FIN after ours. */
     private static final long LINGER_NANOS = TimeUnit.SECONDS.toNanos(2);
     /**
+     * The longest an orderly teardown may take to write its last FPDUs (the one being written, a Terminate) before the
+     * connection is reset: a peer that reads nothing would otherwise hold it, and its socket, for ever.
+     */
+    static final long TEARDOWN_NANOS = TimeUnit.SECONDS.toNanos(5);
+    /**
      * Most payload bytes a posted chain may carry to the peer (Send and RDMA Write SGEs) for the posting thread to
      * transmit it itself. Larger chains are left to the engine thread: a poster that writes a mebibyte competes with
      * the engine for the socket and the claim, which costs bulk transfers more CPU than the hand-off it saves.
@@ -100,7 +105,8 @@ public final class SoftQp implements QueuePair, Engine.Handler {
     /** In ERROR by {@link #enterErrorUnreported}: the connection is still up, until the consumer ends it. */
     private boolean errorUnreported;
     private boolean peerClosed;
-    private Engine.Timer lingerTimer;
+    /** While a teardown runs: its deadline for the output ({@link #TEARDOWN_NANOS}), then for the peer's FIN. */
+    private Engine.Timer teardownTimer;
     private int userReads;
     /**
      * Whether the peer's transmitter may still be at the Read Response it sent last, whose source STag is
@@ -191,8 +197,7 @@ public final class SoftQp implements QueuePair, Engine.Handler {
                 } else {
                     engine.schedule(this); // output in progress: the engine finishes it (woken on release)
                 }
-            } catch (RuntimeException e) {
-                LOG.warn("queue pair {} failed", qpNum, e);
+            } catch (Throwable e) {
                 onInternalError(e);
             } finally {
                 engine.releaseClaim();
@@ -321,11 +326,17 @@ public final class SoftQp implements QueuePair, Engine.Handler {
         enterError(TEARDOWN_GRACEFUL, ConnectionEventType.DISCONNECTED, null);
     }
 
+    /**
+     * Ends the queue pair: disconnects, and closes the socket now instead of waiting for the teardown to end: with a
+     * reset while our output is not finished (a peer that does not read would hold it up for ever), plainly once our
+     * FIN is out.
+     */
     private void destroy() {
         if (state == QpState.CLOSED) {
             return;
         }
         disconnectOnEngine();
+        closeChannel(!tx.outputFinished());
         logHolds();
         state = QpState.CLOSED;
         sendCq.detach();
@@ -361,13 +372,15 @@ public final class SoftQp implements QueuePair, Engine.Handler {
     }
 
     /**
-     * Moves the queue pair to ERROR once: flushes every outstanding work request, tears the connection down in the
-     * given way and reports the event. Later calls can only escalate the teardown.
+     * Moves the queue pair to ERROR once: stops placing what arrives (it is read and dropped from now on), flushes
+     * every outstanding work request, tears the connection down in the given way and reports the event. Later calls
+     * can only escalate the teardown.
      */
     void enterError(int teardown, ConnectionEventType event, Throwable cause) {
         QpState s = state;
         if (s == QpState.RTS) {
             state = QpState.ERROR;
+            rx.discard();
             flushAll();
             teardown(teardown);
             if (!eventDelivered) {
@@ -391,6 +404,7 @@ public final class SoftQp implements QueuePair, Engine.Handler {
             state = QpState.ERROR;
             eventDelivered = true;
             errorUnreported = true;
+            rx.discard();
             flushAll();
         }
     }
@@ -404,7 +418,19 @@ public final class SoftQp implements QueuePair, Engine.Handler {
         } else if (mode == TEARDOWN_CLOSE) {
             closeChannel(false);
         } else {
+            if (teardownTimer == null) {
+                teardownTimer = engine.timer(TEARDOWN_NANOS, this::onTeardownExpired);
+            }
             tx.finish(mode);
+        }
+    }
+
+    private void onTeardownExpired() {
+        teardownTimer = null;
+        if (channel != null) {
+            LOG.debug("queue pair {}: the peer took no FPDU of our teardown within {} ms; resetting the connection",
+                    qpNum, TimeUnit.NANOSECONDS.toMillis(TEARDOWN_NANOS));
+            closeChannel(true);
         }
     }
 
@@ -424,16 +450,19 @@ public final class SoftQp implements QueuePair, Engine.Handler {
             return;
         }
         rx.discard();
-        lingerTimer = engine.timer(LINGER_NANOS, () -> closeChannel(false));
+        if (teardownTimer != null) {
+            teardownTimer.cancel();
+        }
+        teardownTimer = engine.timer(LINGER_NANOS, () -> closeChannel(false));
     }
 
     void closeChannel(boolean reset) {
         if (channel == null) {
             return;
         }
-        if (lingerTimer != null) {
-            lingerTimer.cancel();
-            lingerTimer = null;
+        if (teardownTimer != null) {
+            teardownTimer.cancel();
+            teardownTimer = null;
         }
         tx.stop();
         rx.stop();
@@ -462,6 +491,8 @@ public final class SoftQp implements QueuePair, Engine.Handler {
             l.onEvent(new ConnectionEvent(type, this, null, cause));
         } catch (RuntimeException e) {
             LOG.warn("connection listener of queue pair {} failed on {}", qpNum, type, e);
+        } catch (Error e) {
+            LOG.error("connection listener of queue pair {} failed on {}", qpNum, type, e);
         }
     }
 
@@ -639,6 +670,23 @@ public final class SoftQp implements QueuePair, Engine.Handler {
         tx.stageTerminate(layer, etype, code, flags, quoted);
         enterError(TEARDOWN_TERMINATE, ConnectionEventType.DISCONNECTED,
                 new VerbsException("TERMINATE sent (" + what + "): " + why));
+    }
+
+    /**
+     * The source of a Read Response was invalidated, mapped anew or deregistered while the response went out; none of
+     * its bytes not yet written go out. {@code framed}: they were dropped at an FPDU boundary, and a Terminate (a
+     * remote protection error: invalid STag) follows what went before; otherwise the connection is reset.
+     */
+    void responseSourceRevoked(boolean framed) {
+        String why = "RDMA Read source changed while its response was sent (invalidated, mapped anew or deregistered)";
+        if (framed && state == QpState.RTS) {
+            protocolError(Terminate.LAYER_RDMAP, Terminate.RDMAP_REMOTE_PROTECTION, Terminate.RDMAP_INVALID_STAG, 0,
+                    null, why);
+        } else {
+            LOG.debug("queue pair {}: {} -> resetting the connection", qpNum, why);
+            enterError(TEARDOWN_ABORT, ConnectionEventType.DISCONNECTED, new VerbsException(why));
+            closeChannel(true);
+        }
     }
 
     /** The peer sent a Terminate: blame the work request it names, then close. */

@@ -15,6 +15,12 @@ import org.rpcrdma4j.verbs.Stag;
  * tagged or local access first calls {@link #check} (under the same monitor), which also publishes the mapping to
  * the checking thread; the piece methods that follow read it without locking.
  * <p>
+ * Every such change also advances the region's {@link #generation}. A transfer checked once but carried out piece
+ * by piece (a tagged message's segments, a Send's receive, a Read Response's source) reads the generation before its
+ * check and compares it before each scattering read or gathering write: one field read, so that memory invalidated,
+ * mapped anew or deregistered meanwhile is neither written nor read any more (siw checks the memory for every part
+ * it places). A change that comes while a socket call is already under way lets that call finish.
+ * <p>
  * Bytes are reached through "pieces": the buffer that holds the byte at a mapping offset, its index there and how
  * many bytes follow contiguously. Engine threads set position and limit on those buffers just before a socket call;
  * other threads use only absolute accessors.
@@ -40,6 +46,8 @@ abstract class SoftRegion implements MemoryRegion {
 
     private volatile int stag;
     private volatile MrState state;
+    /** Advanced (under the monitor) by every change of state, STag or mapping; see the class comment. */
+    private volatile int generation;
     private long iova;
     private long length;
     private int access;
@@ -89,6 +97,14 @@ abstract class SoftRegion implements MemoryRegion {
     @Override
     public final MrState state() {
         return state;
+    }
+
+    /**
+     * The count of changes of state, STag or mapping so far. Read before {@link #check}: while it is unchanged, what
+     * the check allowed still holds.
+     */
+    final int generation() {
+        return generation;
     }
 
     /** Whether a peer's Send with Invalidate or a local invalidation may invalidate this region. */
@@ -156,6 +172,7 @@ abstract class SoftRegion implements MemoryRegion {
             return (int) INVALID_STAG;
         }
         state = MrState.INVALID;
+        generation++;
         return 0;
     }
 
@@ -166,11 +183,13 @@ abstract class SoftRegion implements MemoryRegion {
         length = newLength;
         access = newAccess;
         state = MrState.VALID;
+        generation++;
     }
 
     /** Sets the state (caller holds the monitor). */
     final void setState(MrState newState) {
         state = newState;
+        generation++;
     }
 
     /** The buffer holding the byte at mapping offset {@code offset}, for use on engine {@code engineId}. */
@@ -213,6 +232,7 @@ abstract class SoftRegion implements MemoryRegion {
                 return;
             }
             state = MrState.FREE;
+            generation++;
             onFree();
         }
         device.stags.remove(this);

@@ -25,6 +25,12 @@ import org.rpcrdma4j.verbs.soft.wire.Terminate;
  * send queue has work (as siw). Local work requests (REG_MR, LOCAL_INV) execute when the send queue
  * reaches them. A Read waits while the ORD is used up; a fenced request waits for earlier Reads.
  * <p>
+ * A Read Response's source is checked once, when the response starts; its pieces are then {@linkplain Gather#guard
+ * guarded} by the region's generation, which is compared before every gathering write: if the source was invalidated,
+ * mapped anew or deregistered meanwhile, none of its bytes that are not yet written go out. The FPDUs holding them are
+ * dropped and a Terminate follows what went before, or, when such an FPDU is partly written already, the connection
+ * is reset.
+ * <p>
  * Engine thread only.
  */
 final class Transmitter {
@@ -70,6 +76,10 @@ final class Transmitter {
     private int sgeOffset;
     private SoftRegion source;
     private long sourceOffset;
+    /** {@link #source}'s generation before its check. */
+    private int sourceGeneration;
+    /** The source of the Read Response being built changed since its check (found while building). */
+    private boolean sourceRevoked;
 
     private boolean segOpen;
     private boolean segLast;
@@ -193,6 +203,10 @@ final class Transmitter {
         try {
             for (;;) {
                 if (gather.count() > 0) {
+                    if (sourceRevoked || gather.firstRevoked() >= 0) {
+                        dropRevoked();
+                        return;
+                    }
                     gatheringWrites++;
                     if (!gather.write(channel)) {
                         if (gather.budgetExhausted()) {
@@ -217,6 +231,27 @@ final class Transmitter {
         } catch (IOException e) {
             qp.onTransportError(e);
         }
+    }
+
+    /**
+     * Unwritten bytes of a Read Response's source that changed since its check are in the gather list (or were about
+     * to be): drops them with the FPDUs holding them, then sends a Terminate after what went before, or, when part of
+     * such an FPDU went out already, resets the connection.
+     */
+    private void dropRevoked() {
+        int entry = gather.firstRevoked();
+        boolean cut = gather.cutBefore(entry >= 0 ? entry : gather.count());
+        sourceRevoked = false;
+        if (!cut) {
+            qp.responseSourceRevoked(false);
+            return;
+        }
+        segOpen = false;
+        kind = NONE;
+        wqe = null;
+        read = null;
+        source = null;
+        qp.responseSourceRevoked(true);
     }
 
     private void onFlushed() {
@@ -433,6 +468,7 @@ final class Transmitter {
         sourceOffset = 0;
         if (e.size != 0) {
             SoftRegion region = qp.device.stags.byStag(e.sourceStag);
+            sourceGeneration = region == null ? 0 : region.generation();
             long offset = region == null ? SoftRegion.INVALID_STAG
                     : region.check(e.sourceStag, qp.pd, Access.REMOTE_READ, e.sourceTo, e.size & 0xFFFF_FFFFL);
             if (offset < 0) {
@@ -624,6 +660,10 @@ final class Transmitter {
                 index = msgDone;
                 n = segRemaining;
             } else if (kind == READ_RESPONSE) {
+                if (source.generation() != sourceGeneration) {
+                    sourceRevoked = true;
+                    return false;
+                }
                 long offset = sourceOffset + msgDone;
                 buffer = source.piece(offset, engineId);
                 index = source.pieceIndex(offset);
@@ -648,6 +688,9 @@ final class Transmitter {
                 if (buffer == null) {
                     return false;
                 }
+            }
+            if (kind == READ_RESPONSE) {
+                gather.guard(source, sourceGeneration);
             }
             gather.add(buffer, index, index + n);
             if (crcOn) {
@@ -810,6 +853,11 @@ final class Transmitter {
         pump();
     }
 
+    /** Whether output has ended: the teardown's last FPDU is written (our FIN may follow), or the socket is gone. */
+    boolean outputFinished() {
+        return finished;
+    }
+
     /** Forgets the connection (socket closed). */
     void stop() {
         finished = true;
@@ -820,6 +868,7 @@ final class Transmitter {
         source = null;
         kind = NONE;
         segOpen = false;
+        sourceRevoked = false;
     }
 
     // ---------------------------------------------------------------- faults

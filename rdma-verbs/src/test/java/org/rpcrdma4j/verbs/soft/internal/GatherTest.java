@@ -13,8 +13,13 @@ import java.nio.channels.SocketChannel;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.rpcrdma4j.verbs.Access;
+import org.rpcrdma4j.verbs.soft.SoftIwarpOptions;
 
-/** The gather list: positions restored before every write, and cutting the stream at an FPDU boundary. */
+/**
+ * The gather list: positions restored before every write, cutting the stream at an FPDU boundary, and dropping the
+ * pieces of memory that changed since its check.
+ */
 class GatherTest {
     private ServerSocketChannel server;
     private SocketChannel out;
@@ -146,5 +151,77 @@ class GatherTest {
         assertThat(got).hasSize(1 + 10 + 2 + 1);
         assertThat(got[0]).isEqualTo((byte) 'I');
         assertThat(got[got.length - 1]).isEqualTo((byte) 'U');
+    }
+
+    /** Adds a complete FPDU whose payload is {@code n} bytes of {@code region}, guarded at its generation now. */
+    private void guardedFpdu(SoftRegion region, int v, int n) {
+        ByteBuffer h = gather.nextHeader();
+        h.put(0, (byte) ('H' + v));
+        gather.add(h, 0, 1);
+        gather.guard(region, region.generation());
+        gather.add(region.piece(0, 0), 0, n);
+        ByteBuffer t = gather.nextTrailer();
+        t.put(0, (byte) ('T' + v));
+        gather.add(t, 0, 1);
+        gather.fpduEnd();
+    }
+
+    @Test
+    void piecesOfMemoryDeregisteredSinceTheirCheckAreDroppedWithTheirFpdus() throws Exception {
+        SoftDevice device = SoftDevice.open(SoftIwarpOptions.defaults());
+        try {
+            SoftPd pd = (SoftPd) device.allocProtectionDomain();
+            SoftRegion kept = (SoftRegion) pd.registerMemory(ByteBuffer.allocateDirect(64), Access.REMOTE_READ);
+            SoftRegion revoked = (SoftRegion) pd.registerMemory(ByteBuffer.allocateDirect(64), Access.REMOTE_READ);
+            guardedFpdu(kept, 1, 10);
+            guardedFpdu(revoked, 2, 10);
+            fpdu(ByteBuffer.allocateDirect(64), 0, 4, 3, true);
+            assertThat(gather.firstRevoked()).isEqualTo(-1);
+
+            revoked.close();
+            assertThat(gather.firstRevoked()).as("the second FPDU's payload").isEqualTo(4);
+            assertThat(gather.cutBefore(4)).isTrue();
+            assertThat(gather.firstRevoked()).isEqualTo(-1);
+            assertThat(gather.write(out)).isTrue();
+            out.shutdownOutput();
+            assertThat(untilEnd()).hasSize(1 + 10 + 1);
+            kept.close();
+        } finally {
+            device.close();
+        }
+    }
+
+    @Test
+    void anFpduPartlyWrittenCannotBeDroppedForRevokedMemory() throws Exception {
+        SoftDevice device = SoftDevice.open(SoftIwarpOptions.defaults());
+        try {
+            SoftPd pd = (SoftPd) device.allocProtectionDomain();
+            SoftRegion revoked = (SoftRegion) pd.registerMemory(ByteBuffer.allocateDirect(64), Access.REMOTE_READ);
+            guardedFpdu(revoked, 1, 10);
+            gather.budget(4);
+            assertThat(gather.write(out)).isFalse();
+            revoked.close();
+            assertThat(gather.firstRevoked()).isEqualTo(1);
+            assertThat(gather.cutBefore(gather.firstRevoked())).isFalse();
+        } finally {
+            device.close();
+        }
+    }
+
+    @Test
+    void revokedMemoryWhosePiecesAreAllWrittenIsNoLongerInTheWay() throws Exception {
+        SoftDevice device = SoftDevice.open(SoftIwarpOptions.defaults());
+        try {
+            SoftPd pd = (SoftPd) device.allocProtectionDomain();
+            SoftRegion revoked = (SoftRegion) pd.registerMemory(ByteBuffer.allocateDirect(64), Access.REMOTE_READ);
+            guardedFpdu(revoked, 1, 10);
+            fpdu(ByteBuffer.allocateDirect(64), 0, 10, 2, true);
+            gather.budget(13);
+            assertThat(gather.write(out)).isFalse();
+            revoked.close();
+            assertThat(gather.firstRevoked()).isEqualTo(-1);
+        } finally {
+            device.close();
+        }
     }
 }

@@ -80,6 +80,8 @@ public final class LocalVfs implements Vfs {
     private static final byte VERSION = 1;
     private static final int HANDLE_SIZE = 26;
     private static final int MAC_BYTES = 8;
+    /** The largest READDIR cookie a name can have ({@link #nameCookie}). */
+    static final long MAX_COOKIE = 3 + (-1L >>> 2);
 
     private final Path root;
     private final LocalHandleIndex index;
@@ -649,22 +651,18 @@ public final class LocalVfs implements Vfs {
         return using("readdir", () -> {
             Path dir = dirPath(dirFh);
             FileAttributes dirAttributes = attributes(dir);
-            long verifier = dirAttributes.mtime().seconds() * 1_000_000_000L + dirAttributes.mtime().nseconds()
-                    + dirAttributes.fileid() * 31 + 1;
-            if (cookie != 0 && cookieVerifier != 0 && cookieVerifier != verifier) {
-                throw new NfsException(Nfs3Status.NFS3ERR_BAD_COOKIE, "the directory changed");
+            if (cookie < 0 || cookie > MAX_COOKIE) {
+                throw new NfsException(Nfs3Status.NFS3ERR_BAD_COOKIE, "cookie " + cookie + " was never given");
             }
             // each name's cookie is a hash of it, and a listing goes in cookie order (as ext4's does): a listing
-            // resumed from a cookie goes on after that name, whatever was created or removed meanwhile
+            // resumed from a cookie goes on after that name, whatever was created or removed meanwhile, so the
+            // cookie verifier is not needed and one from before a change is as good as any
             java.util.TreeMap<Long, String> names = new java.util.TreeMap<>();
             try (DirectoryStream<Path> children = Files.newDirectoryStream(dir)) {
                 for (Path c : children) {
                     String name = c.getFileName().toString();
                     names.merge(nameCookie(name), name, (x, y) -> x.compareTo(y) <= 0 ? x : y);
                 }
-            }
-            if (cookie < 0) {
-                throw new NfsException(Nfs3Status.NFS3ERR_BAD_COOKIE, "cookie " + cookie);
             }
             FileKey dirKey = LocalHandleIndex.keyOf(dir);
             List<DirEntry> entries = new ArrayList<>();
@@ -693,7 +691,7 @@ public final class LocalVfs implements Vfs {
             }
             // at the end when nothing is left after this page, "." and ".." included
             boolean eof = !more && (cookie >= 2 || entries.size() >= 2 - cookie);
-            return new DirectoryPage(entries, eof, verifier);
+            return new DirectoryPage(entries, eof, 0);
         });
     }
 

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.DirectoryStream;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileStore;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -528,20 +529,14 @@ public final class LocalVfs implements Vfs {
             Path child = dir.resolve(name);
             FileKey dirKey = LocalHandleIndex.keyOf(dir);
             if (Files.exists(child, LinkOption.NOFOLLOW_LINKS)) {
-                FileAttributes existing = attributes(child);
-                if (mode == CreateMode.UNCHECKED && existing.isRegularFile()) {
-                    apply(child, existing, attributes);
-                    return record(child, dirKey, name);
-                }
-                if (mode == CreateMode.EXCLUSIVE && existing.isRegularFile()
-                        && existing.atime().seconds() == (verifier >>> 32)
-                        && existing.mtime().seconds() == (verifier & 0xFFFFFFFFL)) {
-                    return record(child, dirKey, name);
-                }
-                throw new NfsException(mode == CreateMode.UNCHECKED && existing.isDirectory()
-                        ? Nfs3Status.NFS3ERR_ISDIR : Nfs3Status.NFS3ERR_EXIST, name);
+                return existing(child, dirKey, name, mode, attributes, verifier);
             }
-            Files.createFile(child);
+            try {
+                Files.createFile(child);
+            } catch (FileAlreadyExistsException madeMeanwhile) {
+                // another call made it since the look: as for a file that was there
+                return existing(child, dirKey, name, mode, attributes, verifier);
+            }
             if (mode == CreateMode.EXCLUSIVE) {
                 // the verifier is kept in the times (as Linux does) until the client sets real ones
                 Files.getFileAttributeView(child, BasicFileAttributeView.class, LinkOption.NOFOLLOW_LINKS).setTimes(
@@ -554,6 +549,23 @@ public final class LocalVfs implements Vfs {
             sync.add(dir);
             return record(child, dirKey, name);
         });
+    }
+
+    /** CREATE of a name that is taken: UNCHECKED sets the attributes of a regular file, EXCLUSIVE matches a resend. */
+    private NfsObject existing(Path child, FileKey dirKey, String name, CreateMode mode, SetAttributes attributes,
+            long verifier) throws IOException {
+        FileAttributes existing = attributes(child);
+        if (mode == CreateMode.UNCHECKED && existing.isRegularFile()) {
+            apply(child, existing, attributes);
+            return record(child, dirKey, name);
+        }
+        if (mode == CreateMode.EXCLUSIVE && existing.isRegularFile()
+                && existing.atime().seconds() == (verifier >>> 32)
+                && existing.mtime().seconds() == (verifier & 0xFFFFFFFFL)) {
+            return record(child, dirKey, name);
+        }
+        throw new NfsException(mode == CreateMode.UNCHECKED && existing.isDirectory()
+                ? Nfs3Status.NFS3ERR_ISDIR : Nfs3Status.NFS3ERR_EXIST, name);
     }
 
     @Override

@@ -13,16 +13,12 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributeView;
 import java.nio.file.attribute.FileTime;
-import java.nio.file.attribute.PosixFileAttributeView;
-import java.nio.file.attribute.PosixFilePermission;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
 import java.util.ArrayList;
-import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import javax.crypto.Mac;
@@ -67,6 +63,9 @@ import org.rpcrdma4j.nfs.vfs.LocalHandleIndex.FileKey;
  * else, take that hold exclusively. Reads and writes keep it only while opening the file, not for the I/O. What is
  * not caught is a swap made on the server's own file system, by someone with access to it, between a check and its
  * use.
+ * <p>
+ * <b>Attributes.</b> A mode is set whole, as chmod(2) sets it: setuid, setgid and sticky with the permission bits
+ * (the kernel drops setgid where the server's user may not set it, as for any chmod), and GETATTR reports all twelve.
  * <p>
  * <b>Durability.</b> UNSTABLE writes go to the page cache; DATA_SYNC and FILE_SYNC writes and COMMIT force the file
  * ({@link FileChannel#force}). CREATE, MKDIR, SYMLINK, REMOVE, RMDIR and RENAME force the directories they change
@@ -348,9 +347,8 @@ public final class LocalVfs implements Vfs {
             }
         }
         if (s.mode() != null && current.type() != FileType.SYMLINK) {
-            PosixFileAttributeView view = Files.getFileAttributeView(p, PosixFileAttributeView.class,
-                    LinkOption.NOFOLLOW_LINKS);
-            view.setPermissions(permissions(s.mode()));
+            // the whole mode (chmod(2)): setuid, setgid and sticky with the permission bits
+            Files.setAttribute(p, "unix:mode", s.mode() & 07777, LinkOption.NOFOLLOW_LINKS);
         }
         if (s.uid() != null) {
             Files.setAttribute(p, "unix:uid", s.uid(), LinkOption.NOFOLLOW_LINKS);
@@ -367,17 +365,6 @@ public final class LocalVfs implements Vfs {
             Files.getFileAttributeView(p, BasicFileAttributeView.class, LinkOption.NOFOLLOW_LINKS)
                     .setTimes(mtime, atime, null);
         }
-    }
-
-    private static Set<PosixFilePermission> permissions(int mode) {
-        Set<PosixFilePermission> set = EnumSet.noneOf(PosixFilePermission.class);
-        PosixFilePermission[] all = PosixFilePermission.values(); // OWNER_READ .. OTHERS_EXECUTE
-        for (int i = 0; i < 9; i++) {
-            if ((mode & (0400 >> i)) != 0) {
-                set.add(all[i]);
-            }
-        }
-        return set;
     }
 
     // ---- Vfs ----

@@ -66,6 +66,9 @@ import org.rpcrdma4j.nfs.vfs.LocalHandleIndex.FileKey;
  * <p>
  * <b>Attributes.</b> A mode is set whole, as chmod(2) sets it: setuid, setgid and sticky with the permission bits
  * (the kernel drops setgid where the server's user may not set it, as for any chmod), and GETATTR reports all twelve.
+ * A file owned by the server's user opens for WRITE (and a truncating SETATTR) without an owner-write bit, as Linux's
+ * server lets a file's owner through: a client that created a file with mode 0444 can write to it (only a server not
+ * running as root needs it; {@link OwnerOverride} says what it cannot let through).
  * <p>
  * <b>Durability.</b> UNSTABLE writes go to the page cache; DATA_SYNC and FILE_SYNC writes and COMMIT force the file
  * ({@link FileChannel#force}). CREATE, MKDIR, SYMLINK, REMOVE, RMDIR and RENAME force the directories they change
@@ -90,6 +93,8 @@ public final class LocalVfs implements Vfs {
     private volatile long writeVerifier = new SecureRandom().nextLong();
     /** Shared while a path is checked and used; exclusive for the calls that remove or move names (class comment). */
     private final ReentrantReadWriteLock names = new ReentrantReadWriteLock();
+    /** Opens files for I/O and sets modes, letting a file's owner through (tests put in a user's kernel checks). */
+    volatile OwnerOverride files = OwnerOverride.ofProcess();
     /** Runs once after the next check of a handle's path, before that path is used (tests). */
     volatile Runnable afterCheck;
     /** Directories and new objects forced to disk by the calls that change names (tests). */
@@ -337,7 +342,7 @@ public final class LocalVfs implements Vfs {
             if (s.size() < 0) {
                 throw new NfsException(Nfs3Status.NFS3ERR_FBIG, "size beyond 2^63");
             }
-            try (FileChannel ch = FileChannel.open(p, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
+            try (FileChannel ch = files.open(p, StandardOpenOption.WRITE)) {
                 long size = s.size();
                 if (size < ch.size()) {
                     ch.truncate(size);
@@ -348,7 +353,7 @@ public final class LocalVfs implements Vfs {
         }
         if (s.mode() != null && current.type() != FileType.SYMLINK) {
             // the whole mode (chmod(2)): setuid, setgid and sticky with the permission bits
-            Files.setAttribute(p, "unix:mode", s.mode() & 07777, LinkOption.NOFOLLOW_LINKS);
+            files.setMode(p, s.mode());
         }
         if (s.uid() != null) {
             Files.setAttribute(p, "unix:uid", s.uid(), LinkOption.NOFOLLOW_LINKS);
@@ -436,7 +441,7 @@ public final class LocalVfs implements Vfs {
      * stays the one that was checked whatever happens to its names).
      */
     private FileChannel open(FileHandle fh, StandardOpenOption mode, String what) throws NfsException {
-        return using(what, () -> FileChannel.open(regularFile(fh), mode, LinkOption.NOFOLLOW_LINKS));
+        return using(what, () -> files.open(regularFile(fh), mode));
     }
 
     @Override

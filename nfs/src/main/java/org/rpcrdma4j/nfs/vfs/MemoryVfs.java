@@ -58,6 +58,8 @@ public final class MemoryVfs implements Vfs {
         final DirectoryEntries<Node> children;
         final MemoryFileData data;
         String target;
+        /** Whether an EXCLUSIVE CREATE made it: only then does {@link #createVerifier} say anything. */
+        boolean exclusive;
         long createVerifier;
 
         Node(long fileid, FileType type, int mode, Node parent, BlockMemory memory) {
@@ -422,7 +424,8 @@ public final class MemoryVfs implements Vfs {
                         return object(existing);
                     }
                     case EXCLUSIVE -> {
-                        if (existing.type == FileType.REGULAR && existing.createVerifier == verifier) {
+                        if (existing.type == FileType.REGULAR && existing.exclusive
+                                && existing.createVerifier == verifier) {
                             return object(existing);
                         }
                         throw new NfsException(Nfs3Status.NFS3ERR_EXIST, name);
@@ -435,6 +438,7 @@ public final class MemoryVfs implements Vfs {
             }
             Node n = insert(dir, name, FileType.REGULAR, 0644);
             if (mode == CreateMode.EXCLUSIVE) {
+                n.exclusive = true;
                 n.createVerifier = verifier;
             } else {
                 apply(n, attributes);

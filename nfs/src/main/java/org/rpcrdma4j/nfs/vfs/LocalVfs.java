@@ -532,8 +532,8 @@ public final class LocalVfs implements Vfs {
             if (mode == CreateMode.EXCLUSIVE) {
                 // the verifier is kept in the times (as Linux does) until the client sets real ones
                 Files.getFileAttributeView(child, BasicFileAttributeView.class, LinkOption.NOFOLLOW_LINKS).setTimes(
-                        FileTime.fromMillis((verifier & 0xFFFFFFFFL) * 1000),
-                        FileTime.fromMillis((verifier >>> 32) * 1000), null);
+                        FileTime.fromMillis(verifierMtime(verifier) * 1000),
+                        FileTime.fromMillis(verifierAtime(verifier) * 1000), null);
             } else {
                 apply(child, attributes(child), attributes);
             }
@@ -541,6 +541,19 @@ public final class LocalVfs implements Vfs {
             sync.add(dir);
             return record(child, dirKey, name);
         });
+    }
+
+    /**
+     * The seconds of the access time that keep an EXCLUSIVE CREATE's verifier: its upper half, less its top bit (as
+     * Linux's server keeps each half in 31 bits, so that a file system whose times end in 2038 keeps it whole).
+     */
+    static long verifierAtime(long verifier) {
+        return (verifier >>> 32) & 0x7fffffffL;
+    }
+
+    /** The seconds of the modification time that keep the verifier's lower half, less its top bit. */
+    static long verifierMtime(long verifier) {
+        return verifier & 0x7fffffffL;
     }
 
     /** CREATE of a name that is taken: UNCHECKED sets the attributes of a regular file, EXCLUSIVE matches a resend. */
@@ -552,8 +565,8 @@ public final class LocalVfs implements Vfs {
             return record(child, dirKey, name);
         }
         if (mode == CreateMode.EXCLUSIVE && existing.isRegularFile()
-                && existing.atime().seconds() == (verifier >>> 32)
-                && existing.mtime().seconds() == (verifier & 0xFFFFFFFFL)) {
+                && existing.atime().seconds() == verifierAtime(verifier)
+                && existing.mtime().seconds() == verifierMtime(verifier)) {
             return record(child, dirKey, name);
         }
         throw new NfsException(mode == CreateMode.UNCHECKED && existing.isDirectory()

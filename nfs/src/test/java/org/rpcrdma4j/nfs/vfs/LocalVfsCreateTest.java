@@ -1,18 +1,24 @@
 package org.rpcrdma4j.nfs.vfs;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.rpcrdma4j.nfs.vfs.LocalVfsConfinementTest.assertStatus;
 
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributeView;
+import java.nio.file.attribute.FileTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.rpcrdma4j.nfs.CreateMode;
+import org.rpcrdma4j.nfs.Nfs3Status;
 import org.rpcrdma4j.nfs.NfsObject;
 import org.rpcrdma4j.nfs.SetAttributes;
 
@@ -68,5 +74,35 @@ class LocalVfsCreateTest {
                     (Long) Files.getAttribute(export.resolve(name), "unix:ino"));
             fileids.clear();
         }
+    }
+
+    /**
+     * The verifier of an EXCLUSIVE CREATE is kept in the file's times, 31 bits of each half (as Linux's server keeps
+     * it), so a file system whose times end in 2038 keeps it, and a resend of the CREATE finds its file there.
+     */
+    @Test
+    void anExclusiveVerifierIsKeptInTimesBefore2038AndAResendFindsItsFile() throws Exception {
+        long verifier = 0xC000_0005_8000_0001L; // the top bit of both halves set
+        NfsObject made = vfs.create(vfs.root(), "x", CreateMode.EXCLUSIVE, SetAttributes.NONE, verifier);
+        Path x = export.resolve("x");
+        FileTime atime = (FileTime) Files.getAttribute(x, "lastAccessTime", LinkOption.NOFOLLOW_LINKS);
+        FileTime mtime = (FileTime) Files.getAttribute(x, "lastModifiedTime", LinkOption.NOFOLLOW_LINKS);
+        assertThat(atime.to(TimeUnit.SECONDS)).isEqualTo(0x4000_0005L);
+        assertThat(mtime.to(TimeUnit.SECONDS)).isEqualTo(0x0000_0001L);
+        assertThat(made.attributes().atime().seconds()).isLessThan(Integer.MAX_VALUE);
+
+        // as a file system without times past 2038 would keep them: nothing changes for the 31-bit halves
+        Files.getFileAttributeView(x, BasicFileAttributeView.class, LinkOption.NOFOLLOW_LINKS)
+                .setTimes(clamped(mtime), clamped(atime), null);
+        assertThat(vfs.create(vfs.root(), "x", CreateMode.EXCLUSIVE, SetAttributes.NONE, verifier).handle())
+                .as("the resend").isEqualTo(made.handle());
+        assertStatus(() -> vfs.create(vfs.root(), "x", CreateMode.EXCLUSIVE, SetAttributes.NONE, verifier + 1),
+                Nfs3Status.NFS3ERR_EXIST);
+        assertStatus(() -> vfs.create(vfs.root(), "x", CreateMode.EXCLUSIVE, SetAttributes.NONE, 0),
+                Nfs3Status.NFS3ERR_EXIST);
+    }
+
+    private static FileTime clamped(FileTime t) {
+        return FileTime.from(Math.min(t.to(TimeUnit.SECONDS), Integer.MAX_VALUE), TimeUnit.SECONDS);
     }
 }

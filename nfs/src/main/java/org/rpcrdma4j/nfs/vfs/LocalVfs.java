@@ -70,6 +70,10 @@ import org.rpcrdma4j.nfs.vfs.LocalHandleIndex.FileKey;
  * server lets a file's owner through: a client that created a file with mode 0444 can write to it (only a server not
  * running as root needs it; {@link OwnerOverride} says what it cannot let through).
  * <p>
+ * <b>Names</b> go between NFS's UTF-8 strings and the file system's bytes through the JVM's file name encoding (its
+ * locale's): one that does not convert both ways is left out of listings and is not found or cannot be made
+ * ({@link LocalNames}); start the JVM in a UTF-8 locale.
+ * <p>
  * <b>Durability.</b> UNSTABLE writes go to the page cache; DATA_SYNC and FILE_SYNC writes and COMMIT force the file
  * ({@link FileChannel#force}). CREATE, MKDIR, SYMLINK, REMOVE, RMDIR and RENAME force the directories they change
  * (and a new file or directory itself) before they return, as NFS requires of every call but an UNSTABLE WRITE,
@@ -410,7 +414,7 @@ public final class LocalVfs implements Vfs {
                 FileKey key = LocalHandleIndex.keyOf(parent);
                 return new NfsObject(handleOf(key), attributes(parent));
             }
-            return record(dir.resolve(name), LocalHandleIndex.keyOf(dir), name);
+            return record(LocalNames.child(dir, name, Nfs3Status.NFS3ERR_NOENT), LocalHandleIndex.keyOf(dir), name);
         });
     }
 
@@ -518,7 +522,7 @@ public final class LocalVfs implements Vfs {
         return changeNames(false, name, sync -> {
             Path dir = dirPath(dirFh);
             VfsNames.checkEntry(name, true);
-            Path child = dir.resolve(name);
+            Path child = LocalNames.child(dir, name, Nfs3Status.NFS3ERR_INVAL);
             FileKey dirKey = LocalHandleIndex.keyOf(dir);
             if (Files.exists(child, LinkOption.NOFOLLOW_LINKS)) {
                 return existing(child, dirKey, name, mode, attributes, verifier);
@@ -578,7 +582,7 @@ public final class LocalVfs implements Vfs {
         return changeNames(false, name, sync -> {
             Path dir = dirPath(dirFh);
             VfsNames.checkEntry(name, true);
-            Path child = dir.resolve(name);
+            Path child = LocalNames.child(dir, name, Nfs3Status.NFS3ERR_INVAL);
             Files.createDirectory(child);
             if (attributes != null) {
                 apply(child, attributes(child), new SetAttributes(attributes.mode(), attributes.uid(),
@@ -597,7 +601,7 @@ public final class LocalVfs implements Vfs {
             Path dir = dirPath(dirFh);
             VfsNames.checkEntry(name, true);
             VfsNames.checkLinkTarget(target);
-            Path child = dir.resolve(name);
+            Path child = LocalNames.child(dir, name, Nfs3Status.NFS3ERR_INVAL);
             try {
                 Files.createSymbolicLink(child, child.getFileSystem().getPath(target));
             } catch (java.nio.file.InvalidPathException e) {
@@ -622,7 +626,7 @@ public final class LocalVfs implements Vfs {
         changeNames(true, name, sync -> {
             Path dir = dirPath(dirFh);
             VfsNames.checkEntry(name, false);
-            Path child = dir.resolve(name);
+            Path child = LocalNames.child(dir, name, Nfs3Status.NFS3ERR_NOENT);
             FileKey key = LocalHandleIndex.keyOf(child);
             boolean isDirectory = Files.isDirectory(child, LinkOption.NOFOLLOW_LINKS);
             if (isDirectory != directory) {
@@ -643,8 +647,8 @@ public final class LocalVfs implements Vfs {
             Path to = dirPath(toFh);
             VfsNames.checkEntry(fromName, false);
             VfsNames.checkEntry(toName, true);
-            Path src = from.resolve(fromName);
-            Path dst = to.resolve(toName);
+            Path src = LocalNames.child(from, fromName, Nfs3Status.NFS3ERR_NOENT);
+            Path dst = LocalNames.child(to, toName, Nfs3Status.NFS3ERR_INVAL);
             FileKey key = LocalHandleIndex.keyOf(src);
             FileKey replaced = LocalHandleIndex.keyOrNull(dst);
             boolean replacedLastName = replaced != null
@@ -677,8 +681,10 @@ public final class LocalVfs implements Vfs {
             java.util.TreeMap<Long, String> names = new java.util.TreeMap<>();
             try (DirectoryStream<Path> children = Files.newDirectoryStream(dir)) {
                 for (Path c : children) {
-                    String name = c.getFileName().toString();
-                    names.merge(nameCookie(name), name, (x, y) -> x.compareTo(y) <= 0 ? x : y);
+                    String name = LocalNames.nameOf(c); // null: not one this VFS can serve (LocalNames)
+                    if (name != null) {
+                        names.merge(nameCookie(name), name, (x, y) -> x.compareTo(y) <= 0 ? x : y);
+                    }
                 }
             }
             FileKey dirKey = LocalHandleIndex.keyOf(dir);

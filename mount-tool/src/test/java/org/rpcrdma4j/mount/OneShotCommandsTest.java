@@ -107,6 +107,24 @@ class OneShotCommandsTest {
         assertThat(Files.readString(exported.resolve("w/deeper/named.txt"))).isEqualTo("named\n");
     }
 
+    /** A name of 250 bytes, whose temporary name would pass 255 bytes if not cut short. */
+    @Test
+    void aNameOf250BytesRoundTrips() throws IOException {
+        String name = "n".repeat(246) + ".bin";
+        byte[] data = random(11, 5000);
+        Path src = Files.write(local.resolve(name), data);
+        Cli.Result put = Cli.run("put", server.url(), src.toString(), "/w/" + name);
+        assertThat(put.code()).as(put.toString()).isZero();
+        assertThat(Files.readAllBytes(exported.resolve("w").resolve(name))).isEqualTo(data);
+
+        Path into = Files.createDirectories(local.resolve("long-back"));
+        Cli.Result get = Cli.run("get", server.url(), "/w/" + name, into.toString());
+        assertThat(get.code()).as(get.toString()).isZero();
+        assertThat(Files.readAllBytes(into.resolve(name))).isEqualTo(data);
+        assertThat(leftovers(into)).isEmpty();
+        assertThat(leftovers(exported.resolve("w"))).isEmpty();
+    }
+
     @Test
     void emptyFileRoundTrips() throws IOException {
         Path src = Files.write(local.resolve("empty"), new byte[0]);

@@ -38,11 +38,34 @@ public final class Transfers {
     private Transfers() {
     }
 
-    /** The name partial data is kept under, next to {@code name}. */
+    /** The longest name NFS and Linux's file systems take, in bytes of UTF-8. */
+    static final int MAX_NAME_BYTES = 255;
+
+    /**
+     * The name partial data is kept under, next to {@code name}: a dot, {@code name}, ".part-" and 8 random hex
+     * digits; {@code name} is cut short (between characters) where the whole would pass {@link #MAX_NAME_BYTES}.
+     */
     public static String temporaryName(String name) {
         byte[] r = new byte[4];
         RANDOM.nextBytes(r);
-        return "." + name + ".part-" + HexFormat.of().formatHex(r);
+        String suffix = ".part-" + HexFormat.of().formatHex(r);
+        return "." + leading(name, MAX_NAME_BYTES - 1 - suffix.length()) + suffix;
+    }
+
+    /** The longest start of {@code name} whose UTF-8 takes at most {@code max} bytes. */
+    private static String leading(String name, int max) {
+        int bytes = 0;
+        int i = 0;
+        while (i < name.length()) {
+            int c = name.codePointAt(i);
+            int n = c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
+            if (bytes + n > max) {
+                break;
+            }
+            bytes += n;
+            i += Character.charCount(c);
+        }
+        return name.substring(0, i);
     }
 
     /** Whether {@code name} is one {@link #temporaryName} made. */

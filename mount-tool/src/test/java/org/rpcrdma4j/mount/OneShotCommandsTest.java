@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 
@@ -105,6 +106,51 @@ class OneShotCommandsTest {
         Cli.Result put = Cli.run("put", server.url(), src.toString(), "/w/deeper");
         assertThat(put.code()).as(put.toString()).isZero();
         assertThat(Files.readString(exported.resolve("w/deeper/named.txt"))).isEqualTo("named\n");
+    }
+
+    /** A name of 250 bytes, whose temporary name would pass 255 bytes if not cut short. */
+    @Test
+    void aNameOf250BytesRoundTrips() throws IOException {
+        String name = "n".repeat(246) + ".bin";
+        byte[] data = random(11, 5000);
+        Path src = Files.write(local.resolve(name), data);
+        Cli.Result put = Cli.run("put", server.url(), src.toString(), "/w/" + name);
+        assertThat(put.code()).as(put.toString()).isZero();
+        assertThat(Files.readAllBytes(exported.resolve("w").resolve(name))).isEqualTo(data);
+
+        Path into = Files.createDirectories(local.resolve("long-back"));
+        Cli.Result get = Cli.run("get", server.url(), "/w/" + name, into.toString());
+        assertThat(get.code()).as(get.toString()).isZero();
+        assertThat(Files.readAllBytes(into.resolve(name))).isEqualTo(data);
+        assertThat(leftovers(into)).isEmpty();
+        assertThat(leftovers(exported.resolve("w"))).isEmpty();
+    }
+
+    /**
+     * put gives a new file the local file's permission bits, and a file it replaces keeps its own, as cp does (a
+     * server may give a file made without a mode mode 0, as Linux's does).
+     */
+    @Test
+    void putSendsTheLocalFilesModeForANewFileAndKeepsAReplacedFilesMode() throws IOException {
+        Path src = Files.write(local.resolve("moded.sh"), "#!/bin/sh\n".getBytes());
+        Files.setPosixFilePermissions(src, PosixFilePermissions.fromString("rwxr-x--x"));
+        for (String version : new String[] {"3", "4.2"}) {
+            String name = "/w/moded-" + version + ".sh";
+            Cli.Result put = Cli.run("put", server.url() + "?vers=" + version, src.toString(), name);
+            assertThat(put.code()).as(put.toString()).isZero();
+            Path made = exported.resolve(name.substring(1));
+            assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(made))).as("NFS %s", version)
+                    .isEqualTo("rwxr-x--x");
+        }
+
+        Path kept = Files.write(exported.resolve("w/kept.txt"), "old\n".getBytes());
+        Files.setPosixFilePermissions(kept, PosixFilePermissions.fromString("rw-------"));
+        Path newer = Files.write(local.resolve("kept.txt"), "new\n".getBytes());
+        Files.setPosixFilePermissions(newer, PosixFilePermissions.fromString("rwxrwxr-x"));
+        Cli.Result replace = Cli.run("put", server.url(), newer.toString(), "/w/kept.txt");
+        assertThat(replace.code()).as(replace.toString()).isZero();
+        assertThat(Files.readString(kept)).isEqualTo("new\n");
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(kept))).isEqualTo("rw-------");
     }
 
     @Test

@@ -69,6 +69,21 @@ class ParsingTest {
         assertThat(Transfers.temporaryName("data.bin")).isNotEqualTo(t);
     }
 
+    /** A temporary name stays within 255 bytes of UTF-8, its name part cut between characters. */
+    @Test
+    void temporaryNamesOfLongNamesStayWithin255Bytes() {
+        for (String name : new String[] {"n".repeat(250), "\u00e9".repeat(125), "\ud83d\ude00".repeat(63),
+                "x" + "\u20ac".repeat(83)}) {
+            String t = Transfers.temporaryName(name);
+            assertThat(t.getBytes(java.nio.charset.StandardCharsets.UTF_8).length).as(t).isBetween(252, 255);
+            assertThat(Transfers.isTemporaryName(t)).isTrue();
+            String part = t.substring(1, t.lastIndexOf(".part-"));
+            assertThat(name).startsWith(part);
+            assertThat(Character.isHighSurrogate(part.charAt(part.length() - 1))).as("no pair cut in two").isFalse();
+        }
+        assertThat(Transfers.temporaryName("n".repeat(240))).startsWith("." + "n".repeat(240) + ".part-");
+    }
+
     @Test
     void verbosityIsCountedBeforeParsing() {
         assertThat(Logging.verbosity(new String[] {"ls", "url"})).isZero();

@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermission;
 import java.security.SecureRandom;
 import java.util.HexFormat;
 import java.util.concurrent.CompletableFuture;
@@ -15,9 +16,11 @@ import java.util.concurrent.TimeUnit;
 import org.rpcrdma4j.mount.CliException;
 import org.rpcrdma4j.mount.ExitCode;
 import org.rpcrdma4j.mount.Failures;
+import org.rpcrdma4j.nfs.CreateMode;
 import org.rpcrdma4j.nfs.FileAttributes;
 import org.rpcrdma4j.nfs.FileHandle;
 import org.rpcrdma4j.nfs.NfsException;
+import org.rpcrdma4j.nfs.SetAttributes;
 import org.rpcrdma4j.nfs.client.NfsMount;
 import org.rpcrdma4j.nfs.client.v4.Nfs41Client;
 import org.slf4j.Logger;
@@ -38,11 +41,34 @@ public final class Transfers {
     private Transfers() {
     }
 
-    /** The name partial data is kept under, next to {@code name}. */
+    /** The longest name NFS and Linux's file systems take, in bytes of UTF-8. */
+    static final int MAX_NAME_BYTES = 255;
+
+    /**
+     * The name partial data is kept under, next to {@code name}: a dot, {@code name}, ".part-" and 8 random hex
+     * digits; {@code name} is cut short (between characters) where the whole would pass {@link #MAX_NAME_BYTES}.
+     */
     public static String temporaryName(String name) {
         byte[] r = new byte[4];
         RANDOM.nextBytes(r);
-        return "." + name + ".part-" + HexFormat.of().formatHex(r);
+        String suffix = ".part-" + HexFormat.of().formatHex(r);
+        return "." + leading(name, MAX_NAME_BYTES - 1 - suffix.length()) + suffix;
+    }
+
+    /** The longest start of {@code name} whose UTF-8 takes at most {@code max} bytes. */
+    private static String leading(String name, int max) {
+        int bytes = 0;
+        int i = 0;
+        while (i < name.length()) {
+            int c = name.codePointAt(i);
+            int n = c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
+            if (bytes + n > max) {
+                break;
+            }
+            bytes += n;
+            i += Character.charCount(c);
+        }
+        return name.substring(0, i);
     }
 
     /** Whether {@code name} is one {@link #temporaryName} made. */
@@ -98,8 +124,33 @@ public final class Transfers {
         FileAttributes existing = statOrNull(nfs, target);
         if (existing != null && existing.isDirectory()) {
             target = RemotePaths.child(target, local.getFileName().toString());
+            existing = statOrNull(nfs, target);
         }
-        return throughTemporary(nfs, target, temp -> nfs.upload(local, temp));
+        return throughTemporary(nfs, target, modeFor(existing, localMode(local)), temp -> nfs.upload(local, temp));
+    }
+
+    /** The mode of a file made where none can be read from the source. */
+    static final int DEFAULT_MODE = 0644;
+
+    /**
+     * The mode a copy gets, as {@code cp} gives it: a target that exists keeps its permission bits, a new one takes
+     * the source's ({@code sourceMode}); setuid, setgid and sticky are not copied.
+     */
+    static int modeFor(FileAttributes existingTarget, int sourceMode) {
+        return (existingTarget != null && existingTarget.isRegularFile() ? existingTarget.mode() : sourceMode) & 0777;
+    }
+
+    /** The permission bits of a local file, or {@link #DEFAULT_MODE} where its file system has none. */
+    static int localMode(Path local) throws IOException {
+        try {
+            int mode = 0;
+            for (PosixFilePermission p : Files.getPosixFilePermissions(local)) {
+                mode |= 0400 >> p.ordinal(); // OWNER_READ .. OTHERS_EXECUTE
+            }
+            return mode;
+        } catch (UnsupportedOperationException e) {
+            return DEFAULT_MODE;
+        }
     }
 
     /** Fills a remote file just made; returns the bytes it holds. */
@@ -113,7 +164,8 @@ public final class Transfers {
      * it, and it is renamed over the target only then. A failed or interrupted filling removes it: nothing incomplete
      * is ever left under the target's name.
      */
-    private static Result throughTemporary(NfsMount nfs, String target, Filling filling) throws IOException {
+    private static Result throughTemporary(NfsMount nfs, String target, int mode, Filling filling)
+            throws IOException {
         String dirPath = RemotePaths.parent(target);
         FileHandle dir;
         try {
@@ -125,7 +177,8 @@ public final class Transfers {
         String temp = RemotePaths.child(dirPath, tempName);
         boolean created = false;
         try {
-            nfs.createFile(temp);
+            // a fresh name; the mode given, since a server may give a CREATE without one mode 0 (Linux's does)
+            nfs.create(dir, tempName, CreateMode.UNCHECKED, SetAttributes.NONE.withSize(0).withMode(mode));
             created = true;
             long n = filling.fill(temp);
             nfs.rename(temp, target);
@@ -181,12 +234,15 @@ public final class Transfers {
         String target = existing != null && existing.isDirectory()
                 ? RemotePaths.child(remoteTarget, RemotePaths.name(remoteSource)) : remoteTarget;
         FileHandle src;
+        int sourceMode;
         try {
             src = v4.resolve(remoteSource);
+            sourceMode = v4.getattr(src).mode();
         } catch (NfsException e) {
             throw remote(remoteSource, e);
         }
-        return throughTemporary(nfs, target, temp -> {
+        FileAttributes replaced = target.equals(remoteTarget) ? existing : statOrNull(nfs, target);
+        return throughTemporary(nfs, target, modeFor(replaced, sourceMode), temp -> {
             FileHandle dst = v4.resolve(temp);
             try {
                 if (clone) {

@@ -161,6 +161,12 @@ final class ServeCommand implements Callable<Integer> {
                 provider.provider(), provider.deviceOptions(), readOnly, credits, inlineSend, inlineRecv,
                 registration, true, !noReplyCache, gracePeriod, sameThread, memory);
         String shown = host != null ? host : displayHost(bind);
+        if (absolute != null) {
+            FileNameEncoding.warning(FileNameEncoding.current()).ifPresent(w -> {
+                io.err().println(w);
+                io.err().flush();
+            });
+        }
         try (EmbeddedServer server = EmbeddedServer.start(settings)) {
             io.out().println("Exporting " + (absolute != null ? absolute.toString()
                     : "an in-memory file system of " + Sizes.format(memory)) + " as " + exportPath

@@ -11,6 +11,8 @@ import org.rpcrdma4j.nfs.FileHandle;
 import org.rpcrdma4j.nfs.FileType;
 import org.rpcrdma4j.nfs.FsInfo;
 import org.rpcrdma4j.nfs.FsStat;
+import org.rpcrdma4j.nfs.Nfs3Status;
+import org.rpcrdma4j.nfs.NfsException;
 import org.rpcrdma4j.nfs.NfsObject;
 import org.rpcrdma4j.nfs.NfsTime;
 import org.rpcrdma4j.nfs.PathConf;
@@ -94,11 +96,26 @@ public interface NfsMount extends AutoCloseable {
         return getattr(resolve(path));
     }
 
-    /** Creates (or truncates) a regular file. */
+    /** The mode {@link #createFile} gives a file it makes. */
+    int NEW_FILE_MODE = 0644;
+
+    /**
+     * Creates a regular file with mode {@link #NEW_FILE_MODE}, or truncates the one there, whose mode stays: a GUARDED
+     * CREATE with the mode, then, when the name is taken, an UNCHECKED one with only the size. (A server gives a file
+     * created without a mode the mode it likes: Linux's, 0000.)
+     */
     default FileHandle createFile(String path) throws IOException {
         NfsPaths.Split s = NfsPaths.split(path);
-        return create(resolve(s.directory()), s.name(), CreateMode.UNCHECKED, SetAttributes.NONE.withSize(0))
-                .handle();
+        FileHandle dir = resolve(s.directory());
+        try {
+            return create(dir, s.name(), CreateMode.GUARDED, SetAttributes.NONE.withSize(0).withMode(NEW_FILE_MODE))
+                    .handle();
+        } catch (NfsException e) {
+            if (e.status() != Nfs3Status.NFS3ERR_EXIST) {
+                throw e;
+            }
+            return create(dir, s.name(), CreateMode.UNCHECKED, SetAttributes.NONE.withSize(0)).handle();
+        }
     }
 
     default FileHandle mkdir(String path) throws IOException {

@@ -119,8 +119,12 @@ final class LocalHandleIndex {
             k = link.parent();
         }
         Path p = root;
-        for (int i = names.size() - 1; i >= 0; i--) {
-            p = p.resolve(names.get(i));
+        try {
+            for (int i = names.size() - 1; i >= 0; i--) {
+                p = p.resolve(names.get(i));
+            }
+        } catch (java.nio.file.InvalidPathException e) {
+            return null; // recorded under another file name encoding
         }
         return p;
     }
@@ -188,11 +192,12 @@ final class LocalHandleIndex {
                 }
                 try (DirectoryStream<Path> children = Files.newDirectoryStream(dir)) {
                     for (Path child : children) {
-                        FileKey childKey = keyOrNull(child);
+                        String name = LocalNames.nameOf(child);
+                        FileKey childKey = name == null ? null : keyOrNull(child);
                         if (childKey == null) {
-                            continue; // removed while listed
+                            continue; // removed while listed, or a name no client can use (LocalNames)
                         }
-                        record(childKey, dirKey, child.getFileName().toString());
+                        record(childKey, dirKey, name);
                         if (childKey.equals(wanted)) {
                             found = child;
                         }

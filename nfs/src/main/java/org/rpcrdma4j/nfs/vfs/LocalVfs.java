@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.DirectoryStream;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileStore;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -12,16 +13,12 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributeView;
 import java.nio.file.attribute.FileTime;
-import java.nio.file.attribute.PosixFileAttributeView;
-import java.nio.file.attribute.PosixFilePermission;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
 import java.util.ArrayList;
-import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import javax.crypto.Mac;
@@ -67,6 +64,16 @@ import org.rpcrdma4j.nfs.vfs.LocalHandleIndex.FileKey;
  * not caught is a swap made on the server's own file system, by someone with access to it, between a check and its
  * use.
  * <p>
+ * <b>Attributes.</b> A mode is set whole, as chmod(2) sets it: setuid, setgid and sticky with the permission bits
+ * (the kernel drops setgid where the server's user may not set it, as for any chmod), and GETATTR reports all twelve.
+ * A file owned by the server's user opens for WRITE (and a truncating SETATTR) without an owner-write bit, as Linux's
+ * server lets a file's owner through: a client that created a file with mode 0444 can write to it (only a server not
+ * running as root needs it; {@link OwnerOverride} says what it cannot let through).
+ * <p>
+ * <b>Names</b> go between NFS's UTF-8 strings and the file system's bytes through the JVM's file name encoding (its
+ * locale's): one that does not convert both ways is left out of listings and is not found or cannot be made
+ * ({@link LocalNames}); start the JVM in a UTF-8 locale.
+ * <p>
  * <b>Durability.</b> UNSTABLE writes go to the page cache; DATA_SYNC and FILE_SYNC writes and COMMIT force the file
  * ({@link FileChannel#force}). CREATE, MKDIR, SYMLINK, REMOVE, RMDIR and RENAME force the directories they change
  * (and a new file or directory itself) before they return, as NFS requires of every call but an UNSTABLE WRITE,
@@ -80,6 +87,8 @@ public final class LocalVfs implements Vfs {
     private static final byte VERSION = 1;
     private static final int HANDLE_SIZE = 26;
     private static final int MAC_BYTES = 8;
+    /** The largest READDIR cookie a name can have ({@link #nameCookie}). */
+    static final long MAX_COOKIE = 3 + (-1L >>> 2);
 
     private final Path root;
     private final LocalHandleIndex index;
@@ -88,6 +97,8 @@ public final class LocalVfs implements Vfs {
     private volatile long writeVerifier = new SecureRandom().nextLong();
     /** Shared while a path is checked and used; exclusive for the calls that remove or move names (class comment). */
     private final ReentrantReadWriteLock names = new ReentrantReadWriteLock();
+    /** Opens files for I/O and sets modes, letting a file's owner through (tests put in a user's kernel checks). */
+    volatile OwnerOverride files = OwnerOverride.ofProcess();
     /** Runs once after the next check of a handle's path, before that path is used (tests). */
     volatile Runnable afterCheck;
     /** Directories and new objects forced to disk by the calls that change names (tests). */
@@ -335,7 +346,7 @@ public final class LocalVfs implements Vfs {
             if (s.size() < 0) {
                 throw new NfsException(Nfs3Status.NFS3ERR_FBIG, "size beyond 2^63");
             }
-            try (FileChannel ch = FileChannel.open(p, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
+            try (FileChannel ch = files.open(p, StandardOpenOption.WRITE)) {
                 long size = s.size();
                 if (size < ch.size()) {
                     ch.truncate(size);
@@ -345,9 +356,8 @@ public final class LocalVfs implements Vfs {
             }
         }
         if (s.mode() != null && current.type() != FileType.SYMLINK) {
-            PosixFileAttributeView view = Files.getFileAttributeView(p, PosixFileAttributeView.class,
-                    LinkOption.NOFOLLOW_LINKS);
-            view.setPermissions(permissions(s.mode()));
+            // the whole mode (chmod(2)): setuid, setgid and sticky with the permission bits
+            files.setMode(p, s.mode());
         }
         if (s.uid() != null) {
             Files.setAttribute(p, "unix:uid", s.uid(), LinkOption.NOFOLLOW_LINKS);
@@ -364,17 +374,6 @@ public final class LocalVfs implements Vfs {
             Files.getFileAttributeView(p, BasicFileAttributeView.class, LinkOption.NOFOLLOW_LINKS)
                     .setTimes(mtime, atime, null);
         }
-    }
-
-    private static Set<PosixFilePermission> permissions(int mode) {
-        Set<PosixFilePermission> set = EnumSet.noneOf(PosixFilePermission.class);
-        PosixFilePermission[] all = PosixFilePermission.values(); // OWNER_READ .. OTHERS_EXECUTE
-        for (int i = 0; i < 9; i++) {
-            if ((mode & (0400 >> i)) != 0) {
-                set.add(all[i]);
-            }
-        }
-        return set;
     }
 
     // ---- Vfs ----
@@ -415,7 +414,7 @@ public final class LocalVfs implements Vfs {
                 FileKey key = LocalHandleIndex.keyOf(parent);
                 return new NfsObject(handleOf(key), attributes(parent));
             }
-            return record(dir.resolve(name), LocalHandleIndex.keyOf(dir), name);
+            return record(LocalNames.child(dir, name, Nfs3Status.NFS3ERR_NOENT), LocalHandleIndex.keyOf(dir), name);
         });
     }
 
@@ -446,7 +445,7 @@ public final class LocalVfs implements Vfs {
      * stays the one that was checked whatever happens to its names).
      */
     private FileChannel open(FileHandle fh, StandardOpenOption mode, String what) throws NfsException {
-        return using(what, () -> FileChannel.open(regularFile(fh), mode, LinkOption.NOFOLLOW_LINKS));
+        return using(what, () -> files.open(regularFile(fh), mode));
     }
 
     @Override
@@ -523,28 +522,22 @@ public final class LocalVfs implements Vfs {
         return changeNames(false, name, sync -> {
             Path dir = dirPath(dirFh);
             VfsNames.checkEntry(name, true);
-            Path child = dir.resolve(name);
+            Path child = LocalNames.child(dir, name, Nfs3Status.NFS3ERR_INVAL);
             FileKey dirKey = LocalHandleIndex.keyOf(dir);
             if (Files.exists(child, LinkOption.NOFOLLOW_LINKS)) {
-                FileAttributes existing = attributes(child);
-                if (mode == CreateMode.UNCHECKED && existing.isRegularFile()) {
-                    apply(child, existing, attributes);
-                    return record(child, dirKey, name);
-                }
-                if (mode == CreateMode.EXCLUSIVE && existing.isRegularFile()
-                        && existing.atime().seconds() == (verifier >>> 32)
-                        && existing.mtime().seconds() == (verifier & 0xFFFFFFFFL)) {
-                    return record(child, dirKey, name);
-                }
-                throw new NfsException(mode == CreateMode.UNCHECKED && existing.isDirectory()
-                        ? Nfs3Status.NFS3ERR_ISDIR : Nfs3Status.NFS3ERR_EXIST, name);
+                return existing(child, dirKey, name, mode, attributes, verifier);
             }
-            Files.createFile(child);
+            try {
+                Files.createFile(child);
+            } catch (FileAlreadyExistsException madeMeanwhile) {
+                // another call made it since the look: as for a file that was there
+                return existing(child, dirKey, name, mode, attributes, verifier);
+            }
             if (mode == CreateMode.EXCLUSIVE) {
                 // the verifier is kept in the times (as Linux does) until the client sets real ones
                 Files.getFileAttributeView(child, BasicFileAttributeView.class, LinkOption.NOFOLLOW_LINKS).setTimes(
-                        FileTime.fromMillis((verifier & 0xFFFFFFFFL) * 1000),
-                        FileTime.fromMillis((verifier >>> 32) * 1000), null);
+                        FileTime.fromMillis(verifierMtime(verifier) * 1000),
+                        FileTime.fromMillis(verifierAtime(verifier) * 1000), null);
             } else {
                 apply(child, attributes(child), attributes);
             }
@@ -554,12 +547,42 @@ public final class LocalVfs implements Vfs {
         });
     }
 
+    /**
+     * The seconds of the access time that keep an EXCLUSIVE CREATE's verifier: its upper half, less its top bit (as
+     * Linux's server keeps each half in 31 bits, so that a file system whose times end in 2038 keeps it whole).
+     */
+    static long verifierAtime(long verifier) {
+        return (verifier >>> 32) & 0x7fffffffL;
+    }
+
+    /** The seconds of the modification time that keep the verifier's lower half, less its top bit. */
+    static long verifierMtime(long verifier) {
+        return verifier & 0x7fffffffL;
+    }
+
+    /** CREATE of a name that is taken: UNCHECKED sets the attributes of a regular file, EXCLUSIVE matches a resend. */
+    private NfsObject existing(Path child, FileKey dirKey, String name, CreateMode mode, SetAttributes attributes,
+            long verifier) throws IOException {
+        FileAttributes existing = attributes(child);
+        if (mode == CreateMode.UNCHECKED && existing.isRegularFile()) {
+            apply(child, existing, attributes);
+            return record(child, dirKey, name);
+        }
+        if (mode == CreateMode.EXCLUSIVE && existing.isRegularFile()
+                && existing.atime().seconds() == verifierAtime(verifier)
+                && existing.mtime().seconds() == verifierMtime(verifier)) {
+            return record(child, dirKey, name);
+        }
+        throw new NfsException(mode == CreateMode.UNCHECKED && existing.isDirectory()
+                ? Nfs3Status.NFS3ERR_ISDIR : Nfs3Status.NFS3ERR_EXIST, name);
+    }
+
     @Override
     public NfsObject mkdir(FileHandle dirFh, String name, SetAttributes attributes) throws NfsException {
         return changeNames(false, name, sync -> {
             Path dir = dirPath(dirFh);
             VfsNames.checkEntry(name, true);
-            Path child = dir.resolve(name);
+            Path child = LocalNames.child(dir, name, Nfs3Status.NFS3ERR_INVAL);
             Files.createDirectory(child);
             if (attributes != null) {
                 apply(child, attributes(child), new SetAttributes(attributes.mode(), attributes.uid(),
@@ -578,7 +601,7 @@ public final class LocalVfs implements Vfs {
             Path dir = dirPath(dirFh);
             VfsNames.checkEntry(name, true);
             VfsNames.checkLinkTarget(target);
-            Path child = dir.resolve(name);
+            Path child = LocalNames.child(dir, name, Nfs3Status.NFS3ERR_INVAL);
             try {
                 Files.createSymbolicLink(child, child.getFileSystem().getPath(target));
             } catch (java.nio.file.InvalidPathException e) {
@@ -603,7 +626,7 @@ public final class LocalVfs implements Vfs {
         changeNames(true, name, sync -> {
             Path dir = dirPath(dirFh);
             VfsNames.checkEntry(name, false);
-            Path child = dir.resolve(name);
+            Path child = LocalNames.child(dir, name, Nfs3Status.NFS3ERR_NOENT);
             FileKey key = LocalHandleIndex.keyOf(child);
             boolean isDirectory = Files.isDirectory(child, LinkOption.NOFOLLOW_LINKS);
             if (isDirectory != directory) {
@@ -624,8 +647,8 @@ public final class LocalVfs implements Vfs {
             Path to = dirPath(toFh);
             VfsNames.checkEntry(fromName, false);
             VfsNames.checkEntry(toName, true);
-            Path src = from.resolve(fromName);
-            Path dst = to.resolve(toName);
+            Path src = LocalNames.child(from, fromName, Nfs3Status.NFS3ERR_NOENT);
+            Path dst = LocalNames.child(to, toName, Nfs3Status.NFS3ERR_INVAL);
             FileKey key = LocalHandleIndex.keyOf(src);
             FileKey replaced = LocalHandleIndex.keyOrNull(dst);
             boolean replacedLastName = replaced != null
@@ -649,22 +672,20 @@ public final class LocalVfs implements Vfs {
         return using("readdir", () -> {
             Path dir = dirPath(dirFh);
             FileAttributes dirAttributes = attributes(dir);
-            long verifier = dirAttributes.mtime().seconds() * 1_000_000_000L + dirAttributes.mtime().nseconds()
-                    + dirAttributes.fileid() * 31 + 1;
-            if (cookie != 0 && cookieVerifier != 0 && cookieVerifier != verifier) {
-                throw new NfsException(Nfs3Status.NFS3ERR_BAD_COOKIE, "the directory changed");
+            if (cookie < 0 || cookie > MAX_COOKIE) {
+                throw new NfsException(Nfs3Status.NFS3ERR_BAD_COOKIE, "cookie " + cookie + " was never given");
             }
             // each name's cookie is a hash of it, and a listing goes in cookie order (as ext4's does): a listing
-            // resumed from a cookie goes on after that name, whatever was created or removed meanwhile
+            // resumed from a cookie goes on after that name, whatever was created or removed meanwhile, so the
+            // cookie verifier is not needed and one from before a change is as good as any
             java.util.TreeMap<Long, String> names = new java.util.TreeMap<>();
             try (DirectoryStream<Path> children = Files.newDirectoryStream(dir)) {
                 for (Path c : children) {
-                    String name = c.getFileName().toString();
-                    names.merge(nameCookie(name), name, (x, y) -> x.compareTo(y) <= 0 ? x : y);
+                    String name = LocalNames.nameOf(c); // null: not one this VFS can serve (LocalNames)
+                    if (name != null) {
+                        names.merge(nameCookie(name), name, (x, y) -> x.compareTo(y) <= 0 ? x : y);
+                    }
                 }
-            }
-            if (cookie < 0) {
-                throw new NfsException(Nfs3Status.NFS3ERR_BAD_COOKIE, "cookie " + cookie);
             }
             FileKey dirKey = LocalHandleIndex.keyOf(dir);
             List<DirEntry> entries = new ArrayList<>();
@@ -693,7 +714,7 @@ public final class LocalVfs implements Vfs {
             }
             // at the end when nothing is left after this page, "." and ".." included
             boolean eof = !more && (cookie >= 2 || entries.size() >= 2 - cookie);
-            return new DirectoryPage(entries, eof, verifier);
+            return new DirectoryPage(entries, eof, 0);
         });
     }
 

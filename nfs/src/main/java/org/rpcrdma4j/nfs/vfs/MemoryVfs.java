@@ -58,8 +58,9 @@ public final class MemoryVfs implements Vfs {
         final DirectoryEntries<Node> children;
         final MemoryFileData data;
         String target;
+        /** Whether an EXCLUSIVE CREATE made it: only then does {@link #createVerifier} say anything. */
+        boolean exclusive;
         long createVerifier;
-        long changes;
 
         Node(long fileid, FileType type, int mode, Node parent, BlockMemory memory) {
             this.fileid = fileid;
@@ -246,7 +247,6 @@ public final class MemoryVfs implements Vfs {
         NfsTime now = NfsTime.now();
         dir.mtime = now;
         dir.ctime = now;
-        dir.changes++;
     }
 
     // ---- Vfs ----
@@ -424,7 +424,8 @@ public final class MemoryVfs implements Vfs {
                         return object(existing);
                     }
                     case EXCLUSIVE -> {
-                        if (existing.type == FileType.REGULAR && existing.createVerifier == verifier) {
+                        if (existing.type == FileType.REGULAR && existing.exclusive
+                                && existing.createVerifier == verifier) {
                             return object(existing);
                         }
                         throw new NfsException(Nfs3Status.NFS3ERR_EXIST, name);
@@ -437,6 +438,7 @@ public final class MemoryVfs implements Vfs {
             }
             Node n = insert(dir, name, FileType.REGULAR, 0644);
             if (mode == CreateMode.EXCLUSIVE) {
+                n.exclusive = true;
                 n.createVerifier = verifier;
             } else {
                 apply(n, attributes);
@@ -597,10 +599,8 @@ public final class MemoryVfs implements Vfs {
         lock.readLock().lock();
         try {
             Node dir = dir(dirFh);
-            long verifier = dir.fileid * 31 + dir.changes + 1;
-            if (cookie != 0 && cookieVerifier != 0 && cookieVerifier != verifier) {
-                throw new NfsException(Nfs3Status.NFS3ERR_BAD_COOKIE, "the directory changed");
-            }
+            // a cookie stays where it was whatever changes (DirectoryEntries): the verifier is not needed, and one
+            // that came from before a change is as good as any; only a cookie never given cannot be resumed
             if (!dir.children.issued(cookie)) {
                 throw new NfsException(Nfs3Status.NFS3ERR_BAD_COOKIE, "cookie " + cookie + " was never given");
             }
@@ -619,7 +619,7 @@ public final class MemoryVfs implements Vfs {
             }
             long last = entries.isEmpty() ? cookie : entries.get(entries.size() - 1).cookie();
             boolean eof = last >= 2 && dir.children.after(last).isEmpty();
-            return new DirectoryPage(entries, eof, verifier);
+            return new DirectoryPage(entries, eof, 0);
         } finally {
             lock.readLock().unlock();
         }

@@ -107,8 +107,12 @@ public interface Vfs extends AutoCloseable {
 
     /**
      * Lists {@code dir} from {@code cookie} (0: from the start, else the cookie of the last entry seen). Entries
-     * carry their attributes and handles. A cookie from an older listing (its {@code cookieVerifier} no longer
-     * matches) is {@code NFS3ERR_BAD_COOKIE}; a verifier of 0 is not checked.
+     * carry their attributes and handles. A VFS whose cookies stay valid whatever changes in the directory (as
+     * {@link MemoryVfs}'s and {@link LocalVfs}'s do, and as Linux's server assumes of ext4's or xfs's) resumes after
+     * the cookie's entry, ignoring {@code cookieVerifier}, and fails only a cookie it never gave
+     * ({@code NFS3ERR_BAD_COOKIE}). One whose cookies can move (positions in a list) should give a verifier that
+     * changes with them and refuse a cookie sent with an older one ({@code NFS3ERR_BAD_COOKIE}); a verifier of 0
+     * is the client's first call, never checked.
      *
      * @param maxEntries most entries to return (at least 1)
      */

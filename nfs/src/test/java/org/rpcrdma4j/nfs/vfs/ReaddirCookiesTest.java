@@ -18,8 +18,8 @@ import org.rpcrdma4j.nfs.SetAttributes;
 
 /**
  * READDIR of MemoryVfs (and of LocalVfs, once) resumed from a cookie while other clients create and remove entries: every entry that was there all along
- * is listed exactly once, whatever changed before or after the resume point, also when the client resumes without a
- * cookie verifier (as Linux's client does after it dropped a directory's cache).
+ * is listed exactly once, whatever changed before or after the resume point, whether the client sends the cookie
+ * verifier of the page it had (as clients do) or none (as Linux's client does after it dropped a directory's cache).
  */
 class ReaddirCookiesTest {
     private final MemoryVfs vfs = new MemoryVfs();
@@ -46,9 +46,11 @@ class ReaddirCookiesTest {
         stay.remove("b");
 
         long cookie = first.entries().get(first.entries().size() - 1).cookie();
+        long verifier = first.verifier(); // from before the changes
         DirectoryPage rest;
         do {
-            rest = vfs.readdir(vfs.root(), cookie, 0, 3);
+            rest = vfs.readdir(vfs.root(), cookie, verifier, 3);
+            verifier = rest.verifier();
             for (DirEntry e : rest.entries()) {
                 seen.add(e.name());
                 cookie = e.cookie();
@@ -63,22 +65,32 @@ class ReaddirCookiesTest {
 
     @Test
     void aRandomRunOfChangesBetweenPagesNeverLosesOrRepeatsAnEntryThatStayed() throws Exception {
-        randomRunBetweenPages(vfs, 200, 5);
+        randomRunBetweenPages(vfs, 200, 5, true);
+        randomRunBetweenPages(new MemoryVfs(), 200, 6, false);
     }
 
     @Test
     void aLocalDirectoryListingResumedAfterCreatesAndRemovesSkipsAndRepeatsNothingThatStayed(
             @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
         try (LocalVfs local = LocalVfs.open(dir)) {
-            randomRunBetweenPages(local, 120, 9);
+            randomRunBetweenPages(local, 120, 9, true);
+        }
+    }
+
+    @Test
+    void aLocalDirectoryListingResumedWithoutAVerifierSkipsAndRepeatsNothingThatStayed(
+            @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        try (LocalVfs local = LocalVfs.open(dir)) {
+            randomRunBetweenPages(local, 120, 10, false);
         }
     }
 
     /**
      * Lists {@code v}'s root 7 entries a page, while another client creates and removes 3 entries between pages; every
-     * entry present from the start to the end is listed exactly once, and none twice.
+     * entry present from the start to the end is listed exactly once, and none twice. Each page is asked for with
+     * the verifier of the page before ({@code withVerifier}) or with none.
      */
-    private static void randomRunBetweenPages(Vfs v, int files, long seed) throws Exception {
+    private static void randomRunBetweenPages(Vfs v, int files, long seed, boolean withVerifier) throws Exception {
         Random rnd = new Random(seed);
         Set<String> present = new HashSet<>();
         int made = 0;
@@ -89,9 +101,11 @@ class ReaddirCookiesTest {
         Set<String> stayed = new HashSet<>(present);
         List<String> seen = new ArrayList<>();
         long cookie = 0;
+        long verifier = 0;
         DirectoryPage page;
         do {
-            page = v.readdir(v.root(), cookie, 0, 7);
+            page = v.readdir(v.root(), cookie, verifier, 7);
+            verifier = withVerifier ? page.verifier() : 0;
             for (DirEntry e : page.entries()) {
                 seen.add(e.name());
                 cookie = e.cookie();
@@ -120,5 +134,21 @@ class ReaddirCookiesTest {
         DirectoryPage all = vfs.readdir(vfs.root(), 0, 0, 10);
         assertThat(all.eof()).isTrue();
         assertThat(all.entries()).extracting(DirEntry::name).containsExactly(".", "..", "x");
+    }
+
+    @Test
+    void aLocalCookieNoNameCanHaveIsABadCookie(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws Exception {
+        try (LocalVfs local = LocalVfs.open(dir)) {
+            local.create(local.root(), "x", CreateMode.UNCHECKED, SetAttributes.NONE, 0);
+            long x = LocalVfs.nameCookie("x");
+            assertThat(local.readdir(local.root(), x, 12345, 10).entries()).isEmpty();
+            for (long never : new long[] {LocalVfs.MAX_COOKIE + 1, -1}) {
+                assertThatThrownBy(() -> local.readdir(local.root(), never, 0, 10))
+                        .isInstanceOfSatisfying(NfsException.class,
+                                e -> assertThat(e.status()).isEqualTo(Nfs3Status.NFS3ERR_BAD_COOKIE));
+            }
+            assertThat(local.readdir(local.root(), LocalVfs.MAX_COOKIE, 0, 10).eof()).isTrue();
+        }
     }
 }

@@ -24,8 +24,10 @@ import org.rpcrdma4j.nfs.xdr.Nfs3Xdr;
  * READDIR (RFC 8881 section 18.23): the entries of the current directory from a cookie, each with the attributes
  * asked for, as many as fit {@code maxcount}. "." and ".." are never returned and cookies 1 and 2 are reserved
  * (NFS4ERR_BAD_COOKIE): the VFS's own cookies, which give 1 and 2 to its "." and "..", serve as they are. The cookie
- * verifier is the VFS's; a pseudo directory's is zero. An entry too large for {@code maxcount} on its own is
- * NFS4ERR_TOOSMALL.
+ * verifier is the VFS's; a pseudo directory's is zero. The VFS decides whether a cookie can be resumed:
+ * {@code MemoryVfs}'s and {@code LocalVfs}'s always can, so a verifier from before a change to the directory is
+ * never NFS4ERR_NOT_SAME (nor is any, as with Linux's server); a cookie a VFS never gave is NFS4ERR_BAD_COOKIE. An
+ * entry too large for {@code maxcount} on its own is NFS4ERR_TOOSMALL.
  */
 final class ReaddirOp extends Op {
     /** The reply's fixed part: status, cookie verifier, the end-of-list bool, eof. */

@@ -936,4 +936,49 @@ class Nfs41ServerTest {
             assertThat(r.next(Nfs4.OP_OPEN)).isEqualTo(Nfs4Status.NFS4ERR_GRACE);
         }
     }
+
+    /**
+     * READDIR resumed with a cookie and verifier from before the directory changed goes on after that cookie's entry
+     * (never NFS4ERR_NOT_SAME or NFS4ERR_BAD_COOKIE, as with Linux's server): each entry that stayed is listed once.
+     */
+    @Test
+    void aReaddirResumedWithAVerifierFromBeforeAChangeGoesOn() throws Exception {
+        FileHandle dir = vfs.mkdir(vfs.root(), "changing", org.rpcrdma4j.nfs.SetAttributes.NONE).handle();
+        for (int i = 0; i < 60; i++) {
+            vfs.create(dir, "entry-" + i, org.rpcrdma4j.nfs.CreateMode.GUARDED, org.rpcrdma4j.nfs.SetAttributes.NONE, 0);
+        }
+        try (V4Script s = connect()) {
+            Client c = session(s, "client-readdir");
+            byte[] root = exportRoot(c);
+            java.util.List<String> seen = new java.util.ArrayList<>();
+            long cookie = 0;
+            byte[] verifier = new byte[8];
+            boolean eof = false;
+            int pages = 0;
+            while (!eof) {
+                V4Script.Res r = s.call(c.compound().putfh(root).op(Nfs4.OP_LOOKUP).string("changing")
+                        .op(Nfs4.OP_READDIR).hyper(cookie).fixed(verifier).word(1024).word(1024)
+                        .bitmap(FATTR4_TYPE));
+                r.sequenceOk().ok(Nfs4.OP_PUTFH).ok(Nfs4.OP_LOOKUP);
+                assertThat(Nfs4Status.name(r.next(Nfs4.OP_READDIR))).isEqualTo("NFS4_OK");
+                verifier = r.fixed(8);
+                while (r.word() != 0) {
+                    cookie = r.hyper();
+                    seen.add(new String(r.opaque(), StandardCharsets.UTF_8));
+                    r.bitmap();
+                    r.opaque();
+                }
+                eof = r.word() != 0;
+                pages++;
+                // between pages another client adds an entry
+                vfs.create(dir, "new-" + seen.size(), org.rpcrdma4j.nfs.CreateMode.GUARDED,
+                        org.rpcrdma4j.nfs.SetAttributes.NONE, 0);
+            }
+            assertThat(pages).isGreaterThan(2);
+            assertThat(seen).doesNotHaveDuplicates().hasSizeGreaterThanOrEqualTo(60);
+            for (int i = 0; i < 60; i++) {
+                assertThat(seen).contains("entry-" + i);
+            }
+        }
+    }
 }

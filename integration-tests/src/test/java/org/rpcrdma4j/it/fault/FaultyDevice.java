@@ -2,11 +2,11 @@ package org.rpcrdma4j.it.fault;
 
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
-import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 
+import org.rpcrdma4j.verbs.AcceptParameters;
 import org.rpcrdma4j.verbs.ConnectException;
 import org.rpcrdma4j.verbs.ConnectParameters;
 import org.rpcrdma4j.verbs.ConnectionEventType;
@@ -14,11 +14,7 @@ import org.rpcrdma4j.verbs.ConnectionInfo;
 import org.rpcrdma4j.verbs.ConnectionListener;
 import org.rpcrdma4j.verbs.ConnectionManager;
 import org.rpcrdma4j.verbs.ConnectionRequest;
-import org.rpcrdma4j.verbs.AcceptParameters;
-import org.rpcrdma4j.verbs.CompletionQueue;
-import org.rpcrdma4j.verbs.DeviceAttributes;
 import org.rpcrdma4j.verbs.FastRegMemoryRegion;
-import org.rpcrdma4j.verbs.Fmr;
 import org.rpcrdma4j.verbs.MrState;
 import org.rpcrdma4j.verbs.ProtectionDomain;
 import org.rpcrdma4j.verbs.QueuePair;
@@ -26,8 +22,12 @@ import org.rpcrdma4j.verbs.QueuePairConfig;
 import org.rpcrdma4j.verbs.RdmaDevice;
 import org.rpcrdma4j.verbs.RdmaListener;
 import org.rpcrdma4j.verbs.RegisteredMemory;
-import org.rpcrdma4j.verbs.ResourceCounts;
 import org.rpcrdma4j.verbs.VerbsException;
+import org.rpcrdma4j.verbs.conformance.ForwardingConnectionManager;
+import org.rpcrdma4j.verbs.conformance.ForwardingConnectionRequest;
+import org.rpcrdma4j.verbs.conformance.ForwardingProtectionDomain;
+import org.rpcrdma4j.verbs.conformance.ForwardingRdmaDevice;
+import org.rpcrdma4j.verbs.conformance.ForwardingRegisteredMemory;
 
 /**
  * A decorator of any {@link RdmaDevice} that injects the faults a {@link FaultPlan} chooses into work request posts
@@ -37,14 +37,14 @@ import org.rpcrdma4j.verbs.VerbsException;
  * <p>
  * Borrows the device it wraps ({@link #close()} does not close it).
  */
-public final class FaultyDevice implements RdmaDevice {
-    private final RdmaDevice inner;
+public final class FaultyDevice extends ForwardingRdmaDevice {
     private final FaultPlan plan;
-    private final ConnectionManager connections = new Connections();
+    private final ConnectionManager connections;
 
     private FaultyDevice(RdmaDevice inner, FaultPlan plan) {
-        this.inner = inner;
+        super(inner);
         this.plan = plan;
+        this.connections = new Connections(inner.connectionManager());
     }
 
     /** Wraps {@code device} (borrowed) so that {@code plan} decides its faults. */
@@ -57,33 +57,13 @@ public final class FaultyDevice implements RdmaDevice {
     }
 
     @Override
-    public String name() {
-        return inner.name();
-    }
-
-    @Override
-    public DeviceAttributes attributes() {
-        return inner.attributes();
-    }
-
-    @Override
     public ProtectionDomain allocProtectionDomain() throws VerbsException {
-        return new Pd(inner.allocProtectionDomain());
-    }
-
-    @Override
-    public CompletionQueue createCompletionQueue(int entries) throws VerbsException {
-        return inner.createCompletionQueue(entries);
+        return new Pd(super.allocProtectionDomain());
     }
 
     @Override
     public ConnectionManager connectionManager() {
         return connections;
-    }
-
-    @Override
-    public ResourceCounts resourceCounts() {
-        return inner.resourceCounts();
     }
 
     /** Does not close the borrowed device. */
@@ -95,28 +75,26 @@ public final class FaultyDevice implements RdmaDevice {
         return qp instanceof FaultyQueuePair f ? f.inner() : qp;
     }
 
-    private final class Pd implements ProtectionDomain {
-        private final ProtectionDomain pd;
+    private final class Pd extends ForwardingProtectionDomain {
         /** Its fast-register regions: what a queue pair's close finds still valid is told to the plan. */
         private final Queue<FastRegMemoryRegion> fastReg = new ConcurrentLinkedQueue<>();
 
         Pd(ProtectionDomain pd) {
-            this.pd = pd;
+            super(pd, FaultyDevice.this);
         }
 
-        @Override
-        public RdmaDevice device() {
-            return FaultyDevice.this;
-        }
-
+        /**
+         * The device's own region, naming this domain as its own (users compare them); work requests carry only its
+         * keys, so the device never sees the wrapper.
+         */
         @Override
         public RegisteredMemory registerMemory(ByteBuffer buffer, int access) throws VerbsException {
-            return new Region(pd.registerMemory(buffer, access), this);
+            return new ForwardingRegisteredMemory(super.registerMemory(buffer, access), this);
         }
 
         @Override
         public FastRegMemoryRegion allocFastRegMr(int maxPages) throws VerbsException {
-            FastRegMemoryRegion region = pd.allocFastRegMr(maxPages);
+            FastRegMemoryRegion region = super.allocFastRegMr(maxPages);
             fastReg.removeIf(r -> r.state() == MrState.FREE);
             fastReg.add(region);
             return region;
@@ -134,86 +112,16 @@ public final class FaultyDevice implements RdmaDevice {
         }
 
         @Override
-        public Fmr allocFmr(int maxPages, int access) throws VerbsException {
-            return pd.allocFmr(maxPages, access);
-        }
-
-        @Override
-        public void unmapFmrs(List<? extends Fmr> fmrs) throws VerbsException {
-            pd.unmapFmrs(fmrs);
-        }
-
-        @Override
         public QueuePair createQueuePair(QueuePairConfig config) throws VerbsException {
-            return new FaultyQueuePair(pd.createQueuePair(config), this, plan, this::validFastRegions);
-        }
-
-        @Override
-        public void close() throws VerbsException {
-            pd.close();
+            return new FaultyQueuePair(super.createQueuePair(config), this, plan, this::validFastRegions);
         }
     }
 
-    /**
-     * A memory region of a wrapped protection domain: the device's own, except that it names the wrapper as its
-     * protection domain (users compare them). Work requests carry only its keys, so the device never sees it.
-     */
-    private static final class Region implements RegisteredMemory {
-        private final RegisteredMemory region;
-        private final ProtectionDomain pd;
-
-        Region(RegisteredMemory region, ProtectionDomain pd) {
-            this.region = region;
-            this.pd = pd;
+    private final class Connections extends ForwardingConnectionManager {
+        Connections(ConnectionManager manager) {
+            super(manager);
         }
 
-        @Override
-        public ByteBuffer buffer() {
-            return region.buffer();
-        }
-
-        @Override
-        public ProtectionDomain protectionDomain() {
-            return pd;
-        }
-
-        @Override
-        public int lkey() {
-            return region.lkey();
-        }
-
-        @Override
-        public int rkey() {
-            return region.rkey();
-        }
-
-        @Override
-        public long iova() {
-            return region.iova();
-        }
-
-        @Override
-        public long length() {
-            return region.length();
-        }
-
-        @Override
-        public int access() {
-            return region.access();
-        }
-
-        @Override
-        public org.rpcrdma4j.verbs.MrState state() {
-            return region.state();
-        }
-
-        @Override
-        public void close() {
-            region.close();
-        }
-    }
-
-    private final class Connections implements ConnectionManager {
         @Override
         public CompletableFuture<ConnectionInfo> connect(QueuePair qp, InetSocketAddress remote,
                                                          ConnectParameters parameters, ConnectionListener listener) {
@@ -221,58 +129,26 @@ public final class FaultyDevice implements RdmaDevice {
                 return CompletableFuture.failedFuture(new ConnectException(ConnectionEventType.UNREACHABLE,
                         "connect to " + remote + " refused by the fault plan", null, null));
             }
-            return inner.connectionManager().connect(unwrap(qp), remote, parameters, listener);
+            return super.connect(unwrap(qp), remote, parameters, listener);
         }
 
         @Override
         public RdmaListener listen(InetSocketAddress bindAddress, ConnectionRequestHandler handler)
                 throws VerbsException {
-            return inner.connectionManager().listen(bindAddress, request -> handler.onConnectionRequest(
-                    new Request(request)));
+            return super.listen(bindAddress, request -> handler.onConnectionRequest(new Request(request)));
         }
     }
 
-    private static final class Request implements ConnectionRequest {
-        private final ConnectionRequest request;
-
+    /** A connection request whose {@code accept} unwraps the queue pair it is given. */
+    private static final class Request extends ForwardingConnectionRequest {
         Request(ConnectionRequest request) {
-            this.request = request;
-        }
-
-        @Override
-        public InetSocketAddress remoteAddress() {
-            return request.remoteAddress();
-        }
-
-        @Override
-        public InetSocketAddress localAddress() {
-            return request.localAddress();
-        }
-
-        @Override
-        public byte[] privateData() {
-            return request.privateData();
-        }
-
-        @Override
-        public int responderResources() {
-            return request.responderResources();
-        }
-
-        @Override
-        public int initiatorDepth() {
-            return request.initiatorDepth();
+            super(request);
         }
 
         @Override
         public void accept(QueuePair qp, AcceptParameters parameters, ConnectionListener listener)
                 throws VerbsException {
-            request.accept(unwrap(qp), parameters, listener);
-        }
-
-        @Override
-        public void reject(byte[] privateData) {
-            request.reject(privateData);
+            super.accept(unwrap(qp), parameters, listener);
         }
     }
 }

@@ -2,30 +2,24 @@ package org.rpcrdma4j.xprt.server;
 
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
-import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.function.Supplier;
 
 import org.rpcrdma4j.verbs.AcceptParameters;
 import org.rpcrdma4j.verbs.Access;
-import org.rpcrdma4j.verbs.CompletionQueue;
-import org.rpcrdma4j.verbs.ConnectParameters;
-import org.rpcrdma4j.verbs.ConnectionInfo;
 import org.rpcrdma4j.verbs.ConnectionListener;
 import org.rpcrdma4j.verbs.ConnectionManager;
 import org.rpcrdma4j.verbs.ConnectionRequest;
-import org.rpcrdma4j.verbs.DeviceAttributes;
-import org.rpcrdma4j.verbs.FastRegMemoryRegion;
-import org.rpcrdma4j.verbs.Fmr;
 import org.rpcrdma4j.verbs.ProtectionDomain;
 import org.rpcrdma4j.verbs.QueuePair;
-import org.rpcrdma4j.verbs.QueuePairConfig;
 import org.rpcrdma4j.verbs.RdmaDevice;
 import org.rpcrdma4j.verbs.RdmaListener;
 import org.rpcrdma4j.verbs.RegisteredMemory;
-import org.rpcrdma4j.verbs.ResourceCounts;
 import org.rpcrdma4j.verbs.VerbsException;
+import org.rpcrdma4j.verbs.conformance.ForwardingConnectionManager;
+import org.rpcrdma4j.verbs.conformance.ForwardingConnectionRequest;
+import org.rpcrdma4j.verbs.conformance.ForwardingProtectionDomain;
+import org.rpcrdma4j.verbs.conformance.ForwardingRdmaDevice;
 
 /**
  * A server's device that misbehaves where the test asks: its protection domains, while the test {@linkplain #fail arms}
@@ -34,19 +28,18 @@ import org.rpcrdma4j.verbs.VerbsException;
  * and the server's acceptance of a connection request may {@linkplain #holdAccepts return late}, after the client
  * has its connection. Everything else goes to the device it wraps, which it owns.
  */
-final class FaultyServerDevice implements RdmaDevice {
+final class FaultyServerDevice extends ForwardingRdmaDevice {
     /** Which registrations fail. */
     interface Registrations {
         boolean match(int bytes, int access);
     }
 
-    private final RdmaDevice device;
     private volatile Registrations which;
     private volatile Supplier<? extends Throwable> failure;
     private volatile CountDownLatch acceptsHeld;
 
     FaultyServerDevice(RdmaDevice device) {
-        this.device = device;
+        super(device);
     }
 
     /** From now on registrations for remote access throw what {@code failure} gives (an unchecked one); null: none. */
@@ -61,23 +54,8 @@ final class FaultyServerDevice implements RdmaDevice {
     }
 
     @Override
-    public String name() {
-        return device.name();
-    }
-
-    @Override
-    public DeviceAttributes attributes() {
-        return device.attributes();
-    }
-
-    @Override
     public ProtectionDomain allocProtectionDomain() throws VerbsException {
-        return new Pd(device.allocProtectionDomain());
-    }
-
-    @Override
-    public CompletionQueue createCompletionQueue(int entries) throws VerbsException {
-        return device.createCompletionQueue(entries);
+        return new Pd(super.allocProtectionDomain());
     }
 
     /**
@@ -90,59 +68,25 @@ final class FaultyServerDevice implements RdmaDevice {
 
     @Override
     public ConnectionManager connectionManager() {
-        ConnectionManager manager = device.connectionManager();
-        return new ConnectionManager() {
-            @Override
-            public CompletableFuture<ConnectionInfo> connect(QueuePair qp, InetSocketAddress remote,
-                                                             ConnectParameters parameters, ConnectionListener listener) {
-                return manager.connect(qp, remote, parameters, listener);
-            }
-
+        return new ForwardingConnectionManager(super.connectionManager()) {
             @Override
             public RdmaListener listen(InetSocketAddress bindAddress, ConnectionRequestHandler handler)
                     throws VerbsException {
-                return manager.listen(bindAddress, request -> handler.onConnectionRequest(new HeldRequest(request)));
+                return super.listen(bindAddress, request -> handler.onConnectionRequest(new HeldRequest(request)));
             }
         };
     }
 
     /** A connection request whose {@code accept} returns when the test lets it. */
-    private final class HeldRequest implements ConnectionRequest {
-        private final ConnectionRequest request;
-
+    private final class HeldRequest extends ForwardingConnectionRequest {
         HeldRequest(ConnectionRequest request) {
-            this.request = request;
-        }
-
-        @Override
-        public InetSocketAddress remoteAddress() {
-            return request.remoteAddress();
-        }
-
-        @Override
-        public InetSocketAddress localAddress() {
-            return request.localAddress();
-        }
-
-        @Override
-        public byte[] privateData() {
-            return request.privateData();
-        }
-
-        @Override
-        public int responderResources() {
-            return request.responderResources();
-        }
-
-        @Override
-        public int initiatorDepth() {
-            return request.initiatorDepth();
+            super(request);
         }
 
         @Override
         public void accept(QueuePair qp, AcceptParameters parameters, ConnectionListener listener)
                 throws VerbsException {
-            request.accept(qp, parameters, listener);
+            super.accept(qp, parameters, listener);
             CountDownLatch held = acceptsHeld;
             if (held != null) {
                 try {
@@ -152,33 +96,11 @@ final class FaultyServerDevice implements RdmaDevice {
                 }
             }
         }
-
-        @Override
-        public void reject(byte[] privateData) {
-            request.reject(privateData);
-        }
     }
 
-    @Override
-    public ResourceCounts resourceCounts() {
-        return device.resourceCounts();
-    }
-
-    @Override
-    public void close() {
-        device.close();
-    }
-
-    private final class Pd implements ProtectionDomain {
-        private final ProtectionDomain pd;
-
+    private final class Pd extends ForwardingProtectionDomain {
         Pd(ProtectionDomain pd) {
-            this.pd = pd;
-        }
-
-        @Override
-        public RdmaDevice device() {
-            return FaultyServerDevice.this;
+            super(pd, FaultyServerDevice.this);
         }
 
         @Override
@@ -194,32 +116,7 @@ final class FaultyServerDevice implements RdmaDevice {
                 }
                 throw (RuntimeException) t;
             }
-            return pd.registerMemory(buffer, access);
-        }
-
-        @Override
-        public FastRegMemoryRegion allocFastRegMr(int maxPages) throws VerbsException {
-            return pd.allocFastRegMr(maxPages);
-        }
-
-        @Override
-        public Fmr allocFmr(int maxPages, int access) throws VerbsException {
-            return pd.allocFmr(maxPages, access);
-        }
-
-        @Override
-        public void unmapFmrs(List<? extends Fmr> fmrs) throws VerbsException {
-            pd.unmapFmrs(fmrs);
-        }
-
-        @Override
-        public QueuePair createQueuePair(QueuePairConfig config) throws VerbsException {
-            return pd.createQueuePair(config);
-        }
-
-        @Override
-        public void close() throws VerbsException {
-            pd.close();
+            return super.registerMemory(buffer, access);
         }
     }
 }

@@ -112,7 +112,7 @@ final class Download {
                     eofAt.accumulateAndGet(r.offset() + count, Math::min);
                 } else if (count < r.length()) {
                     if (count == 0) {
-                        throw new IOException("READ at " + r.offset() + " returned nothing before end of file");
+                        throw new EmptyReadException(r.offset());
                     }
                     retry.add(new Range(r.offset() + count, r.length() - count));
                 }

@@ -457,7 +457,7 @@ public final class NfsClient implements NfsMount {
                     return out.toByteArray();
                 }
                 if (r.count() == 0) {
-                    throw new IOException("READ returned nothing before end of file");
+                    throw new EmptyReadException(offset);
                 }
             } finally {
                 buf.release();

@@ -25,7 +25,7 @@ import org.rpcrdma4j.nfs.vfs.WriteResult;
  * name) and can hold them: while the gate is closed, a WRITE or REMOVE waits inside the server until it opens, so a
  * test knows those calls are in flight. It can also answer a READ with no data ({@link #readsAt}).
  */
-final class GatedVfs implements Vfs {
+public final class GatedVfs implements Vfs {
     private final Vfs inner;
     private final Object gate = new Object();
     private boolean closed;
@@ -35,9 +35,9 @@ final class GatedVfs implements Vfs {
     final Map<String, AtomicInteger> writes = new ConcurrentHashMap<>();
     final Map<String, AtomicInteger> removes = new ConcurrentHashMap<>();
     /** The next READ at each of these offsets (of any file) gets this answer, without data, instead of the file's. */
-    final Map<Long, ReadResult> readsAt = new ConcurrentHashMap<>();
+    public final Map<Long, ReadResult> readsAt = new ConcurrentHashMap<>();
 
-    GatedVfs(Vfs inner) {
+    public GatedVfs(Vfs inner) {
         this.inner = inner;
     }
 

@@ -363,10 +363,10 @@ final class CallMarshaler {
                     + "buffer (" + buffers.config().arenaSize() + " bytes)");
         }
         long wait = buffers.config().allocateTimeout().toNanos();
-        boolean untilDeadline = false;
-        if (slot.deadlineNanos != 0 && slot.deadlineNanos - System.nanoTime() < wait) {
-            wait = Math.max(0, slot.deadlineNanos - System.nanoTime());
-            untilDeadline = true;
+        long left = slot.deadlineNanos == 0 ? Long.MAX_VALUE : slot.deadlineNanos - System.nanoTime();
+        boolean untilDeadline = left < wait;
+        if (untilDeadline) {
+            wait = Math.max(0, left);
         }
         try {
             return buffers.allocate((int) size, wait, TimeUnit.NANOSECONDS);

@@ -35,7 +35,8 @@ class ServeTest {
         int tcpPort = Integer.parseInt(rdma.group(3));
         assertThat(banner).contains("NFS over TCP:  tcp://127.0.0.1:" + tcpPort + "/shared")
                 .contains("mount -o proto=rdma,port=" + rdmaPort + ",vers=3,mountport=" + tcpPort
-                        + ",mountproto=tcp,nolock 127.0.0.1:/shared /mnt");
+                        + ",mountproto=tcp,nolock 127.0.0.1:/shared /mnt")
+                .contains("Open to:       *(rw)   (every host that reaches 127.0.0.1; --clients to restrict)");
 
         Cli.Result overRdma = Cli.run("ls", rdma.group(1));
         assertThat(overRdma.out()).as(overRdma.toString()).isEqualTo("a.txt\n");
@@ -112,6 +113,46 @@ class ServeTest {
         assertThat(stopped.code()).as(stopped.toString()).isZero();
         assertThat(stopped.out()).containsPattern("\\(([1-9][0-9]*) without a copy\\)")
                 .containsPattern("NFSv4 operations: .*\\bCOPY 1\\b.*\\bCLONE 1\\b");
+    }
+
+    /**
+     * --clients opens the export to the hosts it names, as /etc/exports does: here this host (127.0.0.1) gets the
+     * subnet's read-only access, while the read-write spec names another address; every change is refused over RDMA
+     * and TCP, and the file is unchanged.
+     */
+    @Test
+    void clientsOpenTheExportToTheHostsTheyName() throws Exception {
+        Path dir = Files.createDirectories(temp.resolve("partly"));
+        Files.writeString(dir.resolve("a.txt"), "kept\n");
+        Cli.Running serve = Cli.start("serve", dir.toString(), "--port", "0", "--tcp-port", "0", "--bind",
+                "127.0.0.1", "--provider", "soft", "--clients", "127.0.0.2(rw)", "--clients", "127.0.0.0/8(ro)");
+        String banner = serve.awaitOutput("Serving; press Ctrl-C to stop.", 60);
+        assertThat(banner).contains("Open to:       127.0.0.2(rw) 127.0.0.0/8(ro)\n");
+        Matcher rdma = Pattern.compile("NFS over RDMA: (rdma://\\S+)").matcher(banner);
+        Matcher tcp = Pattern.compile("NFS over TCP:  (tcp://\\S+)").matcher(banner);
+        assertThat(rdma.find() && tcp.find()).as(banner).isTrue();
+        Path src = Files.writeString(temp.resolve("new.txt"), "changed\n");
+        for (String url : new String[] {rdma.group(1), tcp.group(1), tcp.group(1) + "?vers=3"}) {
+            Cli.Result ls = Cli.run("ls", url);
+            assertThat(ls.out()).as(ls.toString()).isEqualTo("a.txt\n");
+            Cli.Result put = Cli.run("put", url, src.toString(), "/a.txt");
+            assertThat(put.code()).as(put.toString()).isEqualTo(ExitCode.NFS.code());
+            assertThat(put.err()).as(put.toString()).contains("read-only");
+        }
+        assertThat(Files.readString(dir.resolve("a.txt"))).isEqualTo("kept\n");
+        assertThat(serve.interrupt(30).code()).isZero();
+    }
+
+    @Test
+    void clientSpecsThisServerCannotHonourAreRefused() {
+        Cli.Result squash = Cli.run("serve", temp.toString(), "--port", "0", "--tcp-port", "0", "--clients",
+                "*(rw,root_squash)");
+        assertThat(squash.code()).as(squash.toString()).isEqualTo(ExitCode.USAGE.code());
+        assertThat(squash.err()).contains("--clients").contains("option root_squash is not supported");
+        Cli.Result bad = Cli.run("serve", temp.toString(), "--port", "0", "--tcp-port", "0", "--clients",
+                "10.0.0.0/40(rw)");
+        assertThat(bad.code()).as(bad.toString()).isEqualTo(ExitCode.USAGE.code());
+        assertThat(bad.err()).contains("prefix length 40");
     }
 
     @Test

@@ -3,6 +3,7 @@ package org.rpcrdma4j.mount.command;
 import java.net.InetAddress;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -14,6 +15,7 @@ import org.rpcrdma4j.mount.cli.Converters;
 import org.rpcrdma4j.mount.cli.ProviderOptions;
 import org.rpcrdma4j.mount.cli.Sizes;
 import org.rpcrdma4j.mount.server.EmbeddedServer;
+import org.rpcrdma4j.nfs.server.ExportClients;
 import org.rpcrdma4j.registration.RegistrationMode;
 import org.rpcrdma4j.xprt.drc.DrcCounter;
 import org.rpcrdma4j.xprt.server.ServerCounter;
@@ -60,6 +62,13 @@ final class ServeCommand implements Callable<Integer> {
 
     @Option(names = "--read-only", description = "Refuse every change.")
     boolean readOnly;
+
+    @Option(names = "--clients", paramLabel = "SPECS",
+            description = {"The hosts the export is open to, as in /etc/exports (default: *(rw), every host): e.g. "
+                    + "'10.0.0.0/8(rw) 192.168.1.7(rw) *(ro)'. A host is *, an address, a subnet (10.0.0.0/8) or a "
+                    + "name; options rw or ro (the default). The most specific match wins; other hosts may not "
+                    + "mount, nor use the export's file handles. May be given more than once."})
+    List<String> clients;
 
     @Option(names = "--memory", paramLabel = "SIZE", converter = Converters.LongSize.class,
             description = "Export an empty in-memory file system of SIZE (e.g. 4G) instead of a directory, held in "
@@ -157,9 +166,15 @@ final class ServeCommand implements Callable<Integer> {
         if (!exportPath.startsWith("/")) {
             exportPath = "/" + exportPath;
         }
+        ExportClients open;
+        try {
+            open = clients == null ? ExportClients.everyHost() : ExportClients.parse(String.join(" ", clients));
+        } catch (IllegalArgumentException e) {
+            throw new CliException(ExitCode.USAGE, "--clients: " + e.getMessage());
+        }
         EmbeddedServer.Settings settings = new EmbeddedServer.Settings(absolute, exportPath, bind, port, tcpPort,
                 provider.provider(), provider.deviceOptions(), readOnly, credits, inlineSend, inlineRecv,
-                registration, true, !noReplyCache, gracePeriod, sameThread, memory);
+                registration, true, !noReplyCache, gracePeriod, sameThread, memory, open);
         String shown = host != null ? host : displayHost(bind);
         if (absolute != null) {
             FileNameEncoding.warning(FileNameEncoding.current()).ifPresent(w -> {
@@ -175,6 +190,8 @@ final class ServeCommand implements Callable<Integer> {
             io.out().println("  NFS over TCP:  " + server.tcpUrl(shown));
             io.out().println("  Linux client:  " + server.linuxMountCommand(shown));
             io.out().println("  ... or NFSv3:  " + server.linuxNfs3MountCommand(shown));
+            io.out().println("  Open to:       " + open + (open.isEveryHost() ? "   (every host that reaches "
+                    + bind + "; --clients to restrict)" : "") + (readOnly ? ", read-only" : ""));
             io.out().println("Serving; press Ctrl-C to stop.");
             io.out().flush();
             try {

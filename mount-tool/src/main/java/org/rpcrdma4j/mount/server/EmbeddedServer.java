@@ -13,6 +13,7 @@ import java.util.Optional;
 import org.rpcrdma4j.mount.CliException;
 import org.rpcrdma4j.mount.ExitCode;
 import org.rpcrdma4j.mount.client.Devices;
+import org.rpcrdma4j.nfs.server.ExportClients;
 import org.rpcrdma4j.nfs.server.NfsServer;
 import org.rpcrdma4j.nfs.server.rdma.NfsRdmaServer;
 import org.rpcrdma4j.nfs.server.rdma.RdmaServerMemory;
@@ -59,11 +60,12 @@ public final class EmbeddedServer implements AutoCloseable {
      *                      export's file I/O holds up the connection it came on
      * @param memoryBytes   0 to export {@code dir}; else the capacity of an in-memory file system exported instead
      *                      ({@code dir} null), whose blocks are the RDMA server's registered memory
+     * @param clients       the hosts the export is open to, as {@code /etc/exports} writes them (null: every host)
      */
     public record Settings(Path dir, String exportPath, String bindAddress, int rdmaPort, int tcpPort, String provider,
                            Map<String, String> deviceOptions, boolean readOnly, int credits, int inlineSend,
                            int inlineRecv, RegistrationMode registration, boolean jmx, boolean replyCache,
-                           Duration gracePeriod, boolean sameThread, long memoryBytes) {
+                           Duration gracePeriod, boolean sameThread, long memoryBytes, ExportClients clients) {
         /** The grace period of {@code serve} unless told otherwise: the library's, as the Linux guest's knfsd. */
         public static final Duration DEFAULT_GRACE = NfsServer.defaultNfs4().graceTime();
 
@@ -73,6 +75,9 @@ public final class EmbeddedServer implements AutoCloseable {
             }
             if (memoryBytes < 0 || (memoryBytes == 0) == (dir == null)) {
                 throw new CliException(ExitCode.USAGE, "export either a directory or memory");
+            }
+            if (clients == null) {
+                clients = ExportClients.everyHost();
             }
         }
 
@@ -88,7 +93,7 @@ public final class EmbeddedServer implements AutoCloseable {
          */
         public static Settings local(Path dir, String exportPath, String provider, Map<String, String> options) {
             return new Settings(dir, exportPath, "127.0.0.1", 0, 0, provider, options, false, 128, 4096, 4096,
-                    RegistrationMode.AUTO, false, true, Duration.ZERO, false, 0);
+                    RegistrationMode.AUTO, false, true, Duration.ZERO, false, 0, ExportClients.everyHost());
         }
     }
 
@@ -138,7 +143,7 @@ public final class EmbeddedServer implements AutoCloseable {
         DuplicateRequestCache replyCache = null;
         try {
             device = Devices.open(s.provider(), s.deviceOptions());
-            NfsServer.Builder nfs = NfsServer.builder().export(s.exportPath(), vfs, s.readOnly())
+            NfsServer.Builder nfs = NfsServer.builder().export(s.exportPath(), vfs, s.readOnly(), s.clients())
                     .bindAddress(s.bindAddress()).port(s.tcpPort())
                     .nfs4(NfsServer.defaultNfs4().withGraceTime(s.gracePeriod()));
             if (s.replyCache()) {

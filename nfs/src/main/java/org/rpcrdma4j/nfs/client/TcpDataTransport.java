@@ -283,7 +283,11 @@ public final class TcpDataTransport implements DataTransport {
             return new RpcTimeoutException("no reply from " + server + " within " + config.callTimeout(), e);
         }
         if (e instanceof OncRpcRejectedException) {
-            return new RpcDeniedException("call denied by " + server + ": " + e.getMessage(), e);
+            // oncrpc4j keeps only the reject status's name, not the auth_stat
+            String status = String.valueOf(e.getMessage());
+            return status.contains("AUTH_ERROR") ? RpcDeniedException.of(server, 1, -1)
+                    : status.contains("RPC_MISMATCH") ? RpcDeniedException.of(server, 0, -1)
+                    : new RpcDeniedException("call denied by " + server + ": " + status, e);
         }
         if (e instanceof OncRpcAcceptedException) {
             return new RpcNotAcceptedException(AcceptStatus.fromName(e.getMessage()), "from " + server, e);

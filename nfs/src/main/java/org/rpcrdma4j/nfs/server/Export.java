@@ -1,5 +1,6 @@
 package org.rpcrdma4j.nfs.server;
 
+import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -16,19 +17,33 @@ import org.rpcrdma4j.nfs.vfs.Vfs;
  *
  * @param path     the path clients mount, e.g. "/data"
  * @param vfs      the tree; the export does not own it (closing the server does not close it)
- * @param readOnly whether every change is refused with {@code NFS3ERR_ROFS}
+ * @param readOnly whether every change is refused with {@code NFS3ERR_ROFS}, whatever {@code clients} say
+ * @param clients  the hosts the export is open to, and which of them may change it
  */
-public record Export(String path, Vfs vfs, boolean readOnly, int id) {
+public record Export(String path, Vfs vfs, boolean readOnly, int id, ExportClients clients) {
     public Export {
         Objects.requireNonNull(path, "path");
         Objects.requireNonNull(vfs, "vfs");
+        Objects.requireNonNull(clients, "clients");
         if (!path.startsWith("/")) {
             throw new IllegalArgumentException("an export path is absolute: " + path);
         }
     }
 
+    /** An export open to every host ({@code *(rw)}, or {@code *(ro)} when {@code readOnly}). */
     public static Export of(String path, Vfs vfs, boolean readOnly) {
-        return new Export(normalize(path), vfs, readOnly, idOf(normalize(path)));
+        return of(path, vfs, readOnly, readOnly ? ExportClients.everyHostReadOnly() : ExportClients.everyHost());
+    }
+
+    /** An export open to the hosts {@code clients} name. */
+    public static Export of(String path, Vfs vfs, boolean readOnly, ExportClients clients) {
+        return new Export(normalize(path), vfs, readOnly, idOf(normalize(path)), clients);
+    }
+
+    /** What {@code client} may do with this export: {@code clients}' answer, read only when the export is. */
+    public ExportClients.Access access(InetAddress client) {
+        ExportClients.Access a = clients.access(client);
+        return readOnly && a == ExportClients.Access.READ_WRITE ? ExportClients.Access.READ_ONLY : a;
     }
 
     /** "/a/b/" and "/a//b" are "/a/b"; "" and "/" are "/". */

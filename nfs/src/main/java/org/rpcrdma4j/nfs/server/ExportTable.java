@@ -1,17 +1,26 @@
 package org.rpcrdma4j.nfs.server;
 
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.dcache.oncrpc4j.rpc.RpcAuthStat;
+import org.dcache.oncrpc4j.rpc.RpcCall;
+import org.dcache.oncrpc4j.rpc.RpcRejectStatus;
+import org.dcache.oncrpc4j.xdr.XdrInt;
 import org.rpcrdma4j.nfs.FileHandle;
 import org.rpcrdma4j.nfs.Nfs3Status;
 import org.rpcrdma4j.nfs.NfsException;
 
 /** The server's exports, by path (for MOUNT) and by handle prefix (for NFS). Immutable. */
 public final class ExportTable {
-    /** A wire handle resolved: its export and the VFS handle inside. */
-    public record Target(Export export, FileHandle fh) {
+    /**
+     * A wire handle resolved for one client: its export, the VFS handle inside, and whether that client may only
+     * read (the export is read-only, or open to it read-only).
+     */
+    public record Target(Export export, FileHandle fh, boolean readOnly) {
     }
 
     private final Map<String, Export> byPath = new LinkedHashMap<>();
@@ -37,12 +46,55 @@ public final class ExportTable {
         return byPath.get(Export.normalize(path));
     }
 
-    /** Resolves a wire handle: {@code NFS3ERR_BADHANDLE} when malformed, {@code NFS3ERR_STALE} for no export. */
-    public Target resolve(FileHandle wire) throws NfsException {
+    /**
+     * Resolves a wire handle for {@code client} (null when unknown): {@code NFS3ERR_BADHANDLE} when malformed,
+     * {@code NFS3ERR_STALE} for no export, and also when the export is not open to the client (as Linux's server
+     * answers: to that client the handle names nothing).
+     */
+    public Target resolve(FileHandle wire, InetAddress client) throws NfsException {
         Export e = byId.get(Export.idOf(wire));
         if (e == null) {
             throw new NfsException(Nfs3Status.NFS3ERR_STALE, "no such export");
         }
-        return new Target(e, e.unwrap(wire));
+        ExportClients.Access access = e.access(client);
+        if (access == ExportClients.Access.NONE) {
+            throw new NfsException(Nfs3Status.NFS3ERR_STALE, "export " + e.path() + " is not open to "
+                    + (client == null ? "an unknown host" : client.getHostAddress()));
+        }
+        return new Target(e, e.unwrap(wire), access == ExportClients.Access.READ_ONLY);
+    }
+
+    /**
+     * Whether some export is open to {@code client}. A host none is open to gets no NFS service but NULL: its calls
+     * are rejected with AUTH_ERROR (AUTH_BADCRED), as Linux's server rejects a host that matches no export.
+     */
+    public boolean openToAny(InetAddress client) {
+        for (Export e : byPath.values()) {
+            if (e.access(client) != ExportClients.Access.NONE) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Rejects {@code call} with AUTH_ERROR (AUTH_BADCRED) when no export is open to its host, and says so; false when
+     * it may go on.
+     */
+    public boolean rejectedHost(RpcCall call) {
+        if (call.getProcedure() == 0 || openToAny(clientOf(call))) {
+            return false;
+        }
+        call.reject(RpcRejectStatus.AUTH_ERROR, new XdrInt(RpcAuthStat.AUTH_BADCRED));
+        return true;
+    }
+
+    /** The address of the host that sent {@code call}, or null when its transport does not say. */
+    public static InetAddress clientOf(RpcCall call) {
+        if (call == null) {
+            return null;
+        }
+        InetSocketAddress peer = call.getTransport().getRemoteSocketAddress();
+        return peer == null ? null : peer.getAddress();
     }
 }

@@ -17,13 +17,18 @@ import org.rpcrdma4j.nfs.xdr.MountListRes;
 import org.rpcrdma4j.nfs.xdr.MountPathArgs;
 import org.rpcrdma4j.nfs.xdr.MountRes;
 import org.rpcrdma4j.nfs.xdr.MountStatus;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * The MOUNT version 3 program: MNT hands out an export's root handle (AUTH_SYS and AUTH_NONE accepted), UMNT and
- * UMNTALL forget mounts, DUMP lists them and EXPORT lists the exports (open to every host). The mount list is kept
- * for DUMP only; nothing depends on it. MOUNT always runs over TCP, also when NFS runs over RDMA.
+ * The MOUNT version 3 program: MNT hands out an export's root handle (AUTH_SYS and AUTH_NONE accepted) to a host the
+ * export is open to ({@code MNT3ERR_ACCES} to any other, as Linux's mountd answers), UMNT and UMNTALL forget mounts,
+ * DUMP lists them and EXPORT lists the exports with the hosts each is open to. The mount list is kept for DUMP only;
+ * nothing depends on it. MOUNT always runs over TCP, also when NFS runs over RDMA.
  */
 public final class MountProgram implements RpcDispatchable {
+    private static final Logger LOG = LoggerFactory.getLogger(MountProgram.class);
+
     private final ExportTable exports;
     private final Set<MountListRes.Mount> mounts = ConcurrentHashMap.newKeySet();
 
@@ -50,6 +55,10 @@ public final class MountProgram implements RpcDispatchable {
                 Export e = exports.byPath(args.path);
                 if (e == null) {
                     res.status = MountStatus.MNT3ERR_NOENT.wireValue();
+                } else if (e.access(ExportTable.clientOf(call)) == ExportClients.Access.NONE) {
+                    LOG.warn("refused to mount {} for {}: the export is open to {}", e.path(), host(call),
+                            e.clients());
+                    res.status = MountStatus.MNT3ERR_ACCES.wireValue();
                 } else {
                     res.status = MountStatus.MNT3_OK.wireValue();
                     res.root = e.rootHandle();
@@ -81,7 +90,11 @@ public final class MountProgram implements RpcDispatchable {
                 ExportsRes res = new ExportsRes();
                 List<ExportsRes.Export> list = new ArrayList<>();
                 for (Export e : exports.all()) {
-                    list.add(new ExportsRes.Export(e.path(), List.of()));
+                    List<String> groups = new ArrayList<>();
+                    for (ExportClients.Spec spec : e.clients().specs()) {
+                        groups.add(spec.host());
+                    }
+                    list.add(new ExportsRes.Export(e.path(), groups));
                 }
                 res.exports = list;
                 call.reply(res);

@@ -43,8 +43,10 @@ import org.slf4j.LoggerFactory;
  * {@code FSF3_LINK}).
  * <p>
  * ACCESS answers from the mode bits and the AUTH_SYS credential ({@link AccessRights}); other
- * procedures do not check permissions beyond what the VFS itself enforces. This server is meant for tests,
- * benchmarks and trusted networks.
+ * procedures do not check permissions beyond what the VFS itself enforces. Which hosts may use an export, and which of
+ * them may change it, follows its {@link ExportClients}: a handle of an export not open to the caller's host is
+ * {@code NFS3ERR_STALE}, and a host no export is open to gets AUTH_ERROR for every call but NULL, as from Linux's
+ * server.
  */
 public final class Nfs3Program implements RpcDispatchable {
     private static final Logger LOG = LoggerFactory.getLogger(Nfs3Program.class);
@@ -95,32 +97,37 @@ public final class Nfs3Program implements RpcDispatchable {
         }
     }
 
-    private Target target(FileHandle wire) throws NfsException {
-        return exports.resolve(wire);
+    /** What a handle names, for the host that sent {@code call}; NFS3ERR_ACCES when its export is not open to it. */
+    private Target target(RpcCall call, FileHandle wire) throws NfsException {
+        return exports.resolve(wire, ExportTable.clientOf(call));
     }
 
     private static void writable(Target t) throws NfsException {
-        if (t.export().readOnly()) {
-            throw new NfsException(Nfs3Status.NFS3ERR_ROFS, "read-only export");
+        if (t.readOnly()) {
+            throw new NfsException(Nfs3Status.NFS3ERR_ROFS, t.export().readOnly() ? "read-only export"
+                    : "export open to this host read-only");
         }
     }
 
     /** Attributes after an operation, or null when they cannot be had. */
-    private FileAttributes postOp(FileHandle wire) {
+    private FileAttributes postOp(RpcCall call, FileHandle wire) {
         try {
-            Target t = target(wire);
+            Target t = target(call, wire);
             return t.export().vfs().getattr(t.fh());
         } catch (NfsException | RuntimeException e) {
             return null;
         }
     }
 
-    private WccData wcc(FileHandle wire) {
-        return WccData.after(postOp(wire));
+    private WccData wcc(RpcCall call, FileHandle wire) {
+        return WccData.after(postOp(call, wire));
     }
 
     @Override
     public void dispatchOncRpcCall(RpcCall call) throws OncRpcException, IOException {
+        if (exports.rejectedHost(call)) {
+            return;
+        }
         int proc = call.getProcedure();
         switch (proc) {
             case Nfs3.NULL -> {
@@ -154,7 +161,7 @@ public final class Nfs3Program implements RpcDispatchable {
         FhArgs args = decode(call, new FhArgs());
         GetattrRes res = new GetattrRes();
         res.status = run("GETATTR", () -> {
-            Target t = target(args.object);
+            Target t = target(call, args.object);
             res.attributes = t.export().vfs().getattr(t.fh());
         });
         call.reply(res);
@@ -164,12 +171,12 @@ public final class Nfs3Program implements RpcDispatchable {
         SetattrArgs args = decode(call, new SetattrArgs());
         WccRes res = new WccRes();
         res.status = run("SETATTR", () -> {
-            Target t = target(args.object);
+            Target t = target(call, args.object);
             writable(t);
             res.wcc = WccData.after(t.export().vfs().setattr(t.fh(), args.attributes, args.guardCtime));
         });
         if (!res.isOk()) {
-            res.wcc = wcc(args.object);
+            res.wcc = wcc(call, args.object);
         }
         call.reply(res);
     }
@@ -178,12 +185,12 @@ public final class Nfs3Program implements RpcDispatchable {
         DirOpArgs args = decode(call, new DirOpArgs());
         LookupRes res = new LookupRes();
         res.status = run("LOOKUP", () -> {
-            Target t = target(args.dir);
+            Target t = target(call, args.dir);
             NfsObject o = t.export().vfs().lookup(t.fh(), args.name);
             res.object = t.export().wrap(o.handle());
             res.objectAttributes = o.attributes();
         });
-        res.dirAttributes = postOp(args.dir);
+        res.dirAttributes = postOp(call, args.dir);
         call.reply(res);
     }
 
@@ -191,10 +198,10 @@ public final class Nfs3Program implements RpcDispatchable {
         AccessArgs args = decode(call, new AccessArgs());
         AccessRes res = new AccessRes();
         res.status = run("ACCESS", () -> {
-            Target t = target(args.object);
+            Target t = target(call, args.object);
             FileAttributes a = t.export().vfs().getattr(t.fh());
             res.attributes = a;
-            res.access = args.access & AccessRights.allowed(call, a, t.export().readOnly());
+            res.access = args.access & AccessRights.allowed(call, a, t.readOnly());
         });
         call.reply(res);
     }
@@ -204,10 +211,10 @@ public final class Nfs3Program implements RpcDispatchable {
         FhArgs args = decode(call, new FhArgs());
         ReadlinkRes res = new ReadlinkRes();
         res.status = run("READLINK", () -> {
-            Target t = target(args.object);
+            Target t = target(call, args.object);
             res.target = t.export().vfs().readlink(t.fh());
         });
-        res.attributes = postOp(args.object);
+        res.attributes = postOp(call, args.object);
         call.reply(res);
     }
 
@@ -217,7 +224,7 @@ public final class Nfs3Program implements RpcDispatchable {
         ByteBuf[] held = new ByteBuf[1];
         LentRange[] lent = new LentRange[1];
         res.status = run("READ", () -> {
-            Target t = target(args.file);
+            Target t = target(call, args.file);
             int count = (int) Math.min(args.count, limits.maxRead());
             Vfs vfs = t.export().vfs();
             LentRange range = vfs.lend(t.fh(), args.offset, count);
@@ -238,7 +245,7 @@ public final class Nfs3Program implements RpcDispatchable {
             res.eof = r.eof();
             res.data = dst;
         });
-        res.attributes = postOp(args.file);
+        res.attributes = postOp(call, args.file);
         Runnable release;
         if (lent[0] != null) {
             release = lent[0].data()::release;
@@ -262,7 +269,7 @@ public final class Nfs3Program implements RpcDispatchable {
         WriteArgs args = decode(call, new WriteArgs());
         WriteRes res = new WriteRes();
         res.status = run("WRITE", () -> {
-            Target t = target(args.file);
+            Target t = target(call, args.file);
             writable(t);
             ByteBuffer data = args.data;
             if (args.count > data.remaining()) {
@@ -276,7 +283,7 @@ public final class Nfs3Program implements RpcDispatchable {
             res.committed = w.committed();
             res.verifier = vfs.writeVerifier();
         });
-        res.wcc = wcc(args.file);
+        res.wcc = wcc(call, args.file);
         call.reply(res);
     }
 
@@ -289,11 +296,11 @@ public final class Nfs3Program implements RpcDispatchable {
         CreateArgs args = decode(call, new CreateArgs());
         NewObjectRes res = new NewObjectRes();
         res.status = run("CREATE", () -> {
-            Target t = target(args.dir);
+            Target t = target(call, args.dir);
             writable(t);
             created(res, t, t.export().vfs().create(t.fh(), args.name, args.mode, args.attributes, args.verifier));
         });
-        res.dirWcc = wcc(args.dir);
+        res.dirWcc = wcc(call, args.dir);
         call.reply(res);
     }
 
@@ -301,11 +308,11 @@ public final class Nfs3Program implements RpcDispatchable {
         MkdirArgs args = decode(call, new MkdirArgs());
         NewObjectRes res = new NewObjectRes();
         res.status = run("MKDIR", () -> {
-            Target t = target(args.dir);
+            Target t = target(call, args.dir);
             writable(t);
             created(res, t, t.export().vfs().mkdir(t.fh(), args.name, args.attributes));
         });
-        res.dirWcc = wcc(args.dir);
+        res.dirWcc = wcc(call, args.dir);
         call.reply(res);
     }
 
@@ -313,11 +320,11 @@ public final class Nfs3Program implements RpcDispatchable {
         SymlinkArgs args = decode(call, new SymlinkArgs());
         NewObjectRes res = new NewObjectRes();
         res.status = run("SYMLINK", () -> {
-            Target t = target(args.dir);
+            Target t = target(call, args.dir);
             writable(t);
             created(res, t, t.export().vfs().symlink(t.fh(), args.name, args.target, args.attributes));
         });
-        res.dirWcc = wcc(args.dir);
+        res.dirWcc = wcc(call, args.dir);
         call.reply(res);
     }
 
@@ -325,10 +332,10 @@ public final class Nfs3Program implements RpcDispatchable {
         MknodArgs args = decode(call, new MknodArgs());
         NewObjectRes res = new NewObjectRes();
         res.status = run("MKNOD", () -> {
-            target(args.dir);
+            target(call, args.dir);
             throw new NfsException(Nfs3Status.NFS3ERR_NOTSUPP, "MKNOD");
         });
-        res.dirWcc = wcc(args.dir);
+        res.dirWcc = wcc(call, args.dir);
         call.reply(res);
     }
 
@@ -336,7 +343,7 @@ public final class Nfs3Program implements RpcDispatchable {
         DirOpArgs args = decode(call, new DirOpArgs());
         WccRes res = new WccRes();
         res.status = run(directory ? "RMDIR" : "REMOVE", () -> {
-            Target t = target(args.dir);
+            Target t = target(call, args.dir);
             writable(t);
             if (directory) {
                 t.export().vfs().rmdir(t.fh(), args.name);
@@ -344,7 +351,7 @@ public final class Nfs3Program implements RpcDispatchable {
                 t.export().vfs().remove(t.fh(), args.name);
             }
         });
-        res.wcc = wcc(args.dir);
+        res.wcc = wcc(call, args.dir);
         call.reply(res);
     }
 
@@ -352,16 +359,16 @@ public final class Nfs3Program implements RpcDispatchable {
         RenameArgs args = decode(call, new RenameArgs());
         RenameRes res = new RenameRes();
         res.status = run("RENAME", () -> {
-            Target from = target(args.fromDir);
-            Target to = target(args.toDir);
+            Target from = target(call, args.fromDir);
+            Target to = target(call, args.toDir);
             if (from.export() != to.export()) {
                 throw new NfsException(Nfs3Status.NFS3ERR_XDEV, "rename across exports");
             }
             writable(from);
             from.export().vfs().rename(from.fh(), args.fromName, to.fh(), args.toName);
         });
-        res.fromDirWcc = wcc(args.fromDir);
-        res.toDirWcc = wcc(args.toDir);
+        res.fromDirWcc = wcc(call, args.fromDir);
+        res.toDirWcc = wcc(call, args.toDir);
         call.reply(res);
     }
 
@@ -369,12 +376,12 @@ public final class Nfs3Program implements RpcDispatchable {
         LinkArgs args = decode(call, new LinkArgs());
         LinkRes res = new LinkRes();
         res.status = run("LINK", () -> {
-            target(args.file);
-            target(args.dir);
+            target(call, args.file);
+            target(call, args.dir);
             throw new NfsException(Nfs3Status.NFS3ERR_NOTSUPP, "LINK");
         });
-        res.attributes = postOp(args.file);
-        res.linkDirWcc = wcc(args.dir);
+        res.attributes = postOp(call, args.file);
+        res.linkDirWcc = wcc(call, args.dir);
         call.reply(res);
     }
 
@@ -382,7 +389,7 @@ public final class Nfs3Program implements RpcDispatchable {
         ReaddirArgs args = decode(call, new ReaddirArgs(plus));
         ReaddirRes res = new ReaddirRes(plus);
         res.status = run(plus ? "READDIRPLUS" : "READDIR", () -> {
-            Target t = target(args.dir);
+            Target t = target(call, args.dir);
             FileAttributes dirAttributes = t.export().vfs().getattr(t.fh());
             res.dirAttributes = dirAttributes;
             long budget = Math.min(args.maxCount, limits.maxReaddir())
@@ -415,7 +422,7 @@ public final class Nfs3Program implements RpcDispatchable {
             res.eof = all && page.eof();
         });
         if (!res.isOk()) {
-            res.dirAttributes = postOp(args.dir);
+            res.dirAttributes = postOp(call, args.dir);
         }
         call.reply(res);
     }
@@ -424,10 +431,10 @@ public final class Nfs3Program implements RpcDispatchable {
         FhArgs args = decode(call, new FhArgs());
         FsstatRes res = new FsstatRes();
         res.status = run("FSSTAT", () -> {
-            Target t = target(args.object);
+            Target t = target(call, args.object);
             res.fsstat = t.export().vfs().fsstat(t.fh());
         });
-        res.attributes = postOp(args.object);
+        res.attributes = postOp(call, args.object);
         call.reply(res);
     }
 
@@ -435,13 +442,13 @@ public final class Nfs3Program implements RpcDispatchable {
         FhArgs args = decode(call, new FhArgs());
         FsinfoRes res = new FsinfoRes();
         res.status = run("FSINFO", () -> {
-            Target t = target(args.object);
+            Target t = target(call, args.object);
             t.export().vfs().getattr(t.fh());
             res.fsinfo = new FsInfo(limits.maxRead(), limits.maxRead(), 4096, limits.maxWrite(), limits.maxWrite(),
                     4096, limits.maxReaddir(), t.export().vfs().maxFileSize(), new NfsTime(0, 1),
                     FsInfo.FSF3_SYMLINK | FsInfo.FSF3_HOMOGENEOUS | FsInfo.FSF3_CANSETTIME);
         });
-        res.attributes = postOp(args.object);
+        res.attributes = postOp(call, args.object);
         call.reply(res);
     }
 
@@ -449,11 +456,11 @@ public final class Nfs3Program implements RpcDispatchable {
         FhArgs args = decode(call, new FhArgs());
         PathconfRes res = new PathconfRes();
         res.status = run("PATHCONF", () -> {
-            Target t = target(args.object);
+            Target t = target(call, args.object);
             t.export().vfs().getattr(t.fh());
             res.pathconf = new PathConf(1, Nfs3.MAXNAMLEN, true, true, false, true);
         });
-        res.attributes = postOp(args.object);
+        res.attributes = postOp(call, args.object);
         call.reply(res);
     }
 
@@ -461,12 +468,12 @@ public final class Nfs3Program implements RpcDispatchable {
         FileRangeArgs args = decode(call, new FileRangeArgs());
         CommitRes res = new CommitRes();
         res.status = run("COMMIT", () -> {
-            Target t = target(args.file);
+            Target t = target(call, args.file);
             Vfs vfs = t.export().vfs();
             vfs.commit(t.fh(), args.offset, args.count);
             res.verifier = vfs.writeVerifier();
         });
-        res.wcc = wcc(args.file);
+        res.wcc = wcc(call, args.file);
         call.reply(res);
     }
 }

@@ -229,8 +229,18 @@ public final class NfsServer implements AutoCloseable {
             return export(path, vfs, false);
         }
 
+        /** Exports {@code vfs} at {@code path} to every host, read-only when {@code readOnly}. */
         public Builder export(String path, Vfs vfs, boolean readOnly) {
             exports.add(Export.of(path, vfs, readOnly));
+            return this;
+        }
+
+        /**
+         * Exports {@code vfs} at {@code path} to the hosts {@code clients} name, e.g.
+         * {@code ExportClients.parse("10.0.0.0/8(rw) *(ro)")}; read-only for all of them when {@code readOnly}.
+         */
+        public Builder export(String path, Vfs vfs, boolean readOnly, ExportClients clients) {
+            exports.add(Export.of(path, vfs, readOnly, clients));
             return this;
         }
 

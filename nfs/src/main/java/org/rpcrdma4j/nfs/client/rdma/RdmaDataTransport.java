@@ -374,7 +374,7 @@ public final class RdmaDataTransport implements DataTransport {
         xdr.xdrDecodeInt(); // REPLY
         RpcReply r = new RpcReply(xid, xdr, transport);
         if (!r.isAccepted()) {
-            throw new RpcDeniedException("call denied by " + server + ": status " + r.getRejectStatus(), null);
+            throw RpcDeniedException.of(server, r.getRejectStatus(), r.getAuthStatus());
         }
         if (r.getAcceptStatus() != 0) {
             throw new RpcNotAcceptedException(AcceptStatus.fromWire(r.getAcceptStatus()), "from " + server, null);

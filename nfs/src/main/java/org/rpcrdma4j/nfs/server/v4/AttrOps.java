@@ -170,7 +170,7 @@ final class AttrOps {
         void execute(Compound c) throws Nfs4Exception {
             Compound.Obj o = c.currentObject();
             supported = asked & ACCESS4_ALL;
-            boolean readOnly = o.isPseudo() || o.export().readOnly();
+            boolean readOnly = o.isPseudo() || o.target().readOnly();
             allowed = supported & AccessRights.allowed(c.call, o.attributes(), readOnly);
         }
 

@@ -1,5 +1,6 @@
 package org.rpcrdma4j.nfs.server.v4;
 
+import java.net.InetAddress;
 import org.dcache.oncrpc4j.rpc.RpcAuthTypeUnix;
 import org.dcache.oncrpc4j.rpc.RpcCall;
 import org.rpcrdma4j.nfs.FileAttributes;
@@ -22,6 +23,8 @@ final class Compound {
 
     final Nfs4Program server;
     final RpcCall call;
+    /** The host that sent the COMPOUND (null when unknown): what it may see and change follows from it. */
+    final InetAddress client;
     final int minorVersion;
     /** Operations the client sent in this COMPOUND. */
     final int opCount;
@@ -108,6 +111,7 @@ final class Compound {
         this.call = call;
         this.minorVersion = minorVersion;
         this.opCount = opCount;
+        this.client = ExportTable.clientOf(call);
         if (call != null && call.getCredential() instanceof RpcAuthTypeUnix unix) {
             this.uid = unix.uid();
             this.gid = unix.gid();
@@ -135,7 +139,12 @@ final class Compound {
 
     /** What the current file handle names. */
     Obj currentObject() throws Nfs4Exception {
-        return server.object(current());
+        return object(current());
+    }
+
+    /** What {@code wire} names, for the host that sent this COMPOUND. */
+    Obj object(FileHandle wire) throws Nfs4Exception {
+        return server.object(wire, client);
     }
 
     /** The current file handle, which must name an object of an export (not a pseudo directory). */
@@ -150,8 +159,9 @@ final class Compound {
     /** The current object of an export the caller may change: NFS4ERR_ROFS on a read-only export. */
     ExportTable.Target writableTarget() throws Nfs4Exception {
         ExportTable.Target t = currentTarget();
-        if (t.export().readOnly()) {
-            throw new Nfs4Exception(Nfs4Status.NFS4ERR_ROFS, "read-only export " + t.export().path());
+        if (t.readOnly()) {
+            throw new Nfs4Exception(Nfs4Status.NFS4ERR_ROFS, (t.export().readOnly() ? "read-only export "
+                    : "export open to this host read-only: ") + t.export().path());
         }
         return t;
     }

@@ -114,7 +114,7 @@ final class CopyOp extends Op {
         if (c.saved == null) {
             throw new Nfs4Exception(Nfs4Status.NFS4ERR_NOFILEHANDLE, "no saved file handle (the source)");
         }
-        Compound.Obj source = c.server.object(c.saved);
+        Compound.Obj source = c.object(c.saved);
         if (source.target() == null || !source.attributes().isRegularFile()
                 || !c.currentObject().attributes().isRegularFile()) {
             throw new Nfs4Exception(Nfs4Status.NFS4ERR_WRONG_TYPE, "between regular files only");

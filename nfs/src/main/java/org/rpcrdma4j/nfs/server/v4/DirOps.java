@@ -100,7 +100,7 @@ final class DirOps {
             String f = Names.check(from);
             String t = Names.check(to);
             ExportTable.Target toDir = writableDirectory(c);
-            Compound.Obj fromObj = c.server.object(c.saved);
+            Compound.Obj fromObj = c.object(c.saved);
             if (fromObj.isPseudo() || !fromObj.attributes().isDirectory()) {
                 throw new Nfs4Exception(fromObj.isPseudo() ? Nfs4Status.NFS4ERR_ROFS : Nfs4Status.NFS4ERR_NOTDIR,
                         "the saved handle is no directory that may change");

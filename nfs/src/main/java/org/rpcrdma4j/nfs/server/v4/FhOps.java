@@ -41,7 +41,7 @@ final class FhOps {
             if (fh.length() == 0) {
                 throw new Nfs4Exception(Nfs4Status.NFS4ERR_BADHANDLE, "empty handle");
             }
-            c.server.object(fh); // stale or bad handles fail here, as RFC 8881 lets PUTFH report them
+            c.object(fh); // stale or bad handles fail here, as RFC 8881 lets PUTFH report them
             c.current = fh;
         }
     }
@@ -127,7 +127,7 @@ final class FhOps {
                     : Nfs4Status.NFS4ERR_NOTDIR, "not a directory");
         }
         if (dir.isPseudo()) {
-            return c.server.pseudo.lookup(dir.path(), name);
+            return c.server.pseudo.lookup(dir.path(), name, c.client);
         }
         ExportTable.Target t = dir.target();
         try {

@@ -1,6 +1,7 @@
 package org.rpcrdma4j.nfs.server.v4;
 
 import java.io.IOException;
+import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -187,6 +188,9 @@ public final class Nfs4Program implements RpcDispatchable, AutoCloseable {
 
     @Override
     public void dispatchOncRpcCall(RpcCall call) throws OncRpcException, IOException {
+        if (exports.rejectedHost(call)) {
+            return;
+        }
         switch (call.getProcedure()) {
             case Nfs4.PROC_NULL -> call.reply(XdrVoid.XDR_VOID);
             case Nfs4.PROC_COMPOUND -> {
@@ -339,14 +343,17 @@ public final class Nfs4Program implements RpcDispatchable, AutoCloseable {
         }
     }
 
-    /** What a wire handle names, with its attributes. */
-    Compound.Obj object(FileHandle wire) throws Nfs4Exception {
+    /**
+     * What a wire handle names, with its attributes, for {@code client} (null when unknown): NFS4ERR_STALE when the
+     * handle's export is not open to it, as from Linux's server.
+     */
+    Compound.Obj object(FileHandle wire, InetAddress client) throws Nfs4Exception {
         if (pseudo.isPseudo(wire)) {
             String path = pseudo.path(wire);
             return new Compound.Obj(wire, path, null, pseudo.attributes(path));
         }
         try {
-            ExportTable.Target t = exports.resolve(wire);
+            ExportTable.Target t = exports.resolve(wire, client);
             FileAttributes a = t.export().vfs().getattr(t.fh());
             return new Compound.Obj(wire, null, t, a);
         } catch (NfsException e) {

@@ -1,5 +1,6 @@
 package org.rpcrdma4j.nfs.server.v4;
 
+import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
@@ -10,6 +11,7 @@ import org.rpcrdma4j.nfs.FileHandle;
 import org.rpcrdma4j.nfs.FileType;
 import org.rpcrdma4j.nfs.NfsTime;
 import org.rpcrdma4j.nfs.server.Export;
+import org.rpcrdma4j.nfs.server.ExportClients;
 import org.rpcrdma4j.nfs.server.ExportTable;
 import org.rpcrdma4j.nfs.v4.Nfs4Exception;
 import org.rpcrdma4j.nfs.v4.Nfs4Status;
@@ -19,7 +21,8 @@ import org.rpcrdma4j.nfs.v4.Nfs4Status;
  * exports, so that a client mounting {@code server:/srv/data} walks PUTROOTFH, LOOKUP "srv", LOOKUP "data" and lands
  * on the export's root. A pseudo directory's handle is a marker that no export id takes (4 bytes of {@code 0xff})
  * and the directory's path; an export's handles are its own ({@link Export#wrap}). When "/" itself is exported there
- * is no pseudo directory at all. Immutable.
+ * is no pseudo directory at all. A client sees only the exports open to it, and the directories that lead to them
+ * (as Linux's server shows them). Immutable.
  */
 final class PseudoFs {
     private static final byte MARK = (byte) 0xff;
@@ -66,20 +69,35 @@ final class PseudoFs {
     }
 
     /**
-     * {@code name} in the pseudo directory at {@code dir}: an export's root or another pseudo directory.
+     * {@code name} in the pseudo directory at {@code dir}: an export's root or another pseudo directory, as
+     * {@code client} (null when unknown) sees them.
      *
-     * @throws Nfs4Exception NFS4ERR_NOENT when the name leads to no export
+     * @throws Nfs4Exception NFS4ERR_NOENT when the name leads to no export open to {@code client}
      */
-    FileHandle lookup(String dir, String name) throws Nfs4Exception {
+    FileHandle lookup(String dir, String name, InetAddress client) throws Nfs4Exception {
         String p = dir.equals("/") ? "/" + name : dir + "/" + name;
-        Export e = exports.byPath(p);
-        if (e != null) {
-            return e.rootHandle();
-        }
-        if (directories.contains(p)) {
-            return handleOf(p);
+        if (leadsToExport(p, client)) {
+            Export e = exports.byPath(p);
+            if (e != null) {
+                return e.rootHandle();
+            }
+            if (directories.contains(p)) {
+                return handleOf(p);
+            }
         }
         throw new Nfs4Exception(Nfs4Status.NFS4ERR_NOENT, name + " leads to no export");
+    }
+
+    /** Whether {@code path} is, or lies above, an export open to {@code client}. */
+    private boolean leadsToExport(String path, InetAddress client) {
+        String prefix = path.equals("/") ? "/" : path + "/";
+        for (Export e : exports.all()) {
+            if ((e.path().equals(path) || e.path().startsWith(prefix))
+                    && e.access(client) != ExportClients.Access.NONE) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The pseudo directory above an export's root or a pseudo directory; NFS4ERR_NOENT above the root. */
@@ -90,8 +108,12 @@ final class PseudoFs {
         return handleOf(parentOf(path));
     }
 
-    /** The names in a pseudo directory, sorted. */
-    List<String> children(String dir) {
+    /** The names in a pseudo directory that {@code client} (null when unknown) sees, sorted. */
+    List<String> children(String dir, InetAddress client) {
+        return children(dir, client, false);
+    }
+
+    private List<String> children(String dir, InetAddress client, boolean all) {
         String prefix = dir.equals("/") ? "/" : dir + "/";
         TreeSet<String> names = new TreeSet<>();
         for (String d : directories) {
@@ -99,6 +121,9 @@ final class PseudoFs {
         }
         for (Export e : exports.all()) {
             addChild(names, prefix, e.path());
+        }
+        if (!all) {
+            names.removeIf(name -> !leadsToExport(prefix + name, client));
         }
         return List.copyOf(names);
     }
@@ -111,7 +136,7 @@ final class PseudoFs {
 
     /** Attributes of a pseudo directory: read-only (0555), owned by root, its file id from its path. */
     FileAttributes attributes(String path) {
-        return new FileAttributes(FileType.DIRECTORY, 0555, 2 + children(path).size(), 0, 0, 4096, 4096, 0, 0,
+        return new FileAttributes(FileType.DIRECTORY, 0555, 2 + children(path, null, true).size(), 0, 0, 4096, 4096, 0, 0,
                 PSEUDO_FSID, fileid(path), bootTime, bootTime, bootTime);
     }
 

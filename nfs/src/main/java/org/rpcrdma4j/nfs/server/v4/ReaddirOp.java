@@ -91,12 +91,12 @@ final class ReaddirOp extends Op {
     }
 
     private void pseudo(Compound c, Compound.Obj dir, long budget) throws Nfs4Exception {
-        List<String> names = c.server.pseudo.children(dir.path());
+        List<String> names = c.server.pseudo.children(dir.path(), c.client);
         long used = 0;
         eof = true;
         for (int i = (int) Math.max(0, cookie - 2); i < names.size(); i++) {
-            FileHandle fh = c.server.pseudo.lookup(dir.path(), names.get(i));
-            Entry e = new Entry(i + 3, names.get(i), AttrOps.values(c, c.server.object(fh), requested));
+            FileHandle fh = c.server.pseudo.lookup(dir.path(), names.get(i), c.client);
+            Entry e = new Entry(i + 3, names.get(i), AttrOps.values(c, c.object(fh), requested));
             long size = size(e);
             if (used + size > budget) {
                 eof = false;
@@ -128,7 +128,7 @@ final class ReaddirOp extends Op {
                 try {
                     FileHandle inner = d.handle() != null ? d.handle()
                             : dir.export().vfs().lookup(dir.fh(), d.name()).handle();
-                    o = c.server.object(dir.export().wrap(inner));
+                    o = c.object(dir.export().wrap(inner));
                 } catch (NfsException | Nfs4Exception e) {
                     continue; // removed since the listing was read
                 }

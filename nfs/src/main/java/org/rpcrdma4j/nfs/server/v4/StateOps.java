@@ -181,7 +181,7 @@ final class StateOps {
                 }
                 default -> throw new Nfs4Exception(Nfs4Status.NFS4ERR_NOTSUPP, "no delegations: claim " + claim);
             }
-            Compound.Obj o = c.server.object(file);
+            Compound.Obj o = c.object(file);
             FileAttributes a = o.attributes();
             if (a.isDirectory()) {
                 throw new Nfs4Exception(Nfs4Status.NFS4ERR_ISDIR, "OPEN of a directory");
@@ -193,7 +193,7 @@ final class StateOps {
                 throw new Nfs4Exception(Nfs4Status.NFS4ERR_WRONG_TYPE, "OPEN of a special file");
             }
             if (!created) {
-                boolean readOnly = o.export().readOnly();
+                boolean readOnly = o.target().readOnly();
                 int rights = AccessRights.allowed(c.call, a, readOnly);
                 if ((access & 2) != 0 && (rights & Access.MODIFY) == 0) {
                     throw new Nfs4Exception(readOnly ? Nfs4Status.NFS4ERR_ROFS : Nfs4Status.NFS4ERR_ACCESS,

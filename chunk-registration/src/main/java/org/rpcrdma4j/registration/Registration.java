@@ -1,6 +1,7 @@
 package org.rpcrdma4j.registration;
 
 import java.util.Arrays;
+import java.util.concurrent.TimeUnit;
 
 import org.rpcrdma4j.verbs.SendWorkRequest;
 import org.rpcrdma4j.verbs.TransportType;
@@ -93,7 +94,8 @@ public final class Registration {
      * <p>
      * Takes all the handles the list needs at once; when too few are free it waits (counted as POOL_WAITS) until
      * enough are returned or added by background growth. It never fails for lack of handles, so it must not be
-     * called on the thread whose completion processing returns them.
+     * called on the thread whose completion processing returns them; {@link #map(ScatterList, ChunkRole, long,
+     * TimeUnit)} bounds the wait.
      *
      * @return the number of segments appended; they are {@code [segmentCount() - n, segmentCount())}
      * @throws VerbsException        a synchronous registration (FMR, REG_MR) failed: the segments mapped so far stay
@@ -103,6 +105,22 @@ public final class Registration {
      * @throws IllegalStateException {@link #begin(int)} was not called, or the RPC would exceed the segment limit
      */
     public int map(ScatterList list, ChunkRole role) throws VerbsException, InterruptedException {
+        return map(list, role, Long.MAX_VALUE);
+    }
+
+    /**
+     * As {@link #map(ScatterList, ChunkRole)}, waiting for free handles at most {@code timeout}: handles that are free
+     * are taken even when the timeout is 0 or less. A mapping that times out takes no handle; the segments mapped
+     * before it stay and must be invalidated.
+     *
+     * @throws RegistrationPoolExhaustedException too few handles were free within the timeout
+     */
+    public int map(ScatterList list, ChunkRole role, long timeout, TimeUnit unit)
+            throws VerbsException, InterruptedException {
+        return map(list, role, unit.toNanos(timeout));
+    }
+
+    private int map(ScatterList list, ChunkRole role, long timeoutNanos) throws VerbsException, InterruptedException {
         if (state != State.MAPPED) {
             throw new IllegalStateException("registration " + index + " is " + state + "; call begin() first");
         }
@@ -122,7 +140,7 @@ public final class Registration {
             from += MemRegOps.run(list, from, pieces - from, maxPages, pageLists);
         }
         checkRoom(needed);
-        pool.acquire(this, needed, acquired);
+        pool.acquire(this, needed, acquired, timeoutNanos);
         int used = 0;
         int from = 0;
         Mr current = null;

@@ -4,6 +4,7 @@ import java.util.Arrays;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -325,15 +326,21 @@ public final class RegistrationPool implements AutoCloseable {
     // ------------------------------------------------------------------ handle lending
 
     /**
-     * Takes {@code n} handles at once into {@code into[0..n)}, waiting while too few are free. Any thread.
+     * Takes {@code n} handles at once into {@code into[0..n)}, waiting while too few are free, at most
+     * {@code timeoutNanos} ({@code Long.MAX_VALUE}: without end). Free handles are taken even when the timeout is 0 or
+     * less. Any thread.
+     *
+     * @throws RegistrationPoolExhaustedException when too few were free within the timeout (none was taken)
      */
-    void acquire(Registration registration, int n, Mr[] into) throws VerbsException, InterruptedException {
+    void acquire(Registration registration, int n, Mr[] into, long timeoutNanos)
+            throws VerbsException, InterruptedException {
         if (n > maxHandles) {
             throw new IllegalStateException("an RPC needs " + n + " handles but the pool holds at most " + maxHandles);
         }
         lock.lock();
         try {
             boolean waited = false;
+            long remaining = timeoutNanos;
             while (true) {
                 if (closed) {
                     throw new VerbsException("registration pool is closed");
@@ -356,7 +363,12 @@ public final class RegistrationPool implements AutoCloseable {
                     growing = true;
                     executor.execute(this::grow);
                 }
-                returned.await();
+                if (remaining <= 0) {
+                    throw new RegistrationPoolExhaustedException("too few free registration handles within "
+                            + TimeUnit.NANOSECONDS.toMillis(Math.max(0, timeoutNanos)) + " ms: needs " + n + ", "
+                            + freeCount + " of " + allocated + " free, at most " + maxHandles);
+                }
+                remaining = returned.awaitNanos(remaining);
             }
             for (int i = 0; i < n; i++) {
                 Mr mr = table[free[--freeCount]];

@@ -1,12 +1,16 @@
 package org.rpcrdma4j.registration;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.ByteArrayOutputStream;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -15,6 +19,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.rpcrdma4j.verbs.Stag;
+import org.rpcrdma4j.verbs.VerbsException;
 import org.rpcrdma4j.verbs.WcStatus;
 import org.rpcrdma4j.verbs.WorkCompletion;
 
@@ -427,6 +432,68 @@ abstract class AbstractRegistrationTest {
             invalidateAndWait(h, second, null);
             assertThat(h.pool().inUseHandles()).isZero();
             keep.forEach(RegisteredBuffer::release);
+        }
+    }
+
+    @Test
+    void aMappingThatFindsTooFewHandlesWithinItsTimeoutFailsTypedAndTakesNone() throws Exception {
+        try (Harness h = newHarness(config().withHandles(2, 2))) {
+            List<RegisteredBuffer> keep = new ArrayList<>();
+            Registration holder = h.pool().newRegistration().begin(1);
+            holder.map(gapped(h, keep, new byte[][] {random(100)}), ChunkRole.READ_CHUNK_SOURCE);
+            h.send(holder);
+            Registration waiter = h.pool().newRegistration().begin(2);
+            assertThat(waiter.map(gapped(h, keep, new byte[][] {random(100)}), ChunkRole.READ_CHUNK_SOURCE,
+                    0, TimeUnit.NANOSECONDS)).as("a free handle is taken whatever the timeout").isEqualTo(1);
+            assertThat(h.pool().freeHandles()).isZero();
+            ScatterList more = gapped(h, keep, new byte[][] {random(100)});
+
+            long start = System.nanoTime();
+            Throwable failure = assertTimeoutPreemptively(Duration.ofSeconds(30),
+                    () -> catchThrowable(() -> waiter.map(more, ChunkRole.READ_CHUNK_SOURCE, 200,
+                            TimeUnit.MILLISECONDS)), "hang guard: the mapping waits past its timeout");
+            long waited = System.nanoTime() - start;
+
+            assertThat(failure).isInstanceOf(RegistrationPoolExhaustedException.class)
+                    .hasMessageContaining("too few free registration handles within 200 ms")
+                    .hasMessageContaining("needs 1, 0 of 2 free, at most 2");
+            assertThat(waited).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(200));
+            assertThat(h.pool().registrationCounters().get(RegistrationCounter.POOL_WAITS)).isEqualTo(1);
+            assertThat(waiter.segmentCount()).as("the earlier mapping stays").isEqualTo(1);
+            assertThat(h.pool().inUseHandles()).as("the mapping that timed out took none").isEqualTo(2);
+            invalidateAndWait(h, waiter, null);
+            assertThat(h.pool().freeHandles()).isEqualTo(1);
+            invalidateAndWait(h, holder, null);
+            keep.forEach(RegisteredBuffer::release);
+            assertIdle(h);
+        }
+    }
+
+    @Test
+    void refusingWaitsEndsAMappingWaitingWithATimeoutAtOnce() throws Exception {
+        try (Harness h = newHarness(config().withHandles(1, 1))) {
+            List<RegisteredBuffer> keep = new ArrayList<>();
+            Registration holder = h.pool().newRegistration().begin(1);
+            holder.map(gapped(h, keep, new byte[][] {random(100)}), ChunkRole.READ_CHUNK_SOURCE);
+            Registration waiter = h.pool().newRegistration().begin(2);
+            ScatterList one = gapped(h, keep, new byte[][] {random(100)});
+            CompletableFuture<Throwable> failure = CompletableFuture.supplyAsync(
+                    () -> catchThrowable(() -> waiter.map(one, ChunkRole.READ_CHUNK_SOURCE, 600, TimeUnit.SECONDS)));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (h.pool().registrationCounters().get(RegistrationCounter.POOL_WAITS) == 0) {
+                assertThat(System.nanoTime()).as("hang guard").isLessThan(deadline);
+                Thread.onSpinWait();
+            }
+
+            h.pool().refuseWaits();
+
+            assertThat(failure.get(30, TimeUnit.SECONDS)).isExactlyInstanceOf(VerbsException.class)
+                    .hasMessageContaining("closing");
+            assertThat(waiter.segmentCount()).isZero();
+            assertThat(h.pool().inUseHandles()).isEqualTo(1);
+            invalidateAndWait(h, holder, null);
+            keep.forEach(RegisteredBuffer::release);
+            assertIdle(h);
         }
     }
 

@@ -12,6 +12,8 @@ import org.rpcrdma4j.registration.ChunkRole;
 import org.rpcrdma4j.registration.RegisteredBuffer;
 import org.rpcrdma4j.registration.RegisteredBufferPool;
 import org.rpcrdma4j.registration.Registration;
+import org.rpcrdma4j.registration.RegistrationPool;
+import org.rpcrdma4j.registration.RegistrationPoolExhaustedException;
 import org.rpcrdma4j.registration.RegistrationResetException;
 import org.rpcrdma4j.registration.ScatterList;
 import org.rpcrdma4j.verbs.Opcode;
@@ -29,7 +31,7 @@ import org.rpcrdma4j.xprt.internal.RpcHeader;
 
 /**
  * Puts calls on the wire the way Linux's {@code rpcrdma_marshal_req} does, on the caller's thread (registration may
- * wait for free handles there).
+ * wait for free handles there, no longer than the call's deadline).
  * <p>
  * <b>Reply</b> (decided first, it may add chunks to the header): a Write chunk over the caller's sink (DDP API), or,
  * for a program with a binding, inline when the largest possible reply fits the inline receive threshold, else a Write
@@ -383,6 +385,24 @@ final class CallMarshaler {
         }
     }
 
+    /**
+     * Maps a chunk of the call, waiting for free registration handles no longer than the call's deadline: a call that
+     * times out waiting fails with {@link RdmaCallTimeoutException}.
+     */
+    private void map(RequestSlot slot, ScatterList list, ChunkRole role, String what)
+            throws RdmaTransportException, VerbsException, InterruptedException {
+        long left = slot.deadlineNanos == 0 ? Long.MAX_VALUE : slot.deadlineNanos - System.nanoTime();
+        try {
+            slot.registration.map(list, role, Math.max(0, left), TimeUnit.NANOSECONDS);
+        } catch (RegistrationPoolExhaustedException e) {
+            RegistrationPool pool = agent.registrationPool();
+            throw new RdmaCallTimeoutException("xid 0x" + Integer.toHexString(slot.xid) + " timed out waiting for "
+                    + "registration handles for a " + what + ": " + e.getMessage() + "; RdmaClientConfig.Builder"
+                    + ".maxCredits (" + maxCredits + ") sizes the pool (" + pool.targetHandles() + " handles, "
+                    + pool.handlesPerRpc() + " per call)");
+        }
+    }
+
     // ------------------------------------------------------------------ marshaling
 
     /**
@@ -410,8 +430,9 @@ final class CallMarshaler {
      * Registers the call's chunks, builds and writes its transport header and its Send. Runs on the caller's thread or
      * the recovery thread; re-run after every reconnect (the parts stay, the handles do not).
      *
-     * @throws RdmaMarshalException a limit was exceeded or registration failed (nothing may be sent)
-     * @throws VerbsException       the connection was reset while mapping: marshal again
+     * @throws RdmaMarshalException    a limit was exceeded or registration failed (nothing may be sent)
+     * @throws RdmaCallTimeoutException the call's deadline passed while it waited for registration handles
+     * @throws VerbsException          the connection was reset while mapping: marshal again
      */
     void marshal(RequestSlot slot) throws RdmaTransportException, VerbsException, InterruptedException {
         InlineThresholds limits = agent.thresholds();
@@ -427,7 +448,7 @@ final class CallMarshaler {
             if (slot.replyPlan == RequestSlot.ReplyPlan.WRITE_CHUNK) {
                 slot.writeSegFrom = r.segmentCount();
                 slot.sinkList.clear().add(slot.sinkBuf, slot.sinkIndex, slot.sinkLength);
-                r.map(slot.sinkList, ChunkRole.WRITE_CHUNK_SINK);
+                map(slot, slot.sinkList, ChunkRole.WRITE_CHUNK_SINK, "write chunk");
                 slot.writeSegTo = r.segmentCount();
                 h.beginWriteChunk();
                 for (int i = slot.writeSegFrom; i < slot.writeSegTo; i++) {
@@ -437,7 +458,7 @@ final class CallMarshaler {
             } else if (slot.replyPlan == RequestSlot.ReplyPlan.REPLY_CHUNK) {
                 slot.replySegFrom = r.segmentCount();
                 slot.sinkList.clear().add(slot.sinkBuf, slot.sinkIndex, slot.sinkLength);
-                r.map(slot.sinkList, ChunkRole.REPLY_CHUNK_SINK);
+                map(slot, slot.sinkList, ChunkRole.REPLY_CHUNK_SINK, "reply chunk");
                 slot.replySegTo = r.segmentCount();
                 h.beginReplyChunk();
                 for (int i = slot.replySegFrom; i < slot.replySegTo; i++) {
@@ -463,7 +484,7 @@ final class CallMarshaler {
                     + slot.headLength + slot.tailLength <= limits.send()) {
                 slot.readSegFrom = r.segmentCount();
                 slot.itemList.clear().add(slot.itemBuf, slot.itemIndex, slot.itemLength);
-                r.map(slot.itemList, ChunkRole.READ_CHUNK_SOURCE);
+                map(slot, slot.itemList, ChunkRole.READ_CHUNK_SOURCE, "read chunk");
                 slot.readSegTo = r.segmentCount();
                 for (int i = slot.readSegFrom; i < slot.readSegTo; i++) {
                     h.addReadSegment(slot.headLength, r.handle(i), r.length(i), r.offset(i));
@@ -485,7 +506,7 @@ final class CallMarshaler {
             }
             body.add(slot.tailBuf, slot.tailIndex, slot.padLength + slot.tailLength);
             slot.readSegFrom = r.segmentCount();
-            r.map(body, ChunkRole.READ_CHUNK_SOURCE);
+            map(slot, body, ChunkRole.READ_CHUNK_SOURCE, "read chunk");
             slot.readSegTo = r.segmentCount();
             for (int i = slot.readSegFrom; i < slot.readSegTo; i++) {
                 h.addReadSegment(0, r.handle(i), r.length(i), r.offset(i));

@@ -269,7 +269,8 @@ public final class RdmaClientTransport implements RpcTransport, AutoCloseable {
 
     /**
      * Sends a call; {@code listener} (may be null) is told when it is done. Blocks only while no request slot is free
-     * or registration handles are short. The outcome is also reported on the call itself.
+     * or registration handles are short, and no longer than the call's timeout. The outcome is also reported on the
+     * call itself.
      *
      * @throws IllegalArgumentException for a call without message or reply buffer, or buffers of another transport or
      *                                  released already

@@ -40,7 +40,7 @@ final class Remarshaler {
             failure = e;
         } catch (RdmaTransportException e) {
             agent.counters().increment(XprtCounter.TIMEOUTS);
-            failure = e; // timed out waiting for memory
+            failure = e; // timed out waiting for memory or registration handles
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             failure = new RdmaConnectionException("interrupted while marshaling xid 0x"

@@ -1,0 +1,112 @@
+package org.rpcrdma4j.it.linux;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.InetAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+import org.rpcrdma4j.nfs.binding.Nfs3UpperLayerBinding;
+import org.rpcrdma4j.nfs.binding.VersionedBinding;
+import org.rpcrdma4j.nfs.server.ExportClients;
+import org.rpcrdma4j.nfs.server.NfsServer;
+import org.rpcrdma4j.nfs.v4.Nfs4UpperLayerBinding;
+import org.rpcrdma4j.nfs.v4.state.StateConfig;
+import org.rpcrdma4j.nfs.vfs.LocalVfs;
+import org.rpcrdma4j.xprt.server.RdmaRpcServer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The Linux client (over siw in the {@link LinuxPeer} guest) against exports of ours open to some hosts only. The
+ * guest's connections reach the host from 127.0.0.1: {@code /partly} is open to it read-only (a subnet spec, while
+ * the read-write spec names another address), {@code /closed} only to another address. What the Linux client makes of
+ * our answers is what its users see: {@code /partly} mounts over NFSv3 and NFSv4.2, reads, and refuses changes as a
+ * read-only file system, with the file unchanged here; {@code /closed} does not mount with either version, and the
+ * NFSv4 pseudo root lists only {@code partly}.
+ */
+@ExtendWith(LinuxPeerExtension.class)
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
+class LinuxClientExportClientsTest {
+    private static final Logger LOG = LoggerFactory.getLogger(LinuxClientExportClientsTest.class);
+    private static final Duration GUEST_COMMAND = Duration.ofMinutes(2);
+    private static final String MNT = "/mnt/partly";
+
+    @Test
+    void linuxClientGetsWhatTheClientSpecsAllow(LinuxPeer peer, @TempDir Path root) throws Exception {
+        Path partly = Files.createDirectories(root.resolve("partly"));
+        Path closed = Files.createDirectories(root.resolve("closed"));
+        Files.writeString(partly.resolve("kept.txt"), "kept\n");
+        Files.writeString(closed.resolve("secret.txt"), "secret\n");
+        StateConfig d = StateConfig.defaults();
+        LocalVfs partlyVfs = LocalVfs.open(partly);
+        LocalVfs closedVfs = LocalVfs.open(closed);
+        NfsServer nfs = NfsServer.builder()
+                .export("/partly", partlyVfs, false, ExportClients.parse("127.0.0.2(rw) 127.0.0.0/8(ro)"))
+                .export("/closed", closedVfs, false, ExportClients.parse("192.0.2.1(rw)"))
+                .bindAddress("127.0.0.1").port(0)
+                .nfs4(new StateConfig(Duration.ofSeconds(15), Duration.ZERO, d.foreLimits(), d.backLimits(),
+                        d.maxSessionsPerClient()))
+                .build();
+        RdmaRpcServer rdma = RdmaRpcServer.builder().bindAddress(InetAddress.getLoopbackAddress()).port(0)
+                .provider("soft", Map.of()).programs(nfs.programs())
+                .binding(VersionedBinding.of(Nfs3UpperLayerBinding.INSTANCE, Nfs4UpperLayerBinding.INSTANCE))
+                .jmx(false).name("linux-export-clients").build();
+        nfs.start();
+        try {
+            rdma.start();
+            int rdmaPort = rdma.boundAddress().getPort();
+            String host = LinuxPeer.HOST_FROM_GUEST;
+            String v3 = " -o proto=rdma,port=" + rdmaPort + ",vers=3,mountport=" + nfs.port()
+                    + ",mountproto=tcp,nolock";
+            String v4 = " -o proto=rdma,port=" + rdmaPort + ",vers=4.2";
+            peer.execOk("mkdir -p " + MNT, GUEST_COMMAND);
+            for (String options : new String[] {v3, v4}) {
+                String mounted = peer.execOk("mount.nfs " + host + ":/partly " + MNT + options + " && grep ' " + MNT
+                        + " ' /proc/mounts", GUEST_COMMAND);
+                LOG.info("the guest's mount of /partly: {}", mounted.strip());
+                assertThat(peer.execOk("cat " + MNT + "/kept.txt", GUEST_COMMAND)).isEqualTo("kept\n");
+                LinuxPeer.Result write = peer.exec("echo changed > " + MNT + "/kept.txt", GUEST_COMMAND);
+                assertThat(write.status()).as(write.output()).isNotZero();
+                // the client asks ACCESS first, which grants no MODIFY to a read-only host (as knfsd's does), so the
+                // kernel refuses the open itself; a call that reaches the server gets ROFS
+                assertThat(write.output()).as("what the guest's shell says")
+                        .containsAnyOf("Permission denied", "Read-only file system");
+                LinuxPeer.Result create = peer.exec("touch " + MNT + "/new.txt", GUEST_COMMAND);
+                assertThat(create.status()).as(create.output()).isNotZero();
+                assertThat(create.output()).containsAnyOf("Permission denied", "Read-only file system");
+                LOG.info("the guest's shell: {} / {}", write.output().strip(), create.output().strip());
+                peer.execOk("umount " + MNT, GUEST_COMMAND);
+            }
+            assertThat(Files.readString(partly.resolve("kept.txt"))).isEqualTo("kept\n");
+            assertThat(Files.exists(partly.resolve("new.txt"))).isFalse();
+
+            LinuxPeer.Result closed3 = peer.exec("mount.nfs " + host + ":/closed " + MNT + v3, GUEST_COMMAND);
+            assertThat(closed3.status()).as(closed3.output()).isNotZero();
+            assertThat(closed3.output()).as("mount.nfs's words for MNT3ERR_ACCES").contains("access denied");
+            LinuxPeer.Result closed4 = peer.exec("mount.nfs " + host + ":/closed " + MNT + v4, GUEST_COMMAND);
+            assertThat(closed4.status()).as(closed4.output()).isNotZero();
+
+            peer.execOk("mount.nfs " + host + ":/ " + MNT + v4, GUEST_COMMAND);
+            String listed = peer.execOk("ls -A " + MNT + "; umount " + MNT, GUEST_COMMAND);
+            assertThat(listed.strip()).as("the pseudo root as this host sees it").isEqualTo("partly");
+            assertThat(peer.execOk("grep -c ' " + MNT + " ' /proc/mounts || true", GUEST_COMMAND).strip())
+                    .isEqualTo("0");
+        } catch (Throwable t) {
+            LOG.error("guest kernel log:\n{}", peer.dmesgTail(40));
+            peer.exec("umount -f " + MNT, Duration.ofSeconds(30));
+            throw t;
+        } finally {
+            rdma.stop();
+            nfs.close();
+            partlyVfs.close();
+            closedVfs.close();
+        }
+    }
+}

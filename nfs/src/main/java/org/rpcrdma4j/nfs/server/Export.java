@@ -40,10 +40,20 @@ public record Export(String path, Vfs vfs, boolean readOnly, int id, ExportClien
         return new Export(normalize(path), vfs, readOnly, idOf(normalize(path)), clients);
     }
 
-    /** What {@code client} may do with this export: {@code clients}' answer, read only when the export is. */
+    /**
+     * What {@code client} (null when unknown) may do with this export: {@code clients}' grant, read-only when the
+     * export is; null when the export is not open to it.
+     */
+    public ExportClients.Grant grant(InetAddress client) {
+        ExportClients.Grant g = clients.grant(client);
+        return g != null && readOnly ? g.readOnlyToo() : g;
+    }
+
+    /** What {@code client} may do with this export, in short. */
     public ExportClients.Access access(InetAddress client) {
-        ExportClients.Access a = clients.access(client);
-        return readOnly && a == ExportClients.Access.READ_WRITE ? ExportClients.Access.READ_ONLY : a;
+        ExportClients.Grant g = grant(client);
+        return g == null ? ExportClients.Access.NONE
+                : g.readOnly() ? ExportClients.Access.READ_ONLY : ExportClients.Access.READ_WRITE;
     }
 
     /** "/a/b/" and "/a//b" are "/a/b"; "" and "/" are "/". */

@@ -9,14 +9,20 @@ import java.util.Objects;
 
 /**
  * The hosts an export is open to, written as in Linux's {@code /etc/exports}: client specs separated by spaces, each
- * a host and its options in parentheses, e.g. {@code "10.0.0.0/8(rw) 192.168.1.7(rw) *(ro)"}.
+ * a host and its options in parentheses, e.g. {@code "10.0.0.0/8(rw) 192.168.1.7(rw,no_root_squash) *(ro)"}.
  * <p>
  * A host is {@code *} (every host), an IPv4 or IPv6 address, a subnet ({@code 10.0.0.0/8}, {@code 10.0.0.0/255.0.0.0},
- * {@code fd00::/8}), or a host name, which is resolved once, when the specs are read (to the first address it has). The
- * options are {@code rw} or {@code ro} (the default, as in Linux); {@code sync}, {@code no_subtree_check},
- * {@code insecure} and {@code no_root_squash} are accepted and change nothing, because they describe what this server
- * does anyway. Options it cannot honour (e.g. {@code root_squash}: the server acts as its own user for every client)
- * are refused, so that an exports line never promises what the server does not do.
+ * {@code fd00::/8}), or a host name, which is resolved once, when the specs are read (to the first address it has).
+ * The options, with Linux's defaults:
+ * <ul>
+ * <li>{@code ro} (the default) or {@code rw};</li>
+ * <li>{@code root_squash} (the default): a caller with uid 0 acts as the anonymous user, and group 0 as the anonymous
+ * group; {@code no_root_squash}: root stays root; {@code all_squash}: every caller acts as the anonymous user;</li>
+ * <li>{@code anonuid=N}, {@code anongid=N}: the anonymous user and group (65534 by default).</li>
+ * </ul>
+ * {@code sync}, {@code no_subtree_check}, {@code subtree_check}, {@code insecure} and {@code secure} are accepted and
+ * change nothing here. Options the server cannot honour (e.g. {@code async}) are refused, so that an exports line
+ * never promises what the server does not do.
  * <p>
  * When several specs match a host, the most specific kind wins, as with Linux's mountd: an address or host name
  * before a subnet, a subnet before {@code *}; among specs of one kind, the first written. A host no spec matches may
@@ -33,20 +39,60 @@ public final class ExportClients {
         READ_WRITE
     }
 
+    /** The anonymous user and group, unless {@code anonuid} and {@code anongid} say otherwise: nobody, nogroup. */
+    public static final int NOBODY = 65534;
+
+    /**
+     * What one host may do with an export, and as whom its callers act.
+     *
+     * @param readOnly   every change is refused
+     * @param rootSquash a caller with uid 0 acts as {@code anonUid}, and group 0 as {@code anonGid}
+     * @param allSquash  every caller acts as {@code anonUid} / {@code anonGid}
+     * @param anonUid    the anonymous user
+     * @param anonGid    the anonymous group
+     */
+    public record Grant(boolean readOnly, boolean rootSquash, boolean allSquash, int anonUid, int anonGid) {
+        /** Read and write, root stays root: what an export opened to every host without specs gives. */
+        public static final Grant EVERYTHING = new Grant(false, false, false, NOBODY, NOBODY);
+
+        /** The same grant, read-only. */
+        public Grant readOnlyToo() {
+            return readOnly ? this : new Grant(true, rootSquash, allSquash, anonUid, anonGid);
+        }
+
+        /** The options as {@code /etc/exports} writes them, Linux's defaults left out but for ro/rw. */
+        @Override
+        public String toString() {
+            StringBuilder b = new StringBuilder(readOnly ? "ro" : "rw");
+            if (allSquash) {
+                b.append(",all_squash");
+            } else if (!rootSquash) {
+                b.append(",no_root_squash");
+            }
+            if (anonUid != NOBODY) {
+                b.append(",anonuid=").append(anonUid);
+            }
+            if (anonGid != NOBODY) {
+                b.append(",anongid=").append(anonGid);
+            }
+            return b.toString();
+        }
+    }
+
     /** One client spec: a host or subnet, and what it may do. */
     public static final class Spec {
         private final String host;
         private final byte[] network; // null for *
         private final int prefixLength;
         private final boolean subnet;
-        private final boolean readOnly;
+        private final Grant grant;
 
-        private Spec(String host, byte[] network, int prefixLength, boolean subnet, boolean readOnly) {
+        private Spec(String host, byte[] network, int prefixLength, boolean subnet, Grant grant) {
             this.host = host;
             this.network = network;
             this.prefixLength = prefixLength;
             this.subnet = subnet;
-            this.readOnly = readOnly;
+            this.grant = grant;
         }
 
         /** The host as written: {@code *}, an address, a subnet or a host name. */
@@ -54,9 +100,9 @@ public final class ExportClients {
             return host;
         }
 
-        /** Whether the spec allows reading only. */
-        public boolean readOnly() {
-            return readOnly;
+        /** What the spec grants a host it matches. */
+        public Grant grant() {
+            return grant;
         }
 
         /** Whether {@code address} lies in this spec's host or subnet; {@code *} matches every host, even unknown. */
@@ -97,14 +143,17 @@ public final class ExportClients {
         /** The spec as written in {@code /etc/exports}. */
         @Override
         public String toString() {
-            return host + (readOnly ? "(ro)" : "(rw)");
+            return host + "(" + grant + ")";
         }
     }
 
-    private static final List<String> NO_OPS = List.of("sync", "no_subtree_check", "insecure", "no_root_squash");
+    private static final List<String> NO_OPS = List.of("sync", "no_subtree_check", "subtree_check", "insecure",
+            "secure");
 
-    private static final ExportClients EVERY_HOST_RW = new ExportClients(List.of(new Spec("*", null, 0, false, false)));
-    private static final ExportClients EVERY_HOST_RO = new ExportClients(List.of(new Spec("*", null, 0, false, true)));
+    private static final ExportClients EVERY_HOST_RW = new ExportClients(List.of(
+            new Spec("*", null, 0, false, Grant.EVERYTHING)));
+    private static final ExportClients EVERY_HOST_RO = new ExportClients(List.of(
+            new Spec("*", null, 0, false, Grant.EVERYTHING.readOnlyToo())));
 
     private final List<Spec> specs;
     private final boolean everyHost;
@@ -114,12 +163,12 @@ public final class ExportClients {
         this.everyHost = this.specs.size() == 1 && this.specs.get(0).network == null;
     }
 
-    /** Every host, read and write ({@code *(rw)}). */
+    /** Every host, read and write, root not squashed ({@code *(rw,no_root_squash)}). */
     public static ExportClients everyHost() {
         return EVERY_HOST_RW;
     }
 
-    /** Every host, read only ({@code *(ro)}). */
+    /** Every host, read only, root not squashed ({@code *(ro,no_root_squash)}). */
     public static ExportClients everyHostReadOnly() {
         return EVERY_HOST_RO;
     }
@@ -148,6 +197,10 @@ public final class ExportClients {
     private static Spec spec(String item) {
         String host = item;
         boolean readOnly = true;
+        boolean rootSquash = true;
+        boolean allSquash = false;
+        int anonUid = NOBODY;
+        int anonGid = NOBODY;
         int open = item.indexOf('(');
         if (open >= 0) {
             if (!item.endsWith(")") || item.indexOf('(', open + 1) >= 0) {
@@ -156,34 +209,58 @@ public final class ExportClients {
             host = item.substring(0, open);
             for (String option : item.substring(open + 1, item.length() - 1).split(",")) {
                 String o = option.trim().toLowerCase(Locale.ROOT);
-                if (o.equals("rw")) {
-                    readOnly = false;
-                } else if (o.equals("ro")) {
-                    readOnly = true;
-                } else if (!o.isEmpty() && !NO_OPS.contains(o)) {
-                    throw new IllegalArgumentException("client spec \"" + item + "\": option " + o + " is not "
-                            + "supported (this server knows rw, ro, and takes " + String.join(", ", NO_OPS)
-                            + " as what it does anyway; it acts as its own user for every client, so there is "
-                            + "no squashing)");
+                switch (o) {
+                    case "rw" -> readOnly = false;
+                    case "ro" -> readOnly = true;
+                    case "root_squash" -> rootSquash = true;
+                    case "no_root_squash" -> rootSquash = false;
+                    case "all_squash" -> allSquash = true;
+                    case "no_all_squash" -> allSquash = false;
+                    default -> {
+                        if (o.startsWith("anonuid=")) {
+                            anonUid = id(item, o);
+                        } else if (o.startsWith("anongid=")) {
+                            anonGid = id(item, o);
+                        } else if (!o.isEmpty() && !NO_OPS.contains(o)) {
+                            throw new IllegalArgumentException("client spec \"" + item + "\": option " + o + " is not "
+                                    + "supported (this server knows rw, ro, root_squash, no_root_squash, all_squash, "
+                                    + "anonuid=N, anongid=N, and takes " + String.join(", ", NO_OPS)
+                                    + " as what it does anyway)");
+                        }
+                    }
                 }
             }
         }
+        Grant grant = new Grant(readOnly, rootSquash, allSquash, anonUid, anonGid);
         if (host.isEmpty()) {
             throw new IllegalArgumentException("client spec \"" + item + "\" names no host (use * for every host)");
         }
         if (host.equals("*")) {
-            return new Spec("*", null, 0, false, readOnly);
+            return new Spec("*", null, 0, false, grant);
         }
         int slash = host.indexOf('/');
         if (slash < 0) {
             byte[] address = address(item, host);
-            return new Spec(host, address, address.length * 8, false, readOnly);
+            return new Spec(host, address, address.length * 8, false, grant);
         }
         byte[] network = literal(item, host.substring(0, slash));
         String bits = host.substring(slash + 1);
         int prefix = bits.contains(".") ? maskLength(item, literal(item, bits), network.length)
                 : prefixLength(item, bits, network.length * 8);
-        return new Spec(host, network, prefix, true, readOnly);
+        return new Spec(host, network, prefix, true, grant);
+    }
+
+    private static int id(String item, String option) {
+        String value = option.substring(option.indexOf('=') + 1);
+        try {
+            long n = Long.parseLong(value);
+            if (n >= 0 && n <= 0xffffffffL) {
+                return (int) n;
+            }
+        } catch (NumberFormatException e) {
+            // below
+        }
+        throw new IllegalArgumentException("client spec \"" + item + "\": " + option + " is not a user or group id");
     }
 
     /** A host name's or address's bytes: a name is resolved now, to its first address. */
@@ -281,13 +358,12 @@ public final class ExportClients {
     }
 
     /**
-     * What {@code client} may do: the access of the matching spec of the most specific kind, {@link Access#NONE} when
-     * none matches.
+     * What {@code client} may do: the grant of the matching spec of the most specific kind, null when none matches.
      * An unknown client (null) matches only {@code *}.
      */
-    public Access access(InetAddress client) {
+    public Grant grant(InetAddress client) {
         if (everyHost) {
-            return specs.get(0).readOnly ? Access.READ_ONLY : Access.READ_WRITE;
+            return specs.get(0).grant;
         }
         Spec best = null;
         for (Spec s : specs) {
@@ -295,13 +371,16 @@ public final class ExportClients {
                 best = s;
             }
         }
-        if (best == null) {
-            return Access.NONE;
-        }
-        return best.readOnly ? Access.READ_ONLY : Access.READ_WRITE;
+        return best == null ? null : best.grant;
     }
 
-    /** The specs as {@code /etc/exports} writes them, e.g. {@code 10.0.0.0/8(rw) *(ro)}. */
+    /** What {@code client} may do, in short: {@link #grant}'s read-only flag, or {@link Access#NONE}. */
+    public Access access(InetAddress client) {
+        Grant g = grant(client);
+        return g == null ? Access.NONE : g.readOnly() ? Access.READ_ONLY : Access.READ_WRITE;
+    }
+
+    /** The specs as {@code /etc/exports} writes them, e.g. {@code 10.0.0.0/8(rw) *(ro)}, Linux's defaults left out. */
     @Override
     public String toString() {
         StringBuilder b = new StringBuilder();

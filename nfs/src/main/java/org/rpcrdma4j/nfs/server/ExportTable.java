@@ -17,10 +17,14 @@ import org.rpcrdma4j.nfs.NfsException;
 /** The server's exports, by path (for MOUNT) and by handle prefix (for NFS). Immutable. */
 public final class ExportTable {
     /**
-     * A wire handle resolved for one client: its export, the VFS handle inside, and whether that client may only
-     * read (the export is read-only, or open to it read-only).
+     * A wire handle resolved for one client: its export, the VFS handle inside, and what that client may do there
+     * (read-only when the export is, and as whom its callers act).
      */
-    public record Target(Export export, FileHandle fh, boolean readOnly) {
+    public record Target(Export export, FileHandle fh, ExportClients.Grant grant) {
+        /** Whether the client may only read here. */
+        public boolean readOnly() {
+            return grant.readOnly();
+        }
     }
 
     private final Map<String, Export> byPath = new LinkedHashMap<>();
@@ -56,12 +60,12 @@ public final class ExportTable {
         if (e == null) {
             throw new NfsException(Nfs3Status.NFS3ERR_STALE, "no such export");
         }
-        ExportClients.Access access = e.access(client);
-        if (access == ExportClients.Access.NONE) {
+        ExportClients.Grant grant = e.grant(client);
+        if (grant == null) {
             throw new NfsException(Nfs3Status.NFS3ERR_STALE, "export " + e.path() + " is not open to "
                     + (client == null ? "an unknown host" : client.getHostAddress()));
         }
-        return new Target(e, e.unwrap(wire), access == ExportClients.Access.READ_ONLY);
+        return new Target(e, e.unwrap(wire), grant);
     }
 
     /**
@@ -70,7 +74,7 @@ public final class ExportTable {
      */
     public boolean openToAny(InetAddress client) {
         for (Export e : byPath.values()) {
-            if (e.access(client) != ExportClients.Access.NONE) {
+            if (e.grant(client) != null) {
                 return true;
             }
         }

@@ -25,6 +25,7 @@ import org.rpcrdma4j.nfs.vfs.LentRange;
 import org.rpcrdma4j.nfs.vfs.ReadResult;
 import org.rpcrdma4j.nfs.vfs.Vfs;
 import org.rpcrdma4j.nfs.NfsObject;
+import org.rpcrdma4j.nfs.SetAttributes;
 import org.rpcrdma4j.nfs.vfs.WriteResult;
 import org.rpcrdma4j.nfs.xdr.*;
 import org.slf4j.Logger;
@@ -42,11 +43,12 @@ import org.slf4j.LoggerFactory;
  * asks servers not to send them then. MKNOD and LINK are {@code NFS3ERR_NOTSUPP} (FSINFO does not claim
  * {@code FSF3_LINK}).
  * <p>
- * ACCESS answers from the mode bits and the AUTH_SYS credential ({@link AccessRights}); other
- * procedures do not check permissions beyond what the VFS itself enforces. Which hosts may use an export, and which of
- * them may change it, follows its {@link ExportClients}: a handle of an export not open to the caller's host is
- * {@code NFS3ERR_STALE}, and a host no export is open to gets AUTH_ERROR for every call but NULL, as from Linux's
- * server.
+ * Every procedure checks the caller's permission as Linux's server does ({@link Permissions}, {@link TargetChecks}),
+ * from its AUTH_SYS identity squashed as its host's grant says ({@link Caller}), and ACCESS answers from the same
+ * ({@link AccessRights}); what a caller that is not root makes is its own where the VFS can give objects away. Which
+ * hosts may use an export, and which of them may change it, follows its {@link ExportClients}: a handle of an export
+ * not open to the caller's host is {@code NFS3ERR_STALE}, and a host no export is open to gets AUTH_ERROR for every
+ * call but NULL, as from Linux's server.
  */
 public final class Nfs3Program implements RpcDispatchable {
     private static final Logger LOG = LoggerFactory.getLogger(Nfs3Program.class);
@@ -107,6 +109,11 @@ public final class Nfs3Program implements RpcDispatchable {
             throw new NfsException(Nfs3Status.NFS3ERR_ROFS, t.export().readOnly() ? "read-only export"
                     : "export open to this host read-only");
         }
+    }
+
+    /** As whom {@code call} acts in {@code t}'s export. */
+    private static Caller caller(RpcCall call, Target t) {
+        return Caller.of(call, t.grant());
     }
 
     /** Attributes after an operation, or null when they cannot be had. */
@@ -173,7 +180,10 @@ public final class Nfs3Program implements RpcDispatchable {
         res.status = run("SETATTR", () -> {
             Target t = target(call, args.object);
             writable(t);
-            res.wcc = WccData.after(t.export().vfs().setattr(t.fh(), args.attributes, args.guardCtime));
+            Caller c = caller(call, t);
+            SetAttributes attributes = c.isRoot() ? args.attributes
+                    : Permissions.requireSetattr(c, t.export().vfs().getattr(t.fh()), args.attributes);
+            res.wcc = WccData.after(t.export().vfs().setattr(t.fh(), attributes, args.guardCtime));
         });
         if (!res.isOk()) {
             res.wcc = wcc(call, args.object);
@@ -186,6 +196,7 @@ public final class Nfs3Program implements RpcDispatchable {
         LookupRes res = new LookupRes();
         res.status = run("LOOKUP", () -> {
             Target t = target(call, args.dir);
+            TargetChecks.requireDir(caller(call, t), t, Permissions.EXECUTE, "search this directory");
             NfsObject o = t.export().vfs().lookup(t.fh(), args.name);
             res.object = t.export().wrap(o.handle());
             res.objectAttributes = o.attributes();
@@ -201,7 +212,7 @@ public final class Nfs3Program implements RpcDispatchable {
             Target t = target(call, args.object);
             FileAttributes a = t.export().vfs().getattr(t.fh());
             res.attributes = a;
-            res.access = args.access & AccessRights.allowed(call, a, t.readOnly());
+            res.access = args.access & AccessRights.allowed(caller(call, t), a, t.readOnly());
         });
         call.reply(res);
     }
@@ -227,6 +238,10 @@ public final class Nfs3Program implements RpcDispatchable {
             Target t = target(call, args.file);
             int count = (int) Math.min(args.count, limits.maxRead());
             Vfs vfs = t.export().vfs();
+            Caller c = caller(call, t);
+            if (!c.isRoot()) {
+                Permissions.requireRead(c, vfs.getattr(t.fh()));
+            }
             LentRange range = vfs.lend(t.fh(), args.offset, count);
             if (range != null) {
                 // the VFS's own memory goes out by reference: no copy into a READ buffer
@@ -278,6 +293,10 @@ public final class Nfs3Program implements RpcDispatchable {
             }
             data.limit(data.position() + (int) Math.min(args.count, limits.maxWrite()));
             Vfs vfs = t.export().vfs();
+            Caller c = caller(call, t);
+            if (!c.isRoot()) {
+                Permissions.requireWrite(c, vfs.getattr(t.fh()));
+            }
             WriteResult w = vfs.write(t.fh(), args.offset, data, args.stable, writeMemory.offer(call));
             res.count = w.count();
             res.committed = w.committed();
@@ -298,7 +317,20 @@ public final class Nfs3Program implements RpcDispatchable {
         res.status = run("CREATE", () -> {
             Target t = target(call, args.dir);
             writable(t);
-            created(res, t, t.export().vfs().create(t.fh(), args.name, args.mode, args.attributes, args.verifier));
+            Caller c = caller(call, t);
+            TargetChecks.requireDir(c, t, Permissions.WRITE | Permissions.EXECUTE, "make a name in this directory");
+            Vfs vfs = t.export().vfs();
+            if (args.attributes != null) {
+                created(res, t, vfs.create(t.fh(), args.name, args.mode, TargetChecks.owned(c, t, args.attributes), args.verifier));
+                return;
+            }
+            // EXCLUSIVE: made without attributes (its verifier is kept in its times); then given to the caller
+            NfsObject o = vfs.create(t.fh(), args.name, args.mode, null, args.verifier);
+            SetAttributes owner = TargetChecks.owned(c, t, SetAttributes.NONE);
+            if (owner.uid() != null && (o.attributes().uid() != owner.uid() || o.attributes().gid() != owner.gid())) {
+                o = new NfsObject(o.handle(), vfs.setattr(o.handle(), owner, null));
+            }
+            created(res, t, o);
         });
         res.dirWcc = wcc(call, args.dir);
         call.reply(res);
@@ -310,7 +342,9 @@ public final class Nfs3Program implements RpcDispatchable {
         res.status = run("MKDIR", () -> {
             Target t = target(call, args.dir);
             writable(t);
-            created(res, t, t.export().vfs().mkdir(t.fh(), args.name, args.attributes));
+            Caller c = caller(call, t);
+            TargetChecks.requireDir(c, t, Permissions.WRITE | Permissions.EXECUTE, "make a name in this directory");
+            created(res, t, t.export().vfs().mkdir(t.fh(), args.name, TargetChecks.owned(c, t, args.attributes)));
         });
         res.dirWcc = wcc(call, args.dir);
         call.reply(res);
@@ -322,7 +356,9 @@ public final class Nfs3Program implements RpcDispatchable {
         res.status = run("SYMLINK", () -> {
             Target t = target(call, args.dir);
             writable(t);
-            created(res, t, t.export().vfs().symlink(t.fh(), args.name, args.target, args.attributes));
+            Caller c = caller(call, t);
+            TargetChecks.requireDir(c, t, Permissions.WRITE | Permissions.EXECUTE, "make a name in this directory");
+            created(res, t, t.export().vfs().symlink(t.fh(), args.name, args.target, TargetChecks.owned(c, t, args.attributes)));
         });
         res.dirWcc = wcc(call, args.dir);
         call.reply(res);
@@ -345,6 +381,7 @@ public final class Nfs3Program implements RpcDispatchable {
         res.status = run(directory ? "RMDIR" : "REMOVE", () -> {
             Target t = target(call, args.dir);
             writable(t);
+            TargetChecks.requireRemove(caller(call, t), t, args.name);
             if (directory) {
                 t.export().vfs().rmdir(t.fh(), args.name);
             } else {
@@ -365,6 +402,10 @@ public final class Nfs3Program implements RpcDispatchable {
                 throw new NfsException(Nfs3Status.NFS3ERR_XDEV, "rename across exports");
             }
             writable(from);
+            Caller c = caller(call, from);
+            if (!c.isRoot()) {
+                TargetChecks.requireRename(c, from, args.fromName, to, args.toName);
+            }
             from.export().vfs().rename(from.fh(), args.fromName, to.fh(), args.toName);
         });
         res.fromDirWcc = wcc(call, args.fromDir);
@@ -392,6 +433,10 @@ public final class Nfs3Program implements RpcDispatchable {
             Target t = target(call, args.dir);
             FileAttributes dirAttributes = t.export().vfs().getattr(t.fh());
             res.dirAttributes = dirAttributes;
+            Caller c = caller(call, t);
+            if (dirAttributes.isDirectory()) {
+                Permissions.require(c, dirAttributes, Permissions.READ, "list this directory");
+            }
             long budget = Math.min(args.maxCount, limits.maxReaddir())
                     - Nfs3Xdr.FATTR3_SIZE - 4 - ReaddirRes.RESOK_OVERHEAD;
             long dirBudget = plus && args.dirCount > 0 ? args.dirCount : Long.MAX_VALUE;
@@ -470,6 +515,10 @@ public final class Nfs3Program implements RpcDispatchable {
         res.status = run("COMMIT", () -> {
             Target t = target(call, args.file);
             Vfs vfs = t.export().vfs();
+            Caller c = caller(call, t);
+            if (!c.isRoot()) {
+                Permissions.requireWrite(c, vfs.getattr(t.fh()));
+            }
             vfs.commit(t.fh(), args.offset, args.count);
             res.verifier = vfs.writeVerifier();
         });

@@ -560,12 +560,15 @@ public final class LocalVfs implements Vfs {
         return verifier & 0x7fffffffL;
     }
 
-    /** CREATE of a name that is taken: UNCHECKED sets the attributes of a regular file, EXCLUSIVE matches a resend. */
+    /**
+     * CREATE of a name that is taken: UNCHECKED sets the size of a regular file (only the size, as Linux's server),
+     * EXCLUSIVE matches a resend.
+     */
     private NfsObject existing(Path child, FileKey dirKey, String name, CreateMode mode, SetAttributes attributes,
             long verifier) throws IOException {
         FileAttributes existing = attributes(child);
         if (mode == CreateMode.UNCHECKED && existing.isRegularFile()) {
-            apply(child, existing, attributes);
+            apply(child, existing, SetAttributes.sizeOnly(attributes));
             return record(child, dirKey, name);
         }
         if (mode == CreateMode.EXCLUSIVE && existing.isRegularFile()
@@ -742,6 +745,11 @@ public final class LocalVfs implements Vfs {
             return new FsStat(store.getTotalSpace(), store.getUnallocatedSpace(), store.getUsableSpace(),
                     unknownFiles, unknownFiles, unknownFiles, 0);
         });
+    }
+
+    @Override
+    public boolean givesOwnership() {
+        return OwnerOverride.processUid() == 0; // only root gives files away
     }
 
     @Override

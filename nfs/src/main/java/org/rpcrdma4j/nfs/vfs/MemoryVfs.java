@@ -420,7 +420,7 @@ public final class MemoryVfs implements Vfs {
                             throw new NfsException(existing.type == FileType.DIRECTORY ? Nfs3Status.NFS3ERR_ISDIR
                                     : Nfs3Status.NFS3ERR_EXIST, name);
                         }
-                        apply(existing, attributes);
+                        apply(existing, SetAttributes.sizeOnly(attributes)); // as Linux's server: the size only
                         return object(existing);
                     }
                     case EXCLUSIVE -> {
@@ -641,6 +641,11 @@ public final class MemoryVfs implements Vfs {
         } finally {
             lock.readLock().unlock();
         }
+    }
+
+    @Override
+    public boolean givesOwnership() {
+        return true;
     }
 
     @Override

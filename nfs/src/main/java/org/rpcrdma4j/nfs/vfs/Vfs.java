@@ -134,6 +134,15 @@ public interface Vfs extends AutoCloseable {
     long writeVerifier();
 
     /**
+     * Whether the objects this VFS makes can be given any owner (the uid and gid of a CREATE's attributes): the server
+     * then makes a caller that is not root the owner of what it creates, as Linux's server does. False by default:
+     * objects belong to the VFS's own user.
+     */
+    default boolean givesOwnership() {
+        return false;
+    }
+
+    /**
      * Where the next data ({@code data} true) or the next hole begins at or after {@code offset}, as lseek(2)'s
      * SEEK_DATA and SEEK_HOLE answer (NFSv4.2's SEEK). The end of the file counts as a hole. An offset at or beyond
      * the end of the file, and a SEEK_DATA in the hole that ends the file, are {@code NFS3ERR_NXIO} (lseek's ENXIO).

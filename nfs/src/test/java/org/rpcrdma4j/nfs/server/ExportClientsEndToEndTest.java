@@ -72,7 +72,7 @@ class ExportClientsEndToEndTest {
         put(closedVfs, "secret", "secret".getBytes(StandardCharsets.UTF_8));
         server = NfsRdmaServer.start(
                 NfsServer.builder().bindAddress("127.0.0.1").port(0)
-                        .export("/open", openVfs, false, ExportClients.parse("127.0.0.1(rw,sync,no_subtree_check)"))
+                        .export("/open", openVfs, false, ExportClients.parse("127.0.0.1(rw,sync,no_subtree_check,no_root_squash)"))
                         .export("/partly", readOnlyVfs, false, ExportClients.parse("127.0.0.2(rw) 127.0.0.0/8(ro)"))
                         .export("/closed", closedVfs, false, closedClients),
                 RdmaRpcServer.builder().bindAddress(InetAddress.getLoopbackAddress())

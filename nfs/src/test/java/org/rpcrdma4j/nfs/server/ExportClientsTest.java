@@ -55,10 +55,20 @@ class ExportClientsTest {
         assertThat(ExportClients.parse("10.0.0.1(rw,sync,no_subtree_check,insecure,no_root_squash)")
                 .access(ip("10.0.0.1"))).isEqualTo(Access.READ_WRITE);
         assertThat(ExportClients.parse("10.0.0.1(rw,ro)").access(ip("10.0.0.1"))).isEqualTo(Access.READ_ONLY);
-        assertThatThrownBy(() -> ExportClients.parse("*(rw,root_squash)"))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("root_squash");
         assertThatThrownBy(() -> ExportClients.parse("*(rw,async)"))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("async");
+        assertThatThrownBy(() -> ExportClients.parse("*(rw,anonuid=x)"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("anonuid=x");
+    }
+
+    @Test
+    void rootIsSquashedByDefaultAsInLinux() throws Exception {
+        ExportClients.Grant plain = ExportClients.parse("10.0.0.1(rw)").grant(ip("10.0.0.1"));
+        assertThat(plain).isEqualTo(new ExportClients.Grant(false, true, false, 65534, 65534));
+        assertThat(ExportClients.parse("*(rw,no_root_squash)").grant(null).rootSquash()).isFalse();
+        ExportClients.Grant all = ExportClients.parse("*(all_squash,anonuid=1000,anongid=100)").grant(null);
+        assertThat(all).isEqualTo(new ExportClients.Grant(true, true, true, 1000, 100));
+        assertThat(ExportClients.everyHost().grant(ip("10.9.9.9"))).isEqualTo(ExportClients.Grant.EVERYTHING);
     }
 
     @Test
@@ -71,10 +81,10 @@ class ExportClientsTest {
 
     @Test
     void theSpecsReadBackAsWritten() {
-        ExportClients c = ExportClients.parse("10.0.0.0/8(rw,sync) *");
-        assertThat(c.toString()).isEqualTo("10.0.0.0/8(rw) *(ro)");
-        assertThat(c.specs()).extracting(ExportClients.Spec::host).containsExactly("10.0.0.0/8", "*");
-        assertThat(ExportClients.everyHost().toString()).isEqualTo("*(rw)");
+        ExportClients c = ExportClients.parse("10.0.0.0/8(rw,sync) * 10.1.2.3(no_root_squash,anonuid=7)");
+        assertThat(c.toString()).isEqualTo("10.0.0.0/8(rw) *(ro) 10.1.2.3(ro,no_root_squash,anonuid=7)");
+        assertThat(c.specs()).extracting(ExportClients.Spec::host).containsExactly("10.0.0.0/8", "*", "10.1.2.3");
+        assertThat(ExportClients.everyHost().toString()).isEqualTo("*(rw,no_root_squash)");
         assertThat(ExportClients.everyHost().isEveryHost()).isTrue();
     }
 

@@ -81,6 +81,12 @@ class NfsDuplicateRequestCacheTest {
     private RdmaClientTransport client;
     private ReplyHold hold;
 
+    /** The export's root is the calling user's, so that its CREATEs are allowed. */
+    @org.junit.jupiter.api.BeforeEach
+    void giveTheRootToTheUser() throws Exception {
+        vfs.setattr(vfs.root(), org.rpcrdma4j.nfs.SetAttributes.NONE.withOwner(1000, 1000), null);
+    }
+
     @AfterEach
     void stop() throws IOException {
         if (hold != null) {

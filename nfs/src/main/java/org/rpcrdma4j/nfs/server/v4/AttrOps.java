@@ -5,7 +5,10 @@ import org.dcache.oncrpc4j.xdr.XdrEncodingStream;
 import org.rpcrdma4j.nfs.FileAttributes;
 import org.rpcrdma4j.nfs.FsStat;
 import org.rpcrdma4j.nfs.NfsException;
+import org.rpcrdma4j.nfs.SetAttributes;
 import org.rpcrdma4j.nfs.server.AccessRights;
+import org.rpcrdma4j.nfs.server.Caller;
+import org.rpcrdma4j.nfs.server.Permissions;
 import org.rpcrdma4j.nfs.server.ExportTable;
 import org.rpcrdma4j.nfs.v4.Bitmap4;
 import org.rpcrdma4j.nfs.v4.Fattr4;
@@ -133,8 +136,13 @@ final class AttrOps {
                 }
                 StateOps.checkIo(c, stateid, true);
             }
+            Caller caller = c.caller(t);
+            SetAttributes[] attributes = {set.attributes()};
+            if (!caller.isRoot()) {
+                Compound.check(() -> attributes[0] = Permissions.requireSetattr(caller, o.attributes(), attributes[0]));
+            }
             try {
-                t.export().vfs().setattr(t.fh(), set.attributes(), null);
+                t.export().vfs().setattr(t.fh(), attributes[0], null);
             } catch (NfsException e) {
                 throw Compound.of(e);
             }
@@ -171,7 +179,8 @@ final class AttrOps {
             Compound.Obj o = c.currentObject();
             supported = asked & ACCESS4_ALL;
             boolean readOnly = o.isPseudo() || o.target().readOnly();
-            allowed = supported & AccessRights.allowed(c.call, o.attributes(), readOnly);
+            Caller caller = o.isPseudo() ? Caller.of(c.call, null) : c.caller(o.target());
+            allowed = supported & AccessRights.allowed(caller, o.attributes(), readOnly);
         }
 
         @Override

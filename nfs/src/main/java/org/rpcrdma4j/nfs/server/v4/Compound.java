@@ -6,6 +6,7 @@ import org.dcache.oncrpc4j.rpc.RpcCall;
 import org.rpcrdma4j.nfs.FileAttributes;
 import org.rpcrdma4j.nfs.FileHandle;
 import org.rpcrdma4j.nfs.NfsException;
+import org.rpcrdma4j.nfs.server.Caller;
 import org.rpcrdma4j.nfs.server.Export;
 import org.rpcrdma4j.nfs.server.ExportTable;
 import org.rpcrdma4j.nfs.v4.Nfs4Exception;
@@ -140,6 +141,26 @@ final class Compound {
     /** What the current file handle names. */
     Obj currentObject() throws Nfs4Exception {
         return object(current());
+    }
+
+    /** As whom this COMPOUND acts in {@code t}'s export (squashed as its host's grant there says). */
+    Caller caller(ExportTable.Target t) {
+        return Caller.of(call, t.grant());
+    }
+
+    /** A check of the server's permissions, which fails with an NFSv3 status. */
+    @FunctionalInterface
+    interface Check {
+        void run() throws NfsException;
+    }
+
+    /** Runs {@code check}; its failure is the NFSv4 status of the same meaning (ACCESS, PERM). */
+    static void check(Check check) throws Nfs4Exception {
+        try {
+            check.run();
+        } catch (NfsException e) {
+            throw of(e);
+        }
     }
 
     /** What {@code wire} names, for the host that sent this COMPOUND. */

@@ -4,7 +4,11 @@ import org.dcache.oncrpc4j.xdr.XdrDecodingStream;
 import org.dcache.oncrpc4j.xdr.XdrEncodingStream;
 import org.rpcrdma4j.nfs.NfsException;
 import org.rpcrdma4j.nfs.NfsObject;
+import org.rpcrdma4j.nfs.SetAttributes;
+import org.rpcrdma4j.nfs.server.Caller;
 import org.rpcrdma4j.nfs.server.ExportTable;
+import org.rpcrdma4j.nfs.server.Permissions;
+import org.rpcrdma4j.nfs.server.TargetChecks;
 import org.rpcrdma4j.nfs.v4.Bitmap4;
 import org.rpcrdma4j.nfs.v4.Fattr4;
 import org.rpcrdma4j.nfs.v4.Nfs4;
@@ -61,11 +65,18 @@ final class CreateOp extends Op {
             throw new Nfs4Exception(Nfs4Status.NFS4ERR_BADTYPE, "CREATE of type " + type);
         }
         ExportTable.Target dir = DirOps.writableDirectory(c);
+        Caller caller = c.caller(dir);
+        SetAttributes[] owned = {attrs.attributes()};
+        Compound.check(() -> {
+            TargetChecks.requireDir(caller, dir, Permissions.WRITE | Permissions.EXECUTE,
+                    "make a name in this directory");
+            owned[0] = TargetChecks.owned(caller, dir, owned[0]);
+        });
         long before = DirOps.change(dir);
         NfsObject made;
         try {
-            made = type == NF4DIR ? dir.export().vfs().mkdir(dir.fh(), n, attrs.attributes())
-                    : dir.export().vfs().symlink(dir.fh(), n, linkText, attrs.attributes());
+            made = type == NF4DIR ? dir.export().vfs().mkdir(dir.fh(), n, owned[0])
+                    : dir.export().vfs().symlink(dir.fh(), n, linkText, owned[0]);
         } catch (NfsException e) {
             throw Compound.of(e);
         }

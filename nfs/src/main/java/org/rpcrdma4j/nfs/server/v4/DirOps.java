@@ -4,7 +4,9 @@ import org.dcache.oncrpc4j.xdr.XdrDecodingStream;
 import org.dcache.oncrpc4j.xdr.XdrEncodingStream;
 import org.rpcrdma4j.nfs.FileAttributes;
 import org.rpcrdma4j.nfs.NfsException;
+import org.rpcrdma4j.nfs.server.Caller;
 import org.rpcrdma4j.nfs.server.ExportTable;
+import org.rpcrdma4j.nfs.server.TargetChecks;
 import org.rpcrdma4j.nfs.v4.Fattr4Values;
 import org.rpcrdma4j.nfs.v4.Nfs4;
 import org.rpcrdma4j.nfs.v4.Nfs4Exception;
@@ -55,6 +57,7 @@ final class DirOps {
             String n = Names.check(name);
             ExportTable.Target dir = writableDirectory(c);
             Vfs vfs = dir.export().vfs();
+            Compound.check(() -> TargetChecks.requireRemove(c.caller(dir), dir, n));
             long before = change(dir);
             try {
                 FileAttributes a = vfs.lookup(dir.fh(), n).attributes();
@@ -108,6 +111,10 @@ final class DirOps {
             ExportTable.Target fromDir = fromObj.target();
             if (fromDir.export() != toDir.export()) {
                 throw new Nfs4Exception(Nfs4Status.NFS4ERR_XDEV, "rename across exports");
+            }
+            Caller caller = c.caller(fromDir);
+            if (!caller.isRoot()) {
+                Compound.check(() -> TargetChecks.requireRename(caller, fromDir, f, toDir, t));
             }
             long sb = change(fromDir);
             long tb = change(toDir);

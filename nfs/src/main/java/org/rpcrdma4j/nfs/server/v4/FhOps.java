@@ -6,6 +6,8 @@ import org.rpcrdma4j.nfs.FileHandle;
 import org.rpcrdma4j.nfs.NfsException;
 import org.rpcrdma4j.nfs.NfsObject;
 import org.rpcrdma4j.nfs.server.ExportTable;
+import org.rpcrdma4j.nfs.server.Permissions;
+import org.rpcrdma4j.nfs.server.TargetChecks;
 import org.rpcrdma4j.nfs.v4.Nfs4;
 import org.rpcrdma4j.nfs.v4.Nfs4Exception;
 import org.rpcrdma4j.nfs.v4.Nfs4Status;
@@ -130,6 +132,7 @@ final class FhOps {
             return c.server.pseudo.lookup(dir.path(), name, c.client);
         }
         ExportTable.Target t = dir.target();
+        Compound.check(() -> TargetChecks.requireDir(c.caller(t), t, Permissions.EXECUTE, "search this directory"));
         try {
             NfsObject o = t.export().vfs().lookup(t.fh(), name);
             return t.export().wrap(o.handle());
@@ -155,6 +158,8 @@ final class FhOps {
                 return;
             }
             ExportTable.Target t = o.target();
+            Compound.check(() -> TargetChecks.requireDir(c.caller(t), t, Permissions.EXECUTE,
+                    "search this directory"));
             if (t.fh().equals(t.export().vfs().root())) {
                 if (t.export().path().equals("/")) {
                     throw new Nfs4Exception(Nfs4Status.NFS4ERR_NOENT, "the root has no parent");

@@ -10,6 +10,8 @@ import org.rpcrdma4j.nfs.DirEntry;
 import org.rpcrdma4j.nfs.FileHandle;
 import org.rpcrdma4j.nfs.NfsException;
 import org.rpcrdma4j.nfs.server.ExportTable;
+import org.rpcrdma4j.nfs.server.Permissions;
+import org.rpcrdma4j.nfs.server.TargetChecks;
 import org.rpcrdma4j.nfs.v4.Bitmap4;
 import org.rpcrdma4j.nfs.v4.Fattr4;
 import org.rpcrdma4j.nfs.v4.Fattr4Values;
@@ -109,6 +111,7 @@ final class ReaddirOp extends Op {
     }
 
     private void export(Compound c, ExportTable.Target dir, long budget) throws Nfs4Exception {
+        Compound.check(() -> TargetChecks.requireDir(c.caller(dir), dir, Permissions.READ, "list this directory"));
         long at = cookie;
         long verf = ByteBuffer.wrap(verifier).getLong();
         long used = 0;

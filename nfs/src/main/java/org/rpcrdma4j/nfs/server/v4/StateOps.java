@@ -10,7 +10,10 @@ import org.rpcrdma4j.nfs.NfsException;
 import org.rpcrdma4j.nfs.NfsObject;
 import org.rpcrdma4j.nfs.SetAttributes;
 import org.rpcrdma4j.nfs.server.AccessRights;
+import org.rpcrdma4j.nfs.server.Caller;
 import org.rpcrdma4j.nfs.server.ExportTable;
+import org.rpcrdma4j.nfs.server.Permissions;
+import org.rpcrdma4j.nfs.server.TargetChecks;
 import org.rpcrdma4j.nfs.v4.Bitmap4;
 import org.rpcrdma4j.nfs.v4.Fattr4;
 import org.rpcrdma4j.nfs.v4.Nfs4;
@@ -73,7 +76,24 @@ final class StateOps {
 
     /** Checks that {@code s} allows a READ ({@code write} false) or a WRITE of the current file. */
     static void checkIo(Compound c, Stateid s, boolean write) throws Nfs4Exception {
-        c.server.clients.opens().checkIo(c.clientId, resolve(c, s), c.current(), write);
+        Stateid resolved = resolve(c, s);
+        c.server.clients.opens().checkIo(c.clientId, resolved, c.current(), write);
+        if (resolved.isAnonymous() || resolved.isReadBypass()) {
+            // no OPEN checked the caller's permission: check it here, as NFSv3's READ and WRITE do
+            Compound.Obj o = c.currentObject();
+            if (o.target() != null) {
+                Caller caller = c.caller(o.target());
+                if (!caller.isRoot()) {
+                    Compound.check(() -> {
+                        if (write) {
+                            Permissions.requireWrite(caller, o.attributes());
+                        } else {
+                            Permissions.requireRead(caller, o.attributes());
+                        }
+                    });
+                }
+            }
+        }
     }
 
     static final class Open extends Op {
@@ -159,9 +179,14 @@ final class StateOps {
                         long before = DirOps.change(d);
                         FileHandle existing = existing(d, n);
                         boolean existed = existing != null;
+                        Caller caller = c.caller(d);
+                        if (!existed) {
+                            Compound.check(() -> TargetChecks.requireDir(caller, d,
+                                    Permissions.WRITE | Permissions.EXECUTE, "make a name in this directory"));
+                        }
                         // a client at its bound of opens is refused before the create changes anything
                         c.server.clients.opens().checkRoom(c.clientId, owner, existing);
-                        NfsObject o = create(d, n);
+                        NfsObject o = create(d, n, existed ? null : caller);
                         created = !existed;
                         info = new ChangeInfo(before, DirOps.change(d));
                         file = d.export().wrap(o.handle());
@@ -194,7 +219,7 @@ final class StateOps {
             }
             if (!created) {
                 boolean readOnly = o.target().readOnly();
-                int rights = AccessRights.allowed(c.call, a, readOnly);
+                int rights = AccessRights.allowed(c.caller(o.target()), a, readOnly);
                 if ((access & 2) != 0 && (rights & Access.MODIFY) == 0) {
                     throw new Nfs4Exception(readOnly ? Nfs4Status.NFS4ERR_ROFS : Nfs4Status.NFS4ERR_ACCESS,
                             "no write permission");
@@ -220,7 +245,8 @@ final class StateOps {
             }
         }
 
-        private NfsObject create(ExportTable.Target dir, String n) throws Nfs4Exception {
+        /** Creates {@code n}; {@code owner}, when not null, is made the owner of a new object (if not root). */
+        private NfsObject create(ExportTable.Target dir, String n, Caller owner) throws Nfs4Exception {
             CreateMode mode = switch (createMode) {
                 case GUARDED4 -> CreateMode.GUARDED;
                 case EXCLUSIVE4, EXCLUSIVE4_1 -> CreateMode.EXCLUSIVE;
@@ -228,9 +254,17 @@ final class StateOps {
             };
             SetAttributes attrs = createAttrs == null ? SetAttributes.NONE : createAttrs.attributes();
             try {
-                NfsObject o = dir.export().vfs().create(dir.fh(), n, mode, attrs, verifier);
-                if (createMode == EXCLUSIVE4_1 && !attrs.isEmpty()) {
-                    dir.export().vfs().setattr(o.handle(), attrs, null);
+                SetAttributes owned = owner == null ? attrs : TargetChecks.owned(owner, dir, attrs);
+                NfsObject o = dir.export().vfs().create(dir.fh(), n, mode, owned, verifier);
+                if (mode == CreateMode.EXCLUSIVE) {
+                    // made without attributes (its verifier is kept in its times): the rest comes after
+                    SetAttributes after = createMode == EXCLUSIVE4_1 ? owned
+                            : new SetAttributes(null, owned.uid(), owned.gid(), null, null, null);
+                    if (!after.isEmpty() && owner != null) {
+                        dir.export().vfs().setattr(o.handle(), after, null);
+                    } else if (createMode == EXCLUSIVE4_1 && !attrs.isEmpty()) {
+                        dir.export().vfs().setattr(o.handle(), attrs, null);
+                    }
                 }
                 return o;
             } catch (NfsException e) {

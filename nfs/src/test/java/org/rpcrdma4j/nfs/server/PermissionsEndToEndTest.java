@@ -1,0 +1,229 @@
+package org.rpcrdma4j.nfs.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.netty.buffer.Unpooled;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.rpcrdma4j.nfs.CreateMode;
+import org.rpcrdma4j.nfs.FileAttributes;
+import org.rpcrdma4j.nfs.FileHandle;
+import org.rpcrdma4j.nfs.Nfs3Status;
+import org.rpcrdma4j.nfs.NfsException;
+import org.rpcrdma4j.nfs.SetAttributes;
+import org.rpcrdma4j.nfs.StableHow;
+import org.rpcrdma4j.nfs.client.NfsClient;
+import org.rpcrdma4j.nfs.client.NfsClientConfig;
+import org.rpcrdma4j.nfs.client.v4.Nfs41Client;
+import org.rpcrdma4j.nfs.client.v4.Nfs41Options;
+import org.rpcrdma4j.nfs.client.v4.Nfs4StatusException;
+import org.rpcrdma4j.nfs.v4.Nfs4Status;
+import org.rpcrdma4j.nfs.vfs.LocalVfs;
+import org.rpcrdma4j.nfs.vfs.MemoryVfs;
+import org.rpcrdma4j.nfs.vfs.Vfs;
+
+/**
+ * Callers of different AUTH_SYS identities against one server, as Linux's server treats them: what they make is
+ * theirs, the mode bits decide what others may do (the owner of a file may always read and write its data), the
+ * sticky bit keeps others from removing what is not theirs, only the owner changes a mode, and root is squashed where
+ * the host's spec says so. NFSv3 and NFSv4.1, over TCP.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class PermissionsEndToEndTest {
+    private static final int ALICE = 1000;
+    private static final int BOB = 1001;
+    private static final int STAFF = 50;
+
+    @TempDir
+    Path temp;
+
+    private final MemoryVfs vfs = new MemoryVfs(16L << 20);
+    private NfsServer server;
+
+    @AfterEach
+    void stop() throws IOException {
+        if (server != null) {
+            server.close();
+        }
+        vfs.close();
+    }
+
+    private void serve(Vfs v, ExportClients clients) throws IOException {
+        server = NfsServer.builder().bindAddress("127.0.0.1").port(0).export("/e", v, false, clients).build().start();
+    }
+
+    private NfsClient v3(int uid, int gid, int... gids) throws IOException {
+        return NfsClient.mount("tcp://127.0.0.1:" + server.port() + "/e?vers=3",
+                NfsClientConfig.defaults().withIdentity(uid, gid, gids));
+    }
+
+    private Nfs41Client v41(int uid, int gid, int... gids) throws IOException {
+        return Nfs41Client.mount("tcp://127.0.0.1:" + server.port() + "/e",
+                NfsClientConfig.defaults().withIdentity(uid, gid, gids), Nfs41Options.defaults());
+    }
+
+    private static void assertStatus(ThrowingRunnable r, Nfs3Status status) {
+        assertThatThrownBy(r::run).isInstanceOfSatisfying(NfsException.class,
+                e -> assertThat(e.status()).as(e.getMessage()).isEqualTo(status));
+    }
+
+    private static void assertNfs4(ThrowingRunnable r, int status) {
+        assertThatThrownBy(r::run).isInstanceOfSatisfying(Nfs4StatusException.class,
+                e -> assertThat(e.nfs4Status()).as(e.getMessage()).isEqualTo(status));
+    }
+
+    interface ThrowingRunnable {
+        void run() throws Exception;
+    }
+
+    private static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static FileHandle put(NfsClient c, FileHandle dir, String name, int mode, String text) throws IOException {
+        FileHandle f = c.create(dir, name, CreateMode.GUARDED, SetAttributes.NONE.withMode(mode)).handle();
+        c.write(f, 0, Unpooled.wrappedBuffer(bytes(text)), StableHow.FILE_SYNC);
+        return f;
+    }
+
+    private static FileHandle mkdir(NfsClient c, String name, int mode) throws IOException {
+        return c.mkdir(c.root(), name, SetAttributes.NONE.withMode(mode)).handle();
+    }
+
+    @Test
+    void nfs3CallersGetWhatTheModesGiveThem() throws Exception {
+        serve(vfs, ExportClients.everyHost());
+        try (NfsClient root = v3(0, 0); NfsClient alice = v3(ALICE, ALICE, STAFF); NfsClient bob = v3(BOB, BOB)) {
+            FileHandle shared = mkdir(root, "shared", 0777);
+            FileHandle sticky = mkdir(root, "sticky", 01777);
+            FileHandle aliceFile = put(alice, shared, "a.txt", 0644, "alice's");
+            FileAttributes a = alice.getattr(aliceFile);
+            assertThat(a.uid()).as("a file is its maker's").isEqualTo(ALICE);
+            assertThat(a.gid()).isEqualTo(ALICE);
+
+            // others read, only the owner writes; the owner writes through a mode without write (as knfsd lets it)
+            assertThat(bob.readAll("/shared/a.txt")).isEqualTo(bytes("alice's"));
+            assertStatus(() -> bob.write(aliceFile, 0, Unpooled.wrappedBuffer(bytes("bob")), StableHow.FILE_SYNC),
+                    Nfs3Status.NFS3ERR_ACCES);
+            assertStatus(() -> bob.setattr(aliceFile, SetAttributes.NONE.withSize(0)), Nfs3Status.NFS3ERR_ACCES);
+            assertStatus(() -> bob.setattr(aliceFile, SetAttributes.NONE.withMode(0666)), Nfs3Status.NFS3ERR_PERM);
+            assertStatus(() -> alice.setattr(aliceFile, SetAttributes.NONE.withOwner(BOB, BOB)),
+                    Nfs3Status.NFS3ERR_PERM);
+            alice.setattr(aliceFile, SetAttributes.NONE.withMode(0400));
+            alice.write(aliceFile, 0, Unpooled.wrappedBuffer(bytes("ALICE'S")), StableHow.FILE_SYNC);
+            assertThat(alice.readAll("/shared/a.txt")).isEqualTo(bytes("ALICE'S"));
+            assertStatus(() -> bob.readAll("/shared/a.txt"), Nfs3Status.NFS3ERR_ACCES);
+
+            // a group of the caller's, primary or not
+            alice.setattr(aliceFile, SetAttributes.NONE.withOwner(ALICE, STAFF).withMode(0640));
+            try (NfsClient staff = v3(BOB, BOB, STAFF)) {
+                assertThat(staff.readAll("/shared/a.txt")).isEqualTo(bytes("ALICE'S"));
+            }
+            assertStatus(() -> bob.readAll("/shared/a.txt"), Nfs3Status.NFS3ERR_ACCES);
+
+            // a private directory: no lookup, no listing, no new names
+            FileHandle own = alice.mkdir(shared, "own", SetAttributes.NONE.withMode(0700)).handle();
+            put(alice, own, "x", 0644, "x");
+            assertStatus(() -> bob.lookup(own, "x"), Nfs3Status.NFS3ERR_ACCES);
+            assertStatus(() -> bob.readdir(own, 0, 0, 4096), Nfs3Status.NFS3ERR_ACCES);
+            assertStatus(() -> bob.create(own, "y", CreateMode.UNCHECKED, SetAttributes.NONE),
+                    Nfs3Status.NFS3ERR_ACCES);
+            assertStatus(() -> bob.remove(own, "x"), Nfs3Status.NFS3ERR_ACCES);
+
+            // the sticky bit: bob may not remove or rename alice's file, alice may, and bob his own
+            put(alice, sticky, "alice", 0666, "a");
+            put(bob, sticky, "bob", 0600, "b");
+            assertStatus(() -> bob.remove(sticky, "alice"), Nfs3Status.NFS3ERR_PERM);
+            assertStatus(() -> bob.rename(sticky, "alice", sticky, "mine"), Nfs3Status.NFS3ERR_PERM);
+            assertStatus(() -> bob.rename(sticky, "bob", sticky, "alice"), Nfs3Status.NFS3ERR_PERM);
+            bob.remove(sticky, "bob");
+            alice.rename(sticky, "alice", shared, "moved");
+            // without the sticky bit, write permission on the directory is enough
+            bob.remove(shared, "moved");
+            // root may do anything
+            root.remove(own, "x");
+            assertThat(vfs.readdir(vfs.lookup(vfs.root(), "sticky").handle(), 0, 0, 10).entries())
+                    .noneMatch(e -> e.name().equals("bob") || e.name().equals("alice"));
+        }
+    }
+
+    @Test
+    void rootIsSquashedWhereTheSpecSaysAndAllSquashMakesEveryoneTheAnonymousUser() throws Exception {
+        MemoryVfs squashed = new MemoryVfs(16L << 20);
+        try (squashed) {
+            FileHandle dir = squashed.mkdir(squashed.root(), "d", SetAttributes.NONE.withMode(0777)).handle();
+            squashed.create(dir, "roots", CreateMode.UNCHECKED, SetAttributes.NONE.withMode(0644), 0);
+            serve(squashed, ExportClients.parse("127.0.0.1(rw)"));
+            try (NfsClient root = v3(0, 0)) {
+                FileHandle d = root.resolve("/d");
+                FileHandle made = root.create(d, "new", CreateMode.UNCHECKED, SetAttributes.NONE).handle();
+                assertThat(root.getattr(made).uid()).as("root acts as nobody").isEqualTo(65534);
+                assertThat(root.getattr(made).gid()).isEqualTo(65534);
+                FileHandle roots = root.lookup(d, "roots").handle();
+                assertStatus(() -> root.write(roots, 0, Unpooled.wrappedBuffer(bytes("x")), StableHow.FILE_SYNC),
+                        Nfs3Status.NFS3ERR_ACCES);
+                assertStatus(() -> root.mkdir(root.root(), "top", SetAttributes.NONE), Nfs3Status.NFS3ERR_ACCES);
+            }
+            server.close();
+            serve(squashed, ExportClients.parse("127.0.0.1(rw,all_squash,anonuid=1234,anongid=99)"));
+            try (NfsClient alice = v3(ALICE, ALICE)) {
+                FileHandle made = alice.create(alice.resolve("/d"), "anon", CreateMode.UNCHECKED, SetAttributes.NONE)
+                        .handle();
+                assertThat(alice.getattr(made).uid()).isEqualTo(1234);
+                assertThat(alice.getattr(made).gid()).isEqualTo(99);
+            }
+        }
+    }
+
+    @Test
+    void nfs41CallersGetWhatTheModesGiveThem() throws Exception {
+        serve(vfs, ExportClients.everyHost());
+        try (NfsClient root = v3(0, 0)) {
+            mkdir(root, "sticky", 01777);
+            mkdir(root, "private", 0700);
+        }
+        try (Nfs41Client alice = v41(ALICE, ALICE); Nfs41Client bob = v41(BOB, BOB)) {
+            alice.writeAll("/sticky/a.txt", bytes("alice's"));
+            FileHandle a = alice.resolve("/sticky/a.txt");
+            assertThat(alice.getattr(a).uid()).isEqualTo(ALICE);
+            alice.setattr(a, SetAttributes.NONE.withMode(0600));
+            assertNfs4(() -> bob.readAll("/sticky/a.txt"), Nfs4Status.NFS4ERR_ACCESS);
+            assertNfs4(() -> bob.setattr(a, SetAttributes.NONE.withMode(0666)), Nfs4Status.NFS4ERR_PERM);
+            FileHandle sticky = bob.resolve("/sticky");
+            assertNfs4(() -> bob.remove(sticky, "a.txt"), Nfs4Status.NFS4ERR_PERM);
+            assertNfs4(() -> bob.resolve("/private/x"), Nfs4Status.NFS4ERR_ACCESS);
+            assertNfs4(() -> bob.writeAll("/private/b.txt", bytes("b")), Nfs4Status.NFS4ERR_ACCESS);
+            assertThat(alice.readAll("/sticky/a.txt")).isEqualTo(bytes("alice's"));
+            alice.remove(sticky, "a.txt");
+        }
+    }
+
+    /** Over a directory, files made by a caller that is not root are the caller's when the server runs as root. */
+    @Test
+    void aLocalExportGivesNewFilesToTheirMakerWhenTheServerIsRoot() throws Exception {
+        Path dir = Files.createDirectories(temp.resolve("local"));
+        try (LocalVfs local = LocalVfs.open(dir)) {
+            Assumptions.assumeTrue(local.givesOwnership(), "the server's user is not root: files stay its own");
+            Files.setAttribute(dir, "unix:mode", 01777); // sticky, as /tmp
+            serve(local, ExportClients.everyHost());
+            try (NfsClient alice = v3(ALICE, ALICE); NfsClient bob = v3(BOB, BOB)) {
+                put(alice, alice.root(), "a.txt", 0644, "alice's");
+                Path made = dir.resolve("a.txt");
+                assertThat(Files.getAttribute(made, "unix:uid", LinkOption.NOFOLLOW_LINKS)).isEqualTo(ALICE);
+                assertThat(Files.getAttribute(made, "unix:gid", LinkOption.NOFOLLOW_LINKS)).isEqualTo(ALICE);
+                assertStatus(() -> bob.remove(bob.root(), "a.txt"), Nfs3Status.NFS3ERR_PERM);
+                assertThat(Files.readString(made)).isEqualTo("alice's");
+            }
+        }
+    }
+}

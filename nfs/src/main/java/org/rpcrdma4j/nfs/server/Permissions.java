@@ -54,16 +54,19 @@ public final class Permissions {
         }
     }
 
-    /** Reading a file's data: read permission, or execute permission, or ownership. */
+    /**
+     * Reading a file's data: read permission, or execute permission, or ownership. Only regular files are checked:
+     * for anything else the VFS answers as Linux's server does (NFS3ERR_ISDIR, NFS3ERR_INVAL).
+     */
     public static void requireRead(Caller c, FileAttributes a) throws NfsException {
-        if (c.uid() != a.uid() && (bits(c, a) & (READ | EXECUTE)) == 0) {
+        if (a.isRegularFile() && c.uid() != a.uid() && (bits(c, a) & (READ | EXECUTE)) == 0) {
             throw denied(c, "read this file");
         }
     }
 
-    /** Writing a file's data (or committing it): write permission, or ownership. */
+    /** Writing a file's data (or committing it): write permission, or ownership; regular files only, as above. */
     public static void requireWrite(Caller c, FileAttributes a) throws NfsException {
-        if (c.uid() != a.uid() && (bits(c, a) & WRITE) == 0) {
+        if (a.isRegularFile() && c.uid() != a.uid() && (bits(c, a) & WRITE) == 0) {
             throw denied(c, "write this file");
         }
     }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.net.InetAddress;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
@@ -19,6 +20,7 @@ import org.rpcrdma4j.nfs.server.NfsServer;
 import org.rpcrdma4j.nfs.v4.Nfs4UpperLayerBinding;
 import org.rpcrdma4j.nfs.v4.state.StateConfig;
 import org.rpcrdma4j.nfs.vfs.LocalVfs;
+import org.rpcrdma4j.testsupport.RequiredPeer;
 import org.rpcrdma4j.xprt.server.RdmaRpcServer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -29,7 +31,9 @@ import org.slf4j.LoggerFactory;
  * the read-write spec names another address), {@code /closed} only to another address. What the Linux client makes of
  * our answers is what its users see: {@code /partly} mounts over NFSv3 and NFSv4.2, reads, and refuses changes as a
  * read-only file system, with the file unchanged here; {@code /closed} does not mount with either version, and the
- * NFSv4 pseudo root lists only {@code partly}.
+ * NFSv4 pseudo root lists only {@code partly}. {@code /shared} is open to the guest read-write with root squashed (the
+ * default of a spec): users of the guest ({@code runas} takes their identities) make files that are theirs here, others
+ * can neither read a private one nor remove it from a sticky directory, and the guest's root acts as nobody.
  */
 @ExtendWith(LinuxPeerExtension.class)
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
@@ -44,12 +48,22 @@ class LinuxClientExportClientsTest {
         Path closed = Files.createDirectories(root.resolve("closed"));
         Files.writeString(partly.resolve("kept.txt"), "kept\n");
         Files.writeString(closed.resolve("secret.txt"), "secret\n");
+        Path shared = Files.createDirectories(root.resolve("shared"));
+        Files.setAttribute(shared, "unix:mode", 0755);
+        Path sticky = Files.createDirectories(shared.resolve("tmp"));
+        Files.setAttribute(sticky, "unix:mode", 01777);
+        GuestProgram runas = GuestProgram.RUNAS;
+        RequiredPeer.require(runas.what(), runas.unavailableReason());
+        Files.copy(runas.build(), shared.resolve("runas"));
+        Files.setAttribute(shared.resolve("runas"), "unix:mode", 0755);
         StateConfig d = StateConfig.defaults();
         LocalVfs partlyVfs = LocalVfs.open(partly);
         LocalVfs closedVfs = LocalVfs.open(closed);
+        LocalVfs sharedVfs = LocalVfs.open(shared);
         NfsServer nfs = NfsServer.builder()
                 .export("/partly", partlyVfs, false, ExportClients.parse("127.0.0.2(rw) 127.0.0.0/8(ro)"))
                 .export("/closed", closedVfs, false, ExportClients.parse("192.0.2.1(rw)"))
+                .export("/shared", sharedVfs, false, ExportClients.parse("127.0.0.0/8(rw)"))
                 .bindAddress("127.0.0.1").port(0)
                 .nfs4(new StateConfig(Duration.ofSeconds(15), Duration.ZERO, d.foreLimits(), d.backLimits(),
                         d.maxSessionsPerClient()))
@@ -95,9 +109,14 @@ class LinuxClientExportClientsTest {
 
             peer.execOk("mount.nfs " + host + ":/ " + MNT + v4, GUEST_COMMAND);
             String listed = peer.execOk("ls -A " + MNT + "; umount " + MNT, GUEST_COMMAND);
-            assertThat(listed.strip()).as("the pseudo root as this host sees it").isEqualTo("partly");
+            assertThat(listed.strip().split("\\s+")).as("the pseudo root as this host sees it")
+                    .containsExactly("partly", "shared");
             assertThat(peer.execOk("grep -c ' " + MNT + " ' /proc/mounts || true", GUEST_COMMAND).strip())
                     .isEqualTo("0");
+
+            for (String options : new String[] {v3, v4}) {
+                usersAndRootSquash(peer, host + ":/shared" + " " + MNT + options, shared, sharedVfs.givesOwnership());
+            }
         } catch (Throwable t) {
             LOG.error("guest kernel log:\n{}", peer.dmesgTail(40));
             peer.exec("umount -f " + MNT, Duration.ofSeconds(30));
@@ -107,6 +126,48 @@ class LinuxClientExportClientsTest {
             nfs.close();
             partlyVfs.close();
             closedVfs.close();
+            sharedVfs.close();
+        }
+    }
+
+    /** Users of the guest on {@code /shared}, mounted by {@code mount} (the export, the mount point, the options). */
+    private static void usersAndRootSquash(LinuxPeer peer, String mount, Path shared, boolean owned)
+            throws Exception {
+        peer.execOk("mount.nfs " + mount + " && " + GuestProgram.RUNAS.installCommand(MNT + "/runas"), GUEST_COMMAND);
+        String alice = GuestProgram.RUNAS.inGuest() + " 1000 1000 ";
+        String bob = GuestProgram.RUNAS.inGuest() + " 1001 1001 ";
+        try {
+            LinuxPeer.Result asRoot = peer.exec("echo root > " + MNT + "/root.txt", GUEST_COMMAND);
+            assertThat(asRoot.status()).as("the guest's root is squashed: " + asRoot.output()).isNotZero();
+            assertThat(asRoot.output()).contains("Permission denied");
+
+            peer.execOk(alice + "sh -c 'echo alice > " + MNT + "/tmp/a && chmod 600 " + MNT + "/tmp/a'",
+                    GUEST_COMMAND);
+            Path a = shared.resolve("tmp/a");
+            assertThat(Files.readString(a)).isEqualTo("alice\n");
+            assertThat(Files.getAttribute(a, "unix:mode", LinkOption.NOFOLLOW_LINKS)).isEqualTo(0100600);
+            if (owned) {
+                assertThat(Files.getAttribute(a, "unix:uid", LinkOption.NOFOLLOW_LINKS)).as("the file is its maker's")
+                        .isEqualTo(1000);
+                assertThat(Files.getAttribute(a, "unix:gid", LinkOption.NOFOLLOW_LINKS)).isEqualTo(1000);
+            } else {
+                LOG.warn("the server's user is not root: files made over NFS stay its own, not checked");
+            }
+            LinuxPeer.Result bobReads = peer.exec(bob + "cat " + MNT + "/tmp/a", GUEST_COMMAND);
+            assertThat(bobReads.status()).as(bobReads.output()).isNotZero();
+            assertThat(bobReads.output()).contains("Permission denied");
+            LinuxPeer.Result bobRemoves = peer.exec(bob + "rm -f " + MNT + "/tmp/a", GUEST_COMMAND);
+            assertThat(bobRemoves.status()).as(bobRemoves.output()).isNotZero();
+            assertThat(bobRemoves.output()).as("the sticky bit").contains("Operation not permitted");
+            LinuxPeer.Result rootReads = peer.exec("cat " + MNT + "/tmp/a", GUEST_COMMAND);
+            assertThat(rootReads.status()).as("the squashed root reads as nobody: " + rootReads.output()).isNotZero();
+            assertThat(Files.exists(a)).isTrue();
+            peer.execOk(alice + "rm " + MNT + "/tmp/a", GUEST_COMMAND);
+            assertThat(Files.exists(a)).isFalse();
+            LOG.info("guest users on /shared ({}): bob {} / {}; root {}", mount, bobReads.output().strip(),
+                    bobRemoves.output().strip(), rootReads.output().strip());
+        } finally {
+            peer.exec("umount " + MNT, GUEST_COMMAND);
         }
     }
 }

@@ -21,5 +21,11 @@
  * <p>
  * <b>Handles.</b> A wire handle is a 4-byte export id followed by the VFS's handle, so one server may export several
  * trees ({@link org.rpcrdma4j.nfs.server.ExportTable}).
+ * <p>
+ * <b>Access.</b> An export is open to the hosts its {@link org.rpcrdma4j.nfs.server.ExportClients} name, each with a
+ * grant (read-only or not, and how its root or all its users are squashed), as Linux's {@code /etc/exports} has it.
+ * Every call acts as a {@link org.rpcrdma4j.nfs.server.Caller}, its AUTH_SYS identity squashed by that grant, and is
+ * checked against the objects' modes ({@link org.rpcrdma4j.nfs.server.Permissions},
+ * {@link org.rpcrdma4j.nfs.server.TargetChecks}) before the VFS, which acts as the server's own user, is asked.
  */
 package org.rpcrdma4j.nfs.server;

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongSupplier;
+import java.util.function.Predicate;
 import org.rpcrdma4j.nfs.Nfs3Status;
 import org.rpcrdma4j.nfs.NfsException;
 
@@ -20,8 +21,14 @@ import org.rpcrdma4j.nfs.NfsException;
  * handle (which carries the identity) is turned back into a path here; after a server restart the index is empty
  * and is rebuilt by walking the export tree once, on the first handle it cannot place.
  * <p>
+ * <b>Hard links.</b> A file may have several names; the index keeps up to {@link #MAX_NAMES} of them per identity,
+ * the one seen last first, and {@link #locate} tries them in turn. So when the name a handle was reached by is
+ * removed (or renamed away) while another name the index saw remains, the handle goes on working through that one,
+ * without a walk; a name it never saw (made on the server itself) is found by a walk, as a moved file is.
+ * <p>
  * Paths only ever come from walking down from the root (never from a handle's content), so no handle can name a
- * path outside the export. Thread-safe; rebuilds are serialized.
+ * path outside the export: every name kept was read from a directory or checked by {@link VfsNames} and made in a
+ * directory that was itself reached from the root. Thread-safe; rebuilds are serialized.
  * <p>
  * <b>Walks are rationed.</b> Anyone who can see the export's root identity can make handles that pass their integrity
  * check (unless the export has a secret key). So once a walk has read every directory, an identity the index has never
@@ -37,14 +44,24 @@ final class LocalHandleIndex {
     record FileKey(long dev, long ino) {
     }
 
+    /** A name of an identity: its directory's identity and the name in it. */
+    private record Name(FileKey parent, String name) {
+    }
+
     /**
-     * Where an identity was seen; a null name: it has another name the index does not know (a walk finds it).
-     * {@code recorded} orders records against walks; {@code missed}: the last complete walk did not find it.
+     * Where an identity was seen: its names, the one seen last first; none: it has a name the index does not know (a
+     * walk finds it). {@code recorded} orders records against walks; {@code missed}: the last complete walk did not
+     * find it.
      */
-    private record Link(FileKey parent, String name, long recorded, boolean missed) {
+    private record Link(List<Name> names, long recorded, boolean missed) {
+        Name first() {
+            return names.isEmpty() ? null : names.get(0);
+        }
     }
 
     private static final int MAX_DEPTH = 4096;
+    /** The most names of one identity kept: a file with more is found by a walk once all those kept are gone. */
+    static final int MAX_NAMES = 8;
     /** A walk may start once this many times the last walk's length has passed since it ended. */
     static final int WALK_SHARE = 4;
     /** Walks shorter than this are never rationed: a small tree is walked whenever a handle asks for it. */
@@ -84,23 +101,55 @@ final class LocalHandleIndex {
         return rootKey;
     }
 
+    /** {@code key} was seen as {@code name} in {@code parent}: that name comes first, the others it had stay. */
     void record(FileKey key, FileKey parent, String name) {
         if (!key.equals(rootKey)) {
+            Name seen = new Name(parent, name);
             // the stamp is taken within the entry's update: a record racing a walk's is ordered with it
-            links.compute(key, (k, old) -> new Link(parent, name, records.incrementAndGet(), false));
+            links.compute(key, (k, old) -> new Link(withFirst(old == null ? List.of() : old.names(), seen),
+                    records.incrementAndGet(), false));
         }
     }
 
     /**
-     * A name of {@code key}'s file was removed. When it was the file's {@code last} name the index lets the file go
-     * (its handles are stale); else the file keeps its place with its other name unknown, for a walk to find.
+     * The name {@code name} in {@code parent} of {@code key}'s file was removed. When it was the file's {@code last}
+     * name the index lets the file go (its handles are stale); else the file keeps its place under its other names,
+     * and when the index knows none of them, with its other name unknown, for a walk to find.
      */
-    void forget(FileKey key, boolean last) {
+    void forget(FileKey key, FileKey parent, String name, boolean last) {
         if (last) {
             links.remove(key);
-        } else {
-            links.compute(key, (k, old) -> new Link(null, null, records.incrementAndGet(), false));
+            return;
         }
+        Name gone = new Name(parent, name);
+        links.compute(key, (k, old) -> old == null ? new Link(List.of(), records.incrementAndGet(), false)
+                : old.names().contains(gone) ? new Link(without(old.names(), gone), records.incrementAndGet(), false)
+                : old);
+    }
+
+    /** {@code key}'s file was renamed from {@code fromName} in {@code from} to {@code toName} in {@code to}. */
+    void renamed(FileKey key, FileKey from, String fromName, FileKey to, String toName) {
+        Name gone = new Name(from, fromName);
+        Name seen = new Name(to, toName);
+        links.compute(key, (k, old) -> new Link(withFirst(old == null ? List.of() : without(old.names(), gone), seen),
+                records.incrementAndGet(), false));
+    }
+
+    private static List<Name> withFirst(List<Name> names, Name first) {
+        List<Name> out = new ArrayList<>(Math.min(names.size() + 1, MAX_NAMES));
+        out.add(first);
+        for (Name n : names) {
+            if (out.size() < MAX_NAMES && !n.equals(first)) {
+                out.add(n);
+            }
+        }
+        return List.copyOf(out);
+    }
+
+    private static List<Name> without(List<Name> names, Name gone) {
+        List<Name> out = new ArrayList<>(names);
+        out.remove(gone);
+        return List.copyOf(out);
     }
 
     /** The path last recorded for {@code key}, or null. Not verified: the caller checks the identity it finds. */
@@ -108,15 +157,26 @@ final class LocalHandleIndex {
         if (key.equals(rootKey)) {
             return root;
         }
+        Link link = links.get(key);
+        return link == null ? null : pathOf(link.first());
+    }
+
+    /** The path of {@code name} through the names recorded for its directory and theirs, or null. */
+    private Path pathOf(Name name) {
+        if (name == null) {
+            return null;
+        }
         List<String> names = new ArrayList<>();
-        FileKey k = key;
+        names.add(name.name());
+        FileKey k = name.parent();
         for (int depth = 0; !k.equals(rootKey); depth++) {
             Link link = links.get(k);
-            if (link == null || link.name() == null || depth > MAX_DEPTH) {
+            Name n = link == null ? null : link.first();
+            if (n == null || depth > MAX_DEPTH) {
                 return null;
             }
-            names.add(link.name());
-            k = link.parent();
+            names.add(n.name());
+            k = n.parent();
         }
         Path p = root;
         try {
@@ -127,6 +187,31 @@ final class LocalHandleIndex {
             return null; // recorded under another file name encoding
         }
         return p;
+    }
+
+    /**
+     * The first of the paths recorded for {@code key} (the one seen last first, then its other names) that
+     * {@code leadsToIt} accepts, which then comes first; null when none does (the caller then {@linkplain #rebuild
+     * walks}).
+     */
+    Path locate(FileKey key, Predicate<Path> leadsToIt) {
+        if (key.equals(rootKey)) {
+            return leadsToIt.test(root) ? root : null;
+        }
+        Link link = links.get(key);
+        if (link == null) {
+            return null;
+        }
+        for (Name n : link.names()) {
+            Path p = pathOf(n);
+            if (p != null && leadsToIt.test(p)) {
+                if (!n.equals(link.first())) {
+                    record(key, n.parent(), n.name());
+                }
+                return p;
+            }
+        }
+        return null;
     }
 
     /**
@@ -156,8 +241,7 @@ final class LocalHandleIndex {
             if (w.whole) {
                 // what the walk did not find, and nobody recorded meanwhile: dropped when the walk before missed it too
                 links.entrySet().removeIf(e -> e.getValue().recorded() <= before && e.getValue().missed());
-                links.replaceAll((k, l) -> l.recorded() <= before ? new Link(l.parent(), l.name(), l.recorded(), true)
-                        : l);
+                links.replaceAll((k, l) -> l.recorded() <= before ? new Link(l.names(), l.recorded(), true) : l);
                 walkedWhole = true;
             }
             long end = clock.getAsLong();

@@ -52,6 +52,12 @@ import org.rpcrdma4j.nfs.vfs.LocalHandleIndex.FileKey;
  * {@code NFS3ERR_JUKEBOX} (the client asks again later). Known limit: the JDK does not expose inode generation
  * numbers, so a handle of a deleted file whose inode number the file system reuses names the new file.
  * <p>
+ * <b>Hard links</b> ({@link #link}) keep one handle for every name of a file, as the identity is the file's. The index
+ * remembers the names it has seen of each file (made by LINK, listed, looked up or walked), so when the name a
+ * handle's path went through is removed while another remains, the handle goes on working through the other
+ * without a walk (a name made on the server itself is found by one); either name is found by a fresh LOOKUP. Every
+ * such path is checked as any other (the file's identity, no symbolic link above it) before it is used.
+ * <p>
  * <b>Confinement.</b> Paths are built only from the root downwards from checked names ({@link VfsNames}: one
  * component, never "." or ".." except in LOOKUP, where ".." at the root is the root); symbolic links are never
  * followed (every call uses {@code NOFOLLOW_LINKS}, reads and writes open with {@code O_NOFOLLOW}); before a directory
@@ -75,12 +81,12 @@ import org.rpcrdma4j.nfs.vfs.LocalHandleIndex.FileKey;
  * ({@link LocalNames}); start the JVM in a UTF-8 locale.
  * <p>
  * <b>Durability.</b> UNSTABLE writes go to the page cache; DATA_SYNC and FILE_SYNC writes and COMMIT force the file
- * ({@link FileChannel#force}). CREATE, MKDIR, SYMLINK, REMOVE, RMDIR and RENAME force the directories they change
- * (and a new file or directory itself) before they return, as NFS requires of every call but an UNSTABLE WRITE,
- * after they let go of their paths; where the file system refuses that (no read permission on a directory, no fsync
- * of directories), its own writeback has to do, and the call, whose change is made, does not fail for it. The
- * write verifier is drawn at random when the instance is made, so it changes when a server restarts on the same
- * directory.
+ * ({@link FileChannel#force}). CREATE, MKDIR, SYMLINK, LINK, REMOVE, RMDIR and RENAME force the directories they change
+ * (and a new file or directory, or a linked regular file, itself) before they return, as NFS requires of every call but
+ * an UNSTABLE WRITE, after they let go of their paths; where the file system refuses that (no read permission on a
+ * directory, no fsync of directories), its own writeback has to do, and the call, whose change is made, does not fail
+ * for it. The write verifier is drawn at random when the instance is made, so it changes when a server restarts on the
+ * same directory.
  */
 public final class LocalVfs implements Vfs {
     private static final byte MAGIC = 'L';
@@ -187,8 +193,8 @@ public final class LocalVfs implements Vfs {
      */
     private Path path(FileHandle fh) throws NfsException {
         FileKey key = keyOf(fh);
-        Path p = index.pathOf(key);
-        if (p == null || !key.equals(LocalHandleIndex.keyOrNull(p)) || !reachedDirectly(p)) {
+        Path p = index.locate(key, c -> key.equals(LocalHandleIndex.keyOrNull(c)) && reachedDirectly(c));
+        if (p == null) {
             p = index.rebuild(key);
             if (p == null || !reachedDirectly(p)) {
                 throw new NfsException(Nfs3Status.NFS3ERR_STALE, "no longer in the export");
@@ -251,6 +257,11 @@ public final class LocalVfs implements Vfs {
 
     long metadataSyncs() {
         return metadataSyncs.get();
+    }
+
+    /** Walks of the export the handle index made (tests). */
+    long walks() {
+        return index.walks();
     }
 
     /** Whether no component of {@code p} but the last is a symbolic link (its parent is its own real path). */
@@ -637,7 +648,7 @@ public final class LocalVfs implements Vfs {
             }
             boolean lastName = isDirectory || links(child) <= 1;
             Files.delete(child);
-            index.forget(key, lastName);
+            index.forget(key, LocalHandleIndex.keyOf(dir), name, lastName);
             sync.add(dir);
             return null;
         });
@@ -657,16 +668,57 @@ public final class LocalVfs implements Vfs {
             boolean replacedLastName = replaced != null
                     && (Files.isDirectory(dst, LinkOption.NOFOLLOW_LINKS) || links(dst) <= 1);
             Files.move(src, dst, StandardCopyOption.ATOMIC_MOVE);
-            if (replaced != null && !replaced.equals(key)) {
-                index.forget(replaced, replacedLastName);
+            FileKey toKey = LocalHandleIndex.keyOf(to);
+            if (key.equals(replaced)) {
+                // two names of one file: rename(2) leaves both as they are
+                index.record(key, toKey, toName);
+            } else {
+                if (replaced != null) {
+                    index.forget(replaced, toKey, toName, replacedLastName);
+                }
+                index.renamed(key, LocalHandleIndex.keyOf(from), fromName, toKey, toName);
             }
-            index.record(key, LocalHandleIndex.keyOf(to), toName);
             sync.add(to);
             if (!from.equals(to)) {
                 sync.add(from);
             }
             return null;
         });
+    }
+
+    /**
+     * A hard link ({@link Files#createLink}, link(2), which does not follow a symbolic link it is given): the new
+     * name joins the handle index's names of the file, so its handles keep working through either name whichever is
+     * removed. A file on another file system than {@code dir} (one mounted within the export) is
+     * {@code NFS3ERR_XDEV}, as link(2)'s EXDEV.
+     */
+    @Override
+    public void link(FileHandle fileFh, FileHandle dirFh, String name) throws NfsException {
+        changeNames(false, name, sync -> {
+            Path dir = dirPath(dirFh);
+            Path file = path(fileFh);
+            if (Files.isDirectory(file, LinkOption.NOFOLLOW_LINKS)) {
+                throw new NfsException(Nfs3Status.NFS3ERR_ISDIR, "a directory has one name only");
+            }
+            VfsNames.checkEntry(name, true);
+            Path child = LocalNames.child(dir, name, Nfs3Status.NFS3ERR_INVAL);
+            Files.createLink(child, file);
+            index.record(LocalHandleIndex.keyOf(child), LocalHandleIndex.keyOf(dir), name);
+            if (Files.isRegularFile(child, LinkOption.NOFOLLOW_LINKS)) {
+                sync.add(child); // its link count; a FIFO or device is not opened
+            }
+            sync.add(dir);
+            return null;
+        });
+    }
+
+    /**
+     * 255, as Linux's server answers for most file systems: at least that many names are allowed where hard links
+     * are; beyond the file system's own limit a LINK is {@code NFS3ERR_MLINK}.
+     */
+    @Override
+    public int linkMax() {
+        return 255;
     }
 
     @Override

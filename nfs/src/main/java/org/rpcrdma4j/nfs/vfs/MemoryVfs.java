@@ -25,7 +25,8 @@ import org.rpcrdma4j.nfs.StableHow;
  * ({@code 'M'}, an 8-byte instance id, an 8-byte file id, an 8-byte check word) are {@code NFS3ERR_STALE} for any other instance, as after
  * a server restart. Writes are kept as asked for ({@code committed} echoes the request) and survive until the
  * instance is dropped, so COMMIT has nothing to do. Storage is capped ({@code NFS3ERR_NOSPC} beyond
- * {@code capacityBytes}).
+ * {@code capacityBytes}). A file other than a directory may have up to {@link #MAX_LINKS} names ({@link #link}); its
+ * handle stays good while it has one.
  * <p>
  * One read-write lock guards the whole tree: reads and attribute queries share it, every change takes it alone.
  */
@@ -33,6 +34,8 @@ public final class MemoryVfs implements Vfs {
     private static final byte MAGIC = 'M';
     private static final int HANDLE_SIZE = 25;
     private static final long FSID = 0x6d656d6673L;
+    /** The most names a file may have, as on ext4. */
+    public static final int MAX_LINKS = 65000;
 
     private final long capacityBytes;
     private final long instanceId;
@@ -486,17 +489,21 @@ public final class MemoryVfs implements Vfs {
         }
     }
 
+    /** Removes {@code name} of {@code n} from {@code dir}; {@code n} goes with its last name. */
     private void unlink(Node dir, String name, Node n) {
         dir.children.remove(name);
+        touch(dir);
         if (n.type == FileType.DIRECTORY) {
             dir.nlink--;
+        } else if (--n.nlink > 0) {
+            n.ctime = dir.ctime; // another name keeps it
+            return;
         }
         if (n.type == FileType.REGULAR) {
             usedBytes -= n.data.allocatedBytes();
             n.data.drop();
         }
         nodes.remove(n.fileid);
-        touch(dir);
     }
 
     @Override
@@ -591,6 +598,41 @@ public final class MemoryVfs implements Vfs {
         } finally {
             lock.writeLock().unlock();
         }
+    }
+
+    /**
+     * Puts {@code file} in {@code dir} under {@code name} as well: both names reach one node, its data and its
+     * attributes. Directories have one name only ({@code NFS3ERR_ISDIR}); a file has at most {@link #MAX_LINKS}.
+     */
+    @Override
+    public void link(FileHandle fileFh, FileHandle dirFh, String name) throws NfsException {
+        lock.writeLock().lock();
+        try {
+            Node dir = dir(dirFh);
+            Node n = node(fileFh);
+            if (n.type == FileType.DIRECTORY) {
+                throw new NfsException(Nfs3Status.NFS3ERR_ISDIR, "a directory has one name only");
+            }
+            VfsNames.checkEntry(name, true);
+            if (dir.children.containsKey(name)) {
+                throw new NfsException(Nfs3Status.NFS3ERR_EXIST, name);
+            }
+            if (n.nlink >= MAX_LINKS) {
+                throw new NfsException(Nfs3Status.NFS3ERR_MLINK, "a file has at most " + MAX_LINKS + " names");
+            }
+            dir.children.put(name, n);
+            n.nlink++;
+            touch(dir);
+            n.ctime = dir.ctime;
+        } finally {
+            lock.writeLock().unlock();
+        }
+    }
+
+    /** {@link #MAX_LINKS}. */
+    @Override
+    public int linkMax() {
+        return MAX_LINKS;
     }
 
     @Override

@@ -96,7 +96,10 @@ public interface Vfs extends AutoCloseable {
 
     NfsObject symlink(FileHandle dir, String name, String target, SetAttributes attributes) throws NfsException;
 
-    /** Removes a non-directory ({@code NFS3ERR_ISDIR} for a directory). */
+    /**
+     * Removes a name of a non-directory ({@code NFS3ERR_ISDIR} for a directory). A file with other names (hard links)
+     * keeps its data and handles; it goes with its last name.
+     */
     void remove(FileHandle dir, String name) throws NfsException;
 
     /** Removes an empty directory. */
@@ -104,6 +107,26 @@ public interface Vfs extends AutoCloseable {
 
     /** Renames atomically, replacing a compatible target (POSIX rename semantics). */
     void rename(FileHandle fromDir, String fromName, FileHandle toDir, String toName) throws NfsException;
+
+    /**
+     * Makes {@code name} in {@code dir} one more name of {@code file} (a hard link): the file keeps its data,
+     * attributes and handle, and counts one more link. As Linux's server answers: a directory as {@code file} is
+     * {@code NFS3ERR_ISDIR}, a name that is taken {@code NFS3ERR_EXIST}, a file on another file system than
+     * {@code dir} {@code NFS3ERR_XDEV}, a file with {@link #linkMax()} names {@code NFS3ERR_MLINK}. The default is
+     * {@code NFS3ERR_NOTSUPP}; a VFS that makes links says so with {@link #linkMax()}.
+     */
+    default void link(FileHandle file, FileHandle dir, String name) throws NfsException {
+        throw new NfsException(Nfs3Status.NFS3ERR_NOTSUPP, "this file system does not make hard links");
+    }
+
+    /**
+     * The most names a file may have (PATHCONF's {@code linkmax}, NFSv4's {@code maxlink}). More than 1 means that
+     * {@link #link} makes hard links, and a server says so (FSINFO's {@code FSF3_LINK}, NFSv4's {@code link_support});
+     * 1, the default, that it does not.
+     */
+    default int linkMax() {
+        return 1;
+    }
 
     /**
      * Lists {@code dir} from {@code cookie} (0: from the start, else the cookie of the last entry seen). Entries

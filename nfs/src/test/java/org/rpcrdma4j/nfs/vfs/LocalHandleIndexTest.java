@@ -100,21 +100,80 @@ class LocalHandleIndexTest {
     @Test
     void aFileRemovedByItsLastNameIsStaleAndByAnotherNameIsFoundUnderTheOne() throws Exception {
         Files.writeString(root.resolve("f"), "x");
-        Files.createLink(root.resolve("h"), root.resolve("f"));
         LocalHandleIndex index = index(now::get); // no time passes: walks are never held back
         FileKey f = LocalHandleIndex.keyOf(root.resolve("f"));
         index.rebuild(new FileKey(f.dev(), Long.MAX_VALUE));
-        index.record(f, index.rootKey(), "f");
+        Files.createLink(root.resolve("h"), root.resolve("f")); // on the server itself: the index does not know it
 
         Files.delete(root.resolve("f"));
-        index.forget(f, false);
+        index.forget(f, index.rootKey(), "f", false);
         assertThat(index.pathOf(f)).as("its other name is not known").isNull();
+        assertThat(index.locate(f, p -> true)).isNull();
         assertThat(index.rebuild(f)).isEqualTo(root.resolve("h"));
         Files.delete(root.resolve("h"));
-        index.forget(f, true);
+        index.forget(f, index.rootKey(), "h", true);
         long walks = index.walks();
         assertThat(index.rebuild(f)).isNull();
         assertThat(index.walks()).isEqualTo(walks);
+    }
+
+    /**
+     * The names of a file the index has seen are all kept: when the one a handle went through goes, the file is found
+     * under another without a walk, and a removal of a name the index does not hold first changes nothing.
+     */
+    @Test
+    void aFileKeepsItsPlaceUnderItsOtherKnownNamesWithoutAWalk() throws Exception {
+        Files.createDirectories(root.resolve("d"));
+        Files.writeString(root.resolve("f"), "x");
+        Files.createLink(root.resolve("d/g"), root.resolve("f"));
+        LocalHandleIndex index = index(now::get);
+        FileKey f = LocalHandleIndex.keyOf(root.resolve("f"));
+        FileKey d = LocalHandleIndex.keyOf(root.resolve("d"));
+        index.record(d, index.rootKey(), "d");
+        index.record(f, d, "g");
+        index.record(f, index.rootKey(), "f");
+        assertThat(index.pathOf(f)).as("the name seen last").isEqualTo(root.resolve("f"));
+
+        Files.delete(root.resolve("d/g"));
+        index.forget(f, d, "g", false);
+        assertThat(index.pathOf(f)).isEqualTo(root.resolve("f"));
+        Files.createLink(root.resolve("d/g"), root.resolve("f"));
+        index.record(f, d, "g");
+        Files.delete(root.resolve("f"));
+        index.forget(f, index.rootKey(), "f", false);
+        assertThat(index.pathOf(f)).isEqualTo(root.resolve("d/g"));
+
+        // a name that no longer leads to the file is passed over, the one that does comes first
+        index.record(f, index.rootKey(), "stale");
+        assertThat(index.locate(f, p -> f.equals(LocalHandleIndex.keyOrNull(p)))).isEqualTo(root.resolve("d/g"));
+        assertThat(index.pathOf(f)).isEqualTo(root.resolve("d/g"));
+        assertThat(index.walks()).isZero();
+    }
+
+    @Test
+    void aRenameReplacesTheNameItMoves() throws Exception {
+        Files.writeString(root.resolve("f"), "x");
+        LocalHandleIndex index = index(now::get);
+        FileKey f = LocalHandleIndex.keyOf(root.resolve("f"));
+        index.record(f, index.rootKey(), "f");
+        Files.move(root.resolve("f"), root.resolve("g"));
+        index.renamed(f, index.rootKey(), "f", index.rootKey(), "g");
+        index.forget(f, index.rootKey(), "g", false);
+        assertThat(index.pathOf(f)).as("f went with the rename: no name is left to try").isNull();
+    }
+
+    @Test
+    void atMostMaxNamesAreKeptTheLatestFirst() throws Exception {
+        Files.writeString(root.resolve("f"), "x");
+        LocalHandleIndex index = index(now::get);
+        FileKey f = LocalHandleIndex.keyOf(root.resolve("f"));
+        for (int i = 0; i < LocalHandleIndex.MAX_NAMES + 3; i++) {
+            index.record(f, index.rootKey(), "n" + i);
+        }
+        java.util.List<Path> tried = new java.util.ArrayList<>();
+        assertThat(index.locate(f, p -> !tried.add(p))).isNull();
+        assertThat(tried).hasSize(LocalHandleIndex.MAX_NAMES).first().isEqualTo(root.resolve("n"
+                + (LocalHandleIndex.MAX_NAMES + 2)));
     }
 
     @Test

@@ -207,6 +207,16 @@ public final class GatedVfs implements Vfs {
     }
 
     @Override
+    public void link(FileHandle file, FileHandle dir, String name) throws NfsException {
+        inner.link(file, dir, name);
+    }
+
+    @Override
+    public int linkMax() {
+        return inner.linkMax();
+    }
+
+    @Override
     public DirectoryPage readdir(FileHandle dir, long cookie, long cookieVerifier, int maxEntries)
             throws NfsException {
         return inner.readdir(dir, cookie, cookieVerifier, maxEntries);

@@ -40,8 +40,9 @@ import org.slf4j.LoggerFactory;
  * {@link ReadBufferAllocator} buffer and from there, by reference, into the reply. WRITE data is offered to the VFS
  * to keep where it arrived ({@link WriteMemorySource}) before it is copied. {@code wcc_data} carries only
  * post-operation attributes: the VFS cannot take pre-operation attributes atomically with the change, and RFC 1813
- * asks servers not to send them then. MKNOD and LINK are {@code NFS3ERR_NOTSUPP} (FSINFO does not claim
- * {@code FSF3_LINK}).
+ * asks servers not to send them then. MKNOD is {@code NFS3ERR_NOTSUPP}; LINK is where the export's VFS makes hard
+ * links ({@link Vfs#linkMax()} above 1: FSINFO then claims {@code FSF3_LINK}, and PATHCONF's {@code linkmax} is
+ * that), {@code NFS3ERR_NOTSUPP} elsewhere, and {@code NFS3ERR_XDEV} between two exports.
  * <p>
  * Every procedure checks the caller's permission as Linux's server does ({@link Permissions}, {@link TargetChecks}),
  * from its AUTH_SYS identity squashed as its host's grant says ({@link Caller}), and ACCESS answers from the same
@@ -417,9 +418,16 @@ public final class Nfs3Program implements RpcDispatchable {
         LinkArgs args = decode(call, new LinkArgs());
         LinkRes res = new LinkRes();
         res.status = run("LINK", () -> {
-            target(call, args.file);
-            target(call, args.dir);
-            throw new NfsException(Nfs3Status.NFS3ERR_NOTSUPP, "LINK");
+            Target dir = target(call, args.dir);
+            writable(dir);
+            // as Linux's server: a new name in the directory; nothing is asked of the file itself
+            TargetChecks.requireDir(caller(call, dir), dir, Permissions.WRITE | Permissions.EXECUTE,
+                    "make a name in this directory");
+            Target file = target(call, args.file);
+            if (file.export() != dir.export()) {
+                throw new NfsException(Nfs3Status.NFS3ERR_XDEV, "link across exports");
+            }
+            dir.export().vfs().link(file.fh(), dir.fh(), args.name);
         });
         res.attributes = postOp(call, args.file);
         res.linkDirWcc = wcc(call, args.dir);
@@ -491,7 +499,8 @@ public final class Nfs3Program implements RpcDispatchable {
             t.export().vfs().getattr(t.fh());
             res.fsinfo = new FsInfo(limits.maxRead(), limits.maxRead(), 4096, limits.maxWrite(), limits.maxWrite(),
                     4096, limits.maxReaddir(), t.export().vfs().maxFileSize(), new NfsTime(0, 1),
-                    FsInfo.FSF3_SYMLINK | FsInfo.FSF3_HOMOGENEOUS | FsInfo.FSF3_CANSETTIME);
+                    (t.export().vfs().linkMax() > 1 ? FsInfo.FSF3_LINK : 0)
+                            | FsInfo.FSF3_SYMLINK | FsInfo.FSF3_HOMOGENEOUS | FsInfo.FSF3_CANSETTIME);
         });
         res.attributes = postOp(call, args.object);
         call.reply(res);
@@ -503,7 +512,7 @@ public final class Nfs3Program implements RpcDispatchable {
         res.status = run("PATHCONF", () -> {
             Target t = target(call, args.object);
             t.export().vfs().getattr(t.fh());
-            res.pathconf = new PathConf(1, Nfs3.MAXNAMLEN, true, true, false, true);
+            res.pathconf = new PathConf(t.export().vfs().linkMax(), Nfs3.MAXNAMLEN, true, true, false, true);
         });
         res.attributes = postOp(call, args.object);
         call.reply(res);

@@ -399,7 +399,8 @@ public final class Fattr4 {
             case FATTR4_FH_EXPIRE_TYPE -> xdr.xdrEncodeInt(FH4_PERSISTENT);
             case FATTR4_CHANGE -> xdr.xdrEncodeLong(v.change());
             case FATTR4_SIZE -> xdr.xdrEncodeLong(a.size());
-            case FATTR4_LINK_SUPPORT, FATTR4_SYMLINK_SUPPORT, FATTR4_UNIQUE_HANDLES, FATTR4_CANSETTIME,
+            case FATTR4_LINK_SUPPORT -> xdr.xdrEncodeBoolean(v.linkSupport());
+            case FATTR4_SYMLINK_SUPPORT, FATTR4_UNIQUE_HANDLES, FATTR4_CANSETTIME,
                     FATTR4_CASE_PRESERVING, FATTR4_CHOWN_RESTRICTED, FATTR4_HOMOGENEOUS, FATTR4_NO_TRUNC ->
                     xdr.xdrEncodeBoolean(true);
             case FATTR4_NAMED_ATTR, FATTR4_CASE_INSENSITIVE -> xdr.xdrEncodeBoolean(false);

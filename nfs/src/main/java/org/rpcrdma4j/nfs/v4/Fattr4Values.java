@@ -21,8 +21,8 @@ import org.rpcrdma4j.nfs.xdr.Nfs3Xdr;
  * {@link Fattr4#NFS4_CHANGE_TYPE_IS_UNDEFINED} unless it says otherwise); {@code mounted_on_fileid} is the fileid;
  * {@code fsid} is the attributes' fsid as major, 0 as minor; {@code owner} and {@code owner_group} are the uid and gid
  * as decimal strings (what the Linux client expects with id mapping off); {@code maxfilesize} 2^63-1;
- * {@code maxread} and {@code maxwrite} 1 MiB; {@code maxname} 255; {@code maxlink} 65000; {@code lease_time} 90
- * seconds; {@code time_delta} 1 ns; {@code rdattr_error} {@code NFS4_OK}.
+ * {@code maxread} and {@code maxwrite} 1 MiB; {@code maxname} 255; {@code maxlink} 65000; {@code link_support}
+ * true; {@code lease_time} 90 seconds; {@code time_delta} 1 ns; {@code rdattr_error} {@code NFS4_OK}.
  */
 public final class Fattr4Values {
     private final FileAttributes attributes;
@@ -41,6 +41,7 @@ public final class Fattr4Values {
     private final long maxWrite;
     private final int maxName;
     private final int maxLink;
+    private final boolean linkSupport;
     private final int leaseSeconds;
     private final NfsTime timeDelta;
     private final String owner;
@@ -73,6 +74,7 @@ public final class Fattr4Values {
         this.maxWrite = b.maxWrite;
         this.maxName = b.maxName;
         this.maxLink = b.maxLink;
+        this.linkSupport = b.linkSupport;
         this.leaseSeconds = b.leaseSeconds;
         this.timeDelta = b.timeDelta;
         this.owner = b.owner != null ? b.owner : a == null ? null : Integer.toUnsignedString(a.uid());
@@ -168,6 +170,11 @@ public final class Fattr4Values {
         return maxLink;
     }
 
+    /** @return the {@code link_support} attribute: whether the file system makes hard links */
+    public boolean linkSupport() {
+        return linkSupport;
+    }
+
     public int leaseSeconds() {
         return leaseSeconds;
     }
@@ -215,6 +222,7 @@ public final class Fattr4Values {
         private long maxWrite = 1 << 20;
         private int maxName = 255;
         private int maxLink = 65000;
+        private boolean linkSupport = true;
         private int leaseSeconds = 90;
         private NfsTime timeDelta = new NfsTime(0, 1);
         private String owner;
@@ -291,6 +299,11 @@ public final class Fattr4Values {
 
         public Builder maxLink(int links) {
             this.maxLink = links;
+            return this;
+        }
+
+        public Builder linkSupport(boolean supported) {
+            this.linkSupport = supported;
             return this;
         }
 

@@ -43,6 +43,9 @@ import org.rpcrdma4j.nfs.client.ReadReply;
 import org.rpcrdma4j.nfs.client.WriteReply;
 import org.rpcrdma4j.nfs.testing.Bytes;
 import org.rpcrdma4j.nfs.vfs.Vfs;
+import org.rpcrdma4j.nfs.xdr.LinkArgs;
+import org.rpcrdma4j.nfs.xdr.LinkRes;
+import org.rpcrdma4j.nfs.xdr.Nfs3;
 
 /**
  * Our client against our embedded server over TCP on loopback, for one {@link Vfs} implementation
@@ -277,10 +280,70 @@ public abstract class AbstractNfsEndToEndTest {
         assertThat(info.rtmax()).isEqualTo(1 << 20);
         assertThat(info.wtmax()).isEqualTo(1 << 20);
         assertThat(info.properties() & FsInfo.FSF3_SYMLINK).isNotZero();
-        assertThat(info.properties() & FsInfo.FSF3_LINK).isZero();
+        assertThat(info.properties() & FsInfo.FSF3_LINK).isNotZero();
         assertThat(nfs.fsstat(nfs.root()).totalBytes()).isPositive();
         assertThat(nfs.pathconf(nfs.root()).nameMax()).isEqualTo(255);
+        assertThat(nfs.pathconf(nfs.root()).linkMax()).isEqualTo(vfs.linkMax()).isGreaterThan(1);
         nfs.ping();
+    }
+
+    // ---- hard links ----
+
+    /** LINK makes a second name of one file: the same bytes through either, whichever is written, and either kept. */
+    @Test
+    void hardLinksNameOneFile(TestInfo info) throws Exception {
+        String d = dir(info);
+        FileHandle dh = nfs.resolve(d);
+        nfs.mkdir(d + "/sub");
+        FileHandle sub = nfs.resolve(d + "/sub");
+        Path src = temp.resolve("link-src");
+        Bytes.writeRandomFile(src, (1 << 20) + 1, 11);
+        nfs.upload(src, d + "/a");
+        FileHandle a = nfs.resolve(d + "/a");
+        FileAttributes dirBefore = nfs.getattr(sub);
+
+        LinkRes res = nfs.transport().call(Nfs3.PROGRAM, Nfs3.VERSION, Nfs3.LINK, new LinkArgs(a, sub, "b"),
+                new LinkRes()).get();
+        assertThat(res.status).isEqualTo(Nfs3Status.NFS3_OK.wireValue());
+        assertThat(res.attributes.nlink()).as("the file's attributes after").isEqualTo(2);
+        assertThat(res.attributes.fileid()).isEqualTo(nfs.getattr(a).fileid());
+        assertThat(res.linkDirWcc.after()).as("the directory's attributes after").isNotNull();
+        assertThat(res.linkDirWcc.after().fileid()).isEqualTo(dirBefore.fileid());
+
+        assertThat(nfs.resolve(d + "/sub/b")).isEqualTo(a);
+        byte[] expected = Files.readAllBytes(src);
+        assertThat(nfs.readAll(d + "/sub/b")).isEqualTo(expected).isEqualTo(nfs.readAll(d + "/a"));
+        assertThat(nfs.stat(d + "/sub/b").nlink()).isEqualTo(2);
+
+        byte[] patch = "written through b".getBytes(StandardCharsets.UTF_8);
+        nfs.write(nfs.resolve(d + "/sub/b"), 4096, Unpooled.wrappedBuffer(patch), StableHow.FILE_SYNC);
+        System.arraycopy(patch, 0, expected, 4096, patch.length);
+        assertThat(nfs.readAll(d + "/a")).isEqualTo(expected);
+
+        nfs.delete(d + "/a");
+        assertThat(nfs.readAll(d + "/sub/b")).isEqualTo(expected);
+        assertThat(nfs.getattr(a).nlink()).as("the handle lives on").isEqualTo(1);
+        assertThat(nfs.list(d)).extracting(DirEntry::name).containsExactly("sub");
+        assertStatus(() -> nfs.link(a, dh, "sub"), Nfs3Status.NFS3ERR_EXIST);
+    }
+
+    /** A LINK between exports is NFS3ERR_XDEV, into a read-only export NFS3ERR_ROFS. */
+    @Test
+    void linksStayWithinAWritableExport(TestInfo info) throws Exception {
+        String d = dir(info);
+        FileHandle dh = nfs.resolve(d);
+        FileHandle mine = nfs.createFile(d + "/mine");
+        readOnlyVfs.create(readOnlyVfs.root(), "theirs-" + System.nanoTime(), CreateMode.GUARDED, SetAttributes.NONE,
+                0);
+        try (NfsClient ro = NfsClient.mount("tcp://127.0.0.1:" + server.port() + "/ro")) {
+            DirEntry theirs = ro.list("/").stream().filter(e -> e.name().startsWith("theirs-")).findFirst()
+                    .orElseThrow();
+            FileHandle other = ro.resolve("/" + theirs.name());
+            assertStatus(() -> nfs.link(other, dh, "x"), Nfs3Status.NFS3ERR_XDEV);
+            assertStatus(() -> ro.link(mine, ro.root(), "x"), Nfs3Status.NFS3ERR_ROFS);
+            assertStatus(() -> ro.link(other, ro.root(), "x"), Nfs3Status.NFS3ERR_ROFS);
+        }
+        assertThat(nfs.list(d)).extracting(DirEntry::name).containsExactly("mine");
     }
 
     @Test
@@ -314,7 +377,9 @@ public abstract class AbstractNfsEndToEndTest {
         assertStatus(() -> nfs.readlink(file), Nfs3Status.NFS3ERR_INVAL);
         assertStatus(() -> nfs.rename(dh, "full", nfs.resolve(d + "/full"), "inside"), Nfs3Status.NFS3ERR_INVAL);
         assertStatus(() -> nfs.mknod(dh, "fifo", FileType.FIFO, 0, 0), Nfs3Status.NFS3ERR_NOTSUPP);
-        assertStatus(() -> nfs.link(file, dh, "hard"), Nfs3Status.NFS3ERR_NOTSUPP);
+        assertStatus(() -> nfs.link(file, file, "hard"), Nfs3Status.NFS3ERR_NOTDIR);
+        assertStatus(() -> nfs.link(dh, dh, "hard"), Nfs3Status.NFS3ERR_ISDIR);
+        assertStatus(() -> nfs.link(file, dh, "full"), Nfs3Status.NFS3ERR_EXIST);
 
         String longName = "n".repeat(256);
         assertStatus(() -> nfs.lookup(dh, longName), Nfs3Status.NFS3ERR_NAMETOOLONG);

@@ -218,6 +218,42 @@ class ExportClientsEndToEndTest {
     }
 
     /**
+     * LINK stays within one export the host may change, NFSv3 and NFSv4.1 alike: between two exports it is XDEV, into
+     * an export open to the host read-only ROFS, from an export not open to it STALE; the pseudo file system takes no
+     * names (NFS4ERR_ROFS) and its directories are directories (NFS4ERR_ISDIR).
+     */
+    @Test
+    void linksStayWithinOneExportTheHostMayChange() throws Exception {
+        put(openVfs, "linked", "linked".getBytes(StandardCharsets.UTF_8));
+        try (Nfs41Client root = Nfs41Client.mount(tcp("/"), NfsClientConfig.defaults(), Nfs41Options.defaults())) {
+            FileHandle open = root.resolve("/open");
+            FileHandle linked = root.resolve("/open/linked");
+            FileHandle kept = root.resolve("/partly/kept");
+            assertNfs4Status(() -> root.link(kept, open, "x"), Nfs4Status.NFS4ERR_XDEV);
+            assertNfs4Status(() -> root.link(linked, root.resolve("/partly"), "x"), Nfs4Status.NFS4ERR_ROFS);
+            assertNfs4Status(() -> root.link(kept, root.resolve("/partly"), "x"), Nfs4Status.NFS4ERR_ROFS);
+            assertNfs4Status(() -> root.link(linked, root.root(), "x"), Nfs4Status.NFS4ERR_ROFS);
+            assertNfs4Status(() -> root.link(root.root(), open, "x"), Nfs4Status.NFS4ERR_ISDIR);
+            assertNfs4Status(() -> root.link(closedRoot(), open, "x"), Nfs4Status.NFS4ERR_STALE);
+            root.link(linked, open, "linked-v4");
+            assertThat(root.readAll("/open/linked-v4")).isEqualTo("linked".getBytes(StandardCharsets.UTF_8));
+        }
+        try (NfsClient open = NfsClient.mount(tcp("/open")); NfsClient partly = NfsClient.mount(tcp("/partly"))) {
+            FileHandle kept = partly.resolve("/kept");
+            assertStatus(() -> open.link(kept, open.root(), "x"), Nfs3Status.NFS3ERR_XDEV);
+            assertStatus(() -> partly.link(kept, partly.root(), "x"), Nfs3Status.NFS3ERR_ROFS);
+            assertStatus(() -> partly.link(open.resolve("/linked"), partly.root(), "x"), Nfs3Status.NFS3ERR_ROFS);
+            assertStatus(() -> open.link(closedRoot(), open.root(), "x"), Nfs3Status.NFS3ERR_STALE);
+            open.link(open.resolve("/linked"), open.root(), "linked-v3");
+            assertThat(open.readAll("/linked-v3")).isEqualTo("linked".getBytes(StandardCharsets.UTF_8));
+        }
+        assertThat(names(openVfs)).contains("linked", "linked-v4", "linked-v3").doesNotContain("x");
+        assertThat(names(readOnlyVfs)).containsExactly("kept");
+        assertThat(names(closedVfs)).containsExactly("secret");
+        assertThat(openVfs.lookup(openVfs.root(), "linked").attributes().nlink()).isEqualTo(3);
+    }
+
+    /**
      * A host no export is open to gets only NULL: every other NFS call is rejected with AUTH_ERROR, over TCP and RDMA,
      * NFSv3 and NFSv4.1 alike, and MOUNT refuses it.
      */

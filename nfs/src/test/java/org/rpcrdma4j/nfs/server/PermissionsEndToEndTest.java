@@ -208,6 +208,36 @@ class PermissionsEndToEndTest {
         }
     }
 
+    /**
+     * LINK asks what Linux's server asks: write and search permission on the directory that gets the name, and
+     * nothing of the file, which keeps its owner and mode (another user links a file it cannot read). NFSv3 and
+     * NFSv4.1.
+     */
+    @Test
+    void linkNeedsWriteAndSearchOnTheDirectoryAndNothingOfTheFile() throws Exception {
+        serve(vfs, ExportClients.everyHost());
+        try (NfsClient root = v3(0, 0); NfsClient alice = v3(ALICE, ALICE); NfsClient bob = v3(BOB, BOB);
+             Nfs41Client bob4 = v41(BOB, BOB)) {
+            FileHandle shared = mkdir(root, "shared", 0777);
+            FileHandle closed = mkdir(root, "closed", 0755);
+            FileHandle secret = put(alice, shared, "secret", 0600, "alice's");
+            assertStatus(() -> bob.link(secret, closed, "x"), Nfs3Status.NFS3ERR_ACCES);
+            assertNfs4(() -> bob4.link(secret, closed, "x"), Nfs4Status.NFS4ERR_ACCESS);
+            assertStatus(() -> bob.readAll("/shared/secret"), Nfs3Status.NFS3ERR_ACCES);
+
+            bob.link(secret, shared, "bob3");
+            bob4.link(secret, shared, "bob4");
+            FileAttributes a = alice.getattr(secret);
+            assertThat(a.nlink()).isEqualTo(3);
+            assertThat(a.uid()).as("still alice's").isEqualTo(ALICE);
+            assertThat(a.mode()).isEqualTo(0600);
+            assertThat(alice.readAll("/shared/bob4")).isEqualTo(bytes("alice's"));
+            assertStatus(() -> bob.readAll("/shared/bob3"), Nfs3Status.NFS3ERR_ACCES);
+            root.link(secret, closed, "by-root");
+            assertThat(root.readAll("/closed/by-root")).isEqualTo(bytes("alice's"));
+        }
+    }
+
     /** Over a directory, files made by a caller that is not root are the caller's when the server runs as root. */
     @Test
     void aLocalExportGivesNewFilesToTheirMakerWhenTheServerIsRoot() throws Exception {

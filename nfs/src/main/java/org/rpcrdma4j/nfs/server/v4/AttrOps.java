@@ -34,8 +34,9 @@ final class AttrOps {
 
     /**
      * The attribute values of {@code o} for a request of {@code requested}: its attributes, handle and change, its
-     * file system (pseudo directories have fsid 0.0, each export its own), the server's limits and lease; the file
-     * system's statistics only when asked for. Owners are numeric, as clients expect with id mapping off.
+     * file system (pseudo directories have fsid 0.0, each export its own), the server's limits and lease, whether
+     * the file system makes hard links ({@code link_support}, and {@code maxlink} from the VFS's {@code linkMax});
+     * the file system's statistics only when asked for. Owners are numeric, as clients expect with id mapping off.
      */
     static Fattr4Values values(Compound c, Compound.Obj o, Bitmap4 requested) {
         FileAttributes a = o.attributes();
@@ -45,16 +46,16 @@ final class AttrOps {
                 .maxRead(c.server.limits.maxRead())
                 .maxWrite(c.server.limits.maxWrite())
                 .maxName(Names.MAX_NAME)
-                .maxLink(1)
                 .leaseSeconds(c.server.clients.leaseTimeSeconds())
                 .owner(Integer.toString(a.uid()))
                 .ownerGroup(Integer.toString(a.gid()));
         if (o.isPseudo()) {
-            b.fsid(PseudoFs.PSEUDO_FSID, 0).mountedOnFileid(a.fileid()).maxFileSize(0);
+            b.fsid(PseudoFs.PSEUDO_FSID, 0).mountedOnFileid(a.fileid()).maxFileSize(0).maxLink(1).linkSupport(false);
         } else {
             ExportTable.Target t = o.target();
             boolean root = t.fh().equals(t.export().vfs().root());
-            b.fsid(PseudoFs.fsidMajor(t.export()), 0)
+            int linkMax = t.export().vfs().linkMax();
+            b.fsid(PseudoFs.fsidMajor(t.export()), 0).maxLink(linkMax).linkSupport(linkMax > 1)
                     .mountedOnFileid(root && !t.export().path().equals("/")
                             ? PseudoFs.fileid(t.export().path()) : a.fileid())
                     .maxFileSize(t.export().vfs().maxFileSize());

@@ -14,7 +14,7 @@ import org.rpcrdma4j.nfs.v4.Nfs4Status;
 import org.rpcrdma4j.nfs.vfs.Vfs;
 import org.rpcrdma4j.nfs.xdr.BadXdrException;
 
-/** REMOVE, RENAME and READLINK (RFC 8881 sections 18.25, 18.26, 18.24); LINK is not supported. */
+/** REMOVE, RENAME and READLINK (RFC 8881 sections 18.25, 18.26, 18.24); LINK is {@link LinkOp}. */
 final class DirOps {
     private DirOps() {
     }

@@ -43,6 +43,7 @@ final class Operations {
             case Nfs4.OP_CREATE -> new CreateOp();
             case Nfs4.OP_REMOVE -> new DirOps.Remove();
             case Nfs4.OP_RENAME -> new DirOps.Rename();
+            case Nfs4.OP_LINK -> new LinkOp();
             case Nfs4.OP_READLINK -> new DirOps.ReadLink();
             case Nfs4.OP_OPEN -> new StateOps.Open();
             case Nfs4.OP_CLOSE -> new StateOps.Close();

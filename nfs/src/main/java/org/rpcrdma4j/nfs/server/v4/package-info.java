@@ -12,9 +12,9 @@
  *   Op            each operation: decode / execute / encode its nfs_resop4
  * </pre>
  * Operations are grouped by what they touch: {@code FhOps} (the current handle, LOOKUP, SECINFO), {@code AttrOps}
- * (GETATTR, SETATTR, ACCESS), {@code DirOps}, {@code CreateOp}, {@code ReaddirOp}, {@code IoOps} (READ, WRITE,
- * COMMIT), {@code SpaceOps} (NFSv4.2's ALLOCATE, DEALLOCATE, SEEK), {@code CopyOp} and {@code CloneOp} (NFSv4.2's
- * COPY and CLONE within the
+ * (GETATTR, SETATTR, ACCESS), {@code DirOps}, {@code CreateOp}, {@code LinkOp}, {@code ReaddirOp}, {@code IoOps}
+ * (READ, WRITE, COMMIT), {@code SpaceOps} (NFSv4.2's ALLOCATE, DEALLOCATE, SEEK), {@code CopyOp} and {@code CloneOp}
+ * (NFSv4.2's COPY and CLONE within the
  * server), {@code StateOps} (OPEN, CLOSE, stateids), {@code LockOps} (LOCK, LOCKT, LOCKU) and {@code SessionOps}.
  * Client IDs, sessions, slots, leases, grace, open stateids and byte-range locks are the state layer's, {@link org.rpcrdma4j.nfs.v4.state}; attributes are encoded and
  * decoded by {@link org.rpcrdma4j.nfs.v4.Fattr4}.

@@ -291,6 +291,50 @@ abstract class AbstractNfs41ClientTest {
         assertThat(c.list("/")).isEmpty();
     }
 
+    /**
+     * LINK (the file's handle saved, the directory's current): one file under two names, the same bytes through
+     * either whichever is written, kept while either name is; what Linux's server refuses is refused with its status.
+     */
+    @Test
+    void hardLinksNameOneFile() throws Exception {
+        start();
+        Nfs41Client c = client();
+        FileHandle dir = c.mkdir("/d");
+        byte[] data = pattern(3 * MIB + 7, 21);
+        c.writeAll("/a", data);
+        FileHandle a = c.resolve("/a");
+        c.link(a, dir, "b");
+        assertThat(c.resolve("/d/b")).isEqualTo(a);
+        assertThat(c.readAll("/d/b")).isEqualTo(data).isEqualTo(c.readAll("/a"));
+        assertThat(c.getattr(a).nlink()).isEqualTo(2);
+
+        byte[] patch = pattern(5000, 22);
+        ByteBuf src = c.allocateBuffer(patch.length);
+        src.writeBytes(patch);
+        try {
+            c.write(c.resolve("/d/b"), MIB, src, StableHow.FILE_SYNC);
+        } finally {
+            src.release();
+        }
+        System.arraycopy(patch, 0, data, MIB, patch.length);
+        assertThat(c.readAll("/a")).isEqualTo(data);
+        assertThat(stored("a")).isEqualTo(data);
+
+        c.remove(c.root(), "a");
+        assertThat(c.readAll("/d/b")).isEqualTo(data);
+        assertThat(c.getattr(a).nlink()).as("the handle lives on").isEqualTo(1);
+
+        c.writeAll("/other", pattern(10, 23));
+        FileHandle other = c.resolve("/other");
+        assertThat(statusOf(() -> c.link(other, dir, "b")).nfs4Status()).isEqualTo(Nfs4Status.NFS4ERR_EXIST);
+        assertThat(statusOf(() -> c.link(dir, c.root(), "d2")).nfs4Status()).isEqualTo(Nfs4Status.NFS4ERR_ISDIR);
+        assertThat(statusOf(() -> c.link(other, other, "x")).nfs4Status()).isEqualTo(Nfs4Status.NFS4ERR_NOTDIR);
+        assertThat(c.readAll("/d/b")).isEqualTo(data);
+
+        assertThat(c.fsinfo(c.root()).properties() & FsInfo.FSF3_LINK).as("link_support").isNotZero();
+        assertThat(c.pathconf(c.root()).linkMax()).as("maxlink").isEqualTo(MemoryVfs.MAX_LINKS);
+    }
+
     @Test
     void aListingLargerThanOnePageComesInPagesWithCookies() throws Exception {
         start();
@@ -371,7 +415,6 @@ abstract class AbstractNfs41ClientTest {
                         e -> assertThat(e.nfs4Status()).isEqualTo(Nfs4Status.NFS4ERR_BADTYPE));
         assertThatThrownBy(() -> c.mknod(root, "p", FileType.FIFO, 0, 0))
                 .isInstanceOf(NfsException.class); // this server makes no special files
-        assertThatThrownBy(() -> c.link(file, root, "hard")).isInstanceOf(Nfs4StatusException.class);
         assertThatThrownBy(() -> c.setattr(file, SetAttributes.NONE.withMode(0600), NfsTime.ZERO))
                 .isInstanceOfSatisfying(Nfs4StatusException.class,
                         e -> assertThat(e.nfs4Status()).isEqualTo(Nfs4Status.NFS4ERR_NOTSUPP));

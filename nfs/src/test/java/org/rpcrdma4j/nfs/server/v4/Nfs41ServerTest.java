@@ -635,6 +635,50 @@ class Nfs41ServerTest {
         }
     }
 
+    /**
+     * LINK on the wire (RFC 8881 section 18.9): the saved handle's file gets a name in the current directory, the
+     * directory's change_info4 moves, the current handle stays the directory; numlinks counts both names and
+     * link_support is true. Without a saved handle it is NFS4ERR_NOFILEHANDLE.
+     */
+    @Test
+    void linkGivesTheSavedFileANameInTheCurrentDirectory() throws Exception {
+        final int linkSupport = 5;
+        final int numlinks = 35;
+        try (V4Script s = connect()) {
+            Client c = session(s, "client-link");
+            byte[] root = exportRoot(c);
+            byte[] file = create(c, root, "a")[1];
+            V4Script.Res r = s.call(c.compound().putfh(file).op(Nfs4.OP_SAVEFH).putfh(root).op(Nfs4.OP_LINK)
+                    .string("b").op(Nfs4.OP_GETFH));
+            assertThat(r.status).as(Nfs4Status.name(r.status)).isZero();
+            r.sequenceOk().ok(Nfs4.OP_PUTFH).ok(Nfs4.OP_SAVEFH).ok(Nfs4.OP_PUTFH).ok(Nfs4.OP_LINK);
+            assertThat(r.word()).as("change_info4.atomic").isZero();
+            long before = r.hyper();
+            assertThat(r.hyper()).as("the directory's change after").isNotEqualTo(before);
+            r.ok(Nfs4.OP_GETFH);
+            assertThat(r.opaque()).as("the current handle stays the directory").isEqualTo(root);
+
+            V4Script.Res b = s.call(c.compound().putfh(root).op(Nfs4.OP_LOOKUP).string("b").op(Nfs4.OP_GETFH)
+                    .op(Nfs4.OP_GETATTR).bitmap(linkSupport, numlinks));
+            b.sequenceOk().ok(Nfs4.OP_PUTFH).ok(Nfs4.OP_LOOKUP).ok(Nfs4.OP_GETFH);
+            assertThat(b.opaque()).isEqualTo(file);
+            b.ok(Nfs4.OP_GETATTR);
+            assertThat(b.bitmap()).containsExactly((1 << linkSupport), (1 << (numlinks - 32)));
+            assertThat(b.word()).as("attrlist4 length").isEqualTo(8);
+            assertThat(b.word()).as("link_support").isEqualTo(1);
+            assertThat(b.word()).as("numlinks").isEqualTo(2);
+
+            V4Script.Res unsaved = s.call(c.compound().putfh(root).op(Nfs4.OP_LINK).string("c"));
+            unsaved.sequenceOk().ok(Nfs4.OP_PUTFH);
+            assertThat(unsaved.next(Nfs4.OP_LINK)).isEqualTo(Nfs4Status.NFS4ERR_NOFILEHANDLE);
+            V4Script.Res dotdot = s.call(c.compound().putfh(file).op(Nfs4.OP_SAVEFH).putfh(root).op(Nfs4.OP_LINK)
+                    .string(".."));
+            dotdot.sequenceOk().ok(Nfs4.OP_PUTFH).ok(Nfs4.OP_SAVEFH).ok(Nfs4.OP_PUTFH);
+            assertThat(dotdot.next(Nfs4.OP_LINK)).isEqualTo(Nfs4Status.NFS4ERR_BADNAME);
+            assertThat(vfs.getattr(vfs.lookup(vfs.root(), "a").handle()).nlink()).isEqualTo(2);
+        }
+    }
+
     @Test
     void nfsV42SpaceOperationsAndCopyOnTheWire() throws Exception {
         try (V4Script s = connect()) {

@@ -84,7 +84,9 @@ public interface Vfs extends AutoCloseable {
     }
 
     /**
-     * Creates a regular file.
+     * Creates a regular file. {@link CreateMode#UNCHECKED} of a name that holds a regular file returns that file and
+     * sets only its size from {@code attributes} (a truncation), as Linux's server does; the rest of them are for a
+     * new file only.
      *
      * @param verifier for {@link CreateMode#EXCLUSIVE}: an existing file created with the same verifier is
      *                 returned rather than {@code NFS3ERR_EXIST}

@@ -287,6 +287,31 @@ public abstract class AbstractNfsEndToEndTest {
         nfs.ping();
     }
 
+    /**
+     * An UNCHECKED CREATE of a name that holds a file sets only its size, as Linux's server does: the mode, owner and
+     * times it carries are for a file it makes.
+     */
+    @Test
+    void uncheckedCreateOfAnExistingFileSetsOnlyItsSize(TestInfo info) throws IOException {
+        String d = dir(info);
+        FileHandle dh = nfs.resolve(d);
+        NfsObject made = nfs.create(dh, "f", CreateMode.UNCHECKED, SetAttributes.NONE.withMode(0640));
+        nfs.write(made.handle(), 0, Unpooled.wrappedBuffer(new byte[100]), StableHow.FILE_SYNC);
+        NfsTime mtime = new NfsTime(1_000_000_000L, 0);
+        NfsObject again = nfs.create(dh, "f", CreateMode.UNCHECKED, SetAttributes.NONE.withMode(0606).withSize(10)
+                .withMtime(SetAttributes.TimeSetting.client(mtime)));
+        assertThat(again.handle()).isEqualTo(made.handle());
+        FileAttributes a = nfs.getattr(made.handle());
+        assertThat(a.size()).isEqualTo(10);
+        assertThat(a.mode()).isEqualTo(0640);
+        assertThat(a.mtime()).isNotEqualTo(mtime);
+        nfs.create(dh, "f", CreateMode.UNCHECKED, SetAttributes.NONE.withMode(0600));
+        assertThat(nfs.getattr(made.handle())).satisfies(b -> {
+            assertThat(b.size()).isEqualTo(10);
+            assertThat(b.mode()).isEqualTo(0640);
+        });
+    }
+
     // ---- hard links ----
 
     /** LINK makes a second name of one file: the same bytes through either, whichever is written, and either kept. */

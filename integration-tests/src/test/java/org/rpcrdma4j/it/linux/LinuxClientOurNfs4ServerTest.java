@@ -354,6 +354,8 @@ class LinuxClientOurNfs4ServerTest {
             assertThat(Files.readAllBytes(exportDir.resolve("in/renamed"))).hasSize(1);
             assertThat(Files.isDirectory(exportDir.resolve("in/d"))).isTrue();
             assertThat(Files.readSymbolicLink(exportDir.resolve("in/link")).toString()).isEqualTo("renamed");
+            LinuxClientOurServerTest.hardLinks(peer, MNT + "/in", "i4097", guestIn.get("i4097"),
+                    exportDir.resolve("in"));
             if (version.equals("default")) {
                 locksMeetOurClient(peer, nfs, exportDir);
                 spaceAndCopyFromAProcess(peer, nfs, exportDir, mem, options);
@@ -364,7 +366,7 @@ class LinuxClientOurNfs4ServerTest {
                 assertThat(left).as("removed here too").isEmpty();
             }
             LOG.info("Linux NFSv4 client ({}): {} ms for two mounts, {} files in and out, read back, listed, renamed,"
-                    + " removed", mode, (System.nanoTime() - t0) / 1_000_000, SIZES.length);
+                    + " linked, removed", mode, (System.nanoTime() - t0) / 1_000_000, SIZES.length);
 
             Map<ServerCounter, Long> c = rdma.counters();
             LOG.info("server counters after the Linux NFSv4 client: {}", c);

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -122,12 +123,13 @@ class LinuxClientOurServerTest {
             assertThat(sums(peer.execOk("cd " + MNT + "/in && sha256sum *", GUEST_COMMAND))).isEqualTo(guestIn);
             assertThat(regularFileSizes(peer.execOk("ls -ln " + MNT + "/in", GUEST_COMMAND)))
                     .isEqualTo(sizesByName("i", SIZES));
+            hardLinks(peer, MNT + "/in", "i4097", guestIn.get("i4097"), exportDir.resolve("in"));
             peer.execOk("rm " + MNT + "/in/* && ls -A " + MNT + "/in | wc -l | grep -qx 0 && umount " + MNT,
                     GUEST_COMMAND);
             try (Stream<Path> left = Files.list(exportDir.resolve("in"))) {
                 assertThat(left).as("removed here too").isEmpty();
             }
-            LOG.info("Linux client: {} ms for two mounts, {} files in, {} out, read back, listed, removed",
+            LOG.info("Linux client: {} ms for two mounts, {} files in, {} out, read back, listed, linked, removed",
                     (System.nanoTime() - t0) / 1_000_000, SIZES.length, SIZES.length);
 
             Map<ServerCounter, Long> counters = rdma.counters();
@@ -263,6 +265,23 @@ class LinuxClientOurServerTest {
                     .anySatisfy(r -> assertThat(r).isEqualTo(served));
         }
         observed.forEach(line -> LOG.info("Linux client on the wire: {}", line));
+    }
+
+    /**
+     * Hard links from the guest: {@code ln} makes a second name of {@code file} in {@code dir} (LINK), {@code stat}
+     * counts both names, the bytes read through the new one are the file's ({@code sum}), and when {@code rm} takes
+     * the first the file stays under the new one, which reads the same; the server's directory ({@code hostDir})
+     * then holds it under that name alone.
+     */
+    static void hardLinks(LinuxPeer peer, String dir, String file, String sum, Path hostDir) throws Exception {
+        String out = peer.execOk("cd " + dir + " && ln " + file + " hard && stat -c '%h %n' " + file + " hard"
+                + " && sha256sum hard && rm " + file + " && stat -c '%h %n' hard && sha256sum hard", GUEST_COMMAND);
+        List<String> lines = out.lines().map(String::strip).toList();
+        assertThat(lines).as("link counts, then the sum through the new name").containsSubsequence("2 " + file,
+                "2 hard", sum + "  hard", "1 hard", sum + "  hard");
+        assertThat(Files.exists(hostDir.resolve(file), LinkOption.NOFOLLOW_LINKS)).isFalse();
+        assertThat(Files.getAttribute(hostDir.resolve("hard"), "unix:nlink")).isEqualTo(1);
+        assertThat(OurClientLinuxServerTest.sha256(Files.readAllBytes(hostDir.resolve("hard")))).isEqualTo(sum);
     }
 
     /** The regular files of an {@code ls -ln} listing and their sizes. */

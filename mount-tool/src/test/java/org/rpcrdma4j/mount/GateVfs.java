@@ -103,7 +103,7 @@ final class GateVfs implements Vfs {
     }
 
     @Override
-    public NfsObject create(FileHandle dir, String name, CreateMode mode, SetAttributes attributes, long verifier)
+    public org.rpcrdma4j.nfs.vfs.Created create(FileHandle dir, String name, CreateMode mode, SetAttributes attributes, long verifier)
             throws NfsException {
         return delegate.create(dir, name, mode, attributes, verifier);
     }

@@ -20,9 +20,10 @@ import java.util.Objects;
  * group; {@code no_root_squash}: root stays root; {@code all_squash}: every caller acts as the anonymous user;</li>
  * <li>{@code anonuid=N}, {@code anongid=N}: the anonymous user and group (65534 by default).</li>
  * </ul>
- * {@code sync}, {@code no_subtree_check}, {@code subtree_check}, {@code insecure} and {@code secure} are accepted and
- * change nothing here. Options the server cannot honour (e.g. {@code async}) are refused, so that an exports line
- * never promises what the server does not do.
+ * {@code sync}, {@code no_subtree_check}, {@code subtree_check} and {@code insecure} are accepted and change nothing
+ * here: the server never checks that a client calls from a privileged port, as Linux's does by default
+ * ({@code secure}). Options the server cannot honour ({@code secure}, {@code async}, ...) are refused, so that an
+ * exports line never promises what the server does not do.
  * <p>
  * When several specs match a host, the most specific kind wins, as with Linux's mountd: an address or host name
  * before a subnet, a subnet before {@code *}; among specs of one kind, the first written. A host no spec matches may
@@ -147,8 +148,7 @@ public final class ExportClients {
         }
     }
 
-    private static final List<String> NO_OPS = List.of("sync", "no_subtree_check", "subtree_check", "insecure",
-            "secure");
+    private static final List<String> NO_OPS = List.of("sync", "no_subtree_check", "subtree_check", "insecure");
 
     private static final ExportClients EVERY_HOST_RW = new ExportClients(List.of(
             new Spec("*", null, 0, false, Grant.EVERYTHING)));
@@ -221,6 +221,10 @@ public final class ExportClients {
                             anonUid = id(item, o);
                         } else if (o.startsWith("anongid=")) {
                             anonGid = id(item, o);
+                        } else if (o.equals("secure")) {
+                            throw new IllegalArgumentException("client spec \"" + item + "\": option secure is not "
+                                    + "supported: this server does not check that clients call from privileged "
+                                    + "ports (it acts as with insecure)");
                         } else if (!o.isEmpty() && !NO_OPS.contains(o)) {
                             throw new IllegalArgumentException("client spec \"" + item + "\": option " + o + " is not "
                                     + "supported (this server knows rw, ro, root_squash, no_root_squash, all_squash, "

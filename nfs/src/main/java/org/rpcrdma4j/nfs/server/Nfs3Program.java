@@ -20,6 +20,7 @@ import org.rpcrdma4j.nfs.NfsTime;
 import org.rpcrdma4j.nfs.PathConf;
 import org.rpcrdma4j.nfs.WccData;
 import org.rpcrdma4j.nfs.server.ExportTable.Target;
+import org.rpcrdma4j.nfs.vfs.Created;
 import org.rpcrdma4j.nfs.vfs.DirectoryPage;
 import org.rpcrdma4j.nfs.vfs.LentRange;
 import org.rpcrdma4j.nfs.vfs.ReadResult;
@@ -182,8 +183,15 @@ public final class Nfs3Program implements RpcDispatchable {
             Target t = target(call, args.object);
             writable(t);
             Caller c = caller(call, t);
-            SetAttributes attributes = c.isRoot() ? args.attributes
-                    : Permissions.requireSetattr(c, t.export().vfs().getattr(t.fh()), args.attributes);
+            SetAttributes attributes = args.attributes;
+            if (!c.isRoot()) {
+                FileAttributes a = t.export().vfs().getattr(t.fh());
+                attributes = Permissions.requireSetattr(c, a, attributes);
+                Integer cleared = Permissions.clearedAfterWrite(c, a);
+                if (attributes.size() != null && attributes.mode() == null && cleared != null) {
+                    attributes = attributes.withMode(cleared); // a truncation clears setuid, as a write does
+                }
+            }
             res.wcc = WccData.after(t.export().vfs().setattr(t.fh(), attributes, args.guardCtime));
         });
         if (!res.isOk()) {
@@ -295,10 +303,16 @@ public final class Nfs3Program implements RpcDispatchable {
             data.limit(data.position() + (int) Math.min(args.count, limits.maxWrite()));
             Vfs vfs = t.export().vfs();
             Caller c = caller(call, t);
+            Integer cleared = null;
             if (!c.isRoot()) {
-                Permissions.requireWrite(c, vfs.getattr(t.fh()));
+                FileAttributes a = vfs.getattr(t.fh());
+                Permissions.requireWrite(c, a);
+                cleared = Permissions.clearedAfterWrite(c, a);
             }
             WriteResult w = vfs.write(t.fh(), args.offset, data, args.stable, writeMemory.offer(call));
+            if (cleared != null) {
+                vfs.setattr(t.fh(), SetAttributes.NONE.withMode(cleared), null);
+            }
             res.count = w.count();
             res.committed = w.committed();
             res.verifier = vfs.writeVerifier();
@@ -321,15 +335,19 @@ public final class Nfs3Program implements RpcDispatchable {
             Caller c = caller(call, t);
             TargetChecks.requireDir(c, t, Permissions.WRITE | Permissions.EXECUTE, "make a name in this directory");
             Vfs vfs = t.export().vfs();
-            if (args.attributes != null) {
-                created(res, t, vfs.create(t.fh(), args.name, args.mode, TargetChecks.owned(c, t, args.attributes), args.verifier));
-                return;
-            }
-            // EXCLUSIVE: made without attributes (its verifier is kept in its times); then given to the caller
-            NfsObject o = vfs.create(t.fh(), args.name, args.mode, null, args.verifier);
-            SetAttributes owner = TargetChecks.owned(c, t, SetAttributes.NONE);
-            if (owner.uid() != null && (o.attributes().uid() != owner.uid() || o.attributes().gid() != owner.gid())) {
-                o = new NfsObject(o.handle(), vfs.setattr(o.handle(), owner, null));
+            boolean exclusive = args.attributes == null;
+            SetAttributes asked = exclusive ? SetAttributes.NONE : args.attributes;
+            // EXCLUSIVE: the VFS takes the owner only (the verifier is kept in the times)
+            Created made = vfs.create(t.fh(), args.name, args.mode, TargetChecks.owned(c, t, asked, false),
+                    args.verifier);
+            NfsObject o = made.object();
+            if (!made.made() && asked.size() != null && o.attributes().size() != asked.size()) {
+                // UNCHECKED of an existing file: its size alone, if the caller may set it (as Linux's server)
+                if (!c.isRoot()) {
+                    Permissions.requireWrite(c, o.attributes());
+                }
+                o = new NfsObject(o.handle(), vfs.setattr(o.handle(), SetAttributes.NONE.withSize(asked.size()),
+                        null));
             }
             created(res, t, o);
         });
@@ -345,7 +363,7 @@ public final class Nfs3Program implements RpcDispatchable {
             writable(t);
             Caller c = caller(call, t);
             TargetChecks.requireDir(c, t, Permissions.WRITE | Permissions.EXECUTE, "make a name in this directory");
-            created(res, t, t.export().vfs().mkdir(t.fh(), args.name, TargetChecks.owned(c, t, args.attributes)));
+            created(res, t, t.export().vfs().mkdir(t.fh(), args.name, TargetChecks.owned(c, t, args.attributes, true)));
         });
         res.dirWcc = wcc(call, args.dir);
         call.reply(res);
@@ -359,7 +377,8 @@ public final class Nfs3Program implements RpcDispatchable {
             writable(t);
             Caller c = caller(call, t);
             TargetChecks.requireDir(c, t, Permissions.WRITE | Permissions.EXECUTE, "make a name in this directory");
-            created(res, t, t.export().vfs().symlink(t.fh(), args.name, args.target, TargetChecks.owned(c, t, args.attributes)));
+            created(res, t, t.export().vfs().symlink(t.fh(), args.name, args.target,
+                    TargetChecks.owned(c, t, args.attributes, false)));
         });
         res.dirWcc = wcc(call, args.dir);
         call.reply(res);
@@ -445,6 +464,9 @@ public final class Nfs3Program implements RpcDispatchable {
             if (dirAttributes.isDirectory()) {
                 Permissions.require(c, dirAttributes, Permissions.READ, "list this directory");
             }
+            // the entries' handles and attributes need search permission, as a LOOKUP of each would (Linux leaves
+            // them out of READDIRPLUS then)
+            boolean search = (Permissions.bits(c, dirAttributes) & Permissions.EXECUTE) != 0;
             long budget = Math.min(args.maxCount, limits.maxReaddir())
                     - Nfs3Xdr.FATTR3_SIZE - 4 - ReaddirRes.RESOK_OVERHEAD;
             long dirBudget = plus && args.dirCount > 0 ? args.dirCount : Long.MAX_VALUE;
@@ -453,9 +475,9 @@ public final class Nfs3Program implements RpcDispatchable {
             List<DirEntry> entries = new ArrayList<>(page.entries().size());
             boolean all = true;
             for (DirEntry e : page.entries()) {
-                FileHandle handle = plus && e.handle() != null ? t.export().wrap(e.handle()) : null;
-                DirEntry out = plus ? new DirEntry(e.fileid(), e.name(), e.cookie(), e.attributes(), handle)
-                        : DirEntry.of(e.fileid(), e.name(), e.cookie());
+                FileHandle handle = plus && search && e.handle() != null ? t.export().wrap(e.handle()) : null;
+                DirEntry out = plus ? new DirEntry(e.fileid(), e.name(), e.cookie(), search ? e.attributes() : null,
+                        handle) : DirEntry.of(e.fileid(), e.name(), e.cookie());
                 int nameBytes = Nfs3Xdr.utf8Length(e.name());
                 int size = ReaddirRes.entrySize(plus, nameBytes, out.attributes(), out.handle());
                 int dirSize = 8 + 4 + ((nameBytes + 3) & ~3) + 8;
@@ -524,6 +546,7 @@ public final class Nfs3Program implements RpcDispatchable {
         res.status = run("COMMIT", () -> {
             Target t = target(call, args.file);
             Vfs vfs = t.export().vfs();
+            writable(t); // COMMIT asks for write access, as in Linux's server
             Caller c = caller(call, t);
             if (!c.isRoot()) {
                 Permissions.requireWrite(c, vfs.getattr(t.fh()));

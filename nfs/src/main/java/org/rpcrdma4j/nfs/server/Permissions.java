@@ -98,10 +98,10 @@ public final class Permissions {
             return s;
         }
         boolean owner = c.uid() == a.uid();
-        if (s.uid() != null && s.uid() != a.uid()) {
+        if (s.uid() != null && !(owner && s.uid() == a.uid())) {
             throw new NfsException(Nfs3Status.NFS3ERR_PERM, "only root gives a file to another user (" + c + ")");
         }
-        if (s.gid() != null && s.gid() != a.gid() && !(owner && c.inGroup(s.gid()))) {
+        if (s.gid() != null && !(owner && (s.gid() == a.gid() || c.inGroup(s.gid())))) {
             throw new NfsException(Nfs3Status.NFS3ERR_PERM, "only the owner, to a group of its own, or root changes "
                     + "the group (" + c + ")");
         }
@@ -111,7 +111,7 @@ public final class Permissions {
                 throw new NfsException(Nfs3Status.NFS3ERR_PERM, "only the owner or root changes the mode (" + c + ")");
             }
             int group = s.gid() != null ? s.gid() : a.gid();
-            if ((s.mode() & 02000) != 0 && !c.inGroup(group) && !a.isDirectory()) {
+            if ((s.mode() & 02000) != 0 && !c.inGroup(group)) {
                 out = out.withMode(s.mode() & ~02000);
             }
         }
@@ -127,6 +127,23 @@ public final class Permissions {
             throw denied(c, "touch this file");
         }
         return out;
+    }
+
+    /**
+     * The mode a file's data change leaves it with when the caller is not root: without setuid, and without setgid
+     * where the group may execute it, as Linux clears them on a write or truncation by an unprivileged user; null when
+     * nothing is to clear.
+     */
+    public static Integer clearedAfterWrite(Caller c, FileAttributes a) {
+        if (c.isRoot() || !a.isRegularFile()) {
+            return null;
+        }
+        int mode = a.mode();
+        int cleared = mode & ~04000;
+        if ((mode & 02010) == 02010) {
+            cleared &= ~02000;
+        }
+        return cleared == mode ? null : cleared;
     }
 
     private static boolean isClientTime(TimeSetting t) {

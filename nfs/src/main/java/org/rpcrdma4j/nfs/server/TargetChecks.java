@@ -76,31 +76,34 @@ public final class TargetChecks {
     }
 
     /**
-     * The attributes a new object is made with: the client's, and, where the VFS can give objects away and the caller
-     * is not root, the caller as owner and its group (the directory's when the directory is setgid). A caller that is
-     * not root may not name another owner or a group not its own (NFS3ERR_PERM).
+     * The attributes a new object is made with, as Linux makes it for the caller: owned by the caller, with the
+     * directory's group under a setgid directory (else the caller's), where the VFS can give objects away; an owner
+     * or group the client names is dropped unless the caller is root (Linux's server drops them too). A new directory
+     * under a setgid directory is setgid; a new file keeps a setgid bit only for a member of its group (or root).
      */
-    public static SetAttributes owned(Caller c, Target dir, SetAttributes asked) throws NfsException {
-        if (c.isRoot()) {
-            return asked;
-        }
-        if (asked.uid() != null && asked.uid() != c.uid()) {
-            throw new NfsException(Nfs3Status.NFS3ERR_PERM, "only root makes an object for another user (" + c + ")");
-        }
-        if (asked.gid() != null && !c.inGroup(asked.gid())) {
-            throw new NfsException(Nfs3Status.NFS3ERR_PERM, "group " + asked.gid() + " is not one of " + c);
-        }
+    public static SetAttributes owned(Caller c, Target dir, SetAttributes asked, boolean directory)
+            throws NfsException {
         Vfs vfs = dir.export().vfs();
-        if (!vfs.givesOwnership()) {
-            return asked;
-        }
-        int gid = asked.gid() != null ? asked.gid() : c.gid();
-        if (asked.gid() == null) {
+        boolean root = c.isRoot();
+        Integer uid = root ? asked.uid() : null;
+        Integer gid = root ? asked.gid() : null;
+        Integer mode = asked.mode();
+        if (vfs.givesOwnership() || mode != null) {
             FileAttributes d = vfs.getattr(dir.fh());
-            if ((d.mode() & 02000) != 0) {
-                gid = d.gid();
+            boolean setgid = d.isDirectory() && (d.mode() & 02000) != 0;
+            if (vfs.givesOwnership()) {
+                uid = uid != null ? uid : c.uid();
+                gid = gid != null ? gid : setgid ? d.gid() : c.gid();
+            }
+            if (mode != null) {
+                if (directory && setgid) {
+                    mode |= 02000;
+                } else if (!directory && (mode & 02000) != 0 && !root
+                        && !c.inGroup(gid != null ? gid : setgid ? d.gid() : c.gid())) {
+                    mode &= ~02000;
+                }
             }
         }
-        return new SetAttributes(asked.mode(), c.uid(), gid, asked.size(), asked.atime(), asked.mtime());
+        return new SetAttributes(mode, uid, gid, asked.size(), asked.atime(), asked.mtime());
     }
 }

@@ -366,15 +366,16 @@ public final class LocalVfs implements Vfs {
                 }
             }
         }
-        if (s.mode() != null && current.type() != FileType.SYMLINK) {
-            // the whole mode (chmod(2)): setuid, setgid and sticky with the permission bits
-            files.setMode(p, s.mode());
-        }
+        // the owner first: a change of owner clears setuid and setgid, which a mode set with it then keeps
         if (s.uid() != null) {
             Files.setAttribute(p, "unix:uid", s.uid(), LinkOption.NOFOLLOW_LINKS);
         }
         if (s.gid() != null) {
             Files.setAttribute(p, "unix:gid", s.gid(), LinkOption.NOFOLLOW_LINKS);
+        }
+        if (s.mode() != null && current.type() != FileType.SYMLINK) {
+            // the whole mode (chmod(2)): setuid, setgid and sticky with the permission bits
+            files.setMode(p, s.mode());
         }
         if (s.atime() != null || s.mtime() != null) {
             FileTime now = FileTime.from(java.time.Instant.now());
@@ -528,7 +529,7 @@ public final class LocalVfs implements Vfs {
     }
 
     @Override
-    public NfsObject create(FileHandle dirFh, String name, CreateMode mode, SetAttributes attributes, long verifier)
+    public Created create(FileHandle dirFh, String name, CreateMode mode, SetAttributes attributes, long verifier)
             throws NfsException {
         return changeNames(false, name, sync -> {
             Path dir = dirPath(dirFh);
@@ -536,15 +537,19 @@ public final class LocalVfs implements Vfs {
             Path child = LocalNames.child(dir, name, Nfs3Status.NFS3ERR_INVAL);
             FileKey dirKey = LocalHandleIndex.keyOf(dir);
             if (Files.exists(child, LinkOption.NOFOLLOW_LINKS)) {
-                return existing(child, dirKey, name, mode, attributes, verifier);
+                return existing(child, dirKey, name, mode, verifier);
             }
             try {
                 Files.createFile(child);
             } catch (FileAlreadyExistsException madeMeanwhile) {
                 // another call made it since the look: as for a file that was there
-                return existing(child, dirKey, name, mode, attributes, verifier);
+                return existing(child, dirKey, name, mode, verifier);
             }
             if (mode == CreateMode.EXCLUSIVE) {
+                if (attributes != null && (attributes.uid() != null || attributes.gid() != null)) {
+                    apply(child, attributes(child), new SetAttributes(null, attributes.uid(), attributes.gid(), null,
+                            null, null));
+                }
                 // the verifier is kept in the times (as Linux does) until the client sets real ones
                 Files.getFileAttributeView(child, BasicFileAttributeView.class, LinkOption.NOFOLLOW_LINKS).setTimes(
                         FileTime.fromMillis(verifierMtime(verifier) * 1000),
@@ -554,7 +559,7 @@ public final class LocalVfs implements Vfs {
             }
             sync.add(child);
             sync.add(dir);
-            return record(child, dirKey, name);
+            return Created.made(record(child, dirKey, name));
         });
     }
 
@@ -572,20 +577,19 @@ public final class LocalVfs implements Vfs {
     }
 
     /**
-     * CREATE of a name that is taken: UNCHECKED sets the size of a regular file (only the size, as Linux's server),
-     * EXCLUSIVE matches a resend.
+     * CREATE of a name that is taken: UNCHECKED returns a regular file as it is (the server sets its size), EXCLUSIVE
+     * matches a resend: the verifier in the times, and still empty (as Linux's server checks it).
      */
-    private NfsObject existing(Path child, FileKey dirKey, String name, CreateMode mode, SetAttributes attributes,
-            long verifier) throws IOException {
+    private Created existing(Path child, FileKey dirKey, String name, CreateMode mode, long verifier)
+            throws IOException {
         FileAttributes existing = attributes(child);
         if (mode == CreateMode.UNCHECKED && existing.isRegularFile()) {
-            apply(child, existing, SetAttributes.sizeOnly(attributes));
-            return record(child, dirKey, name);
+            return Created.found(record(child, dirKey, name));
         }
-        if (mode == CreateMode.EXCLUSIVE && existing.isRegularFile()
+        if (mode == CreateMode.EXCLUSIVE && existing.isRegularFile() && existing.size() == 0
                 && existing.atime().seconds() == verifierAtime(verifier)
                 && existing.mtime().seconds() == verifierMtime(verifier)) {
-            return record(child, dirKey, name);
+            return Created.found(record(child, dirKey, name));
         }
         throw new NfsException(mode == CreateMode.UNCHECKED && existing.isDirectory()
                 ? Nfs3Status.NFS3ERR_ISDIR : Nfs3Status.NFS3ERR_EXIST, name);
@@ -620,6 +624,11 @@ public final class LocalVfs implements Vfs {
                 Files.createSymbolicLink(child, child.getFileSystem().getPath(target));
             } catch (java.nio.file.InvalidPathException e) {
                 throw new NfsException(Nfs3Status.NFS3ERR_INVAL, "symbolic link contents", e);
+            }
+            if (attributes != null && (attributes.uid() != null || attributes.gid() != null)) {
+                // the link itself (lchown): a symbolic link has no mode of its own to set
+                apply(child, attributes(child), new SetAttributes(null, attributes.uid(), attributes.gid(), null,
+                        null, null));
             }
             sync.add(dir);
             return record(child, LocalHandleIndex.keyOf(dir), name);

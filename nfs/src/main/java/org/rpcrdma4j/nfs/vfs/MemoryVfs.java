@@ -409,7 +409,7 @@ public final class MemoryVfs implements Vfs {
     }
 
     @Override
-    public NfsObject create(FileHandle dirFh, String name, CreateMode mode, SetAttributes attributes, long verifier)
+    public Created create(FileHandle dirFh, String name, CreateMode mode, SetAttributes attributes, long verifier)
             throws NfsException {
         lock.writeLock().lock();
         try {
@@ -423,13 +423,12 @@ public final class MemoryVfs implements Vfs {
                             throw new NfsException(existing.type == FileType.DIRECTORY ? Nfs3Status.NFS3ERR_ISDIR
                                     : Nfs3Status.NFS3ERR_EXIST, name);
                         }
-                        apply(existing, SetAttributes.sizeOnly(attributes)); // as Linux's server: the size only
-                        return object(existing);
+                        return Created.found(object(existing)); // left as it is: the server sets its size
                     }
                     case EXCLUSIVE -> {
                         if (existing.type == FileType.REGULAR && existing.exclusive
-                                && existing.createVerifier == verifier) {
-                            return object(existing);
+                                && existing.createVerifier == verifier && existing.data.size() == 0) {
+                            return Created.found(object(existing));
                         }
                         throw new NfsException(Nfs3Status.NFS3ERR_EXIST, name);
                     }
@@ -443,10 +442,13 @@ public final class MemoryVfs implements Vfs {
             if (mode == CreateMode.EXCLUSIVE) {
                 n.exclusive = true;
                 n.createVerifier = verifier;
+                if (attributes != null) {
+                    apply(n, new SetAttributes(null, attributes.uid(), attributes.gid(), null, null, null));
+                }
             } else {
                 apply(n, attributes);
             }
-            return object(n);
+            return Created.made(object(n));
         } finally {
             lock.writeLock().unlock();
         }
@@ -461,7 +463,7 @@ public final class MemoryVfs implements Vfs {
             if (dir.children.containsKey(name)) {
                 throw new NfsException(Nfs3Status.NFS3ERR_EXIST, name);
             }
-            Node n = insert(dir, name, FileType.DIRECTORY, 0755);
+            Node n = insert(dir, name, FileType.DIRECTORY, (dir.mode & 02000) | 0755); // setgid is inherited
             apply(n, attributes == null ? null : new SetAttributes(attributes.mode(), attributes.uid(),
                     attributes.gid(), null, attributes.atime(), attributes.mtime()));
             return object(n);
@@ -483,6 +485,9 @@ public final class MemoryVfs implements Vfs {
             }
             Node n = insert(dir, name, FileType.SYMLINK, 0777);
             n.target = target;
+            if (attributes != null) {
+                apply(n, new SetAttributes(null, attributes.uid(), attributes.gid(), null, null, null));
+            }
             return object(n);
         } finally {
             lock.writeLock().unlock();

@@ -84,14 +84,16 @@ public interface Vfs extends AutoCloseable {
     }
 
     /**
-     * Creates a regular file. {@link CreateMode#UNCHECKED} of a name that holds a regular file returns that file and
-     * sets only its size from {@code attributes} (a truncation), as Linux's server does; the rest of them are for a
-     * new file only.
+     * Creates a regular file, with {@code attributes} (for {@link CreateMode#EXCLUSIVE} only their owner and group:
+     * the verifier is kept in the times). A name that holds a file is left as it is: {@link CreateMode#UNCHECKED} of
+     * a regular file returns it, and the server then sets the size the call asks for (a truncation) after checking
+     * that the caller may, as Linux's server does; {@link CreateMode#EXCLUSIVE} returns a file this VFS made
+     * exclusively with the same verifier that is still empty (a resend), else it is {@code NFS3ERR_EXIST}.
      *
-     * @param verifier for {@link CreateMode#EXCLUSIVE}: an existing file created with the same verifier is
-     *                 returned rather than {@code NFS3ERR_EXIST}
+     * @param verifier for {@link CreateMode#EXCLUSIVE}
+     * @return the file, and whether this call made it
      */
-    NfsObject create(FileHandle dir, String name, CreateMode mode, SetAttributes attributes, long verifier)
+    Created create(FileHandle dir, String name, CreateMode mode, SetAttributes attributes, long verifier)
             throws NfsException;
 
     NfsObject mkdir(FileHandle dir, String name, SetAttributes attributes) throws NfsException;

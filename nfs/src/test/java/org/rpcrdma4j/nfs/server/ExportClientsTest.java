@@ -57,6 +57,8 @@ class ExportClientsTest {
         assertThat(ExportClients.parse("10.0.0.1(rw,ro)").access(ip("10.0.0.1"))).isEqualTo(Access.READ_ONLY);
         assertThatThrownBy(() -> ExportClients.parse("*(rw,async)"))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("async");
+        assertThatThrownBy(() -> ExportClients.parse("*(rw,secure)"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("privileged");
         assertThatThrownBy(() -> ExportClients.parse("*(rw,anonuid=x)"))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("anonuid=x");
     }

@@ -20,6 +20,7 @@ import org.rpcrdma4j.nfs.FileAttributes;
 import org.rpcrdma4j.nfs.FileHandle;
 import org.rpcrdma4j.nfs.Nfs3Status;
 import org.rpcrdma4j.nfs.NfsException;
+import org.rpcrdma4j.nfs.NfsTime;
 import org.rpcrdma4j.nfs.SetAttributes;
 import org.rpcrdma4j.nfs.StableHow;
 import org.rpcrdma4j.nfs.client.NfsClient;
@@ -235,6 +236,116 @@ class PermissionsEndToEndTest {
             assertStatus(() -> bob.readAll("/shared/bob3"), Nfs3Status.NFS3ERR_ACCES);
             root.link(secret, closed, "by-root");
             assertThat(root.readAll("/closed/by-root")).isEqualTo(bytes("alice's"));
+        }
+    }
+
+    /**
+     * What another user's calls must never do to a file they may not write: an UNCHECKED CREATE or OPEN of its name
+     * with a size of 0 (a truncation), an EXCLUSIVE create whose verifier matches the file's times (taken for a
+     * resend: the file is found, never given away or changed), a chown to the owner it has, a chmod.
+     */
+    @Test
+    void anotherUsersCreatesNeverTruncateChangeOrTakeAFile() throws Exception {
+        Path dir = Files.createDirectories(temp.resolve("victim"));
+        try (LocalVfs local = LocalVfs.open(dir)) {
+            Files.setAttribute(dir, "unix:mode", 0777);
+            serve(local, ExportClients.everyHost());
+            try (NfsClient alice = v3(ALICE, ALICE); NfsClient bob = v3(BOB, BOB); Nfs41Client bob4 = v41(BOB, BOB)) {
+                FileHandle root = alice.root();
+                FileHandle full = put(alice, root, "full", 0644, "alice's data");
+                FileHandle empty = alice.create(root, "empty", CreateMode.GUARDED, SetAttributes.NONE.withMode(0600))
+                        .handle();
+                long verifier = 0x1234_5678_0000_4321L;
+                NfsTime atime = new NfsTime(0x1234_5678L, 0);
+                NfsTime mtime = new NfsTime(0x4321L, 0);
+                alice.setattr(empty, SetAttributes.NONE.withAtime(SetAttributes.TimeSetting.client(atime))
+                        .withMtime(SetAttributes.TimeSetting.client(mtime)));
+
+                assertStatus(() -> bob.create(root, "full", CreateMode.UNCHECKED, SetAttributes.NONE.withSize(0)),
+                        Nfs3Status.NFS3ERR_ACCES);
+                assertNfs4(() -> bob4.create(bob4.root(), "full", CreateMode.UNCHECKED,
+                        SetAttributes.NONE.withSize(0)), Nfs4Status.NFS4ERR_ACCESS);
+                assertThat(Files.readString(dir.resolve("full"))).isEqualTo("alice's data");
+
+                bob.createExclusive(root, "empty", verifier); // a "resend" as far as the protocol can tell
+                assertThatThrownBy(() -> bob4.async().create(bob4.root(), "empty", CreateMode.EXCLUSIVE,
+                        SetAttributes.NONE.withMode(0666), verifier).get(30, TimeUnit.SECONDS))
+                        .isInstanceOfSatisfying(java.util.concurrent.ExecutionException.class,
+                                x -> assertThat(((Nfs4StatusException) x.getCause()).nfs4Status())
+                                        .isEqualTo(Nfs4Status.NFS4ERR_ACCESS));
+                FileAttributes e = alice.getattr(empty);
+                assertThat(e.uid()).as("never given away").isEqualTo(alice.getattr(full).uid());
+                assertThat(e.mode()).isEqualTo(0600);
+
+                assertStatus(() -> bob.setattr(full, SetAttributes.NONE.withOwner(alice.getattr(full).uid(),
+                        alice.getattr(full).gid())), Nfs3Status.NFS3ERR_PERM);
+                assertStatus(() -> bob.setattr(full, SetAttributes.NONE.withMode(0666)), Nfs3Status.NFS3ERR_PERM);
+                assertThat(Files.readString(dir.resolve("full"))).isEqualTo("alice's data");
+            }
+        }
+    }
+
+    /** A write or truncation by a user that is not root clears setuid (and setgid with group execute). */
+    @Test
+    void aWriteByAnotherUserClearsSetuid() throws Exception {
+        serve(vfs, ExportClients.everyHost());
+        try (NfsClient root = v3(0, 0); NfsClient bob = v3(BOB, BOB); Nfs41Client bob4 = v41(BOB, BOB)) {
+            FileHandle shared = mkdir(root, "shared", 0777);
+            FileHandle prog = put(root, shared, "prog", 06777, "#!");
+            root.setattr(prog, SetAttributes.NONE.withMode(06777));
+            bob.write(prog, 0, Unpooled.wrappedBuffer(bytes("x")), StableHow.FILE_SYNC);
+            assertThat(root.getattr(prog).mode()).isEqualTo(0777);
+            root.setattr(prog, SetAttributes.NONE.withMode(04777));
+            bob4.writeAll("/shared/prog", bytes("y"));
+            assertThat(root.getattr(prog).mode()).isEqualTo(0777);
+            root.setattr(prog, SetAttributes.NONE.withMode(04777));
+            root.write(prog, 0, Unpooled.wrappedBuffer(bytes("z")), StableHow.FILE_SYNC);
+            assertThat(root.getattr(prog).mode()).as("root's writes keep it").isEqualTo(04777);
+        }
+    }
+
+    /**
+     * A directory its caller may read but not search lists names only: NFSv3's READDIRPLUS without handles or
+     * attributes, NFSv4's READDIR refused where it asks for more than names and file ids.
+     */
+    @Test
+    void aDirectoryWithoutSearchPermissionListsNamesOnly() throws Exception {
+        serve(vfs, ExportClients.everyHost());
+        try (NfsClient root = v3(0, 0); NfsClient alice = v3(ALICE, ALICE); NfsClient bob = v3(BOB, BOB);
+             Nfs41Client bob4 = v41(BOB, BOB)) {
+            FileHandle shared = mkdir(root, "shared", 0777);
+            FileHandle d = alice.mkdir(shared, "listable", SetAttributes.NONE.withMode(0755)).handle();
+            put(alice, d, "x", 0644, "x");
+            alice.setattr(d, SetAttributes.NONE.withMode(0744));
+            assertThat(bob.readdir(d, 0, 0, 4096).entries()).extracting(org.rpcrdma4j.nfs.DirEntry::name)
+                    .contains("x");
+            assertThat(bob.readdirplus(d, 0, 0, 4096, 8192).entries()).filteredOn(e -> e.name().equals("x"))
+                    .singleElement().satisfies(e -> {
+                        assertThat(e.handle()).isNull();
+                        assertThat(e.attributes()).isNull();
+                    });
+            assertNfs4(() -> bob4.list(d), Nfs4Status.NFS4ERR_ACCESS);
+        }
+    }
+
+    /** What a user makes is theirs, symbolic links too; a directory made in a setgid directory is setgid. */
+    @Test
+    void symbolicLinksAndSetgidDirectoriesAreMadeAsLinuxMakesThem() throws Exception {
+        serve(vfs, ExportClients.everyHost());
+        try (NfsClient root = v3(0, 0); NfsClient alice = v3(ALICE, ALICE, STAFF)) {
+            FileHandle group = root.mkdir(root.root(), "group", SetAttributes.NONE.withMode(02777)).handle();
+            root.setattr(group, SetAttributes.NONE.withOwner(0, STAFF).withMode(02777));
+            FileHandle link = alice.symlink(group, "l", "target").handle();
+            assertThat(alice.getattr(link).uid()).isEqualTo(ALICE);
+            assertThat(alice.getattr(link).gid()).as("the directory's group").isEqualTo(STAFF);
+            FileHandle sub = alice.mkdir(group, "sub", SetAttributes.NONE.withMode(0755)).handle();
+            assertThat(alice.getattr(sub).mode()).isEqualTo(02755);
+            assertThat(alice.getattr(sub).gid()).isEqualTo(STAFF);
+            try (NfsClient bob = v3(BOB, BOB)) {
+                FileHandle f = bob.create(group, "f", CreateMode.GUARDED, SetAttributes.NONE.withMode(02775))
+                        .handle();
+                assertThat(bob.getattr(f).mode()).as("setgid of a group bob is not in").isEqualTo(0775);
+            }
         }
     }
 

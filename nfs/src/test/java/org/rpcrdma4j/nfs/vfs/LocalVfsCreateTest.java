@@ -56,7 +56,7 @@ class LocalVfsCreateTest {
                 Thread th = new Thread(() -> {
                     try {
                         start.await();
-                        NfsObject o = vfs.create(vfs.root(), name, CreateMode.UNCHECKED,
+                        Created o = vfs.create(vfs.root(), name, CreateMode.UNCHECKED,
                                 SetAttributes.NONE.withSize(0), 0);
                         fileids.add(o.attributes().fileid());
                     } catch (Throwable e) {
@@ -83,7 +83,7 @@ class LocalVfsCreateTest {
     @Test
     void anExclusiveVerifierIsKeptInTimesBefore2038AndAResendFindsItsFile() throws Exception {
         long verifier = 0xC000_0005_8000_0001L; // the top bit of both halves set
-        NfsObject made = vfs.create(vfs.root(), "x", CreateMode.EXCLUSIVE, SetAttributes.NONE, verifier);
+        Created made = vfs.create(vfs.root(), "x", CreateMode.EXCLUSIVE, SetAttributes.NONE, verifier);
         Path x = export.resolve("x");
         FileTime atime = (FileTime) Files.getAttribute(x, "lastAccessTime", LinkOption.NOFOLLOW_LINKS);
         FileTime mtime = (FileTime) Files.getAttribute(x, "lastModifiedTime", LinkOption.NOFOLLOW_LINKS);

@@ -77,8 +77,10 @@ class LocalVfsOwnerOverrideTest {
 
         assertThat(vfs.setattr(f, SetAttributes.NONE.withSize(5), null).size()).as("truncated by its owner")
                 .isEqualTo(5);
-        assertThat(vfs.create(vfs.root(), "ro", CreateMode.UNCHECKED, SetAttributes.NONE.withSize(0), 0)
-                .attributes().size()).as("UNCHECKED CREATE over it").isZero();
+        Created over = vfs.create(vfs.root(), "ro", CreateMode.UNCHECKED, SetAttributes.NONE.withSize(0), 0);
+        assertThat(over.made()).as("UNCHECKED CREATE over it finds it").isFalse();
+        assertThat(over.attributes().size()).as("and leaves it to the server's checked truncation").isEqualTo(5);
+        assertThat(vfs.setattr(f, SetAttributes.NONE.withSize(0), null).size()).isZero();
         assertThat(modeOnDisk("ro")).isEqualTo(0444);
         ByteBuffer back = ByteBuffer.allocate(8);
         assertThat(vfs.read(f, 0, back).count()).as("read as ever").isZero();

@@ -124,7 +124,7 @@ final class CopyOp extends Op {
         if (src.export() != dst.export()) {
             throw new Nfs4Exception(Nfs4Status.NFS4ERR_XDEV, "source and destination in different exports");
         }
-        c.server.clients.opens().checkIo(c.clientId, StateOps.resolve(c, srcStateid), c.saved, false);
+        StateOps.checkIo(c, srcStateid, c.saved, false);
         StateOps.checkIo(c, dstStateid, true);
         return new Endpoints(src, dst);
     }

@@ -70,7 +70,7 @@ final class CreateOp extends Op {
         Compound.check(() -> {
             TargetChecks.requireDir(caller, dir, Permissions.WRITE | Permissions.EXECUTE,
                     "make a name in this directory");
-            owned[0] = TargetChecks.owned(caller, dir, owned[0]);
+            owned[0] = TargetChecks.owned(caller, dir, owned[0], type == NF4DIR);
         });
         long before = DirOps.change(dir);
         NfsObject made;

@@ -55,7 +55,7 @@ final class FhOps {
 
         @Override
         void execute(Compound c) {
-            c.current = c.server.pseudo.root();
+            c.current = c.server.pseudo.root(c.client);
         }
     }
 

@@ -7,8 +7,11 @@ import org.dcache.oncrpc4j.xdr.XdrDecodingStream;
 import org.dcache.oncrpc4j.xdr.XdrEncodingStream;
 import org.rpcrdma4j.nfs.FileAttributes;
 import org.rpcrdma4j.nfs.NfsException;
+import org.rpcrdma4j.nfs.SetAttributes;
 import org.rpcrdma4j.nfs.StableHow;
+import org.rpcrdma4j.nfs.server.Caller;
 import org.rpcrdma4j.nfs.server.ExportTable;
+import org.rpcrdma4j.nfs.server.Permissions;
 import org.rpcrdma4j.nfs.v4.Nfs4;
 import org.rpcrdma4j.nfs.v4.Nfs4Exception;
 import org.rpcrdma4j.nfs.v4.Nfs4Status;
@@ -174,8 +177,13 @@ final class IoOps {
             if (src.remaining() > c.server.limits.maxWrite()) {
                 src.limit(src.position() + c.server.limits.maxWrite());
             }
+            Integer cleared = Permissions.clearedAfterWrite(c.caller(t), c.currentObject().attributes());
             try {
                 result = t.export().vfs().write(t.fh(), offset, src, how);
+                if (cleared != null) {
+                    // a write by a caller that is not root clears setuid, as in Linux
+                    t.export().vfs().setattr(t.fh(), SetAttributes.NONE.withMode(cleared), null);
+                }
                 verifier = t.export().vfs().writeVerifier();
             } catch (NfsException e) {
                 throw Compound.of(e);
@@ -207,7 +215,12 @@ final class IoOps {
 
         @Override
         void execute(Compound c) throws Nfs4Exception {
-            ExportTable.Target t = regularFile(c, false);
+            ExportTable.Target t = regularFile(c, true); // COMMIT asks for write access, as in Linux's server
+            Caller caller = c.caller(t);
+            if (!caller.isRoot()) {
+                FileAttributes a = c.currentObject().attributes();
+                Compound.check(() -> Permissions.requireWrite(caller, a));
+            }
             try {
                 t.export().vfs().commit(t.fh(), offset, count);
                 verifier = t.export().vfs().writeVerifier();

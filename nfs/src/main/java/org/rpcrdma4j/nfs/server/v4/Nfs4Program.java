@@ -349,8 +349,8 @@ public final class Nfs4Program implements RpcDispatchable, AutoCloseable {
      */
     Compound.Obj object(FileHandle wire, InetAddress client) throws Nfs4Exception {
         if (pseudo.isPseudo(wire)) {
-            String path = pseudo.path(wire);
-            return new Compound.Obj(wire, path, null, pseudo.attributes(path));
+            String path = pseudo.path(wire, client);
+            return new Compound.Obj(wire, path, null, pseudo.attributes(path, client));
         }
         try {
             ExportTable.Target t = exports.resolve(wire, client);

@@ -47,10 +47,10 @@ final class PseudoFs {
         }
     }
 
-    /** The handle PUTROOTFH sets: the pseudo root, or the root of an export of "/". */
-    FileHandle root() {
+    /** The handle PUTROOTFH sets for {@code client}: the root of an export of "/" open to it, else the pseudo root. */
+    FileHandle root(InetAddress client) {
         Export whole = exports.byPath("/");
-        return whole != null ? whole.rootHandle() : handleOf("/");
+        return whole != null && whole.grant(client) != null ? whole.rootHandle() : handleOf("/");
     }
 
     boolean isPseudo(FileHandle wire) {
@@ -58,11 +58,14 @@ final class PseudoFs {
         return b.length >= 5 && b[0] == MARK && b[1] == MARK && b[2] == MARK && b[3] == MARK;
     }
 
-    /** The path of a pseudo directory's handle; NFS4ERR_STALE when no such directory exists (any more). */
-    String path(FileHandle pseudo) throws Nfs4Exception {
+    /**
+     * The path of a pseudo directory's handle; NFS4ERR_STALE when no such directory exists (any more), or leads to no
+     * export open to {@code client}.
+     */
+    String path(FileHandle pseudo, InetAddress client) throws Nfs4Exception {
         byte[] b = pseudo.unsafeBytes();
         String p = new String(b, 4, b.length - 4, StandardCharsets.UTF_8);
-        if (!directories.contains(p)) {
+        if (!directories.contains(p) || !leadsToExport(p, client)) {
             throw new Nfs4Exception(Nfs4Status.NFS4ERR_STALE, "no pseudo directory " + p);
         }
         return p;
@@ -78,11 +81,11 @@ final class PseudoFs {
         String p = dir.equals("/") ? "/" + name : dir + "/" + name;
         if (leadsToExport(p, client)) {
             Export e = exports.byPath(p);
-            if (e != null) {
+            if (e != null && e.grant(client) != null) {
                 return e.rootHandle();
             }
             if (directories.contains(p)) {
-                return handleOf(p);
+                return handleOf(p); // an export not open to the client, with one that is below it: a pseudo directory
             }
         }
         throw new Nfs4Exception(Nfs4Status.NFS4ERR_NOENT, name + " leads to no export");
@@ -110,10 +113,6 @@ final class PseudoFs {
 
     /** The names in a pseudo directory that {@code client} (null when unknown) sees, sorted. */
     List<String> children(String dir, InetAddress client) {
-        return children(dir, client, false);
-    }
-
-    private List<String> children(String dir, InetAddress client, boolean all) {
         String prefix = dir.equals("/") ? "/" : dir + "/";
         TreeSet<String> names = new TreeSet<>();
         for (String d : directories) {
@@ -122,9 +121,7 @@ final class PseudoFs {
         for (Export e : exports.all()) {
             addChild(names, prefix, e.path());
         }
-        if (!all) {
-            names.removeIf(name -> !leadsToExport(prefix + name, client));
-        }
+        names.removeIf(name -> !leadsToExport(prefix + name, client));
         return List.copyOf(names);
     }
 
@@ -134,9 +131,9 @@ final class PseudoFs {
         }
     }
 
-    /** Attributes of a pseudo directory: read-only (0555), owned by root, its file id from its path. */
-    FileAttributes attributes(String path) {
-        return new FileAttributes(FileType.DIRECTORY, 0555, 2 + children(path, null, true).size(), 0, 0, 4096, 4096, 0, 0,
+    /** A pseudo directory as {@code client} sees it: read-only (0555), owned by root, its file id from its path. */
+    FileAttributes attributes(String path, InetAddress client) {
+        return new FileAttributes(FileType.DIRECTORY, 0555, 2 + children(path, client).size(), 0, 0, 4096, 4096, 0, 0,
                 PSEUDO_FSID, fileid(path), bootTime, bootTime, bootTime);
     }
 

@@ -7,8 +7,10 @@ import java.util.List;
 import org.dcache.oncrpc4j.xdr.XdrDecodingStream;
 import org.dcache.oncrpc4j.xdr.XdrEncodingStream;
 import org.rpcrdma4j.nfs.DirEntry;
+import org.rpcrdma4j.nfs.FileAttributes;
 import org.rpcrdma4j.nfs.FileHandle;
 import org.rpcrdma4j.nfs.NfsException;
+import org.rpcrdma4j.nfs.server.Caller;
 import org.rpcrdma4j.nfs.server.ExportTable;
 import org.rpcrdma4j.nfs.server.Permissions;
 import org.rpcrdma4j.nfs.server.TargetChecks;
@@ -36,6 +38,9 @@ final class ReaddirOp extends Op {
     private static final int FIXED = 4 + 8 + 4 + 4;
     /** Entries asked of the VFS at a time. */
     private static final int PAGE = 256;
+    /** What a caller without search permission on a directory may still have of its entries (as from Linux). */
+    private static final Bitmap4 NAMES_ONLY = Bitmap4.of(Fattr4.FATTR4_RDATTR_ERROR, Fattr4.FATTR4_FILEID,
+            Fattr4.FATTR4_MOUNTED_ON_FILEID).freeze();
 
     private long cookie;
     private byte[] verifier;
@@ -111,7 +116,15 @@ final class ReaddirOp extends Op {
     }
 
     private void export(Compound c, ExportTable.Target dir, long budget) throws Nfs4Exception {
-        Compound.check(() -> TargetChecks.requireDir(c.caller(dir), dir, Permissions.READ, "list this directory"));
+        Caller caller = c.caller(dir);
+        FileAttributes[] checked = {null};
+        Compound.check(() -> checked[0] = TargetChecks.requireDir(caller, dir, Permissions.READ, "list this directory"));
+        FileAttributes dirAttributes = checked[0];
+        if (dirAttributes != null && (Permissions.bits(caller, dirAttributes) & Permissions.EXECUTE) == 0
+                && !requested.andNot(NAMES_ONLY).isEmpty()) {
+            // the entries' attributes and handles need search permission, as a lookup of each would
+            throw new Nfs4Exception(Nfs4Status.NFS4ERR_ACCESS, caller + " may list this directory's names only");
+        }
         long at = cookie;
         long verf = ByteBuffer.wrap(verifier).getLong();
         long used = 0;

@@ -2,14 +2,11 @@ package org.rpcrdma4j.nfs.server.v4;
 
 import org.dcache.oncrpc4j.xdr.XdrDecodingStream;
 import org.dcache.oncrpc4j.xdr.XdrEncodingStream;
-import org.rpcrdma4j.nfs.Access;
 import org.rpcrdma4j.nfs.CreateMode;
 import org.rpcrdma4j.nfs.FileAttributes;
 import org.rpcrdma4j.nfs.FileHandle;
 import org.rpcrdma4j.nfs.NfsException;
-import org.rpcrdma4j.nfs.NfsObject;
 import org.rpcrdma4j.nfs.SetAttributes;
-import org.rpcrdma4j.nfs.server.AccessRights;
 import org.rpcrdma4j.nfs.server.Caller;
 import org.rpcrdma4j.nfs.server.ExportTable;
 import org.rpcrdma4j.nfs.server.Permissions;
@@ -21,6 +18,7 @@ import org.rpcrdma4j.nfs.v4.Nfs4Exception;
 import org.rpcrdma4j.nfs.v4.Nfs4Status;
 import org.rpcrdma4j.nfs.v4.SettableAttributes;
 import org.rpcrdma4j.nfs.v4.state.Stateid;
+import org.rpcrdma4j.nfs.vfs.Created;
 import org.rpcrdma4j.nfs.xdr.BadXdrException;
 import org.rpcrdma4j.nfs.xdr.Nfs3Xdr;
 
@@ -76,11 +74,18 @@ final class StateOps {
 
     /** Checks that {@code s} allows a READ ({@code write} false) or a WRITE of the current file. */
     static void checkIo(Compound c, Stateid s, boolean write) throws Nfs4Exception {
+        checkIo(c, s, c.current(), write);
+    }
+
+    /**
+     * I/O on {@code file} through stateid {@code s}: the state layer's checks, and for a special stateid (no OPEN
+     * checked the caller) the caller's permission, as NFSv3's READ and WRITE check it.
+     */
+    static void checkIo(Compound c, Stateid s, FileHandle file, boolean write) throws Nfs4Exception {
         Stateid resolved = resolve(c, s);
-        c.server.clients.opens().checkIo(c.clientId, resolved, c.current(), write);
+        c.server.clients.opens().checkIo(c.clientId, resolved, file, write);
         if (resolved.isAnonymous() || resolved.isReadBypass()) {
-            // no OPEN checked the caller's permission: check it here, as NFSv3's READ and WRITE do
-            Compound.Obj o = c.currentObject();
+            Compound.Obj o = c.object(file);
             if (o.target() != null) {
                 Caller caller = c.caller(o.target());
                 if (!caller.isRoot()) {
@@ -110,6 +115,7 @@ final class StateOps {
         private Stateid stateid;
         private ChangeInfo info = new ChangeInfo(0, 0);
         private Bitmap4 attrsSet = new Bitmap4();
+        private boolean truncate;
 
         Open() {
             super(Nfs4.OP_OPEN);
@@ -175,23 +181,9 @@ final class StateOps {
                     Compound.Obj dir = c.currentObject();
                     String n = Names.check(name);
                     if (openType == OPEN4_CREATE) {
-                        ExportTable.Target d = DirOps.writableDirectory(c);
-                        long before = DirOps.change(d);
-                        FileHandle existing = existing(d, n);
-                        boolean existed = existing != null;
-                        Caller caller = c.caller(d);
-                        if (!existed) {
-                            Compound.check(() -> TargetChecks.requireDir(caller, d,
-                                    Permissions.WRITE | Permissions.EXECUTE, "make a name in this directory"));
-                        }
-                        // a client at its bound of opens is refused before the create changes anything
-                        c.server.clients.opens().checkRoom(c.clientId, owner, existing);
-                        NfsObject o = create(d, n, existed ? null : caller);
-                        created = !existed;
-                        info = new ChangeInfo(before, DirOps.change(d));
-                        file = d.export().wrap(o.handle());
-                        attrsSet = createMode == EXCLUSIVE4 || createAttrs == null ? new Bitmap4()
-                                : createAttrs.attrmask();
+                        Created made = createOrFind(c, dir, n);
+                        created = made.made();
+                        file = made.handle();
                     } else {
                         file = FhOps.lookup(c, dir, n);
                     }
@@ -217,15 +209,16 @@ final class StateOps {
             if (!a.isRegularFile()) {
                 throw new Nfs4Exception(Nfs4Status.NFS4ERR_WRONG_TYPE, "OPEN of a special file");
             }
-            if (!created) {
-                boolean readOnly = o.target().readOnly();
-                int rights = AccessRights.allowed(c.caller(o.target()), a, readOnly);
-                if ((access & 2) != 0 && (rights & Access.MODIFY) == 0) {
-                    throw new Nfs4Exception(readOnly ? Nfs4Status.NFS4ERR_ROFS : Nfs4Status.NFS4ERR_ACCESS,
-                            "no write permission");
+            checkOpen(c, o, access, deny, created);
+            if (truncate) {
+                // UNCHECKED4 of an existing file with a size of 0: truncated once the open is allowed
+                if ((access & 2) == 0) {
+                    throw new Nfs4Exception(Nfs4Status.NFS4ERR_INVAL, "a truncating OPEN that does not write");
                 }
-                if ((access & 1) != 0 && (rights & Access.READ) == 0) {
-                    throw new Nfs4Exception(Nfs4Status.NFS4ERR_ACCESS, "no read permission");
+                try {
+                    o.target().export().vfs().setattr(o.target().fh(), SetAttributes.NONE.withSize(0), null);
+                } catch (NfsException e) {
+                    throw Compound.of(e);
                 }
             }
             stateid = c.server.clients.opens().open(c.clientId, owner, file, access, deny);
@@ -245,30 +238,93 @@ final class StateOps {
             }
         }
 
-        /** Creates {@code n}; {@code owner}, when not null, is made the owner of a new object (if not root). */
-        private NfsObject create(ExportTable.Target dir, String n, Caller owner) throws Nfs4Exception {
+        /**
+         * OPEN4_CREATE of {@code n} in the current directory {@code dir}: search permission on the directory first
+         * (as Linux's server asks); an UNCHECKED4 of an existing name opens it as it is (a size of 0 truncates it
+         * once the open is allowed), which a read-only export or host allows; anything else makes a name, which needs
+         * a writable export and write permission on the directory. A file this call made is the caller's.
+         */
+        private Created createOrFind(Compound c, Compound.Obj dir, String n) throws Nfs4Exception {
+            if (!dir.attributes().isDirectory()) {
+                throw new Nfs4Exception(Nfs4Status.NFS4ERR_NOTDIR, "not a directory");
+            }
+            if (dir.isPseudo()) {
+                throw new Nfs4Exception(Nfs4Status.NFS4ERR_ROFS, "a directory of the pseudo file system");
+            }
+            ExportTable.Target d = dir.target();
+            Caller caller = c.caller(d);
+            Compound.check(() -> TargetChecks.requireDir(caller, d, Permissions.EXECUTE, "search this directory"));
+            long before = DirOps.change(d);
+            FileHandle existing = existing(d, n);
+            SetAttributes attrs = createAttrs == null ? SetAttributes.NONE : createAttrs.attributes();
+            Created made;
+            if (existing != null && createMode == UNCHECKED4) {
+                c.server.clients.opens().checkRoom(c.clientId, owner, existing);
+                made = new Created(existing, null, false);
+            } else {
+                DirOps.writableDirectory(c);
+                Compound.check(() -> TargetChecks.requireDir(caller, d, Permissions.WRITE | Permissions.EXECUTE,
+                        "make a name in this directory"));
+                // a client at its bound of opens is refused before the create changes anything
+                c.server.clients.opens().checkRoom(c.clientId, owner, existing);
+                made = create(d, n, caller, attrs);
+                made = new Created(d.export().wrap(made.handle()), made.attributes(), made.made());
+            }
+            truncate = !made.made() && createMode == UNCHECKED4 && attrs.size() != null && attrs.size() == 0;
+            info = new ChangeInfo(before, DirOps.change(d));
+            attrsSet = !made.made() || createMode == EXCLUSIVE4 || createAttrs == null ? new Bitmap4()
+                    : createAttrs.attrmask();
+            return made;
+        }
+
+        /** Creates {@code n} in {@code dir} for {@code caller}; the attributes go to a file this call made only. */
+        private Created create(ExportTable.Target dir, String n, Caller caller, SetAttributes attrs)
+                throws Nfs4Exception {
             CreateMode mode = switch (createMode) {
                 case GUARDED4 -> CreateMode.GUARDED;
                 case EXCLUSIVE4, EXCLUSIVE4_1 -> CreateMode.EXCLUSIVE;
                 default -> CreateMode.UNCHECKED;
             };
-            SetAttributes attrs = createAttrs == null ? SetAttributes.NONE : createAttrs.attributes();
             try {
-                SetAttributes owned = owner == null ? attrs : TargetChecks.owned(owner, dir, attrs);
-                NfsObject o = dir.export().vfs().create(dir.fh(), n, mode, owned, verifier);
-                if (mode == CreateMode.EXCLUSIVE) {
-                    // made without attributes (its verifier is kept in its times): the rest comes after
-                    SetAttributes after = createMode == EXCLUSIVE4_1 ? owned
-                            : new SetAttributes(null, owned.uid(), owned.gid(), null, null, null);
-                    if (!after.isEmpty() && owner != null) {
-                        dir.export().vfs().setattr(o.handle(), after, null);
-                    } else if (createMode == EXCLUSIVE4_1 && !attrs.isEmpty()) {
-                        dir.export().vfs().setattr(o.handle(), attrs, null);
+                SetAttributes owned = TargetChecks.owned(caller, dir, attrs, false);
+                Created made = dir.export().vfs().create(dir.fh(), n, mode, owned, verifier);
+                if (made.made() && createMode == EXCLUSIVE4_1) {
+                    // made with its owner only (its verifier is kept in its times): the client's attributes now
+                    SetAttributes rest = new SetAttributes(owned.mode(), null, null, owned.size(), owned.atime(),
+                            owned.mtime());
+                    if (!rest.isEmpty()) {
+                        return new Created(made.handle(), dir.export().vfs().setattr(made.handle(), rest, null), true);
                     }
                 }
-                return o;
+                return made;
             } catch (NfsException e) {
                 throw Compound.of(e);
+            }
+        }
+
+        /**
+         * Whether the caller may open {@code o} with {@code access} and {@code deny}, as Linux's server decides: read
+         * needs read or execute permission, write needs write permission (ROFS on a read-only export or host), denying
+         * others reads needs write permission too; the owner of a file this OPEN made may do both whatever its mode.
+         */
+        private static void checkOpen(Compound c, Compound.Obj o, int access, int deny, boolean created)
+                throws Nfs4Exception {
+            boolean readOnly = o.target().readOnly();
+            boolean writes = (access & 2) != 0 || (deny & 1) != 0;
+            if (writes && readOnly) {
+                throw new Nfs4Exception(Nfs4Status.NFS4ERR_ROFS, "read-only export " + o.target().export().path());
+            }
+            Caller caller = c.caller(o.target());
+            FileAttributes a = o.attributes();
+            if (caller.isRoot() || (created && caller.uid() == a.uid())) {
+                return;
+            }
+            int bits = Permissions.bits(caller, a);
+            if (writes && (bits & Permissions.WRITE) == 0) {
+                throw new Nfs4Exception(Nfs4Status.NFS4ERR_ACCESS, "no write permission for " + caller);
+            }
+            if ((access & 1) != 0 && (bits & (Permissions.READ | Permissions.EXECUTE)) == 0) {
+                throw new Nfs4Exception(Nfs4Status.NFS4ERR_ACCESS, "no read permission for " + caller);
             }
         }
 

@@ -13,6 +13,7 @@ import org.rpcrdma4j.nfs.NfsObject;
 import org.rpcrdma4j.nfs.NfsTime;
 import org.rpcrdma4j.nfs.SetAttributes;
 import org.rpcrdma4j.nfs.StableHow;
+import org.rpcrdma4j.nfs.vfs.Created;
 import org.rpcrdma4j.nfs.vfs.DirectoryPage;
 import org.rpcrdma4j.nfs.vfs.LentRange;
 import org.rpcrdma4j.nfs.vfs.ReadResult;
@@ -169,7 +170,7 @@ public final class GatedVfs implements Vfs {
     }
 
     @Override
-    public NfsObject create(FileHandle dir, String name, CreateMode mode, SetAttributes attributes, long verifier)
+    public Created create(FileHandle dir, String name, CreateMode mode, SetAttributes attributes, long verifier)
             throws NfsException {
         return inner.create(dir, name, mode, attributes, verifier);
     }

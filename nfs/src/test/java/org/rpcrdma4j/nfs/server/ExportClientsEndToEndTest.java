@@ -294,4 +294,35 @@ class ExportClientsEndToEndTest {
             }
         }
     }
+
+    /**
+     * An export open to this host below one that is not: NFSv4 shows the upper one as a pseudo directory that leads
+     * to the lower one, as Linux's server does, so the lower one mounts; the upper one's files stay out of reach.
+     */
+    @Test
+    void anExportBelowOneNotOpenToTheHostStillMountsOverNfs4() throws Exception {
+        try (MemoryVfs upper = new MemoryVfs(16L << 20); MemoryVfs lower = new MemoryVfs(16L << 20)) {
+            put(upper, "hidden", "hidden".getBytes(StandardCharsets.UTF_8));
+            put(lower, "seen", "seen".getBytes(StandardCharsets.UTF_8));
+            NfsServer nested = NfsServer.builder().bindAddress("127.0.0.1").port(0)
+                    .export("/srv", upper, false, ExportClients.parse("127.0.0.2(rw)"))
+                    .export("/srv/data", lower, false, ExportClients.parse("127.0.0.1(ro)"))
+                    .build().start();
+            try {
+                String base = "tcp://127.0.0.1:" + nested.port();
+                try (Nfs41Client data = Nfs41Client.mount(base + "/srv/data", NfsClientConfig.defaults(),
+                        Nfs41Options.defaults())) {
+                    assertThat(data.readAll("/seen")).isEqualTo("seen".getBytes(StandardCharsets.UTF_8));
+                }
+                try (Nfs41Client srv = Nfs41Client.mount(base + "/srv", NfsClientConfig.defaults(),
+                        Nfs41Options.defaults())) {
+                    assertThat(srv.list(srv.root())).extracting(DirEntry::name).containsExactly("data");
+                    assertNfs4Status(() -> srv.readAll("/hidden"), Nfs4Status.NFS4ERR_NOENT);
+                }
+                assertThatThrownBy(() -> NfsClient.mount(base + "/srv?vers=3")).isInstanceOf(MountException.class);
+            } finally {
+                nested.close();
+            }
+        }
+    }
 }

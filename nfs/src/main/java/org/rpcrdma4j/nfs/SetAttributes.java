@@ -21,14 +21,6 @@ public record SetAttributes(Integer mode, Integer uid, Integer gid, Long size, T
         }
     }
 
-    /**
-     * The size of {@code s} alone ({@link #NONE} when it sets none, or is null): what an UNCHECKED CREATE of an
-     * existing file applies, as Linux's server does.
-     */
-    public static SetAttributes sizeOnly(SetAttributes s) {
-        return s == null || s.size() == null ? NONE : NONE.withSize(s.size());
-    }
-
     public SetAttributes withMode(int newMode) {
         return new SetAttributes(newMode, uid, gid, size, atime, mtime);
     }

@@ -349,6 +349,24 @@ class PermissionsEndToEndTest {
         }
     }
 
+    /** NFSv4 checks a write against the file as it is now, through an open too: a mode taken away since holds. */
+    @Test
+    void nfs41WritesThroughAnOpenMeetTheModeAsItIsNow() throws Exception {
+        serve(vfs, ExportClients.everyHost());
+        try (NfsClient root = v3(0, 0); Nfs41Client alice = v41(ALICE, ALICE); Nfs41Client bob = v41(BOB, BOB)) {
+            mkdir(root, "shared", 0777);
+            alice.writeAll("/shared/f", bytes("alice's"));
+            FileHandle f = alice.resolve("/shared/f");
+            alice.setattr(f, SetAttributes.NONE.withMode(0666));
+            FileHandle opened = bob.open(bob.resolve("/shared"), "f", true).handle();
+            bob.write(opened, 0, Unpooled.wrappedBuffer(bytes("BOB")), StableHow.FILE_SYNC);
+            alice.setattr(f, SetAttributes.NONE.withMode(0644));
+            assertNfs4(() -> bob.write(opened, 0, Unpooled.wrappedBuffer(bytes("bob")), StableHow.FILE_SYNC),
+                    Nfs4Status.NFS4ERR_ACCESS);
+            assertThat(alice.readAll("/shared/f")).isEqualTo(bytes("BOBce's"));
+        }
+    }
+
     /** Over a directory, files made by a caller that is not root are the caller's when the server runs as root. */
     @Test
     void aLocalExportGivesNewFilesToTheirMakerWhenTheServerIsRoot() throws Exception {

@@ -163,6 +163,21 @@ final class Compound {
         }
     }
 
+    /**
+     * The export object {@code wire} names, for the host that sent this COMPOUND, without reading its attributes;
+     * null for a pseudo directory.
+     */
+    ExportTable.Target targetOf(FileHandle wire) throws Nfs4Exception {
+        if (server.pseudo.isPseudo(wire)) {
+            return null;
+        }
+        try {
+            return server.exports.resolve(wire, client);
+        } catch (NfsException e) {
+            throw of(e);
+        }
+    }
+
     /** What {@code wire} names, for the host that sent this COMPOUND. */
     Obj object(FileHandle wire) throws Nfs4Exception {
         return server.object(wire, client);

@@ -78,26 +78,27 @@ final class StateOps {
     }
 
     /**
-     * I/O on {@code file} through stateid {@code s}: the state layer's checks, and for a special stateid (no OPEN
-     * checked the caller) the caller's permission, as NFSv3's READ and WRITE check it.
+     * I/O on {@code file} through stateid {@code s}: the state layer's checks, then the caller's permission on the
+     * file as it is now, as NFSv3's READ and WRITE check it (the owner always passes), whatever the stateid: Linux's
+     * server checks it on every READ and WRITE too, so a mode its owner took away since the OPEN holds.
      */
     static void checkIo(Compound c, Stateid s, FileHandle file, boolean write) throws Nfs4Exception {
         Stateid resolved = resolve(c, s);
         c.server.clients.opens().checkIo(c.clientId, resolved, file, write);
-        if (resolved.isAnonymous() || resolved.isReadBypass()) {
-            Compound.Obj o = c.object(file);
-            if (o.target() != null) {
-                Caller caller = c.caller(o.target());
-                if (!caller.isRoot()) {
-                    Compound.check(() -> {
-                        if (write) {
-                            Permissions.requireWrite(caller, o.attributes());
-                        } else {
-                            Permissions.requireRead(caller, o.attributes());
-                        }
-                    });
+        ExportTable.Target t = c.targetOf(file);
+        if (t == null) {
+            return;
+        }
+        Caller caller = c.caller(t);
+        if (!caller.isRoot()) {
+            Compound.check(() -> {
+                FileAttributes a = t.export().vfs().getattr(t.fh());
+                if (write) {
+                    Permissions.requireWrite(caller, a);
+                } else {
+                    Permissions.requireRead(caller, a);
                 }
-            }
+            });
         }
     }
 

@@ -93,6 +93,17 @@ class ServeTest {
         Matcher rdma = Pattern.compile("NFS over RDMA: (rdma://\\S+)").matcher(banner);
         assertThat(rdma.find()).as(banner).isTrue();
         String url = rdma.group(1); // NFSv4.2, the default
+        Matcher tcp = Pattern.compile("NFS over TCP:  (tcp://\\S+)").matcher(banner);
+        assertThat(tcp.find()).as(banner).isTrue();
+        // its root is open to every user, as /tmp: a user makes a file there, and it is theirs
+        try (org.rpcrdma4j.nfs.client.NfsClient user = org.rpcrdma4j.nfs.client.NfsClient.mount(tcp.group(1)
+                + "?vers=3", org.rpcrdma4j.nfs.client.NfsClientConfig.defaults().withIdentity(1000, 1000))) {
+            assertThat(user.getattr(user.root()).mode()).isEqualTo(01777);
+            org.rpcrdma4j.nfs.FileHandle mine = user.create(user.root(), "mine", org.rpcrdma4j.nfs.CreateMode.GUARDED,
+                    org.rpcrdma4j.nfs.SetAttributes.NONE.withMode(0644)).handle();
+            assertThat(user.getattr(mine).uid()).isEqualTo(1000);
+            user.remove(user.root(), "mine");
+        }
         byte[] data = new byte[(3 << 20) + 5];
         new java.util.Random(7).nextBytes(data);
         Path src = Files.write(temp.resolve("up.bin"), data);

@@ -13,6 +13,8 @@ import java.util.Optional;
 import org.rpcrdma4j.mount.CliException;
 import org.rpcrdma4j.mount.ExitCode;
 import org.rpcrdma4j.mount.client.Devices;
+import org.rpcrdma4j.nfs.NfsException;
+import org.rpcrdma4j.nfs.SetAttributes;
 import org.rpcrdma4j.nfs.server.ExportClients;
 import org.rpcrdma4j.nfs.server.NfsServer;
 import org.rpcrdma4j.nfs.server.rdma.NfsRdmaServer;
@@ -131,7 +133,14 @@ public final class EmbeddedServer implements AutoCloseable {
         RdmaServerMemory memory = new RdmaServerMemory();
         Vfs vfs;
         if (s.inMemory()) {
-            vfs = new MemoryVfs(s.memoryBytes(), memory.blocks(MEMORY_BLOCK));
+            MemoryVfs scratch = new MemoryVfs(s.memoryBytes(), memory.blocks(MEMORY_BLOCK));
+            try {
+                // a scratch file system: every user may make files in its root, and remove only their own (as /tmp)
+                scratch.setattr(scratch.root(), SetAttributes.NONE.withMode(01777), null);
+            } catch (NfsException e) {
+                throw new IllegalStateException("an in-memory root refused its mode", e);
+            }
+            vfs = scratch;
         } else {
             try {
                 vfs = LocalVfs.open(s.dir());

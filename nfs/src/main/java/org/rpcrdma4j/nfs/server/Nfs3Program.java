@@ -101,7 +101,7 @@ public final class Nfs3Program implements RpcDispatchable {
         }
     }
 
-    /** What a handle names, for the host that sent {@code call}; NFS3ERR_ACCES when its export is not open to it. */
+    /** What a handle names, for the host that sent {@code call}; NFS3ERR_STALE when its export is not open to it. */
     private Target target(RpcCall call, FileHandle wire) throws NfsException {
         return exports.resolve(wire, ExportTable.clientOf(call));
     }
@@ -185,12 +185,7 @@ public final class Nfs3Program implements RpcDispatchable {
             Caller c = caller(call, t);
             SetAttributes attributes = args.attributes;
             if (!c.isRoot()) {
-                FileAttributes a = t.export().vfs().getattr(t.fh());
-                attributes = Permissions.requireSetattr(c, a, attributes);
-                Integer cleared = Permissions.clearedAfterWrite(c, a);
-                if (attributes.size() != null && attributes.mode() == null && cleared != null) {
-                    attributes = attributes.withMode(cleared); // a truncation clears setuid, as a write does
-                }
+                attributes = Permissions.requireSetattr(c, t.export().vfs().getattr(t.fh()), attributes);
             }
             res.wcc = WccData.after(t.export().vfs().setattr(t.fh(), attributes, args.guardCtime));
         });

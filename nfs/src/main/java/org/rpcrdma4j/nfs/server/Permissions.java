@@ -91,7 +91,8 @@ public final class Permissions {
     /**
      * A SETATTR of {@code s} on an object with attributes {@code a}: NFS3ERR_PERM for what only the owner (or root)
      * may change, NFS3ERR_ACCES for what needs write permission. Returns the attributes to set: a mode's setgid bit is
-     * dropped when the caller is not in the object's group (as chmod(2) drops it).
+     * dropped when the caller is not in the object's group (as chmod(2) drops it), and a truncation that sets no mode
+     * clears setuid as a write does ({@link #clearedAfterWrite}).
      */
     public static SetAttributes requireSetattr(Caller c, FileAttributes a, SetAttributes s) throws NfsException {
         if (c.isRoot()) {
@@ -126,7 +127,8 @@ public final class Permissions {
         } else if ((s.atime() != null || s.mtime() != null) && !owner && (bits(c, a) & WRITE) == 0) {
             throw denied(c, "touch this file");
         }
-        return out;
+        Integer cleared = out.size() != null && out.mode() == null ? clearedAfterWrite(c, a) : null;
+        return cleared != null ? out.withMode(cleared) : out;
     }
 
     /**

@@ -141,10 +141,6 @@ final class AttrOps {
             SetAttributes[] attributes = {set.attributes()};
             if (!caller.isRoot()) {
                 Compound.check(() -> attributes[0] = Permissions.requireSetattr(caller, o.attributes(), attributes[0]));
-                Integer cleared = Permissions.clearedAfterWrite(caller, o.attributes());
-                if (attributes[0].size() != null && attributes[0].mode() == null && cleared != null) {
-                    attributes[0] = attributes[0].withMode(cleared); // a truncation clears setuid, as a write does
-                }
             }
             try {
                 t.export().vfs().setattr(t.fh(), attributes[0], null);

@@ -1,7 +1,6 @@
 package org.rpcrdma4j.nfs.server.v4;
 
 import java.net.InetAddress;
-import org.dcache.oncrpc4j.rpc.RpcAuthTypeUnix;
 import org.dcache.oncrpc4j.rpc.RpcCall;
 import org.rpcrdma4j.nfs.FileAttributes;
 import org.rpcrdma4j.nfs.FileHandle;
@@ -20,8 +19,6 @@ import org.rpcrdma4j.nfs.v4.state.Stateid;
  * server's exports, pseudo file system and client state through {@link #server}. One thread.
  */
 final class Compound {
-    static final int NOBODY = 65534;
-
     final Nfs4Program server;
     final RpcCall call;
     /** The host that sent the COMPOUND (null when unknown): what it may see and change follows from it. */
@@ -29,8 +26,6 @@ final class Compound {
     final int minorVersion;
     /** Operations the client sent in this COMPOUND. */
     final int opCount;
-    final int uid;
-    final int gid;
     FileHandle current;
     FileHandle saved;
     /** The stateid the last operation that made one returned (RFC 8881 section 16.2.3.1.2); null: none yet. */
@@ -113,13 +108,6 @@ final class Compound {
         this.minorVersion = minorVersion;
         this.opCount = opCount;
         this.client = ExportTable.clientOf(call);
-        if (call != null && call.getCredential() instanceof RpcAuthTypeUnix unix) {
-            this.uid = unix.uid();
-            this.gid = unix.gid();
-        } else {
-            this.uid = NOBODY;
-            this.gid = NOBODY;
-        }
     }
 
     /** Runs the releases of the memory the reply borrowed. */

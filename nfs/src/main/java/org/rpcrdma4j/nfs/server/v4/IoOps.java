@@ -177,7 +177,9 @@ final class IoOps {
             if (src.remaining() > c.server.limits.maxWrite()) {
                 src.limit(src.position() + c.server.limits.maxWrite());
             }
-            Integer cleared = Permissions.clearedAfterWrite(c.caller(t), c.currentObject().attributes());
+            Caller caller = c.caller(t);
+            Integer cleared = caller.isRoot() ? null
+                    : Permissions.clearedAfterWrite(caller, c.currentObject().attributes());
             try {
                 result = t.export().vfs().write(t.fh(), offset, src, how);
                 if (cleared != null) {

@@ -269,7 +269,6 @@ final class StateOps {
                 // a client at its bound of opens is refused before the create changes anything
                 c.server.clients.opens().checkRoom(c.clientId, owner, existing);
                 made = create(d, n, caller, attrs);
-                made = new Created(d.export().wrap(made.handle()), made.attributes(), made.made());
             }
             truncate = !made.made() && createMode == UNCHECKED4 && attrs.size() != null && attrs.size() == 0;
             info = new ChangeInfo(before, DirOps.change(d));
@@ -278,7 +277,10 @@ final class StateOps {
             return made;
         }
 
-        /** Creates {@code n} in {@code dir} for {@code caller}; the attributes go to a file this call made only. */
+        /**
+         * Creates {@code n} in {@code dir} for {@code caller}, answering with its wire handle; the attributes go to a
+         * file this call made only.
+         */
         private Created create(ExportTable.Target dir, String n, Caller caller, SetAttributes attrs)
                 throws Nfs4Exception {
             CreateMode mode = switch (createMode) {
@@ -289,15 +291,16 @@ final class StateOps {
             try {
                 SetAttributes owned = TargetChecks.owned(caller, dir, attrs, false);
                 Created made = dir.export().vfs().create(dir.fh(), n, mode, owned, verifier);
+                FileAttributes attributes = made.attributes();
                 if (made.made() && createMode == EXCLUSIVE4_1) {
                     // made with its owner only (its verifier is kept in its times): the client's attributes now
                     SetAttributes rest = new SetAttributes(owned.mode(), null, null, owned.size(), owned.atime(),
                             owned.mtime());
                     if (!rest.isEmpty()) {
-                        return new Created(made.handle(), dir.export().vfs().setattr(made.handle(), rest, null), true);
+                        attributes = dir.export().vfs().setattr(made.handle(), rest, null);
                     }
                 }
-                return made;
+                return new Created(dir.export().wrap(made.handle()), attributes, made.made());
             } catch (NfsException e) {
                 throw Compound.of(e);
             }

@@ -7,14 +7,15 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A program of {@code src/test/c}, built static with the host's gcc and run in the Linux guest, which has no compiler:
- * {@code lockprobe} ({@link LockProbe}), {@code spaceprobe} and {@code runas}. Each source says its usage. A test
- * writes the built program into an export the guest sees, and the guest copies it to {@code /tmp} before running it
- * (the copy in the export may still be held open, ETXTBSY).
+ * {@code lockprobe} ({@link LockProbe}), {@code spaceprobe}, {@code runas} and {@code fsxprobe}. Each source says its
+ * usage. A test writes the built program into an export the guest sees, and the guest copies it to {@code /tmp} before
+ * running it (the copy in the export may still be held open, ETXTBSY).
  */
 final class GuestProgram {
     static final GuestProgram LOCKPROBE = new GuestProgram("lockprobe");
     static final GuestProgram SPACEPROBE = new GuestProgram("spaceprobe");
     static final GuestProgram RUNAS = new GuestProgram("runas");
+    static final GuestProgram FSXPROBE = new GuestProgram("fsxprobe");
 
     private final String name;
 

@@ -2,16 +2,19 @@
  * fsxprobe: random file I/O through the Linux NFS client, checked against a copy kept in memory, for the Linux
  * interop tests (built static on the host, run in the guest).
  *
- *   fsxprobe FILE OPS SEED MAXSIZE MODEL
+ *   fsxprobe MODE FILE OPS SEED MAXSIZE MODEL [TRACE]
  *
- * FILE is made empty, then OPS operations chosen by SEED run on it: buffered writes and reads of up to 256 KiB at any
- * offset (holes beyond the end of file among them), O_DIRECT writes and reads at unaligned offsets through a second
- * descriptor, truncations that shrink and grow the file, fsync, fstat, and closing and opening both descriptors again
- * (which makes the client flush and revalidate). Every read is compared with the copy, and every fstat with its size.
- * At the end the file is fsynced and closed, the copy is written to MODEL, and the probe prints
+ * FILE is made empty, then OPS operations chosen by SEED run on it: writes and reads of up to 256 KiB at any offset
+ * (writes past the end of file that leave holes among them), truncations that shrink and grow the file, fsync,
+ * fstat, and closing and opening the file again (which makes the client flush and revalidate). MODE "buffered" goes
+ * through the client's page cache; MODE "direct" opens the file O_DIRECT, so that every read and write, at its
+ * unaligned offset and length, goes to the server as it is. (The two are not mixed on one file: the Linux client keeps
+ * pages it cached across O_DIRECT writes to them.) Every read is compared with the copy, and every fstat with its
+ * size. At the end the file is fsynced and closed, the copy is written to MODEL, and the probe prints
  *
  *   "done OPS size N"   followed by one line "OPNAME COUNT" per kind of operation
  *
+ * With TRACE, each operation is written there as a line before it runs (to see where a stalled run stands).
  * A read that differs: "mismatch: ..." naming the operation, its offset and length and the first byte that differs,
  * then the last operations, and exit status 1. A call that fails: "error: OP: strerror", exit status 1. Wrong usage:
  * exit status 2.
@@ -29,20 +32,21 @@
 #define MAX_IO (256 * 1024)
 #define HISTORY 24
 
-enum { WRITE, READ, DWRITE, DREAD, TRUNCATE, HOLE, FSYNC, STAT, REOPEN, KINDS };
-static const char *NAMES[KINDS] = {"write", "read", "direct-write", "direct-read", "truncate", "hole-write", "fsync",
-                                   "stat", "reopen"};
+enum { WRITE, READ, TRUNCATE, HOLE, FSYNC, STAT, REOPEN, KINDS };
+static const char *NAMES[KINDS] = {"write", "read", "truncate", "hole-write", "fsync", "stat", "reopen"};
 /* weights of the kinds above, out of 100 */
-static const int WEIGHTS[KINDS] = {28, 24, 9, 9, 8, 4, 5, 6, 7};
+static const int WEIGHTS[KINDS] = {34, 32, 9, 5, 6, 7, 7};
 
 static uint64_t state;
 static const char *path;
-static int fd = -1, dfd = -1;
+static int fd = -1;
 static unsigned char *model, *buf;
 static long size, maxsize;
 static long counts[KINDS];
 static char history[HISTORY][96];
 static long done;
+static int trace = -1;
+static int direct;
 
 static uint64_t next(void) {
     state ^= state << 13;
@@ -58,6 +62,9 @@ static long below(long n) {
 static void note(int kind, long off, long len) {
     snprintf(history[done % HISTORY], sizeof history[0], "#%ld %s off %ld len %ld (size %ld)", done, NAMES[kind], off,
              len, size);
+    if (trace >= 0) {
+        dprintf(trace, "%s\n", history[done % HISTORY]);
+    }
 }
 
 static void show_history(void) {
@@ -74,23 +81,16 @@ static int fail(const char *what) {
     exit(1);
 }
 
-static void open_both(int flags) {
-    fd = open(path, O_RDWR | flags, 0644);
+static void open_file(int flags) {
+    fd = open(path, O_RDWR | flags | (direct ? O_DIRECT : 0), 0644);
     if (fd < 0) {
         fail("open");
     }
-    dfd = open(path, O_RDWR | O_DIRECT);
-    if (dfd < 0) {
-        fail("open O_DIRECT");
-    }
 }
 
-static void close_both(void) {
+static void close_file(void) {
     if (close(fd) != 0) {
         fail("close");
-    }
-    if (close(dfd) != 0) {
-        fail("close O_DIRECT");
     }
 }
 
@@ -100,10 +100,10 @@ static void fill(unsigned char *p, long len) {
     }
 }
 
-static void write_at(int kind, int on, long off, long len) {
+static void write_at(int kind, long off, long len) {
     fill(buf, len);
     note(kind, off, len);
-    ssize_t n = pwrite(on, buf, (size_t) len, off);
+    ssize_t n = pwrite(fd, buf, (size_t) len, off);
     if (n < 0) {
         fail(NAMES[kind]);
     }
@@ -118,12 +118,12 @@ static void write_at(int kind, int on, long off, long len) {
     }
 }
 
-static void read_at(int kind, int on, long off, long len) {
+static void read_at(int kind, long off, long len) {
     note(kind, off, len);
     long expect = off >= size ? 0 : (off + len > size ? size - off : len);
     long got = 0;
     while (got < expect) {
-        ssize_t n = pread(on, buf + got, (size_t) (len - got), off + got);
+        ssize_t n = pread(fd, buf + got, (size_t) (len - got), off + got);
         if (n < 0) {
             fail(NAMES[kind]);
         }
@@ -153,10 +153,9 @@ static void one(int kind) {
     struct stat st;
     switch (kind) {
     case WRITE:
-    case DWRITE:
         off = below(maxsize);
         len = 1 + below(MAX_IO < maxsize - off ? MAX_IO : maxsize - off);
-        write_at(kind, kind == WRITE ? fd : dfd, off, len);
+        write_at(kind, off, len);
         break;
     case HOLE:
         off = size + 1 + below(maxsize / 8);
@@ -164,13 +163,12 @@ static void one(int kind) {
             off = below(maxsize);
         }
         len = 1 + below(4096 < maxsize - off ? 4096 : maxsize - off);
-        write_at(kind, fd, off, len);
+        write_at(kind, off, len);
         break;
     case READ:
-    case DREAD:
         off = below(size + 8192 < maxsize ? size + 8192 : maxsize);
         len = 1 + below(MAX_IO);
-        read_at(kind, kind == READ ? fd : dfd, off, len);
+        read_at(kind, off, len);
         break;
     case TRUNCATE:
         off = below(maxsize + 1);
@@ -202,18 +200,21 @@ static void one(int kind) {
         break;
     case REOPEN:
         note(kind, 0, 0);
-        close_both();
-        open_both(0);
+        close_file();
+        open_file(0);
         break;
     }
     counts[kind]++;
 }
 
 int main(int argc, char **argv) {
-    if (argc != 6) {
-        fprintf(stderr, "usage: fsxprobe FILE OPS SEED MAXSIZE MODEL\n");
+    if ((argc != 7 && argc != 8) || (strcmp(argv[1], "buffered") != 0 && strcmp(argv[1], "direct") != 0)) {
+        fprintf(stderr, "usage: fsxprobe buffered|direct FILE OPS SEED MAXSIZE MODEL [TRACE]\n");
         return 2;
     }
+    direct = strcmp(argv[1], "direct") == 0;
+    argv++;
+    argc--;
     path = argv[1];
     long ops = atol(argv[2]);
     state = strtoull(argv[3], NULL, 10) * 2654435761ULL + 0x9e3779b97f4a7c15ULL;
@@ -228,7 +229,10 @@ int main(int argc, char **argv) {
         fprintf(stderr, "fsxprobe: out of memory\n");
         return 2;
     }
-    open_both(O_CREAT | O_TRUNC);
+    if (argc == 7 && (trace = open(argv[6], O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0644)) < 0) {
+        fail("open TRACE");
+    }
+    open_file(O_CREAT | O_TRUNC);
     for (done = 0; done < ops; done++) {
         long pick = below(100);
         int kind = 0;
@@ -239,10 +243,13 @@ int main(int argc, char **argv) {
         one(kind);
     }
     done = ops - 1;
+    if (trace >= 0) {
+        dprintf(trace, "final fsync and close\n");
+    }
     if (fsync(fd) != 0) {
         fail("final fsync");
     }
-    close_both();
+    close_file();
     FILE *m = fopen(argv[5], "w");
     if (m == NULL || (size > 0 && fwrite(model, 1, (size_t) size, m) != (size_t) size) || fclose(m) != 0) {
         fail("writing MODEL");

@@ -64,8 +64,14 @@ final class SoftHarness implements Harness {
     private QueuePair probePeerQp;
     private long nextWrId = 1;
 
+    /**
+     * Opens the software device with placement confirmed unless {@code options} say otherwise: the registration suite
+     * checks that a handle once invalidated refuses the peer, which shows as REM_ACCESS_ERR at the peer's request.
+     */
     static RdmaDevice open(Map<String, String> options) throws VerbsException {
-        return RdmaProviders.select("soft").open(options);
+        Map<String, String> confirmed = new java.util.HashMap<>(options);
+        confirmed.putIfAbsent("confirmPlacement", "true");
+        return RdmaProviders.select("soft").open(confirmed);
     }
 
     /** Whether the soft provider is on the class path here. */

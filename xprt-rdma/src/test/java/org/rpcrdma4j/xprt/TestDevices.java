@@ -42,14 +42,20 @@ public final class TestDevices {
     }
 
     /**
-     * A device's provider options: {@code softOptions} for the software device; elsewhere the interface's address,
-     * when the test asks for no software option (else it is skipped: see {@link #assumeSoft}).
+     * A device's provider options: {@code softOptions} for the software device, with placement confirmed unless they
+     * say otherwise (the transport suites hold it to InfiniBand's completion semantics: a request the peer refuses
+     * completes in error; the device's default completes once written, as siw, and the NFS and interop suites run
+     * it so); elsewhere the interface's address, when the test asks for no software option (else it is skipped: see
+     * {@link #assumeSoft}).
      */
     public static Map<String, String> options(Map<String, String> softOptions) {
         if (soft()) {
-            return softOptions;
+            Map<String, String> confirmed = new java.util.HashMap<>(softOptions);
+            confirmed.putIfAbsent("confirmPlacement", "true");
+            return confirmed;
         }
-        assumeSoft(softOptions.keySet().stream().anyMatch(k -> !k.equals("name") && !k.equals("engineThreads")),
+        assumeSoft(softOptions.keySet().stream().anyMatch(k -> !k.equals("name") && !k.equals("engineThreads")
+                        && !k.equals("confirmPlacement")),
                 "software device options " + softOptions);
         return ADDRESS.isBlank() ? Map.of() : Map.of("address", ADDRESS);
     }

@@ -28,8 +28,10 @@ import org.rpcrdma4j.verbs.VerbsException;
  *                          offers only synchronous registration, like a DiSNI device.
  * @param handshakeTimeout  how long a listener waits for an MPA Request after the TCP accept, and for the upper
  *                          layer's accept or reject (key {@code handshakeTimeoutMs}, default 5000)
- * @param confirmPlacement  report RDMA Write and Send completions only once the peer has placed them (key
- *                          {@code confirmPlacement}, default true; see the package documentation)
+ * @param confirmPlacement  report RDMA Write and Send completions only once the peer has placed them, by following
+ *                          them with zero-length RDMA Read probes (key {@code confirmPlacement}, default false: Linux
+ *                          siw answers such a Read from stale state, and its transmit thread was seen to crash on one;
+ *                          for two devices of this kind; see the package documentation)
  * @param socketBufferSize  SO_SNDBUF/SO_RCVBUF in bytes, 0 for the system's (auto-tuned) default (key
  *                          {@code socketBufferSize}, default 0)
  * @param readyToReceive    as initiator, send a zero-length RDMA Write to STag 1 right after the MPA Reply (the RFC
@@ -119,7 +121,7 @@ public record SoftIwarpOptions(String name, boolean crc, int mpaRevision, int ma
     public static SoftIwarpOptions defaults() {
         return new SoftIwarpOptions("soft-iwarp", false, 2, DEFAULT_MAX_ULPDU, 2,
                 EnumSet.complementOf(EnumSet.of(DeviceCapability.MEMORY_WINDOW)),
-                Duration.ofSeconds(5), true, 0, true, true, true, Duration.ofMillis(DEFAULT_PROBE_ANSWER_HOLD_MS),
+                Duration.ofSeconds(5), false, 0, true, true, true, Duration.ofMillis(DEFAULT_PROBE_ANSWER_HOLD_MS),
                 DEFAULT_MAX_PENDING_HANDSHAKES);
     }
 

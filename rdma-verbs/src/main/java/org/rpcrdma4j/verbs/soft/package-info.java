@@ -38,7 +38,10 @@
  * calls it when it has handled what it read, before it reads again, as a NIC raises one interrupt for a batch of
  * completions. Completions made elsewhere (on a posting thread, in a transmission the engine was scheduled for)
  * notify at once.</li>
- * <li><b>Placement.</b> With {@code confirmPlacement} (default) and an ORD of at least 1, an RDMA Write or Send
+ * <li><b>Placement.</b> By default an RDMA Write or Send completes once written to the socket, as siw's and an
+ * iWARP RNIC's do, and a Write or Send the peer refuses shows as the connection ending. With {@code confirmPlacement}
+ * (off by default: Linux 6.1 siw's transmit thread crashed on a probe's answer under random NFS I/O; meant for two
+ * devices of this kind) and an ORD of at least 1, an RDMA Write or Send
  * completes only after the peer has placed it: the device follows its data with a zero-length RDMA Read Request
  * (at most one outstanding, none while a Read of the consumer's is outstanding; every Read Response also confirms
  * everything sent before its request). Only a completion someone waits for calls for a probe: a signaled Write or

@@ -33,7 +33,7 @@ import org.rpcrdma4j.verbs.soft.wire.Terminate;
 @Timeout(60)
 class SoftDeviceBehaviourTest extends VerbsFixture {
     private static final int REMOTE = Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ;
-    private Map<String, String> options = Map.of("crc", "true");
+    private Map<String, String> options = Map.of("crc", "true", "confirmPlacement", "true");
 
     @Override
     protected RdmaDevice newDevice() throws Exception {
@@ -286,7 +286,7 @@ class SoftDeviceBehaviourTest extends VerbsFixture {
     void deviceWithoutCapabilitiesStillMovesData() throws Exception {
         peerDevice.close();
         device.close();
-        options = Map.of("capabilities", "");
+        options = Map.of("capabilities", "", "confirmPlacement", "true");
         device = newDevice();
         peerDevice = newDevice();
         assertThat(device.attributes().capabilities()).isEmpty();

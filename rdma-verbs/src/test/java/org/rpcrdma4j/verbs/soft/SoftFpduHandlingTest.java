@@ -60,7 +60,7 @@ class SoftFpduHandlingTest extends VerbsFixture {
 
     @Override
     protected RdmaDevice newDevice() throws Exception {
-        return RdmaProviders.select("soft").open(Map.of());
+        return RdmaProviders.select("soft").open(Map.of("confirmPlacement", "true"));
     }
 
     @Override
@@ -557,7 +557,8 @@ class SoftFpduHandlingTest extends VerbsFixture {
      */
     @Test
     void segmentsAboutAPageLongAreNotCut() throws Exception {
-        RdmaDevice small = own(RdmaProviders.select("soft").open(Map.of("maxUlpdu", "4000")));
+        RdmaDevice small = own(RdmaProviders.select("soft").open(Map.of("maxUlpdu", "4000",
+                "confirmPlacement", "true")));
         readResponseFromPages(small, 4000);
     }
 
@@ -661,9 +662,13 @@ class SoftFpduHandlingTest extends VerbsFixture {
         final ServerSocket server;
 
         Initiator() throws Exception {
-            client = endpoint(device, Sizes.defaults());
+            this(device);
+        }
+
+        Initiator(RdmaDevice on) throws Exception {
+            client = endpoint(on, Sizes.defaults());
             server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
-            CompletableFuture<ConnectionInfo> connected = device.connectionManager().connect(client.qp,
+            CompletableFuture<ConnectionInfo> connected = on.connectionManager().connect(client.qp,
                     (InetSocketAddress) server.getLocalSocketAddress(), new ConnectParameters(new byte[0], 4, 4),
                     client.events);
             peer = new RawPeer(server.accept());
@@ -741,6 +746,31 @@ class SoftFpduHandlingTest extends VerbsFixture {
             i.client.qp.postSend(send(5, src, 0, 32));
             assertThat(RawPeer.opcode(i.peer.readFpdu())).isEqualTo(Rdmap.SEND);
             answerProbeThenCompletes(i, 5);
+        }
+    }
+
+    /**
+     * By default the device sends no placement probe: a signaled Send and a signaled RDMA Write complete once written,
+     * and nothing follows them on the wire. Linux siw answers a zero-length Read Request from stale state, and its
+     * transmit thread was seen to crash on one under random NFS I/O (docs/interop-linux.md).
+     */
+    @Test
+    void byDefaultSignaledSendsAndWritesCompleteOnceWrittenWithNoProbe() throws Exception {
+        // defaults but for the nudges of a silent responder, which this raw peer is
+        RdmaDevice plain = own(RdmaProviders.select("soft").open(Map.of("wakeResponder", "false")));
+        try (Initiator i = new Initiator(plain)) {
+            RegisteredMemory src = register(i.client.pd, 64, REMOTE);
+            i.client.qp.postSend(send(1, src, 0, 32));
+            assertThat(RawPeer.opcode(i.peer.readFpdu())).isEqualTo(Rdmap.SEND);
+            WorkCompletion sent = await(i.client.sendCq);
+            assertThat(sent.wrId).isEqualTo(1);
+            assertThat(sent.status).isEqualTo(WcStatus.SUCCESS);
+            i.client.qp.postSend(write(2, src, 0, 48, 0x00445500, 0x2000));
+            assertThat(RawPeer.opcode(i.peer.readFpdu())).isEqualTo(Rdmap.WRITE);
+            WorkCompletion written = await(i.client.sendCq);
+            assertThat(written.wrId).isEqualTo(2);
+            assertThat(written.status).isEqualTo(WcStatus.SUCCESS);
+            assertThat(i.peer.quietFor(300)).as("no zero-length Read Request behind them").isTrue();
         }
     }
 

@@ -27,7 +27,7 @@ class SoftIwarpOptionsTest {
         assertThat(o.engineThreads()).isEqualTo(2);
         assertThat(o.capabilities()).isEqualTo(EnumSet.complementOf(EnumSet.of(DeviceCapability.MEMORY_WINDOW)));
         assertThat(o.handshakeTimeout()).isEqualTo(Duration.ofSeconds(5));
-        assertThat(o.confirmPlacement()).isTrue();
+        assertThat(o.confirmPlacement()).isFalse();
         assertThat(o.readyToReceive()).isTrue();
         assertThat(o.wakeResponder()).isTrue();
         assertThat(o.holdProbeAnswers()).isTrue();
@@ -40,12 +40,12 @@ class SoftIwarpOptionsTest {
         SoftIwarpOptions o = SoftIwarpOptions.parse(Map.ofEntries(Map.entry("name", "x"), Map.entry("crc", "true"),
                 Map.entry("mpaRevision", "1"), Map.entry("maxUlpdu", "100"), Map.entry("engineThreads", "3"),
                 Map.entry("capabilities", "fast_reg, LOCAL_INV"), Map.entry("handshakeTimeoutMs", "250"),
-                Map.entry("confirmPlacement", "false"), Map.entry("socketBufferSize", "65536"),
+                Map.entry("confirmPlacement", "true"), Map.entry("socketBufferSize", "65536"),
                 Map.entry("readyToReceive", "no"), Map.entry("wakeResponder", "off"),
                 Map.entry("holdProbeAnswers", "false"), Map.entry("probeAnswerHoldMs", "7"),
                 Map.entry("maxPendingHandshakes", "9")));
         assertThat(o).isEqualTo(new SoftIwarpOptions("x", true, 1, 100, 3,
-                EnumSet.of(DeviceCapability.FAST_REG, DeviceCapability.LOCAL_INV), Duration.ofMillis(250), false,
+                EnumSet.of(DeviceCapability.FAST_REG, DeviceCapability.LOCAL_INV), Duration.ofMillis(250), true,
                 65536, false, false, false, Duration.ofMillis(7), 9));
         assertThat(SoftIwarpOptions.parse(o.toMap())).isEqualTo(o);
     }

@@ -41,7 +41,7 @@ class SoftMpaHandshakeTest extends VerbsFixture {
 
     @Override
     protected RdmaDevice newDevice() throws Exception {
-        return RdmaProviders.select("soft").open(Map.of("handshakeTimeoutMs", "400"));
+        return RdmaProviders.select("soft").open(Map.of("handshakeTimeoutMs", "400", "confirmPlacement", "true"));
     }
 
     @Override
@@ -100,7 +100,7 @@ class SoftMpaHandshakeTest extends VerbsFixture {
     void aProbeAnsweredWithBytesStillConfirmsPlacementAndTheConnectionLives() throws Exception {
         for (boolean withCrc : new boolean[] {false, true}) {
             try (RdmaDevice d = RdmaProviders.select("soft").open(Map.of("crc", Boolean.toString(withCrc),
-                    "wakeResponder", "false"))) {
+                    "wakeResponder", "false", "confirmPlacement", "true"))) {
                 Endpoint client = endpoint(d, Sizes.defaults());
                 try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
                     CompletableFuture<ConnectionInfo> connected = d.connectionManager().connect(client.qp,
@@ -200,7 +200,8 @@ class SoftMpaHandshakeTest extends VerbsFixture {
 
     @Test
     void withoutWakeResponderTheInitiatorWaitsQuietlyForItsAnswer() throws Exception {
-        try (RdmaDevice patient = RdmaProviders.select("soft").open(Map.of("wakeResponder", "false"))) {
+        try (RdmaDevice patient = RdmaProviders.select("soft").open(Map.of("wakeResponder", "false",
+                "confirmPlacement", "true"))) {
             Endpoint client = endpoint(patient, Sizes.defaults());
             try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
                 CompletableFuture<ConnectionInfo> connected = patient.connectionManager().connect(client.qp,
@@ -223,7 +224,8 @@ class SoftMpaHandshakeTest extends VerbsFixture {
 
     @Test
     void crcIsRequestedWhenConfigured() throws Exception {
-        try (RdmaDevice crcDevice = RdmaProviders.select("soft").open(Map.of("crc", "true", "mpaRevision", "1"))) {
+        try (RdmaDevice crcDevice = RdmaProviders.select("soft").open(Map.of("crc", "true", "mpaRevision", "1",
+                "confirmPlacement", "true"))) {
             Endpoint client = endpoint(crcDevice, Sizes.defaults());
             try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
                 CompletableFuture<ConnectionInfo> connected = crcDevice.connectionManager().connect(client.qp,

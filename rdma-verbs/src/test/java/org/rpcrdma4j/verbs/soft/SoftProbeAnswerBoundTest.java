@@ -29,7 +29,7 @@ class SoftProbeAnswerBoundTest extends VerbsFixture {
     @Override
     protected RdmaDevice newDevice() throws Exception {
         // a zero-length Write to wake the silent responder would release a held answer before the bound
-        return RdmaProviders.select("soft").open(Map.of("wakeResponder", "false"));
+        return RdmaProviders.select("soft").open(Map.of("wakeResponder", "false", "confirmPlacement", "true"));
     }
 
     @Test

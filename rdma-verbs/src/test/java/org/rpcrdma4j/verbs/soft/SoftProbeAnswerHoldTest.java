@@ -37,7 +37,8 @@ class SoftProbeAnswerHoldTest extends VerbsFixture {
     @Override
     protected RdmaDevice newDevice() throws Exception {
         // no zero-length Writes to wake a responder that has sent nothing yet: one would release the held answer
-        return RdmaProviders.select("soft").open(Map.of("holdProbeAnswers", "false", "wakeResponder", "false"));
+        return RdmaProviders.select("soft").open(Map.of("holdProbeAnswers", "false", "wakeResponder", "false",
+                "confirmPlacement", "true"));
     }
 
     @Override

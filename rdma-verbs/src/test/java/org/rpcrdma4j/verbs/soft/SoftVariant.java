@@ -5,14 +5,18 @@ import java.util.Map;
 import org.rpcrdma4j.verbs.RdmaDevice;
 import org.rpcrdma4j.verbs.RdmaProviders;
 
-/** The device configurations the conformance suite runs the software device in. */
+/**
+ * The device configurations the conformance suite runs the software device in, all with placement confirmed
+ * ({@code confirmPlacement=true}, off by default): the suite holds the device to InfiniBand's completion semantics.
+ * The default, unconfirmed, is {@link SoftUnconfirmedProtectionErrorTest} and every suite above the device.
+ */
 enum SoftVariant {
-    /** Defaults: no CRC, large segments. */
-    DEFAULT(Map.of()),
+    /** Defaults otherwise: no CRC, large segments. */
+    DEFAULT(Map.of("confirmPlacement", "true")),
     /** MPA CRC32C on every FPDU. */
-    CRC(Map.of("crc", "true")),
+    CRC(Map.of("crc", "true", "confirmPlacement", "true")),
     /** Small segments (odd size, so pads and many segments per message), with CRC. */
-    SMALL_SEGMENTS(Map.of("maxUlpdu", "1001", "crc", "true"));
+    SMALL_SEGMENTS(Map.of("maxUlpdu", "1001", "crc", "true", "confirmPlacement", "true"));
 
     final Map<String, String> options;
 

@@ -20,8 +20,9 @@ import org.rpcrdma4j.verbs.conformance.AbstractMemoryRegistrationConformanceTest
  * does (the capabilities rxe's windows give: no FMR, no Read with Invalidate).
  */
 class SoftWindowMemoryRegistrationTest extends AbstractMemoryRegistrationConformanceTest {
+    /** Placement confirmed, so that refused Writes complete in error and completed ones are placed (the suite asks). */
     static final Map<String, String> WINDOWS = Map.of("capabilities",
-            "FAST_REG,LOCAL_INV,SEND_WITH_INV,REMOTE_INV,MEMORY_WINDOW");
+            "FAST_REG,LOCAL_INV,SEND_WITH_INV,REMOTE_INV,MEMORY_WINDOW", "confirmPlacement", "true");
 
     @Override
     protected RdmaDevice newDevice() throws Exception {

@@ -36,8 +36,9 @@ import org.slf4j.LoggerFactory;
  * copy, and so must what a fresh mount (a cold cache) reads back. It runs over NFSv3 and NFSv4.2, each on a local
  * directory ({@code LocalVfs}) and on an in-memory export as {@code serve --memory} makes it (its blocks in the RDMA
  * server's registered memory, lent to READs), with whole blocks of WRITE data kept where the server pulled them. The
- * server's software device sends no placement probes: the guest's siw transmit thread crashed on a probe's answer
- * within a few thousand operations (see {@code docs/interop-linux.md}, zero-length RDMA Read).
+ * server's software device has its defaults, which send no placement probes: with them the guest's siw transmit
+ * thread crashed on a probe's answer within a few thousand operations (see {@code docs/interop-linux.md}, zero-length
+ * RDMA Read).
  * <p>
  * The probe runs in the background in the guest: a run whose trace stops moving fails with the guest's view of it
  * (where the probe waits, the kernel log) rather than hanging the guest's console. {@code -Dfsx.ops=N} and
@@ -71,7 +72,7 @@ class LinuxClientRandomIoTest {
         NfsRdmaServer server = NfsRdmaServer.start(
                 NfsServer.builder().export("/local", localVfs).export("/mem", mem).bindAddress("127.0.0.1").port(0),
                 RdmaRpcServer.builder().bindAddress(InetAddress.getLoopbackAddress()).port(0)
-                        .provider("soft", Map.of("confirmPlacement", "false"))
+                        .provider("soft", Map.of())
                         .registeredMemory((256L << 20) + (64L << 20))
                         .keptCallMemory(32L << 20).jmx(false).name("linux-random-io"),
                 memory);

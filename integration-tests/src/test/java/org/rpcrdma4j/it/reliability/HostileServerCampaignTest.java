@@ -63,8 +63,10 @@ class HostileServerCampaignTest {
         Pair(int n) throws Exception {
             clientDevice = RdmaProviders.select("soft").open(Map.of("name", "hostile-client-" + n,
                     "engineThreads", "1"));
+            // the hostile side's device reports refused tries as failed completions (placement confirmed), so that
+            // each try is judged; the client's device has its defaults
             serverDevice = RdmaProviders.select("soft").open(Map.of("name", "hostile-server-" + n,
-                    "engineThreads", "1"));
+                    "engineThreads", "1", "confirmPlacement", "true"));
             server = new HostileServer(serverDevice);
             client = RdmaClientTransport.connect(server.address(), RdmaClientConfig.builder().device(clientDevice)
                     .binding(TestProgram.BINDING)

@@ -8,9 +8,10 @@
  * (writes past the end of file that leave holes among them), truncations that shrink and grow the file, fsync,
  * fstat, and closing and opening the file again (which makes the client flush and revalidate). MODE "buffered" goes
  * through the client's page cache; MODE "direct" opens the file O_DIRECT, so that every read and write, at its
- * unaligned offset and length, goes to the server as it is. (The two are not mixed on one file: the Linux client keeps
- * pages it cached across O_DIRECT writes to them.) Every read is compared with the copy, and every fstat with its
- * size. At the end the file is fsynced and closed, the copy is written to MODEL, and the probe prints
+ * unaligned offset and length, goes to the server as it is. (The two are not mixed on one file: open(2) asks
+ * applications not to, and Linux promises no coherence between them.) Every read is compared with the copy, and
+ * every fstat with its size. At the end the file is fsynced and closed, the copy is written to MODEL, and the probe
+ * prints
  *
  *   "done OPS size N"   followed by one line "OPNAME COUNT" per kind of operation
  *

@@ -9,6 +9,7 @@ import java.util.Map;
 import org.rpcrdma4j.verbs.RdmaDevice;
 import org.rpcrdma4j.verbs.RdmaProviders;
 import org.rpcrdma4j.verbs.VerbsException;
+import org.rpcrdma4j.verbs.conformance.ConfirmedPlacement;
 
 /**
  * The device the transport suites run over: the software device on the loopback address, or, with
@@ -50,9 +51,7 @@ public final class TestDevices {
      */
     public static Map<String, String> options(Map<String, String> softOptions) {
         if (soft()) {
-            Map<String, String> confirmed = new java.util.HashMap<>(softOptions);
-            confirmed.putIfAbsent("confirmPlacement", "true");
-            return confirmed;
+            return ConfirmedPlacement.options(softOptions);
         }
         assumeSoft(softOptions.keySet().stream().anyMatch(k -> !k.equals("name") && !k.equals("engineThreads")
                         && !k.equals("confirmPlacement")),

@@ -14,6 +14,7 @@ import org.rpcrdma4j.verbs.RdmaDevice;
 import org.rpcrdma4j.verbs.RegisteredMemory;
 import org.rpcrdma4j.verbs.RdmaProviders;
 import org.rpcrdma4j.verbs.conformance.AbstractMemoryRegistrationConformanceTest;
+import org.rpcrdma4j.verbs.conformance.ConfirmedPlacement;
 
 /**
  * Registration per I/O on the software device mapping REG_MR as a device that binds type 2 memory windows
@@ -21,8 +22,8 @@ import org.rpcrdma4j.verbs.conformance.AbstractMemoryRegistrationConformanceTest
  */
 class SoftWindowMemoryRegistrationTest extends AbstractMemoryRegistrationConformanceTest {
     /** Placement confirmed, so that refused Writes complete in error and completed ones are placed (the suite asks). */
-    static final Map<String, String> WINDOWS = Map.of("capabilities",
-            "FAST_REG,LOCAL_INV,SEND_WITH_INV,REMOTE_INV,MEMORY_WINDOW", "confirmPlacement", "true");
+    static final Map<String, String> WINDOWS = ConfirmedPlacement.options(Map.of("capabilities",
+            "FAST_REG,LOCAL_INV,SEND_WITH_INV,REMOTE_INV,MEMORY_WINDOW"));
 
     @Override
     protected RdmaDevice newDevice() throws Exception {

@@ -199,8 +199,7 @@ class ConnectionTest extends ClientTestBase {
     @Test
     void aDeviceWithoutRemoteInvalidationDoesNotOfferIt() throws Exception {
         TestDevices.assumeSoft("a device restricted by the capabilities option");
-        RdmaDevice plain = RdmaProviders.select("soft").open(Map.of("capabilities", "FAST_REG,LOCAL_INV",
-                "confirmPlacement", "true"));
+        RdmaDevice plain = RdmaProviders.select("soft").open(Map.of("capabilities", "FAST_REG,LOCAL_INV"));
         try {
             RdmaClientTransport t = RdmaClientTransport.connect(server.address(), config().device(plain).build());
             try {

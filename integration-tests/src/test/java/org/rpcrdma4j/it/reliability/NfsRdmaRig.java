@@ -16,13 +16,18 @@ import java.util.function.UnaryOperator;
 import org.rpcrdma4j.it.fault.FaultPlan;
 import org.rpcrdma4j.it.fault.FaultProxy;
 import org.rpcrdma4j.it.fault.FaultyDevice;
-import org.rpcrdma4j.nfs.binding.Nfs3UpperLayerBinding;
+import org.rpcrdma4j.nfs.binding.NfsBinding;
 import org.rpcrdma4j.nfs.client.DataTransport;
 import org.rpcrdma4j.nfs.client.DataTransportFactory;
 import org.rpcrdma4j.nfs.client.NfsClient;
 import org.rpcrdma4j.nfs.client.NfsClientConfig;
+import org.rpcrdma4j.nfs.client.NfsMount;
+import org.rpcrdma4j.nfs.client.NfsUrl;
 import org.rpcrdma4j.nfs.client.rdma.RdmaDataTransport;
+import org.rpcrdma4j.nfs.client.v4.Nfs41Client;
+import org.rpcrdma4j.nfs.client.v4.Nfs41Options;
 import org.rpcrdma4j.nfs.server.NfsServer;
+import org.rpcrdma4j.nfs.v4.state.StateConfig;
 import org.rpcrdma4j.nfs.vfs.Vfs;
 import org.rpcrdma4j.registration.RegisteredBufferPool;
 import org.rpcrdma4j.verbs.RdmaDevice;
@@ -36,10 +41,10 @@ import org.rpcrdma4j.xprt.server.RdmaRpcServer;
 import org.rpcrdma4j.xprt.server.ServerCounter;
 
 /**
- * NFSv3 over RPC-over-RDMA end to end for the campaigns: the nfs module's {@link NfsServer} (MOUNT over TCP, its
- * programs served over RDMA by an {@link RdmaRpcServer} with the NFSv3 binding and, optionally, a duplicate request
- * cache), a {@link FaultProxy} in front of the RDMA server, and an {@link NfsClient} mounted with {@code rdma://}
- * through the proxy. Both devices are software iWARP devices wrapped in {@link FaultyDevice}s with their own
+ * NFS over RPC-over-RDMA end to end for the campaigns: the nfs module's {@link NfsServer} (MOUNT over TCP, its
+ * NFSv3 and NFSv4.1 programs served over RDMA by an {@link RdmaRpcServer} with the NFS binding and, optionally, a
+ * duplicate request cache for NFSv3; NFSv4.1's sessions have their own), a {@link FaultProxy} in front of the RDMA
+ * server, and an {@link NfsClient} or {@link Nfs41Client} mounted with {@code rdma://} through the proxy. Both devices are software iWARP devices wrapped in {@link FaultyDevice}s with their own
  * {@link FaultPlan}s. {@link #restart} replaces the servers (new {@link Vfs} instance, new RDMA server, the proxy
  * pointed at it) under the mounted client. {@link #closeAndCheck()} closes everything and checks every pool and device
  * is back to empty.
@@ -60,7 +65,7 @@ final class NfsRdmaRig implements AutoCloseable {
     NfsServer nfs;
     RdmaRpcServer rdma;
     final FaultProxy proxy;
-    NfsClient client;
+    NfsMount client;
     volatile RdmaDataTransport transport;
     private int restarts;
 
@@ -89,8 +94,9 @@ final class NfsRdmaRig implements AutoCloseable {
     }
 
     private void startServers(Vfs vfs, int tcpPort) throws IOException {
+        // no grace period: a restarted server keeps no NFSv4 state to reclaim
         NfsServer.Builder b = NfsServer.builder().bindAddress("127.0.0.1").port(tcpPort).export(EXPORT, vfs)
-                .workerThreads(2);
+                .workerThreads(2).nfs4(StateConfig.defaults().withGraceTime(Duration.ZERO));
         if (withCache) {
             b.duplicateRequestCache(DuplicateRequestCache.create(CachedProcedures.nfsV3(), DrcConfig.DEFAULT));
         }
@@ -104,14 +110,23 @@ final class NfsRdmaRig implements AutoCloseable {
                 .jmx(false)
                 .dispatchThreads(2)
                 .programs(nfs.programs())
-                .binding(Nfs3UpperLayerBinding.INSTANCE);
+                .binding(NfsBinding.INSTANCE);
         serverTweak.accept(rb);
         rdma = rb.build();
         rdma.start();
     }
 
-    /** Mounts {@code rdma://} through the proxy with {@code config}'s timeouts and these transport settings. */
+    /** Mounts {@code rdma://} with NFSv3 through the proxy with {@code config}'s timeouts and these settings. */
     NfsClient mount(NfsClientConfig config, UnaryOperator<RdmaClientConfig.Builder> tweak) throws IOException {
+        return (NfsClient) mount("3", config, tweak);
+    }
+
+    /**
+     * Mounts {@code rdma://} with NFS {@code version} ("3" or "4.1") through the proxy with {@code config}'s timeouts
+     * and these transport settings.
+     */
+    NfsMount mount(String version, NfsClientConfig config, UnaryOperator<RdmaClientConfig.Builder> tweak)
+            throws IOException {
         RdmaClientConfig rdmaConfig = tweak.apply(RdmaClientConfig.builder().device(clientDevice)
                 .reconnectDelay(Duration.ofMillis(5), Duration.ofMillis(200))
                 .name("rig-client-" + id).jmx(false)).build();
@@ -133,8 +148,14 @@ final class NfsRdmaRig implements AutoCloseable {
                 return t;
             }
         };
-        client = NfsClient.mount("rdma://127.0.0.1:" + proxy.address().getPort() + EXPORT + "?mountport="
-                + nfs.port(), config.withTransportFactory(factory));
+        NfsUrl url = NfsUrl.parse("rdma://127.0.0.1:" + proxy.address().getPort() + EXPORT + "?mountport="
+                + nfs.port());
+        NfsClientConfig c = config.withTransportFactory(factory);
+        client = switch (version) {
+            case "3" -> NfsClient.mount(url, c);
+            case "4.1" -> Nfs41Client.mount(url, c, Nfs41Options.defaults().withMinorVersion(1));
+            default -> throw new IllegalArgumentException("NFS version " + version);
+        };
         return client;
     }
 

@@ -58,6 +58,7 @@ public final class Nfs4Program implements RpcDispatchable, AutoCloseable {
     private final java.util.concurrent.atomic.LongAdder compounds = new java.util.concurrent.atomic.LongAdder();
     /** Bytes COPY moved within the server. */
     final java.util.concurrent.atomic.LongAdder bytesCopied = new java.util.concurrent.atomic.LongAdder();
+    private final java.util.concurrent.atomic.LongAdder replays = new java.util.concurrent.atomic.LongAdder();
     /** Operations run, by number (ILLEGAL and the numbers of no operation at index 0). */
     private final java.util.concurrent.atomic.LongAdder[] operations =
             new java.util.concurrent.atomic.LongAdder[Nfs4.LAST_OP_V42 + 1];
@@ -149,6 +150,14 @@ public final class Nfs4Program implements RpcDispatchable, AutoCloseable {
             counts.put(Nfs4.operationName(Nfs4.OP_ILLEGAL), illegal);
         }
         return counts;
+    }
+
+    /**
+     * COMPOUNDs answered with their session slot's cached reply: a request sent again (after a lost reply, or on a new
+     * connection) that had run already, and did not run again.
+     */
+    public long replays() {
+        return replays.sum();
     }
 
     /** Bytes that NFSv4.2 COPYs copied within the server, without a client reading or writing them. */
@@ -252,6 +261,7 @@ public final class Nfs4Program implements RpcDispatchable, AutoCloseable {
                 }
                 op.execute(c);
                 if (op == sequence && sequence.replay() != null) {
+                    replays.increment();
                     return new Raw(sequence.replay());
                 }
                 if (c.replyBounded() && c.resultSize(op) > c.replyRoom()) {

@@ -20,12 +20,13 @@ import org.rpcrdma4j.nfs.vfs.WriteResult;
 
 /**
  * A VFS that holds READs or WRITEs at a gate until released, so that a test can interrupt a transfer while it is
- * surely in the middle. Everything else passes straight through.
+ * surely in the middle, or that returns READ data with its last byte changed. Everything else passes straight through.
  */
 final class GateVfs implements Vfs {
     private final Vfs delegate;
     private volatile boolean holdReads;
     private volatile boolean holdWrites;
+    private volatile boolean corruptReads;
     private final CountDownLatch entered = new CountDownLatch(1);
     private final CountDownLatch released = new CountDownLatch(1);
 
@@ -39,6 +40,11 @@ final class GateVfs implements Vfs {
 
     void holdWrites() {
         holdWrites = true;
+    }
+
+    /** From now on, the last byte of every READ's data is wrong. */
+    void corruptReads() {
+        corruptReads = true;
     }
 
     /** Waits until a held operation reached the gate. */
@@ -91,7 +97,11 @@ final class GateVfs implements Vfs {
         if (holdReads && offset > 0) {
             gate();
         }
-        return delegate.read(fh, offset, dst);
+        ReadResult r = delegate.read(fh, offset, dst);
+        if (corruptReads && dst.position() > 0) {
+            dst.put(dst.position() - 1, (byte) ~dst.get(dst.position() - 1));
+        }
+        return r;
     }
 
     @Override

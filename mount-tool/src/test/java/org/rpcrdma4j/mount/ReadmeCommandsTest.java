@@ -62,7 +62,7 @@ class ReadmeCommandsTest {
         List<List<String>> lines = commandLines();
         List<String> commands = lines.stream().map(l -> l.get(0)).toList();
         assertThat(commands).as("the README's command lines").contains("demo", "serve", "shell", "get", "bench",
-                "stats", "ls");
+                "check", "stats", "ls");
 
         Path exported = Files.createDirectories(temp.resolve("export"));
         byte[] data = new byte[2 * 1024 * 1024 + 5];
@@ -109,6 +109,8 @@ class ReadmeCommandsTest {
                 }
                 if (command.equals("bench")) {
                     args.addAll(List.of("--time", "1s"));
+                } else if (command.equals("check")) {
+                    args.addAll(List.of("--ops", "200"));
                 }
                 Cli.Result r = command.equals("shell")
                         ? Cli.runWithInput("ls\ncd dir\nstat file\npwd\n", args.toArray(String[]::new))
@@ -121,6 +123,8 @@ class ReadmeCommandsTest {
                     case "get" -> assertThat(Files.readAllBytes(downloads.resolve("file"))).isEqualTo(data);
                     case "bench" -> assertThat(r.out()).as(r.toString()).containsPattern("(?i)MiB/s|ops/s|IOPS");
                     case "stats" -> assertThat(r.out().strip()).as(r.toString()).startsWith("{").endsWith("}");
+                    case "check" -> assertThat(r.out()).as(r.toString()).contains("ok: seed ")
+                            .contains("200 operations");
                     default -> throw new AssertionError("a README command line this test does not check: " + args);
                 }
                 ran++;

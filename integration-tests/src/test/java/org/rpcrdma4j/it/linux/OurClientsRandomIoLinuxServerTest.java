@@ -8,7 +8,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.rpcrdma4j.it.reliability.RandomIo;
+import org.rpcrdma4j.mount.check.RandomIo;
 import org.rpcrdma4j.nfs.FileHandle;
 import org.rpcrdma4j.nfs.FsInfo;
 import org.rpcrdma4j.nfs.client.NfsClient;

@@ -23,6 +23,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 import org.rpcrdma4j.it.fault.FaultProxy.Direction;
 import org.rpcrdma4j.it.fault.LeakWatch;
 import org.rpcrdma4j.it.fault.PostFault;
+import org.rpcrdma4j.mount.check.RandomIo;
 import org.rpcrdma4j.nfs.CreateMode;
 import org.rpcrdma4j.nfs.DirEntry;
 import org.rpcrdma4j.nfs.FileHandle;

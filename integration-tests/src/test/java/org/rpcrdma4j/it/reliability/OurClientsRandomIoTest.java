@@ -16,6 +16,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.rpcrdma4j.mount.check.RandomIo;
 import org.rpcrdma4j.nfs.FileHandle;
 import org.rpcrdma4j.nfs.FsInfo;
 import org.rpcrdma4j.nfs.client.NfsClientConfig;

@@ -13,7 +13,8 @@
  * faults once each. Test peers:
  * {@code HostileServer}, {@code HostileClient} with {@code HostileMessages} and {@code NfsCalls}, {@code Mutator};
  * {@code NfsRdmaRig} runs NFSv3 or NFSv4.1 over RDMA end to end behind a {@link org.rpcrdma4j.it.fault.FaultProxy}.
- * {@code OurClientsRandomIoTest} drives random I/O through both NFS clients ({@code RandomIo}) and checks every byte.
+ * {@code OurClientsRandomIoTest} drives random I/O through both NFS clients (mount-tool's data check) and checks
+ * every byte.
  * <p>
  * Sizes are system properties with the normal run's defaults: {@code reliability.hostileServer.tries} (2,000;
  * {@code -Preliability}: 10,000), {@code reliability.storm.ops} (50,000), {@code reliability.hostileClients.inputs}

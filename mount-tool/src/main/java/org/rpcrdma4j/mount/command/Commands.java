@@ -9,6 +9,7 @@ public final class Commands {
 
     public static List<Class<?>> all() {
         return List.of(DemoCommand.class, ServeCommand.class, ShellCommand.class, LsCommand.class, GetCommand.class,
-                PutCommand.class, CpCommand.class, StatCommand.class, LockCommand.class, DfCommand.class, BenchCommand.class, StatsCommand.class);
+                PutCommand.class, CpCommand.class, StatCommand.class, LockCommand.class, DfCommand.class,
+                BenchCommand.class, CheckCommand.class, StatsCommand.class);
     }
 }

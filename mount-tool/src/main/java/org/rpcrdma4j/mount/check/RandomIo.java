@@ -1,4 +1,4 @@
-package org.rpcrdma4j.it.reliability;
+package org.rpcrdma4j.mount.check;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -25,14 +25,15 @@ import org.rpcrdma4j.nfs.client.ReadReply;
 import org.rpcrdma4j.nfs.client.WriteReply;
 
 /**
- * Random I/O on one file through one of our clients ({@link NfsMount}: NFSv3 or NFSv4.x), checked against a copy kept
+ * Random I/O on one file through a mounted client ({@link NfsMount}: NFSv3 or NFSv4.x), checked against a copy kept
  * here: READs, WRITEs (UNSTABLE, DATA_SYNC, FILE_SYNC), truncations that shrink and grow, COMMITs and GETATTRs one at
  * a time, and bursts of up to 16 WRITEs on ranges apart, then up to 16 READs, in flight together. Offsets and lengths
- * are unaligned; WRITEs leave holes past the end of file (unless {@link #withoutHoles()}) and READs reach past it. The caller's buffers are on the heap
- * (at an offset into a larger array), in direct memory, or the transport's own ({@code DataTransport.allocateData}:
- * registered memory over RDMA), and a READ appends to a buffer that already holds a few bytes. Every READ's count, EOF
- * flag, bytes (and the bytes before them, untouched), every WRITE's count and every size the server reports are
- * checked. A failed check throws {@link AssertionError} naming the seed and the last operations before it.
+ * are unaligned; WRITEs leave holes past the end of file (unless {@link #withoutHoles()}) and READs reach past it.
+ * The caller's buffers are on the heap (at an offset into a larger array), in direct memory, or the transport's own
+ * ({@code DataTransport.allocateData}: registered memory over RDMA), and a READ appends to a buffer that already holds
+ * a few bytes. Every READ's count, EOF flag, bytes (and the bytes before them, untouched), every WRITE's count and
+ * every size the server reports are checked. A failed check throws {@link DataMismatchException} naming the seed and
+ * the last operations before it; the same seed against the same server runs the same operations.
  */
 public final class RandomIo {
     /** The operations, as counted in {@link #counts()}. */
@@ -144,7 +145,8 @@ public final class RandomIo {
                     return out.toByteArray();
                 }
                 if (r.count() == 0) {
-                    throw new AssertionError("a READ at " + out.size() + " short of EOF returned nothing");
+                    throw new DataMismatchException("a READ at " + out.size() + " short of end of file returned"
+                            + " nothing");
                 }
             }
         } finally {
@@ -283,7 +285,7 @@ public final class RandomIo {
         return w;
     }
 
-    private void finishWrite(Pending w, Object reply) {
+    private void finishWrite(Pending w, Object reply) throws DataMismatchException {
         try {
             WriteReply r = (WriteReply) reply;
             check(r.count() > 0 && r.count() <= w.length, w.what + " wrote " + r.count() + " bytes");
@@ -321,7 +323,7 @@ public final class RandomIo {
         return r;
     }
 
-    private void finishRead(Pending r, Object reply) {
+    private void finishRead(Pending r, Object reply) throws DataMismatchException {
         try {
             ReadReply read = (ReadReply) reply;
             int expect = Math.max(0, Math.min(r.length, size - r.offset));
@@ -398,7 +400,7 @@ public final class RandomIo {
         check(got == size, "GETATTR says " + got + " bytes, " + size + " expected");
     }
 
-    private void checkSize(FileAttributes attributes, String what) {
+    private void checkSize(FileAttributes attributes, String what) throws DataMismatchException {
         if (attributes != null) {
             check(attributes.size() == size, what + ": the attributes returned say " + attributes.size()
                     + " bytes, " + size + " expected");
@@ -413,8 +415,8 @@ public final class RandomIo {
             throw new IOException("seed " + seed + ": " + cause + "; the last operations:\n  "
                     + String.join("\n  ", history), cause);
         } catch (TimeoutException e) {
-            throw new AssertionError("seed " + seed + ": no reply in " + CALL_TIMEOUT_SECONDS
-                    + " s; the last operations:\n  " + String.join("\n  ", history), e);
+            throw new java.io.InterruptedIOException("seed " + seed + ": no reply in " + CALL_TIMEOUT_SECONDS
+                    + " s; the last operations:\n  " + String.join("\n  ", history));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted", e);
@@ -434,9 +436,9 @@ public final class RandomIo {
         history.addLast("#" + done + " " + what);
     }
 
-    private void check(boolean ok, String what) {
+    private void check(boolean ok, String what) throws DataMismatchException {
         if (!ok) {
-            throw new AssertionError("seed " + seed + ": " + what + "; the last operations:\n  "
+            throw new DataMismatchException("seed " + seed + ": " + what + "; the last operations:\n  "
                     + String.join("\n  ", history));
         }
     }

@@ -21,7 +21,8 @@ import org.rpcrdma4j.nfs.vfs.LocalVfs;
 /**
  * {@code check}: random I/O against the embedded server over RDMA with NFSv4.2 and NFSv3 passes, removes its file and
  * says what it did; the same seed runs the same operations; a server that returns wrong READ data fails the check
- * with status 6, the operation and the seed named, and the file kept.
+ * with status 6, the operation and the seed named, and the file kept; short READs are no difference; Ctrl-C ends it
+ * with status 130 and its file removed.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class CheckCommandTest {
@@ -44,7 +45,7 @@ class CheckCommandTest {
             assertThat(v4.code()).as(v4.toString()).isZero();
             assertThat(v4.out()).contains("(NFSv4.2)").contains("300 operations").contains("ok: seed ")
                     .contains("BURST");
-            assertThat(v4.out()).as("READ data through Write chunks").containsPattern("xprt:\\trdma ");
+            assertThat(v4.out()).as("the transport's counters (--stats)").containsPattern("xprt:\\trdma ");
             Cli.Result v3 = Cli.run("check", url + "&vers=3", "--ops", "300", "--no-holes", "--seed", "7");
             assertThat(v3.code()).as(v3.toString()).isZero();
             assertThat(v3.out()).contains("(NFSv3)").contains("seed 7,").contains("no holes").contains("ok: seed 7,");
@@ -59,7 +60,48 @@ class CheckCommandTest {
     private static String summary(String out) {
         Matcher m = Pattern.compile("ok: (.*), in [0-9.]+ s").matcher(out);
         assertThat(m.find()).as(out).isTrue();
-        return m.group(1).replaceAll(" at [0-9]+ µs", "");
+        return m.group(1).replaceAll(" \\([0-9]+ us each\\)", "");
+    }
+
+    @Test
+    void shortReadsAreNoDifference() throws IOException {
+        Path exported = Files.createDirectories(temp.resolve("exported"));
+        GateVfs vfs = new GateVfs(LocalVfs.open(exported));
+        NfsServer server = NfsServer.builder().bindAddress("127.0.0.1").port(0).export("/export", vfs)
+                .workerThreads(4).build().start();
+        try {
+            vfs.shortReads();
+            Cli.Result r = Cli.run("check", "tcp://127.0.0.1:" + server.port() + "/export?vers=3", "--ops", "300");
+            assertThat(r.code()).as(r.toString()).isZero();
+            assertThat(r.out()).containsPattern("size \\d+, \\d+ short READs");
+            assertThat(names(exported)).isEmpty();
+        } finally {
+            server.close();
+            vfs.close();
+        }
+    }
+
+    @Test
+    void ctrlCEndsTheCheckAndRemovesItsFile() throws Exception {
+        Path exported = Files.createDirectories(temp.resolve("exported"));
+        GateVfs vfs = new GateVfs(LocalVfs.open(exported));
+        NfsServer server = NfsServer.builder().bindAddress("127.0.0.1").port(0).export("/export", vfs)
+                .workerThreads(4).build().start();
+        try {
+            vfs.holdWrites();
+            // far more operations than run before the interrupt
+            Cli.Running check = Cli.start("check", "tcp://127.0.0.1:" + server.port() + "/export", "--ops", "1000000",
+                    "--file", "/interrupted");
+            assertThat(vfs.awaitHeld(30)).as("the check reached the server").isTrue();
+            vfs.release(); // the server goes on answering, as a real one would
+            Cli.Result r = check.interrupt(30);
+            assertThat(r.code()).as(r.toString()).isEqualTo(ExitCode.INTERRUPTED.code());
+            assertThat(names(exported)).as("the check's file removed").isEmpty();
+        } finally {
+            vfs.release();
+            server.close();
+            vfs.close();
+        }
     }
 
     @Test

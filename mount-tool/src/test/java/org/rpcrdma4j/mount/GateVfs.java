@@ -20,13 +20,15 @@ import org.rpcrdma4j.nfs.vfs.WriteResult;
 
 /**
  * A VFS that holds READs or WRITEs at a gate until released, so that a test can interrupt a transfer while it is
- * surely in the middle, or that returns READ data with its last byte changed. Everything else passes straight through.
+ * surely in the middle, or that returns READ data with its last byte changed, or half of what a READ asks.
+ * Everything else passes straight through.
  */
 final class GateVfs implements Vfs {
     private final Vfs delegate;
     private volatile boolean holdReads;
     private volatile boolean holdWrites;
     private volatile boolean corruptReads;
+    private volatile boolean shortReads;
     private final CountDownLatch entered = new CountDownLatch(1);
     private final CountDownLatch released = new CountDownLatch(1);
 
@@ -40,6 +42,11 @@ final class GateVfs implements Vfs {
 
     void holdWrites() {
         holdWrites = true;
+    }
+
+    /** From now on, a READ of more than 2 bytes returns at most half (short unless it reaches end of file). */
+    void shortReads() {
+        shortReads = true;
     }
 
     /** From now on, the last byte of every READ's data is wrong. */
@@ -96,6 +103,12 @@ final class GateVfs implements Vfs {
     public ReadResult read(FileHandle fh, long offset, ByteBuffer dst) throws NfsException {
         if (holdReads && offset > 0) {
             gate();
+        }
+        if (shortReads && dst.remaining() > 2) {
+            ByteBuffer half = dst.slice().limit(dst.remaining() / 2);
+            ReadResult r = delegate.read(fh, offset, half);
+            dst.position(dst.position() + half.position());
+            return r; // end of file when the half reached it
         }
         ReadResult r = delegate.read(fh, offset, dst);
         if (corruptReads && dst.position() > 0) {

@@ -2,28 +2,18 @@ package org.rpcrdma4j.it.linux;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.net.InetAddress;
-import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
-import org.rpcrdma4j.nfs.FileHandle;
-import org.rpcrdma4j.nfs.server.NfsServer;
+import org.rpcrdma4j.it.reliability.RandomIoServer;
 import org.rpcrdma4j.nfs.server.rdma.NfsRdmaServer;
-import org.rpcrdma4j.nfs.server.rdma.RdmaServerMemory;
-import org.rpcrdma4j.nfs.vfs.LocalVfs;
-import org.rpcrdma4j.nfs.vfs.MemoryVfs;
 import org.rpcrdma4j.testsupport.RequiredPeer;
-import org.rpcrdma4j.xprt.server.RdmaRpcServer;
-import org.rpcrdma4j.xprt.server.ServerCounter;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -54,7 +44,6 @@ class LinuxClientRandomIoTest {
     private static final int MAX_SIZE = 3 << 20;
     private static final int OPS = Integer.getInteger("fsx.ops", 1000);
     private static final long SEED = Long.getLong("fsx.seed", 20261207L);
-    private static final int MEMORY_BLOCK = 64 * 1024;
     /** How long the probe may go without starting an operation before the run counts as stalled. */
     private static final Duration STALL = Duration.ofSeconds(90);
 
@@ -66,16 +55,8 @@ class LinuxClientRandomIoTest {
         Files.setAttribute(local, "unix:mode", 0777);
         Files.copy(probe.build(), local.resolve("fsxprobe"));
         Files.setAttribute(local.resolve("fsxprobe"), "unix:mode", 0755);
-        RdmaServerMemory memory = new RdmaServerMemory();
-        MemoryVfs mem = new MemoryVfs(64L << 20, memory.blocks(MEMORY_BLOCK));
-        LocalVfs localVfs = LocalVfs.open(local);
-        NfsRdmaServer server = NfsRdmaServer.start(
-                NfsServer.builder().export("/local", localVfs).export("/mem", mem).bindAddress("127.0.0.1").port(0),
-                RdmaRpcServer.builder().bindAddress(InetAddress.getLoopbackAddress()).port(0)
-                        .provider("soft", Map.of())
-                        .registeredMemory((256L << 20) + (64L << 20))
-                        .keptCallMemory(32L << 20).jmx(false).name("linux-random-io"),
-                memory);
+        RandomIoServer exports = RandomIoServer.start(local, "linux-random-io");
+        NfsRdmaServer server = exports.server();
         try {
             String host = LinuxPeer.HOST_FROM_GUEST;
             int rdmaPort = server.rdmaPort();
@@ -91,8 +72,7 @@ class LinuxClientRandomIoTest {
                         String name = "f" + seed;
                         String mount = "mount.nfs " + host + ":" + export + " " + MNT + " -o " + options;
                         String out = run(peer, server, mount, mode, name, seed);
-                        byte[] held = export.equals("/mem") ? memoryFile(mem, name)
-                                : Files.readAllBytes(local.resolve(name));
+                        byte[] held = exports.held(export, name, MAX_SIZE);
                         String model = peer.execOk("sha256sum /tmp/fsx-model", GUEST_COMMAND).split("\\s+")[0];
                         assertThat(OurClientLinuxServerTest.sha256(held))
                                 .as("the file in the server's %s (%s, seed %d, %s) is the probe's copy", export, mode,
@@ -109,25 +89,13 @@ class LinuxClientRandomIoTest {
                     }
                 }
             }
-            Map<ServerCounter, Long> c = server.rdma().counters();
-            LOG.info("server counters after the random I/O: {}", c);
-            assertThat(c.get(ServerCounter.KEPT_CALL_BYTES)).as("WRITE blocks kept by the in-memory export")
-                    .isPositive();
-            assertThat(c.get(ServerCounter.ZERO_COPY_BYTES)).as("READ data RDMA-written from where it was read")
-                    .isPositive();
-            for (ServerCounter bad : List.of(ServerCounter.ERR_VERS_SENT, ServerCounter.ERR_CHUNK_SENT,
-                    ServerCounter.DROPPED_GARBAGE, ServerCounter.DROPPED_INTERNAL_ERROR,
-                    ServerCounter.DROPPED_NO_RESOURCES)) {
-                assertThat(c.get(bad)).as(bad.name()).isZero();
-            }
+            LOG.info("server counters after the random I/O: {}", exports.checkCounters());
         } catch (Throwable t) {
             LOG.error("guest kernel log:\n{}", peer.dmesgTail(40));
             peer.exec("umount -f " + MNT, Duration.ofSeconds(30));
             throw t;
         } finally {
-            server.close();
-            localVfs.close();
-            mem.close();
+            exports.close();
         }
     }
 
@@ -183,12 +151,5 @@ class LinuxClientRandomIoTest {
             }
         }
         return "";
-    }
-
-    private static byte[] memoryFile(MemoryVfs mem, String name) throws Exception {
-        FileHandle fh = mem.lookup(mem.root(), name).handle();
-        ByteBuffer held = ByteBuffer.allocate(MAX_SIZE + 1);
-        mem.read(fh, 0, held);
-        return Arrays.copyOf(held.array(), held.position());
     }
 }

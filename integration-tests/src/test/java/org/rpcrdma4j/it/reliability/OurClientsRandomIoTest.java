@@ -3,12 +3,8 @@ package org.rpcrdma4j.it.reliability;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
-import java.net.InetAddress;
-import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -23,13 +19,7 @@ import org.rpcrdma4j.nfs.client.NfsClientConfig;
 import org.rpcrdma4j.nfs.client.NfsMount;
 import org.rpcrdma4j.nfs.client.NfsMounts;
 import org.rpcrdma4j.nfs.client.NfsUrl;
-import org.rpcrdma4j.nfs.server.NfsServer;
 import org.rpcrdma4j.nfs.server.rdma.NfsRdmaServer;
-import org.rpcrdma4j.nfs.server.rdma.RdmaServerMemory;
-import org.rpcrdma4j.nfs.vfs.LocalVfs;
-import org.rpcrdma4j.nfs.vfs.MemoryVfs;
-import org.rpcrdma4j.xprt.server.RdmaRpcServer;
-import org.rpcrdma4j.xprt.server.ServerCounter;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -49,49 +39,26 @@ class OurClientsRandomIoTest {
     static final long SEED = Long.getLong("randomio.seed", 20261207L);
     /** The largest the file grows (holes included). */
     static final int MAX_SIZE = 3 << 20;
-    private static final int MEMORY_BLOCK = 64 * 1024;
 
     @TempDir
     static Path root;
-    private static LocalVfs local;
-    private static MemoryVfs mem;
+    private static RandomIoServer exports;
     private static NfsRdmaServer server;
 
     @BeforeAll
     static void start() throws IOException {
-        RdmaServerMemory memory = new RdmaServerMemory();
-        mem = new MemoryVfs(64L << 20, memory.blocks(MEMORY_BLOCK));
-        local = LocalVfs.open(Files.createDirectories(root.resolve("local")));
-        server = NfsRdmaServer.start(
-                NfsServer.builder().export("/local", local).export("/mem", mem).bindAddress("127.0.0.1").port(0),
-                RdmaRpcServer.builder().bindAddress(InetAddress.getLoopbackAddress()).port(0)
-                        .provider("soft", Map.of())
-                        .registeredMemory((256L << 20) + (64L << 20))
-                        .keptCallMemory(32L << 20).jmx(false).name("random-io"),
-                memory);
+        exports = RandomIoServer.start(Files.createDirectories(root.resolve("local")), "random-io");
+        server = exports.server();
     }
 
     @AfterAll
     static void stop() throws IOException {
-        if (server != null) {
-            Map<ServerCounter, Long> c = server.rdma().counters();
-            LOG.info("server counters after the random I/O: {}", c);
-            server.close();
-            assertThat(c.get(ServerCounter.KEPT_CALL_BYTES)).as("WRITE blocks kept by the in-memory export")
-                    .isPositive();
-            assertThat(c.get(ServerCounter.ZERO_COPY_BYTES)).as("READ data RDMA-written from where it was read")
-                    .isPositive();
-            for (ServerCounter bad : List.of(ServerCounter.ERR_VERS_SENT, ServerCounter.ERR_CHUNK_SENT,
-                    ServerCounter.DROPPED_GARBAGE, ServerCounter.DROPPED_INTERNAL_ERROR,
-                    ServerCounter.DROPPED_NO_RESOURCES)) {
-                assertThat(c.get(bad)).as(bad.name()).isZero();
+        if (exports != null) {
+            try {
+                LOG.info("server counters after the random I/O: {}", exports.checkCounters());
+            } finally {
+                exports.close();
             }
-        }
-        if (local != null) {
-            local.close();
-        }
-        if (mem != null) {
-            mem.close();
         }
     }
 
@@ -118,18 +85,11 @@ class OurClientsRandomIoTest {
                     (System.nanoTime() - t0) / 1_000_000);
         }
         byte[] expected = io.expected();
-        byte[] held = export.equals("/mem") ? memoryFile(name) : Files.readAllBytes(root.resolve("local" + "/" + name));
+        byte[] held = exports.held(export, name, MAX_SIZE);
         assertThat(held).as("the file in the server's %s (%s)", export, io).isEqualTo(expected);
         try (NfsMount fresh = NfsMounts.mount(url, NfsClientConfig.defaults())) {
             assertThat(RandomIo.readBack(fresh, "/" + name)).as("a fresh mount reads back (%s)", io).isEqualTo(expected);
             fresh.remove(fresh.root(), name);
         }
-    }
-
-    private static byte[] memoryFile(String name) throws IOException {
-        FileHandle fh = mem.lookup(mem.root(), name).handle();
-        ByteBuffer held = ByteBuffer.allocate(MAX_SIZE + 1);
-        mem.read(fh, 0, held);
-        return java.util.Arrays.copyOf(held.array(), held.position());
     }
 }

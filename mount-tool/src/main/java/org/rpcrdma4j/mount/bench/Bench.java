@@ -137,7 +137,7 @@ public final class Bench implements AutoCloseable {
                     b.release();
                 }
             }
-            removeQuietly(nfs, dir, RemotePaths.name(path));
+            Transfers.removeQuietly(nfs, dir, RemotePaths.name(path));
             throw e;
         }
         return new Bench(nfs, path, dir, file, spec, buffers, progress, keep);
@@ -280,21 +280,7 @@ public final class Bench implements AutoCloseable {
             LOG.warn("calls still in flight after {} s: their buffers are left to the transport", DRAIN_SECONDS);
         }
         if (!keep) {
-            removeQuietly(nfs, dir, RemotePaths.name(path));
-        }
-    }
-
-    private static void removeQuietly(NfsMount nfs, FileHandle dir, String name) {
-        boolean interrupted = Thread.interrupted();
-        try {
-            nfs.async().remove(dir, name).get(10, TimeUnit.SECONDS);
-        } catch (Exception e) {
-            LOG.warn("could not remove the benchmark file {}: {}", name, e.toString());
-            interrupted |= e instanceof InterruptedException;
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
+            Transfers.removeQuietly(nfs, dir, RemotePaths.name(path));
         }
     }
 }

@@ -312,16 +312,17 @@ public final class Transfers {
     }
 
     /**
-     * Removes a remote temporary file, waiting a bounded time; runs with the interrupt flag cleared (the RPC layer
-     * refuses to wait otherwise) and restores it.
+     * Removes a command's own remote file (a partial transfer, a benchmark or check file), waiting a bounded time;
+     * runs with the interrupt flag cleared (the RPC layer refuses to wait otherwise) and restores it. A failure is
+     * only logged.
      */
-    private static void removeQuietly(NfsMount nfs, FileHandle dir, String name) {
+    public static void removeQuietly(NfsMount nfs, FileHandle dir, String name) {
         boolean interrupted = Thread.interrupted();
         try {
             CompletableFuture<Void> f = nfs.async().remove(dir, name);
             f.get(CLEANUP_SECONDS, TimeUnit.SECONDS);
         } catch (Exception e) {
-            LOG.warn("could not remove the partial remote file {}: {}", name, e.toString());
+            LOG.warn("could not remove the remote file {}: {}", name, e.toString());
             if (e instanceof InterruptedException) {
                 interrupted = true;
             }

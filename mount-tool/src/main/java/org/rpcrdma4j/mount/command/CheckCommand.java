@@ -1,6 +1,5 @@
 package org.rpcrdma4j.mount.command;
 
-import java.io.IOException;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.concurrent.ThreadLocalRandom;
@@ -103,7 +102,7 @@ final class CheckCommand extends ClientCommand {
             check.withoutHoles();
         }
         long t0 = System.nanoTime();
-        boolean passed = false;
+        boolean remove = !keep;
         try {
             check.run(ops);
             byte[] expected = check.expected();
@@ -113,13 +112,18 @@ final class CheckCommand extends ClientCommand {
                 throw new DataMismatchException("the file read back whole (" + back.length + " bytes) differs from "
                         + "what was written (" + expected.length + " bytes) from byte " + at);
             }
-            passed = true;
         } catch (DataMismatchException e) {
+            // kept for a look
+            remove = false;
             throw new CliException(ExitCode.VERIFY, path + ": " + e.getMessage() + "\nthe file is kept; run again "
                     + "with --seed " + s + " for the same operations", e);
+        } catch (NfsException e) {
+            throw Transfers.remote(path, e);
         } finally {
-            if (passed && !keep) {
-                removeQuietly(nfs, dir, RemotePaths.name(path));
+            // after any other failure too (the server refused an operation, the connection broke, Ctrl-C), if the
+            // server answers within a few seconds
+            if (remove) {
+                Transfers.removeQuietly(nfs, dir, RemotePaths.name(path));
             }
         }
         double seconds = (System.nanoTime() - t0) / 1e9;
@@ -130,13 +134,5 @@ final class CheckCommand extends ClientCommand {
 
     private static int positiveOr(int v) {
         return v > 0 ? v : Integer.MAX_VALUE;
-    }
-
-    private void removeQuietly(NfsMount nfs, FileHandle dir, String name) {
-        try {
-            nfs.remove(dir, name);
-        } catch (IOException e) {
-            io.err().println("warning: the file " + name + " could not be removed: " + e.getMessage());
-        }
     }
 }

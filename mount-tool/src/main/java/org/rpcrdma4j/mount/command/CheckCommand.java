@@ -53,7 +53,7 @@ final class CheckCommand extends ClientCommand {
             description = "The file inside the export (it must not exist; default: a new hidden name in the root).")
     String file;
 
-    @Option(names = "--keep", description = "Keep the file (it is always kept when a check fails).")
+    @Option(names = "--keep", description = "Keep the file (it is always kept when the check finds a difference).")
     boolean keep;
 
     CheckCommand(Io io) {
@@ -82,6 +82,8 @@ final class CheckCommand extends ClientCommand {
         NfsMount nfs = session.nfs();
         long s = seed != null ? seed : ThreadLocalRandom.current().nextLong();
         String path = RemotePaths.resolve("/", file != null ? file : "/" + Transfers.temporaryName("rpcrdma-check"));
+        FsInfo info = nfs.fsinfo(nfs.root());
+        int maxIo = Math.min(options.ioSize(), Math.min(positiveOr(info.rtmax()), positiveOr(info.wtmax())));
         FileHandle dir;
         FileHandle fh;
         try {
@@ -90,8 +92,6 @@ final class CheckCommand extends ClientCommand {
         } catch (NfsException e) {
             throw Transfers.remote(path, e);
         }
-        FsInfo info = nfs.fsinfo(fh);
-        int maxIo = Math.min(options.ioSize(), Math.min(positiveOr(info.rtmax()), positiveOr(info.wtmax())));
         io.out().printf(Locale.ROOT, "check %s://%s:%d%s (NFSv%s): file %s, %d operations, seed %d, READ and WRITE of "
                         + "up to %s, file of up to %s%s%n", session.url().scheme(), session.url().host(),
                 session.url().port(), session.url().export(), nfs.version(), path, ops, s, Sizes.format(maxIo),

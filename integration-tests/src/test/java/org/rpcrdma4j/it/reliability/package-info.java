@@ -8,7 +8,7 @@
  * complete), {@code HostileClientsCampaignTest} (malformed transport headers, absurd chunk lists, credit floods and
  * junk instead of MPA beside a well-behaved client), {@code DisconnectStormCampaignTest} (NFSv3 and NFSv4.1
  * operations with a connection fault every ~500), {@code FuzzCampaignTest} (mutated valid traffic into both receive
- * paths), {@code ServerRestartCampaignTest} (crashes during an UNSTABLE upload) and
+ * paths), {@code ServerRestartCampaignTest} (crashes during an UNSTABLE upload, NFSv3 and NFSv4.1) and
  * {@code CreditStarvationCampaignTest} (a server granting one credit); {@code FaultLayerTest} covers the remaining
  * faults once each. Test peers:
  * {@code HostileServer}, {@code HostileClient} with {@code HostileMessages} and {@code NfsCalls}, {@code Mutator};

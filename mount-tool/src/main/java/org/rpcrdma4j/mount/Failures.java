@@ -55,7 +55,13 @@ public final class Failures {
             return new Failure(ExitCode.NFS, describe(n.status()) + " (" + n.getMessage() + ")");
         }
         if (e instanceof MountException m) {
-            return new Failure(ExitCode.NFS, "mount refused: " + m.getMessage());
+            String why = switch (m.status()) {
+                case MNT3ERR_ACCES -> " (not exported, or not to this host)";
+                case MNT3ERR_NOENT -> " (no such directory in the export)";
+                case MNT3ERR_NOTDIR -> " (not a directory)";
+                default -> "";
+            };
+            return new Failure(ExitCode.NFS, "mount refused: " + m.getMessage() + why);
         }
         if (e instanceof RpcTimeoutException r) {
             return new Failure(ExitCode.TRANSPORT, "the server did not answer in time: " + r.getMessage()

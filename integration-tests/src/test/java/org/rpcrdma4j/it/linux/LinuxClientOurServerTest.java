@@ -139,6 +139,16 @@ class LinuxClientOurServerTest {
                 List<IwarpConnection> connections = capture.stop();
                 checkWire(connections, counters, outgoing, arrived);
             }
+
+            // 3: a directory within the export mounted on its own, as Linux's mountd allows; a path not exported
+            // refused as mountd refuses it
+            peer.execOk(mount.replace(":/export ", ":/export/out "), GUEST_COMMAND);
+            assertThat(sums(peer.execOk("cd " + MNT + " && sha256sum *", GUEST_COMMAND))).as("/export/out mounted")
+                    .isEqualTo(expectedOut);
+            peer.execOk("umount " + MNT, GUEST_COMMAND);
+            LinuxPeer.Result refused = peer.exec(mount.replace(":/export ", ":/nope "), GUEST_COMMAND);
+            assertThat(refused.status()).as(refused.output()).isNotZero();
+            assertThat(refused.output()).as("mount.nfs of a path not exported").contains("access denied");
         } catch (Throwable t) {
             if (capture != null) {
                 capture.keep();

@@ -51,6 +51,22 @@ public final class ExportTable {
     }
 
     /**
+     * The export {@code path} (normalized) lies in: the one whose path is the longest whole-component prefix of it, or
+     * null. {@code "/a/b"} lies in {@code "/a"}, {@code "/ab"} does not.
+     */
+    public Export containing(String path) {
+        String p = Export.normalize(path);
+        while (true) {
+            Export e = byPath.get(p);
+            if (e != null || p.equals("/")) {
+                return e;
+            }
+            int slash = p.lastIndexOf('/');
+            p = slash == 0 ? "/" : p.substring(0, slash);
+        }
+    }
+
+    /**
      * Resolves a wire handle for {@code client} (null when unknown): {@code NFS3ERR_BADHANDLE} when malformed,
      * {@code NFS3ERR_STALE} for no export, and also when the export is not open to the client (as Linux's server
      * answers: to that client the handle names nothing).

@@ -11,6 +11,10 @@ import org.dcache.oncrpc4j.rpc.RpcAuthType;
 import org.dcache.oncrpc4j.rpc.RpcCall;
 import org.dcache.oncrpc4j.rpc.RpcDispatchable;
 import org.dcache.oncrpc4j.xdr.XdrVoid;
+import org.rpcrdma4j.nfs.FileHandle;
+import org.rpcrdma4j.nfs.Nfs3Status;
+import org.rpcrdma4j.nfs.NfsException;
+import org.rpcrdma4j.nfs.NfsObject;
 import org.rpcrdma4j.nfs.xdr.ExportsRes;
 import org.rpcrdma4j.nfs.xdr.Mount3;
 import org.rpcrdma4j.nfs.xdr.MountListRes;
@@ -21,10 +25,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The MOUNT version 3 program: MNT hands out an export's root handle (AUTH_SYS and AUTH_NONE accepted) to a host the
- * export is open to ({@code MNT3ERR_ACCES} to any other, as Linux's mountd answers), UMNT and UMNTALL forget mounts,
- * DUMP lists them and EXPORT lists the exports with the hosts each is open to. The mount list is kept for DUMP only;
- * nothing depends on it. MOUNT always runs over TCP, also when NFS runs over RDMA.
+ * The MOUNT version 3 program: MNT hands out the handle of an export's root, or of a directory within it, as Linux's
+ * mountd does (AUTH_SYS and AUTH_NONE accepted), to a host the export is open to; {@code MNT3ERR_ACCES} to any other
+ * and for a path no export holds, {@code MNT3ERR_NOENT} for a directory the export does not have. UMNT and UMNTALL
+ * forget mounts, DUMP lists them and EXPORT lists the exports with the hosts each is open to. The mount list is kept
+ * for DUMP only; nothing depends on it. MOUNT always runs over TCP, also when NFS runs over RDMA.
  */
 public final class MountProgram implements RpcDispatchable {
     private static final Logger LOG = LoggerFactory.getLogger(MountProgram.class);
@@ -52,18 +57,26 @@ public final class MountProgram implements RpcDispatchable {
                 MountPathArgs args = new MountPathArgs();
                 call.retrieveCall(args);
                 MountRes res = new MountRes();
-                Export e = exports.byPath(args.path);
+                String path = Export.normalize(args.path);
+                Export e = exports.containing(path);
                 if (e == null) {
-                    res.status = MountStatus.MNT3ERR_NOENT.wireValue();
+                    // as Linux's mountd: a path no export holds is refused, whether it exists or not
+                    LOG.info("refused to mount {} for {}: not exported", path, host(call));
+                    res.status = MountStatus.MNT3ERR_ACCES.wireValue();
                 } else if (e.access(ExportTable.clientOf(call)) == ExportClients.Access.NONE) {
-                    LOG.warn("refused to mount {} for {}: the export is open to {}", e.path(), host(call),
+                    LOG.warn("refused to mount {} for {}: the export is open to {}", path, host(call),
                             e.clients());
                     res.status = MountStatus.MNT3ERR_ACCES.wireValue();
                 } else {
-                    res.status = MountStatus.MNT3_OK.wireValue();
-                    res.root = e.rootHandle();
-                    res.authFlavors = new int[] {RpcAuthType.UNIX, RpcAuthType.NONE};
-                    mounts.add(new MountListRes.Mount(host(call), e.path()));
+                    try {
+                        res.root = e.wrap(directoryIn(e, path.substring(e.path().length())));
+                        res.status = MountStatus.MNT3_OK.wireValue();
+                        res.authFlavors = new int[] {RpcAuthType.UNIX, RpcAuthType.NONE};
+                        mounts.add(new MountListRes.Mount(host(call), path));
+                    } catch (MountRefused r) {
+                        LOG.info("refused to mount {} for {}: {}", path, host(call), r.getMessage());
+                        res.status = r.status.wireValue();
+                    }
                 }
                 call.reply(res);
             }
@@ -101,5 +114,46 @@ public final class MountProgram implements RpcDispatchable {
             }
             default -> call.failProcedureUnavailable();
         }
+    }
+
+    /** A MNT refused with {@code status}, for the reason in the message. */
+    private static final class MountRefused extends Exception {
+        private static final long serialVersionUID = 1L;
+        final transient MountStatus status;
+
+        MountRefused(MountStatus status, String reason) {
+            super(reason, null, false, false);
+            this.status = status;
+        }
+    }
+
+    /**
+     * The VFS handle of the directory {@code rest} ("" or "/a/b") names below the root of export {@code e}, as Linux's
+     * mountd mounts a directory within an export: {@code MNT3ERR_NOENT} when a component does not exist,
+     * {@code MNT3ERR_NOTDIR} when one is not a directory, {@code MNT3ERR_ACCES} for "." and "..".
+     */
+    private static FileHandle directoryIn(Export e, String rest) throws MountRefused {
+        FileHandle fh = e.vfs().root();
+        for (String name : rest.split("/")) {
+            if (name.isEmpty()) {
+                continue;
+            }
+            if (name.equals(".") || name.equals("..")) {
+                throw new MountRefused(MountStatus.MNT3ERR_ACCES, "'" + name + "' in the path");
+            }
+            NfsObject o;
+            try {
+                o = e.vfs().lookup(fh, name);
+            } catch (NfsException x) {
+                throw new MountRefused(x.status() == Nfs3Status.NFS3ERR_NOENT ? MountStatus.MNT3ERR_NOENT
+                        : x.status() == Nfs3Status.NFS3ERR_NOTDIR ? MountStatus.MNT3ERR_NOTDIR
+                        : MountStatus.MNT3ERR_ACCES, name + ": " + x.getMessage());
+            }
+            if (o.attributes() == null || !o.attributes().isDirectory()) {
+                throw new MountRefused(MountStatus.MNT3ERR_NOTDIR, name + " is not a directory");
+            }
+            fh = o.handle();
+        }
+        return fh;
     }
 }

@@ -97,7 +97,7 @@ class NfsMountsTest {
         String base = url(noGrace(), "").replace("/export", "/missing");
         assertThatThrownBy(() -> NfsMounts.mount(base)).isInstanceOf(MountException.class)
                 .satisfies(e -> assertThat(((MountException) e).status())
-                        .isEqualTo(org.rpcrdma4j.nfs.xdr.MountStatus.MNT3ERR_NOENT));
+                        .isEqualTo(org.rpcrdma4j.nfs.xdr.MountStatus.MNT3ERR_ACCES));
         assertThatThrownBy(() -> NfsMounts.mount(base + "?vers=4.1"))
                 .isInstanceOf(org.rpcrdma4j.nfs.client.v4.Nfs4StatusException.class)
                 .satisfies(e -> assertThat(((org.rpcrdma4j.nfs.client.v4.Nfs4StatusException) e).nfs4Status())

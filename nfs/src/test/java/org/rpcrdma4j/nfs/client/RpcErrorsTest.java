@@ -161,7 +161,7 @@ class RpcErrorsTest {
     void mountingWhatIsNotExported() {
         assertThatThrownBy(() -> NfsClient.mount("tcp://127.0.0.1:" + server.port() + "/nope"))
                 .isInstanceOfSatisfying(MountException.class,
-                        e -> assertThat(e.status()).isEqualTo(MountStatus.MNT3ERR_NOENT));
+                        e -> assertThat(e.status()).isEqualTo(MountStatus.MNT3ERR_ACCES));
     }
 
     @Test

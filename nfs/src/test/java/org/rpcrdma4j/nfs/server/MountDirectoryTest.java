@@ -14,13 +14,15 @@ import org.rpcrdma4j.nfs.DirEntry;
 import org.rpcrdma4j.nfs.StableHow;
 import org.rpcrdma4j.nfs.client.MountException;
 import org.rpcrdma4j.nfs.client.NfsClient;
+import org.rpcrdma4j.nfs.client.NfsMount;
+import org.rpcrdma4j.nfs.client.NfsMounts;
 import org.rpcrdma4j.nfs.vfs.MemoryVfs;
 import org.rpcrdma4j.nfs.xdr.MountStatus;
 
 /**
  * MNT as Linux's mountd answers it: a directory within an export is mounted (its handle, the export's rules), a path
  * no export holds is MNT3ERR_ACCES whether or not it exists, a missing directory within an export MNT3ERR_NOENT, a
- * file MNT3ERR_NOTDIR, and "." or ".." in the path MNT3ERR_ACCES.
+ * file MNT3ERR_NOTDIR, and "." or ".." in the path MNT3ERR_ACCES. NFSv4 mounts such a directory too.
  */
 @Timeout(60)
 class MountDirectoryTest {
@@ -61,6 +63,17 @@ class MountDirectoryTest {
         }
         try (NfsClient c = NfsClient.mount(url("/m"))) {
             assertThat(c.readAll("/d/e/g")).containsExactly(7);
+        }
+    }
+
+    /** NFSv4 has no MOUNT: the client walks the server's namespace to the directory with LOOKUPs. */
+    @Test
+    void nfs4MountsADirectoryWithinTheExportToo() throws IOException {
+        for (String version : new String[] {"4.1", "4.2"}) {
+            try (NfsMount m = NfsMounts.mount(url("/m/d/e?vers=" + version))) {
+                assertThat(m.version()).isEqualTo(version);
+                assertThat(m.list("/")).as("NFSv%s", version).extracting(DirEntry::name).contains("f");
+            }
         }
     }
 

@@ -20,4 +20,13 @@ public record FsInfo(int rtmax, int rtpref, int rtmult, int wtmax, int wtpref, i
     public static final int FSF3_SYMLINK = 0x0002;
     public static final int FSF3_HOMOGENEOUS = 0x0008;
     public static final int FSF3_CANSETTIME = 0x0010;
+
+    /** The largest count both a READ and a WRITE may ask for; unbounded when the server gives neither maximum. */
+    public int largestIo() {
+        return Math.min(positiveOr(rtmax), positiveOr(wtmax));
+    }
+
+    private static int positiveOr(int max) {
+        return max > 0 ? max : Integer.MAX_VALUE;
+    }
 }

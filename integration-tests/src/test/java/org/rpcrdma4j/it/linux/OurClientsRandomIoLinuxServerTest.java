@@ -25,10 +25,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Our NFSv3 and NFSv4.x clients against the Linux kernel's knfsd (over siw in the {@link LinuxPeer} guest), checked
- * byte for byte with {@link RandomIo}: random READs and WRITEs at unaligned offsets, truncations, COMMITs and bursts
- * of calls in flight on one file, which is given no holes: knfsd 6.1 reads its tmpfs export's unwritten pages wrong. Afterwards the file as the guest's own file system has it (SHA-256 computed
- * in the guest), and what a fresh mount reads back, must equal the copy {@link RandomIo} kept. {@code -Drandomio.ops=N}
- * and {@code -Drandomio.seed=S} run longer or other sequences (a failure names its seed).
+ * byte for byte with {@link RandomIo}: random READs and WRITEs at unaligned offsets, truncations, COMMITs and bursts of
+ * calls in flight on one file, which is given no holes: knfsd 6.1 reads its tmpfs export's unwritten pages wrong.
+ * Afterwards the file as the guest's own file system has it (SHA-256 computed in the guest), and what a fresh mount
+ * reads back, must equal the copy {@link RandomIo} kept. {@code -Drandomio.ops=N} and {@code -Drandomio.seed=S} run
+ * longer or other sequences (a failure names its seed).
  */
 @ExtendWith(LinuxPeerExtension.class)
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
@@ -49,7 +50,7 @@ class OurClientsRandomIoLinuxServerTest {
         try (NfsMount nfs = mount(peer, version)) {
             FileHandle fh = nfs.createFile(path);
             FsInfo info = nfs.fsinfo(fh);
-            int maxIo = Math.min(1 << 20, Math.min(info.rtmax(), info.wtmax()));
+            int maxIo = Math.min(1 << 20, info.largestIo());
             long t0 = System.nanoTime();
             // no holes: the guest's knfsd (Linux 6.1) answers a READ across unwritten pages of its tmpfs export with
             // the data after them shifted (see docs/interop-linux.md, "knfsd's READ across a hole")

@@ -22,10 +22,10 @@ import org.rpcrdma4j.nfs.client.DataTransportFactory;
 import org.rpcrdma4j.nfs.client.NfsClient;
 import org.rpcrdma4j.nfs.client.NfsClientConfig;
 import org.rpcrdma4j.nfs.client.NfsMount;
+import org.rpcrdma4j.nfs.client.NfsMounts;
 import org.rpcrdma4j.nfs.client.NfsUrl;
 import org.rpcrdma4j.nfs.client.rdma.RdmaDataTransport;
 import org.rpcrdma4j.nfs.client.v4.Nfs41Client;
-import org.rpcrdma4j.nfs.client.v4.Nfs41Options;
 import org.rpcrdma4j.nfs.server.NfsServer;
 import org.rpcrdma4j.nfs.v4.state.StateConfig;
 import org.rpcrdma4j.nfs.vfs.Vfs;
@@ -41,13 +41,13 @@ import org.rpcrdma4j.xprt.server.RdmaRpcServer;
 import org.rpcrdma4j.xprt.server.ServerCounter;
 
 /**
- * NFS over RPC-over-RDMA end to end for the campaigns: the nfs module's {@link NfsServer} (MOUNT over TCP, its
- * NFSv3 and NFSv4.1 programs served over RDMA by an {@link RdmaRpcServer} with the NFS binding and, optionally, a
- * duplicate request cache for NFSv3; NFSv4.1's sessions have their own), a {@link FaultProxy} in front of the RDMA
- * server, and an {@link NfsClient} or {@link Nfs41Client} mounted with {@code rdma://} through the proxy. Both devices are software iWARP devices wrapped in {@link FaultyDevice}s with their own
- * {@link FaultPlan}s. {@link #restart} replaces the servers (new {@link Vfs} instance, new RDMA server, the proxy
- * pointed at it) under the mounted client. {@link #closeAndCheck()} closes everything and checks every pool and device
- * is back to empty.
+ * NFS over RPC-over-RDMA end to end for the campaigns: the nfs module's {@link NfsServer} (MOUNT over TCP, its NFSv3
+ * and NFSv4.1 programs served over RDMA by an {@link RdmaRpcServer} with the NFS binding and, optionally, a duplicate
+ * request cache for NFSv3; NFSv4.1's sessions have their own), a {@link FaultProxy} in front of the RDMA server, and an
+ * {@link NfsClient} or {@link Nfs41Client} mounted with {@code rdma://} through the proxy. Both devices are software
+ * iWARP devices wrapped in {@link FaultyDevice}s with their own {@link FaultPlan}s. {@link #restart} replaces the
+ * servers (new {@link Vfs} instance, new RDMA server, the proxy pointed at it) under the mounted client. {@link
+ * #closeAndCheck()} closes everything and checks every pool and device is back to empty.
  */
 final class NfsRdmaRig implements AutoCloseable {
     private static final AtomicInteger RIGS = new AtomicInteger();
@@ -148,14 +148,8 @@ final class NfsRdmaRig implements AutoCloseable {
                 return t;
             }
         };
-        NfsUrl url = NfsUrl.parse("rdma://127.0.0.1:" + proxy.address().getPort() + EXPORT + "?mountport="
-                + nfs.port());
-        NfsClientConfig c = config.withTransportFactory(factory);
-        client = switch (version) {
-            case "3" -> NfsClient.mount(url, c);
-            case "4.1" -> Nfs41Client.mount(url, c, Nfs41Options.defaults().withMinorVersion(1));
-            default -> throw new IllegalArgumentException("NFS version " + version);
-        };
+        client = NfsMounts.mount(NfsUrl.parse("rdma://127.0.0.1:" + proxy.address().getPort() + EXPORT
+                + "?mountport=" + nfs.port() + "&vers=" + version), config.withTransportFactory(factory));
         return client;
     }
 

@@ -78,7 +78,7 @@ class OurClientsRandomIoTest {
             assertThat(nfs.version()).isEqualTo(version);
             FileHandle fh = nfs.createFile("/" + name);
             FsInfo info = nfs.fsinfo(fh);
-            int maxIo = Math.min(1 << 20, Math.min(info.rtmax(), info.wtmax()));
+            int maxIo = Math.min(1 << 20, info.largestIo());
             long t0 = System.nanoTime();
             io = new RandomIo(nfs, fh, MAX_SIZE, maxIo, seed).run(OPS);
             LOG.info("{} NFSv{} on {}: {} in {} ms", scheme, version, export, io,
@@ -88,7 +88,8 @@ class OurClientsRandomIoTest {
         byte[] held = exports.held(export, name, MAX_SIZE);
         assertThat(held).as("the file in the server's %s (%s)", export, io).isEqualTo(expected);
         try (NfsMount fresh = NfsMounts.mount(url, NfsClientConfig.defaults())) {
-            assertThat(RandomIo.readBack(fresh, "/" + name)).as("a fresh mount reads back (%s)", io).isEqualTo(expected);
+            assertThat(RandomIo.readBack(fresh, "/" + name)).as("a fresh mount reads back (%s)", io)
+                    .isEqualTo(expected);
             fresh.remove(fresh.root(), name);
         }
     }

@@ -105,7 +105,7 @@ public final class Bench implements AutoCloseable {
             throws IOException, InterruptedException {
         NfsMount nfs = session.nfs();
         FsInfo info = nfs.fsinfo(nfs.root());
-        int max = Math.min(positiveOr(info.rtmax()), positiveOr(info.wtmax()));
+        int max = info.largestIo();
         if (spec.ioSize() > max) {
             throw new CliException(ExitCode.USAGE, "--size " + spec.ioSize() + " exceeds the server's largest READ or "
                     + "WRITE (" + max + " bytes)");
@@ -141,10 +141,6 @@ public final class Bench implements AutoCloseable {
             throw e;
         }
         return new Bench(nfs, path, dir, file, spec, buffers, progress, keep);
-    }
-
-    private static int positiveOr(int v) {
-        return v > 0 ? v : Integer.MAX_VALUE;
     }
 
     public String path() {

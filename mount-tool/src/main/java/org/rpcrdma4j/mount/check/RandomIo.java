@@ -31,12 +31,12 @@ import org.rpcrdma4j.nfs.client.WriteReply;
  * ({@code DataTransport.allocateData}: registered memory over RDMA), and a READ appends to a buffer that already holds
  * a few bytes. Every READ's count, EOF flag, bytes (and the bytes before them, untouched), every WRITE's count and
  * every size the server reports are checked; a server may return fewer bytes than asked (short READs and WRITEs are
- * legal), but never none and never the wrong ones. A failed check throws {@link DataMismatchException} naming the seed and
- * the last operations before it; the same seed against the same server runs the same operations.
+ * legal), but never none and never the wrong ones. A failed check throws {@link DataMismatchException} naming the
+ * seed and the last operations before it; the same seed against the same server runs the same operations.
  */
 public final class RandomIo {
-    /** The operations, as counted in {@link #counts()}. */
-    public enum Kind { WRITE, READ, TRUNCATE, COMMIT, GETATTR, BURST }
+    /** The operations, as counted in the summary ({@link #toString()}). */
+    private enum Kind { WRITE, READ, TRUNCATE, COMMIT, GETATTR, BURST }
 
     private static final int HISTORY = 48;
 
@@ -113,11 +113,6 @@ public final class RandomIo {
         return Arrays.copyOf(model, size);
     }
 
-    /** How many operations of each kind ran. */
-    public Map<Kind, Integer> counts() {
-        return counts;
-    }
-
     @Override
     public String toString() {
         StringBuilder b = new StringBuilder("seed ").append(seed).append(", ").append(done).append(" operations:");
@@ -175,8 +170,8 @@ public final class RandomIo {
     private void write() throws IOException {
         int off = holes ? random.nextInt(maxSize) : withinFile();
         Pending w = startWrite(off, Math.min(length(), maxSize - off));
-        w.alone = true;
         finishWrite(w, await(w.reply));
+        checkSize(w.attributes, w.what);
     }
 
     private void read() throws IOException {
@@ -220,9 +215,10 @@ public final class RandomIo {
             // each WRITE's attributes were taken while the others were in flight: at least its own end of file, at
             // most where the burst left it
             for (Pending w : writes) {
-                if (w.sizeSeen >= 0) {
-                    check(w.sizeSeen >= Math.max(sizeBefore, w.offset + w.count) && w.sizeSeen <= size,
-                            w.what + ": the attributes returned say " + w.sizeSeen + " bytes, not within "
+                if (w.attributes != null) {
+                    long seen = w.attributes.size();
+                    check(seen >= Math.max(sizeBefore, w.offset + w.count) && seen <= size, w.what
+                            + ": the attributes returned say " + seen + " bytes, not within "
                             + Math.max(sizeBefore, w.offset + w.count) + " to " + size);
                 }
             }
@@ -254,8 +250,8 @@ public final class RandomIo {
         CompletableFuture<?> reply;
         boolean released;
         int count;
-        long sizeSeen = -1;
-        boolean alone;
+        /** The file's attributes a WRITE's reply carried, or null. */
+        FileAttributes attributes;
 
         Pending(String what, int offset, int length, ByteBuf buffer) {
             this.what = what;
@@ -298,11 +294,7 @@ public final class RandomIo {
             bytesWritten += wrote;
             check(w.buffer.readerIndex() == 0 && w.buffer.readableBytes() == w.length,
                     w.what + " moved its source's indexes");
-            if (w.alone) {
-                checkSize(r.attributes(), w.what);
-            } else if (r.attributes() != null) {
-                w.sizeSeen = r.attributes().size();
-            }
+            w.attributes = r.attributes();
         } finally {
             w.release();
         }

@@ -32,7 +32,8 @@ import picocli.CommandLine.Option;
 @Command(name = "check", mixinStandardHelpOptions = true,
         description = {"Random READs, WRITEs, truncations, COMMITs and bursts of calls in flight on a new file, every "
                 + "byte checked against what was written.",
-                "Exits with status 6 on the first difference and keeps the file; --seed runs the same operations again."})
+                "Exits with status 6 on the first difference and keeps the file; --seed runs the same operations "
+                        + "again."})
 final class CheckCommand extends ClientCommand {
     @Option(names = "--ops", paramLabel = "N", defaultValue = "2000",
             description = "Operations to run; a burst of calls in flight counts as one (default: ${DEFAULT-VALUE}).")
@@ -83,7 +84,7 @@ final class CheckCommand extends ClientCommand {
         long s = seed != null ? seed : ThreadLocalRandom.current().nextLong();
         String path = RemotePaths.resolve("/", file != null ? file : "/" + Transfers.temporaryName("rpcrdma-check"));
         FsInfo info = nfs.fsinfo(nfs.root());
-        int maxIo = Math.min(options.ioSize(), Math.min(positiveOr(info.rtmax()), positiveOr(info.wtmax())));
+        int maxIo = Math.min(options.ioSize(), info.largestIo());
         FileHandle dir;
         FileHandle fh;
         try {
@@ -130,9 +131,5 @@ final class CheckCommand extends ClientCommand {
         io.out().printf(Locale.ROOT, "ok: %s, in %.1f s%n", check, seconds);
         io.out().flush();
         return 0;
-    }
-
-    private static int positiveOr(int v) {
-        return v > 0 ? v : Integer.MAX_VALUE;
     }
 }

@@ -15,7 +15,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.rpcrdma4j.mount.server.EmbeddedServer;
-import org.rpcrdma4j.nfs.server.NfsServer;
 import org.rpcrdma4j.nfs.vfs.LocalVfs;
 
 /**
@@ -67,17 +66,12 @@ class CheckCommandTest {
     void shortReadsAreNoDifference() throws IOException {
         Path exported = Files.createDirectories(temp.resolve("exported"));
         GateVfs vfs = new GateVfs(LocalVfs.open(exported));
-        NfsServer server = NfsServer.builder().bindAddress("127.0.0.1").port(0).export("/export", vfs)
-                .workerThreads(4).build().start();
-        try {
+        try (TcpServerFixture server = new TcpServerFixture(vfs)) {
             vfs.shortReads();
-            Cli.Result r = Cli.run("check", "tcp://127.0.0.1:" + server.port() + "/export?vers=3", "--ops", "300");
+            Cli.Result r = Cli.run("check", server.url() + "?vers=3", "--ops", "300");
             assertThat(r.code()).as(r.toString()).isZero();
             assertThat(r.out()).containsPattern("size \\d+, \\d+ short READs");
             assertThat(names(exported)).isEmpty();
-        } finally {
-            server.close();
-            vfs.close();
         }
     }
 
@@ -85,22 +79,19 @@ class CheckCommandTest {
     void ctrlCEndsTheCheckAndRemovesItsFile() throws Exception {
         Path exported = Files.createDirectories(temp.resolve("exported"));
         GateVfs vfs = new GateVfs(LocalVfs.open(exported));
-        NfsServer server = NfsServer.builder().bindAddress("127.0.0.1").port(0).export("/export", vfs)
-                .workerThreads(4).build().start();
-        try {
-            vfs.holdWrites();
-            // far more operations than run before the interrupt
-            Cli.Running check = Cli.start("check", "tcp://127.0.0.1:" + server.port() + "/export", "--ops", "1000000",
-                    "--file", "/interrupted");
-            assertThat(vfs.awaitHeld(30)).as("the check reached the server").isTrue();
-            vfs.release(); // the server goes on answering, as a real one would
-            Cli.Result r = check.interrupt(30);
-            assertThat(r.code()).as(r.toString()).isEqualTo(ExitCode.INTERRUPTED.code());
-            assertThat(names(exported)).as("the check's file removed").isEmpty();
-        } finally {
-            vfs.release();
-            server.close();
-            vfs.close();
+        try (TcpServerFixture server = new TcpServerFixture(vfs)) {
+            try {
+                vfs.holdWrites();
+                // far more operations than run before the interrupt
+                Cli.Running check = Cli.start("check", server.url(), "--ops", "1000000", "--file", "/interrupted");
+                assertThat(vfs.awaitHeld(30)).as("the check reached the server").isTrue();
+                vfs.release(); // the server goes on answering, as a real one would
+                Cli.Result r = check.interrupt(30);
+                assertThat(r.code()).as(r.toString()).isEqualTo(ExitCode.INTERRUPTED.code());
+                assertThat(names(exported)).as("the check's file removed").isEmpty();
+            } finally {
+                vfs.release();
+            }
         }
     }
 
@@ -108,19 +99,13 @@ class CheckCommandTest {
     void wrongReadDataFailsTheCheckAndKeepsTheFile() throws IOException {
         Path exported = Files.createDirectories(temp.resolve("exported"));
         GateVfs vfs = new GateVfs(LocalVfs.open(exported));
-        NfsServer server = NfsServer.builder().bindAddress("127.0.0.1").port(0).export("/export", vfs)
-                .workerThreads(4).build().start();
-        try {
+        try (TcpServerFixture server = new TcpServerFixture(vfs)) {
             vfs.corruptReads();
-            Cli.Result r = Cli.run("check", "tcp://127.0.0.1:" + server.port() + "/export", "--ops", "500",
-                    "--seed", "11", "--file", "/checked");
+            Cli.Result r = Cli.run("check", server.url(), "--ops", "500", "--seed", "11", "--file", "/checked");
             assertThat(r.code()).as(r.toString()).isEqualTo(ExitCode.VERIFY.code());
             assertThat(r.err()).contains("/checked: seed 11: READ off").contains("expected")
                     .contains("the last operations").contains("run again with --seed 11");
             assertThat(names(exported)).as("the file kept for a look").containsExactly("checked");
-        } finally {
-            server.close();
-            vfs.close();
         }
     }
 }

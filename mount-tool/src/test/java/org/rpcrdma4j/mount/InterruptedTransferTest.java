@@ -15,7 +15,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
-import org.rpcrdma4j.nfs.server.NfsServer;
 import org.rpcrdma4j.nfs.vfs.LocalVfs;
 
 /**
@@ -30,26 +29,24 @@ class InterruptedTransferTest {
     private Path exported;
     private Path local;
     private GateVfs vfs;
-    private NfsServer server;
+    private TcpServerFixture server;
 
     @BeforeEach
     void start() throws IOException {
         exported = Files.createDirectories(temp.resolve("exported"));
         local = Files.createDirectories(temp.resolve("local"));
         vfs = new GateVfs(LocalVfs.open(exported));
-        server = NfsServer.builder().bindAddress("127.0.0.1").port(0).export("/export", vfs).workerThreads(4)
-                .build().start();
+        server = new TcpServerFixture(vfs);
     }
 
     @AfterEach
     void stop() throws IOException {
         vfs.release();
         server.close();
-        vfs.close();
     }
 
     private String url() {
-        return "tcp://127.0.0.1:" + server.port() + "/export";
+        return server.url();
     }
 
     private static byte[] random(int n) {

@@ -5,10 +5,11 @@ import java.nio.file.Path;
 
 import org.rpcrdma4j.nfs.server.NfsServer;
 import org.rpcrdma4j.nfs.vfs.LocalVfs;
+import org.rpcrdma4j.nfs.vfs.Vfs;
 
-/** The nfs module's embedded server over TCP on loopback, exporting a directory as {@code /export}. */
+/** The nfs module's embedded server over TCP on loopback, exporting a directory (or a VFS) as {@code /export}. */
 public final class TcpServerFixture implements AutoCloseable {
-    private final LocalVfs vfs;
+    private final Vfs vfs;
     private final NfsServer server;
 
     public TcpServerFixture(Path dir) throws IOException {
@@ -23,6 +24,15 @@ public final class TcpServerFixture implements AutoCloseable {
             b.nfs4(nfs4);
         }
         this.server = b.build().start();
+    }
+
+    /**
+     * Exporting {@code vfs} (closed with the server), with workers to spare while a {@link GateVfs} holds one of them.
+     */
+    public TcpServerFixture(Vfs vfs) throws IOException {
+        this.vfs = vfs;
+        this.server = NfsServer.builder().bindAddress("127.0.0.1").port(0).export("/export", vfs).workerThreads(4)
+                .build().start();
     }
 
     public NfsServer server() {

@@ -8,8 +8,8 @@ import org.rpcrdma4j.verbs.conformance.AbstractProtectionErrorConformanceTest;
 
 /**
  * The protection suite with placement confirmation off (the default): Writes and Sends complete once written, as on
- * Linux siw and iWARP RNICs, so a refused one may complete successfully and only the broken connection shows the refusal. This
- * also checks the suite's relaxed assertions, which an iWARP hardware provider uses.
+ * Linux siw and iWARP RNICs, so a refused one may complete successfully and only the broken connection shows the
+ * refusal. This also checks the suite's relaxed assertions, which an iWARP hardware provider uses.
  */
 class SoftUnconfirmedProtectionErrorTest extends AbstractProtectionErrorConformanceTest {
     @Override

@@ -7,6 +7,7 @@ import java.util.concurrent.TimeUnit;
 import org.rpcrdma4j.nfs.CreateMode;
 import org.rpcrdma4j.nfs.FileAttributes;
 import org.rpcrdma4j.nfs.FileHandle;
+import org.rpcrdma4j.nfs.FileType;
 import org.rpcrdma4j.nfs.FsStat;
 import org.rpcrdma4j.nfs.NfsException;
 import org.rpcrdma4j.nfs.NfsObject;
@@ -140,6 +141,12 @@ final class GateVfs implements Vfs {
     public NfsObject symlink(FileHandle dir, String name, String target, SetAttributes attributes)
             throws NfsException {
         return delegate.symlink(dir, name, target, attributes);
+    }
+
+    @Override
+    public NfsObject mknod(FileHandle dir, String name, FileType type, int major, int minor,
+                           SetAttributes attributes) throws NfsException {
+        return delegate.mknod(dir, name, type, major, minor, attributes);
     }
 
     @Override

@@ -25,6 +25,7 @@ import org.rpcrdma4j.nfs.vfs.DirectoryPage;
 import org.rpcrdma4j.nfs.vfs.LentRange;
 import org.rpcrdma4j.nfs.vfs.ReadResult;
 import org.rpcrdma4j.nfs.vfs.Vfs;
+import org.rpcrdma4j.nfs.vfs.VfsNames;
 import org.rpcrdma4j.nfs.NfsObject;
 import org.rpcrdma4j.nfs.SetAttributes;
 import org.rpcrdma4j.nfs.vfs.WriteResult;
@@ -383,8 +384,14 @@ public final class Nfs3Program implements RpcDispatchable {
         MknodArgs args = decode(call, new MknodArgs());
         NewObjectRes res = new NewObjectRes();
         res.status = run("MKNOD", () -> {
-            target(call, args.dir);
-            throw new NfsException(Nfs3Status.NFS3ERR_NOTSUPP, "MKNOD");
+            Target t = target(call, args.dir);
+            VfsNames.checkSpecialType(args.type);
+            writable(t);
+            Caller c = caller(call, t);
+            TargetChecks.requireDir(c, t, Permissions.WRITE | Permissions.EXECUTE, "make a name in this directory");
+            TargetChecks.requireMayMake(c, args.type);
+            created(res, t, t.export().vfs().mknod(t.fh(), args.name, args.type, args.major, args.minor,
+                    TargetChecks.owned(c, t, args.attributes, false)));
         });
         res.dirWcc = wcc(call, args.dir);
         call.reply(res);

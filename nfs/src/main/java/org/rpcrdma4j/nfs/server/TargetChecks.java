@@ -1,6 +1,7 @@
 package org.rpcrdma4j.nfs.server;
 
 import org.rpcrdma4j.nfs.FileAttributes;
+import org.rpcrdma4j.nfs.FileType;
 import org.rpcrdma4j.nfs.Nfs3Status;
 import org.rpcrdma4j.nfs.NfsException;
 import org.rpcrdma4j.nfs.NfsObject;
@@ -105,5 +106,15 @@ public final class TargetChecks {
             }
         }
         return new SetAttributes(mode, uid, gid, asked.size(), asked.atime(), asked.mtime());
+    }
+
+    /**
+     * A character or block device is made by root only ({@code NFS3ERR_PERM} for others, as mknod(2)'s EPERM without
+     * CAP_MKNOD, which Linux's server passes on); FIFOs and sockets by anyone who may write the directory.
+     */
+    public static void requireMayMake(Caller c, FileType type) throws NfsException {
+        if ((type == FileType.CHAR_DEVICE || type == FileType.BLOCK_DEVICE) && !c.isRoot()) {
+            throw new NfsException(Nfs3Status.NFS3ERR_PERM, "only root makes devices");
+        }
     }
 }

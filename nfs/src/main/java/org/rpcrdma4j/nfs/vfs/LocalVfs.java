@@ -373,9 +373,14 @@ public final class LocalVfs implements Vfs {
         if (s.gid() != null) {
             Files.setAttribute(p, "unix:gid", s.gid(), LinkOption.NOFOLLOW_LINKS);
         }
+        boolean special = SpecialFiles.isSpecial(current.type()); // never opened: a FIFO's open would block
         if (s.mode() != null && current.type() != FileType.SYMLINK) {
             // the whole mode (chmod(2)): setuid, setgid and sticky with the permission bits
-            files.setMode(p, s.mode());
+            if (special) {
+                SpecialFiles.setMode(p, s.mode());
+            } else {
+                files.setMode(p, s.mode());
+            }
         }
         if (s.atime() != null || s.mtime() != null) {
             FileTime now = FileTime.from(java.time.Instant.now());
@@ -383,8 +388,12 @@ public final class LocalVfs implements Vfs {
                     : s.atime().isServerTime() ? now : FileTime.from(s.atime().time().toInstant());
             FileTime mtime = s.mtime() == null ? null
                     : s.mtime().isServerTime() ? now : FileTime.from(s.mtime().time().toInstant());
-            Files.getFileAttributeView(p, BasicFileAttributeView.class, LinkOption.NOFOLLOW_LINKS)
-                    .setTimes(mtime, atime, null);
+            if (special) {
+                SpecialFiles.setTimes(p, atime, mtime);
+            } else {
+                Files.getFileAttributeView(p, BasicFileAttributeView.class, LinkOption.NOFOLLOW_LINKS)
+                        .setTimes(mtime, atime, null);
+            }
         }
     }
 
@@ -629,6 +638,31 @@ public final class LocalVfs implements Vfs {
                 // the link itself (lchown): a symbolic link has no mode of its own to set
                 apply(child, attributes(child), new SetAttributes(null, attributes.uid(), attributes.gid(), null,
                         null, null));
+            }
+            sync.add(dir);
+            return record(child, LocalHandleIndex.keyOf(dir), name);
+        });
+    }
+
+    /**
+     * Makes a FIFO, socket or device through {@link SpecialFiles} (the JDK cannot): devices need the server to run as
+     * root, as mknod(2) does ({@code NFS3ERR_PERM} otherwise).
+     */
+    @Override
+    public NfsObject mknod(FileHandle dirFh, String name, FileType type, int major, int minor,
+                           SetAttributes attributes) throws NfsException {
+        VfsNames.checkSpecialType(type);
+        return changeNames(false, name, sync -> {
+            Path dir = dirPath(dirFh);
+            VfsNames.checkEntry(name, true);
+            Path child = LocalNames.child(dir, name, Nfs3Status.NFS3ERR_INVAL);
+            if (Files.exists(child, LinkOption.NOFOLLOW_LINKS)) {
+                throw new FileAlreadyExistsException(child.toString());
+            }
+            SpecialFiles.make(child, type, major, minor, attributes == null ? null : attributes.mode());
+            if (attributes != null) {
+                apply(child, attributes(child), new SetAttributes(null, attributes.uid(), attributes.gid(), null,
+                        attributes.atime(), attributes.mtime()));
             }
             sync.add(dir);
             return record(child, LocalHandleIndex.keyOf(dir), name);

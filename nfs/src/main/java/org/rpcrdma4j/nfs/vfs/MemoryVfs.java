@@ -61,6 +61,9 @@ public final class MemoryVfs implements Vfs {
         final DirectoryEntries<Node> children;
         final MemoryFileData data;
         String target;
+        /** A device's numbers. */
+        int major;
+        int minor;
         /** Whether an EXCLUSIVE CREATE made it: only then does {@link #createVerifier} say anything. */
         boolean exclusive;
         long createVerifier;
@@ -190,8 +193,8 @@ public final class MemoryVfs implements Vfs {
             default -> 0;
         };
         long used = n.type == FileType.REGULAR ? n.data.allocatedBytes() : size;
-        return new FileAttributes(n.type, n.mode & 07777, n.nlink, n.uid, n.gid, size, used, 0, 0, FSID, n.fileid,
-                n.atime, n.mtime, n.ctime);
+        return new FileAttributes(n.type, n.mode & 07777, n.nlink, n.uid, n.gid, size, used, n.major, n.minor, FSID,
+                n.fileid, n.atime, n.mtime, n.ctime);
     }
 
     private NfsObject object(Node n) {
@@ -488,6 +491,30 @@ public final class MemoryVfs implements Vfs {
             if (attributes != null) {
                 apply(n, new SetAttributes(null, attributes.uid(), attributes.gid(), null, null, null));
             }
+            return object(n);
+        } finally {
+            lock.writeLock().unlock();
+        }
+    }
+
+    @Override
+    public NfsObject mknod(FileHandle dirFh, String name, FileType type, int major, int minor,
+                           SetAttributes attributes) throws NfsException {
+        VfsNames.checkSpecialType(type);
+        lock.writeLock().lock();
+        try {
+            Node dir = dir(dirFh);
+            VfsNames.checkEntry(name, true);
+            if (dir.children.containsKey(name)) {
+                throw new NfsException(Nfs3Status.NFS3ERR_EXIST, name);
+            }
+            Node n = insert(dir, name, type, 0644);
+            if (type == FileType.CHAR_DEVICE || type == FileType.BLOCK_DEVICE) {
+                n.major = major;
+                n.minor = minor;
+            }
+            apply(n, attributes == null ? null : new SetAttributes(attributes.mode(), attributes.uid(),
+                    attributes.gid(), null, attributes.atime(), attributes.mtime()));
             return object(n);
         } finally {
             lock.writeLock().unlock();

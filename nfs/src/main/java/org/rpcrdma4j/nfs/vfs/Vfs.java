@@ -4,6 +4,7 @@ import java.nio.ByteBuffer;
 import org.rpcrdma4j.nfs.CreateMode;
 import org.rpcrdma4j.nfs.FileAttributes;
 import org.rpcrdma4j.nfs.FileHandle;
+import org.rpcrdma4j.nfs.FileType;
 import org.rpcrdma4j.nfs.FsStat;
 import org.rpcrdma4j.nfs.NfsException;
 import org.rpcrdma4j.nfs.NfsObject;
@@ -99,6 +100,18 @@ public interface Vfs extends AutoCloseable {
     NfsObject mkdir(FileHandle dir, String name, SetAttributes attributes) throws NfsException;
 
     NfsObject symlink(FileHandle dir, String name, String target, SetAttributes attributes) throws NfsException;
+
+    /**
+     * Makes a special file: a FIFO, a socket, or a character or block device with the numbers {@code major} and
+     * {@code minor} (ignored for the others), with {@code attributes} (mode, owner, times; null fields are left
+     * alone). Other types are {@code NFS3ERR_BADTYPE} ({@link VfsNames#checkSpecialType}). Whether the caller may
+     * make a device is the server's to check. The default is {@code NFS3ERR_NOTSUPP}.
+     */
+    default NfsObject mknod(FileHandle dir, String name, FileType type, int major, int minor,
+                            SetAttributes attributes) throws NfsException {
+        VfsNames.checkSpecialType(type);
+        throw new NfsException(Nfs3Status.NFS3ERR_NOTSUPP, "this file system does not make special files");
+    }
 
     /**
      * Removes a name of a non-directory ({@code NFS3ERR_ISDIR} for a directory). A file with other names (hard links)

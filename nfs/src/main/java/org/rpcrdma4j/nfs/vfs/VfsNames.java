@@ -1,11 +1,12 @@
 package org.rpcrdma4j.nfs.vfs;
 
+import org.rpcrdma4j.nfs.FileType;
 import org.rpcrdma4j.nfs.Nfs3Status;
 import org.rpcrdma4j.nfs.NfsException;
 import org.rpcrdma4j.nfs.xdr.Nfs3;
 import org.rpcrdma4j.nfs.xdr.Nfs3Xdr;
 
-/** The checks every VFS applies to a name component and a symbolic link's contents. */
+/** The checks every VFS applies to a name component, a symbolic link's contents and a special file's type. */
 public final class VfsNames {
     private VfsNames() {
     }
@@ -44,6 +45,17 @@ public final class VfsNames {
         }
         if (target.indexOf('\0') >= 0) {
             throw new NfsException(Nfs3Status.NFS3ERR_INVAL, "NUL in a symbolic link");
+        }
+    }
+
+    /**
+     * A type {@link Vfs#mknod} makes: a FIFO, a socket, a character or a block device. Other types have calls of
+     * their own ({@code NFS3ERR_BADTYPE}).
+     */
+    public static void checkSpecialType(FileType type) throws NfsException {
+        if (type != FileType.FIFO && type != FileType.SOCKET && type != FileType.CHAR_DEVICE
+                && type != FileType.BLOCK_DEVICE) {
+            throw new NfsException(Nfs3Status.NFS3ERR_BADTYPE, "MKNOD of " + type);
         }
     }
 

@@ -401,7 +401,9 @@ public abstract class AbstractNfsEndToEndTest {
         assertStatus(() -> nfs.rmdir(dh, "file"), Nfs3Status.NFS3ERR_NOTDIR);
         assertStatus(() -> nfs.readlink(file), Nfs3Status.NFS3ERR_INVAL);
         assertStatus(() -> nfs.rename(dh, "full", nfs.resolve(d + "/full"), "inside"), Nfs3Status.NFS3ERR_INVAL);
-        assertStatus(() -> nfs.mknod(dh, "fifo", FileType.FIFO, 0, 0), Nfs3Status.NFS3ERR_NOTSUPP);
+        assertStatus(() -> nfs.mknod(dh, "file", FileType.FIFO, 0, 0), Nfs3Status.NFS3ERR_EXIST);
+        assertStatus(() -> nfs.mknod(dh, "reg", FileType.REGULAR, 0, 0), Nfs3Status.NFS3ERR_BADTYPE);
+        assertStatus(() -> nfs.mknod(dh, "dir", FileType.DIRECTORY, 0, 0), Nfs3Status.NFS3ERR_BADTYPE);
         assertStatus(() -> nfs.link(file, file, "hard"), Nfs3Status.NFS3ERR_NOTDIR);
         assertStatus(() -> nfs.link(dh, dh, "hard"), Nfs3Status.NFS3ERR_ISDIR);
         assertStatus(() -> nfs.link(file, dh, "full"), Nfs3Status.NFS3ERR_EXIST);
@@ -415,6 +417,69 @@ public abstract class AbstractNfsEndToEndTest {
         nfs.mkdir(dh, "n".repeat(255), SetAttributes.NONE); // 255 is fine
 
         assertStatus(() -> nfs.readdir(dh, 0, 0, 40), Nfs3Status.NFS3ERR_TOOSMALL);
+    }
+
+    /**
+     * MKNOD makes FIFOs, sockets and devices (devices for root only, as mknod(2)); their mode and times change, and
+     * READ is refused, without the server opening them (a FIFO's open blocks until a writer comes).
+     */
+    @Test
+    void specialFilesAreMadeAndChangedWithoutBeingOpened(TestInfo info) throws Exception {
+        String d = dir(info);
+        FileHandle dh = nfs.resolve(d);
+        NfsObject fifo = nfs.async().mknod(dh, "fifo", FileType.FIFO, SetAttributes.NONE.withMode(0640), 0, 0).get();
+        assertThat(fifo.attributes().type()).isEqualTo(FileType.FIFO);
+        assertThat(fifo.attributes().mode()).isEqualTo(0640);
+        NfsTime then = new NfsTime(1_000_000_000L, 123_000_000);
+        FileAttributes changed = nfs.setattr(fifo.handle(), SetAttributes.NONE.withMode(0600)
+                .withMtime(SetAttributes.TimeSetting.client(then)).withAtime(SetAttributes.TimeSetting.client(then)));
+        assertThat(changed.type()).isEqualTo(FileType.FIFO);
+        assertThat(changed.mode()).isEqualTo(0600);
+        assertThat(changed.mtime()).isEqualTo(then);
+        assertThat(changed.atime()).isEqualTo(then);
+        assertThat(nfs.lookup(dh, "fifo").attributes().type()).isEqualTo(FileType.FIFO);
+        assertStatus(() -> nfs.read(fifo.handle(), 0, Unpooled.buffer(10)), Nfs3Status.NFS3ERR_INVAL);
+
+        NfsObject socket = nfs.mknod(dh, "socket", FileType.SOCKET, 0, 0);
+        assertThat(socket.attributes().type()).isEqualTo(FileType.SOCKET);
+        assertThat(nfs.setattr(socket.handle(), SetAttributes.NONE.withMode(0700)).mode()).isEqualTo(0700);
+
+        if (makesDevices()) {
+            FileAttributes chr = nfs.mknod(dh, "null", FileType.CHAR_DEVICE, 1, 3).attributes();
+            assertThat(chr.type()).isEqualTo(FileType.CHAR_DEVICE);
+            assertThat(List.of(chr.rdevMajor(), chr.rdevMinor())).containsExactly(1, 3);
+            FileAttributes blk = nfs.mknod(dh, "loop", FileType.BLOCK_DEVICE, 7, 200).attributes();
+            assertThat(blk.type()).isEqualTo(FileType.BLOCK_DEVICE);
+            assertThat(List.of(blk.rdevMajor(), blk.rdevMinor())).containsExactly(7, 200);
+            NfsObject dev = nfs.lookup(dh, "loop");
+            assertThat(nfs.setattr(dev.handle(), SetAttributes.NONE.withMtime(SetAttributes.TimeSetting.client(then)))
+                    .mtime()).isEqualTo(then);
+        } else {
+            assertStatus(() -> nfs.mknod(dh, "null", FileType.CHAR_DEVICE, 1, 3), Nfs3Status.NFS3ERR_PERM);
+        }
+        Set<String> listed = nfs.list(dh).stream().map(DirEntry::name).collect(Collectors.toCollection(TreeSet::new));
+        assertThat(listed).containsAll(List.of("fifo", "socket"));
+
+        // a caller that is not root makes FIFOs where it may write, and no devices
+        nfs.setattr(dh, SetAttributes.NONE.withMode(0777));
+        try (NfsClient user = NfsClient.mount("tcp://127.0.0.1:" + server.port() + "/export",
+                NfsClientConfig.defaults().withIdentity(1000, 1000))) {
+            assertThat(user.mknod(dh, "users-fifo", FileType.FIFO, 0, 0).attributes().type())
+                    .isEqualTo(FileType.FIFO);
+            assertThatThrownBy(() -> user.mknod(dh, "users-null", FileType.CHAR_DEVICE, 1, 3))
+                    .isInstanceOfSatisfying(NfsException.class,
+                            e -> assertThat(e.status()).isEqualTo(Nfs3Status.NFS3ERR_PERM));
+        }
+        for (String name : listed) {
+            nfs.remove(dh, name);
+        }
+        nfs.remove(dh, "users-fifo");
+        assertThat(nfs.list(dh)).isEmpty();
+    }
+
+    /** Whether the VFS under test makes devices for root (a local file system: only when this JVM runs as root). */
+    protected boolean makesDevices() {
+        return true;
     }
 
     @Test

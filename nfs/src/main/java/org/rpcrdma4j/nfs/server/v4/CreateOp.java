@@ -2,6 +2,7 @@ package org.rpcrdma4j.nfs.server.v4;
 
 import org.dcache.oncrpc4j.xdr.XdrDecodingStream;
 import org.dcache.oncrpc4j.xdr.XdrEncodingStream;
+import org.rpcrdma4j.nfs.FileType;
 import org.rpcrdma4j.nfs.NfsException;
 import org.rpcrdma4j.nfs.NfsObject;
 import org.rpcrdma4j.nfs.SetAttributes;
@@ -19,9 +20,9 @@ import org.rpcrdma4j.nfs.xdr.BadXdrException;
 import org.rpcrdma4j.nfs.xdr.Nfs3Xdr;
 
 /**
- * CREATE (RFC 8881 section 18.4): a directory or a symbolic link in the current directory, which becomes the current
- * handle. Regular files are made by OPEN (NF4REG is NFS4ERR_BADTYPE, as the RFC says), and devices, sockets and
- * FIFOs are not supported by the VFS (NFS4ERR_BADTYPE too).
+ * CREATE (RFC 8881 section 18.4): a directory, a symbolic link, a device, a socket or a FIFO in the current directory,
+ * which becomes the current handle. Regular files are made by OPEN (NF4REG is NFS4ERR_BADTYPE, as the RFC says).
+ * Devices are made by root only ({@link TargetChecks#requireMayMake}).
  */
 final class CreateOp extends Op {
     static final int NF4DIR = 2;
@@ -29,6 +30,8 @@ final class CreateOp extends Op {
 
     private int type;
     private String linkText;
+    private int major;
+    private int minor;
     private byte[] name;
     private SettableAttributes attrs;
     private Nfs4Exception refused;
@@ -44,8 +47,8 @@ final class CreateOp extends Op {
         if (type == NF4LNK) {
             linkText = Nfs3Xdr.decodeString(xdr, Nfs4.DECODE_MAX_PATH, "linktext4");
         } else if (type == Nfs4.NF4BLK || type == Nfs4.NF4CHR) {
-            Nfs3Xdr.decodeInt(xdr);
-            Nfs3Xdr.decodeInt(xdr);
+            major = Nfs3Xdr.decodeInt(xdr);
+            minor = Nfs3Xdr.decodeInt(xdr);
         }
         name = Names.decode(xdr);
         try {
@@ -61,7 +64,8 @@ final class CreateOp extends Op {
             throw refused;
         }
         String n = Names.check(name);
-        if (type != NF4DIR && type != NF4LNK) {
+        FileType special = type == NF4DIR || type == NF4LNK ? null : FileType.fromWire(type);
+        if (type != NF4DIR && type != NF4LNK && (special == null || special == FileType.REGULAR)) {
             throw new Nfs4Exception(Nfs4Status.NFS4ERR_BADTYPE, "CREATE of type " + type);
         }
         ExportTable.Target dir = DirOps.writableDirectory(c);
@@ -70,13 +74,17 @@ final class CreateOp extends Op {
         Compound.check(() -> {
             TargetChecks.requireDir(caller, dir, Permissions.WRITE | Permissions.EXECUTE,
                     "make a name in this directory");
+            if (special != null) {
+                TargetChecks.requireMayMake(caller, special);
+            }
             owned[0] = TargetChecks.owned(caller, dir, owned[0], type == NF4DIR);
         });
         long before = DirOps.change(dir);
         NfsObject made;
         try {
             made = type == NF4DIR ? dir.export().vfs().mkdir(dir.fh(), n, owned[0])
-                    : dir.export().vfs().symlink(dir.fh(), n, linkText, owned[0]);
+                    : type == NF4LNK ? dir.export().vfs().symlink(dir.fh(), n, linkText, owned[0])
+                    : dir.export().vfs().mknod(dir.fh(), n, special, major, minor, owned[0]);
         } catch (NfsException e) {
             throw Compound.of(e);
         }

@@ -404,6 +404,41 @@ abstract class AbstractNfs41ClientTest {
         assertThat(pc.nameMax()).isPositive();
     }
 
+    /**
+     * CREATE makes FIFOs, sockets and devices; their handles name them, with a device's numbers (rawdev); READ of one is
+     * NFS4ERR_WRONG_TYPE (RFC 8881 section 18.22.3).
+     */
+    @Test
+    void specialFilesAreMadeByCreate() throws Exception {
+        start();
+        Nfs41Client c = client();
+        FileHandle root = c.root();
+        assertThat(c.mknod(root, "p", FileType.FIFO, 0, 0).attributes().type()).isEqualTo(FileType.FIFO);
+        assertThat(c.mknod(root, "s", FileType.SOCKET, 0, 0).attributes().type()).isEqualTo(FileType.SOCKET);
+        FileAttributes chr = c.mknod(root, "null", FileType.CHAR_DEVICE, 1, 3).attributes();
+        assertThat(chr.type()).isEqualTo(FileType.CHAR_DEVICE);
+        assertThat(new int[] {chr.rdevMajor(), chr.rdevMinor()}).containsExactly(1, 3);
+        FileHandle blk = c.mknod(root, "loop", FileType.BLOCK_DEVICE, 7, 200).handle();
+        FileAttributes again = c.getattr(blk);
+        assertThat(again.type()).isEqualTo(FileType.BLOCK_DEVICE);
+        assertThat(new int[] {again.rdevMajor(), again.rdevMinor()}).containsExactly(7, 200);
+        assertThat(c.lookup(root, "p").attributes().type()).isEqualTo(FileType.FIFO);
+        assertThatThrownBy(() -> c.mknod(root, "p", FileType.FIFO, 0, 0))
+                .isInstanceOfSatisfying(Nfs4StatusException.class,
+                        e -> assertThat(e.nfs4Status()).isEqualTo(Nfs4Status.NFS4ERR_EXIST));
+        FileHandle p = c.lookup(root, "p").handle();
+        ByteBuf b = c.allocateBuffer(10);
+        try {
+            assertThatThrownBy(() -> c.read(p, 0, b)).isInstanceOfSatisfying(Nfs4StatusException.class,
+                    e -> assertThat(e.nfs4Status()).isEqualTo(Nfs4Status.NFS4ERR_WRONG_TYPE));
+        } finally {
+            b.release();
+        }
+        for (String name : List.of("p", "s", "null", "loop")) {
+            c.remove(root, name);
+        }
+    }
+
     @Test
     void whatNfsv4CannotDoIsATypedFailure() throws Exception {
         start();
@@ -413,8 +448,6 @@ abstract class AbstractNfs41ClientTest {
         assertThatThrownBy(() -> c.mknod(root, "r", FileType.REGULAR, 0, 0))
                 .isInstanceOfSatisfying(Nfs4StatusException.class,
                         e -> assertThat(e.nfs4Status()).isEqualTo(Nfs4Status.NFS4ERR_BADTYPE));
-        assertThatThrownBy(() -> c.mknod(root, "p", FileType.FIFO, 0, 0))
-                .isInstanceOf(NfsException.class); // this server makes no special files
         assertThatThrownBy(() -> c.setattr(file, SetAttributes.NONE.withMode(0600), NfsTime.ZERO))
                 .isInstanceOfSatisfying(Nfs4StatusException.class,
                         e -> assertThat(e.nfs4Status()).isEqualTo(Nfs4Status.NFS4ERR_NOTSUPP));

@@ -7,6 +7,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.rpcrdma4j.nfs.CreateMode;
 import org.rpcrdma4j.nfs.FileAttributes;
 import org.rpcrdma4j.nfs.FileHandle;
+import org.rpcrdma4j.nfs.FileType;
 import org.rpcrdma4j.nfs.FsStat;
 import org.rpcrdma4j.nfs.NfsException;
 import org.rpcrdma4j.nfs.NfsObject;
@@ -184,6 +185,12 @@ public final class GatedVfs implements Vfs {
     public NfsObject symlink(FileHandle dir, String name, String target, SetAttributes attributes)
             throws NfsException {
         return inner.symlink(dir, name, target, attributes);
+    }
+
+    @Override
+    public NfsObject mknod(FileHandle dir, String name, FileType type, int major, int minor,
+                           SetAttributes attributes) throws NfsException {
+        return inner.mknod(dir, name, type, major, minor, attributes);
     }
 
     @Override

@@ -33,8 +33,8 @@ import org.rpcrdma4j.nfs.NfsException;
  * A host without these commands answers {@code NFS3ERR_NOTSUPP}.
  */
 final class SpecialFiles {
-    /** The longest path a UNIX domain socket binds to on Linux ({@code sun_path} less its NUL). */
-    static final int MAX_SOCKET_PATH = 107;
+    /** The longest path, in bytes, the JDK binds a UNIX domain socket to on Linux (measured: 107 is refused). */
+    static final int MAX_SOCKET_PATH = 106;
     private static final long COMMAND_SECONDS = 10;
 
     private SpecialFiles() {

@@ -421,7 +421,7 @@ public abstract class AbstractNfsEndToEndTest {
 
     /**
      * MKNOD makes FIFOs, sockets and devices (devices for root only, as mknod(2)); their mode and times change, and
-     * READ is refused, without the server opening them (a FIFO's open blocks until a writer comes).
+     * READ, WRITE and COMMIT are refused, without the server opening them (a FIFO's open blocks until a writer comes).
      */
     @Test
     void specialFilesAreMadeAndChangedWithoutBeingOpened(TestInfo info) throws Exception {
@@ -439,6 +439,9 @@ public abstract class AbstractNfsEndToEndTest {
         assertThat(changed.atime()).isEqualTo(then);
         assertThat(nfs.lookup(dh, "fifo").attributes().type()).isEqualTo(FileType.FIFO);
         assertStatus(() -> nfs.read(fifo.handle(), 0, Unpooled.buffer(10)), Nfs3Status.NFS3ERR_INVAL);
+        assertStatus(() -> nfs.write(fifo.handle(), 0, Unpooled.wrappedBuffer(new byte[4]), StableHow.FILE_SYNC),
+                Nfs3Status.NFS3ERR_INVAL);
+        assertStatus(() -> nfs.commit(fifo.handle(), 0, 0), Nfs3Status.NFS3ERR_INVAL);
 
         NfsObject socket = nfs.mknod(dh, "socket", FileType.SOCKET, 0, 0);
         assertThat(socket.attributes().type()).isEqualTo(FileType.SOCKET);

@@ -405,8 +405,8 @@ abstract class AbstractNfs41ClientTest {
     }
 
     /**
-     * CREATE makes FIFOs, sockets and devices; their handles name them, with a device's numbers (rawdev); READ of one is
-     * NFS4ERR_WRONG_TYPE (RFC 8881 section 18.22.3).
+     * CREATE makes FIFOs, sockets and devices; their handles name them, with a device's numbers (rawdev); READ and WRITE
+     * of one are NFS4ERR_WRONG_TYPE (RFC 8881 sections 18.22.3 and 18.32.3).
      */
     @Test
     void specialFilesAreMadeByCreate() throws Exception {
@@ -431,6 +431,9 @@ abstract class AbstractNfs41ClientTest {
         try {
             assertThatThrownBy(() -> c.read(p, 0, b)).isInstanceOfSatisfying(Nfs4StatusException.class,
                     e -> assertThat(e.nfs4Status()).isEqualTo(Nfs4Status.NFS4ERR_WRONG_TYPE));
+            b.writeZero(4);
+            assertThatThrownBy(() -> c.write(p, 0, b, StableHow.FILE_SYNC)).isInstanceOfSatisfying(
+                    Nfs4StatusException.class, e -> assertThat(e.nfs4Status()).isEqualTo(Nfs4Status.NFS4ERR_WRONG_TYPE));
         } finally {
             b.release();
         }

@@ -1,0 +1,123 @@
+package org.rpcrdma4j.it.linux;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.InetAddress;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.rpcrdma4j.nfs.binding.Nfs3UpperLayerBinding;
+import org.rpcrdma4j.nfs.binding.VersionedBinding;
+import org.rpcrdma4j.nfs.server.NfsServer;
+import org.rpcrdma4j.nfs.server.rdma.RdmaServerMemory;
+import org.rpcrdma4j.nfs.v4.Nfs4UpperLayerBinding;
+import org.rpcrdma4j.nfs.v4.state.StateConfig;
+import org.rpcrdma4j.nfs.vfs.LocalVfs;
+import org.rpcrdma4j.nfs.vfs.MemoryVfs;
+import org.rpcrdma4j.xprt.server.RdmaRpcServer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The Linux client's view of our server's namespace, compared with a local file system's: the guest runs one script of
+ * POSIX operations through busybox ({@code src/test/sh/namespace.sh}: deep directories, hard and symbolic links,
+ * renames that replace, renames that must fail with ENOTEMPTY, EISDIR, ENOTDIR or EINVAL, FIFOs and devices, modes
+ * with setuid and sticky bits, explicit times, names of 255 bytes and more, odd bytes in names, a directory of 1,500
+ * entries, a file unlinked while open, tar and cp -a round trips) on its own tmpfs and on a mount of our server over
+ * RDMA, and the two reports, every step's status and output and then the tree with modes, sizes, link counts and data
+ * digests, must be identical. Linux's knfsd gives the same report as tmpfs for the same script (NFSv3 and NFSv4.2).
+ * NFSv3 and NFSv4.2 on a local file system, NFSv4.1 on an in-memory one.
+ */
+@ExtendWith(LinuxPeerExtension.class)
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
+class LinuxClientNamespaceTest {
+    private static final Logger LOG = LoggerFactory.getLogger(LinuxClientNamespaceTest.class);
+    private static final Duration GUEST_COMMAND = Duration.ofMinutes(4);
+    private static final String MNT = "/mnt/ns";
+    private static final Path SCRIPT = Path.of("src/test/sh/namespace.sh");
+
+    @ParameterizedTest(name = "vers={0} on {1}")
+    @CsvSource({"3, /export", "4.2, /export", "4.1, /mem"})
+    void theLinuxClientSeesWhatALocalFileSystemShows(String version, String export, LinuxPeer peer,
+                                                    @TempDir Path root) throws Exception {
+        Path exportDir = Files.createDirectories(root.resolve("export"));
+        Files.copy(SCRIPT, exportDir.resolve("namespace.sh"));
+        MemoryVfs mem = new MemoryVfs(256L << 20); // 1,500 small files take a 64 KiB block each
+        RdmaServerMemory serverMemory = new RdmaServerMemory();
+        StateConfig d = StateConfig.defaults();
+        NfsServer nfs = NfsServer.builder().export("/export", LocalVfs.open(exportDir)).export("/mem", mem)
+                .bindAddress("127.0.0.1").port(0).readBuffers(serverMemory).writeMemory(serverMemory)
+                .nfs4(new StateConfig(Duration.ofSeconds(15), Duration.ZERO, d.foreLimits(), d.backLimits(),
+                        d.maxSessionsPerClient()))
+                .build();
+        RdmaRpcServer rdma = RdmaRpcServer.builder().bindAddress(InetAddress.getLoopbackAddress()).port(0)
+                .provider("soft", Map.of()).programs(nfs.programs())
+                .binding(VersionedBinding.of(Nfs3UpperLayerBinding.INSTANCE, Nfs4UpperLayerBinding.INSTANCE))
+                .jmx(false).name("linux-namespace-server").build();
+        serverMemory.bind(rdma.bufferAllocator());
+        nfs.start();
+        String scriptMount = MNT + "-script";
+        try {
+            rdma.start();
+            String options = "proto=rdma,port=" + rdma.boundAddress().getPort() + ",vers=" + version
+                    + (version.equals("3") ? ",mountport=" + nfs.port() + ",mountproto=tcp,nolock" : "");
+            // the script comes from the local export, then runs on the guest's tmpfs: the reference
+            peer.execOk("mkdir -p " + scriptMount + " && mount.nfs " + LinuxPeer.HOST_FROM_GUEST + ":/export "
+                    + scriptMount + " -o " + options + " && cp " + scriptMount + "/namespace.sh /tmp/namespace.sh"
+                    + " && umount " + scriptMount, GUEST_COMMAND);
+            long t0 = System.nanoTime();
+            String reference = peer.execOk("rm -rf /tmp/ns-ref && mkdir /tmp/ns-ref && sh /tmp/namespace.sh "
+                    + "/tmp/ns-ref > /tmp/ns-ref.out 2>&1; grep -c . /tmp/ns-ref.out && grep -e '^\\[fifo\\]' -e "
+                    + "'^\\[many-files\\]' -e '^\\[rename-over-full-dir\\]' -e '^== tree' /tmp/ns-ref.out",
+                    GUEST_COMMAND);
+            assertThat(reference).as("the script ran to its end on tmpfs").contains("[fifo] rc=0 fifo")
+                    .contains("[many-files] rc=0 1500").contains("Directory not empty").contains("== tree");
+            long t1 = System.nanoTime();
+
+            LinuxPeer.Result diff = peer.exec("mkdir -p " + MNT + " && mount.nfs " + LinuxPeer.HOST_FROM_GUEST + ":"
+                    + export + " " + MNT + " -o " + options + " && rm -rf " + MNT + "/ns && mkdir " + MNT + "/ns && "
+                    + "sh /tmp/namespace.sh " + MNT + "/ns > /tmp/ns-ours.out 2>&1; umount " + MNT
+                    + " && diff -u /tmp/ns-ref.out /tmp/ns-ours.out", GUEST_COMMAND);
+            assertThat(diff.status()).as("the report over NFS (%s on %s) differs from tmpfs's:\n%s", version, export,
+                    diff.tail(120)).isZero();
+            LOG.info("the Linux client's namespace report (NFS {} on {}) equals tmpfs's: {} lines; {} ms on tmpfs, "
+                    + "{} ms over NFS", version, export, reference.lines().findFirst().orElse("?"),
+                    (t1 - t0) / 1_000_000, (System.nanoTime() - t1) / 1_000_000);
+
+            if (export.equals("/export")) {
+                // what the server made is what the host's file system holds
+                Path ns = exportDir.resolve("ns/a");
+                assertThat(hostType(ns.resolve("fifo"))).as("a FIFO on the host").isEqualTo(0010000);
+                assertThat(hostType(ns.resolve("null"))).as("a character device on the host").isEqualTo(0020000);
+                assertThat(Files.getAttribute(ns.resolve("null"), "unix:rdev", LinkOption.NOFOLLOW_LINKS))
+                        .isEqualTo((1L << 8) | 3);
+                assertThat(hostType(ns.resolve("blk"))).as("a block device on the host").isEqualTo(0060000);
+                try (Stream<Path> big = Files.list(exportDir.resolve("ns/big"))) {
+                    assertThat(big.count()).isEqualTo(1350);
+                }
+                assertThat(Files.readString(ns.resolve("mid"))).isEqualTo("abcdXYghij");
+            }
+        } catch (Throwable t) {
+            LOG.error("the namespace test failed; guest kernel log:\n{}", peer.dmesgTail(40));
+            peer.exec("umount -f " + MNT, Duration.ofSeconds(30));
+            peer.exec("umount -f " + scriptMount, Duration.ofSeconds(30));
+            throw t;
+        } finally {
+            rdma.stop();
+            nfs.close();
+        }
+    }
+
+    private static int hostType(Path p) throws Exception {
+        return (Integer) Files.getAttribute(p, "unix:mode", LinkOption.NOFOLLOW_LINKS) & 0170000;
+    }
+}

@@ -39,6 +39,7 @@ step odd-names 'printf 1 > "a/with space" && printf 2 > "a/-dash" && printf 3 > 
 step dot-names 'printf x > a/. ; printf y > a/.. ; mkdir a/.hidden && ls -a a | grep -c hidden'
 step many-files 'mkdir big && i=0; while [ $i -lt 1500 ]; do printf "$i" > big/file-with-a-long-name-$i; i=$((i+1)); done; ls big | wc -l'
 step many-files-remove 'rm big/file-with-a-long-name-*5 && ls big | wc -l && ls big | sort | head -3'
+step past-4gib 'truncate -s 5000000000 a/huge && printf END | dd of=a/huge bs=1 seek=4999999997 conv=notrunc 2>/dev/null && tail -c 3 a/huge && stat -c %s a/huge && truncate -s 4294967297 a/huge && stat -c %s a/huge && dd if=a/huge bs=1 skip=4294967295 count=2 2>/dev/null | od -An -c && rm a/huge'
 step append 'for i in 1 2 3 4 5; do printf "$i" >> a/app; done && cat a/app'
 step overwrite-middle 'printf abcdefghij > a/mid && printf XY | dd of=a/mid bs=1 seek=4 conv=notrunc 2>/dev/null && cat a/mid'
 step open-unlinked 'printf keep > a/held && exec 3<a/held && rm a/held && cat <&3; exec 3<&-'

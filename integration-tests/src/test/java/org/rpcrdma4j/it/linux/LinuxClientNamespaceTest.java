@@ -35,7 +35,8 @@ import org.slf4j.LoggerFactory;
  * entries, a file unlinked while open, tar and cp -a round trips) on its own tmpfs and on a mount of our server over
  * RDMA, and the two reports, every step's status and output and then the tree with modes, sizes, link counts and data
  * digests, must be identical. Linux's knfsd gives the same report as tmpfs for the same script (NFSv3 and NFSv4.2).
- * NFSv3 and NFSv4.2 on a local file system, NFSv4.1 on an in-memory one.
+ * NFSv3 and NFSv4.2 on a local file system, NFSv4.1 on an in-memory one. With NFSv4, the guest then mounts a directory
+ * of the tree the script left, and is told a missing one does not exist, as by knfsd.
  */
 @ExtendWith(LinuxPeerExtension.class)
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
@@ -51,7 +52,9 @@ class LinuxClientNamespaceTest {
                                                     @TempDir Path root) throws Exception {
         Path exportDir = Files.createDirectories(root.resolve("export"));
         Files.copy(SCRIPT, exportDir.resolve("namespace.sh"));
-        MemoryVfs mem = new MemoryVfs(256L << 20); // 1,500 small files take a 64 KiB block each
+        // its largest file is its capacity (the script makes a sparse one of 5 GB), and each of the 1,500 small files
+        // takes a 64 KiB block: heap memory, allocated as written
+        MemoryVfs mem = new MemoryVfs(8L << 30);
         RdmaServerMemory serverMemory = new RdmaServerMemory();
         StateConfig d = StateConfig.defaults();
         NfsServer nfs = NfsServer.builder().export("/export", LocalVfs.open(exportDir)).export("/mem", mem)
@@ -93,6 +96,17 @@ class LinuxClientNamespaceTest {
                     + "{} ms over NFS", version, export, reference.lines().findFirst().orElse("?"),
                     (t1 - t0) / 1_000_000, (System.nanoTime() - t1) / 1_000_000);
 
+            if (!version.equals("3")) {
+                // NFSv4 mounts a directory within the export through the server's namespace (LOOKUPs from the root)
+                String inner = peer.execOk("mount.nfs " + LinuxPeer.HOST_FROM_GUEST + ":" + export + "/ns/x/t " + MNT
+                        + " -o " + options + " && cat " + MNT + "/u/b && echo && ls -1 " + MNT + " && umount " + MNT,
+                        GUEST_COMMAND);
+                assertThat(inner.lines().toList()).containsExactly("bb", "a", "l", "u");
+                LinuxPeer.Result missing = peer.exec("mount.nfs " + LinuxPeer.HOST_FROM_GUEST + ":" + export
+                        + "/ns/nope " + MNT + " -o " + options, GUEST_COMMAND);
+                assertThat(missing.status()).isNotZero();
+                assertThat(missing.output()).contains("No such file or directory");
+            }
             if (export.equals("/export")) {
                 // what the server made is what the host's file system holds
                 Path ns = exportDir.resolve("ns/a");

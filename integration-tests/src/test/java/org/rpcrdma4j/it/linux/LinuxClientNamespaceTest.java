@@ -23,6 +23,7 @@ import org.rpcrdma4j.nfs.v4.Nfs4UpperLayerBinding;
 import org.rpcrdma4j.nfs.v4.state.StateConfig;
 import org.rpcrdma4j.nfs.vfs.LocalVfs;
 import org.rpcrdma4j.nfs.vfs.MemoryVfs;
+import org.rpcrdma4j.testsupport.RequiredPeer;
 import org.rpcrdma4j.xprt.server.RdmaRpcServer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -35,6 +36,8 @@ import org.slf4j.LoggerFactory;
  * entries, a file unlinked while open, tar and cp -a round trips) on its own tmpfs and on a mount of our server over
  * RDMA, and the two reports, every step's status and output and then the tree with modes, sizes, link counts and data
  * digests, must be identical. Linux's knfsd gives the same report as tmpfs for the same script (NFSv3 and NFSv4.2).
+ * A second script ({@code src/test/sh/permissions.sh}) compares what two users ({@link GuestProgram#RUNAS}) may do to
+ * each other's files: modes, owners and groups, sticky and setgid directories, setuid bits cleared by a write, times.
  * NFSv3 and NFSv4.2 on a local file system, NFSv4.1 on an in-memory one. With NFSv4, the guest then mounts a directory
  * of the tree the script left, and is told a missing one does not exist, as by knfsd.
  */
@@ -45,6 +48,7 @@ class LinuxClientNamespaceTest {
     private static final Duration GUEST_COMMAND = Duration.ofMinutes(4);
     private static final String MNT = "/mnt/ns";
     private static final Path SCRIPT = Path.of("src/test/sh/namespace.sh");
+    private static final Path PERMISSIONS = Path.of("src/test/sh/permissions.sh");
 
     @ParameterizedTest(name = "vers={0} on {1}")
     @CsvSource({"3, /export", "4.2, /export", "4.1, /mem"})
@@ -52,6 +56,10 @@ class LinuxClientNamespaceTest {
                                                     @TempDir Path root) throws Exception {
         Path exportDir = Files.createDirectories(root.resolve("export"));
         Files.copy(SCRIPT, exportDir.resolve("namespace.sh"));
+        Files.copy(PERMISSIONS, exportDir.resolve("permissions.sh"));
+        GuestProgram runas = GuestProgram.RUNAS;
+        RequiredPeer.require(runas.what(), runas.unavailableReason());
+        Files.copy(runas.build(), exportDir.resolve("runas"));
         // its largest file is its capacity (the script makes a sparse one of 5 GB), and each of the 1,500 small files
         // takes a 64 KiB block: heap memory, allocated as written
         MemoryVfs mem = new MemoryVfs(8L << 30);
@@ -75,8 +83,9 @@ class LinuxClientNamespaceTest {
                     + (version.equals("3") ? ",mountport=" + nfs.port() + ",mountproto=tcp,nolock" : "");
             // the script comes from the local export, then runs on the guest's tmpfs: the reference
             peer.execOk("mkdir -p " + scriptMount + " && mount.nfs " + LinuxPeer.HOST_FROM_GUEST + ":/export "
-                    + scriptMount + " -o " + options + " && cp " + scriptMount + "/namespace.sh /tmp/namespace.sh"
-                    + " && umount " + scriptMount, GUEST_COMMAND);
+                    + scriptMount + " -o " + options + " && cp " + scriptMount + "/namespace.sh " + scriptMount
+                    + "/permissions.sh /tmp/ && " + runas.installCommand(scriptMount + "/runas") + " && umount "
+                    + scriptMount, GUEST_COMMAND);
             long t0 = System.nanoTime();
             String reference = peer.execOk("rm -rf /tmp/ns-ref && mkdir /tmp/ns-ref && sh /tmp/namespace.sh "
                     + "/tmp/ns-ref > /tmp/ns-ref.out 2>&1; grep -c . /tmp/ns-ref.out && grep -e '^\\[fifo\\]' -e "
@@ -95,6 +104,21 @@ class LinuxClientNamespaceTest {
             LOG.info("the Linux client's namespace report (NFS {} on {}) equals tmpfs's: {} lines; {} ms on tmpfs, "
                     + "{} ms over NFS", version, export, reference.lines().findFirst().orElse("?"),
                     (t1 - t0) / 1_000_000, (System.nanoTime() - t1) / 1_000_000);
+
+            // the users' view: modes, owners, sticky and setgid directories, through the kernel's checks
+            String permissionsReference = peer.execOk("rm -rf /tmp/perm-ref && mkdir /tmp/perm-ref && sh "
+                    + "/tmp/permissions.sh /tmp/perm-ref " + runas.inGuest() + " > /tmp/perm-ref.out 2>&1; grep -e "
+                    + "'^\\[sticky-rm\\]' -e '^\\[setuid-cleared\\]' -e '^== tree' /tmp/perm-ref.out", GUEST_COMMAND);
+            assertThat(permissionsReference).as("the permissions script ran to its end on tmpfs")
+                    .contains("[sticky-rm] rc=1 rm: can't remove 'shared/af': Operation not permitted")
+                    .contains("[setuid-cleared] rc=0 4755").contains("== tree");
+            LinuxPeer.Result permissions = peer.exec("mount.nfs " + LinuxPeer.HOST_FROM_GUEST + ":" + export + " "
+                    + MNT + " -o " + options + " && rm -rf " + MNT + "/perm && mkdir " + MNT + "/perm && sh "
+                    + "/tmp/permissions.sh " + MNT + "/perm " + runas.inGuest() + " > /tmp/perm-ours.out 2>&1; umount "
+                    + MNT + " && diff -u /tmp/perm-ref.out /tmp/perm-ours.out", GUEST_COMMAND);
+            assertThat(permissions.status()).as("the users' report over NFS (%s on %s) differs from tmpfs's:\n%s",
+                    version, export, permissions.tail(80)).isZero();
+            LOG.info("the users' report (NFS {} on {}) equals tmpfs's", version, export);
 
             if (!version.equals("3")) {
                 // NFSv4 mounts a directory within the export through the server's namespace (LOOKUPs from the root)

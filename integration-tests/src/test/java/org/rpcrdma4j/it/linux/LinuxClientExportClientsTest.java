@@ -2,23 +2,17 @@ package org.rpcrdma4j.it.linux;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
-import org.rpcrdma4j.nfs.binding.Nfs3UpperLayerBinding;
-import org.rpcrdma4j.nfs.binding.VersionedBinding;
 import org.rpcrdma4j.nfs.server.ExportClients;
 import org.rpcrdma4j.nfs.server.NfsServer;
-import org.rpcrdma4j.nfs.v4.Nfs4UpperLayerBinding;
-import org.rpcrdma4j.nfs.v4.state.StateConfig;
 import org.rpcrdma4j.nfs.vfs.LocalVfs;
 import org.rpcrdma4j.testsupport.RequiredPeer;
 import org.rpcrdma4j.xprt.server.RdmaRpcServer;
@@ -56,7 +50,6 @@ class LinuxClientExportClientsTest {
         RequiredPeer.require(runas.what(), runas.unavailableReason());
         Files.copy(runas.build(), shared.resolve("runas"));
         Files.setAttribute(shared.resolve("runas"), "unix:mode", 0755);
-        StateConfig d = StateConfig.defaults();
         LocalVfs partlyVfs = LocalVfs.open(partly);
         LocalVfs closedVfs = LocalVfs.open(closed);
         LocalVfs sharedVfs = LocalVfs.open(shared);
@@ -65,13 +58,8 @@ class LinuxClientExportClientsTest {
                 .export("/closed", closedVfs, false, ExportClients.parse("192.0.2.1(rw)"))
                 .export("/shared", sharedVfs, false, ExportClients.parse("127.0.0.0/8(rw)"))
                 .bindAddress("127.0.0.1").port(0)
-                .nfs4(new StateConfig(Duration.ofSeconds(15), Duration.ZERO, d.foreLimits(), d.backLimits(),
-                        d.maxSessionsPerClient()))
-                .build();
-        RdmaRpcServer rdma = RdmaRpcServer.builder().bindAddress(InetAddress.getLoopbackAddress()).port(0)
-                .provider("soft", Map.of()).programs(nfs.programs())
-                .binding(VersionedBinding.of(Nfs3UpperLayerBinding.INSTANCE, Nfs4UpperLayerBinding.INSTANCE))
-                .jmx(false).name("linux-export-clients").build();
+                .nfs4(OurServers.freshState()).build();
+        RdmaRpcServer rdma = OurServers.rdma(nfs, "linux-export-clients").build();
         nfs.start();
         try {
             rdma.start();

@@ -2,12 +2,10 @@ package org.rpcrdma4j.it.linux;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Timeout;
@@ -15,12 +13,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import org.rpcrdma4j.nfs.binding.Nfs3UpperLayerBinding;
-import org.rpcrdma4j.nfs.binding.VersionedBinding;
 import org.rpcrdma4j.nfs.server.NfsServer;
 import org.rpcrdma4j.nfs.server.rdma.RdmaServerMemory;
-import org.rpcrdma4j.nfs.v4.Nfs4UpperLayerBinding;
-import org.rpcrdma4j.nfs.v4.state.StateConfig;
 import org.rpcrdma4j.nfs.vfs.LocalVfs;
 import org.rpcrdma4j.nfs.vfs.MemoryVfs;
 import org.rpcrdma4j.testsupport.RequiredPeer;
@@ -64,16 +58,10 @@ class LinuxClientNamespaceTest {
         // takes a 64 KiB block: heap memory, allocated as written
         MemoryVfs mem = new MemoryVfs(8L << 30);
         RdmaServerMemory serverMemory = new RdmaServerMemory();
-        StateConfig d = StateConfig.defaults();
         NfsServer nfs = NfsServer.builder().export("/export", LocalVfs.open(exportDir)).export("/mem", mem)
                 .bindAddress("127.0.0.1").port(0).readBuffers(serverMemory).writeMemory(serverMemory)
-                .nfs4(new StateConfig(Duration.ofSeconds(15), Duration.ZERO, d.foreLimits(), d.backLimits(),
-                        d.maxSessionsPerClient()))
-                .build();
-        RdmaRpcServer rdma = RdmaRpcServer.builder().bindAddress(InetAddress.getLoopbackAddress()).port(0)
-                .provider("soft", Map.of()).programs(nfs.programs())
-                .binding(VersionedBinding.of(Nfs3UpperLayerBinding.INSTANCE, Nfs4UpperLayerBinding.INSTANCE))
-                .jmx(false).name("linux-namespace-server").build();
+                .nfs4(OurServers.freshState()).build();
+        RdmaRpcServer rdma = OurServers.rdma(nfs, "linux-namespace-server").build();
         serverMemory.bind(rdma.bufferAllocator());
         nfs.start();
         String scriptMount = MNT + "-script";

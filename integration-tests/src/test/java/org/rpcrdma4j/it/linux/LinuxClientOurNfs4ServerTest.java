@@ -3,7 +3,6 @@ package org.rpcrdma4j.it.linux;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -21,8 +20,6 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.rpcrdma4j.it.capture.IwarpCapture;
 import org.rpcrdma4j.nfs.FileHandle;
-import org.rpcrdma4j.nfs.binding.Nfs3UpperLayerBinding;
-import org.rpcrdma4j.nfs.binding.VersionedBinding;
 import org.rpcrdma4j.nfs.client.NfsClientConfig;
 import org.rpcrdma4j.nfs.client.NfsUrl;
 import org.rpcrdma4j.nfs.client.v4.LockDeniedException;
@@ -32,8 +29,6 @@ import org.rpcrdma4j.nfs.client.v4.Nfs41Client;
 import org.rpcrdma4j.nfs.client.v4.Nfs41Options;
 import org.rpcrdma4j.nfs.server.NfsServer;
 import org.rpcrdma4j.nfs.server.rdma.RdmaServerMemory;
-import org.rpcrdma4j.nfs.v4.Nfs4UpperLayerBinding;
-import org.rpcrdma4j.nfs.v4.state.StateConfig;
 import org.rpcrdma4j.nfs.vfs.LocalVfs;
 import org.rpcrdma4j.nfs.vfs.MemoryVfs;
 import org.rpcrdma4j.testsupport.RequiredPeer;
@@ -182,13 +177,6 @@ class LinuxClientOurNfs4ServerTest {
 
     private static final String SAME_THREAD = ", sameThreadDispatch";
 
-    /** A short lease and no grace period: the server starts fresh, with nothing to reclaim. */
-    private static StateConfig state() {
-        StateConfig d = StateConfig.defaults();
-        return new StateConfig(Duration.ofSeconds(15), Duration.ZERO, d.foreLimits(), d.backLimits(),
-                d.maxSessionsPerClient());
-    }
-
     /**
      * Byte-range locks of a process on the Linux client ({@link LockProbe}, run from the mount) against our NFSv4.1
      * client on this host, over TCP to the same server: the guest's lock denies ours and names itself, goes when its
@@ -302,11 +290,8 @@ class LinuxClientOurNfs4ServerTest {
         MemoryVfs mem = new MemoryVfs(64L << 20);
         NfsServer nfs = NfsServer.builder().export("/export", LocalVfs.open(exportDir)).export("/mem", mem)
                 .bindAddress("127.0.0.1")
-                .port(0).readBuffers(serverMemory).writeMemory(serverMemory).nfs4(state()).build();
-        RdmaRpcServer rdma = RdmaRpcServer.builder().bindAddress(InetAddress.getLoopbackAddress()).port(0)
-                .provider("soft", Map.of()).programs(nfs.programs())
-                .binding(VersionedBinding.of(Nfs3UpperLayerBinding.INSTANCE, Nfs4UpperLayerBinding.INSTANCE))
-                .sameThreadDispatch(sameThread).jmx(false).name("linux-nfs4-server").build();
+                .port(0).readBuffers(serverMemory).writeMemory(serverMemory).nfs4(OurServers.freshState()).build();
+        RdmaRpcServer rdma = OurServers.rdma(nfs, "linux-nfs4-server").sameThreadDispatch(sameThread).build();
         serverMemory.bind(rdma.bufferAllocator());
         nfs.start();
         WireCapture capture = null;

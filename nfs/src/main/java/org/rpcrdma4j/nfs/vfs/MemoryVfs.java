@@ -462,13 +462,8 @@ public final class MemoryVfs implements Vfs {
         lock.writeLock().lock();
         try {
             Node dir = dir(dirFh);
-            VfsNames.checkEntry(name, true);
-            if (dir.children.containsKey(name)) {
-                throw new NfsException(Nfs3Status.NFS3ERR_EXIST, name);
-            }
-            Node n = insert(dir, name, FileType.DIRECTORY, (dir.mode & 02000) | 0755); // setgid is inherited
-            apply(n, attributes == null ? null : new SetAttributes(attributes.mode(), attributes.uid(),
-                    attributes.gid(), null, attributes.atime(), attributes.mtime()));
+            Node n = newEntry(dir, name, FileType.DIRECTORY, (dir.mode & 02000) | 0755); // setgid is inherited
+            apply(n, withoutSize(attributes));
             return object(n);
         } finally {
             lock.writeLock().unlock();
@@ -481,12 +476,8 @@ public final class MemoryVfs implements Vfs {
         lock.writeLock().lock();
         try {
             Node dir = dir(dirFh);
-            VfsNames.checkEntry(name, true);
             VfsNames.checkLinkTarget(target);
-            if (dir.children.containsKey(name)) {
-                throw new NfsException(Nfs3Status.NFS3ERR_EXIST, name);
-            }
-            Node n = insert(dir, name, FileType.SYMLINK, 0777);
+            Node n = newEntry(dir, name, FileType.SYMLINK, 0777);
             n.target = target;
             if (attributes != null) {
                 apply(n, new SetAttributes(null, attributes.uid(), attributes.gid(), null, null, null));
@@ -503,22 +494,30 @@ public final class MemoryVfs implements Vfs {
         VfsNames.checkSpecialType(type);
         lock.writeLock().lock();
         try {
-            Node dir = dir(dirFh);
-            VfsNames.checkEntry(name, true);
-            if (dir.children.containsKey(name)) {
-                throw new NfsException(Nfs3Status.NFS3ERR_EXIST, name);
-            }
-            Node n = insert(dir, name, type, 0644);
+            Node n = newEntry(dir(dirFh), name, type, 0644);
             if (type == FileType.CHAR_DEVICE || type == FileType.BLOCK_DEVICE) {
                 n.major = major;
                 n.minor = minor;
             }
-            apply(n, attributes == null ? null : new SetAttributes(attributes.mode(), attributes.uid(),
-                    attributes.gid(), null, attributes.atime(), attributes.mtime()));
+            apply(n, withoutSize(attributes));
             return object(n);
         } finally {
             lock.writeLock().unlock();
         }
+    }
+
+    /** A new entry {@code name} of {@code type} in {@code dir}: NFS3ERR_EXIST when the name is taken. */
+    private Node newEntry(Node dir, String name, FileType type, int mode) throws NfsException {
+        VfsNames.checkEntry(name, true);
+        if (dir.children.containsKey(name)) {
+            throw new NfsException(Nfs3Status.NFS3ERR_EXIST, name);
+        }
+        return insert(dir, name, type, mode);
+    }
+
+    /** What a new object that is not a regular file takes of a call's attributes: all but a size. */
+    private static SetAttributes withoutSize(SetAttributes a) {
+        return a == null ? null : new SetAttributes(a.mode(), a.uid(), a.gid(), null, a.atime(), a.mtime());
     }
 
     /** Removes {@code name} of {@code n} from {@code dir}; {@code n} goes with its last name. */

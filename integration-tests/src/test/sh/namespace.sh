@@ -4,6 +4,7 @@
 # inode numbers, directory sizes and link counts, and the times not set explicitly, are left out: they differ between
 # file systems.
 cd "$1" || exit 90
+src=$(mktemp -d) || exit 91 # this run's own, outside DIR: several runs may go at once
 step() { n="$1"; shift; out=$( ( eval "$*" ) 2>&1 ); echo "[$n] rc=$? ${out}"; }
 step mkdir-deep 'mkdir -p a/b/c/d/e/f/g/h && ls -d a/b/c/d/e/f/g/h'
 step write 'printf "hello\n" > a/f1 && printf "more\n" >> a/f1 && cat a/f1'
@@ -44,12 +45,13 @@ step append 'for i in 1 2 3 4 5; do printf "$i" >> a/app; done && cat a/app'
 step overwrite-middle 'printf abcdefghij > a/mid && printf XY | dd of=a/mid bs=1 seek=4 conv=notrunc 2>/dev/null && cat a/mid'
 step open-unlinked 'printf keep > a/held && exec 3<a/held && rm a/held && cat <&3; exec 3<&-'
 step open-unlinked-write 'exec 4>a/held2 && rm a/held2 && printf abc >&4 && exec 4>&-; ls a | grep -c held'
-step tar-roundtrip 'mkdir -p /tmp/ns-src/t/u && printf a > /tmp/ns-src/t/a && printf bb > /tmp/ns-src/t/u/b && ln -sf a /tmp/ns-src/t/l && touch -d "2005-05-05 05:05:05" /tmp/ns-src/t/a /tmp/ns-src/t/u/b && chmod 640 /tmp/ns-src/t/a && tar -C /tmp/ns-src -cf /tmp/ns-src.tar t && mkdir x && tar -C x -xf /tmp/ns-src.tar && stat -c "%n %a %Y %s" x/t/a x/t/u/b && readlink x/t/l'
+step tar-roundtrip 'mkdir -p $src/t/u && printf a > $src/t/a && printf bb > $src/t/u/b && ln -sf a $src/t/l && touch -d "2005-05-05 05:05:05" $src/t/a $src/t/u/b && chmod 640 $src/t/a && tar -C $src -cf $src.tar t && mkdir x && tar -C x -xf $src.tar && stat -c "%n %a %Y %s" x/t/a x/t/u/b && readlink x/t/l'
 step cp-a 'cp -a x y && stat -c "%n %a %Y %s" y/t/a y/t/u/b && readlink y/t/l'
 step rm-r 'rm -r y && ls'
 step link-to-dir 'ln a/d2 a/d2link'
 step cross-link 'ln a/hard1 x/t/u/hl && stat -c %h a/hard1'
 step rename-hardlink-same 'mv a/hard1 x/t/u/hl; stat -c %h x/t/u/hl a/hard1'
+rm -rf "$src" "$src.tar"
 echo "== tree"
 find . | LC_ALL=C sort | while IFS= read -r p; do
   t=$(stat -c %F "$p")

@@ -32,7 +32,7 @@ import org.slf4j.LoggerFactory;
  * digests, must be identical. Linux's knfsd gives the same report as tmpfs for the same script (NFSv3 and NFSv4.2).
  * A second script ({@code src/test/sh/permissions.sh}) compares what two users ({@link GuestProgram#RUNAS}) may do to
  * each other's files: modes, owners and groups, sticky and setgid directories, setuid bits cleared by a write, times.
- * NFSv3 and NFSv4.2 on a local file system, NFSv4.1 on an in-memory one. With NFSv4, the guest then mounts a directory
+ * NFSv3 and NFSv4.2 (three runs at once) on a local file system, NFSv4.1 on an in-memory one. With NFSv4, the guest then mounts a directory
  * of the tree the script left, and is told a missing one does not exist, as by knfsd.
  */
 @ExtendWith(LinuxPeerExtension.class)
@@ -44,9 +44,10 @@ class LinuxClientNamespaceTest {
     private static final Path SCRIPT = Path.of("src/test/sh/namespace.sh");
     private static final Path PERMISSIONS = Path.of("src/test/sh/permissions.sh");
 
-    @ParameterizedTest(name = "vers={0} on {1}")
-    @CsvSource({"3, /export", "4.2, /export", "4.1, /mem"})
-    void theLinuxClientSeesWhatALocalFileSystemShows(String version, String export, LinuxPeer peer,
+    /** {@code runs}: how many runs of the script go at once, each in a directory of its own. */
+    @ParameterizedTest(name = "vers={0} on {1}, {2} at once")
+    @CsvSource({"3, /export, 1", "4.2, /export, 3", "4.1, /mem, 1"})
+    void theLinuxClientSeesWhatALocalFileSystemShows(String version, String export, int runs, LinuxPeer peer,
                                                     @TempDir Path root) throws Exception {
         Path exportDir = Files.createDirectories(root.resolve("export"));
         Files.copy(SCRIPT, exportDir.resolve("namespace.sh"));
@@ -84,13 +85,14 @@ class LinuxClientNamespaceTest {
             long t1 = System.nanoTime();
 
             LinuxPeer.Result diff = peer.exec("mkdir -p " + MNT + " && mount.nfs " + LinuxPeer.HOST_FROM_GUEST + ":"
-                    + export + " " + MNT + " -o " + options + " && rm -rf " + MNT + "/ns && mkdir " + MNT + "/ns && "
-                    + "sh /tmp/namespace.sh " + MNT + "/ns > /tmp/ns-ours.out 2>&1; umount " + MNT
-                    + " && diff -u /tmp/ns-ref.out /tmp/ns-ours.out", GUEST_COMMAND);
-            assertThat(diff.status()).as("the report over NFS (%s on %s) differs from tmpfs's:\n%s", version, export,
-                    diff.tail(120)).isZero();
-            LOG.info("the Linux client's namespace report (NFS {} on {}) equals tmpfs's: {} lines; {} ms on tmpfs, "
-                    + "{} ms over NFS", version, export, reference.lines().findFirst().orElse("?"),
+                    + export + " " + MNT + " -o " + options + " && for i in $(seq " + runs + "); do rm -rf " + MNT
+                    + "/ns$i && mkdir " + MNT + "/ns$i && { sh /tmp/namespace.sh " + MNT + "/ns$i > /tmp/ns-ours$i.out "
+                    + "2>&1 & }; done; wait; umount " + MNT + " && for i in $(seq " + runs + "); do diff -u "
+                    + "/tmp/ns-ref.out /tmp/ns-ours$i.out || exit 1; done", GUEST_COMMAND);
+            assertThat(diff.status()).as("a report over NFS (%s on %s, %d at once) differs from tmpfs's:\n%s", version,
+                    export, runs, diff.tail(120)).isZero();
+            LOG.info("the Linux client's namespace reports (NFS {} on {}, {} at once) equal tmpfs's: {} lines; {} ms "
+                    + "on tmpfs, {} ms over NFS", version, export, runs, reference.lines().findFirst().orElse("?"),
                     (t1 - t0) / 1_000_000, (System.nanoTime() - t1) / 1_000_000);
 
             // the users' view: modes, owners, sticky and setgid directories, through the kernel's checks
@@ -110,24 +112,24 @@ class LinuxClientNamespaceTest {
 
             if (!version.equals("3")) {
                 // NFSv4 mounts a directory within the export through the server's namespace (LOOKUPs from the root)
-                String inner = peer.execOk("mount.nfs " + LinuxPeer.HOST_FROM_GUEST + ":" + export + "/ns/x/t " + MNT
+                String inner = peer.execOk("mount.nfs " + LinuxPeer.HOST_FROM_GUEST + ":" + export + "/ns1/x/t " + MNT
                         + " -o " + options + " && cat " + MNT + "/u/b && echo && ls -1 " + MNT + " && umount " + MNT,
                         GUEST_COMMAND);
                 assertThat(inner.lines().toList()).containsExactly("bb", "a", "l", "u");
                 LinuxPeer.Result missing = peer.exec("mount.nfs " + LinuxPeer.HOST_FROM_GUEST + ":" + export
-                        + "/ns/nope " + MNT + " -o " + options, GUEST_COMMAND);
+                        + "/ns1/nope " + MNT + " -o " + options, GUEST_COMMAND);
                 assertThat(missing.status()).isNotZero();
                 assertThat(missing.output()).contains("No such file or directory");
             }
             if (export.equals("/export")) {
                 // what the server made is what the host's file system holds
-                Path ns = exportDir.resolve("ns/a");
+                Path ns = exportDir.resolve("ns1/a");
                 assertThat(hostType(ns.resolve("fifo"))).as("a FIFO on the host").isEqualTo(0010000);
                 assertThat(hostType(ns.resolve("null"))).as("a character device on the host").isEqualTo(0020000);
                 assertThat(Files.getAttribute(ns.resolve("null"), "unix:rdev", LinkOption.NOFOLLOW_LINKS))
                         .isEqualTo((1L << 8) | 3);
                 assertThat(hostType(ns.resolve("blk"))).as("a block device on the host").isEqualTo(0060000);
-                try (Stream<Path> big = Files.list(exportDir.resolve("ns/big"))) {
+                try (Stream<Path> big = Files.list(exportDir.resolve("ns1/big"))) {
                     assertThat(big.count()).isEqualTo(1350);
                 }
                 assertThat(Files.readString(ns.resolve("mid"))).isEqualTo("abcdXYghij");

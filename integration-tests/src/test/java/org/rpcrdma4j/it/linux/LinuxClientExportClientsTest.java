@@ -43,6 +43,7 @@ class LinuxClientExportClientsTest {
         Files.writeString(partly.resolve("kept.txt"), "kept\n");
         Files.writeString(closed.resolve("secret.txt"), "secret\n");
         Path shared = Files.createDirectories(root.resolve("shared"));
+        Path guarded = Files.createDirectories(root.resolve("guarded"));
         Files.setAttribute(shared, "unix:mode", 0755);
         Path sticky = Files.createDirectories(shared.resolve("tmp"));
         Files.setAttribute(sticky, "unix:mode", 01777);
@@ -53,10 +54,12 @@ class LinuxClientExportClientsTest {
         LocalVfs partlyVfs = LocalVfs.open(partly);
         LocalVfs closedVfs = LocalVfs.open(closed);
         LocalVfs sharedVfs = LocalVfs.open(shared);
+        LocalVfs guardedVfs = LocalVfs.open(guarded);
         NfsServer nfs = NfsServer.builder()
                 .export("/partly", partlyVfs, false, ExportClients.parse("127.0.0.2(rw) 127.0.0.0/8(ro)"))
                 .export("/closed", closedVfs, false, ExportClients.parse("192.0.2.1(rw)"))
                 .export("/shared", sharedVfs, false, ExportClients.parse("127.0.0.0/8(rw)"))
+                .export("/guarded", guardedVfs, false, ExportClients.parse("127.0.0.0/8(rw,secure,no_root_squash)"))
                 .bindAddress("127.0.0.1").port(0)
                 .nfs4(OurServers.freshState()).build();
         RdmaRpcServer rdma = OurServers.rdma(nfs, "linux-export-clients").build();
@@ -98,9 +101,22 @@ class LinuxClientExportClientsTest {
             peer.execOk("mount.nfs " + host + ":/ " + MNT + v4, GUEST_COMMAND);
             String listed = peer.execOk("ls -A " + MNT + "; umount " + MNT, GUEST_COMMAND);
             assertThat(listed.strip().split("\\s+")).as("the pseudo root as this host sees it")
-                    .containsExactly("partly", "shared");
+                    .containsExactly("guarded", "partly", "shared");
             assertThat(peer.execOk("grep -c ' " + MNT + " ' /proc/mounts || true", GUEST_COMMAND).strip())
                     .isEqualTo("0");
+
+            // secure: the guest's connections come through the emulator from unprivileged ports; RDMA passes, as
+            // with knfsd, MOUNT (over TCP) is "access denied", and NFSv4 over TCP "Operation not permitted"
+            assertThat(peer.execOk("mount.nfs " + host + ":/guarded " + MNT + v4 + " && echo over-rdma > " + MNT
+                    + "/f && cat " + MNT + "/f && umount " + MNT, GUEST_COMMAND)).isEqualTo("over-rdma\n");
+            assertThat(Files.readString(guarded.resolve("f"))).isEqualTo("over-rdma\n");
+            LinuxPeer.Result guarded3 = peer.exec("mount.nfs " + host + ":/guarded " + MNT + v3, GUEST_COMMAND);
+            assertThat(guarded3.status()).as(guarded3.output()).isNotZero();
+            assertThat(guarded3.output()).contains("access denied");
+            LinuxPeer.Result guardedTcp = peer.exec("mount.nfs " + host + ":/guarded " + MNT + " -o proto=tcp,port="
+                    + nfs.port() + ",vers=4.2", GUEST_COMMAND);
+            assertThat(guardedTcp.status()).as(guardedTcp.output()).isNotZero();
+            assertThat(guardedTcp.output()).contains("Operation not permitted");
 
             for (String options : new String[] {v3, v4}) {
                 usersAndRootSquash(peer, host + ":/shared" + " " + MNT + options, shared, sharedVfs.givesOwnership());
@@ -115,6 +131,7 @@ class LinuxClientExportClientsTest {
             partlyVfs.close();
             closedVfs.close();
             sharedVfs.close();
+            guardedVfs.close();
         }
     }
 

@@ -67,8 +67,9 @@ final class ServeCommand implements Callable<Integer> {
             description = {"The hosts the export is open to, as in /etc/exports (default: *(rw,no_root_squash), every "
                     + "host): e.g. '10.0.0.0/8(rw) 192.168.1.7(rw,no_root_squash) *(ro)'. A host is *, an address, a "
                     + "subnet (10.0.0.0/8) or a name; options rw or ro (the default), root_squash (the default), "
-                    + "no_root_squash, all_squash, anonuid=N, anongid=N. The most specific match wins; other hosts "
-                    + "may not mount, nor use the export's file handles. May be given more than once."})
+                    + "no_root_squash, all_squash, anonuid=N, anongid=N, secure (TCP calls from privileged ports "
+                    + "only; RDMA passes) or insecure (the default). The most specific match wins; other hosts may not "
+                    + "mount, nor use the export's file handles. May be given more than once."})
     List<String> clients;
 
     @Option(names = "--memory", paramLabel = "SIZE", converter = Converters.LongSize.class,

@@ -18,12 +18,15 @@ import java.util.Objects;
  * <li>{@code ro} (the default) or {@code rw};</li>
  * <li>{@code root_squash} (the default): a caller with uid 0 acts as the anonymous user, and group 0 as the anonymous
  * group; {@code no_root_squash}: root stays root; {@code all_squash}: every caller acts as the anonymous user;</li>
- * <li>{@code anonuid=N}, {@code anongid=N}: the anonymous user and group (65534 by default).</li>
+ * <li>{@code anonuid=N}, {@code anongid=N}: the anonymous user and group (65534 by default);</li>
+ * <li>{@code secure}: calls over TCP must come from a privileged port (below 1024), as a client running as root
+ * sends them: MOUNT is refused (MNT3ERR_ACCES) and the export's handles answer NFS3ERR_PERM / NFS4ERR_PERM otherwise.
+ * Calls over RDMA pass, as Linux's server passes them. {@code insecure} (this server's default, unlike Linux's: a JVM
+ * client calls from an unprivileged port) does not check.</li>
  * </ul>
- * {@code sync}, {@code no_subtree_check}, {@code subtree_check} and {@code insecure} are accepted and change nothing
- * here: the server never checks that a client calls from a privileged port, as Linux's does by default
- * ({@code secure}). Options the server cannot honour ({@code secure}, {@code async}, ...) are refused, so that an
- * exports line never promises what the server does not do.
+ * {@code sync}, {@code no_subtree_check} and {@code subtree_check} are accepted and change nothing here. Options the
+ * server cannot honour ({@code async}, ...) are refused, so that an exports line never promises what the server does
+ * not do.
  * <p>
  * When several specs match a host, the most specific kind wins, as with Linux's mountd: an address or host name
  * before a subnet, a subnet before {@code *}; among specs of one kind, the first written. A host no spec matches may
@@ -51,14 +54,21 @@ public final class ExportClients {
      * @param allSquash  every caller acts as {@code anonUid} / {@code anonGid}
      * @param anonUid    the anonymous user
      * @param anonGid    the anonymous group
+     * @param secure     calls over TCP must come from a privileged port
      */
-    public record Grant(boolean readOnly, boolean rootSquash, boolean allSquash, int anonUid, int anonGid) {
+    public record Grant(boolean readOnly, boolean rootSquash, boolean allSquash, int anonUid, int anonGid,
+                        boolean secure) {
         /** Read and write, root stays root: what an export opened to every host without specs gives. */
         public static final Grant EVERYTHING = new Grant(false, false, false, NOBODY, NOBODY);
 
+        /** A grant that does not check the caller's port ({@code insecure}). */
+        public Grant(boolean readOnly, boolean rootSquash, boolean allSquash, int anonUid, int anonGid) {
+            this(readOnly, rootSquash, allSquash, anonUid, anonGid, false);
+        }
+
         /** The same grant, read-only. */
         public Grant readOnlyToo() {
-            return readOnly ? this : new Grant(true, rootSquash, allSquash, anonUid, anonGid);
+            return readOnly ? this : new Grant(true, rootSquash, allSquash, anonUid, anonGid, secure);
         }
 
         /** The options as {@code /etc/exports} writes them, Linux's defaults left out but for ro/rw. */
@@ -75,6 +85,9 @@ public final class ExportClients {
             }
             if (anonGid != NOBODY) {
                 b.append(",anongid=").append(anonGid);
+            }
+            if (secure) {
+                b.append(",secure");
             }
             return b.toString();
         }
@@ -148,7 +161,7 @@ public final class ExportClients {
         }
     }
 
-    private static final List<String> NO_OPS = List.of("sync", "no_subtree_check", "subtree_check", "insecure");
+    private static final List<String> NO_OPS = List.of("sync", "no_subtree_check", "subtree_check");
 
     private static final ExportClients EVERY_HOST_RW = new ExportClients(List.of(
             new Spec("*", null, 0, false, Grant.EVERYTHING)));
@@ -201,6 +214,7 @@ public final class ExportClients {
         boolean allSquash = false;
         int anonUid = NOBODY;
         int anonGid = NOBODY;
+        boolean secure = false;
         int open = item.indexOf('(');
         if (open >= 0) {
             if (!item.endsWith(")") || item.indexOf('(', open + 1) >= 0) {
@@ -216,26 +230,24 @@ public final class ExportClients {
                     case "no_root_squash" -> rootSquash = false;
                     case "all_squash" -> allSquash = true;
                     case "no_all_squash" -> allSquash = false;
+                    case "secure" -> secure = true;
+                    case "insecure" -> secure = false;
                     default -> {
                         if (o.startsWith("anonuid=")) {
                             anonUid = id(item, o);
                         } else if (o.startsWith("anongid=")) {
                             anonGid = id(item, o);
-                        } else if (o.equals("secure")) {
-                            throw new IllegalArgumentException("client spec \"" + item + "\": option secure is not "
-                                    + "supported: this server does not check that clients call from privileged "
-                                    + "ports (it acts as with insecure)");
                         } else if (!o.isEmpty() && !NO_OPS.contains(o)) {
                             throw new IllegalArgumentException("client spec \"" + item + "\": option " + o + " is not "
                                     + "supported (this server knows rw, ro, root_squash, no_root_squash, all_squash, "
-                                    + "anonuid=N, anongid=N, and takes " + String.join(", ", NO_OPS)
+                                    + "anonuid=N, anongid=N, secure, insecure, and takes " + String.join(", ", NO_OPS)
                                     + " as what it does anyway)");
                         }
                     }
                 }
             }
         }
-        Grant grant = new Grant(readOnly, rootSquash, allSquash, anonUid, anonGid);
+        Grant grant = new Grant(readOnly, rootSquash, allSquash, anonUid, anonGid, secure);
         if (host.isEmpty()) {
             throw new IllegalArgumentException("client spec \"" + item + "\" names no host (use * for every host)");
         }

@@ -13,6 +13,7 @@ import org.dcache.oncrpc4j.xdr.XdrInt;
 import org.rpcrdma4j.nfs.FileHandle;
 import org.rpcrdma4j.nfs.Nfs3Status;
 import org.rpcrdma4j.nfs.NfsException;
+import org.rpcrdma4j.xprt.server.RdmaRpcServer;
 
 /** The server's exports, by path (for MOUNT) and by handle prefix (for NFS). Immutable. */
 public final class ExportTable {
@@ -82,6 +83,37 @@ public final class ExportTable {
                     + (client == null ? "an unknown host" : client.getHostAddress()));
         }
         return new Target(e, e.unwrap(wire), grant);
+    }
+
+    /**
+     * Resolves a wire handle for the host that sent {@code call}, as {@link #resolve(FileHandle, InetAddress)} does,
+     * and refuses it with {@code NFS3ERR_PERM} when the host's spec is {@code secure} and the call came over TCP or UDP
+     * from an unprivileged port (as Linux's server answers).
+     */
+    public Target resolve(FileHandle wire, RpcCall call) throws NfsException {
+        Target t = resolve(wire, clientOf(call));
+        if (t.grant().secure() && !fromPrivilegedPort(call)) {
+            throw new NfsException(Nfs3Status.NFS3ERR_PERM, "export " + t.export().path() + " takes calls from "
+                    + "privileged ports only (secure), this came from port " + portOf(call));
+        }
+        return t;
+    }
+
+    /**
+     * Whether {@code call} came from a privileged port (below 1024), or over RDMA, which Linux's server takes as
+     * secure whatever the port.
+     */
+    public static boolean fromPrivilegedPort(RpcCall call) {
+        if (RdmaRpcServer.arrivedOverRdma(call)) {
+            return true;
+        }
+        int port = portOf(call);
+        return port > 0 && port < 1024;
+    }
+
+    private static int portOf(RpcCall call) {
+        InetSocketAddress peer = call == null ? null : call.getTransport().getRemoteSocketAddress();
+        return peer == null ? -1 : peer.getPort();
     }
 
     /**

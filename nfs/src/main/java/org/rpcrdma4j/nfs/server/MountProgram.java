@@ -67,6 +67,11 @@ public final class MountProgram implements RpcDispatchable {
                     LOG.warn("refused to mount {} for {}: the export is open to {}", path, host(call),
                             e.clients());
                     res.status = MountStatus.MNT3ERR_ACCES.wireValue();
+                } else if (e.grant(ExportTable.clientOf(call)).secure() && !ExportTable.fromPrivilegedPort(call)) {
+                    // as Linux's mountd: an unprivileged port is refused where the host's spec says secure
+                    LOG.warn("refused to mount {} for {}: it called from an unprivileged port, the export takes "
+                            + "privileged ports only (secure)", path, host(call));
+                    res.status = MountStatus.MNT3ERR_ACCES.wireValue();
                 } else {
                     try {
                         res.root = e.wrap(directoryIn(e, path.substring(e.path().length())));

@@ -104,7 +104,7 @@ public final class Nfs3Program implements RpcDispatchable {
 
     /** What a handle names, for the host that sent {@code call}; NFS3ERR_STALE when its export is not open to it. */
     private Target target(RpcCall call, FileHandle wire) throws NfsException {
-        return exports.resolve(wire, ExportTable.clientOf(call));
+        return exports.resolve(wire, call);
     }
 
     private static void writable(Target t) throws NfsException {

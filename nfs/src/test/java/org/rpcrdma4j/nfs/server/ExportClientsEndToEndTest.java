@@ -61,6 +61,8 @@ class ExportClientsEndToEndTest {
     private final MemoryVfs openVfs = new MemoryVfs(16L << 20);
     private final MemoryVfs readOnlyVfs = new MemoryVfs(16L << 20);
     private final MemoryVfs closedVfs = new MemoryVfs(16L << 20);
+    private final MemoryVfs guardedVfs = new MemoryVfs(16L << 20);
+    private final ExportClients guardedClients = ExportClients.parse("127.0.0.1(rw,secure,no_root_squash)");
     private final ExportClients closedClients = ExportClients.parse("127.0.0.2(rw)");
     private NfsRdmaServer server;
     private RdmaDevice clientDevice;
@@ -74,7 +76,8 @@ class ExportClientsEndToEndTest {
                 NfsServer.builder().bindAddress("127.0.0.1").port(0)
                         .export("/open", openVfs, false, ExportClients.parse("127.0.0.1(rw,sync,no_subtree_check,no_root_squash)"))
                         .export("/partly", readOnlyVfs, false, ExportClients.parse("127.0.0.2(rw) 127.0.0.0/8(ro)"))
-                        .export("/closed", closedVfs, false, closedClients),
+                        .export("/closed", closedVfs, false, closedClients)
+                        .export("/guarded", guardedVfs, false, guardedClients),
                 RdmaRpcServer.builder().bindAddress(InetAddress.getLoopbackAddress())
                         .port(0).provider("soft", Map.of()).jmx(false));
         clientDevice = RdmaProviders.select("soft").open(Map.of());
@@ -88,6 +91,7 @@ class ExportClientsEndToEndTest {
         openVfs.close();
         readOnlyVfs.close();
         closedVfs.close();
+        guardedVfs.close();
     }
 
     private static void put(MemoryVfs vfs, String name, byte[] data) throws NfsException {
@@ -148,7 +152,8 @@ class ExportClientsEndToEndTest {
             assertThat(mount.mount("/partly")).isNotNull();
             assertThat(mount.mount("/open")).isNotNull();
             List<ExportsRes.Export> listed = mount.exports();
-            assertThat(listed).extracting(ExportsRes.Export::path).containsExactly("/open", "/partly", "/closed");
+            assertThat(listed).extracting(ExportsRes.Export::path).containsExactly("/open", "/partly", "/closed",
+                    "/guarded");
             assertThat(listed.get(1).groups()).containsExactly("127.0.0.2", "127.0.0.0/8");
             assertThat(listed.get(2).groups()).containsExactly("127.0.0.2");
         }
@@ -189,13 +194,45 @@ class ExportClientsEndToEndTest {
         }
     }
 
+    /**
+     * {@code secure}: over TCP from an unprivileged port (as this JVM calls) MOUNT is MNT3ERR_ACCES and the export's
+     * handles are NFS3ERR_PERM and NFS4ERR_PERM, as from Linux's mountd and server; over RDMA the export is open,
+     * whatever the port, as Linux's server takes RDMA.
+     */
+    @Test
+    void aSecureExportTakesCallsFromPrivilegedPortsOrRdma() throws Exception {
+        assertThat(guardedClients.grant(InetAddress.getLoopbackAddress()).toString())
+                .isEqualTo("rw,no_root_squash,secure");
+        assertThatThrownBy(() -> NfsClient.mount(tcp("/guarded"))).isInstanceOfSatisfying(MountException.class,
+                e -> assertThat(e.status()).isEqualTo(MountStatus.MNT3ERR_ACCES));
+        // NFSv3's MOUNT goes over TCP even for an RDMA mount: refused the same
+        assertThatThrownBy(() -> NfsClient.mount(rdma("/guarded"), rdmaConfig())).isInstanceOf(MountException.class);
+        FileHandle guardedRoot = Export.of("/guarded", guardedVfs, false, guardedClients).rootHandle();
+        try (NfsClient open = NfsClient.mount(tcp("/open"))) {
+            assertStatus(() -> open.getattr(guardedRoot), Nfs3Status.NFS3ERR_PERM);
+        }
+        try (Nfs41Client overTcp = Nfs41Client.mount("tcp://127.0.0.1:" + server.tcpPort() + "/",
+                NfsClientConfig.defaults(), Nfs41Options.defaults())) {
+            assertNfs4Status(() -> overTcp.resolve("/guarded/any"), Nfs4Status.NFS4ERR_PERM);
+            assertNfs4Status(() -> overTcp.getattr(guardedRoot), Nfs4Status.NFS4ERR_PERM);
+        }
+        try (Nfs41Client overRdma = Nfs41Client.mount("rdma://127.0.0.1:" + server.rdmaPort() + "/guarded",
+                rdmaConfig(), Nfs41Options.defaults())) {
+            byte[] data = "over rdma".getBytes(StandardCharsets.UTF_8);
+            overRdma.writeAll("/r", data);
+            assertThat(overRdma.readAll("/r")).isEqualTo(data);
+        }
+        assertThat(get(guardedVfs, "r")).isEqualTo("over rdma".getBytes(StandardCharsets.UTF_8));
+    }
+
     @Test
     void nfs41SeesOnlyTheExportsOpenToIt() throws Exception {
         for (boolean overRdma : new boolean[] {false, true}) {
             NfsClientConfig config = overRdma ? rdmaConfig() : NfsClientConfig.defaults();
             String base = overRdma ? "rdma://127.0.0.1:" + server.rdmaPort() : "tcp://127.0.0.1:" + server.tcpPort();
             try (Nfs41Client root = Nfs41Client.mount(base + "/", config, Nfs41Options.defaults())) {
-                assertThat(root.list(root.root())).extracting(DirEntry::name).containsExactly("open", "partly");
+                assertThat(root.list(root.root())).extracting(DirEntry::name)
+                        .containsExactlyInAnyOrder("open", "partly", "guarded");
                 FileHandle closed = closedRoot();
                 assertNfs4Status(() -> root.getattr(closed), Nfs4Status.NFS4ERR_STALE);
                 assertNfs4Status(() -> root.resolve("/closed"), Nfs4Status.NFS4ERR_NOENT);

@@ -57,8 +57,10 @@ class ExportClientsTest {
         assertThat(ExportClients.parse("10.0.0.1(rw,ro)").access(ip("10.0.0.1"))).isEqualTo(Access.READ_ONLY);
         assertThatThrownBy(() -> ExportClients.parse("*(rw,async)"))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("async");
-        assertThatThrownBy(() -> ExportClients.parse("*(rw,secure)"))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("privileged");
+        assertThat(ExportClients.parse("*(rw,secure)").grant(null).secure()).isTrue();
+        assertThat(ExportClients.parse("*(rw,secure,insecure)").grant(null).secure()).isFalse();
+        assertThat(ExportClients.parse("*(rw)").grant(null).secure()).as("this server's default: insecure").isFalse();
+        assertThat(ExportClients.parse("*(ro,secure)").grant(null).readOnlyToo().secure()).isTrue();
         assertThatThrownBy(() -> ExportClients.parse("*(rw,anonuid=x)"))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("anonuid=x");
     }

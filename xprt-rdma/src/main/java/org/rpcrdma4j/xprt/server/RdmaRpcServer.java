@@ -24,6 +24,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import org.dcache.oncrpc4j.rpc.OncRpcProgram;
 import org.dcache.oncrpc4j.rpc.ReplyQueue;
+import org.dcache.oncrpc4j.rpc.RpcCall;
 import org.dcache.oncrpc4j.rpc.RpcDispatchable;
 import org.rpcrdma4j.codec.RpcRdmaLimits;
 import org.rpcrdma4j.codec.RpcRdmaPrivateData;
@@ -42,6 +43,7 @@ import org.rpcrdma4j.verbs.util.EnumCounters;
 import org.rpcrdma4j.xprt.UpperLayerBinding;
 import org.rpcrdma4j.xprt.internal.AgentRunner;
 import org.rpcrdma4j.xprt.internal.Bindings;
+import org.rpcrdma4j.xprt.internal.DelegatingTransport;
 import org.rpcrdma4j.xprt.internal.ProgramTable;
 import org.rpcrdma4j.xprt.internal.WarningLimiter;
 import org.slf4j.Logger;
@@ -140,6 +142,15 @@ public final class RdmaRpcServer implements AutoCloseable {
 
     public static Builder builder() {
         return new Builder();
+    }
+
+    /**
+     * Whether {@code call} came over an RDMA connection of a server of this class (also through a transport that
+     * stands in front of it, as the duplicate request cache's). A program tells RDMA calls from calls over TCP or UDP
+     * with it, e.g. to pass them where a source port would be checked, as Linux's server does.
+     */
+    public static boolean arrivedOverRdma(RpcCall call) {
+        return call != null && DelegatingTransport.underlying(call.getTransport()) instanceof CallTransport;
     }
 
     // ------------------------------------------------------------------ life cycle

@@ -160,7 +160,7 @@ final class Compound {
             return null;
         }
         try {
-            return server.exports.resolve(wire, client);
+            return server.exports.resolve(wire, call);
         } catch (NfsException e) {
             throw of(e);
         }
@@ -168,7 +168,15 @@ final class Compound {
 
     /** What {@code wire} names, for the host that sent this COMPOUND. */
     Obj object(FileHandle wire) throws Nfs4Exception {
-        return server.object(wire, client);
+        return server.object(wire, call, true);
+    }
+
+    /**
+     * What an entry of a pseudo directory names, for its listing: as {@link #object}, but an export open to the host
+     * from privileged ports only is listed whatever this call's port (using it is what is refused).
+     */
+    Obj listedObject(FileHandle wire) throws Nfs4Exception {
+        return server.object(wire, call, false);
     }
 
     /** The current file handle, which must name an object of an export (not a pseudo directory). */

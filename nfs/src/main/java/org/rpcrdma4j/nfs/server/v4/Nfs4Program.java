@@ -354,16 +354,19 @@ public final class Nfs4Program implements RpcDispatchable, AutoCloseable {
     }
 
     /**
-     * What a wire handle names, with its attributes, for {@code client} (null when unknown): NFS4ERR_STALE when the
-     * handle's export is not open to it, as from Linux's server.
+     * What a wire handle names, with its attributes, for the host that sent {@code call}: NFS4ERR_STALE when the
+     * handle's export is not open to it, NFS4ERR_PERM when it is open to privileged ports only and the call came from
+     * another, as from Linux's server. {@code portChecked} false leaves that check out: an entry of a pseudo
+     * directory's listing, which names an export the host may use from a privileged port.
      */
-    Compound.Obj object(FileHandle wire, InetAddress client) throws Nfs4Exception {
+    Compound.Obj object(FileHandle wire, RpcCall call, boolean portChecked) throws Nfs4Exception {
+        InetAddress client = ExportTable.clientOf(call);
         if (pseudo.isPseudo(wire)) {
             String path = pseudo.path(wire, client);
             return new Compound.Obj(wire, path, null, pseudo.attributes(path, client));
         }
         try {
-            ExportTable.Target t = exports.resolve(wire, client);
+            ExportTable.Target t = portChecked ? exports.resolve(wire, call) : exports.resolve(wire, client);
             FileAttributes a = t.export().vfs().getattr(t.fh());
             return new Compound.Obj(wire, null, t, a);
         } catch (NfsException e) {

@@ -103,7 +103,7 @@ final class ReaddirOp extends Op {
         eof = true;
         for (int i = (int) Math.max(0, cookie - 2); i < names.size(); i++) {
             FileHandle fh = c.server.pseudo.lookup(dir.path(), names.get(i), c.client);
-            Entry e = new Entry(i + 3, names.get(i), AttrOps.values(c, c.object(fh), requested));
+            Entry e = new Entry(i + 3, names.get(i), AttrOps.values(c, c.listedObject(fh), requested));
             long size = size(e);
             if (used + size > budget) {
                 eof = false;

@@ -48,6 +48,9 @@ import org.rpcrdma4j.nfs.xdr.MountStatus;
 import org.rpcrdma4j.verbs.RdmaDevice;
 import org.rpcrdma4j.verbs.RdmaProviders;
 import org.rpcrdma4j.xprt.client.RdmaClientConfig;
+import org.rpcrdma4j.xprt.drc.CachedProcedures;
+import org.rpcrdma4j.xprt.drc.DrcConfig;
+import org.rpcrdma4j.xprt.drc.DuplicateRequestCache;
 import org.rpcrdma4j.xprt.server.RdmaRpcServer;
 
 /**
@@ -63,6 +66,8 @@ class ExportClientsEndToEndTest {
     private final MemoryVfs closedVfs = new MemoryVfs(16L << 20);
     private final MemoryVfs guardedVfs = new MemoryVfs(16L << 20);
     private final ExportClients guardedClients = ExportClients.parse("127.0.0.1(rw,secure,no_root_squash)");
+    private final DuplicateRequestCache replyCache = DuplicateRequestCache.create(CachedProcedures.nfsV3(),
+            DrcConfig.DEFAULT);
     private final ExportClients closedClients = ExportClients.parse("127.0.0.2(rw)");
     private NfsRdmaServer server;
     private RdmaDevice clientDevice;
@@ -77,7 +82,8 @@ class ExportClientsEndToEndTest {
                         .export("/open", openVfs, false, ExportClients.parse("127.0.0.1(rw,sync,no_subtree_check,no_root_squash)"))
                         .export("/partly", readOnlyVfs, false, ExportClients.parse("127.0.0.2(rw) 127.0.0.0/8(ro)"))
                         .export("/closed", closedVfs, false, closedClients)
-                        .export("/guarded", guardedVfs, false, guardedClients),
+                        .export("/guarded", guardedVfs, false, guardedClients)
+                        .duplicateRequestCache(replyCache),
                 RdmaRpcServer.builder().bindAddress(InetAddress.getLoopbackAddress())
                         .port(0).provider("soft", Map.of()).jmx(false));
         clientDevice = RdmaProviders.select("soft").open(Map.of());
@@ -92,6 +98,7 @@ class ExportClientsEndToEndTest {
         readOnlyVfs.close();
         closedVfs.close();
         guardedVfs.close();
+        replyCache.close();
     }
 
     private static void put(MemoryVfs vfs, String name, byte[] data) throws NfsException {
@@ -215,6 +222,11 @@ class ExportClientsEndToEndTest {
                 NfsClientConfig.defaults(), Nfs41Options.defaults())) {
             assertNfs4Status(() -> overTcp.resolve("/guarded/any"), Nfs4Status.NFS4ERR_PERM);
             assertNfs4Status(() -> overTcp.getattr(guardedRoot), Nfs4Status.NFS4ERR_PERM);
+        }
+        // NFSv3 over RDMA with a handle of it: passes, also for a SETATTR, which goes through the reply cache
+        try (NfsClient overRdma = NfsClient.mount(rdma("/open"), rdmaConfig())) {
+            assertThat(overRdma.getattr(guardedRoot).isDirectory()).isTrue();
+            assertThat(overRdma.setattr(guardedRoot, SetAttributes.NONE.withMode(0775)).mode()).isEqualTo(0775);
         }
         try (Nfs41Client overRdma = Nfs41Client.mount("rdma://127.0.0.1:" + server.rdmaPort() + "/guarded",
                 rdmaConfig(), Nfs41Options.defaults())) {

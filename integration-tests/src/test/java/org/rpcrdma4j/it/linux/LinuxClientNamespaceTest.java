@@ -55,8 +55,7 @@ class LinuxClientNamespaceTest {
         GuestProgram runas = GuestProgram.RUNAS;
         RequiredPeer.require(runas.what(), runas.unavailableReason());
         Files.copy(runas.build(), exportDir.resolve("runas"));
-        // its largest file is its capacity (the script makes a sparse one of 5 GB), and each of the 1,500 small files
-        // takes a 64 KiB block: heap memory, allocated as written
+        // its largest file is its capacity (the script makes a sparse one of 5 GB): heap memory, allocated as written
         MemoryVfs mem = new MemoryVfs(8L << 30);
         RdmaServerMemory serverMemory = new RdmaServerMemory();
         NfsServer nfs = NfsServer.builder().export("/export", LocalVfs.open(exportDir)).export("/mem", mem)

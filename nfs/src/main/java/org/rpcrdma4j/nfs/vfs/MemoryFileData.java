@@ -14,6 +14,10 @@ import java.util.Arrays;
  * {@code int}), and the caller bounds every size it passes (MemoryVfs refuses sizes beyond its capacity before
  * calling): the index then costs at most one reference per block of that bound.
  * <p>
+ * A file of at most {@link #SMALL} bytes keeps them in a small first block of heap memory instead, which becomes a
+ * whole block when the file grows past it: a directory of small files takes a sixteenth of the memory whole blocks
+ * would. Bytes of a block beyond its memory read as zeros.
+ * <p>
  * Blocks come from a {@link BlockMemory}, or from the memory a write's data arrived in when the writer offers it
  * ({@link WriteMemory}) and the write covers the whole block. When the block memory
  * {@linkplain BlockMemory#lends() lends}, {@link #lend} hands out views of the blocks themselves. A block is a
@@ -28,6 +32,8 @@ import java.util.Arrays;
 final class MemoryFileData {
     /** The smallest block, and the unit of the VFS's space figures. */
     static final int BLOCK = 64 * 1024;
+    /** The memory of a small file's only block (heap, whatever the block memory). */
+    static final int SMALL = 4096;
     /** The largest block a {@link BlockMemory} may ask for. */
     static final int MAX_BLOCK = 16 << 20;
     /** Largest size a file may have: with blocks of at least {@link #BLOCK}, block numbers fit an int. */
@@ -58,14 +64,16 @@ final class MemoryFileData {
         return size;
     }
 
-    /** One block: the file's reference of its memory, and a view of all of it. */
+    /** One block: the file's reference of its memory, and a view of all of it (a whole block, or {@link #SMALL}). */
     private static final class DataBlock {
         final ByteBuf memory;
         final ByteBuffer bytes;
+        final int capacity;
 
         DataBlock(ByteBuf memory) {
             this.memory = memory;
-            this.bytes = memory.nioBuffer(0, memory.capacity());
+            this.capacity = memory.capacity();
+            this.bytes = memory.nioBuffer(0, capacity);
         }
 
         /** Whether a lent range holds the block too. */
@@ -96,8 +104,11 @@ final class MemoryFileData {
         long last = (offset + length - 1) / block;
         long needed = 0;
         for (long b = first; b <= last; b++) {
-            if (b >= blocks.length || blocks[(int) b] == null) {
+            DataBlock d = b < blocks.length ? blocks[(int) b] : null;
+            if (d == null) {
                 needed += block;
+            } else if (d.capacity < block) {
+                needed += block - d.capacity; // at most: a small block grown whole
             }
         }
         return needed;
@@ -124,8 +135,14 @@ final class MemoryFileData {
                     dst.put(ZEROS, 0, Math.min(BLOCK, chunk - z));
                 }
             } else {
-                dst.put(dst.position(), data.bytes, in, chunk);
-                dst.position(dst.position() + chunk);
+                int have = Math.max(0, Math.min(chunk, data.capacity - in));
+                if (have > 0) {
+                    dst.put(dst.position(), data.bytes, in, have);
+                    dst.position(dst.position() + have);
+                }
+                for (int z = have; z < chunk; z += BLOCK) { // past a small block's memory
+                    dst.put(ZEROS, 0, Math.min(BLOCK, chunk - z));
+                }
             }
             done += chunk;
         }
@@ -152,13 +169,13 @@ final class MemoryFileData {
                 int in = (int) (pos % block);
                 int chunk = Math.min(n - done, block - in);
                 DataBlock held = b < blocks.length ? blocks[b] : null;
-                if (held == null) {
-                    for (int z = 0; z < chunk; z += BLOCK) {
-                        data.addComponent(true, Unpooled.wrappedBuffer(DIRECT_ZEROS.slice(0,
-                                Math.min(BLOCK, chunk - z))));
-                    }
-                } else {
-                    data.addComponent(true, held.memory.retainedSlice(in, chunk)); // a reference of the block
+                int have = held == null ? 0 : Math.max(0, Math.min(chunk, held.capacity - in));
+                if (have > 0) {
+                    data.addComponent(true, held.memory.retainedSlice(in, have)); // a reference of the block
+                }
+                for (int z = have; z < chunk; z += BLOCK) { // a hole, or past a small block's memory
+                    data.addComponent(true, Unpooled.wrappedBuffer(DIRECT_ZEROS.slice(0,
+                            Math.min(BLOCK, chunk - z))));
                 }
                 done += chunk;
             }
@@ -183,7 +200,7 @@ final class MemoryFileData {
             int in = (int) (pos % block);
             int chunk = Math.min(n - done, block - in);
             if (chunk != block || !adopt(b, offered.keep(src.slice(src.position(), block)))) {
-                writable(b).bytes.put(in, src, src.position(), chunk);
+                writable(b, in + chunk).bytes.put(in, src, src.position(), chunk);
             }
             src.position(src.position() + chunk);
             done += chunk;
@@ -209,9 +226,8 @@ final class MemoryFileData {
         index(b);
         DataBlock old = blocks[b];
         blocks[b] = new DataBlock(kept);
-        if (old == null) {
-            allocatedBytes += block;
-        } else {
+        allocatedBytes += block - (old == null ? 0 : old.capacity);
+        if (old != null) {
             old.release();
         }
         return true;
@@ -225,22 +241,24 @@ final class MemoryFileData {
         }
     }
 
-    /** Block {@code b}, allocated (zeroed) when missing and copied first when lent. */
-    private DataBlock writable(int b) {
+    /**
+     * Block {@code b} with memory for its first {@code end} bytes: allocated (zeroed) when missing, small for the first
+     * block of a small file; made whole when small and {@code end} lies past its memory; copied first when lent.
+     */
+    private DataBlock writable(int b, int end) {
         index(b);
         DataBlock data = blocks[b];
         if (data == null) {
-            data = newBlock();
-            if (memory != BlockMemory.HEAP) {
-                zero(data.bytes, 0, block); // heap arrays come zeroed; other memory may be reused
-            }
+            data = b == 0 && end <= SMALL && size <= SMALL ? new DataBlock(Unpooled.buffer(SMALL, SMALL)) : newBlock();
             blocks[b] = data;
-            allocatedBytes += block;
-        } else if (data.lent()) {
-            // a reader holds these bytes: it keeps them, the file goes on with a copy
-            DataBlock copy = newBlock();
-            copy.bytes.put(0, data.bytes, 0, block);
+            allocatedBytes += data.capacity;
+        } else if (data.capacity < end || data.lent()) {
+            // outgrown, or a reader holds these bytes (it keeps them): the file goes on with a copy
+            DataBlock copy = data.capacity < end || data.capacity == block ? newBlock()
+                    : new DataBlock(Unpooled.buffer(SMALL, SMALL));
+            copy.bytes.put(0, data.bytes, 0, data.capacity);
             blocks[b] = copy;
+            allocatedBytes += copy.capacity - data.capacity;
             data.release();
             data = copy;
         }
@@ -253,13 +271,18 @@ final class MemoryFileData {
         }
     }
 
+    /** A whole block of the block memory, zeroed. */
     private DataBlock newBlock() {
         ByteBuf m = memory.allocate(block);
         if (m.capacity() != block) {
             m.release();
             throw new IllegalStateException("block memory of " + m.capacity() + " bytes, expected " + block);
         }
-        return new DataBlock(m);
+        DataBlock data = new DataBlock(m);
+        if (memory != BlockMemory.HEAP) {
+            zero(data.bytes, 0, block); // heap arrays come zeroed; other memory may be reused
+        }
+        return data;
     }
 
     /**
@@ -282,15 +305,20 @@ final class MemoryFileData {
         return Math.min(at, size);
     }
 
-    /** Gives every hole in the range a block of zeros, and grows the file to the range's end. */
+    /**
+     * Gives every hole in the range a block of zeros (a small first block the memory the range needs), and grows the
+     * file to the range's end.
+     */
     void allocate(long offset, long length) {
         checkRange(offset, length);
         if (length == 0) {
             return;
         }
         for (long b = offset / block, last = (offset + length - 1) / block; b <= last; b++) {
-            if (b >= blocks.length || blocks[(int) b] == null) {
-                writable((int) b);
+            DataBlock d = b < blocks.length ? blocks[(int) b] : null;
+            int end = (int) Math.min(block, offset + length - b * block);
+            if (d == null || d.capacity < end) {
+                writable((int) b, end);
             }
         }
         size = Math.max(size, offset + length);
@@ -314,13 +342,17 @@ final class MemoryFileData {
             }
             long start = b * block;
             long stop = Math.min(start + block, size); // bytes past the end are zeros already
+            DataBlock d = blocks[(int) b];
             if (start >= offset && stop <= end) {
-                blocks[(int) b].release();
+                d.release();
                 blocks[(int) b] = null;
-                allocatedBytes -= block;
+                allocatedBytes -= d.capacity;
             } else {
-                zero(writable((int) b).bytes, (int) (Math.max(start, offset) - start),
-                        (int) (Math.min(stop, end) - start));
+                int from = (int) (Math.max(start, offset) - start);
+                int to = (int) Math.min(Math.min(stop, end) - start, d.capacity); // past the memory: zeros already
+                if (from < to) {
+                    zero(writable((int) b, to).bytes, from, to);
+                }
             }
         }
     }
@@ -343,18 +375,19 @@ final class MemoryFileData {
             int b = (int) (to / block);
             int in = (int) (to % block);
             int chunk = (int) Math.min(count - done, block - in);
-            if (chunk == block && from % block == 0) {
-                long sb = from / block;
-                DataBlock shared = sb < src.blocks.length ? src.blocks[(int) sb] : null;
+            long sb = from / block;
+            DataBlock source = chunk == block && from % block == 0 && sb < src.blocks.length
+                    ? src.blocks[(int) sb] : null;
+            if (chunk == block && from % block == 0 && (source == null || source.capacity == block)) {
                 index(b);
                 DataBlock old = blocks[b];
-                blocks[b] = shared == null ? null : new DataBlock(shared.memory.retain());
-                allocatedBytes += (shared == null ? 0 : block) - (old == null ? 0 : block);
+                blocks[b] = source == null ? null : new DataBlock(source.memory.retain());
+                allocatedBytes += (source == null ? 0 : block) - (old == null ? 0 : old.capacity);
                 if (old != null) {
                     old.release();
                 }
             } else {
-                ByteBuffer target = writable(b).bytes.duplicate();
+                ByteBuffer target = writable(b, in + chunk).bytes.duplicate();
                 target.limit(in + chunk).position(in);
                 src.read(from, target);
             }
@@ -371,16 +404,18 @@ final class MemoryFileData {
         long keepBlocks = (newSize + block - 1) / block;
         for (long b = keepBlocks; b < blocks.length; b++) {
             if (blocks[(int) b] != null) {
+                allocatedBytes -= blocks[(int) b].capacity;
                 blocks[(int) b].release();
                 blocks[(int) b] = null;
-                allocatedBytes -= block;
             }
         }
         if (newSize < size) {
             int keep = (int) keepBlocks;
             int tail = (int) (newSize % block);
-            if (tail != 0 && keep - 1 < blocks.length && blocks[keep - 1] != null) {
-                zero(writable(keep - 1).bytes, tail, block);
+            DataBlock last = tail != 0 && keep - 1 < blocks.length ? blocks[keep - 1] : null;
+            if (last != null && tail < last.capacity) {
+                DataBlock w = writable(keep - 1, last.capacity);
+                zero(w.bytes, tail, w.capacity);
             }
         }
         size = newSize;

@@ -20,6 +20,16 @@ public enum FileType {
         return value;
     }
 
+    /** A character or block device. */
+    public boolean isDevice() {
+        return this == CHAR_DEVICE || this == BLOCK_DEVICE;
+    }
+
+    /** A FIFO, a socket or a device: what MKNOD makes (regular files, directories and links have calls of their own). */
+    public boolean isSpecial() {
+        return isDevice() || this == SOCKET || this == FIFO;
+    }
+
     /** The type with this wire value, or null when there is none. */
     public static FileType fromWire(int value) {
         return value >= 1 && value <= 7 ? values()[value - 1] : null;

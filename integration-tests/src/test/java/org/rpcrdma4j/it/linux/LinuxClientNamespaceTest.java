@@ -32,8 +32,8 @@ import org.slf4j.LoggerFactory;
  * digests, must be identical. Linux's knfsd gives the same report as tmpfs for the same script (NFSv3 and NFSv4.2).
  * A second script ({@code src/test/sh/permissions.sh}) compares what two users ({@link GuestProgram#RUNAS}) may do to
  * each other's files: modes, owners and groups, sticky and setgid directories, setuid bits cleared by a write, times.
- * NFSv3 and NFSv4.2 on a local file system, NFSv4.1 (three runs at once) on an in-memory one. With NFSv4, the guest then mounts a directory
- * of the tree the script left, and is told a missing one does not exist, as by knfsd.
+ * NFSv3 and NFSv4.2 on a local file system, NFSv4.1 (three runs at once) on an in-memory one. With NFSv4, the guest
+ * then mounts a directory of the tree the script left, and is told a missing one does not exist, as by knfsd.
  */
 @ExtendWith(LinuxPeerExtension.class)
 @Timeout(value = 10, unit = TimeUnit.MINUTES)

@@ -92,7 +92,7 @@ public final class ExportTable {
      */
     public Target resolve(FileHandle wire, RpcCall call) throws NfsException {
         Target t = resolve(wire, clientOf(call));
-        if (t.grant().secure() && !fromPrivilegedPort(call)) {
+        if (!portAllowed(t.grant(), call)) {
             throw new NfsException(Nfs3Status.NFS3ERR_PERM, "export " + t.export().path() + " takes calls from "
                     + "privileged ports only (secure), this came from port " + portOf(call));
         }
@@ -100,11 +100,11 @@ public final class ExportTable {
     }
 
     /**
-     * Whether {@code call} came from a privileged port (below 1024), or over RDMA, which Linux's server takes as
-     * secure whatever the port.
+     * Whether {@code grant} lets {@code call} in by its port: any port unless the spec is {@code secure}, else a
+     * privileged one (below 1024), or any over RDMA, which Linux's server takes as secure whatever the port.
      */
-    public static boolean fromPrivilegedPort(RpcCall call) {
-        if (RdmaRpcServer.arrivedOverRdma(call)) {
+    public static boolean portAllowed(ExportClients.Grant grant, RpcCall call) {
+        if (!grant.secure() || RdmaRpcServer.arrivedOverRdma(call)) {
             return true;
         }
         int port = portOf(call);

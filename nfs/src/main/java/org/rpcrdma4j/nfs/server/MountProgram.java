@@ -59,15 +59,16 @@ public final class MountProgram implements RpcDispatchable {
                 MountRes res = new MountRes();
                 String path = Export.normalize(args.path);
                 Export e = exports.containing(path);
+                ExportClients.Grant grant = e == null ? null : e.grant(ExportTable.clientOf(call));
                 if (e == null) {
                     // as Linux's mountd: a path no export holds is refused, whether it exists or not
                     LOG.info("refused to mount {} for {}: not exported", path, host(call));
                     res.status = MountStatus.MNT3ERR_ACCES.wireValue();
-                } else if (e.access(ExportTable.clientOf(call)) == ExportClients.Access.NONE) {
+                } else if (grant == null) {
                     LOG.warn("refused to mount {} for {}: the export is open to {}", path, host(call),
                             e.clients());
                     res.status = MountStatus.MNT3ERR_ACCES.wireValue();
-                } else if (e.grant(ExportTable.clientOf(call)).secure() && !ExportTable.fromPrivilegedPort(call)) {
+                } else if (!ExportTable.portAllowed(grant, call)) {
                     // as Linux's mountd: an unprivileged port is refused where the host's spec says secure
                     LOG.warn("refused to mount {} for {}: it called from an unprivileged port, the export takes "
                             + "privileged ports only (secure)", path, host(call));

@@ -113,7 +113,7 @@ public final class TargetChecks {
      * CAP_MKNOD, which Linux's server passes on); FIFOs and sockets by anyone who may write the directory.
      */
     public static void requireMayMake(Caller c, FileType type) throws NfsException {
-        if ((type == FileType.CHAR_DEVICE || type == FileType.BLOCK_DEVICE) && !c.isRoot()) {
+        if (type.isDevice() && !c.isRoot()) {
             throw new NfsException(Nfs3Status.NFS3ERR_PERM, "only root makes devices");
         }
     }

@@ -373,7 +373,7 @@ public final class LocalVfs implements Vfs {
         if (s.gid() != null) {
             Files.setAttribute(p, "unix:gid", s.gid(), LinkOption.NOFOLLOW_LINKS);
         }
-        boolean special = SpecialFiles.isSpecial(current.type()); // never opened: a FIFO's open would block
+        boolean special = current.type().isSpecial(); // never opened: a FIFO's open would block
         if (s.mode() != null && current.type() != FileType.SYMLINK) {
             // the whole mode (chmod(2)): setuid, setgid and sticky with the permission bits
             if (special) {

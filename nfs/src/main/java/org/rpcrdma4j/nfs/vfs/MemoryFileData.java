@@ -76,6 +76,11 @@ final class MemoryFileData {
             this.bytes = memory.nioBuffer(0, capacity);
         }
 
+        /** How many of the {@code length} bytes from {@code in} lie in its memory (the rest read as zeros). */
+        int inMemory(int in, int length) {
+            return Math.max(0, Math.min(length, capacity - in));
+        }
+
         /** Whether a lent range holds the block too. */
         boolean lent() {
             return memory.refCnt() > 1;
@@ -135,7 +140,7 @@ final class MemoryFileData {
                     dst.put(ZEROS, 0, Math.min(BLOCK, chunk - z));
                 }
             } else {
-                int have = Math.max(0, Math.min(chunk, data.capacity - in));
+                int have = data.inMemory(in, chunk);
                 if (have > 0) {
                     dst.put(dst.position(), data.bytes, in, have);
                     dst.position(dst.position() + have);
@@ -169,7 +174,7 @@ final class MemoryFileData {
                 int in = (int) (pos % block);
                 int chunk = Math.min(n - done, block - in);
                 DataBlock held = b < blocks.length ? blocks[b] : null;
-                int have = held == null ? 0 : Math.max(0, Math.min(chunk, held.capacity - in));
+                int have = held == null ? 0 : held.inMemory(in, chunk);
                 if (have > 0) {
                     data.addComponent(true, held.memory.retainedSlice(in, have)); // a reference of the block
                 }
@@ -249,13 +254,12 @@ final class MemoryFileData {
         index(b);
         DataBlock data = blocks[b];
         if (data == null) {
-            data = b == 0 && end <= SMALL && size <= SMALL ? new DataBlock(Unpooled.buffer(SMALL, SMALL)) : newBlock();
+            data = b == 0 && end <= SMALL && size <= SMALL ? smallBlock() : newBlock();
             blocks[b] = data;
             allocatedBytes += data.capacity;
         } else if (data.capacity < end || data.lent()) {
             // outgrown, or a reader holds these bytes (it keeps them): the file goes on with a copy
-            DataBlock copy = data.capacity < end || data.capacity == block ? newBlock()
-                    : new DataBlock(Unpooled.buffer(SMALL, SMALL));
+            DataBlock copy = data.capacity < end || data.capacity == block ? newBlock() : smallBlock();
             copy.bytes.put(0, data.bytes, 0, data.capacity);
             blocks[b] = copy;
             allocatedBytes += copy.capacity - data.capacity;
@@ -269,6 +273,11 @@ final class MemoryFileData {
         for (int at = from; at < to; at += BLOCK) {
             b.put(at, ZEROS, 0, Math.min(BLOCK, to - at));
         }
+    }
+
+    /** A small file's block: {@link #SMALL} bytes of heap memory, zeroed. */
+    private static DataBlock smallBlock() {
+        return new DataBlock(Unpooled.buffer(SMALL, SMALL));
     }
 
     /** A whole block of the block memory, zeroed. */
@@ -306,8 +315,8 @@ final class MemoryFileData {
     }
 
     /**
-     * Gives every hole in the range a block of zeros (a small first block the memory the range needs), and grows the
-     * file to the range's end.
+     * Gives every hole in the range a block of zeros, and a small first block the memory the range needs, and grows
+     * the file to the range's end.
      */
     void allocate(long offset, long length) {
         checkRange(offset, length);
@@ -376,9 +385,9 @@ final class MemoryFileData {
             int in = (int) (to % block);
             int chunk = (int) Math.min(count - done, block - in);
             long sb = from / block;
-            DataBlock source = chunk == block && from % block == 0 && sb < src.blocks.length
-                    ? src.blocks[(int) sb] : null;
-            if (chunk == block && from % block == 0 && (source == null || source.capacity == block)) {
+            boolean whole = chunk == block && from % block == 0;
+            DataBlock source = whole && sb < src.blocks.length ? src.blocks[(int) sb] : null;
+            if (whole && (source == null || source.capacity == block)) {
                 index(b);
                 DataBlock old = blocks[b];
                 blocks[b] = source == null ? null : new DataBlock(source.memory.retain());

@@ -495,7 +495,7 @@ public final class MemoryVfs implements Vfs {
         lock.writeLock().lock();
         try {
             Node n = newEntry(dir(dirFh), name, type, 0644);
-            if (type == FileType.CHAR_DEVICE || type == FileType.BLOCK_DEVICE) {
+            if (type.isDevice()) {
                 n.major = major;
                 n.minor = minor;
             }

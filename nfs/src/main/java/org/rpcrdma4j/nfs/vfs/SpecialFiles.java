@@ -40,12 +40,6 @@ final class SpecialFiles {
     private SpecialFiles() {
     }
 
-    /** A FIFO, socket or device: the types {@link #make} makes and whose mode and times go through here. */
-    static boolean isSpecial(FileType type) {
-        return type == FileType.FIFO || type == FileType.SOCKET || type == FileType.CHAR_DEVICE
-                || type == FileType.BLOCK_DEVICE;
-    }
-
     /** Makes {@code p} (which must not exist) of {@code type}, with {@code mode} when not null. */
     static void make(Path p, FileType type, int major, int minor, Integer mode) throws IOException {
         switch (type) {

@@ -53,8 +53,7 @@ public final class VfsNames {
      * their own ({@code NFS3ERR_BADTYPE}).
      */
     public static void checkSpecialType(FileType type) throws NfsException {
-        if (type != FileType.FIFO && type != FileType.SOCKET && type != FileType.CHAR_DEVICE
-                && type != FileType.BLOCK_DEVICE) {
+        if (!type.isSpecial()) {
             throw new NfsException(Nfs3Status.NFS3ERR_BADTYPE, "MKNOD of " + type);
         }
     }

@@ -65,7 +65,7 @@ final class CreateOp extends Op {
         }
         String n = Names.check(name);
         FileType special = type == NF4DIR || type == NF4LNK ? null : FileType.fromWire(type);
-        if (type != NF4DIR && type != NF4LNK && (special == null || special == FileType.REGULAR)) {
+        if (type != NF4DIR && type != NF4LNK && (special == null || !special.isSpecial())) {
             throw new Nfs4Exception(Nfs4Status.NFS4ERR_BADTYPE, "CREATE of type " + type);
         }
         ExportTable.Target dir = DirOps.writableDirectory(c);

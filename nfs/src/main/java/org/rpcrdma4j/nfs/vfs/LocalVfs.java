@@ -40,8 +40,9 @@ import org.rpcrdma4j.nfs.vfs.LocalHandleIndex.FileKey;
 /**
  * A {@link Vfs} over a local directory (Linux/Unix: it needs the JDK's {@code unix} attribute view).
  * <p>
- * <b>File handles</b> are 26 bytes: {@code 'L'}, a version byte, the file's device and inode numbers, and the first
- * 8 bytes of an HMAC-SHA256 over them. They depend on nothing that changes while the server runs or restarts, so a
+ * <b>File handles</b> are 34 bytes: {@code 'L'}, a version byte, the file's device and inode numbers, a generation
+ * ({@link LocalGenerations}), and the first 8 bytes of an HMAC-SHA256 over them (handles of version 1, 26 bytes without
+ * the generation, are still taken, as generation 0). They depend on nothing that changes while the server runs or restarts, so a
  * client's handles stay valid across restarts of the server on the same directory. The HMAC key is given, or derived
  * from the root directory's own device and inode (stable, but then not secret: the HMAC only detects damaged handles;
  * confinement never rests on it). The JDK cannot open by inode: handles are mapped back to paths through a
@@ -49,8 +50,9 @@ import org.rpcrdma4j.nfs.vfs.LocalHandleIndex.FileKey;
  * identity is no longer in the tree is {@code NFS3ERR_STALE}. Once a walk has read the whole tree, a handle of a
  * file it never saw (made up, or removed through the server) is stale without walking again; a handle of a file moved
  * or removed on the server itself needs a walk (two, to be found gone), and one too soon after the last is
- * {@code NFS3ERR_JUKEBOX} (the client asks again later). Known limit: the JDK does not expose inode generation
- * numbers, so a handle of a deleted file whose inode number the file system reuses names the new file.
+ * {@code NFS3ERR_JUKEBOX} (the client asks again later). The JDK does not expose inode generation numbers: a
+ * handle of a file removed through the server is stale even when the file system gives its inode number to a new file,
+ * but one of a file removed on the server itself, or before a restart, names the new file ({@link LocalGenerations}).
  * <p>
  * <b>Hard links</b> ({@link #link}) keep one handle for every name of a file, as the identity is the file's. The index
  * remembers the names it has seen of each file (made by LINK, listed, looked up or walked), so when the name a
@@ -90,14 +92,18 @@ import org.rpcrdma4j.nfs.vfs.LocalHandleIndex.FileKey;
  */
 public final class LocalVfs implements Vfs {
     private static final byte MAGIC = 'L';
-    private static final byte VERSION = 1;
-    private static final int HANDLE_SIZE = 26;
+    private static final byte VERSION = 2;
+    private static final int HANDLE_SIZE = 34;
+    /** Version 1: no generation. */
+    private static final byte VERSION_1 = 1;
+    private static final int HANDLE_1_SIZE = 26;
     private static final int MAC_BYTES = 8;
     /** The largest READDIR cookie a name can have ({@link #nameCookie}). */
     static final long MAX_COOKIE = 3 + (-1L >>> 2);
 
     private final Path root;
     private final LocalHandleIndex index;
+    private final LocalGenerations generations = new LocalGenerations();
     private final SecretKeySpec macKey;
     /** Changes when unstable data may have been lost: at start, and after a write or a sync failed. */
     private volatile long writeVerifier = new SecureRandom().nextLong();
@@ -160,31 +166,40 @@ public final class LocalVfs implements Vfs {
         b[1] = VERSION;
         putLong(b, 2, key.dev());
         putLong(b, 10, key.ino());
-        System.arraycopy(mac(b), 0, b, 18, MAC_BYTES);
+        putLong(b, 18, generations.of(key));
+        System.arraycopy(mac(b, HANDLE_SIZE - MAC_BYTES), 0, b, HANDLE_SIZE - MAC_BYTES, MAC_BYTES);
         return FileHandle.wrap(b);
     }
 
-    private byte[] mac(byte[] handle) {
+    private byte[] mac(byte[] handle, int length) {
         try {
             Mac mac = Mac.getInstance("HmacSHA256");
             mac.init(macKey);
-            mac.update(handle, 0, 18);
+            mac.update(handle, 0, length);
             return mac.doFinal();
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException("HmacSHA256 is required", e);
         }
     }
 
+    /** The identity a handle names; stale when that identity was removed through the server since it was made. */
     private FileKey keyOf(FileHandle fh) throws NfsException {
         byte[] b = fh.unsafeBytes();
-        if (b.length != HANDLE_SIZE || b[0] != MAGIC || b[1] != VERSION) {
+        int size = b.length == HANDLE_SIZE && b[1] == VERSION ? HANDLE_SIZE
+                : b.length == HANDLE_1_SIZE && b[1] == VERSION_1 ? HANDLE_1_SIZE : -1;
+        if (size < 0 || b[0] != MAGIC) {
             throw new NfsException(Nfs3Status.NFS3ERR_BADHANDLE, "not a handle of this export");
         }
-        if (!MessageDigest.isEqual(java.util.Arrays.copyOfRange(mac(b), 0, MAC_BYTES),
-                java.util.Arrays.copyOfRange(b, 18, HANDLE_SIZE))) {
+        int signed = size - MAC_BYTES;
+        if (!MessageDigest.isEqual(java.util.Arrays.copyOfRange(mac(b, signed), 0, MAC_BYTES),
+                java.util.Arrays.copyOfRange(b, signed, size))) {
             throw new NfsException(Nfs3Status.NFS3ERR_BADHANDLE, "handle fails its integrity check");
         }
-        return new FileKey(getLong(b, 2), getLong(b, 10));
+        FileKey key = new FileKey(getLong(b, 2), getLong(b, 10));
+        if (!generations.current(key, size == HANDLE_SIZE ? getLong(b, 18) : 0)) {
+            throw new NfsException(Nfs3Status.NFS3ERR_STALE, "its file was removed through the server");
+        }
+        return key;
     }
 
     /**
@@ -692,6 +707,9 @@ public final class LocalVfs implements Vfs {
             boolean lastName = isDirectory || links(child) <= 1;
             Files.delete(child);
             index.forget(key, LocalHandleIndex.keyOf(dir), name, lastName);
+            if (lastName) {
+                generations.removed(key);
+            }
             sync.add(dir);
             return null;
         });
@@ -718,6 +736,9 @@ public final class LocalVfs implements Vfs {
             } else {
                 if (replaced != null) {
                     index.forget(replaced, toKey, toName, replacedLastName);
+                    if (replacedLastName) {
+                        generations.removed(replaced);
+                    }
                 }
                 index.renamed(key, LocalHandleIndex.keyOf(from), fromName, toKey, toName);
             }

@@ -15,7 +15,7 @@ import org.rpcrdma4j.nfs.Nfs3Status;
 import org.rpcrdma4j.nfs.NfsException;
 import org.rpcrdma4j.xprt.server.RdmaRpcServer;
 
-/** The server's exports, by path (for MOUNT) and by handle prefix (for NFS). Immutable. */
+/** The server's exports, by path (for MOUNT) and by handle prefix (for NFS). Immutable but for the holds of {@link #directoryChanges()}. */
 public final class ExportTable {
     /**
      * A wire handle resolved for one client: its export, the VFS handle inside, and what that client may do there
@@ -30,6 +30,7 @@ public final class ExportTable {
 
     private final Map<String, Export> byPath = new LinkedHashMap<>();
     private final Map<Integer, Export> byId = new LinkedHashMap<>();
+    private final DirectoryChanges directoryChanges = new DirectoryChanges();
 
     public ExportTable(List<Export> exports) {
         for (Export e : exports) {
@@ -40,6 +41,11 @@ public final class ExportTable {
                 throw new IllegalArgumentException("export id collision: " + e.path());
             }
         }
+    }
+
+    /** Where the NFSv3 and NFSv4 programs change the exports' directories. */
+    public DirectoryChanges directoryChanges() {
+        return directoryChanges;
     }
 
     public Collection<Export> all() {

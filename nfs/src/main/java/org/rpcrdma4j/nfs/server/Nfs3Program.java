@@ -40,9 +40,10 @@ import org.slf4j.LoggerFactory;
  * Arguments that do not decode are {@code GARBAGE_ARGS}; everything else is answered with an {@code nfsstat3} (a
  * VFS's {@link NfsException}, or {@code NFS3ERR_SERVERFAULT} for a bug). READ data goes from the VFS into a
  * {@link ReadBufferAllocator} buffer and from there, by reference, into the reply. WRITE data is offered to the VFS
- * to keep where it arrived ({@link WriteMemorySource}) before it is copied. {@code wcc_data} carries only
- * post-operation attributes: the VFS cannot take pre-operation attributes atomically with the change, and RFC 1813
- * asks servers not to send them then. MKNOD is {@code NFS3ERR_NOTSUPP}; LINK is where the export's VFS makes hard
+ * to keep where it arrived ({@link WriteMemorySource}) before it is copied. A directory's {@code wcc_data}
+ * carries its attributes before and after a change made under its hold ({@link DirectoryChanges}), so a client that
+ * sees its cached attributes in the ones before knows its change is the only one; other objects' carries the attributes
+ * after. MKNOD makes FIFOs, sockets and (for root) devices where the VFS can; LINK is where the export's VFS makes hard
  * links ({@link Vfs#linkMax()} above 1: FSINFO then claims {@code FSF3_LINK}, and PATHCONF's {@code linkmax} is
  * that), {@code NFS3ERR_NOTSUPP} elsewhere, and {@code NFS3ERR_XDEV} between two exports.
  * <p>
@@ -133,6 +134,12 @@ public final class Nfs3Program implements RpcDispatchable {
         return WccData.after(postOp(call, wire));
     }
 
+    /** The directory's {@code wcc_data}: from a change made under its hold, else its attributes now. */
+    private WccData wcc(RpcCall call, FileHandle wire, DirectoryChanges.Seen seen) {
+        WccData w = seen.wcc();
+        return w != null ? w : wcc(call, wire);
+    }
+
     @Override
     public void dispatchOncRpcCall(RpcCall call) throws OncRpcException, IOException {
         if (exports.rejectedHost(call)) {
@@ -180,17 +187,25 @@ public final class Nfs3Program implements RpcDispatchable {
     private void setattr(RpcCall call) throws IOException {
         SetattrArgs args = decode(call, new SetattrArgs());
         WccRes res = new WccRes();
+        DirectoryChanges.Seen seen = new DirectoryChanges.Seen();
         res.status = run("SETATTR", () -> {
             Target t = target(call, args.object);
             writable(t);
             Caller c = caller(call, t);
-            SetAttributes attributes = args.attributes;
-            if (!c.isRoot()) {
-                attributes = Permissions.requireSetattr(c, t.export().vfs().getattr(t.fh()), attributes);
+            FileAttributes now = t.export().vfs().getattr(t.fh());
+            SetAttributes attributes = c.isRoot() ? args.attributes
+                    : Permissions.requireSetattr(c, now, args.attributes);
+            if (now.isDirectory()) {
+                // under the directory's hold: a change of it another call brackets is its only one
+                exports.directoryChanges().change(t, seen, () -> t.export().vfs().setattr(t.fh(), attributes,
+                        args.guardCtime));
+            } else {
+                res.wcc = WccData.after(t.export().vfs().setattr(t.fh(), attributes, args.guardCtime));
             }
-            res.wcc = WccData.after(t.export().vfs().setattr(t.fh(), attributes, args.guardCtime));
         });
-        if (!res.isOk()) {
+        if (seen.after() != null) {
+            res.wcc = seen.wcc();
+        } else if (!res.isOk()) {
             res.wcc = wcc(call, args.object);
         }
         call.reply(res);
@@ -325,6 +340,7 @@ public final class Nfs3Program implements RpcDispatchable {
     private void create(RpcCall call) throws IOException {
         CreateArgs args = decode(call, new CreateArgs());
         NewObjectRes res = new NewObjectRes();
+        DirectoryChanges.Seen seen = new DirectoryChanges.Seen();
         res.status = run("CREATE", () -> {
             Target t = target(call, args.dir);
             writable(t);
@@ -334,8 +350,10 @@ public final class Nfs3Program implements RpcDispatchable {
             boolean exclusive = args.attributes == null;
             SetAttributes asked = exclusive ? SetAttributes.NONE : args.attributes;
             // EXCLUSIVE: the VFS takes the owner only (the verifier is kept in the times)
-            Created made = vfs.create(t.fh(), args.name, args.mode, TargetChecks.owned(c, t, asked, false),
-                    args.verifier);
+            Created[] found = new Created[1];
+            exports.directoryChanges().change(t, seen, () -> found[0] = vfs.create(t.fh(), args.name, args.mode,
+                    TargetChecks.owned(c, t, asked, false), args.verifier));
+            Created made = found[0];
             NfsObject o = made.object();
             if (!made.made() && asked.size() != null && o.attributes().size() != asked.size()) {
                 // UNCHECKED of an existing file: its size alone, if the caller may set it (as Linux's server)
@@ -347,42 +365,48 @@ public final class Nfs3Program implements RpcDispatchable {
             }
             created(res, t, o);
         });
-        res.dirWcc = wcc(call, args.dir);
+        res.dirWcc = wcc(call, args.dir, seen);
         call.reply(res);
     }
 
     private void mkdir(RpcCall call) throws IOException {
         MkdirArgs args = decode(call, new MkdirArgs());
         NewObjectRes res = new NewObjectRes();
+        DirectoryChanges.Seen seen = new DirectoryChanges.Seen();
         res.status = run("MKDIR", () -> {
             Target t = target(call, args.dir);
             writable(t);
             Caller c = caller(call, t);
             TargetChecks.requireDir(c, t, Permissions.WRITE | Permissions.EXECUTE, "make a name in this directory");
-            created(res, t, t.export().vfs().mkdir(t.fh(), args.name, TargetChecks.owned(c, t, args.attributes, true)));
+            SetAttributes owned = TargetChecks.owned(c, t, args.attributes, true);
+            exports.directoryChanges().change(t, seen, () -> created(res, t, t.export().vfs().mkdir(t.fh(), args.name,
+                    owned)));
         });
-        res.dirWcc = wcc(call, args.dir);
+        res.dirWcc = wcc(call, args.dir, seen);
         call.reply(res);
     }
 
     private void symlink(RpcCall call) throws IOException {
         SymlinkArgs args = decode(call, new SymlinkArgs());
         NewObjectRes res = new NewObjectRes();
+        DirectoryChanges.Seen seen = new DirectoryChanges.Seen();
         res.status = run("SYMLINK", () -> {
             Target t = target(call, args.dir);
             writable(t);
             Caller c = caller(call, t);
             TargetChecks.requireDir(c, t, Permissions.WRITE | Permissions.EXECUTE, "make a name in this directory");
-            created(res, t, t.export().vfs().symlink(t.fh(), args.name, args.target,
-                    TargetChecks.owned(c, t, args.attributes, false)));
+            SetAttributes owned = TargetChecks.owned(c, t, args.attributes, false);
+            exports.directoryChanges().change(t, seen, () -> created(res, t, t.export().vfs().symlink(t.fh(),
+                    args.name, args.target, owned)));
         });
-        res.dirWcc = wcc(call, args.dir);
+        res.dirWcc = wcc(call, args.dir, seen);
         call.reply(res);
     }
 
     private void mknod(RpcCall call) throws IOException {
         MknodArgs args = decode(call, new MknodArgs());
         NewObjectRes res = new NewObjectRes();
+        DirectoryChanges.Seen seen = new DirectoryChanges.Seen();
         res.status = run("MKNOD", () -> {
             Target t = target(call, args.dir);
             VfsNames.checkSpecialType(args.type);
@@ -390,33 +414,39 @@ public final class Nfs3Program implements RpcDispatchable {
             Caller c = caller(call, t);
             TargetChecks.requireDir(c, t, Permissions.WRITE | Permissions.EXECUTE, "make a name in this directory");
             TargetChecks.requireMayMake(c, args.type);
-            created(res, t, t.export().vfs().mknod(t.fh(), args.name, args.type, args.major, args.minor,
-                    TargetChecks.owned(c, t, args.attributes, false)));
+            SetAttributes owned = TargetChecks.owned(c, t, args.attributes, false);
+            exports.directoryChanges().change(t, seen, () -> created(res, t, t.export().vfs().mknod(t.fh(),
+                    args.name, args.type, args.major, args.minor, owned)));
         });
-        res.dirWcc = wcc(call, args.dir);
+        res.dirWcc = wcc(call, args.dir, seen);
         call.reply(res);
     }
 
     private void remove(RpcCall call, boolean directory) throws IOException {
         DirOpArgs args = decode(call, new DirOpArgs());
         WccRes res = new WccRes();
+        DirectoryChanges.Seen seen = new DirectoryChanges.Seen();
         res.status = run(directory ? "RMDIR" : "REMOVE", () -> {
             Target t = target(call, args.dir);
             writable(t);
             TargetChecks.requireRemove(caller(call, t), t, args.name);
-            if (directory) {
-                t.export().vfs().rmdir(t.fh(), args.name);
-            } else {
-                t.export().vfs().remove(t.fh(), args.name);
-            }
+            exports.directoryChanges().change(t, seen, () -> {
+                if (directory) {
+                    t.export().vfs().rmdir(t.fh(), args.name);
+                } else {
+                    t.export().vfs().remove(t.fh(), args.name);
+                }
+            });
         });
-        res.wcc = wcc(call, args.dir);
+        res.wcc = wcc(call, args.dir, seen);
         call.reply(res);
     }
 
     private void rename(RpcCall call) throws IOException {
         RenameArgs args = decode(call, new RenameArgs());
         RenameRes res = new RenameRes();
+        DirectoryChanges.Seen fromSeen = new DirectoryChanges.Seen();
+        DirectoryChanges.Seen toSeen = new DirectoryChanges.Seen();
         res.status = run("RENAME", () -> {
             Target from = target(call, args.fromDir);
             Target to = target(call, args.toDir);
@@ -428,16 +458,18 @@ public final class Nfs3Program implements RpcDispatchable {
             if (!c.isRoot()) {
                 TargetChecks.requireRename(c, from, args.fromName, to, args.toName);
             }
-            from.export().vfs().rename(from.fh(), args.fromName, to.fh(), args.toName);
+            exports.directoryChanges().change(from, fromSeen, to, toSeen,
+                    () -> from.export().vfs().rename(from.fh(), args.fromName, to.fh(), args.toName));
         });
-        res.fromDirWcc = wcc(call, args.fromDir);
-        res.toDirWcc = wcc(call, args.toDir);
+        res.fromDirWcc = wcc(call, args.fromDir, fromSeen);
+        res.toDirWcc = wcc(call, args.toDir, toSeen);
         call.reply(res);
     }
 
     private void link(RpcCall call) throws IOException {
         LinkArgs args = decode(call, new LinkArgs());
         LinkRes res = new LinkRes();
+        DirectoryChanges.Seen seen = new DirectoryChanges.Seen();
         res.status = run("LINK", () -> {
             Target dir = target(call, args.dir);
             writable(dir);
@@ -448,10 +480,11 @@ public final class Nfs3Program implements RpcDispatchable {
             if (file.export() != dir.export()) {
                 throw new NfsException(Nfs3Status.NFS3ERR_XDEV, "link across exports");
             }
-            dir.export().vfs().link(file.fh(), dir.fh(), args.name);
+            exports.directoryChanges().change(dir, seen, () -> dir.export().vfs().link(file.fh(), dir.fh(),
+                    args.name));
         });
         res.attributes = postOp(call, args.file);
-        res.linkDirWcc = wcc(call, args.dir);
+        res.linkDirWcc = wcc(call, args.dir, seen);
         call.reply(res);
     }
 

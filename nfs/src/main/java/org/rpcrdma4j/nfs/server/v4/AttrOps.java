@@ -142,10 +142,15 @@ final class AttrOps {
             if (!caller.isRoot()) {
                 Compound.check(() -> attributes[0] = Permissions.requireSetattr(caller, o.attributes(), attributes[0]));
             }
-            try {
-                t.export().vfs().setattr(t.fh(), attributes[0], null);
-            } catch (NfsException e) {
-                throw Compound.of(e);
+            if (o.attributes().isDirectory()) {
+                // under the directory's hold: a change of it another call brackets is its only one
+                DirOps.changing(c, t, () -> t.export().vfs().setattr(t.fh(), attributes[0], null));
+            } else {
+                try {
+                    t.export().vfs().setattr(t.fh(), attributes[0], null);
+                } catch (NfsException e) {
+                    throw Compound.of(e);
+                }
             }
             done = set.attrmask();
         }

@@ -79,17 +79,11 @@ final class CreateOp extends Op {
             }
             owned[0] = TargetChecks.owned(caller, dir, owned[0], type == NF4DIR);
         });
-        long before = DirOps.change(dir);
-        NfsObject made;
-        try {
-            made = type == NF4DIR ? dir.export().vfs().mkdir(dir.fh(), n, owned[0])
-                    : type == NF4LNK ? dir.export().vfs().symlink(dir.fh(), n, linkText, owned[0])
-                    : dir.export().vfs().mknod(dir.fh(), n, special, major, minor, owned[0]);
-        } catch (NfsException e) {
-            throw Compound.of(e);
-        }
-        info = new ChangeInfo(before, DirOps.change(dir));
-        c.current = dir.export().wrap(made.handle());
+        NfsObject[] made = new NfsObject[1];
+        info = DirOps.changing(c, dir, () -> made[0] = type == NF4DIR ? dir.export().vfs().mkdir(dir.fh(), n, owned[0])
+                : type == NF4LNK ? dir.export().vfs().symlink(dir.fh(), n, linkText, owned[0])
+                : dir.export().vfs().mknod(dir.fh(), n, special, major, minor, owned[0]));
+        c.current = dir.export().wrap(made[0].handle());
     }
 
     @Override

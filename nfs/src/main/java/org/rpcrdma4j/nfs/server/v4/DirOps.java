@@ -5,9 +5,9 @@ import org.dcache.oncrpc4j.xdr.XdrEncodingStream;
 import org.rpcrdma4j.nfs.FileAttributes;
 import org.rpcrdma4j.nfs.NfsException;
 import org.rpcrdma4j.nfs.server.Caller;
+import org.rpcrdma4j.nfs.server.DirectoryChanges;
 import org.rpcrdma4j.nfs.server.ExportTable;
 import org.rpcrdma4j.nfs.server.TargetChecks;
-import org.rpcrdma4j.nfs.v4.Fattr4Values;
 import org.rpcrdma4j.nfs.v4.Nfs4;
 import org.rpcrdma4j.nfs.v4.Nfs4Exception;
 import org.rpcrdma4j.nfs.v4.Nfs4Status;
@@ -31,12 +31,16 @@ final class DirOps {
         return c.writableTarget();
     }
 
-    static long change(ExportTable.Target dir) throws Nfs4Exception {
+    /** Runs {@code change} of {@code dir} under its hold ({@link DirectoryChanges}): what it did to the directory. */
+    static ChangeInfo changing(Compound c, ExportTable.Target dir, DirectoryChanges.Change<Nfs4Exception> change)
+            throws Nfs4Exception {
+        DirectoryChanges.Seen seen = new DirectoryChanges.Seen();
         try {
-            return Fattr4Values.changeOf(dir.export().vfs().getattr(dir.fh()));
+            c.server.exports.directoryChanges().change(dir, seen, change);
         } catch (NfsException e) {
             throw Compound.of(e);
         }
+        return ChangeInfo.of(seen);
     }
 
     static final class Remove extends Op {
@@ -58,18 +62,14 @@ final class DirOps {
             ExportTable.Target dir = writableDirectory(c);
             Vfs vfs = dir.export().vfs();
             Compound.check(() -> TargetChecks.requireRemove(c.caller(dir), dir, n));
-            long before = change(dir);
-            try {
+            info = changing(c, dir, () -> {
                 FileAttributes a = vfs.lookup(dir.fh(), n).attributes();
                 if (a != null && a.isDirectory()) {
                     vfs.rmdir(dir.fh(), n);
                 } else {
                     vfs.remove(dir.fh(), n);
                 }
-            } catch (NfsException e) {
-                throw Compound.of(e);
-            }
-            info = new ChangeInfo(before, change(dir));
+            });
         }
 
         @Override
@@ -116,15 +116,16 @@ final class DirOps {
             if (!caller.isRoot()) {
                 Compound.check(() -> TargetChecks.requireRename(caller, fromDir, f, toDir, t));
             }
-            long sb = change(fromDir);
-            long tb = change(toDir);
+            DirectoryChanges.Seen fromSeen = new DirectoryChanges.Seen();
+            DirectoryChanges.Seen toSeen = new DirectoryChanges.Seen();
             try {
-                toDir.export().vfs().rename(fromDir.fh(), f, toDir.fh(), t);
+                c.server.exports.directoryChanges().change(fromDir, fromSeen, toDir, toSeen,
+                        () -> toDir.export().vfs().rename(fromDir.fh(), f, toDir.fh(), t));
             } catch (NfsException e) {
                 throw Compound.of(e);
             }
-            source = new ChangeInfo(sb, change(fromDir));
-            target = new ChangeInfo(tb, change(toDir));
+            source = ChangeInfo.of(fromSeen);
+            target = ChangeInfo.of(toSeen);
         }
 
         @Override

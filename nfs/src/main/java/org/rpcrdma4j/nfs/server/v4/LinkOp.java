@@ -49,13 +49,7 @@ final class LinkOp extends Op {
         if (file.export() != dir.export()) {
             throw new Nfs4Exception(Nfs4Status.NFS4ERR_XDEV, "link across exports");
         }
-        long before = DirOps.change(dir);
-        try {
-            dir.export().vfs().link(file.target().fh(), dir.fh(), n);
-        } catch (NfsException e) {
-            throw Compound.of(e);
-        }
-        info = new ChangeInfo(before, DirOps.change(dir));
+        info = DirOps.changing(c, dir, () -> dir.export().vfs().link(file.target().fh(), dir.fh(), n));
     }
 
     @Override

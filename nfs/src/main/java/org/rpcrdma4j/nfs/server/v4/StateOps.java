@@ -114,7 +114,7 @@ final class StateOps {
         private int claim;
         private byte[] name;
         private Stateid stateid;
-        private ChangeInfo info = new ChangeInfo(0, 0);
+        private ChangeInfo info = ChangeInfo.NONE;
         private Bitmap4 attrsSet = new Bitmap4();
         private boolean truncate;
 
@@ -255,23 +255,24 @@ final class StateOps {
             ExportTable.Target d = dir.target();
             Caller caller = c.caller(d);
             Compound.check(() -> TargetChecks.requireDir(caller, d, Permissions.EXECUTE, "search this directory"));
-            long before = DirOps.change(d);
-            FileHandle existing = existing(d, n);
             SetAttributes attrs = createAttrs == null ? SetAttributes.NONE : createAttrs.attributes();
-            Created made;
-            if (existing != null && createMode == UNCHECKED4) {
-                c.server.clients.opens().checkRoom(c.clientId, owner, existing);
-                made = new Created(existing, null, false);
-            } else {
-                DirOps.writableDirectory(c);
-                Compound.check(() -> TargetChecks.requireDir(caller, d, Permissions.WRITE | Permissions.EXECUTE,
-                        "make a name in this directory"));
-                // a client at its bound of opens is refused before the create changes anything
-                c.server.clients.opens().checkRoom(c.clientId, owner, existing);
-                made = create(d, n, caller, attrs);
-            }
+            Created[] found = new Created[1];
+            info = DirOps.changing(c, d, () -> {
+                FileHandle existing = existing(d, n);
+                if (existing != null && createMode == UNCHECKED4) {
+                    c.server.clients.opens().checkRoom(c.clientId, owner, existing);
+                    found[0] = new Created(existing, null, false);
+                } else {
+                    DirOps.writableDirectory(c);
+                    Compound.check(() -> TargetChecks.requireDir(caller, d, Permissions.WRITE | Permissions.EXECUTE,
+                            "make a name in this directory"));
+                    // a client at its bound of opens is refused before the create changes anything
+                    c.server.clients.opens().checkRoom(c.clientId, owner, existing);
+                    found[0] = create(d, n, caller, attrs);
+                }
+            });
+            Created made = found[0];
             truncate = !made.made() && createMode == UNCHECKED4 && attrs.size() != null && attrs.size() == 0;
-            info = new ChangeInfo(before, DirOps.change(d));
             attrsSet = !made.made() || createMode == EXCLUSIVE4 || createAttrs == null ? new Bitmap4()
                     : createAttrs.attrmask();
             return made;

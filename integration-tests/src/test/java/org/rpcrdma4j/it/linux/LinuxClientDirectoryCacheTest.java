@@ -24,9 +24,9 @@ import org.slf4j.LoggerFactory;
  * runs one script ({@code src/test/sh/dircache.sh}: 300 files written in one directory, each followed by reads of two
  * earlier ones, then checks and moves) on a mount of our server's local export and on one of knfsd, and counts the
  * calls its client sent. NFSv3's attributes before a change and NFSv4's atomic change_info4 tell the client its own
- * change was the directory's only one; without them it looks up every name again after each change (four to thirteen
- * times knfsd's LOOKUPs, and ACCESSes by the hundred). OPEN and CLOSE are not compared: knfsd grants read delegations, which
- * save the client its OPENs of files it reads again, and this server grants none.
+ * change was the directory's only one; without them it looks up every name again after each change (four to
+ * thirteen times knfsd's LOOKUPs, and ACCESSes by the hundred). OPEN and CLOSE are not compared: knfsd grants read
+ * delegations, which save the client its OPENs of files it reads again, and this server grants none.
  */
 @ExtendWith(LinuxPeerExtension.class)
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
@@ -70,7 +70,8 @@ class LinuxClientDirectoryCacheTest {
                     .isLessThanOrEqualTo(theirs.getOrDefault("LOOKUP", 0L) * 11 / 10 + 5);
             assertThat(our.getOrDefault("ACCESS", 0L)).as("ACCESSes on our server, knfsd %s", theirs)
                     .isLessThanOrEqualTo(theirs.getOrDefault("ACCESS", 0L) + 5);
-            assertThat(our.get(v3 ? "CREATE" : "OPEN")).as("the files were made over this mount").isGreaterThanOrEqualTo(300L);
+            assertThat(our.get(v3 ? "CREATE" : "OPEN")).as("the files were made over this mount")
+                    .isGreaterThanOrEqualTo(300L);
         } catch (Throwable t) {
             LOG.error("the directory cache test failed; guest kernel log:\n{}", peer.dmesgTail(40));
             peer.exec("umount -f " + OURS + "; umount -f " + KNFSD, Duration.ofSeconds(30));

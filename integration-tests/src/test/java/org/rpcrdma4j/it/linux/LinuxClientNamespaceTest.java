@@ -32,8 +32,9 @@ import org.slf4j.LoggerFactory;
  * digests, must be identical. Linux's knfsd gives the same report as tmpfs for the same script (NFSv3 and NFSv4.2).
  * A second script ({@code src/test/sh/permissions.sh}) compares what two users ({@link GuestProgram#RUNAS}) may do to
  * each other's files: modes, owners and groups, sticky and setgid directories, setuid bits cleared by a write, times.
- * NFSv3 and NFSv4.2 (three runs at once) on a local file system, NFSv4.1 (three runs at once) on an in-memory one. With NFSv4, the guest
- * then mounts a directory of the tree the script left, and is told a missing one does not exist, as by knfsd.
+ * NFSv3 and NFSv4.2 (three runs at once) on a local file system, NFSv4.1 (three runs at once) on an in-memory one.
+ * With NFSv4, the guest then mounts a directory of the tree the script left, and is told a missing one does not
+ * exist, as by knfsd. The tmpfs reports are made once for all cases.
  */
 @ExtendWith(LinuxPeerExtension.class)
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
@@ -79,10 +80,15 @@ class LinuxClientNamespaceTest {
                     + "/permissions.sh /tmp/ && " + runas.installCommand(scriptMount + "/runas") + " && umount "
                     + scriptMount, GUEST_COMMAND);
             long t0 = System.nanoTime();
-            String reference = peer.execOk("rm -rf /tmp/ns-ref && mkdir /tmp/ns-ref && sh /tmp/namespace.sh "
-                    + "/tmp/ns-ref > /tmp/ns-ref.out 2>&1; grep -c . /tmp/ns-ref.out && grep -e '^\\[fifo\\]' -e "
-                    + "'^\\[many-files\\]' -e '^\\[rename-over-full-dir\\]' -e '^== tree' /tmp/ns-ref.out",
-                    GUEST_COMMAND);
+            // the tmpfs reports are made once per boot of the guest (its /tmp) and version of the scripts
+            String ref = "/tmp/ref-" + digest(SCRIPT, PERMISSIONS);
+            String reference = peer.execOk("[ -s " + ref + "/ns.out ] && [ -s " + ref + "/perm.out ] || { rm -rf "
+                    + "/tmp/ns-ref " + ref + " && mkdir -p /tmp/ns-ref " + ref + " && sh /tmp/namespace.sh /tmp/ns-ref"
+                    + " > " + ref + "/ns.out.new 2>&1; rm -rf /tmp/perm-ref && mkdir /tmp/perm-ref && sh "
+                    + "/tmp/permissions.sh /tmp/perm-ref " + runas.inGuest() + " > " + ref + "/perm.out 2>&1; mv "
+                    + ref + "/ns.out.new " + ref + "/ns.out; }; grep -c . " + ref + "/ns.out && grep -e "
+                    + "'^\\[fifo\\]' -e '^\\[many-files\\]' -e '^\\[rename-over-full-dir\\]' -e '^== tree' "
+                    + ref + "/ns.out", GUEST_COMMAND);
             assertThat(reference).as("the script ran to its end on tmpfs").contains("[fifo] rc=0 fifo")
                     .contains("[many-files] rc=0 1500").contains("Directory not empty").contains("== tree");
             long t1 = System.nanoTime();
@@ -91,7 +97,7 @@ class LinuxClientNamespaceTest {
                     + export + " " + MNT + " -o " + options + " && for i in $(seq " + runs + "); do rm -rf " + MNT
                     + "/ns$i && mkdir " + MNT + "/ns$i && { sh /tmp/namespace.sh " + MNT + "/ns$i > /tmp/ns-ours$i.out "
                     + "2>&1 & }; done; wait; umount " + MNT + " && for i in $(seq " + runs + "); do diff -u "
-                    + "/tmp/ns-ref.out /tmp/ns-ours$i.out || exit 1; done", GUEST_COMMAND);
+                    + ref + "/ns.out /tmp/ns-ours$i.out || exit 1; done", GUEST_COMMAND);
             assertThat(diff.status()).as("a report over NFS (%s on %s, %d at once) differs from tmpfs's:\n%s", version,
                     export, runs, diff.tail(120)).isZero();
             LOG.info("the Linux client's namespace reports (NFS {} on {}, {} at once) equal tmpfs's: {} lines; {} ms "
@@ -99,16 +105,15 @@ class LinuxClientNamespaceTest {
                     (t1 - t0) / 1_000_000, (System.nanoTime() - t1) / 1_000_000);
 
             // the users' view: modes, owners, sticky and setgid directories, through the kernel's checks
-            String permissionsReference = peer.execOk("rm -rf /tmp/perm-ref && mkdir /tmp/perm-ref && sh "
-                    + "/tmp/permissions.sh /tmp/perm-ref " + runas.inGuest() + " > /tmp/perm-ref.out 2>&1; grep -e "
-                    + "'^\\[sticky-rm\\]' -e '^\\[setuid-cleared\\]' -e '^== tree' /tmp/perm-ref.out", GUEST_COMMAND);
+            String permissionsReference = peer.execOk("grep -e '^\\[sticky-rm\\]' -e '^\\[setuid-cleared\\]' -e "
+                    + "'^== tree' " + ref + "/perm.out", GUEST_COMMAND);
             assertThat(permissionsReference).as("the permissions script ran to its end on tmpfs")
                     .contains("[sticky-rm] rc=1 rm: can't remove 'shared/af': Operation not permitted")
                     .contains("[setuid-cleared] rc=0 4755").contains("== tree");
             LinuxPeer.Result permissions = peer.exec("mount.nfs " + LinuxPeer.HOST_FROM_GUEST + ":" + export + " "
                     + MNT + " -o " + options + " && rm -rf " + MNT + "/perm && mkdir " + MNT + "/perm && sh "
                     + "/tmp/permissions.sh " + MNT + "/perm " + runas.inGuest() + " > /tmp/perm-ours.out 2>&1; umount "
-                    + MNT + " && diff -u /tmp/perm-ref.out /tmp/perm-ours.out", GUEST_COMMAND);
+                    + MNT + " && diff -u " + ref + "/perm.out /tmp/perm-ours.out", GUEST_COMMAND);
             assertThat(permissions.status()).as("the users' report over NFS (%s on %s) differs from tmpfs's:\n%s",
                     version, export, permissions.tail(80)).isZero();
             LOG.info("the users' report (NFS {} on {}) equals tmpfs's", version, export);
@@ -146,6 +151,15 @@ class LinuxClientNamespaceTest {
             rdma.stop();
             nfs.close();
         }
+    }
+
+    /** The first 12 hex digits of the SHA-256 of the files' bytes, one after the other. */
+    private static String digest(Path... files) throws Exception {
+        java.security.MessageDigest sha = java.security.MessageDigest.getInstance("SHA-256");
+        for (Path f : files) {
+            sha.update(Files.readAllBytes(f));
+        }
+        return java.util.HexFormat.of().formatHex(sha.digest()).substring(0, 12);
     }
 
     private static int hostType(Path p) throws Exception {

@@ -15,7 +15,10 @@ import org.rpcrdma4j.nfs.Nfs3Status;
 import org.rpcrdma4j.nfs.NfsException;
 import org.rpcrdma4j.xprt.server.RdmaRpcServer;
 
-/** The server's exports, by path (for MOUNT) and by handle prefix (for NFS). Immutable but for the holds of {@link #directoryChanges()}. */
+/**
+ * The server's exports, by path (for MOUNT) and by handle prefix (for NFS). Immutable but for the holds of
+ * {@link #directoryChanges()}.
+ */
 public final class ExportTable {
     /**
      * A wire handle resolved for one client: its export, the VFS handle inside, and what that client may do there

@@ -42,8 +42,8 @@ import org.rpcrdma4j.nfs.vfs.LocalHandleIndex.FileKey;
  * <p>
  * <b>File handles</b> are 34 bytes: {@code 'L'}, a version byte, the file's device and inode numbers, a generation
  * ({@link LocalGenerations}), and the first 8 bytes of an HMAC-SHA256 over them (handles of version 1, 26 bytes without
- * the generation, are still taken, as generation 0). They depend on nothing that changes while the server runs or restarts, so a
- * client's handles stay valid across restarts of the server on the same directory. The HMAC key is given, or derived
+ * the generation, are still taken, as generation 0). A client's handles of a file stay valid while it exists, across
+ * restarts of the server on the same directory too. The HMAC key is given, or derived
  * from the root directory's own device and inode (stable, but then not secret: the HMAC only detects damaged handles;
  * confinement never rests on it). The JDK cannot open by inode: handles are mapped back to paths through a
  * {@link LocalHandleIndex} filled by every lookup and rebuilt by one walk of the tree after a restart. A handle whose
@@ -105,6 +105,10 @@ public final class LocalVfs implements Vfs {
     private final LocalHandleIndex index;
     private final LocalGenerations generations = new LocalGenerations();
     private final SecretKeySpec macKey;
+    /** An HMAC-SHA256 with {@link #macKey} for each thread that makes or checks handles. */
+    private final ThreadLocal<Mac> macs = ThreadLocal.withInitial(this::newMac);
+    /** The root's handle (the root is never removed, so its generation stays 0). */
+    private final FileHandle rootHandle;
     /** Changes when unstable data may have been lost: at start, and after a write or a sync failed. */
     private volatile long writeVerifier = new SecureRandom().nextLong();
     /** Shared while a path is checked and used; exclusive for the calls that remove or move names (class comment). */
@@ -131,6 +135,7 @@ public final class LocalVfs implements Vfs {
             }
         }
         this.macKey = new SecretKeySpec(key.clone(), "HmacSHA256");
+        this.rootHandle = handleOf(rootKey);
     }
 
     /** Exports {@code directory}; handles are keyed by the directory's identity (see the class comment). */
@@ -172,11 +177,16 @@ public final class LocalVfs implements Vfs {
     }
 
     private byte[] mac(byte[] handle, int length) {
+        Mac mac = macs.get();
+        mac.update(handle, 0, length);
+        return mac.doFinal(); // and ready for the next
+    }
+
+    private Mac newMac() {
         try {
             Mac mac = Mac.getInstance("HmacSHA256");
             mac.init(macKey);
-            mac.update(handle, 0, length);
-            return mac.doFinal();
+            return mac;
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException("HmacSHA256 is required", e);
         }
@@ -325,8 +335,15 @@ public final class LocalVfs implements Vfs {
 
     // ---- attributes ----
 
+    /**
+     * The attributes {@link #attributes} reads: named, not {@code unix:*}, which also looks the owner and group up by
+     * name (the system's user and group databases, for every file) for nothing.
+     */
+    private static final String ATTRIBUTES = "unix:mode,nlink,uid,gid,size,rdev,dev,ino,lastAccessTime,"
+            + "lastModifiedTime,ctime";
+
     private static FileAttributes attributes(Path p) throws IOException {
-        Map<String, Object> a = Files.readAttributes(p, "unix:*", LinkOption.NOFOLLOW_LINKS);
+        Map<String, Object> a = Files.readAttributes(p, ATTRIBUTES, LinkOption.NOFOLLOW_LINKS);
         int mode = (Integer) a.get("mode");
         FileType type = switch (mode & 0170000) {
             case 0040000 -> FileType.DIRECTORY;
@@ -416,7 +433,7 @@ public final class LocalVfs implements Vfs {
 
     @Override
     public FileHandle root() {
-        return handleOf(index.rootKey());
+        return rootHandle;
     }
 
     @Override

@@ -142,9 +142,15 @@ final class ReaddirOp extends Op {
                 }
                 Compound.Obj o;
                 try {
-                    FileHandle inner = d.handle() != null ? d.handle()
-                            : dir.export().vfs().lookup(dir.fh(), d.name()).handle();
-                    o = c.object(dir.export().wrap(inner));
+                    if (d.handle() != null && d.attributes() != null) {
+                        // listed with its handle and attributes: as the directory's, the export's and the client's
+                        o = new Compound.Obj(dir.export().wrap(d.handle()), null,
+                                new ExportTable.Target(dir.export(), d.handle(), dir.grant()), d.attributes());
+                    } else {
+                        FileHandle inner = d.handle() != null ? d.handle()
+                                : dir.export().vfs().lookup(dir.fh(), d.name()).handle();
+                        o = c.object(dir.export().wrap(inner));
+                    }
                 } catch (NfsException | Nfs4Exception e) {
                     continue; // removed since the listing was read
                 }

@@ -35,9 +35,6 @@ import org.rpcrdma4j.nfs.xdr.DirOpArgs;
 import org.rpcrdma4j.nfs.xdr.LinkArgs;
 import org.rpcrdma4j.nfs.xdr.LinkRes;
 import org.rpcrdma4j.nfs.xdr.MkdirArgs;
-import org.rpcrdma4j.nfs.xdr.Mount3;
-import org.rpcrdma4j.nfs.xdr.MountPathArgs;
-import org.rpcrdma4j.nfs.xdr.MountRes;
 import org.rpcrdma4j.nfs.xdr.NewObjectRes;
 import org.rpcrdma4j.nfs.xdr.Nfs3;
 import org.rpcrdma4j.nfs.xdr.Nfs3Result;
@@ -78,14 +75,7 @@ class DirectoryChangesEndToEndTest {
         nfs = NfsServer.builder().bindAddress("127.0.0.1").port(0).export("/export", vfs).workerThreads(4).build()
                 .start();
         address = new InetSocketAddress("127.0.0.1", nfs.port());
-        try (RpcTcpClient c = RpcTcpClient.connect(address)) {
-            byte[] reply = c.call(Calls.call(1, Mount3.PROGRAM, Mount3.VERSION, Mount3.MNT, ROOT,
-                    new MountPathArgs("/export")));
-            MountRes res = XdrBytes.decode(Arrays.copyOfRange(reply, Calls.REPLY_HEADER, reply.length),
-                    new MountRes());
-            assertThat(res.isOk()).isTrue();
-            return res.root;
-        }
+        return NfsDuplicateRequestCacheTest.mountOverTcp(address);
     }
 
     private <R extends Nfs3Result> R call(RpcTcpClient c, int procedure, XdrAble args, R result) throws IOException {

@@ -169,7 +169,8 @@ class NfsDuplicateRequestCacheTest {
         return Calls.intAt(reply, Calls.REPLY_HEADER);
     }
 
-    private static FileHandle mountOverTcp(InetSocketAddress server) throws IOException {
+    /** MOUNT of /export over TCP: the export's root handle. */
+    static FileHandle mountOverTcp(InetSocketAddress server) throws IOException {
         try (RpcTcpClient c = RpcTcpClient.connect(server)) {
             byte[] reply = c.call(Calls.call(1, Mount3.PROGRAM, Mount3.VERSION, Mount3.MNT, USER,
                     new MountPathArgs("/export")));

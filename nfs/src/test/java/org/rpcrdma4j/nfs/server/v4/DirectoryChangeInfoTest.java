@@ -67,11 +67,7 @@ class DirectoryChangeInfoTest {
 
     /** OPEN with create of {@code name} in {@code dir}, then CLOSE: the OPEN's change_info4. */
     private static Info openCreate(Nfs41ServerTest.Client c, byte[] dir, String name) throws Exception {
-        V4Script.Res r = c.script.call(c.compound().putfh(dir).op(Nfs4.OP_OPEN).word(0).word(3).word(0)
-                .hyper(c.clientId).string("owner-" + name).word(1).word(0).bitmap().word(0)
-                .word(0).string(name).op(Nfs4.OP_GETFH));
-        assertThat(r.status).as(Nfs4Status.name(r.status)).isZero();
-        r.sequenceOk().ok(Nfs4.OP_PUTFH).ok(Nfs4.OP_OPEN);
+        V4Script.Res r = Nfs41ServerTest.openCreate(c, dir, name);
         byte[] stateid = r.fixed(16);
         Info info = Info.read(r);
         r.word(); // rflags

@@ -116,13 +116,21 @@ class Nfs41ServerTest {
         return r.opaque();
     }
 
-    /** OPEN (create, unchecked, read and write) of {@code name} in {@code dir}: its stateid and handle. */
-    static byte[][] create(Client c, byte[] dir, String name) throws Exception {
+    /**
+     * OPEN (create, unchecked, read and write) of {@code name} in {@code dir}, then GETFH: the reply, read up to the
+     * OPEN's result.
+     */
+    static V4Script.Res openCreate(Client c, byte[] dir, String name) throws Exception {
         V4Script.Res r = c.script.call(c.compound().putfh(dir).op(Nfs4.OP_OPEN).word(0).word(3).word(0)
                 .hyper(c.clientId).string("owner-" + name).word(1).word(0).bitmap().word(0)
                 .word(0).string(name).op(Nfs4.OP_GETFH));
         assertThat(r.status).as(Nfs4Status.name(r.status)).isZero();
-        r.sequenceOk().ok(Nfs4.OP_PUTFH).ok(Nfs4.OP_OPEN);
+        return r.sequenceOk().ok(Nfs4.OP_PUTFH).ok(Nfs4.OP_OPEN);
+    }
+
+    /** OPEN (create, unchecked, read and write) of {@code name} in {@code dir}: its stateid and handle. */
+    static byte[][] create(Client c, byte[] dir, String name) throws Exception {
+        V4Script.Res r = openCreate(c, dir, name);
         byte[] stateid = r.fixed(16);
         r.word();
         r.hyper();

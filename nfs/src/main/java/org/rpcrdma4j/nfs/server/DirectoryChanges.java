@@ -97,21 +97,11 @@ public final class DirectoryChanges {
                                              Seen toSeen, Change<E> change) throws NfsException, E {
         Key a = Key.of(from);
         Key b = Key.of(to);
-        int order = a.compareTo(b);
-        if (order == 0) {
-            Hold hold = take(a);
-            try {
-                bracket(from, fromSeen, to, toSeen, change);
-            } finally {
-                release(a, hold);
-            }
-            return;
-        }
-        Key first = order < 0 ? a : b;
-        Key second = order < 0 ? b : a;
+        Key first = a.compareTo(b) <= 0 ? a : b;
+        Key second = first == a ? b : a;
         Hold firstHold = take(first);
         try {
-            Hold secondHold = take(second);
+            Hold secondHold = take(second); // one directory twice: its lock is reentrant, its users counted twice
             try {
                 bracket(from, fromSeen, to, toSeen, change);
             } finally {

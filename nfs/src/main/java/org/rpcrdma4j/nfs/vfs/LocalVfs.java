@@ -723,13 +723,21 @@ public final class LocalVfs implements Vfs {
             }
             boolean lastName = isDirectory || links(child) <= 1;
             Files.delete(child);
-            index.forget(key, LocalHandleIndex.keyOf(dir), name, lastName);
-            if (lastName) {
-                generations.removed(key);
-            }
+            nameRemoved(key, LocalHandleIndex.keyOf(dir), name, lastName);
             sync.add(dir);
             return null;
         });
+    }
+
+    /**
+     * The name {@code name} in {@code parent} of {@code key}'s file is gone: the handle index forgets it, and when it
+     * was the file's {@code last} name the file's handles made until now are stale ({@link LocalGenerations}).
+     */
+    private void nameRemoved(FileKey key, FileKey parent, String name, boolean last) {
+        index.forget(key, parent, name, last);
+        if (last) {
+            generations.removed(key);
+        }
     }
 
     @Override
@@ -752,10 +760,7 @@ public final class LocalVfs implements Vfs {
                 index.record(key, toKey, toName);
             } else {
                 if (replaced != null) {
-                    index.forget(replaced, toKey, toName, replacedLastName);
-                    if (replacedLastName) {
-                        generations.removed(replaced);
-                    }
+                    nameRemoved(replaced, toKey, toName, replacedLastName);
                 }
                 index.renamed(key, LocalHandleIndex.keyOf(from), fromName, toKey, toName);
             }

@@ -88,6 +88,15 @@ class DirectoryChangesTest {
         assertThat(vfs.lookup(a.fh(), "fa")).isNotNull();
         assertThat(vfs.lookup(b.fh(), "fb")).isNotNull();
         assertThat(changes.held()).isZero();
+
+        // within one directory: its hold taken twice, and let go of twice
+        DirectoryChanges.Seen from = new DirectoryChanges.Seen();
+        DirectoryChanges.Seen to = new DirectoryChanges.Seen();
+        changes.change(a, from, a, to, () -> vfs.rename(a.fh(), "fa", a.fh(), "fa2"));
+        assertThat(from.complete()).isTrue();
+        assertThat(to.after()).isEqualTo(from.after());
+        assertThat(vfs.lookup(a.fh(), "fa2")).isNotNull();
+        assertThat(changes.held()).isZero();
     }
 
     /** Moves {@code name} from {@code from} to {@code to} and back, 2,000 times. */

@@ -60,7 +60,7 @@ class ReplyCacheTest {
         EmbeddedServer.Settings local = EmbeddedServer.Settings.local(temp, "/export", "soft", Map.of());
         EmbeddedServer.Settings plain = new EmbeddedServer.Settings(local.dir(), local.exportPath(),
                 local.bindAddress(), 0, 0, "soft", Map.of(), false, local.credits(), local.inlineSend(),
-                local.inlineRecv(), local.registration(), false, false, local.gracePeriod(), false, 0, null);
+                local.inlineRecv(), local.registration(), false, false, local.gracePeriod(), false, 0, null, true);
         try (EmbeddedServer server = EmbeddedServer.start(plain)) {
             assertThat(server.replyCache()).isEmpty();
         }

@@ -112,6 +112,13 @@ final class ServeCommand implements Callable<Integer> {
                     + "when no NFSv4 client can hold opens from before.")
     Duration gracePeriod;
 
+    @Option(names = "--no-delegations", negatable = false,
+            description = "Grant NFSv4 clients no read delegations. By default an in-memory export grants them to "
+                    + "clients whose callback channel answers, as Linux knfsd does: a client that holds one opens and "
+                    + "rereads the file without asking, and gives it back when another client changes the file. A "
+                    + "directory export grants none, since programs beside the server may change its files.")
+    boolean noDelegations;
+
     @Option(names = "--same-thread", negatable = false,
             description = "Run NFS calls over RDMA on the connections' own threads instead of a pool of dispatch "
                     + "threads: small calls go faster, while each call's file I/O holds up the calls behind it on "
@@ -176,7 +183,7 @@ final class ServeCommand implements Callable<Integer> {
         }
         EmbeddedServer.Settings settings = new EmbeddedServer.Settings(absolute, exportPath, bind, port, tcpPort,
                 provider.provider(), provider.deviceOptions(), readOnly, credits, inlineSend, inlineRecv,
-                registration, true, !noReplyCache, gracePeriod, sameThread, memory, open);
+                registration, true, !noReplyCache, gracePeriod, sameThread, memory, open, !noDelegations);
         String shown = host != null ? host : displayHost(bind);
         if (absolute != null) {
             FileNameEncoding.warning(FileNameEncoding.current()).ifPresent(w -> {
@@ -205,6 +212,12 @@ final class ServeCommand implements Callable<Integer> {
                         + " bytes pulled by RDMA READ, " + c.get(ServerCounter.WRITE_CHUNK_BYTES)
                         + " bytes pushed by RDMA WRITE (" + c.get(ServerCounter.ZERO_COPY_BYTES) + " without a copy)");
                 Map<String, Long> ops = server.server().tcp().nfs4().operationCounts();
+                Map<String, Long> delegations = server.server().tcp().nfs4().delegationCounts();
+                if (delegations.get("granted") > 0) {
+                    io.out().println("Read delegations: " + delegations.get("granted") + " granted, "
+                            + delegations.get("recalled") + " recalled, " + delegations.get("returned")
+                            + " returned, " + delegations.get("revoked") + " revoked");
+                }
                 if (!ops.isEmpty()) {
                     StringBuilder line = new StringBuilder("NFSv4 operations:");
                     ops.forEach((name, n) -> line.append(' ').append(name).append(' ').append(n));

@@ -63,11 +63,14 @@ public final class EmbeddedServer implements AutoCloseable {
      * @param memoryBytes   0 to export {@code dir}; else the capacity of an in-memory file system exported instead
      *                      ({@code dir} null), whose blocks are the RDMA server's registered memory
      * @param clients       the hosts the export is open to, as {@code /etc/exports} writes them (null: every host)
+     * @param delegations   whether NFSv4 OPENs for reading may get read delegations (granted on an in-memory export
+     *                      only, whose files change through the server alone)
      */
     public record Settings(Path dir, String exportPath, String bindAddress, int rdmaPort, int tcpPort, String provider,
                            Map<String, String> deviceOptions, boolean readOnly, int credits, int inlineSend,
                            int inlineRecv, RegistrationMode registration, boolean jmx, boolean replyCache,
-                           Duration gracePeriod, boolean sameThread, long memoryBytes, ExportClients clients) {
+                           Duration gracePeriod, boolean sameThread, long memoryBytes, ExportClients clients,
+                           boolean delegations) {
         /** The grace period of {@code serve} unless told otherwise: the library's, as the Linux guest's knfsd. */
         public static final Duration DEFAULT_GRACE = NfsServer.defaultNfs4().graceTime();
 
@@ -95,7 +98,7 @@ public final class EmbeddedServer implements AutoCloseable {
          */
         public static Settings local(Path dir, String exportPath, String provider, Map<String, String> options) {
             return new Settings(dir, exportPath, "127.0.0.1", 0, 0, provider, options, false, 128, 4096, 4096,
-                    RegistrationMode.AUTO, false, true, Duration.ZERO, false, 0, ExportClients.everyHost());
+                    RegistrationMode.AUTO, false, true, Duration.ZERO, false, 0, ExportClients.everyHost(), true);
         }
     }
 
@@ -154,7 +157,7 @@ public final class EmbeddedServer implements AutoCloseable {
             device = Devices.open(s.provider(), s.deviceOptions());
             NfsServer.Builder nfs = NfsServer.builder().export(s.exportPath(), vfs, s.readOnly(), s.clients())
                     .bindAddress(s.bindAddress()).port(s.tcpPort())
-                    .nfs4(NfsServer.defaultNfs4().withGraceTime(s.gracePeriod()));
+                    .nfs4(NfsServer.defaultNfs4().withGraceTime(s.gracePeriod())).delegations(s.delegations());
             if (s.replyCache()) {
                 DrcConfig config = DrcConfig.builder()
                         .jmxName(s.jmx() ? "nfs-" + (s.tcpPort() == 0 ? "ephemeral" : s.tcpPort()) : null).build();

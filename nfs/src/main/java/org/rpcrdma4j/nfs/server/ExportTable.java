@@ -17,7 +17,7 @@ import org.rpcrdma4j.xprt.server.RdmaRpcServer;
 
 /**
  * The server's exports, by path (for MOUNT) and by handle prefix (for NFS). Immutable but for the holds of
- * {@link #directoryChanges()}.
+ * {@link #directoryChanges()} and the {@link #delegations()} the NFSv4 program puts in.
  */
 public final class ExportTable {
     /**
@@ -34,6 +34,7 @@ public final class ExportTable {
     private final Map<String, Export> byPath = new LinkedHashMap<>();
     private final Map<Integer, Export> byId = new LinkedHashMap<>();
     private final DirectoryChanges directoryChanges = new DirectoryChanges();
+    private volatile FileDelegations delegations = FileDelegations.NONE;
 
     public ExportTable(List<Export> exports) {
         for (Export e : exports) {
@@ -49,6 +50,16 @@ public final class ExportTable {
     /** Where the NFSv3 and NFSv4 programs change the exports' directories. */
     public DirectoryChanges directoryChanges() {
         return directoryChanges;
+    }
+
+    /** What a change of a file waits for: the NFSv4 program's delegations ({@link FileDelegations#NONE} without). */
+    public FileDelegations delegations() {
+        return delegations;
+    }
+
+    /** Sets {@link #delegations()}: the NFSv4 program serving these exports does, when it is made. */
+    public void delegations(FileDelegations d) {
+        this.delegations = java.util.Objects.requireNonNull(d, "delegations");
     }
 
     public Collection<Export> all() {

@@ -200,6 +200,7 @@ public final class Nfs3Program implements RpcDispatchable {
                 exports.directoryChanges().change(t, seen, () -> t.export().vfs().setattr(t.fh(), attributes,
                         args.guardCtime));
             } else {
+                exports.delegations().beforeChange(args.object, FileDelegations.NO_CLIENT);
                 res.wcc = WccData.after(t.export().vfs().setattr(t.fh(), attributes, args.guardCtime));
             }
         });
@@ -312,6 +313,7 @@ public final class Nfs3Program implements RpcDispatchable {
                         "count " + args.count + " exceeds the " + data.remaining() + " data bytes");
             }
             data.limit(data.position() + (int) Math.min(args.count, limits.maxWrite()));
+            exports.delegations().beforeChange(args.file, FileDelegations.NO_CLIENT);
             Vfs vfs = t.export().vfs();
             Caller c = caller(call, t);
             Integer cleared = null;
@@ -360,6 +362,7 @@ public final class Nfs3Program implements RpcDispatchable {
                 if (!c.isRoot()) {
                     Permissions.requireWrite(c, o.attributes());
                 }
+                exports.delegations().beforeChange(t.export().wrap(o.handle()), FileDelegations.NO_CLIENT);
                 o = new NfsObject(o.handle(), vfs.setattr(o.handle(), SetAttributes.NONE.withSize(asked.size()),
                         null));
             }
@@ -430,6 +433,9 @@ public final class Nfs3Program implements RpcDispatchable {
             Target t = target(call, args.dir);
             writable(t);
             TargetChecks.requireRemove(caller(call, t), t, args.name);
+            if (!directory) {
+                exports.delegations().beforeNameChange(t, args.name, FileDelegations.NO_CLIENT);
+            }
             exports.directoryChanges().change(t, seen, () -> {
                 if (directory) {
                     t.export().vfs().rmdir(t.fh(), args.name);
@@ -458,6 +464,8 @@ public final class Nfs3Program implements RpcDispatchable {
             if (!c.isRoot()) {
                 TargetChecks.requireRename(c, from, args.fromName, to, args.toName);
             }
+            exports.delegations().beforeNameChange(from, args.fromName, FileDelegations.NO_CLIENT);
+            exports.delegations().beforeNameChange(to, args.toName, FileDelegations.NO_CLIENT);
             exports.directoryChanges().change(from, fromSeen, to, toSeen,
                     () -> from.export().vfs().rename(from.fh(), args.fromName, to.fh(), args.toName));
         });
@@ -480,6 +488,7 @@ public final class Nfs3Program implements RpcDispatchable {
             if (file.export() != dir.export()) {
                 throw new NfsException(Nfs3Status.NFS3ERR_XDEV, "link across exports");
             }
+            exports.delegations().beforeChange(args.file, FileDelegations.NO_CLIENT);
             exports.directoryChanges().change(dir, seen, () -> dir.export().vfs().link(file.fh(), dir.fh(),
                     args.name));
         });

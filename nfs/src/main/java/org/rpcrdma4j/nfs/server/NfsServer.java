@@ -63,7 +63,7 @@ public final class NfsServer implements AutoCloseable {
             // a boot id of its own per server instance: a restarted server's client IDs and stateids are stale
             ClientTable clients = new ClientTable(b.nfs4, ThreadLocalRandom.current().nextInt(1, Integer.MAX_VALUE),
                     System::nanoTime);
-            this.nfs4 = new Nfs4Program(exports, b.limits, clients, b.readBuffers);
+            this.nfs4 = new Nfs4Program(exports, b.limits, clients, b.readBuffers, b.delegations);
             programs.put(new OncRpcProgram(Nfs3.PROGRAM, Nfs4.VERSION), nfs4);
             highest = Nfs4.VERSION;
         } else {
@@ -220,6 +220,7 @@ public final class NfsServer implements AutoCloseable {
         private WriteMemorySource writeMemory = WriteMemorySource.NONE;
         private DuplicateRequestCache duplicateRequestCache;
         private StateConfig nfs4 = defaultNfs4();
+        private boolean delegations = true;
 
         private Builder() {
         }
@@ -291,6 +292,16 @@ public final class NfsServer implements AutoCloseable {
          */
         public Builder nfs4(StateConfig config) {
             this.nfs4 = config;
+            return this;
+        }
+
+        /**
+         * Whether NFSv4 OPENs for reading may get read delegations (default true): granted only on exports whose VFS
+         * sees every change of its files ({@link Vfs#changedOnlyThroughServer()}: an in-memory export does, a local
+         * directory does not), to clients whose back channel works, and recalled before anyone else changes the file.
+         */
+        public Builder delegations(boolean grant) {
+            this.delegations = grant;
             return this;
         }
 

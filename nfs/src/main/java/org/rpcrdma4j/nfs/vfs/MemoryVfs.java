@@ -721,6 +721,12 @@ public final class MemoryVfs implements Vfs {
         return true;
     }
 
+    /** True: what lives in memory changes only through the server (and the embedding program's own calls). */
+    @Override
+    public boolean changedOnlyThroughServer() {
+        return true;
+    }
+
     @Override
     public long maxFileSize() {
         return Math.min(capacityBytes, MemoryFileData.MAX_SIZE);

@@ -174,6 +174,15 @@ public interface Vfs extends AutoCloseable {
     long writeVerifier();
 
     /**
+     * Whether every change to this VFS's files comes through the server (none is made beside it, as on a file system
+     * other programs also write): only then may the server grant NFSv4 read delegations of its files, since it recalls
+     * them before a change it makes and cannot before one made elsewhere. False by default.
+     */
+    default boolean changedOnlyThroughServer() {
+        return false;
+    }
+
+    /**
      * Whether the objects this VFS makes can be given any owner (the uid and gid of a CREATE's attributes): the server
      * then makes a caller that is not root the owner of what it creates, as Linux's server does. False by default:
      * objects belong to the VFS's own user.

@@ -13,7 +13,8 @@ import java.net.Socket;
  */
 public final class RpcTcpClient implements AutoCloseable {
     private static final int LAST_FRAGMENT = 0x8000_0000;
-    private static final int MAX_RECORD = 1 << 20;
+    /** Replies of 1 MiB of data and their headers, and more: a test decides what is too long. */
+    private static final int MAX_RECORD = 4 << 20;
 
     private final Socket socket;
     private final DataInputStream in;

@@ -137,6 +137,9 @@ final class AttrOps {
                 }
                 StateOps.checkIo(c, stateid, true);
             }
+            if (!o.attributes().isDirectory()) {
+                c.server.delegations.beforeChange(c, c.current());
+            }
             Caller caller = c.caller(t);
             SetAttributes[] attributes = {set.attributes()};
             if (!caller.isRoot()) {

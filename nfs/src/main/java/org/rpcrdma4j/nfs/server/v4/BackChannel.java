@@ -1,11 +1,11 @@
 package org.rpcrdma4j.nfs.server.v4;
 
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -14,7 +14,10 @@ import org.dcache.oncrpc4j.rpc.RpcCall;
 import org.dcache.oncrpc4j.rpc.RpcTransport;
 import org.dcache.oncrpc4j.xdr.XdrVoid;
 import org.rpcrdma4j.nfs.v4.Nfs4Exception;
+import org.rpcrdma4j.nfs.v4.Nfs4Status;
 import org.rpcrdma4j.nfs.v4.state.ClientTable;
+import org.rpcrdma4j.nfs.v4.state.Recall;
+import org.rpcrdma4j.nfs.v4.state.Session;
 import org.rpcrdma4j.nfs.v4.state.SessionId;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -25,7 +28,16 @@ import org.slf4j.LoggerFactory;
  * (BIND_CONN_TO_SESSION), the server calls its callback program's CB_NULL over that connection (the transport's peer
  * direction), off the request's thread, and records in the state layer whether the path works (a session without one
  * reports SEQ4_STATUS_CB_PATH_DOWN_SESSION in its SEQUENCE replies). The path that answered is kept per session
- * ({@link #path}). No other callback is sent: this server grants no delegations and no layouts.
+ * ({@link #path}).
+ * <p>
+ * Recalls of read delegations ({@link #recall}) go as CB_COMPOUNDs of CB_SEQUENCE and CB_RECALL ({@link CbRecall})
+ * on the newest session of the client whose back channel works, one callback at a time per session (the one back
+ * channel slot this server uses, whose sequence id goes up with every answered callback and stays for a callback
+ * sent again after no answer). A client that answers NFS4ERR_DELAY, or does not know the delegation yet (its OPEN's
+ * reply may still be on its way), is asked again after 50, 100, 200 ms and so on, eight times in all. A back channel
+ * that does not answer is reported down ({@code SEQ4_STATUS_CB_PATH_DOWN_SESSION}) and the next one of the client is
+ * tried; a client with none left has its delegation revoked at once. A recall that was answered but never followed
+ * by a DELEGRETURN is revoked when the lease has passed (the laundromat's). No layouts are ever recalled.
  */
 final class BackChannel implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(BackChannel.class);
@@ -34,19 +46,27 @@ final class BackChannel implements AutoCloseable {
     static final int CB_NULL = 0;
     private static final long TIMEOUT_SECONDS = 10;
 
-    private final ExecutorService probes = Executors.newSingleThreadExecutor(r -> {
+    /** How often a recall is sent at most, and the wait before the first retry (doubled each time). */
+    static final int RECALL_ATTEMPTS = 8;
+    static final long RECALL_RETRY_MILLIS = 50;
+
+    private final ScheduledThreadPoolExecutor callbacks = new ScheduledThreadPoolExecutor(4, r -> {
         Thread t = new Thread(r, "nfs4-back-channel");
         t.setDaemon(true);
         return t;
     });
     private final Map<SessionId, RpcTransport> paths = new ConcurrentHashMap<>();
+    /** The next sequence id of each session's back channel slot; its monitor keeps one callback at a time on it. */
+    private final Map<SessionId, int[]> slots = new ConcurrentHashMap<>();
     private final AtomicLong answered = new AtomicLong();
     private final AtomicLong failed = new AtomicLong();
+    private final AtomicLong recallsAnswered = new AtomicLong();
+    private final AtomicLong recallsUndelivered = new AtomicLong();
 
     /** Calls CB_NULL of {@code program} over the peer direction of {@code transport}. */
     void probe(ClientTable clients, SessionId session, int program, RpcTransport transport) {
         try {
-            probes.execute(() -> run(clients, session, program, transport));
+            callbacks.execute(() -> run(clients, session, program, transport));
         } catch (RejectedExecutionException e) {
             LOG.debug("back channel probe not run: the server is closing");
         }
@@ -57,10 +77,8 @@ final class BackChannel implements AutoCloseable {
         try {
             RpcCall cb = new RpcCall(program, CALLBACK_VERSION, new RpcAuthTypeNone(), transport.getPeerTransport());
             cb.call(CB_NULL, XdrVoid.XDR_VOID, XdrVoid.XDR_VOID, TIMEOUT_SECONDS, TimeUnit.SECONDS);
-            answered.incrementAndGet();
             up = true;
         } catch (Exception e) {
-            failed.incrementAndGet();
             LOG.info("the back channel of session {} does not answer CB_NULL: {}", session, e.toString());
             up = false;
         }
@@ -72,14 +90,113 @@ final class BackChannel implements AutoCloseable {
         } catch (Nfs4Exception e) {
             LOG.debug("session {} went before its back channel was probed", session);
         }
-        paths.keySet().removeIf(id -> {
-            try {
-                clients.session(id.toByteArray());
-                return false;
-            } catch (Nfs4Exception gone) {
+        // counted once the path is recorded: whoever sees the count sees the path
+        (up ? answered : failed).incrementAndGet();
+        paths.keySet().removeIf(id -> gone(clients, id));
+        slots.keySet().removeIf(id -> gone(clients, id));
+    }
+
+    private static boolean gone(ClientTable clients, SessionId id) {
+        try {
+            clients.session(id.toByteArray());
+            return false;
+        } catch (Nfs4Exception e) {
+            return true;
+        }
+    }
+
+    /** Whether a back channel of {@code clientId} answered and is not known to be down. */
+    boolean reaches(ClientTable clients, long clientId) {
+        for (SessionId id : clients.callbackSessions(clientId)) {
+            if (paths.containsKey(id)) {
                 return true;
             }
-        });
+        }
+        return false;
+    }
+
+    /** Sends {@code recall}'s CB_RECALL to its client, off the caller's thread (which may hold the state's lock). */
+    void recall(ClientTable clients, Recall recall) {
+        schedule(clients, recall, 0, 0);
+    }
+
+    private void schedule(ClientTable clients, Recall recall, int attempt, long delayMillis) {
+        try {
+            callbacks.schedule(() -> deliver(clients, recall, attempt), delayMillis, TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException e) {
+            LOG.debug("recall of {} not sent: the server is closing", recall.stateid());
+        }
+    }
+
+    private void deliver(ClientTable clients, Recall recall, int attempt) {
+        if (!clients.delegations().stillRecalled(recall)) {
+            return; // returned or revoked meanwhile
+        }
+        List<SessionId> sessions = clients.callbackSessions(recall.clientId());
+        SessionId id = sessions.stream().filter(paths::containsKey).findFirst().orElse(null);
+        if (id == null) {
+            recallsUndelivered.incrementAndGet();
+            if (clients.delegations().revoke(recall)) {
+                LOG.info("delegation {} revoked: client {} has no working back channel to recall it on",
+                        recall.stateid(), Long.toHexString(recall.clientId()));
+            }
+            return;
+        }
+        int outcome;
+        try {
+            outcome = send(clients, id, recall);
+        } catch (Exception e) {
+            LOG.info("the back channel of session {} did not answer CB_RECALL: {}", id, e.toString());
+            paths.remove(id);
+            try {
+                clients.backChannelDown(id.toByteArray(), true);
+            } catch (Nfs4Exception gone) {
+                LOG.debug("session {} went meanwhile", id);
+            }
+            schedule(clients, recall, attempt, 0); // the next session of the client, or revocation
+            return;
+        }
+        if (outcome == Nfs4Status.NFS4_OK) {
+            recallsAnswered.incrementAndGet();
+            return;
+        }
+        boolean again = outcome == Nfs4Status.NFS4ERR_DELAY || outcome == Nfs4Status.NFS4ERR_BAD_STATEID
+                || outcome == Nfs4Status.NFS4ERR_BADHANDLE || outcome == Nfs4Status.NFS4ERR_SEQ_MISORDERED;
+        if (again && attempt + 1 < RECALL_ATTEMPTS) {
+            schedule(clients, recall, attempt + 1, RECALL_RETRY_MILLIS << attempt);
+        } else {
+            LOG.info("client {} answered the recall of {} with {}; it is revoked when the lease has passed",
+                    Long.toHexString(recall.clientId()), recall.stateid(), Nfs4Status.name(outcome));
+        }
+    }
+
+    /** One CB_COMPOUND on {@code id}'s back channel slot: what the client answered. */
+    private int send(ClientTable clients, SessionId id, Recall recall) throws Exception {
+        Session session = clients.session(id.toByteArray());
+        RpcTransport path = paths.get(id);
+        if (path == null) {
+            throw new IllegalStateException("no back channel");
+        }
+        int[] slot = slots.computeIfAbsent(id, k -> new int[] {1});
+        synchronized (slot) {
+            CbRecall cb = new CbRecall(id, slot[0], recall);
+            new RpcCall(session.callbackProgram(), CALLBACK_VERSION, new RpcAuthTypeNone(), path)
+                    .call(CbRecall.CB_COMPOUND, cb, cb, TIMEOUT_SECONDS, TimeUnit.SECONDS);
+            if (cb.sequenceStatus != Nfs4Status.NFS4ERR_SEQ_MISORDERED) {
+                slot[0]++; // the client's slot moved on (a callback sent again after no answer keeps its id)
+            }
+            return cb.outcome();
+        }
+    }
+
+    /** CB_RECALLs the clients answered NFS4_OK. */
+    long recallsAnswered() {
+        return recallsAnswered.get();
+    }
+
+    /** Recalls that found no working back channel of their client (the delegation was revoked). */
+    long recallsUndelivered() {
+        return recallsUndelivered.get();
     }
 
     /** The connection (its reverse direction) on which the session's back channel last answered, if any. */
@@ -97,6 +214,6 @@ final class BackChannel implements AutoCloseable {
 
     @Override
     public void close() {
-        probes.shutdownNow();
+        callbacks.shutdownNow();
     }
 }

@@ -35,6 +35,9 @@ final class Compound {
     /** The session of this COMPOUND's SEQUENCE; null for the operations that run without one. */
     Session session;
     long clientId;
+    /** The slot and sequence id of this COMPOUND's SEQUENCE (with {@link #session}). */
+    int slotId;
+    int sequenceId;
     /** Memory the reply borrows (READ data), given back once the reply is sent or encoded into bytes. */
     final java.util.List<Runnable> releases = new java.util.ArrayList<>(1);
     /** Bytes of the reply ahead of the first operation's result: the RPC reply header and COMPOUND4res's own. */

@@ -62,6 +62,7 @@ final class DirOps {
             ExportTable.Target dir = writableDirectory(c);
             Vfs vfs = dir.export().vfs();
             Compound.check(() -> TargetChecks.requireRemove(c.caller(dir), dir, n));
+            c.server.delegations.beforeNameChange(c, dir, n);
             info = changing(c, dir, () -> {
                 FileAttributes a = vfs.lookup(dir.fh(), n).attributes();
                 if (a != null && a.isDirectory()) {
@@ -116,6 +117,8 @@ final class DirOps {
             if (!caller.isRoot()) {
                 Compound.check(() -> TargetChecks.requireRename(caller, fromDir, f, toDir, t));
             }
+            c.server.delegations.beforeNameChange(c, fromDir, f);
+            c.server.delegations.beforeNameChange(c, toDir, t);
             DirectoryChanges.Seen fromSeen = new DirectoryChanges.Seen();
             DirectoryChanges.Seen toSeen = new DirectoryChanges.Seen();
             try {

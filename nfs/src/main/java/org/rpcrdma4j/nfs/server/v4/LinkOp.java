@@ -49,6 +49,7 @@ final class LinkOp extends Op {
         if (file.export() != dir.export()) {
             throw new Nfs4Exception(Nfs4Status.NFS4ERR_XDEV, "link across exports");
         }
+        c.server.delegations.beforeChange(c, c.saved);
         info = DirOps.changing(c, dir, () -> dir.export().vfs().link(file.target().fh(), dir.fh(), n));
     }
 

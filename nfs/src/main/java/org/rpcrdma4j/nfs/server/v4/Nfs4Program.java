@@ -55,6 +55,7 @@ public final class Nfs4Program implements RpcDispatchable, AutoCloseable {
     final ClientTable clients;
     final ReadBufferAllocator readBuffers;
     final BackChannel backChannel = new BackChannel();
+    final Delegations delegations;
     private final java.util.concurrent.atomic.LongAdder compounds = new java.util.concurrent.atomic.LongAdder();
     /** Bytes COPY moved within the server. */
     final java.util.concurrent.atomic.LongAdder bytesCopied = new java.util.concurrent.atomic.LongAdder();
@@ -67,7 +68,7 @@ public final class Nfs4Program implements RpcDispatchable, AutoCloseable {
 
     /**
      * The most bytes the result of an operation that changes the file system or the client's state takes here
-     * ({@code nfs_resop4}, with bitmaps of up to three words; this server grants no delegations), by number; 0 for
+     * ({@code nfs_resop4}, with bitmaps of up to three words and OPEN's read delegation), by number; 0 for
      * the others. Such an operation runs only when the reply has that much left, so that none makes its change and
      * then has its result refused for its size (Linux's server checks an estimate first too).
      */
@@ -83,7 +84,7 @@ public final class Nfs4Program implements RpcDispatchable, AutoCloseable {
         MOST_RESULT[Nfs4.OP_LINK] = 8 + cinfo;
         MOST_RESULT[Nfs4.OP_LOCK] = 8 + 16; // a denial changes nothing
         MOST_RESULT[Nfs4.OP_LOCKU] = 8 + 16;
-        MOST_RESULT[Nfs4.OP_OPEN] = 8 + 16 + cinfo + 4 + bitmap + 4;
+        MOST_RESULT[Nfs4.OP_OPEN] = 8 + 16 + cinfo + 4 + bitmap + 4 + 16 + 4 + 16;
         MOST_RESULT[Nfs4.OP_OPEN_DOWNGRADE] = 8 + 16;
         MOST_RESULT[Nfs4.OP_REMOVE] = 8 + cinfo;
         MOST_RESULT[Nfs4.OP_RENAME] = 8 + 2 * cinfo;
@@ -115,11 +116,24 @@ public final class Nfs4Program implements RpcDispatchable, AutoCloseable {
      */
     public Nfs4Program(ExportTable exports, ServerLimits limits, ClientTable clients,
                        ReadBufferAllocator readBuffers) {
+        this(exports, limits, clients, readBuffers, true);
+    }
+
+    /**
+     * @param delegations whether OPENs may get read delegations (where the export's VFS allows them, see
+     *                    {@link org.rpcrdma4j.nfs.vfs.Vfs#changedOnlyThroughServer()})
+     */
+    public Nfs4Program(ExportTable exports, ServerLimits limits, ClientTable clients,
+                       ReadBufferAllocator readBuffers, boolean delegations) {
         this.exports = exports;
         this.pseudo = new PseudoFs(exports);
         this.limits = limits;
         this.clients = clients;
         this.readBuffers = readBuffers;
+        this.delegations = new Delegations(clients.delegations(), id -> backChannel.reaches(clients, id),
+                delegations);
+        clients.delegations().recaller(r -> backChannel.recall(clients, r));
+        exports.delegations(this.delegations);
         this.laundromat = Laundromat.start(clients);
     }
 
@@ -176,6 +190,23 @@ public final class Nfs4Program implements RpcDispatchable, AutoCloseable {
      */
     public java.util.Optional<org.dcache.oncrpc4j.rpc.RpcTransport> backChannel(SessionId session) {
         return backChannel.path(session);
+    }
+
+    /**
+     * Read delegations since the server started: granted, recalled (a change by someone else asked for them back),
+     * returned (DELEGRETURN), revoked (not returned within the lease after a recall, or no back channel to recall
+     * them on), and held now, by name.
+     */
+    public java.util.Map<String, Long> delegationCounts() {
+        long[] n = clients.delegations().counts();
+        java.util.Map<String, Long> m = new java.util.LinkedHashMap<>();
+        m.put("granted", n[0]);
+        m.put("recalled", n[1]);
+        m.put("returned", n[2]);
+        m.put("revoked", n[3]);
+        m.put("held", (long) clients.delegations().count());
+        m.put("recalls_answered", backChannel.recallsAnswered());
+        return m;
     }
 
     /** CB_NULL probes that failed (the session then reports its callback path down). */

@@ -7,7 +7,7 @@ import org.rpcrdma4j.nfs.v4.Nfs4Status;
  * Makes the operation object for an operation number of a COMPOUND of minor version 1 or 2. The numbers of minor
  * version 0 that version 1 dropped (OPEN_CONFIRM, RENEW, SETCLIENTID, SETCLIENTID_CONFIRM, RELEASE_LOCKOWNER) are
  * NFS4ERR_NOTSUPP, as RFC 8881 section 15.2 requires; numbers beyond the minor version's last, and unknown ones, are
- * OP_ILLEGAL. Known operations this server does not do (delegations, pNFS layouts, NFSv4.2's asynchronous copies,
+ * OP_ILLEGAL. Known operations this server does not do (asking for delegations, pNFS layouts, NFSv4.2's asynchronous copies,
  * READ_PLUS and extended attribute operations) are NFS4ERR_NOTSUPP.
  */
 final class Operations {

@@ -94,6 +94,8 @@ final class SessionOps {
             result = c.server.clients.sequence(sessionId, seqId, slotId, highestSlotId, cacheThis);
             c.session = result.session();
             c.clientId = result.session().clientId();
+            c.slotId = slotId;
+            c.sequenceId = seqId;
         }
 
         /** The reply to send again instead of running the COMPOUND, or null. */

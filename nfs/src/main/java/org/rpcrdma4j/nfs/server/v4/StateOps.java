@@ -25,9 +25,13 @@ import org.rpcrdma4j.nfs.xdr.Nfs3Xdr;
 /**
  * OPEN, CLOSE, OPEN_DOWNGRADE, TEST_STATEID, FREE_STATEID and DELEGRETURN (RFC 8881 sections 18.16, 18.2, 18.18,
  * 18.48, 18.38, 18.6), and the stateid check of READ, WRITE and SETATTR. The open state itself is the state layer's
- * ({@link org.rpcrdma4j.nfs.v4.state.OpenStates}); no delegation is ever granted, so OPEN answers
- * OPEN_DELEGATE_NONE and DELEGRETURN NFS4ERR_BAD_STATEID. OPEN claims by name (CLAIM_NULL), by handle (CLAIM_FH) and
- * reclaims after a restart (CLAIM_PREVIOUS, during the grace period); the delegation claims are NFS4ERR_NOTSUPP.
+ * ({@link org.rpcrdma4j.nfs.v4.state.OpenStates}). An OPEN for reading may get a read delegation
+ * ({@link Delegations}), which DELEGRETURN gives back; an OPEN that may write waits for the other clients' delegations
+ * of the file to come back (NFS4ERR_DELAY meanwhile), and so does any WRITE. OPEN claims by name (CLAIM_NULL), by
+ * handle (CLAIM_FH), through a delegation the client holds (CLAIM_DELEGATE_CUR by name, CLAIM_DELEG_CUR_FH by handle:
+ * the opens a client made locally under it, sent before it gives it back) and reclaims after a restart
+ * (CLAIM_PREVIOUS, during the grace period); the reclaims of delegations after a client's restart
+ * (CLAIM_DELEGATE_PREV, CLAIM_DELEG_PREV_FH) are NFS4ERR_NOTSUPP: this server keeps nothing across its restarts.
  */
 final class StateOps {
     static final int CLAIM_NULL = 0;
@@ -84,6 +88,9 @@ final class StateOps {
      */
     static void checkIo(Compound c, Stateid s, FileHandle file, boolean write) throws Nfs4Exception {
         Stateid resolved = resolve(c, s);
+        if (write) {
+            c.server.delegations.beforeChange(c, file);
+        }
         c.server.clients.opens().checkIo(c.clientId, resolved, file, write);
         ExportTable.Target t = c.targetOf(file);
         if (t == null) {
@@ -114,6 +121,8 @@ final class StateOps {
         private int claim;
         private byte[] name;
         private Stateid stateid;
+        private Stateid claimed;
+        private Stateid delegation;
         private ChangeInfo info = ChangeInfo.NONE;
         private Bitmap4 attrsSet = new Bitmap4();
         private boolean truncate;
@@ -154,10 +163,10 @@ final class StateOps {
                 case CLAIM_NULL, CLAIM_DELEGATE_PREV -> name = Names.decode(xdr);
                 case CLAIM_PREVIOUS -> Nfs3Xdr.decodeInt(xdr);
                 case CLAIM_DELEGATE_CUR -> {
-                    decodeStateid(xdr);
+                    claimed = decodeStateid(xdr);
                     name = Names.decode(xdr);
                 }
-                case CLAIM_DELEG_CUR_FH -> decodeStateid(xdr);
+                case CLAIM_DELEG_CUR_FH -> claimed = decodeStateid(xdr);
                 case CLAIM_FH, CLAIM_DELEG_PREV_FH -> { }
                 default -> throw new BadXdrException("open_claim_type4 " + claim);
             }
@@ -197,7 +206,13 @@ final class StateOps {
                     c.server.clients.checkOpen(c.clientId, true);
                     file = c.current();
                 }
-                default -> throw new Nfs4Exception(Nfs4Status.NFS4ERR_NOTSUPP, "no delegations: claim " + claim);
+                case CLAIM_DELEGATE_CUR, CLAIM_DELEG_CUR_FH -> {
+                    file = claim == CLAIM_DELEG_CUR_FH ? c.current()
+                            : FhOps.lookup(c, c.currentObject(), Names.check(name));
+                    c.server.clients.delegations().checkHeld(c.clientId, resolve(c, claimed), file);
+                }
+                default -> throw new Nfs4Exception(Nfs4Status.NFS4ERR_NOTSUPP, "no reclaims of delegations: claim "
+                        + claim);
             }
             Compound.Obj o = c.object(file);
             FileAttributes a = o.attributes();
@@ -211,6 +226,10 @@ final class StateOps {
                 throw new Nfs4Exception(Nfs4Status.NFS4ERR_WRONG_TYPE, "OPEN of a special file");
             }
             checkOpen(c, o, access, deny, created);
+            if ((access & 2) != 0 || (deny & 1) != 0) {
+                // other clients' read delegations of the file come back first
+                c.server.delegations.beforeChange(c, file);
+            }
             if (truncate) {
                 // UNCHECKED4 of an existing file with a size of 0: truncated once the open is allowed
                 if ((access & 2) == 0) {
@@ -223,6 +242,9 @@ final class StateOps {
                 }
             }
             stateid = c.server.clients.opens().open(c.clientId, owner, file, access, deny);
+            if (claim == CLAIM_NULL || claim == CLAIM_FH) {
+                delegation = c.server.delegations.grant(c, o.target(), file, shareAccess, access, deny);
+            }
             c.current = file;
             c.currentStateid = stateid;
         }
@@ -339,7 +361,18 @@ final class StateOps {
             info.encode(xdr);
             xdr.xdrEncodeInt(OPEN4_RESULT_LOCKTYPE_POSIX); // nothing to confirm; Linux takes POSIX locks only so
             Fattr4.encodeBitmap(attrsSet, xdr);
-            xdr.xdrEncodeInt(0); // OPEN_DELEGATE_NONE
+            if (delegation == null) {
+                xdr.xdrEncodeInt(0); // OPEN_DELEGATE_NONE
+                return;
+            }
+            xdr.xdrEncodeInt(1); // OPEN_DELEGATE_READ
+            encodeStateid(xdr, delegation);
+            xdr.xdrEncodeBoolean(false); // recall: not yet
+            // permissions: an ACE that allows nothing, as Linux's server sends: access is asked as without it
+            xdr.xdrEncodeInt(0); // ACE4_ACCESS_ALLOWED_ACE_TYPE
+            xdr.xdrEncodeInt(0); // flags
+            xdr.xdrEncodeInt(0); // access mask
+            xdr.xdrEncodeInt(0); // who: empty
         }
     }
 
@@ -456,18 +489,20 @@ final class StateOps {
     }
 
     static final class DelegReturn extends Op {
+        private Stateid stateid;
+
         DelegReturn() {
             super(Nfs4.OP_DELEGRETURN);
         }
 
         @Override
         void decode(XdrDecodingStream xdr) throws BadXdrException {
-            decodeStateid(xdr);
+            stateid = decodeStateid(xdr);
         }
 
         @Override
         void execute(Compound c) throws Nfs4Exception {
-            throw new Nfs4Exception(Nfs4Status.NFS4ERR_BAD_STATEID, "this server grants no delegations");
+            c.server.clients.delegations().delegReturn(c.clientId, resolve(c, stateid), c.current());
         }
     }
 }

@@ -48,6 +48,7 @@ public final class ClientTable {
     /** Client IDs whose lease ran out, newest last, so their stateids still answer NFS4ERR_EXPIRED. */
     private final LinkedHashSet<Long> expired = new LinkedHashSet<>();
     private final OpenStates opens;
+    private final DelegationStates delegations;
     private int nextClient = 1;
     private int nextSession = 1;
     /** Reply cache memory the live sessions reserved, out of {@link StateConfig#replyCacheBytes()}. */
@@ -67,6 +68,7 @@ public final class ClientTable {
         this.courtesyNanos = config.courtesyTime().toNanos();
         this.grace = new GracePeriod(nanoClock, config.graceTime().toNanos());
         this.opens = new OpenStates(this);
+        this.delegations = opens.delegations();
     }
 
     public int bootId() {
@@ -81,6 +83,11 @@ public final class ClientTable {
     /** The open stateids of this table's clients. */
     public OpenStates opens() {
         return opens;
+    }
+
+    /** The read delegations of this table's clients. */
+    public DelegationStates delegations() {
+        return delegations;
     }
 
     /** The {@code lease_time} attribute. */
@@ -247,8 +254,11 @@ public final class ClientTable {
         }
     }
 
-    private static int statusFlags(ClientRecord c, Session s) {
+    private int statusFlags(ClientRecord c, Session s) {
         int flags = s.backChannel && s.backChannelDown ? SequenceResult.STATUS_CB_PATH_DOWN_SESSION : 0;
+        if (delegations.hasRevokedLocked(c.id)) {
+            flags |= SequenceResult.STATUS_RECALLABLE_STATE_REVOKED;
+        }
         boolean asked = false;
         boolean usable = false;
         for (Session x : c.sessions.values()) {
@@ -297,6 +307,25 @@ public final class ClientTable {
         }
     }
 
+    /**
+     * The sessions of {@code clientId} whose back channel was asked for and works, newest first: where a callback to
+     * the client goes. Empty for a client unknown or expired.
+     */
+    public java.util.List<SessionId> callbackSessions(long clientId) {
+        synchronized (lock) {
+            ClientRecord c = clientOrNullLocked(clientId);
+            java.util.List<SessionId> ids = new ArrayList<>();
+            if (c != null) {
+                for (Session s : c.sessions.values()) {
+                    if (s.backChannel && !s.backChannelDown) {
+                        ids.add(0, s.id());
+                    }
+                }
+            }
+            return ids;
+        }
+    }
+
     /** The live session of {@code sessionId}; NFS4ERR_BADSESSION if none. */
     public Session session(byte[] sessionId) throws Nfs4Exception {
         synchronized (lock) {
@@ -322,9 +351,10 @@ public final class ClientTable {
     public void destroyClientId(long clientId) throws Nfs4Exception {
         synchronized (lock) {
             ClientRecord c = clientLocked(clientId, clock.getAsLong());
-            if (!c.sessions.isEmpty() || opens.hasOpensLocked(clientId)) {
+            if (!c.sessions.isEmpty() || opens.hasOpensLocked(clientId) || delegations.countLocked(clientId) > 0) {
                 throw new Nfs4Exception(NFS4ERR_CLIENTID_BUSY, "client " + Long.toHexString(clientId) + " has "
-                        + c.sessions.size() + " sessions and " + opens.openCountLocked(clientId) + " opens");
+                        + c.sessions.size() + " sessions, " + opens.openCountLocked(clientId) + " opens and "
+                        + delegations.countLocked(clientId) + " delegations");
             }
             removeClient(c, false);
         }
@@ -376,11 +406,14 @@ public final class ClientTable {
 
     /**
      * Drops every client whose lease ran out while no request of it executed, but for those kept as a courtesy
-     * ({@link StateConfig#courtesyTime()}). @return how many
+     * ({@link StateConfig#courtesyTime()}), and revokes the delegations recalled longer than the lease ago.
+     * @return how many clients
      */
     public int expire() {
         synchronized (lock) {
-            return expireLocked(clock.getAsLong());
+            long now = clock.getAsLong();
+            delegations.revokeOverdueLocked(now, leaseNanos);
+            return expireLocked(now);
         }
     }
 
@@ -444,6 +477,23 @@ public final class ClientTable {
     ClientRecord clientOrNullLocked(long clientId) {
         ClientRecord c = clients.get(clientId);
         return c == null || expireIfDue(c, clock.getAsLong()) ? null : c;
+    }
+
+    long nowLocked() {
+        return clock.getAsLong();
+    }
+
+    /** Whether a session of {@code clientId} has a back channel that was asked for and works. */
+    boolean callbackPathLocked(long clientId) {
+        ClientRecord c = clients.get(clientId);
+        if (c != null) {
+            for (Session s : c.sessions.values()) {
+                if (s.backChannel && !s.backChannelDown) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     boolean wasExpiredLocked(long clientId) {
@@ -544,7 +594,8 @@ public final class ClientTable {
      * and not longer than the courtesy time past its lease.
      */
     private boolean courteous(ClientRecord c, long now) {
-        return c.confirmed && now - c.lastRenewed - leaseNanos <= courtesyNanos && opens.hasOpensLocked(c.id);
+        return c.confirmed && now - c.lastRenewed - leaseNanos <= courtesyNanos
+                && (opens.hasOpensLocked(c.id) || delegations.countLocked(c.id) > 0);
     }
 
     /**
@@ -581,6 +632,7 @@ public final class ClientTable {
         }
         c.sessions.clear();
         opens.dropClientLocked(c.id);
+        delegations.dropClientLocked(c.id);
         if (rememberExpired) {
             expired.add(c.id);
             if (expired.size() > EXPIRED_REMEMBERED) {

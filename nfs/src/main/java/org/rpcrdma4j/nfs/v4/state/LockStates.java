@@ -67,7 +67,7 @@ public final class LockStates {
 
     private final ClientTable table;
     private final OpenStates opens;
-    private final StateIndex<LockState> index = new StateIndex<>(NUMBER_BIT);
+    private final StateIndex<LockState> index = new StateIndex<>(NUMBER_BIT, Integer.MAX_VALUE);
 
     LockStates(ClientTable table, OpenStates opens) {
         this.table = table;

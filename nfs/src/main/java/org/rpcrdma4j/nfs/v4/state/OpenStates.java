@@ -31,12 +31,19 @@ public final class OpenStates {
     private static final int OWNER_LIMIT = 1024;
 
     private final ClientTable table;
-    private final StateIndex<OpenState> index = new StateIndex<>(0);
+    private final StateIndex<OpenState> index = new StateIndex<>(0, DelegationStates.NUMBER_BIT - 1);
     private final LockStates locks;
+    private final DelegationStates delegations;
 
     OpenStates(ClientTable table) {
         this.table = table;
         this.locks = new LockStates(table, this);
+        this.delegations = new DelegationStates(table, this);
+    }
+
+    /** The read delegations of the table's clients. */
+    DelegationStates delegations() {
+        return delegations;
     }
 
     /** The byte-range locks of the opens' owners. */
@@ -46,14 +53,16 @@ public final class OpenStates {
 
     /**
      * OPEN's state change: a new open (seqid 1), or the client's open of the same owner and file upgraded to the
-     * union of both reservations (seqid + 1). The want and signal bits above the access mode are ignored: this server
-     * hands out no delegations. The grace check is {@link ClientTable#checkOpen}'s, before this.
+     * union of both reservations (seqid + 1). The want and signal bits above the access mode are ignored here (a
+     * delegation is {@link DelegationStates#grantRead}'s). The grace check is {@link ClientTable#checkOpen}'s, before
+     * this.
      *
      * @throws Nfs4Exception NFS4ERR_STALE_CLIENTID if the client ID is not a live confirmed one; NFS4ERR_INVAL for an
      *                       access of none, a deny above BOTH or an owner over 1024 bytes; NFS4ERR_SHARE_DENIED when
      *                       another owner's open denies what this one asks or asks what this one denies;
      *                       NFS4ERR_SERVERFAULT for a new open of a client that holds
-     *                       {@link StateConfig#maxOpensPerClient()} already
+     *                       {@link StateConfig#maxOpensPerClient()} already; NFS4ERR_DELAY for an open that may write
+     *                       or denies reads while another client holds a delegation of the file (its recall asked)
      */
     public Stateid open(long clientId, byte[] openOwner, FileHandle file, int shareAccess, int shareDeny)
             throws Nfs4Exception {
@@ -84,6 +93,9 @@ public final class OpenStates {
                     throw new Nfs4Exception(NFS4ERR_SHARE_DENIED, "access " + access + " deny " + shareDeny
                             + " against another open's access " + o.access + " deny " + o.deny);
                 }
+            }
+            if ((access & SHARE_ACCESS_WRITE) != 0 || (shareDeny & SHARE_DENY_READ) != 0) {
+                delegations.checkChangeLocked(file, clientId);
             }
             if (existing != null) {
                 existing.access |= access;
@@ -124,7 +136,8 @@ public final class OpenStates {
      *                       client's, another file or a seqid newer than the open's (or lock state's); NFS4ERR_OLD_STATEID for an
      *                       older seqid (0 means the current one); NFS4ERR_STALE_STATEID for one of another server
      *                       instance; NFS4ERR_EXPIRED for one of a client whose lease ran out; NFS4ERR_OPENMODE for a
-     *                       write through a read-only open
+     *                       write through a read-only open or a read delegation; NFS4ERR_DELEG_REVOKED for a delegation
+     *                       revoked; NFS4ERR_DELAY for a write while another client holds a delegation of the file
      */
     public void checkIo(long clientId, Stateid stateid, FileHandle file, boolean write) throws Nfs4Exception {
         synchronized (table.lock) {
@@ -141,12 +154,26 @@ public final class OpenStates {
                         throw new Nfs4Exception(NFS4ERR_LOCKED, "an open denies " + (write ? "writes" : "reads"));
                     }
                 }
+                if (write) {
+                    delegations.checkChangeLocked(file, clientId);
+                }
                 return;
             }
-            OpenState o = LockStates.isLockNumber(stateid.otherWord(2))
+            int number = stateid.otherWord(2);
+            if (DelegationStates.isDelegationNumber(number)) {
+                delegations.resolveLocked(clientId, stateid, file);
+                if (write) {
+                    throw new Nfs4Exception(NFS4ERR_OPENMODE, "a read delegation does not write");
+                }
+                return;
+            }
+            OpenState o = LockStates.isLockNumber(number)
                     ? locks.resolveLocked(clientId, stateid, file).open : resolveOpenLocked(clientId, stateid, file);
             if (write && (o.access & SHARE_ACCESS_WRITE) == 0) {
                 throw new Nfs4Exception(NFS4ERR_OPENMODE, "the open is for reading only");
+            }
+            if (write) {
+                delegations.checkChangeLocked(file, clientId);
             }
         }
     }
@@ -200,14 +227,18 @@ public final class OpenStates {
 
     /**
      * FREE_STATEID (RFC 8881 section 18.38.3): an open still open holds a lock, so it is NFS4ERR_LOCKS_HELD (CLOSE
-     * frees it); a lock stateid is freed when it holds no lock, else NFS4ERR_LOCKS_HELD; otherwise the
-     * {@link #testStateid} failure (this server keeps no revoked state to free).
+     * frees it); a lock stateid is freed when it holds no lock, else NFS4ERR_LOCKS_HELD; a revoked delegation is
+     * freed, a live one NFS4ERR_LOCKS_HELD (DELEGRETURN gives it back); otherwise the {@link #testStateid} failure.
      */
     public int freeStateid(long clientId, Stateid stateid) {
         synchronized (table.lock) {
             if (!stateid.isSpecial() && stateid.otherWord(0) == table.bootId()
                     && LockStates.isLockNumber(stateid.otherWord(2))) {
                 return locks.freeLocked(clientId, stateid);
+            }
+            if (!stateid.isSpecial() && stateid.otherWord(0) == table.bootId()
+                    && DelegationStates.isDelegationNumber(stateid.otherWord(2))) {
+                return delegations.freeLocked(clientId, stateid);
             }
             int status = ownStatus(clientId, stateid);
             return status == NFS4_OK ? NFS4ERR_LOCKS_HELD : status;
@@ -228,6 +259,8 @@ public final class OpenStates {
         try {
             if (LockStates.isLockNumber(stateid.otherWord(2))) {
                 locks.resolveLocked(clientId, stateid, null);
+            } else if (DelegationStates.isDelegationNumber(stateid.otherWord(2))) {
+                delegations.resolveLocked(clientId, stateid, null);
             } else {
                 resolveOpenLocked(clientId, stateid, null);
             }
@@ -294,6 +327,16 @@ public final class OpenStates {
             }
         }
         return null;
+    }
+
+    /** Whether some open of {@code file}, of any client, may write it. */
+    boolean writableLocked(FileHandle file) {
+        for (OpenState o : index.onFile(file)) {
+            if ((o.access & SHARE_ACCESS_WRITE) != 0) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The first open of {@code file} that denies {@code deny}. */

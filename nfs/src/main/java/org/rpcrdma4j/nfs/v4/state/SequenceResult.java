@@ -14,6 +14,8 @@ public record SequenceResult(Session session, SlotVerdict verdict, int highestSl
         int statusFlags) {
     /** No session of the client has a working back channel. */
     public static final int STATUS_CB_PATH_DOWN = 0x00000001;
+    /** The server revoked a delegation of the client that it has not freed yet (FREE_STATEID). */
+    public static final int STATUS_RECALLABLE_STATE_REVOKED = 0x00000040;
     /** This session has no working back channel. */
     public static final int STATUS_CB_PATH_DOWN_SESSION = 0x00000200;
 }

@@ -18,25 +18,40 @@ final class StateIndex<S extends OwnedState> {
     }
 
     private final int numberBit;
+    private final int largest;
     private final Map<Integer, S> byNumber = new HashMap<>();
     private final Map<OwnerFile, S> byOwnerFile = new HashMap<>();
     private final Map<FileHandle, List<S>> byFile = new HashMap<>();
     private final Map<Long, Set<S>> byClient = new HashMap<>();
     private int next = 1;
 
-    /** @param numberBit a bit every number of this kind has (0: none), so kinds never share a number */
-    StateIndex(int numberBit) {
+    /**
+     * @param numberBit a bit every number of this kind has (0: none), so kinds never share a number
+     * @param largest   the largest number below that bit this kind uses (the bits above it belong to other kinds)
+     */
+    StateIndex(int numberBit, int largest) {
         this.numberBit = numberBit;
+        this.largest = largest;
     }
 
-    /** A number no state of this kind has: {@code numberBit} and 1 to 2^31 - 1, in turn. */
+    /** A number no state of this kind has: {@code numberBit} and 1 to {@code largest}, in turn. */
     int newNumber() {
         int n;
         do {
             n = numberBit | next;
-            next = next == Integer.MAX_VALUE ? 1 : next + 1;
+            next = next == largest ? 1 : next + 1;
         } while (byNumber.containsKey(n));
         return n;
+    }
+
+    /** A copy of the states of this kind, of every client. */
+    List<S> all() {
+        return new ArrayList<>(byNumber.values());
+    }
+
+    /** States of this kind, of every client. */
+    int size() {
+        return byNumber.size();
     }
 
     void add(S s) {

@@ -1,8 +1,9 @@
 /**
  * The state of an NFSv4.1 server (RFC 8881): who its clients are, how long they may keep what they hold, the sessions
- * through which they talk to it, the exactly-once reply cache of each session, their opens and their byte-range
- * locks. Plain Java without I/O: the COMPOUND server decodes an operation, calls in here, and encodes what comes back
- * or the {@link org.rpcrdma4j.nfs.v4.Nfs4Exception}'s status.
+ * through which they talk to it, the exactly-once reply cache of each session, their opens, their byte-range locks
+ * and their read delegations ({@link org.rpcrdma4j.nfs.v4.state.DelegationStates}). Plain Java without I/O: the
+ * COMPOUND server decodes an operation, calls in here, and encodes what comes back or the
+ * {@link org.rpcrdma4j.nfs.v4.Nfs4Exception}'s status.
  *
  * <h2>Clients</h2>
  * A client names itself with an owner string and a verifier that changes every time it restarts. EXCHANGE_ID turns
@@ -33,11 +34,12 @@
  * remembers the IDs of the last 4096 expired clients, and a stateid names its client, so it can still tell; the
  * stateids of a client forgotten, destroyed or replaced are NFS4ERR_BAD_STATEID. Unconfirmed records expire alike.
  * <p>
- * Expiry is courteous, as Linux's server's is: a confirmed client that holds opens is kept, with its sessions, opens
- * and locks, for the configured courtesy time past its lease ({@link org.rpcrdma4j.nfs.v4.state.StateConfig#courtesyTime()},
+ * Expiry is courteous, as Linux's server's is: a confirmed client that holds opens or delegations is kept, with its
+ * sessions, opens, delegations and locks, for the configured courtesy time past its lease ({@link org.rpcrdma4j.nfs.v4.state.StateConfig#courtesyTime()},
  * a day by default). Its own next request renews its lease, and it carries on as if it had never been away. It loses
  * its state at once when another client's request conflicts with it (an OPEN its share reservation denies, a LOCK or
- * LOCKT over its lock, I/O with a special stateid its reservation denies: the table drops the client, and the request
+ * LOCKT over its lock, I/O with a special stateid its reservation denies, a change of a file it holds a delegation of:
+ * the table drops the client, and the request
  * goes on as if there had been no conflict), when the table needs room for a new client ID (the one renewed longest
  * ago goes), or when the courtesy time has passed. A client that holds nothing expires with its lease. With a courtesy
  * time of zero every client expires with its lease.

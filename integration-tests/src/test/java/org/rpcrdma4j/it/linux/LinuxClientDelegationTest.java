@@ -1,0 +1,123 @@
+package org.rpcrdma4j.it.linux;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.netty.buffer.Unpooled;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.rpcrdma4j.nfs.FileHandle;
+import org.rpcrdma4j.nfs.Nfs3Status;
+import org.rpcrdma4j.nfs.NfsException;
+import org.rpcrdma4j.nfs.StableHow;
+import org.rpcrdma4j.nfs.client.NfsClient;
+import org.rpcrdma4j.nfs.server.NfsServer;
+import org.rpcrdma4j.nfs.vfs.MemoryVfs;
+import org.rpcrdma4j.xprt.server.RdmaRpcServer;
+import org.rpcrdma4j.xprt.server.ServerCounter;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The Linux client holds a read delegation of our in-memory export and gives it back when asked: it opens and rereads
+ * a file it holds one of without OPENs, and when the file is changed over NFSv3 from this host (a WRITE, then a
+ * REMOVE) the server recalls it with CB_SEQUENCE and CB_RECALL over the RPC-over-RDMA back channel (RFC 8167), the
+ * client answers and sends DELEGRETURN, the change goes through, and the guest reads what it made.
+ */
+@ExtendWith(LinuxPeerExtension.class)
+@Timeout(value = 4, unit = TimeUnit.MINUTES)
+class LinuxClientDelegationTest {
+    private static final Logger LOG = LoggerFactory.getLogger(LinuxClientDelegationTest.class);
+    private static final Duration GUEST_COMMAND = Duration.ofMinutes(1);
+    private static final String MNT = "/mnt/deleg";
+
+    @Test
+    void theGuestHoldsAReadDelegationAndGivesItBackOverTheRdmaBackChannel(LinuxPeer peer) throws Exception {
+        MemoryVfs mem = new MemoryVfs(16L << 20);
+        NfsServer nfs = NfsServer.builder().export("/mem", mem).bindAddress("127.0.0.1").port(0)
+                .nfs4(OurServers.freshState()).build();
+        RdmaRpcServer rdma = OurServers.rdma(nfs, "linux-delegation-server").build();
+        nfs.start();
+        try {
+            rdma.start();
+            String mount = "mkdir -p " + MNT + " && mount.nfs " + LinuxPeer.HOST_FROM_GUEST + ":/mem " + MNT
+                    + " -o proto=rdma,vers=4.2,port=" + rdma.boundAddress().getPort();
+            String first = peer.execOk(mount + " && printf first > " + MNT + "/f && cat " + MNT + "/f " + MNT + "/f",
+                    GUEST_COMMAND);
+            assertThat(first).contains("firstfirst");
+            Map<String, Long> d = nfs.nfs4().delegationCounts();
+            assertThat(d.get("granted")).as("a read delegation for the guest's read: %s", d).isPositive();
+            assertThat(d.get("held")).isEqualTo(1);
+
+            // while it holds the delegation the client opens and rereads the file without asking
+            long opens = nfs.nfs4().operationCounts().getOrDefault("OPEN", 0L);
+            peer.execOk("for i in $(seq 20); do cat " + MNT + "/f > /dev/null; done", GUEST_COMMAND);
+            assertThat(nfs.nfs4().operationCounts().getOrDefault("OPEN", 0L)).as("OPENs of 20 rereads")
+                    .isEqualTo(opens);
+
+            long reverse = rdma.counters().get(ServerCounter.REVERSE_REPLIES);
+            byte[] second = "SECOND".getBytes(StandardCharsets.UTF_8);
+            int delays;
+            try (NfsClient v3 = NfsClient.mount("tcp://127.0.0.1:" + nfs.port() + "/mem")) {
+                FileHandle f = v3.resolve("/f");
+                delays = untilDone(() -> v3.write(f, 0, Unpooled.wrappedBuffer(second), StableHow.FILE_SYNC));
+                d = nfs.nfs4().delegationCounts();
+                LOG.info("an NFSv3 WRITE of a file the Linux client held a delegation of: {} JUKEBOX answers "
+                        + "first; delegations {}", delays, d);
+                assertThat(d).containsEntry("recalled", 1L).containsEntry("returned", 1L)
+                        .containsEntry("revoked", 0L).containsEntry("held", 0L).containsEntry("recalls_answered", 1L);
+                assertThat(rdma.counters().get(ServerCounter.REVERSE_REPLIES)).as("CB_RECALL answered over RDMA")
+                        .isGreaterThan(reverse);
+                assertThat(peer.execOk("cat " + MNT + "/f", GUEST_COMMAND).strip()).as("the guest reads the new bytes")
+                        .isEqualTo("SECOND");
+
+                // again: a delegation, then a REMOVE of the file over NFSv3
+                peer.execOk("cat " + MNT + "/f > /dev/null", GUEST_COMMAND);
+                assertThat(nfs.nfs4().delegationCounts().get("granted")).isEqualTo(2);
+                FileHandle root = v3.root();
+                untilDone(() -> v3.remove(root, "f"));
+                assertThat(nfs.nfs4().delegationCounts()).containsEntry("recalled", 2L)
+                        .containsEntry("returned", 2L).containsEntry("revoked", 0L);
+                assertThat(peer.exec("cat " + MNT + "/f", GUEST_COMMAND).output()).contains("No such file");
+            }
+            peer.execOk("umount " + MNT, GUEST_COMMAND);
+            for (ServerCounter bad : new ServerCounter[] {ServerCounter.ERR_CHUNK_SENT,
+                    ServerCounter.DROPPED_GARBAGE, ServerCounter.DROPPED_INTERNAL_ERROR,
+                    ServerCounter.DROPPED_REVERSE_TIMEOUT, ServerCounter.REVERSE_CALLS_FAILED}) {
+                assertThat(rdma.counters().get(bad)).as(bad.name()).isZero();
+            }
+        } catch (Throwable t) {
+            LOG.error("the delegation test failed; guest kernel log:\n{}", peer.dmesgTail(40));
+            peer.exec("umount -f " + MNT, Duration.ofSeconds(30));
+            throw t;
+        } finally {
+            rdma.stop();
+            nfs.close();
+        }
+    }
+
+    @FunctionalInterface
+    private interface Change {
+        void run() throws Exception;
+    }
+
+    /** Runs {@code change} until the server stops answering NFS3ERR_JUKEBOX (at most 30 s): how often it did. */
+    private static int untilDone(Change change) throws Exception {
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        for (int delays = 0; ; delays++) {
+            try {
+                change.run();
+                return delays;
+            } catch (NfsException e) {
+                if (e.status() != Nfs3Status.NFS3ERR_JUKEBOX || System.nanoTime() - end > 0) {
+                    throw e;
+                }
+                Thread.sleep(100);
+            }
+        }
+    }
+}

@@ -9,6 +9,7 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
+import org.dcache.oncrpc4j.rpc.RpcAuth;
 import org.dcache.oncrpc4j.rpc.RpcAuthTypeNone;
 import org.dcache.oncrpc4j.rpc.RpcCall;
 import org.dcache.oncrpc4j.rpc.RpcTransport;
@@ -56,6 +57,16 @@ final class BackChannel implements AutoCloseable {
         return t;
     });
     private final Map<SessionId, RpcTransport> paths = new ConcurrentHashMap<>();
+    /** How each session's callbacks go: CREATE_SESSION's (or BACKCHANNEL_CTL's) credential and minor version. */
+    private final Map<SessionId, Setup> setups = new ConcurrentHashMap<>();
+
+    /**
+     * What a session's callbacks carry: the credential the client's callback service takes (AUTH_NONE when it gave
+     * none this server speaks), and the minor version of the session (the Linux client finds the session of a
+     * CB_COMPOUND only under its own minor version: 2 for a mount of NFSv4.2).
+     */
+    private record Setup(RpcAuth auth, int minorVersion) {
+    }
     /** The next sequence id of each session's back channel slot; its monitor keeps one callback at a time on it. */
     private final Map<SessionId, int[]> slots = new ConcurrentHashMap<>();
     private final AtomicLong answered = new AtomicLong();
@@ -75,7 +86,7 @@ final class BackChannel implements AutoCloseable {
     private void run(ClientTable clients, SessionId session, int program, RpcTransport transport) {
         boolean up;
         try {
-            RpcCall cb = new RpcCall(program, CALLBACK_VERSION, new RpcAuthTypeNone(), transport.getPeerTransport());
+            RpcCall cb = new RpcCall(program, CALLBACK_VERSION, setup(session).auth(), transport.getPeerTransport());
             cb.call(CB_NULL, XdrVoid.XDR_VOID, XdrVoid.XDR_VOID, TIMEOUT_SECONDS, TimeUnit.SECONDS);
             up = true;
         } catch (Exception e) {
@@ -94,6 +105,17 @@ final class BackChannel implements AutoCloseable {
         (up ? answered : failed).incrementAndGet();
         paths.keySet().removeIf(id -> gone(clients, id));
         slots.keySet().removeIf(id -> gone(clients, id));
+        setups.keySet().removeIf(id -> gone(clients, id));
+    }
+
+    /** How {@code session}'s callbacks go from now on: {@code auth} (null: AUTH_NONE), {@code minorVersion}. */
+    void setUp(SessionId session, RpcAuth auth, int minorVersion) {
+        setups.put(session, new Setup(auth != null ? auth : new RpcAuthTypeNone(), minorVersion));
+    }
+
+    private Setup setup(SessionId session) {
+        Setup s = setups.get(session);
+        return s != null ? s : new Setup(new RpcAuthTypeNone(), 1);
     }
 
     private static boolean gone(ClientTable clients, SessionId id) {
@@ -178,9 +200,10 @@ final class BackChannel implements AutoCloseable {
             throw new IllegalStateException("no back channel");
         }
         int[] slot = slots.computeIfAbsent(id, k -> new int[] {1});
+        Setup setup = setup(id);
         synchronized (slot) {
-            CbRecall cb = new CbRecall(id, slot[0], recall);
-            new RpcCall(session.callbackProgram(), CALLBACK_VERSION, new RpcAuthTypeNone(), path)
+            CbRecall cb = new CbRecall(setup.minorVersion(), id, slot[0], recall);
+            new RpcCall(session.callbackProgram(), CALLBACK_VERSION, setup.auth(), path)
                     .call(CbRecall.CB_COMPOUND, cb, cb, TIMEOUT_SECONDS, TimeUnit.SECONDS);
             if (cb.sequenceStatus != Nfs4Status.NFS4ERR_SEQ_MISORDERED) {
                 slot[0]++; // the client's slot moved on (a callback sent again after no answer keeps its id)

@@ -22,6 +22,7 @@ final class CbRecall implements XdrAble {
     static final int OP_CB_RECALL = 4;
     static final int OP_CB_SEQUENCE = 11;
 
+    private final int minorVersion;
     private final SessionId session;
     private final int sequenceId;
     private final Recall recall;
@@ -31,7 +32,8 @@ final class CbRecall implements XdrAble {
     int sequenceStatus = -1;
     int recallStatus = -1;
 
-    CbRecall(SessionId session, int sequenceId, Recall recall) {
+    CbRecall(int minorVersion, SessionId session, int sequenceId, Recall recall) {
+        this.minorVersion = minorVersion;
         this.session = session;
         this.sequenceId = sequenceId;
         this.recall = recall;
@@ -40,7 +42,7 @@ final class CbRecall implements XdrAble {
     @Override
     public void xdrEncode(XdrEncodingStream xdr) {
         xdr.xdrEncodeInt(0); // tag: empty
-        xdr.xdrEncodeInt(1); // minorversion
+        xdr.xdrEncodeInt(minorVersion); // the session's
         xdr.xdrEncodeInt(0); // callback_ident: unused in NFSv4.1
         xdr.xdrEncodeInt(2);
         xdr.xdrEncodeInt(OP_CB_SEQUENCE);

@@ -1,5 +1,9 @@
 package org.rpcrdma4j.nfs.server.v4;
 
+import org.dcache.oncrpc4j.rpc.RpcAuth;
+import org.dcache.oncrpc4j.rpc.RpcAuthTypeNone;
+import org.dcache.oncrpc4j.rpc.RpcAuthTypeUnix;
+
 import java.nio.charset.StandardCharsets;
 
 import org.dcache.oncrpc4j.xdr.XdrDecodingStream;
@@ -198,21 +202,35 @@ final class SessionOps {
 
 
 
-    /** {@code callback_sec_parms4<>}: read and checked, not used (callbacks go as AUTH_NONE or AUTH_SYS). */
-    static void decodeCallbackSecurity(XdrDecodingStream xdr) throws BadXdrException {
+    /**
+     * {@code callback_sec_parms4<>}: what the client's callback service takes. The first AUTH_SYS credential offered
+     * is the one callbacks carry (the Linux client's callback service refuses any other call than CB_NULL without
+     * one), else AUTH_NONE when offered; null when neither is (RPCSEC_GSS, which this server does not speak).
+     */
+    static RpcAuth decodeCallbackSecurity(XdrDecodingStream xdr) throws BadXdrException {
         int n = Nfs3Xdr.decodeLength(xdr, MAX_ARRAY, "callback_sec_parms4");
+        RpcAuth chosen = null;
         for (int i = 0; i < n; i++) {
             int flavor = Nfs3Xdr.decodeInt(xdr);
             switch (flavor) {
-                case 0 -> { }
+                case 0 -> {
+                    if (chosen == null) {
+                        chosen = new RpcAuthTypeNone();
+                    }
+                }
                 case 1 -> {
-                    Nfs3Xdr.decodeInt(xdr); // stamp
-                    Nfs3Xdr.decodeOpaque(xdr, 255, "machinename");
-                    Nfs3Xdr.decodeInt(xdr);
-                    Nfs3Xdr.decodeInt(xdr);
-                    int gids = Nfs3Xdr.decodeLength(xdr, MAX_ARRAY, "gids");
-                    for (int g = 0; g < gids; g++) {
-                        Nfs3Xdr.decodeInt(xdr);
+                    int stamp = Nfs3Xdr.decodeInt(xdr);
+                    byte[] machine = Nfs3Xdr.decodeOpaque(xdr, 255, "machinename");
+                    int uid = Nfs3Xdr.decodeInt(xdr);
+                    int gid = Nfs3Xdr.decodeInt(xdr);
+                    int count = Nfs3Xdr.decodeLength(xdr, MAX_ARRAY, "gids");
+                    int[] gids = new int[count];
+                    for (int g = 0; g < count; g++) {
+                        gids[g] = Nfs3Xdr.decodeInt(xdr);
+                    }
+                    if (!(chosen instanceof RpcAuthTypeUnix)) {
+                        chosen = new RpcAuthTypeUnix(uid, gid, gids, stamp,
+                                new String(machine, StandardCharsets.UTF_8));
                     }
                 }
                 case 6 -> {
@@ -223,6 +241,7 @@ final class SessionOps {
                 default -> throw new BadXdrException("callback security flavor " + flavor);
             }
         }
+        return chosen;
     }
 
     static final class CreateSession extends Op {
@@ -232,6 +251,7 @@ final class SessionOps {
         private ChannelAttributes fore;
         private ChannelAttributes back;
         private int callbackProgram;
+        private RpcAuth security;
         private CreateSessionResult result;
 
         CreateSession() {
@@ -246,12 +266,13 @@ final class SessionOps {
             fore = ChannelAttributesXdr.decode(xdr);
             back = ChannelAttributesXdr.decode(xdr);
             callbackProgram = Nfs3Xdr.decodeInt(xdr);
-            decodeCallbackSecurity(xdr);
+            security = decodeCallbackSecurity(xdr);
         }
 
         @Override
         void execute(Compound c) throws Nfs4Exception {
             result = c.server.clients.createSession(clientId, sequence, flags, fore, back, callbackProgram);
+            c.server.backChannel.setUp(result.sessionId(), security, c.minorVersion);
             if ((result.flags() & CreateSessionResult.FLAG_CONN_BACK_CHAN) != 0 && c.call != null) {
                 c.server.backChannel.probe(c.server.clients, result.sessionId(), callbackProgram,
                         c.call.getTransport());
@@ -372,18 +393,23 @@ final class SessionOps {
     }
 
     static final class BackchannelCtl extends Op {
+        private RpcAuth security;
+
         BackchannelCtl() {
             super(Nfs4.OP_BACKCHANNEL_CTL);
         }
 
         @Override
         void decode(XdrDecodingStream xdr) throws BadXdrException {
-            Nfs3Xdr.decodeInt(xdr); // bca_cb_program
-            decodeCallbackSecurity(xdr);
+            Nfs3Xdr.decodeInt(xdr); // bca_cb_program: callbacks keep the session's
+            security = decodeCallbackSecurity(xdr);
         }
 
         @Override
         void execute(Compound c) {
+            if (c.session != null) {
+                c.server.backChannel.setUp(c.session.id(), security, c.minorVersion);
+            }
         }
     }
 }

@@ -56,22 +56,32 @@ class DelegationsTest {
     }
 
     /**
-     * A client whose session has a back channel on its connection: CREATE_SESSION with CONN_BACK_CHAN, the server's
-     * CB_NULL answered, and RECLAIM_COMPLETE.
+     * A client whose session has a back channel on its connection: CREATE_SESSION with CONN_BACK_CHAN (callbacks as
+     * AUTH_NONE), the server's CB_NULL answered, and RECLAIM_COMPLETE.
      */
     private Nfs41ServerTest.Client callbackClient(V4Script s, String owner) throws Exception {
+        return callbackClient(s, owner, 1, new V4Script.Args(1).word(0));
+    }
+
+    /**
+     * The same in {@code minor} (the session's minor version), with {@code security} the words of one
+     * {@code callback_sec_parms4} (its flavor first).
+     */
+    private Nfs41ServerTest.Client callbackClient(V4Script s, String owner, int minor, V4Script.Args security)
+            throws Exception {
         long probes = server.nfs4().backChannelProbesAnswered();
-        V4Script.Res ex = s.call(new V4Script.Args(1).op(Nfs4.OP_EXCHANGE_ID)
+        V4Script.Res ex = s.call(new V4Script.Args(minor).op(Nfs4.OP_EXCHANGE_ID)
                 .fixed(Arrays.copyOf(owner.getBytes(StandardCharsets.UTF_8), 8)).string(owner).word(0).word(0)
                 .word(0));
         ex.ok(Nfs4.OP_EXCHANGE_ID);
         long clientId = ex.hyper();
         int seq = ex.word();
         int xid = s.nextXid();
-        s.send(V4Script.compoundCall(xid, new V4Script.Args(1).op(Nfs4.OP_CREATE_SESSION).hyper(clientId).word(seq)
-                .word(2 /* CONN_BACK_CHAN */).word(0).word(1 << 20).word(1 << 20).word(8192).word(16).word(8).word(0)
-                .word(0).word(4096).word(4096).word(0).word(8).word(1).word(0)
-                .word(CB_PROGRAM).word(1).word(0).bytes()));
+        byte[] sec = security.bytes();
+        s.send(V4Script.compoundCall(xid, new V4Script.Args(minor).op(Nfs4.OP_CREATE_SESSION).hyper(clientId)
+                .word(seq).word(2 /* CONN_BACK_CHAN */).word(0).word(1 << 20).word(1 << 20).word(8192).word(16).word(8)
+                .word(0).word(0).word(4096).word(4096).word(0).word(8).word(1).word(0)
+                .word(CB_PROGRAM).word(1).fixed(Arrays.copyOfRange(sec, 12, sec.length)).bytes()));
         byte[] session = null;
         boolean probed = false;
         while (session == null || !probed) {
@@ -94,7 +104,7 @@ class DelegationsTest {
             Thread.sleep(5);
         }
         Nfs41ServerTest.Client c = new Nfs41ServerTest.Client(s, clientId, session);
-        V4Script.Res done = s.call(c.compound().op(Nfs4.OP_RECLAIM_COMPLETE).word(0));
+        V4Script.Res done = s.call((minor == 2 ? c.compound42() : c.compound()).op(Nfs4.OP_RECLAIM_COMPLETE).word(0));
         assertThat(done.status).as(Nfs4Status.name(done.status)).isZero();
         return c;
     }
@@ -149,8 +159,8 @@ class DelegationsTest {
     }
 
     /** The next callback on {@code c}'s connection, which must be a CB_COMPOUND of CB_SEQUENCE and CB_RECALL. */
-    private record CbRecall(int xid, int sequenceId, int referringCalls, int referredSequenceId, byte[] stateid,
-            byte[] fh) {
+    private record CbRecall(int xid, int credentialFlavor, int minorVersion, int sequenceId, int referringCalls,
+            int referredSequenceId, byte[] stateid, byte[] fh) {
     }
 
     private static CbRecall receiveRecall(Nfs41ServerTest.Client c) throws Exception {
@@ -161,13 +171,16 @@ class DelegationsTest {
         assertThat(m.getInt()).as("the callback program").isEqualTo(CB_PROGRAM);
         assertThat(m.getInt()).as("NFS_CB version").isEqualTo(1);
         assertThat(m.getInt()).as("CB_COMPOUND").isEqualTo(1);
+        int flavor = m.getInt();
         for (int i = 0; i < 2; i++) { // credential, verifier
-            m.getInt();
+            if (i == 1) {
+                m.getInt();
+            }
             int length = m.getInt();
             m.position(m.position() + ((length + 3) & ~3));
         }
         assertThat(m.getInt()).as("tag").isZero();
-        assertThat(m.getInt()).as("minor version").isEqualTo(1);
+        int minor = m.getInt();
         m.getInt(); // callback_ident
         assertThat(m.getInt()).as("operations").isEqualTo(2);
         assertThat(m.getInt()).as("CB_SEQUENCE").isEqualTo(11);
@@ -197,7 +210,7 @@ class DelegationsTest {
         assertThat(m.getInt()).as("truncate").isZero();
         byte[] fh = new byte[m.getInt()];
         m.get(fh);
-        return new CbRecall(xid, sequenceId, calls, referred, stateid, fh);
+        return new CbRecall(xid, flavor, minor, sequenceId, calls, referred, stateid, fh);
     }
 
     /** Answers a CB_RECALL: CB_SEQUENCE and CB_RECALL both {@code status}. */
@@ -217,7 +230,10 @@ class DelegationsTest {
     @Test
     void aReadOpenGetsADelegationThatAnotherClientsWriteOpenRecalls() throws Exception {
         try (V4Script a = connect(); V4Script b = connect()) {
-            Nfs41ServerTest.Client holder = callbackClient(a, "holder");
+            // an NFSv4.2 session whose callbacks take AUTH_SYS (as the Linux client's callback service asks)
+            byte[] machine = "holder-host".getBytes(StandardCharsets.UTF_8);
+            Nfs41ServerTest.Client holder = callbackClient(a, "holder", 2, new V4Script.Args(1).word(1 /* AUTH_SYS */)
+                    .word(7).opaque(machine).word(0).word(0).word(0));
             Nfs41ServerTest.Client writer = Nfs41ServerTest.session(b, "writer");
             byte[] root = Nfs41ServerTest.exportRoot(writer);
             byte[] fh = file(writer, root, "f");
@@ -244,6 +260,8 @@ class DelegationsTest {
             assertThat(cb.stateid()).isEqualTo(read.delegation());
             assertThat(cb.fh()).isEqualTo(fh);
             assertThat(cb.sequenceId()).as("the back channel slot's first sequence id").isEqualTo(1);
+            assertThat(cb.credentialFlavor()).as("the AUTH_SYS the session's callbacks take").isEqualTo(1);
+            assertThat(cb.minorVersion()).as("the session's minor version").isEqualTo(2);
             assertThat(cb.referringCalls()).as("the OPEN that granted it").isEqualTo(1);
             assertThat(cb.referredSequenceId()).isEqualTo(grantedBySequence);
             answer(holder, cb, 0);

@@ -26,7 +26,8 @@ import org.slf4j.LoggerFactory;
  * calls its client sent. NFSv3's attributes before a change and NFSv4's atomic change_info4 tell the client its own
  * change was the directory's only one; without them it looks up every name again after each change (four to
  * thirteen times knfsd's LOOKUPs, and ACCESSes by the hundred). OPEN and CLOSE are not compared: knfsd grants read
- * delegations, which save the client its OPENs of files it reads again, and this server grants none.
+ * delegations, which save the client its OPENs of files it reads again, and this server grants none on a local
+ * directory (see {@link LinuxClientDelegationTest}).
  */
 @ExtendWith(LinuxPeerExtension.class)
 @Timeout(value = 5, unit = TimeUnit.MINUTES)

@@ -71,6 +71,11 @@ public final class CallbackFuture<T> extends CompletableFuture<T> {
         return out;
     }
 
+    /** A new pending future of this kind: its stages run on this one's executor, its waiters poll as this one's. */
+    public <U> CallbackFuture<U> sibling() {
+        return new CallbackFuture<>(callbacks, spin);
+    }
+
     /**
      * Runs {@code action} on the completing thread when this future completes ({@code action} must be short, must not
      * block, and must catch what it throws), or at once on the calling thread when it has completed already.

@@ -12,6 +12,7 @@ import org.rpcrdma4j.nfs.FsInfo;
 import org.rpcrdma4j.nfs.FsStat;
 import org.rpcrdma4j.nfs.NfsObject;
 import org.rpcrdma4j.nfs.NfsTime;
+import org.rpcrdma4j.nfs.Nfs3Status;
 import org.rpcrdma4j.nfs.PathConf;
 import org.rpcrdma4j.nfs.SetAttributes;
 import org.rpcrdma4j.nfs.StableHow;
@@ -21,6 +22,11 @@ import org.rpcrdma4j.nfs.xdr.*;
  * Every NFSv3 procedure as an asynchronous call over a {@link DataTransport}. Each returns a future that completes
  * with the procedure's result, or exceptionally with an {@link org.rpcrdma4j.nfs.NfsException} (the server answered
  * with an error status) or an {@link RpcCallException} (no answer). Thread-safe; calls may be pipelined freely.
+ * <p>
+ * A call the server answers {@code NFS3ERR_JUKEBOX} ("not now": the file is being recalled from an NFSv4 client
+ * that holds a delegation of it, or is on its way back from slower storage) did nothing, and is sent again after
+ * 100 ms, then after twice as long each time up to 2 s, for about a minute ({@link #JUKEBOX_TRIES} tries), as NFS
+ * clients do; only then does it fail with that status.
  * <p>
  * The data calls are shaped for zero copy: {@link #read} places the data into the caller's {@link ByteBuf} and
  * {@link #write} sends the caller's {@link ByteBuf}; over RDMA these become a write chunk and a read chunk over the
@@ -38,19 +44,54 @@ public final class NfsAsyncClient implements NfsAsyncMount {
         return transport;
     }
 
+    /** How often a call answered NFS3ERR_JUKEBOX is sent in all before the status is the caller's. */
+    public static final int JUKEBOX_TRIES = 32;
+    static final long JUKEBOX_FIRST_PAUSE_MILLIS = 100;
+    static final long JUKEBOX_LONGEST_PAUSE_MILLIS = 2000;
+    private static final java.util.concurrent.ScheduledExecutorService JUKEBOX_TIMER =
+            java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "nfs-jukebox-retry");
+                t.setDaemon(true);
+                return t;
+            });
+
     private <R extends Nfs3Result, T> CompletableFuture<T> call(int procedure, XdrAble args, R result,
                                                                 CheckedFunction<R, T> onOk) {
         CompletableFuture<R> reply = transport.call(Nfs3.PROGRAM, Nfs3.VERSION, procedure, args, result);
-        java.util.function.Function<R, T> map = r -> {
+        // the status check and result mapping are short: on the thread that completed the reply, not one more hop
+        CompletableFuture<T> out = reply instanceof CallbackFuture<R> f ? f.sibling() : new CompletableFuture<>();
+        settleWhenDone(reply, out, procedure, args, result, onOk, 1);
+        return out;
+    }
+
+    private <R extends Nfs3Result, T> void settleWhenDone(CompletableFuture<R> reply, CompletableFuture<T> out,
+            int procedure, XdrAble args, R result, CheckedFunction<R, T> onOk, int tries) {
+        java.util.function.BiConsumer<R, Throwable> settle = (r, failure) -> {
+            if (failure != null) {
+                out.completeExceptionally(failure instanceof java.util.concurrent.CompletionException ? failure
+                        : new java.util.concurrent.CompletionException(failure));
+                return;
+            }
+            if (r.status == Nfs3Status.NFS3ERR_JUKEBOX.wireValue() && tries < JUKEBOX_TRIES) {
+                long pause = Math.min(JUKEBOX_LONGEST_PAUSE_MILLIS, JUKEBOX_FIRST_PAUSE_MILLIS << Math.min(tries - 1,
+                        16));
+                JUKEBOX_TIMER.schedule(() -> settleWhenDone(transport.call(Nfs3.PROGRAM, Nfs3.VERSION, procedure,
+                        args, result), out, procedure, args, result, onOk, tries + 1), pause,
+                        java.util.concurrent.TimeUnit.MILLISECONDS);
+                return;
+            }
             try {
                 r.throwIfFailed(Nfs3.procedureName(procedure));
-                return onOk.apply(r);
-            } catch (java.io.IOException e) {
-                throw new java.util.concurrent.CompletionException(e);
+                out.complete(onOk.apply(r));
+            } catch (java.io.IOException | RuntimeException e) {
+                out.completeExceptionally(new java.util.concurrent.CompletionException(e));
             }
         };
-        // the status check and result mapping are short: on the thread that completed the reply, not one more hop
-        return reply instanceof CallbackFuture<R> f ? f.thenApplyInline(map) : reply.thenApply(map);
+        if (reply instanceof CallbackFuture<R> f) {
+            f.whenCompleteInline(settle);
+        } else {
+            reply.whenComplete(settle);
+        }
     }
 
     @FunctionalInterface

@@ -7,11 +7,16 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import io.netty.buffer.Unpooled;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.rpcrdma4j.nfs.FileHandle;
+import org.rpcrdma4j.nfs.StableHow;
+import org.rpcrdma4j.nfs.client.NfsClient;
+import org.rpcrdma4j.nfs.client.WriteReply;
 import org.rpcrdma4j.nfs.server.NfsServer;
 import org.rpcrdma4j.nfs.v4.Nfs4;
 import org.rpcrdma4j.nfs.v4.Nfs4Status;
@@ -356,6 +361,30 @@ class DelegationsTest {
         ByteBuffer b = ByteBuffer.allocate(n);
         vfs.read(vfs.lookup(vfs.root(), name).handle(), 0, b);
         return b.array();
+    }
+
+    @Test
+    void ourNfsv3ClientSendsAJukeboxedWriteAgainUntilTheDelegationIsBack() throws Exception {
+        try (V4Script a = connect();
+             NfsClient v3 = NfsClient.mount("tcp://127.0.0.1:" + server.address().getPort() + "/export")) {
+            Nfs41ServerTest.Client holder = callbackClient(a, "slow-holder");
+            byte[] root = Nfs41ServerTest.exportRoot(holder);
+            byte[] fh = file(holder, root, "j");
+            Opened read = open(holder, root, "j", 1, "reader");
+            assertThat(read.delegationType()).isEqualTo(1);
+
+            byte[] newContent = "waited for".getBytes(StandardCharsets.UTF_8);
+            CompletableFuture<WriteReply> write = v3.async().write(FileHandle.of(fh), 0,
+                    Unpooled.wrappedBuffer(newContent), StableHow.FILE_SYNC);
+            CbRecall cb = receiveRecall(holder);
+            Thread.sleep(400); // the server answers JUKEBOX meanwhile, and the client asks again
+            assertThat(write).as("still asking").isNotDone();
+            answer(holder, cb, 0);
+            V4Script.Res back = a.call(holder.compound().putfh(fh).op(Nfs4.OP_DELEGRETURN).stateid(read.delegation()));
+            back.sequenceOk().ok(Nfs4.OP_PUTFH).ok(Nfs4.OP_DELEGRETURN);
+            assertThat(write.get(30, TimeUnit.SECONDS).count()).isEqualTo((long) newContent.length);
+            assertThat(stored("j", newContent.length)).isEqualTo(newContent);
+        }
     }
 
     /** WRITE3args of {@code data} at 0, FILE_SYNC. */

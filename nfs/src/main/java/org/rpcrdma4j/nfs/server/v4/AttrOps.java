@@ -40,9 +40,12 @@ final class AttrOps {
      */
     static Fattr4Values values(Compound c, Compound.Obj o, Bitmap4 requested) {
         FileAttributes a = o.attributes();
+        // change: the ctime, declared so (change_attr_type TIME_METADATA): a client then orders the attributes of
+        // replies that cross by their change attribute, instead of taking a later one as a change by someone else
         Fattr4Values.Builder b = Fattr4Values.builder(a)
                 .fileHandle(o.wire().toByteArray())
                 .change(Fattr4Values.changeOf(a))
+                .changeAttrType(Fattr4.NFS4_CHANGE_TYPE_IS_TIME_METADATA)
                 .maxRead(c.server.limits.maxRead())
                 .maxWrite(c.server.limits.maxWrite())
                 .maxName(Names.MAX_NAME)

@@ -142,6 +142,27 @@ class Nfs41ServerTest {
         return new byte[][] {stateid, r.opaque()};
     }
 
+    /**
+     * The change attribute is the ctime, and says so (change_attr_type, RFC 7862 section 12.2.3): a Linux client that
+     * is told nothing (UNDEFINED) takes the attributes of the last of several WRITE replies that crossed as stale,
+     * then the next GETATTR's change as a change by someone else, and drops its cache of a file it just wrote.
+     */
+    @Test
+    void theChangeAttributeIsDeclaredTheCtime() throws Exception {
+        try (V4Script s = connect()) {
+            Client c = session(s, "client-change-type");
+            byte[] root = exportRoot(c);
+            byte[] file = create(c, root, "typed")[1];
+            for (byte[] fh : new byte[][] {root, file}) {
+                V4Script.Res r = s.call(c.compound42().putfh(fh).op(Nfs4.OP_GETATTR).bitmap(79)); // a 4.2 attribute
+                r.sequenceOk().ok(Nfs4.OP_PUTFH).ok(Nfs4.OP_GETATTR);
+                assertThat(r.bitmap()).containsExactly(0, 0, 1 << (79 - 64));
+                assertThat(r.word()).as("attribute bytes").isEqualTo(4);
+                assertThat(r.word()).as("NFS4_CHANGE_TYPE_IS_TIME_METADATA").isEqualTo(3);
+            }
+        }
+    }
+
     @Test
     void openTakesTheWantFlagsOfShareAccessAndUsesOnlyItsAccessBits() throws Exception {
         try (V4Script s = connect()) {

@@ -24,7 +24,8 @@ import org.slf4j.LoggerFactory;
  * The Linux client holds a read delegation of our in-memory export and gives it back when asked: it opens and rereads
  * a file it holds one of without OPENs, and when the file is changed over NFSv3 from this host (a WRITE, then a
  * REMOVE) the server recalls it with CB_SEQUENCE and CB_RECALL over the RPC-over-RDMA back channel (RFC 8167), the
- * client answers and sends DELEGRETURN, the change goes through, and the guest reads what it made.
+ * client answers and sends DELEGRETURN, the change goes through, and the guest reads what it made. A file recalled
+ * lately is not delegated again at once.
  */
 @ExtendWith(LinuxPeerExtension.class)
 @Timeout(value = 4, unit = TimeUnit.MINUTES)
@@ -74,14 +75,17 @@ class LinuxClientDelegationTest {
                 assertThat(peer.execOk("cat " + MNT + "/f", GUEST_COMMAND).strip()).as("the guest reads the new bytes")
                         .isEqualTo("SECOND");
 
-                // again: a delegation, then a REMOVE of the file over NFSv3
-                peer.execOk("cat " + MNT + "/f > /dev/null", GUEST_COMMAND);
+                // a file recalled lately is not delegated again for a while (nor is one another client just
+                // changed): the guest's next read of f gets none, while a file of its own does
+                peer.execOk("cat " + MNT + "/f > /dev/null && printf gee > " + MNT + "/g && cat " + MNT
+                        + "/g > /dev/null", GUEST_COMMAND);
                 assertThat(nfs.nfs4().delegationCounts().get("granted")).isEqualTo(2);
+                // and a REMOVE of that file over NFSv3 recalls its delegation
                 FileHandle root = v3.root();
-                v3.remove(root, "f");
+                v3.remove(root, "g");
                 assertThat(nfs.nfs4().delegationCounts()).containsEntry("recalled", 2L)
                         .containsEntry("returned", 2L).containsEntry("revoked", 0L);
-                assertThat(peer.exec("cat " + MNT + "/f", GUEST_COMMAND).output()).contains("No such file");
+                assertThat(peer.exec("cat " + MNT + "/g", GUEST_COMMAND).output()).contains("No such file");
             }
             peer.execOk("umount " + MNT, GUEST_COMMAND);
             for (ServerCounter bad : new ServerCounter[] {ServerCounter.ERR_CHUNK_SENT,

@@ -48,12 +48,6 @@ public final class NfsAsyncClient implements NfsAsyncMount {
     public static final int JUKEBOX_TRIES = 32;
     static final long JUKEBOX_FIRST_PAUSE_MILLIS = 100;
     static final long JUKEBOX_LONGEST_PAUSE_MILLIS = 2000;
-    private static final java.util.concurrent.ScheduledExecutorService JUKEBOX_TIMER =
-            java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
-                Thread t = new Thread(r, "nfs-jukebox-retry");
-                t.setDaemon(true);
-                return t;
-            });
 
     private <R extends Nfs3Result, T> CompletableFuture<T> call(int procedure, XdrAble args, R result,
                                                                 CheckedFunction<R, T> onOk) {
@@ -75,15 +69,21 @@ public final class NfsAsyncClient implements NfsAsyncMount {
             if (r.status == Nfs3Status.NFS3ERR_JUKEBOX.wireValue() && tries < JUKEBOX_TRIES) {
                 long pause = Math.min(JUKEBOX_LONGEST_PAUSE_MILLIS, JUKEBOX_FIRST_PAUSE_MILLIS << Math.min(tries - 1,
                         16));
-                JUKEBOX_TIMER.schedule(() -> settleWhenDone(transport.call(Nfs3.PROGRAM, Nfs3.VERSION, procedure,
-                        args, result), out, procedure, args, result, onOk, tries + 1), pause,
-                        java.util.concurrent.TimeUnit.MILLISECONDS);
+                // sent again from the common pool after the pause (sending may wait for credits or a reconnect)
+                CompletableFuture.delayedExecutor(pause, java.util.concurrent.TimeUnit.MILLISECONDS).execute(() -> {
+                    try {
+                        settleWhenDone(transport.call(Nfs3.PROGRAM, Nfs3.VERSION, procedure, args, result), out,
+                                procedure, args, result, onOk, tries + 1);
+                    } catch (Throwable t) {
+                        out.completeExceptionally(new java.util.concurrent.CompletionException(t));
+                    }
+                });
                 return;
             }
             try {
                 r.throwIfFailed(Nfs3.procedureName(procedure));
                 out.complete(onOk.apply(r));
-            } catch (java.io.IOException | RuntimeException e) {
+            } catch (Throwable e) {
                 out.completeExceptionally(new java.util.concurrent.CompletionException(e));
             }
         };

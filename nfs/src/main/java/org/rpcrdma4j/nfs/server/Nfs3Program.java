@@ -313,7 +313,6 @@ public final class Nfs3Program implements RpcDispatchable {
                         "count " + args.count + " exceeds the " + data.remaining() + " data bytes");
             }
             data.limit(data.position() + (int) Math.min(args.count, limits.maxWrite()));
-            exports.delegations().beforeChange(args.file, FileDelegations.NO_CLIENT);
             Vfs vfs = t.export().vfs();
             Caller c = caller(call, t);
             Integer cleared = null;
@@ -322,6 +321,7 @@ public final class Nfs3Program implements RpcDispatchable {
                 Permissions.requireWrite(c, a);
                 cleared = Permissions.clearedAfterWrite(c, a);
             }
+            exports.delegations().beforeChange(args.file, FileDelegations.NO_CLIENT);
             WriteResult w = vfs.write(t.fh(), args.offset, data, args.stable, writeMemory.offer(call));
             if (cleared != null) {
                 vfs.setattr(t.fh(), SetAttributes.NONE.withMode(cleared), null);

@@ -140,13 +140,13 @@ final class AttrOps {
                 }
                 StateOps.checkIo(c, stateid, true);
             }
-            if (!o.attributes().isDirectory()) {
-                c.server.delegations.beforeChange(c, c.current());
-            }
             Caller caller = c.caller(t);
             SetAttributes[] attributes = {set.attributes()};
             if (!caller.isRoot()) {
                 Compound.check(() -> attributes[0] = Permissions.requireSetattr(caller, o.attributes(), attributes[0]));
+            }
+            if (!o.attributes().isDirectory()) {
+                c.server.delegations.beforeChange(c, c.current());
             }
             if (o.attributes().isDirectory()) {
                 // under the directory's hold: a change of it another call brackets is its only one

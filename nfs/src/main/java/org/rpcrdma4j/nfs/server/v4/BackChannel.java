@@ -108,9 +108,22 @@ final class BackChannel implements AutoCloseable {
         setups.keySet().removeIf(id -> gone(clients, id));
     }
 
-    /** How {@code session}'s callbacks go from now on: {@code auth} (null: AUTH_NONE), {@code minorVersion}. */
-    void setUp(SessionId session, RpcAuth auth, int minorVersion) {
+    /**
+     * How {@code session}'s callbacks go from now on: {@code auth} (null: AUTH_NONE), {@code minorVersion}. Forgets
+     * what it kept of sessions that are gone.
+     */
+    void setUp(ClientTable clients, SessionId session, RpcAuth auth, int minorVersion) {
         setups.put(session, new Setup(auth != null ? auth : new RpcAuthTypeNone(), minorVersion));
+        paths.keySet().removeIf(id -> gone(clients, id));
+        slots.keySet().removeIf(id -> gone(clients, id));
+        setups.keySet().removeIf(id -> gone(clients, id));
+    }
+
+    /** Forgets {@code session} (DESTROY_SESSION). */
+    void forget(SessionId session) {
+        paths.remove(session);
+        slots.remove(session);
+        setups.remove(session);
     }
 
     private Setup setup(SessionId session) {
@@ -183,7 +196,8 @@ final class BackChannel implements AutoCloseable {
             return;
         }
         boolean again = outcome == Nfs4Status.NFS4ERR_DELAY || outcome == Nfs4Status.NFS4ERR_BAD_STATEID
-                || outcome == Nfs4Status.NFS4ERR_BADHANDLE || outcome == Nfs4Status.NFS4ERR_SEQ_MISORDERED;
+                || outcome == Nfs4Status.NFS4ERR_BADHANDLE || outcome == Nfs4Status.NFS4ERR_SEQ_MISORDERED
+                || outcome == Nfs4Status.NFS4ERR_RETRY_UNCACHED_REP;
         if (again && attempt + 1 < RECALL_ATTEMPTS) {
             schedule(clients, recall, attempt + 1, RECALL_RETRY_MILLIS << attempt);
         } else {
@@ -205,9 +219,14 @@ final class BackChannel implements AutoCloseable {
             CbRecall cb = new CbRecall(setup.minorVersion(), id, slot[0], recall);
             new RpcCall(session.callbackProgram(), CALLBACK_VERSION, setup.auth(), path)
                     .call(CbRecall.CB_COMPOUND, cb, cb, TIMEOUT_SECONDS, TimeUnit.SECONDS);
-            if (cb.sequenceStatus != Nfs4Status.NFS4ERR_SEQ_MISORDERED) {
-                slot[0]++; // the client's slot moved on (a callback sent again after no answer keeps its id)
+            if (cb.sequenceStatus == Nfs4Status.NFS4_OK || cb.sequenceStatus == Nfs4Status.NFS4ERR_RETRY_UNCACHED_REP) {
+                // the client's slot moved on (RETRY_UNCACHED_REP: it ran the callback whose answer was lost)
+                slot[0]++;
+            } else if (cb.sequenceStatus == Nfs4Status.NFS4ERR_SEQ_MISORDERED && slot[0] != 1) {
+                slot[0] = 1; // out of step: start the slot over, as Linux's server does
             }
+            // anything else (DELAY, no CB_SEQUENCE result) left the client's slot as it was; no answer at all keeps
+            // the id for the callback sent again
             return cb.outcome();
         }
     }

@@ -133,6 +133,8 @@ public final class Nfs4Program implements RpcDispatchable, AutoCloseable {
         this.delegations = new Delegations(clients.delegations(), id -> backChannel.reaches(clients, id),
                 delegations);
         clients.delegations().recaller(r -> backChannel.recall(clients, r));
+        clients.delegations().granting(delegations
+                && exports.all().stream().anyMatch(e -> e.vfs().changedOnlyThroughServer()));
         exports.delegations(this.delegations);
         this.laundromat = Laundromat.start(clients);
     }

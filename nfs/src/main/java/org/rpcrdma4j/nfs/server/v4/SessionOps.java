@@ -17,6 +17,7 @@ import org.rpcrdma4j.nfs.v4.state.CreateSessionResult;
 import org.rpcrdma4j.nfs.v4.state.ExchangeIdResult;
 import org.rpcrdma4j.nfs.v4.state.SequenceResult;
 import org.rpcrdma4j.nfs.v4.state.Session;
+import org.rpcrdma4j.nfs.v4.state.SessionId;
 import org.rpcrdma4j.nfs.xdr.BadXdrException;
 import org.rpcrdma4j.nfs.xdr.Nfs3Xdr;
 
@@ -272,7 +273,7 @@ final class SessionOps {
         @Override
         void execute(Compound c) throws Nfs4Exception {
             result = c.server.clients.createSession(clientId, sequence, flags, fore, back, callbackProgram);
-            c.server.backChannel.setUp(result.sessionId(), security, c.minorVersion);
+            c.server.backChannel.setUp(c.server.clients, result.sessionId(), security, c.minorVersion);
             if ((result.flags() & CreateSessionResult.FLAG_CONN_BACK_CHAN) != 0 && c.call != null) {
                 c.server.backChannel.probe(c.server.clients, result.sessionId(), callbackProgram,
                         c.call.getTransport());
@@ -304,6 +305,7 @@ final class SessionOps {
         @Override
         void execute(Compound c) throws Nfs4Exception {
             c.server.clients.destroySession(sessionId);
+            c.server.backChannel.forget(SessionId.of(sessionId));
         }
     }
 
@@ -408,7 +410,7 @@ final class SessionOps {
         @Override
         void execute(Compound c) {
             if (c.session != null) {
-                c.server.backChannel.setUp(c.session.id(), security, c.minorVersion);
+                c.server.backChannel.setUp(c.server.clients, c.session.id(), security, c.minorVersion);
             }
         }
     }

@@ -88,10 +88,16 @@ final class StateOps {
      */
     static void checkIo(Compound c, Stateid s, FileHandle file, boolean write) throws Nfs4Exception {
         Stateid resolved = resolve(c, s);
-        if (write) {
+        try {
+            c.server.clients.opens().checkIo(c.clientId, resolved, file, write);
+        } catch (Nfs4Exception e) {
+            if (!write || e.status() != Nfs4Status.NFS4ERR_DELAY) {
+                throw e;
+            }
+            // another client's delegation of the file, now recalled: a moment for its return, then once more
             c.server.delegations.beforeChange(c, file);
+            c.server.clients.opens().checkIo(c.clientId, resolved, file, write);
         }
-        c.server.clients.opens().checkIo(c.clientId, resolved, file, write);
         ExportTable.Target t = c.targetOf(file);
         if (t == null) {
             return;

@@ -479,7 +479,8 @@ public final class ClientTable {
         return c == null || expireIfDue(c, clock.getAsLong()) ? null : c;
     }
 
-    long nowLocked() {
+    /** The table's clock (no lock needed). */
+    long now() {
         return clock.getAsLong();
     }
 

@@ -31,6 +31,15 @@ import org.rpcrdma4j.nfs.v4.Nfs4Exception;
  * instead, as for any other conflict. The {@link Recaller} sends the CB_RECALLs; it is called with the lock held and
  * must only hand the work off.
  *
+ * <p><b>Quiet files.</b> A file is not delegated while another client's change of it may be under way, nor soon after
+ * a recall: every change notes its file first ({@link #checkChange}, and the open and I/O checks), which keeps it
+ * from new delegations to anyone but the changing client for {@link #CHANGE_QUIET_NANOS} (a client's own change does
+ * not keep a delegation from it: it knows of it), and a recall from everyone for {@link #RECALL_QUIET_NANOS} (as Linux's server
+ * holds back delegations of a file recalled lately, so that a writer is not starved by readers that get a new one
+ * each time). {@link #grantRead} looks again once it has made a delegation, and takes it back if a change noted its
+ * file meanwhile: the change, which looks for delegations after it noted its file, either sees the delegation or is
+ * seen. Noting costs nothing while the server grants none ({@link #granting}).
+ *
  * <p><b>Revocation.</b> A delegation recalled longer ago than the lease and not returned is revoked
  * ({@link ClientTable#expire()}, on the laundromat's timer), as is one whose recall cannot reach its client
  * ({@link #revoke}). Its stateid then answers NFS4ERR_DELEG_REVOKED, the client's SEQUENCE replies carry
@@ -44,6 +53,12 @@ public final class DelegationStates {
     /** The bit of a delegation's number; open numbers stay below it, lock numbers have the bit above it. */
     static final int NUMBER_BIT = 0x40000000;
     static final int REVOKED_KEPT = 1024;
+    /** How long a file changed (or about to be) gets no new delegation: longer than any one change takes. */
+    static final long CHANGE_QUIET_NANOS = 2_000_000_000L;
+    /** How long a file whose delegation was recalled gets no new one. */
+    static final long RECALL_QUIET_NANOS = 30_000_000_000L;
+    /** Quiet files kept before the expired ones are swept out. */
+    static final int QUIET_SWEEP = 4096;
 
     /** Sends CB_RECALLs: called with the table's lock held, so it must only hand the recall to another thread. */
     @FunctionalInterface
@@ -57,6 +72,18 @@ public final class DelegationStates {
     /** Numbers of the revoked delegations each client has not freed yet, oldest first. */
     private final Map<Long, Set<Integer>> revoked = new HashMap<>();
     private volatile Recaller recaller = r -> { };
+    /** Until when (the table's clock) each file gets no new delegation, and for whom. */
+    private final java.util.concurrent.ConcurrentHashMap<FileHandle, Quiet> quiet =
+            new java.util.concurrent.ConcurrentHashMap<>();
+    /** A {@link Quiet#changer} that stands for more than one client, or for a recall: no client is spared. */
+    private static final long ANYONE = -1;
+
+    /** Until when a file gets no new delegation, and the one client whose changes these are (spared), or ANYONE. */
+    private static final class Quiet {
+        long until;
+        long changer;
+    }
+    private volatile boolean granting;
     /** How many delegations are held: read without the lock to skip the look-up of a change when there are none. */
     private volatile int held;
     private long granted;
@@ -72,6 +99,11 @@ public final class DelegationStates {
     /** Where recalls go from now on. */
     public void recaller(Recaller r) {
         this.recaller = Objects.requireNonNull(r, "recaller");
+    }
+
+    /** Whether delegations may be granted at all: until then changes note no files. */
+    public void granting(boolean may) {
+        this.granting = may;
     }
 
     /** Whether any delegation is held: when none is, no change needs to look for conflicts. */
@@ -100,9 +132,17 @@ public final class DelegationStates {
                     return null;
                 }
             }
+            if (quietNow(file, clientId)) {
+                return null;
+            }
             DelegationState d = new DelegationState(index.newNumber(), clientId, file, grantedBy);
             index.add(d);
             held = index.size();
+            if (quietNow(file, clientId)) {
+                // a change noted the file after the look above and may have missed the delegation: none
+                removeLocked(d);
+                return null;
+            }
             granted++;
             return d.stateid();
         }
@@ -113,6 +153,7 @@ public final class DelegationStates {
      * client holds a delegation of it, whose recall this asks for if it was not asked yet.
      */
     public void checkChange(FileHandle file, long clientId) throws Nfs4Exception {
+        noteChange(file, CHANGE_QUIET_NANOS, clientId);
         if (held == 0) {
             return;
         }
@@ -123,6 +164,7 @@ public final class DelegationStates {
 
     /** {@link #checkChange} with the table's lock held. */
     void checkChangeLocked(FileHandle file, long clientId) throws Nfs4Exception {
+        noteChange(file, CHANGE_QUIET_NANOS, clientId);
         if (conflictLocked(file, clientId, true)) {
             throw new Nfs4Exception(NFS4ERR_DELAY, "a delegation of the file is being recalled");
         }
@@ -140,8 +182,9 @@ public final class DelegationStates {
             }
             conflict = true;
             if (recall && !d.recalled) {
+                noteChange(file, RECALL_QUIET_NANOS, ANYONE);
                 d.recalled = true;
-                d.recalledAt = table.nowLocked();
+                d.recalledAt = table.now();
                 recalls++;
                 recaller.recall(new Recall(d.clientId, d.stateid(), d.file, d.grantedBy));
             }
@@ -233,6 +276,56 @@ public final class DelegationStates {
     /** The delegations held, of every client. */
     public int count() {
         return held;
+    }
+
+    /**
+     * Keeps {@code file} from new delegations for {@code nanos} from now (or longer, if it is kept so already), for
+     * every client but {@code changer} (ANYONE: for all).
+     */
+    private void noteChange(FileHandle file, long nanos, long changer) {
+        if (!granting) {
+            return;
+        }
+        long now = table.now();
+        long until = now + nanos;
+        while (true) {
+            Quiet q = quiet.get(file);
+            if (q == null) {
+                if (quiet.size() >= QUIET_SWEEP) {
+                    quiet.values().removeIf(x -> quietUntil(x) - now < 0);
+                }
+                q = quiet.computeIfAbsent(file, f -> new Quiet());
+            }
+            synchronized (q) {
+                if (q.until - now <= 0) {
+                    q.until = until;
+                    q.changer = changer;
+                } else {
+                    q.until = q.until - until < 0 ? until : q.until;
+                    q.changer = q.changer == changer ? changer : ANYONE;
+                }
+            }
+            if (quiet.get(file) == q) {
+                return; // not swept out meanwhile
+            }
+        }
+    }
+
+    private static long quietUntil(Quiet q) {
+        synchronized (q) {
+            return q.until;
+        }
+    }
+
+    /** Whether {@code file} gets no new delegation for {@code clientId} now. */
+    private boolean quietNow(FileHandle file, long clientId) {
+        Quiet q = quiet.get(file);
+        if (q == null) {
+            return false;
+        }
+        synchronized (q) {
+            return q.until - table.now() > 0 && q.changer != clientId;
+        }
     }
 
     // --- for the table and OpenStates, with the lock held ---

@@ -228,6 +228,43 @@ class DelegationsTest {
         c.script.send(Arrays.copyOf(b.array(), b.position()));
     }
 
+    /** Answers a CB_COMPOUND whose CB_SEQUENCE failed with {@code status}. */
+    private static void refuseSequence(Nfs41ServerTest.Client c, CbRecall cb, int status) throws Exception {
+        ByteBuffer b = ByteBuffer.allocate(64);
+        b.putInt(cb.xid()).putInt(1).putInt(0).putInt(0).putInt(0).putInt(0);
+        b.putInt(status).putInt(0).putInt(1).putInt(11).putInt(status);
+        c.script.send(Arrays.copyOf(b.array(), b.position()));
+    }
+
+    @Test
+    void aCallbackTheClientPutOffIsSentAgainWithTheSameSequenceId() throws Exception {
+        try (V4Script a = connect(); V4Script b = connect()) {
+            Nfs41ServerTest.Client holder = callbackClient(a, "busy-holder");
+            Nfs41ServerTest.Client writer = Nfs41ServerTest.session(b, "writer");
+            byte[] root = Nfs41ServerTest.exportRoot(holder);
+            byte[] fh = file(holder, root, "s");
+            Opened read = open(holder, root, "s", 1, "reader");
+            assertThat(read.delegationType()).isEqualTo(1);
+            assertThat(Nfs4Status.name(open(writer, root, "s", 2, "w").status())).isEqualTo("NFS4ERR_DELAY");
+
+            // the client puts CB_SEQUENCE off (an OPEN it was referred to is still on its way): the slot did not move
+            CbRecall first = receiveRecall(holder);
+            refuseSequence(holder, first, Nfs4Status.NFS4ERR_DELAY);
+            CbRecall again = receiveRecall(holder);
+            assertThat(again.sequenceId()).as("the same sequence id").isEqualTo(first.sequenceId());
+            // out of step: the server starts the slot over
+            refuseSequence(holder, again, Nfs4Status.NFS4ERR_SEQ_MISORDERED);
+            CbRecall over = receiveRecall(holder);
+            assertThat(over.sequenceId()).isEqualTo(1);
+            answer(holder, over, 0);
+            V4Script.Res back = a.call(holder.compound().putfh(fh).op(Nfs4.OP_DELEGRETURN).stateid(read.delegation()));
+            back.sequenceOk().ok(Nfs4.OP_PUTFH).ok(Nfs4.OP_DELEGRETURN);
+            Opened read2 = open(holder, root, "s", 1, "reader-2");
+            assertThat(read2.delegationType()).as("recalled lately: none").isZero();
+            assertThat(count("recalls_answered")).isEqualTo(1);
+        }
+    }
+
     private long count(String what) {
         return server.nfs4().delegationCounts().get(what);
     }
@@ -241,7 +278,8 @@ class DelegationsTest {
                     .word(7).opaque(machine).word(0).word(0).word(0));
             Nfs41ServerTest.Client writer = Nfs41ServerTest.session(b, "writer");
             byte[] root = Nfs41ServerTest.exportRoot(writer);
-            byte[] fh = file(writer, root, "f");
+            // made by the holder: a file another client changed just now gets none (see DelegationStatesTest)
+            byte[] fh = file(holder, root, "f");
 
             Opened read = open(holder, root, "f", 1, "reader");
             assertThat(read.status()).isZero();
@@ -402,7 +440,7 @@ class DelegationsTest {
             Nfs41ServerTest.Client holder = callbackClient(a, "silent");
             Nfs41ServerTest.Client writer = Nfs41ServerTest.session(b, "impatient");
             byte[] root = Nfs41ServerTest.exportRoot(writer);
-            byte[] fh = file(writer, root, "k");
+            byte[] fh = file(holder, root, "k");
             Opened read = open(holder, root, "k", 1, "reader");
             assertThat(read.delegationType()).isEqualTo(1);
 

@@ -88,6 +88,34 @@ class DelegationStatesTest {
         assertThat(delegations.counts()).containsExactly(1L, 1L, 1L, 0L);
     }
 
+    @Test
+    void aFileAnotherClientChangedJustNowOrThatWasRecalledLatelyGetsNone() throws Exception {
+        delegations.granting(true);
+        delegations.checkChange(F, b.id); // b writes F
+        assertThat(delegations.grantRead(a.id, F, null)).as("b's change may be under way").isNull();
+        delegations.checkChange(G, a.id); // a writes G
+        assertThat(delegations.grantRead(a.id, G, null)).as("a's own change").isNotNull();
+        f.advance(DelegationStates.CHANGE_QUIET_NANOS + 1);
+        f.ping(a);
+        Stateid d = delegations.grantRead(a.id, F, null);
+        assertThat(d).as("quiet again").isNotNull();
+
+        assertStatus(NFS4ERR_DELAY, () -> delegations.checkChange(F, NFSV3));
+        delegations.delegReturn(a.id, d, F);
+        f.advance(DelegationStates.CHANGE_QUIET_NANOS + 1);
+        f.ping(a);
+        assertThat(delegations.grantRead(a.id, F, null)).as("recalled lately").isNull();
+        f.advance(DelegationStates.RECALL_QUIET_NANOS);
+        f.ping(a);
+        assertThat(delegations.grantRead(a.id, F, null)).isNotNull();
+    }
+
+    @Test
+    void aServerThatGrantsNoneNotesNoChanges() throws Exception {
+        delegations.checkChange(F, b.id); // granting is off: nothing noted
+        assertThat(delegations.grantRead(a.id, F, null)).isNotNull();
+    }
+
     /** What NFSv3 calls pass as their client. */
     private static final long NFSV3 = 0;
 

@@ -77,10 +77,8 @@ final class Delegations implements FileDelegations {
     }
 
     private void beforeChange4(FileHandle file, long clientId) throws Nfs4Exception {
-        if (!states.any()) {
-            return;
-        }
         try {
+            // notes the change even when no delegation is held, so that none is granted while it is under way
             states.checkChange(file, clientId);
             return;
         } catch (Nfs4Exception e) {

@@ -425,6 +425,21 @@ class DelegationsTest {
         }
     }
 
+    @Test
+    void aFileJustWrittenOverNfsv3IsNotDelegated() throws Exception {
+        try (V4Script a = connect(); RpcTcpClient v3 = RpcTcpClient.connect(server.address())) {
+            Nfs41ServerTest.Client holder = callbackClient(a, "late-reader");
+            byte[] root = Nfs41ServerTest.exportRoot(holder);
+            byte[] fh = file(holder, root, "q");
+            byte[] reply = v3.call(Calls.call(0x79, Nfs3.PROGRAM, Nfs3.VERSION, Nfs3.WRITE, Calls.unix(0),
+                    new Nfs4Program.Raw(write3(fh, new byte[] {1, 2, 3}))));
+            assertThat(Calls.intAt(reply, Calls.REPLY_HEADER)).as("NFS3_OK").isZero();
+            // the WRITE might still be under way as far as the server can tell: no delegation for a moment
+            assertThat(open(holder, root, "q", 1, "reader").delegationType()).isZero();
+            assertThat(count("granted")).isZero();
+        }
+    }
+
     /** WRITE3args of {@code data} at 0, FILE_SYNC. */
     private static byte[] write3(byte[] fh, byte[] data) {
         ByteBuffer b = ByteBuffer.allocate(64 + fh.length + data.length);

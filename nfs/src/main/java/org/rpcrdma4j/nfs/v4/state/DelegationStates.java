@@ -342,15 +342,7 @@ public final class DelegationStates {
         if (gone != null && gone.contains(number)) {
             throw new Nfs4Exception(NFS4ERR_DELEG_REVOKED, stateid + " was revoked");
         }
-        DelegationState d = index.byNumber(number);
-        if (d == null || d.clientId != clientId) {
-            throw new Nfs4Exception(NFS4ERR_BAD_STATEID, "no delegation " + stateid);
-        }
-        OpenStates.checkSeqid(stateid, d.seqid, "delegation");
-        if (file != null && !d.file.equals(file)) {
-            throw new Nfs4Exception(NFS4ERR_BAD_STATEID, stateid + " is not a delegation of " + file);
-        }
-        return d;
+        return index.resolve(clientId, stateid, file, "delegation");
     }
 
     /** FREE_STATEID of a delegation stateid: a revoked one goes; a live one is NFS4ERR_LOCKS_HELD. */

@@ -209,15 +209,7 @@ public final class LockStates {
     /** The lock state of {@code clientId} that {@code stateid} names, on {@code file} unless that is null. */
     LockState resolveLocked(long clientId, Stateid stateid, FileHandle file) throws Nfs4Exception {
         opens.checkStateidOwnerLocked(clientId, stateid);
-        LockState l = index.byNumber(stateid.otherWord(2));
-        if (l == null || l.clientId != clientId) {
-            throw new Nfs4Exception(NFS4ERR_BAD_STATEID, "no lock state " + stateid);
-        }
-        OpenStates.checkSeqid(stateid, l.seqid, "lock state");
-        if (file != null && !l.file.equals(file)) {
-            throw new Nfs4Exception(NFS4ERR_BAD_STATEID, stateid + " is not a lock stateid of " + file);
-        }
-        return l;
+        return index.resolve(clientId, stateid, file, "lock state");
     }
 
     /** FREE_STATEID of a lock stateid: NFS4ERR_LOCKS_HELD while it holds a range, else gone. */

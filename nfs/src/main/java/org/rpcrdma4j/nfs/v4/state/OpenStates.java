@@ -273,15 +273,7 @@ public final class OpenStates {
     /** The open of {@code clientId} that {@code stateid} names, on {@code file} unless that is null. */
     OpenState resolveOpenLocked(long clientId, Stateid stateid, FileHandle file) throws Nfs4Exception {
         checkStateidOwnerLocked(clientId, stateid);
-        OpenState o = index.byNumber(stateid.otherWord(2));
-        if (o == null || o.clientId != clientId) {
-            throw new Nfs4Exception(NFS4ERR_BAD_STATEID, "no open " + stateid);
-        }
-        checkSeqid(stateid, o.seqid, "open");
-        if (file != null && !o.file.equals(file)) {
-            throw new Nfs4Exception(NFS4ERR_BAD_STATEID, stateid + " is not an open of " + file);
-        }
-        return o;
+        return index.resolve(clientId, stateid, file, "open");
     }
 
     /**

@@ -1,5 +1,8 @@
 package org.rpcrdma4j.nfs.v4.state;
 
+import org.rpcrdma4j.nfs.v4.Nfs4Exception;
+import org.rpcrdma4j.nfs.v4.Nfs4Status;
+
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
@@ -8,6 +11,8 @@ import java.util.Map;
 import java.util.Set;
 
 import org.rpcrdma4j.nfs.FileHandle;
+import org.rpcrdma4j.nfs.v4.Nfs4Exception;
+import org.rpcrdma4j.nfs.v4.Nfs4Status;
 
 /**
  * The states of one kind (opens, lock states) of a table, found by number, by client, owner and file, by file, and
@@ -78,6 +83,23 @@ final class StateIndex<S extends OwnedState> {
 
     S byNumber(int number) {
         return byNumber.get(number);
+    }
+
+    /**
+     * The state of {@code clientId} that {@code stateid} names, on {@code file} unless that is null: NFS4ERR_BAD_STATEID
+     * for none, another client's or another file's, and the seqid rules of {@link OpenStates#checkSeqid} ({@code what}
+     * names the kind in the messages).
+     */
+    S resolve(long clientId, Stateid stateid, FileHandle file, String what) throws Nfs4Exception {
+        S s = byNumber.get(stateid.otherWord(2));
+        if (s == null || s.clientId != clientId) {
+            throw new Nfs4Exception(Nfs4Status.NFS4ERR_BAD_STATEID, "no " + what + " " + stateid);
+        }
+        OpenStates.checkSeqid(stateid, s.seqid, what);
+        if (file != null && !s.file.equals(file)) {
+            throw new Nfs4Exception(Nfs4Status.NFS4ERR_BAD_STATEID, stateid + " names no " + what + " of " + file);
+        }
+        return s;
     }
 
     S byOwnerFile(long clientId, Bytes owner, FileHandle file) {

@@ -163,6 +163,13 @@ class DelegationsTest {
         return new Opened(status, stateid, type, delegation);
     }
 
+    /** An OPEN for reading of {@code name} by {@code holder}, which must get a read delegation. */
+    private static Opened delegated(Nfs41ServerTest.Client holder, byte[] root, String name) throws Exception {
+        Opened read = open(holder, root, name, 1, "reader");
+        assertThat(read.delegationType()).as("OPEN_DELEGATE_READ").isEqualTo(1);
+        return read;
+    }
+
     /** The next callback on {@code c}'s connection, which must be a CB_COMPOUND of CB_SEQUENCE and CB_RECALL. */
     private record CbRecall(int xid, int credentialFlavor, int minorVersion, int sequenceId, int referringCalls,
             int referredSequenceId, byte[] stateid, byte[] fh) {
@@ -243,8 +250,7 @@ class DelegationsTest {
             Nfs41ServerTest.Client writer = Nfs41ServerTest.session(b, "writer");
             byte[] root = Nfs41ServerTest.exportRoot(holder);
             byte[] fh = file(holder, root, "s");
-            Opened read = open(holder, root, "s", 1, "reader");
-            assertThat(read.delegationType()).isEqualTo(1);
+            Opened read = delegated(holder, root, "s");
             assertThat(Nfs4Status.name(open(writer, root, "s", 2, "w").status())).isEqualTo("NFS4ERR_DELAY");
 
             // the client puts CB_SEQUENCE off (an OPEN it was referred to is still on its way): the slot did not move
@@ -373,8 +379,7 @@ class DelegationsTest {
             Nfs41ServerTest.Client holder = callbackClient(a, "v3-victim");
             byte[] root = Nfs41ServerTest.exportRoot(holder);
             byte[] fh = file(holder, root, "h");
-            Opened read = open(holder, root, "h", 1, "reader");
-            assertThat(read.delegationType()).isEqualTo(1);
+            Opened read = delegated(holder, root, "h");
 
             byte[] newContent = "written over NFSv3".getBytes(StandardCharsets.UTF_8);
             byte[] write = write3(fh, newContent);
@@ -408,8 +413,7 @@ class DelegationsTest {
             Nfs41ServerTest.Client holder = callbackClient(a, "slow-holder");
             byte[] root = Nfs41ServerTest.exportRoot(holder);
             byte[] fh = file(holder, root, "j");
-            Opened read = open(holder, root, "j", 1, "reader");
-            assertThat(read.delegationType()).isEqualTo(1);
+            Opened read = delegated(holder, root, "j");
 
             byte[] newContent = "waited for".getBytes(StandardCharsets.UTF_8);
             CompletableFuture<WriteReply> write = v3.async().write(FileHandle.of(fh), 0,
@@ -456,8 +460,7 @@ class DelegationsTest {
             Nfs41ServerTest.Client writer = Nfs41ServerTest.session(b, "impatient");
             byte[] root = Nfs41ServerTest.exportRoot(writer);
             byte[] fh = file(holder, root, "k");
-            Opened read = open(holder, root, "k", 1, "reader");
-            assertThat(read.delegationType()).isEqualTo(1);
+            Opened read = delegated(holder, root, "k");
 
             assertThat(Nfs4Status.name(open(writer, root, "k", 2, "w").status())).isEqualTo("NFS4ERR_DELAY");
             CbRecall cb = receiveRecall(holder);

@@ -33,6 +33,7 @@ final class Delegations implements FileDelegations {
     static final int WANT_NO_PREFERENCE = 0;
     static final int WANT_READ_DELEG = 0x0100;
     static final int WANT_ANY_DELEG = 0x0300;
+    static final int WANT_NO_DELEG = 0x0400;
 
     private final DelegationStates states;
     private final java.util.function.LongPredicate reachable;

@@ -368,7 +368,17 @@ final class StateOps {
             xdr.xdrEncodeInt(OPEN4_RESULT_LOCKTYPE_POSIX); // nothing to confirm; Linux takes POSIX locks only so
             Fattr4.encodeBitmap(attrsSet, xdr);
             if (delegation == null) {
-                xdr.xdrEncodeInt(0); // OPEN_DELEGATE_NONE
+                int want = shareAccess & Delegations.WANT_MASK;
+                if (want == Delegations.WANT_NO_PREFERENCE) {
+                    xdr.xdrEncodeInt(0); // OPEN_DELEGATE_NONE
+                } else if (want == Delegations.WANT_NO_DELEG) {
+                    xdr.xdrEncodeInt(3); // OPEN_DELEGATE_NONE_EXT, as Linux's server answers a want
+                    xdr.xdrEncodeInt(0); // WND4_NOT_WANTED
+                } else {
+                    xdr.xdrEncodeInt(3);
+                    xdr.xdrEncodeInt(1); // WND4_CONTENTION: none now (or ever, for a write delegation)
+                    xdr.xdrEncodeBoolean(false); // ond_server_will_push_deleg
+                }
                 return;
             }
             xdr.xdrEncodeInt(1); // OPEN_DELEGATE_READ

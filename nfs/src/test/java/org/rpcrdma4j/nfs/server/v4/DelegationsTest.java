@@ -123,8 +123,11 @@ class DelegationsTest {
         return open[1];
     }
 
-    /** What an OPEN answered: its status, open stateid, and delegation (type, stateid). */
-    private record Opened(int status, byte[] stateid, int delegationType, byte[] delegation) {
+    /**
+     * What an OPEN answered: its status, open stateid, and delegation (type, stateid; for OPEN_DELEGATE_NONE_EXT why
+     * there is none).
+     */
+    private record Opened(int status, byte[] stateid, int delegationType, byte[] delegation, int whyNone) {
     }
 
     /**
@@ -142,7 +145,7 @@ class DelegationsTest {
         r.sequenceOk().ok(Nfs4.OP_PUTFH);
         int status = r.next(Nfs4.OP_OPEN);
         if (status != 0) {
-            return new Opened(status, null, -1, null);
+            return new Opened(status, null, -1, null, -1);
         }
         byte[] stateid = r.fixed(16);
         r.word();
@@ -152,6 +155,13 @@ class DelegationsTest {
         r.bitmap();
         int type = r.word();
         byte[] delegation = null;
+        int why = -1;
+        if (type == 3) {
+            why = r.word();
+            if (why == 1 || why == 2) {
+                r.word(); // will push / will signal
+            }
+        }
         if (type == 1) {
             delegation = r.fixed(16);
             assertThat(r.word()).as("recall").isZero();
@@ -160,7 +170,7 @@ class DelegationsTest {
             r.word();
             r.opaque();
         }
-        return new Opened(status, stateid, type, delegation);
+        return new Opened(status, stateid, type, delegation, why);
     }
 
     /** An OPEN for reading of {@code name} by {@code holder}, which must get a read delegation. */
@@ -347,8 +357,14 @@ class DelegationsTest {
             Nfs41ServerTest.Client holder = callbackClient(a, "rules");
             byte[] root = Nfs41ServerTest.exportRoot(holder);
             byte[] fh = file(holder, root, "g");
-            // OPEN4_SHARE_ACCESS_WANT_NO_DELEG: none
-            assertThat(open(holder, root, "g", 0x0401, "no-thanks").delegationType()).isZero();
+            // OPEN4_SHARE_ACCESS_WANT_NO_DELEG: none, OPEN_DELEGATE_NONE_EXT saying WND4_NOT_WANTED
+            Opened notWanted = open(holder, root, "g", 0x0401, "no-thanks");
+            assertThat(notWanted.delegationType()).isEqualTo(3);
+            assertThat(notWanted.whyNone()).isZero();
+            // a write delegation wanted: none (WND4_CONTENTION)
+            Opened writeWanted = open(holder, root, "g", 0x0201, "write-please");
+            assertThat(writeWanted.delegationType()).isEqualTo(3);
+            assertThat(writeWanted.whyNone()).isEqualTo(1);
             // WANT_READ_DELEG: one
             Opened read = open(holder, root, "g", 0x0101, "yes-please");
             assertThat(read.delegationType()).isEqualTo(1);

@@ -182,7 +182,8 @@ class Nfs41ServerTest {
             r.hyper(); // change_info4
             r.word(); // rflags
             r.bitmap();
-            assertThat(r.word()).as("no delegation").isZero();
+            assertThat(r.word()).as("no delegation: OPEN_DELEGATE_NONE_EXT").isEqualTo(3);
+            assertThat(r.word()).as("WND4_NOT_WANTED").isZero();
 
             V4Script.Res read = s.call(c.compound().putfh(created[1]).op(Nfs4.OP_READ).stateid(reader).hyper(0)
                     .word(10));

@@ -13,7 +13,11 @@ import io.netty.buffer.Unpooled;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.rpcrdma4j.nfs.CreateMode;
 import org.rpcrdma4j.nfs.FileHandle;
+import org.rpcrdma4j.nfs.SetAttributes;
 import org.rpcrdma4j.nfs.StableHow;
 import org.rpcrdma4j.nfs.client.NfsClient;
 import org.rpcrdma4j.nfs.client.WriteReply;
@@ -457,6 +461,79 @@ class DelegationsTest {
             // the WRITE might still be under way as far as the server can tell: no delegation for a moment
             assertThat(open(holder, root, "q", 1, "reader").delegationType()).isZero();
             assertThat(count("granted")).isZero();
+        }
+    }
+
+    /**
+     * Each change of a delegated file another NFSv4 client makes waits for the recall: DELAY, CB_RECALL to the holder,
+     * and once the holder gives it back the same COMPOUND goes through.
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"REMOVE", "RENAME", "RENAME over it", "SETATTR", "LINK", "WRITE, anonymous stateid"})
+    void everyChangeByAnotherNfsv4ClientWaitsForTheRecall(String change) throws Exception {
+        try (V4Script a = connect(); V4Script b = connect()) {
+            Nfs41ServerTest.Client holder = callbackClient(a, "holder");
+            Nfs41ServerTest.Client changer = Nfs41ServerTest.session(b, "changer");
+            byte[] root = Nfs41ServerTest.exportRoot(holder);
+            file(holder, root, "other");
+            byte[] fh = file(holder, root, "d");
+            Opened read = delegated(holder, root, "d");
+            byte[] anonymous = new byte[16];
+            java.util.function.Supplier<V4Script.Args> call = () -> switch (change) {
+                case "REMOVE" -> changer.compound().putfh(root).op(Nfs4.OP_REMOVE).string("d");
+                case "RENAME" -> changer.compound().putfh(root).op(Nfs4.OP_SAVEFH).op(Nfs4.OP_RENAME).string("d")
+                        .string("e");
+                case "RENAME over it" -> changer.compound().putfh(root).op(Nfs4.OP_SAVEFH).op(Nfs4.OP_RENAME)
+                        .string("other").string("d");
+                case "SETATTR" -> changer.compound().putfh(fh).op(Nfs4.OP_SETATTR).stateid(anonymous)
+                        .bitmap(33 /* mode */).word(4).word(0600);
+                case "LINK" -> changer.compound().putfh(fh).op(Nfs4.OP_SAVEFH).putfh(root).op(Nfs4.OP_LINK)
+                        .string("hard");
+                default -> changer.compound().putfh(fh).op(Nfs4.OP_WRITE).stateid(anonymous).hyper(0).word(2)
+                        .opaque(new byte[] {9});
+            };
+            V4Script.Res first = b.call(call.get());
+            assertThat(Nfs4Status.name(first.status)).isEqualTo("NFS4ERR_DELAY");
+            CbRecall cb = receiveRecall(holder);
+            assertThat(cb.stateid()).isEqualTo(read.delegation());
+            answer(holder, cb, 0);
+            V4Script.Res back = a.call(holder.compound().putfh(fh).op(Nfs4.OP_DELEGRETURN).stateid(read.delegation()));
+            back.sequenceOk().ok(Nfs4.OP_PUTFH).ok(Nfs4.OP_DELEGRETURN);
+            V4Script.Res then = b.call(call.get());
+            assertThat(Nfs4Status.name(then.status)).isEqualTo("NFS4_OK");
+        }
+    }
+
+    /** The same for NFSv3 calls, made by this project's NFSv3 client, which sends a call answered JUKEBOX again. */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"SETATTR", "REMOVE", "RENAME", "RENAME over it", "LINK", "CREATE of it, truncating"})
+    void everyNfsv3ChangeWaitsForTheRecall(String change) throws Exception {
+        try (V4Script a = connect();
+             NfsClient v3 = NfsClient.mount("tcp://127.0.0.1:" + server.address().getPort() + "/export")) {
+            Nfs41ServerTest.Client holder = callbackClient(a, "holder");
+            byte[] root = Nfs41ServerTest.exportRoot(holder);
+            file(holder, root, "other");
+            byte[] fh = file(holder, root, "d");
+            Opened read = delegated(holder, root, "d");
+            FileHandle dir = FileHandle.of(root);
+            FileHandle file = FileHandle.of(fh);
+            CompletableFuture<?> call = switch (change) {
+                case "SETATTR" -> v3.async().setattr(file, SetAttributes.NONE.withMode(0600), null);
+                case "REMOVE" -> v3.async().remove(dir, "d");
+                case "RENAME" -> v3.async().rename(dir, "d", dir, "e");
+                case "RENAME over it" -> v3.async().rename(dir, "other", dir, "d");
+                case "LINK" -> v3.async().link(file, dir, "hard");
+                default -> v3.async().create(dir, "d", CreateMode.UNCHECKED, SetAttributes.NONE.withSize(0), 0);
+            };
+            CbRecall cb = receiveRecall(holder);
+            assertThat(cb.stateid()).isEqualTo(read.delegation());
+            Thread.sleep(200); // answered JUKEBOX meanwhile, and sent again
+            assertThat(call).as("waits for the return").isNotDone();
+            answer(holder, cb, 0);
+            V4Script.Res back = a.call(holder.compound().putfh(fh).op(Nfs4.OP_DELEGRETURN).stateid(read.delegation()));
+            back.sequenceOk().ok(Nfs4.OP_PUTFH).ok(Nfs4.OP_DELEGRETURN);
+            call.get(30, TimeUnit.SECONDS);
+            assertThat(count("recalled")).isEqualTo(1);
         }
     }
 

@@ -20,8 +20,9 @@ import org.rpcrdma4j.nfs.v4.Nfs4Exception;
  *
  * <p><b>Granting.</b> {@link #grantRead} grants one, when asked, only while no open of the file may write (of any
  * client), none of the file's delegations is being recalled, the client has none of the file yet, a back channel of
- * the client works (the server could not recall it else), the grace period is over, and the client holds fewer than
- * {@link StateConfig#maxOpensPerClient()}. Whether to ask at all is the COMPOUND server's choice.
+ * the client works (the server could not recall it else), the grace period is over, the file is quiet (below), and
+ * the client holds fewer than {@link StateConfig#maxOpensPerClient()}. Whether to ask at all is the COMPOUND server's
+ * choice.
  *
  * <p><b>Conflicts.</b> A change of a file by anyone but the holder (an OPEN that may write or denies reads, a WRITE, a
  * SETATTR, a REMOVE or RENAME of one of its names, a LINK to it; from NFSv4 or NFSv3) conflicts with its delegations:
@@ -34,9 +35,9 @@ import org.rpcrdma4j.nfs.v4.Nfs4Exception;
  * <p><b>Quiet files.</b> A file is not delegated while another client's change of it may be under way, nor soon after
  * a recall: every change notes its file first ({@link #checkChange}, and the open and I/O checks), which keeps it
  * from new delegations to anyone but the changing client for {@link #CHANGE_QUIET_NANOS} (a client's own change does
- * not keep a delegation from it: it knows of it), and a recall from everyone for {@link #RECALL_QUIET_NANOS} (as Linux's server
- * holds back delegations of a file recalled lately, so that a writer is not starved by readers that get a new one
- * each time). {@link #grantRead} looks again once it has made a delegation, and takes it back if a change noted its
+ * not keep a delegation from it: it knows of it), and a recall keeps it from everyone for
+ * {@link #RECALL_QUIET_NANOS} (as Linux's server holds back delegations of a file recalled lately, so that a writer
+ * is not starved by readers that get a new one each time). {@link #grantRead} looks again once it has made a delegation, and takes it back if a change noted its
  * file meanwhile: the change, which looks for delegations after it noted its file, either sees the delegation or is
  * seen. Noting costs nothing while the server grants none ({@link #granting}).
  *

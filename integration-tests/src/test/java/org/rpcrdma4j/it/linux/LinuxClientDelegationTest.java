@@ -24,8 +24,9 @@ import org.slf4j.LoggerFactory;
  * The Linux client holds a read delegation of our in-memory export and gives it back when asked: it opens and rereads
  * a file it holds one of without OPENs, and when the file is changed over NFSv3 from this host (a WRITE, then a
  * REMOVE) the server recalls it with CB_SEQUENCE and CB_RECALL over the RPC-over-RDMA back channel (RFC 8167), the
- * client answers and sends DELEGRETURN, the change goes through, and the guest reads what it made. A file recalled
- * lately is not delegated again at once.
+ * client claims the open a process holds under the delegation (CLAIM_DELEG_CUR_FH), answers and sends DELEGRETURN,
+ * the change goes through, and the guest reads what it made, through the held open too. A file recalled lately is not
+ * delegated again at once.
  */
 @ExtendWith(LinuxPeerExtension.class)
 @Timeout(value = 4, unit = TimeUnit.MINUTES)
@@ -58,6 +59,11 @@ class LinuxClientDelegationTest {
             assertThat(nfs.nfs4().operationCounts().getOrDefault("OPEN", 0L)).as("OPENs of 20 rereads")
                     .isEqualTo(opens);
 
+            // a process holds f open across the recall: the client opened it locally, under the delegation, and must
+            // claim that open from the server (OPEN with CLAIM_DELEG_CUR_FH) before it gives the delegation back
+            peer.execOk("rm -f /tmp/deleg-go /tmp/deleg-held; (exec 3< " + MNT + "/f; while [ ! -e /tmp/deleg-go ];"
+                    + " do sleep 0.1; done; cat <&3 > /tmp/deleg-held) > /dev/null 2>&1 &", GUEST_COMMAND);
+            long opensHeld = nfs.nfs4().operationCounts().getOrDefault("OPEN", 0L);
             long reverse = rdma.counters().get(ServerCounter.REVERSE_REPLIES);
             byte[] second = "SECOND".getBytes(StandardCharsets.UTF_8);
             try (NfsClient v3 = NfsClient.mount("tcp://127.0.0.1:" + nfs.port() + "/mem")) {
@@ -74,6 +80,11 @@ class LinuxClientDelegationTest {
                         .isGreaterThan(reverse);
                 assertThat(peer.execOk("cat " + MNT + "/f", GUEST_COMMAND).strip()).as("the guest reads the new bytes")
                         .isEqualTo("SECOND");
+                assertThat(nfs.nfs4().operationCounts().getOrDefault("OPEN", 0L)).as("the held open claimed")
+                        .isGreaterThan(opensHeld);
+                String held = peer.execOk("touch /tmp/deleg-go; for i in $(seq 100); do [ -s /tmp/deleg-held ] && break;"
+                        + " sleep 0.1; done; cat /tmp/deleg-held", GUEST_COMMAND);
+                assertThat(held.strip()).as("read through the open held across the recall").isEqualTo("SECOND");
 
                 // a file recalled lately is not delegated again for a while (nor is one another client just
                 // changed): the guest's next read of f gets none, while a file of its own does

@@ -13,6 +13,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.rpcrdma4j.nfs.FileHandle;
 import org.rpcrdma4j.nfs.StableHow;
 import org.rpcrdma4j.nfs.client.NfsClient;
+import org.rpcrdma4j.nfs.client.NfsMount;
+import org.rpcrdma4j.nfs.client.NfsMounts;
 import org.rpcrdma4j.nfs.server.NfsServer;
 import org.rpcrdma4j.nfs.vfs.MemoryVfs;
 import org.rpcrdma4j.xprt.server.RdmaRpcServer;
@@ -26,7 +28,7 @@ import org.slf4j.LoggerFactory;
  * REMOVE) the server recalls it with CB_SEQUENCE and CB_RECALL over the RPC-over-RDMA back channel (RFC 8167), the
  * client claims the open a process holds under the delegation (CLAIM_DELEG_CUR_FH), answers and sends DELEGRETURN,
  * the change goes through, and the guest reads what it made, through the held open too. A file recalled lately is not
- * delegated again at once.
+ * delegated again at once. An NFSv4.1 client of ours writing a delegated file waits for the recall the same way.
  */
 @ExtendWith(LinuxPeerExtension.class)
 @Timeout(value = 4, unit = TimeUnit.MINUTES)
@@ -98,6 +100,17 @@ class LinuxClientDelegationTest {
                         .containsEntry("returned", 2L).containsEntry("revoked", 0L);
                 assertThat(peer.exec("cat " + MNT + "/g", GUEST_COMMAND).output()).contains("No such file");
             }
+            // an NFSv4.1 client of ours on this host writes a file the guest holds a delegation of: its OPEN for
+            // writing is answered DELAY until the recall's return, and it asks again
+            peer.execOk("printf kay > " + MNT + "/k && cat " + MNT + "/k > /dev/null", GUEST_COMMAND);
+            assertThat(nfs.nfs4().delegationCounts().get("held")).isEqualTo(1);
+            try (NfsMount v41 = NfsMounts.mount("tcp://127.0.0.1:" + nfs.port() + "/mem?vers=4.1")) {
+                v41.write(v41.resolve("/k"), 0, Unpooled.wrappedBuffer("KAY".getBytes(StandardCharsets.UTF_8)),
+                        StableHow.FILE_SYNC);
+            }
+            assertThat(nfs.nfs4().delegationCounts()).containsEntry("recalled", 3L).containsEntry("returned", 3L)
+                    .containsEntry("revoked", 0L);
+            assertThat(peer.execOk("cat " + MNT + "/k", GUEST_COMMAND).strip()).isEqualTo("KAY");
             peer.execOk("umount " + MNT, GUEST_COMMAND);
             for (ServerCounter bad : new ServerCounter[] {ServerCounter.ERR_CHUNK_SENT,
                     ServerCounter.DROPPED_GARBAGE, ServerCounter.DROPPED_INTERNAL_ERROR,

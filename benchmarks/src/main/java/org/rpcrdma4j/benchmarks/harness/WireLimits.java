@@ -7,6 +7,7 @@ import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
@@ -33,6 +34,8 @@ import org.rpcrdma4j.verbs.WorkCompletion;
 final class WireLimits {
     static final int SIZE = 1 << 20;
     static final int RDMA_DEPTH = 8;
+    /** No completion for this long: the device stalled (a 1 MiB message takes milliseconds). */
+    static final long STALL_NANOS = TimeUnit.SECONDS.toNanos(30);
     /** Receives the server keeps posted in the SEND row: room for every message in flight, twice over. */
     static final int SEND_RECEIVES = RDMA_DEPTH * 4;
     /** Bytes per read of the raw TCP readers: a little more than one of the device's segments. */
@@ -184,6 +187,8 @@ final class WireLimits {
         private final RecvWorkRequest recv;
         private final WorkCompletion[] batch = VerbsPair.completions(32);
         private int outstanding;
+        /** When the device last completed anything (a send, a receive), for {@link #STALL_NANOS}. */
+        private long progressAt;
 
         DeviceStream(HarnessConfig config, Opcode opcode) throws Exception {
             boolean send = opcode == Opcode.SEND;
@@ -215,6 +220,7 @@ final class WireLimits {
             long t0 = System.nanoTime();
             long end = t0 + nanos;
             long completed = 0;
+            progressAt = t0;
             while (System.nanoTime() < end) {
                 while (outstanding < RDMA_DEPTH) {
                     pair.client.postSend(wr);
@@ -233,22 +239,41 @@ final class WireLimits {
             return Rate.of(completed * SIZE, t1 - t0, Harness.Allocation.cpu() - c0);
         }
 
-        /** Reposts the receives the server consumed (SEND), then polls or waits for the client's completions. */
-        private int reap() throws Exception {
-            if (recv != null) {
-                int received = pair.serverRecvCq.poll(batch);
-                for (int i = 0; i < received; i++) {
-                    if (batch[i].status != WcStatus.SUCCESS) {
-                        throw new IllegalStateException("receive failed: " + batch[i]);
-                    }
-                    pair.server.postRecv(recv);
+        /** Reposts the receives the server consumed; how many. */
+        private int repostReceives() throws Exception {
+            int received = pair.serverRecvCq.poll(batch);
+            for (int i = 0; i < received; i++) {
+                if (batch[i].status != WcStatus.SUCCESS) {
+                    throw new IllegalStateException("receive failed: " + batch[i]);
                 }
+                pair.server.postRecv(recv);
             }
+            return received;
+        }
+
+        /**
+         * Reposts the receives the server consumed (SEND), then polls or waits for the client's completions. Fails,
+         * instead of waiting for ever, when the device completes nothing for {@link #STALL_NANOS}, or when the
+         * thread is interrupted (a test's timeout).
+         */
+        private int reap() throws Exception {
+            int received = recv != null ? repostReceives() : 0;
             int n = VerbsPair.pollOrWait(pair.clientSendCq, batch);
             for (int i = 0; i < n; i++) {
                 if (batch[i].status != WcStatus.SUCCESS) {
                     throw new IllegalStateException("work request failed: " + batch[i]);
                 }
+            }
+            long now = System.nanoTime();
+            if (n > 0 || received > 0) {
+                progressAt = now;
+            } else if (now - progressAt > STALL_NANOS) {
+                throw new IllegalStateException("the device completed none of the " + outstanding + " work requests"
+                        + " outstanding, and received nothing, for " + TimeUnit.NANOSECONDS.toSeconds(STALL_NANOS)
+                        + " s: a stalled queue pair");
+            }
+            if (Thread.interrupted()) {
+                throw new InterruptedException("stopped waiting for the device's completions");
             }
             return n;
         }

@@ -72,7 +72,6 @@ final class BackChannel implements AutoCloseable {
     private final AtomicLong answered = new AtomicLong();
     private final AtomicLong failed = new AtomicLong();
     private final AtomicLong recallsAnswered = new AtomicLong();
-    private final AtomicLong recallsUndelivered = new AtomicLong();
 
     /** Calls CB_NULL of {@code program} over the peer direction of {@code transport}. */
     void probe(ClientTable clients, SessionId session, int program, RpcTransport transport) {
@@ -103,9 +102,7 @@ final class BackChannel implements AutoCloseable {
         }
         // counted once the path is recorded: whoever sees the count sees the path
         (up ? answered : failed).incrementAndGet();
-        paths.keySet().removeIf(id -> gone(clients, id));
-        slots.keySet().removeIf(id -> gone(clients, id));
-        setups.keySet().removeIf(id -> gone(clients, id));
+        forgetGone(clients);
     }
 
     /**
@@ -114,6 +111,11 @@ final class BackChannel implements AutoCloseable {
      */
     void setUp(ClientTable clients, SessionId session, RpcAuth auth, int minorVersion) {
         setups.put(session, new Setup(auth != null ? auth : new RpcAuthTypeNone(), minorVersion));
+        forgetGone(clients);
+    }
+
+    /** Forgets what is kept of the sessions that are gone (destroyed, or with their client). */
+    private void forgetGone(ClientTable clients) {
         paths.keySet().removeIf(id -> gone(clients, id));
         slots.keySet().removeIf(id -> gone(clients, id));
         setups.keySet().removeIf(id -> gone(clients, id));
@@ -170,7 +172,6 @@ final class BackChannel implements AutoCloseable {
         List<SessionId> sessions = clients.callbackSessions(recall.clientId());
         SessionId id = sessions.stream().filter(paths::containsKey).findFirst().orElse(null);
         if (id == null) {
-            recallsUndelivered.incrementAndGet();
             if (clients.delegations().revoke(recall)) {
                 LOG.info("delegation {} revoked: client {} has no working back channel to recall it on",
                         recall.stateid(), Long.toHexString(recall.clientId()));
@@ -234,11 +235,6 @@ final class BackChannel implements AutoCloseable {
     /** CB_RECALLs the clients answered NFS4_OK. */
     long recallsAnswered() {
         return recallsAnswered.get();
-    }
-
-    /** Recalls that found no working back channel of their client (the delegation was revoked). */
-    long recallsUndelivered() {
-        return recallsUndelivered.get();
     }
 
     /** The connection (its reverse direction) on which the session's back channel last answered, if any. */

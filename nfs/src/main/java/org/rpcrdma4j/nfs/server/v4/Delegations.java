@@ -49,11 +49,6 @@ final class Delegations implements FileDelegations {
         this.enabled = enabled;
     }
 
-    /** Whether this server grants read delegations at all. */
-    boolean enabled() {
-        return enabled;
-    }
-
     /** A read delegation for the OPEN running in {@code c} of {@code file} in {@code t}, or null. */
     Stateid grant(Compound c, ExportTable.Target t, FileHandle file, int shareAccess, int access, int deny) {
         int want = shareAccess & WANT_MASK;

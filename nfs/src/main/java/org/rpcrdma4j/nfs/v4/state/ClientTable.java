@@ -263,7 +263,7 @@ public final class ClientTable {
         boolean usable = false;
         for (Session x : c.sessions.values()) {
             asked |= x.backChannel;
-            usable |= x.backChannel && !x.backChannelDown;
+            usable |= x.backChannelWorks();
         }
         return asked && !usable ? flags | SequenceResult.STATUS_CB_PATH_DOWN : flags;
     }
@@ -317,7 +317,7 @@ public final class ClientTable {
             java.util.List<SessionId> ids = new ArrayList<>();
             if (c != null) {
                 for (Session s : c.sessions.values()) {
-                    if (s.backChannel && !s.backChannelDown) {
+                    if (s.backChannelWorks()) {
                         ids.add(0, s.id());
                     }
                 }
@@ -487,14 +487,7 @@ public final class ClientTable {
     /** Whether a session of {@code clientId} has a back channel that was asked for and works. */
     boolean callbackPathLocked(long clientId) {
         ClientRecord c = clients.get(clientId);
-        if (c != null) {
-            for (Session s : c.sessions.values()) {
-                if (s.backChannel && !s.backChannelDown) {
-                    return true;
-                }
-            }
-        }
-        return false;
+        return c != null && c.sessions.values().stream().anyMatch(Session::backChannelWorks);
     }
 
     boolean wasExpiredLocked(long clientId) {

@@ -19,6 +19,11 @@ public final class Session {
     /** The COMPOUND server reported the back channel unusable; guarded by the table's lock. */
     boolean backChannelDown;
     private volatile boolean destroyed;
+
+    /** Whether a back channel was asked for and is not known to be down; guarded by the table's lock. */
+    boolean backChannelWorks() {
+        return backChannel && !backChannelDown;
+    }
     /** The reply cache memory the session reserved when it was made; given back when it goes. */
     final long replyCacheBytes;
 

@@ -187,7 +187,6 @@ public final class SoftQp implements QueuePair, Engine.Handler {
         if (s == QpState.RTS && engine.inEngine()) {
             if (!Engine.deferTransmit(this)) {
                 tx.pump();
-                retire();
             }
         } else if (s == QpState.RTS && outboundBytes(chain) <= POSTER_TRANSMIT_MAX_BYTES
                 && engine.tryClaimWithoutTasks()) {
@@ -309,7 +308,6 @@ public final class SoftQp implements QueuePair, Engine.Handler {
         deliver(ConnectionEventType.ESTABLISHED, null);
         if (state == QpState.RTS) {
             tx.pump();
-            retire();
         }
     }
 
@@ -522,7 +520,6 @@ public final class SoftQp implements QueuePair, Engine.Handler {
         QpState s = state;
         if (s == QpState.RTS) {
             tx.pump();
-            retire();
         } else if (s == QpState.ERROR) {
             flushAll();
         }
@@ -593,7 +590,8 @@ public final class SoftQp implements QueuePair, Engine.Handler {
         }
     }
 
-    private void onWakeTimer() {
+    /** The wake-up timer fired (see {@link #firstMessageSent}). Engine only. */
+    void onWakeTimer() {
         wakeTimer = null;
         if (state != QpState.RTS || rx.seenFirstFpdu() || wakesLeft <= 0) {
             return;

@@ -160,8 +160,10 @@ final class Transmitter {
     }
 
     /**
-     * Writes what is pending and builds more until the socket is full or there is nothing to send. Re-entrant calls
-     * (an error found while building tears the connection down) are folded into the running one.
+     * Writes what is pending and builds more until the socket is full or there is nothing to send, then decides the
+     * completions this made due ({@link SoftQp#retire}): without placement confirmation a Send or Write is done once
+     * written, and whoever pumped (a post, the engine, a timer) must not leave it done but unreported. Re-entrant
+     * calls (an error found while building tears the connection down) are folded into the running one.
      */
     void pump() {
         if (pumping) {
@@ -177,6 +179,7 @@ final class Transmitter {
         } finally {
             pumping = false;
         }
+        qp.retire();
     }
 
     /**

@@ -333,7 +333,8 @@ final class ClientAgent implements Agent, ConnectionWork {
             return false;
         }
         own.increment(ClientCounter.INLINE_ROUNDS);
-        return !interrupted() && state == State.CONNECTED && runnerWakesInTime();
+        // a flush seen here starts the wait for its disconnect, which only the runner watches
+        return !interrupted() && state == State.CONNECTED && runnerWakesInTime() && !flush.pending();
     }
 
     @Override

@@ -272,12 +272,14 @@ final class Engine implements Runnable {
     }
 
     /**
-     * On an engine thread calling completion listeners ({@link #notifyDeferred}), takes over the transmission of what a
-     * listener posts to {@code qp}: it goes when the listeners have returned, with whatever else they posted to it, in
-     * one gathering write. False elsewhere: the caller transmits itself.
+     * On {@code qp}'s engine thread calling completion listeners ({@link #notifyDeferred}), takes over the transmission
+     * of what a listener posts to {@code qp}: it goes when the listeners have returned, with whatever else they posted
+     * to it, in one gathering write. False elsewhere, another engine's thread included (one that holds {@code qp}'s
+     * engine's claim only for the post): the caller transmits itself, under the claim it holds.
      */
     static boolean deferTransmit(SoftQp qp) {
-        return Thread.currentThread() instanceof EngineThread engineThread && engineThread.deferTransmit(qp);
+        return Thread.currentThread() == qp.engine.thread && qp.engine.thread instanceof EngineThread engineThread
+                && engineThread.deferTransmit(qp);
     }
 
     /** Calls the listeners deferred so far on this engine thread ({@link #deferNotification}); elsewhere nothing. */
@@ -349,7 +351,7 @@ final class Engine implements Runnable {
     /** Stops the loop after the tasks queued so far; waits for it unless called on the engine itself. */
     void stop() {
         execute(() -> stopping = true);
-        if (!onAnyEngine()) {
+        if (!onAnyEngine() && !inEngine()) {
             try {
                 thread.join(TimeUnit.SECONDS.toMillis(10));
             } catch (InterruptedException e) {

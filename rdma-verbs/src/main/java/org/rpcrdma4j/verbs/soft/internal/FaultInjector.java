@@ -58,8 +58,8 @@ public final class FaultInjector implements SoftIwarpFaults {
             qp.engine.timer(nanos, () -> qp.engine.schedule(qp));
             applied.countDown();
         });
-        if (Engine.onAnyEngine()) {
-            return; // in effect already on this queue pair's engine; another engine must not wait for it
+        if (Engine.onAnyEngine() || qp.engine.inEngine()) {
+            return; // in effect already under this queue pair's engine's claim; another engine must not wait for it
         }
         try {
             applied.await(APPLY_WAIT_SECONDS, TimeUnit.SECONDS); // a stopped engine never runs it
@@ -68,9 +68,12 @@ public final class FaultInjector implements SoftIwarpFaults {
         }
     }
 
-    /** Carries {@code fault} out now on the queue pair's engine thread; elsewhere queues it there. */
+    /**
+     * Carries {@code fault} out now on the queue pair's engine thread or under its claim (a completion listener called
+     * by a posting thread); elsewhere queues it there.
+     */
     private void apply(Runnable fault) {
-        if (qp.engine.isEngineThread()) {
+        if (qp.engine.inEngine()) {
             fault.run();
         } else {
             qp.engine.execute(fault);

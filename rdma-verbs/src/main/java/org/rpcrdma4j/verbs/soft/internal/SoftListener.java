@@ -139,7 +139,7 @@ final class SoftListener implements RdmaListener, Engine.Handler {
             closeOnEngine();
             done.complete(null);
         });
-        if (!Engine.onAnyEngine() && !cm.device.isClosed()) {
+        if (!Engine.onAnyEngine() && !engine.inEngine() && !cm.device.isClosed()) {
             try {
                 done.get(10, TimeUnit.SECONDS);
             } catch (InterruptedException e) {

@@ -467,6 +467,7 @@ public final class SoftQp implements QueuePair, Engine.Handler {
         hold.reset();
         if (key != null) {
             key.cancel();
+            engine.wakeAfterClaim(); // the socket is closed (a reset sent) when the selector drops the key
         }
         try {
             if (reset) {
@@ -522,6 +523,7 @@ public final class SoftQp implements QueuePair, Engine.Handler {
             tx.pump();
         } else if (s == QpState.ERROR) {
             flushAll();
+            tx.pump(); // a teardown's last FPDUs and FIN, held back by a transmit delay that has ended; else nothing
         }
     }
 

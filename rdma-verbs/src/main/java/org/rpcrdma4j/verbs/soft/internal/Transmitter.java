@@ -163,7 +163,9 @@ final class Transmitter {
      * Writes what is pending and builds more until the socket is full or there is nothing to send, then decides the
      * completions this made due ({@link SoftQp#retire}): without placement confirmation a Send or Write is done once
      * written, and whoever pumped (a post, the engine, a timer) must not leave it done but unreported. Re-entrant
-     * calls (an error found while building tears the connection down) are folded into the running one.
+     * calls are folded into the running one: an error found while building tears the connection down, and a
+     * completion listener called from the retire posts again (its work goes in the next turn of this loop, instead of
+     * a pump nested in the listener, one stack frame deeper per completion).
      */
     void pump() {
         if (pumping) {
@@ -175,11 +177,11 @@ final class Transmitter {
             do {
                 repump = false;
                 pumpOnce();
+                qp.retire();
             } while (repump && channel != null && !finished);
         } finally {
             pumping = false;
         }
-        qp.retire();
     }
 
     /**
@@ -886,5 +888,10 @@ final class Transmitter {
 
     void faultDelay(long nanos) {
         delayedUntil = System.nanoTime() + nanos;
+    }
+
+    /** Whether a transmit delay ({@link #faultDelay}) is in effect. Engine or claim holder only. */
+    boolean transmitDelayed() {
+        return delayedUntil != 0;
     }
 }

@@ -256,7 +256,9 @@ public final class DuplicateRequestCache implements AutoCloseable {
         } catch (IOException e) {
             LOG.debug("garbage arguments: {}", e.getMessage());
             captured.failRpcGarbage();
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
+            // an Error too (a failed assertion, a stack overflow): unanswered, the entry would stay executing and
+            // park every retransmission of the call, holding its slot and credit, until the entry's maximum age
             LOG.error("{} failed on {}", program, entry, e);
             captured.failRpcSystem();
         }

@@ -53,7 +53,7 @@ class DuplicateRequestCacheTest {
     private DuplicateRequestCache cache(DrcConfig.Builder b) {
         return DuplicateRequestCache.create(CachedProcedures.of(LedgerProgram.PROGRAM, LedgerProgram.VERSION,
                 LedgerProgram.APPEND, LedgerProgram.SLOW_APPEND, LedgerProgram.BLOB, LedgerProgram.FAIL,
-                LedgerProgram.LATER), b.build());
+                LedgerProgram.LATER, LedgerProgram.FAIL_HARD), b.build());
     }
 
     private static byte[] call(int xid, int procedure, String name, RpcAuth credential) {
@@ -309,6 +309,22 @@ class DuplicateRequestCacheTest {
         assertThat(intAt(first.single(), 8)).as("MSG_ACCEPTED").isZero();
         assertThat(intAt(first.single(), 20)).as("SYSTEM_ERR").isEqualTo(5);
         assertThat(second.single()).isEqualTo(first.single());
+        assertThat(ledger.executions()).isEqualTo(1);
+    }
+
+    @Test
+    void aProgramThatThrowsAnErrorIsAnsweredSystemErrAndItsRetransmissionIsNotParked() throws Exception {
+        DuplicateRequestCache drc = cache(config());
+        RpcDispatchable served = drc.wrap(ledger);
+        RecordingTransport first = new RecordingTransport("10.0.0.1", 801);
+        RecordingTransport second = new RecordingTransport("10.0.0.1", 802);
+        byte[] fail = Calls.call(XID, LedgerProgram.PROGRAM, LedgerProgram.VERSION, LedgerProgram.FAIL_HARD,
+                Calls.unix(1000), XdrVoid.XDR_VOID);
+        dispatch(served, fail, first);
+        assertThat(drc.executing()).as("calls left executing").isZero();
+        dispatch(served, fail, second);
+        assertThat(intAt(first.single(), 20)).as("SYSTEM_ERR").isEqualTo(5);
+        assertThat(second.single()).as("the retransmission, answered from the cache").isEqualTo(first.single());
         assertThat(ledger.executions()).isEqualTo(1);
     }
 

@@ -38,6 +38,8 @@ public final class LedgerProgram implements RpcDispatchable {
     public static final int FAIL = 5;
     /** As APPEND, but answered from another thread once {@link #gate} opens (dispatch returns at once). */
     public static final int LATER = 6;
+    /** As FAIL, but what it throws is an Error (a failed assertion). */
+    public static final int FAIL_HARD = 7;
 
     private final Map<String, Integer> counts = new ConcurrentHashMap<>();
     private final AtomicInteger serial = new AtomicInteger();
@@ -90,6 +92,11 @@ public final class LedgerProgram implements RpcDispatchable {
                 call.retrieveCall(XdrVoid.XDR_VOID);
                 executions.incrementAndGet();
                 throw new IllegalStateException("FAIL fails");
+            }
+            case FAIL_HARD -> {
+                call.retrieveCall(XdrVoid.XDR_VOID);
+                executions.incrementAndGet();
+                throw new AssertionError("FAIL_HARD fails");
             }
             case LATER -> {
                 String name = name(call);

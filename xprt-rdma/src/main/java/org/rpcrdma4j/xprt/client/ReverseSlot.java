@@ -1,15 +1,11 @@
 package org.rpcrdma4j.xprt.client;
 
 import java.io.IOException;
-import java.net.InetSocketAddress;
 import java.nio.channels.CompletionHandler;
+import java.util.concurrent.atomic.AtomicReference;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import org.dcache.oncrpc4j.rpc.ReplyQueue;
-import org.dcache.oncrpc4j.rpc.RpcAuthError;
-import org.dcache.oncrpc4j.rpc.RpcAuthException;
-import org.dcache.oncrpc4j.rpc.RpcAuthStat;
 import org.dcache.oncrpc4j.rpc.RpcTransport;
 import org.dcache.oncrpc4j.xdr.Xdr;
 import org.rpcrdma4j.xprt.internal.CallScreen;
@@ -17,17 +13,23 @@ import org.rpcrdma4j.xprt.internal.Mailbox;
 import org.rpcrdma4j.xprt.internal.RpcDispatch;
 import org.rpcrdma4j.xprt.internal.RpcReplies;
 import org.rpcrdma4j.xprt.internal.Xdrs;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One reverse-direction call (RFC 8167) the client serves: its bytes, copied out of the receive buffer; the screen and
- * dispatch on the reverse executor; and, as the {@link RpcTransport} of the oncrpc4j call, the place its reply is
- * copied to before the agent sends it. Made once per reverse credit, reused.
+ * dispatch on the reverse executor; and the place its reply is copied to before the agent sends it. Made once per
+ * reverse credit, reused. The oncrpc4j call is bound to a {@link ReverseCallTransport} of its own, which holds the
+ * call's right to this slot's reply ({@link #send}).
  * <p>
  * Ownership moves with the state: FREE and SENDING belong to the agent, DISPATCHING to the reverse executor (and the
  * program, until it replies); the hand-overs go through the executor and the {@link ReverseServer}'s mailbox, which
- * order the writes. {@link #getPeerTransport()} is the forward direction: this client's own transport.
+ * order the writes. A slot is pushed to the mailbox once per call: by the screen's verdict, or by the one reply the
+ * call's right lets through.
  */
-final class ReverseSlot implements Runnable, RpcTransport, Mailbox.Linked<ReverseSlot> {
+final class ReverseSlot implements Runnable, Mailbox.Linked<ReverseSlot> {
+    private static final Logger LOG = LoggerFactory.getLogger(ReverseSlot.class);
+
     static final int FREE = 0;
     static final int DISPATCHING = 1;
     static final int SENDING = 2;
@@ -39,6 +41,11 @@ final class ReverseSlot implements Runnable, RpcTransport, Mailbox.Linked<Revers
     final byte[] reply;
     private final ByteBuf replyView;
     private final CallScreen screen = new CallScreen();
+    /**
+     * The transport of the dispatched call that may still reply; taken (set to null) by its one reply. A reply through
+     * any other transport (a second reply, or a late one to a call this slot carried before) finds it gone.
+     */
+    private final AtomicReference<ReverseCallTransport> replyRight = new AtomicReference<>();
     private ReverseSlot mailboxNext;
 
     volatile int state = FREE;
@@ -78,7 +85,11 @@ final class ReverseSlot implements Runnable, RpcTransport, Mailbox.Linked<Revers
     public void run() {
         CallScreen.Verdict verdict = screen.screen(callView, 0, callLength, server.programs);
         switch (verdict) {
-            case DISPATCH -> RpcDispatch.dispatch(screen.entry(), Xdrs.over(call, callLength), this, server.name);
+            case DISPATCH -> {
+                ReverseCallTransport transport = new ReverseCallTransport(this, callView.getInt(0));
+                replyRight.set(transport);
+                RpcDispatch.dispatch(screen.entry(), Xdrs.over(call, callLength), transport, server.name);
+            }
             case DROP, DROP_BACKCHANNEL_REPLY -> server.handBack(this);
             default -> {
                 server.own.increment(ClientCounter.REVERSE_CALLS_REFUSED);
@@ -88,24 +99,33 @@ final class ReverseSlot implements Runnable, RpcTransport, Mailbox.Linked<Revers
         }
     }
 
-    // ------------------------------------------------------------------ RpcTransport: the program's reply
+    // ------------------------------------------------------------------ the program's reply
 
     /**
-     * Takes the program's reply: copied into this slot and handed to the agent, which sends it inline; the handler
-     * hears of the Send's completion. A reply larger than an inline message is not sent: the handler fails and the
-     * server gets SYSTEM_ERR instead (its caller fails at once rather than waiting for a reply that cannot come).
+     * The reply to the call of {@code transport}: copied into this slot and handed to the agent, which sends it
+     * inline; the handler hears of the Send's completion. Taken once, and only while this slot still carries that
+     * call: a second reply, or one that comes after the slot moved on to another call, is not sent (its handler fails)
+     * and is logged. A reply larger than an inline message is not sent either: the handler fails and the server gets
+     * SYSTEM_ERR instead (its caller fails at once rather than waiting for a reply that cannot come).
      */
-    @Override
     @SuppressWarnings("unchecked")
-    public <A> void send(Xdr xdr, A attachment, CompletionHandler<Integer, ? super A> handler) {
+    <A> void send(ReverseCallTransport transport, Xdr xdr, A attachment,
+                  CompletionHandler<Integer, ? super A> handler) {
+        if (!replyRight.compareAndSet(transport, null)) {
+            LOG.warn("{}: a second reply to reverse-direction call xid 0x{} dropped: the call was answered already",
+                    server.name, Integer.toHexString(transport.xid));
+            handler.failed(new IllegalStateException("reverse-direction call xid 0x"
+                    + Integer.toHexString(transport.xid) + " has been answered already"), attachment);
+            return;
+        }
         int length = Xdrs.length(xdr);
         if (length > reply.length) {
             server.own.increment(ClientCounter.REVERSE_CALLS_REFUSED);
-            replyLength = RpcReplies.accepted(replyView, 0, callView.getInt(0), RpcReplies.SYSTEM_ERR);
+            replyLength = RpcReplies.accepted(replyView, 0, transport.xid, RpcReplies.SYSTEM_ERR);
             this.handler = null;
             this.attachment = null;
             handler.failed(new IOException("the reply of " + length + " bytes to reverse-direction call xid 0x"
-                    + Integer.toHexString(callView.getInt(0)) + " exceeds the " + reply.length + " bytes an inline "
+                    + Integer.toHexString(transport.xid) + " exceeds the " + reply.length + " bytes an inline "
                     + "message holds; SYSTEM_ERR sent instead"), attachment);
         } else {
             replyLength = Xdrs.copyTo(xdr, replyView.clear());
@@ -113,6 +133,11 @@ final class ReverseSlot implements Runnable, RpcTransport, Mailbox.Linked<Revers
             this.attachment = attachment;
         }
         server.handBack(this);
+    }
+
+    /** Whether the call of {@code transport} still awaits its reply: this slot carries it and it has not replied. */
+    boolean awaitsReply(ReverseCallTransport transport) {
+        return replyRight.get() == transport && state == DISPATCHING;
     }
 
     /**
@@ -149,41 +174,9 @@ final class ReverseSlot implements Runnable, RpcTransport, Mailbox.Linked<Revers
         }
     }
 
-    @Override
-    public ReplyQueue getReplyQueue() {
-        return server.forward().getReplyQueue();
-    }
-
-    @Override
-    public boolean isOpen() {
-        return server.forward().isOpen();
-    }
-
-    @Override
-    public InetSocketAddress getLocalSocketAddress() {
-        return server.forward().getLocalSocketAddress();
-    }
-
-    @Override
-    public InetSocketAddress getRemoteSocketAddress() {
-        return server.forward().getRemoteSocketAddress();
-    }
-
-    /** The forward direction: this client's transport to the server. */
-    @Override
-    public RpcTransport getPeerTransport() {
+    /** The forward direction (this client's transport), whose addresses and reply queue reverse calls share. */
+    RpcTransport forward() {
         return server.forward();
-    }
-
-    /** Refused: RPC-with-TLS (RFC 9289) is defined for stream transports; RPC-over-RDMA has no TLS. */
-    @Override
-    public void startTLS() throws RpcAuthException {
-        throw new RpcAuthException("TLS is not available over RPC-over-RDMA", new RpcAuthError(RpcAuthStat.AUTH_FAILED));
-    }
-
-    @Override
-    public boolean isTLS() {
-        return false;
     }
 
     @Override

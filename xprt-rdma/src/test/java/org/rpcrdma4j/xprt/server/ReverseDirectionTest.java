@@ -3,12 +3,17 @@ package org.rpcrdma4j.xprt.server;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.EOFException;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.channels.CompletionHandler;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -19,6 +24,7 @@ import org.dcache.oncrpc4j.rpc.OncRpcProgram;
 import org.dcache.oncrpc4j.rpc.RpcAccepsStatus;
 import org.dcache.oncrpc4j.rpc.RpcAuthTypeNone;
 import org.dcache.oncrpc4j.rpc.RpcCall;
+import org.dcache.oncrpc4j.rpc.RpcDispatchable;
 import org.dcache.oncrpc4j.xdr.XdrInt;
 import org.dcache.oncrpc4j.xdr.XdrOpaque;
 import org.dcache.oncrpc4j.xdr.XdrVoid;
@@ -54,7 +60,7 @@ class ReverseDirectionTest extends ServerFixture {
         serverProgram.failures.clear();
     }
 
-    private RdmaClientTransport connect(CallbackPrograms.Client reverse, Duration reconnectDelay) throws Exception {
+    private RdmaClientTransport connect(RpcDispatchable reverse, Duration reconnectDelay) throws Exception {
         RdmaClientConfig.Builder b = RdmaClientConfig.builder()
                 .provider(TestDevices.PROVIDER, TestDevices.options(Map.of("name", "reverse-client", "engineThreads", "1")))
                 .reconnectDelay(reconnectDelay, reconnectDelay.multipliedBy(2))
@@ -242,5 +248,89 @@ class ReverseDirectionTest extends ServerFixture {
         assertThat(serverProgram.calls.get()).isEqualTo(served + 1);
         await("the client's reverse reply completed", () -> t.stats().get(ClientCounter.REVERSE_REPLIES_SENT) == 1);
         assertThat(t.stats().get(ClientCounter.REVERSE_REPLIES_SENT)).isEqualTo(1);
+    }
+
+    /** A client program that answers TRANSFORM, then throws (as one whose clean-up after the reply fails). */
+    private static final class ReplyThenThrow implements RpcDispatchable {
+        @Override
+        public void dispatchOncRpcCall(RpcCall call) throws IOException {
+            XdrOpaque arg = new XdrOpaque();
+            call.retrieveCall(arg);
+            call.reply(new XdrOpaque(CallbackPrograms.reversed(arg.getOpaque())));
+            throw new IllegalStateException("failed after its reply");
+        }
+    }
+
+    /**
+     * A client program that answers TRANSFORM twice, the right answer and then another, and records what became of
+     * each (a listener of the call, which oncrpc4j tells of every reply's outcome, in the order they are known).
+     */
+    private static final class ReplyTwice implements RpcDispatchable {
+        /** Per call: the outcomes heard so far, then the failure the second reply must meet. */
+        final ConcurrentLinkedQueue<Map.Entry<List<String>, String>> calls = new ConcurrentLinkedQueue<>();
+
+        @Override
+        public void dispatchOncRpcCall(RpcCall call) throws IOException {
+            XdrOpaque arg = new XdrOpaque();
+            call.retrieveCall(arg);
+            List<String> outcomes = new CopyOnWriteArrayList<>();
+            calls.add(Map.entry(outcomes, "failed: IllegalStateException: reverse-direction call xid 0x"
+                    + Integer.toHexString(call.getXid()) + " has been answered already"));
+            call.registerSendListener(new CompletionHandler<>() {
+                @Override
+                public void completed(Integer result, InetSocketAddress attachment) {
+                    outcomes.add("sent");
+                }
+
+                @Override
+                public void failed(Throwable exc, InetSocketAddress attachment) {
+                    outcomes.add("failed: " + exc.getClass().getSimpleName() + ": " + exc.getMessage());
+                }
+            });
+            call.reply(new XdrOpaque(CallbackPrograms.reversed(arg.getOpaque())));
+            call.reply(new XdrOpaque("second".getBytes(StandardCharsets.US_ASCII)));
+        }
+    }
+
+    @Test
+    void aCallbackProgramThatThrowsAfterItsReplyGetsNoSecondReply() throws Exception {
+        RdmaClientTransport t = connect(new ReplyThenThrow(), Duration.ofSeconds(5));
+        long replies = counter(ServerCounter.REVERSE_REPLIES);
+        long dropped = counter(ServerCounter.MESSAGES_DROPPED);
+        int n = 20;
+        for (int i = 0; i < n; i++) {
+            byte[] data = pattern(40 + i, i);
+            assertThat(roundTrip(t, CallbackPrograms.ROUND_TRIP, data)).isEqualTo(CallbackPrograms.expectedReply(data));
+        }
+        assertThat(serverProgram.failures).isEmpty();
+        await("the client's reverse replies completed", () -> t.stats().get(ClientCounter.REVERSE_REPLIES_SENT) >= n);
+        // one reply per callback: no SYSTEM_ERR after the program's own reply, and no slot sent twice
+        assertThat(t.stats().get(ClientCounter.REVERSE_REPLIES_SENT)).isEqualTo(n);
+        assertThat(t.stats().get(ClientCounter.REVERSE_REPLIES_LOST)).isZero();
+        assertThat(t.stats().get(ClientCounter.REVERSE_CALLS_RECEIVED)).isEqualTo(n);
+        assertThat(counter(ServerCounter.REVERSE_REPLIES) - replies).isEqualTo(n);
+        assertThat(counter(ServerCounter.MESSAGES_DROPPED) - dropped).isZero();
+    }
+
+    @Test
+    void aCallbackProgramsSecondReplyFailsAndIsNotSent() throws Exception {
+        ReplyTwice client = new ReplyTwice();
+        RdmaClientTransport t = connect(client, Duration.ofSeconds(5));
+        long replies = counter(ServerCounter.REVERSE_REPLIES);
+        long dropped = counter(ServerCounter.MESSAGES_DROPPED);
+        int n = 20;
+        for (int i = 0; i < n; i++) {
+            byte[] data = pattern(40 + i, i);
+            assertThat(roundTrip(t, CallbackPrograms.ROUND_TRIP, data)).isEqualTo(CallbackPrograms.expectedReply(data));
+        }
+        assertThat(serverProgram.failures).isEmpty();
+        // the first reply is known to be sent when its Send completes, which may come after the forward reply
+        await("every reply's outcome known", () -> client.calls.size() == n
+                && client.calls.stream().allMatch(c -> c.getKey().size() >= 2));
+        client.calls.forEach(c -> assertThat(c.getKey()).containsExactlyInAnyOrder("sent", c.getValue()));
+        await("the client's reverse replies completed", () -> t.stats().get(ClientCounter.REVERSE_REPLIES_SENT) >= n);
+        assertThat(t.stats().get(ClientCounter.REVERSE_REPLIES_SENT)).isEqualTo(n);
+        assertThat(counter(ServerCounter.REVERSE_REPLIES) - replies).isEqualTo(n);
+        assertThat(counter(ServerCounter.MESSAGES_DROPPED) - dropped).isZero();
     }
 }

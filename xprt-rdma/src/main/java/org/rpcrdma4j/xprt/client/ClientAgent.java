@@ -181,7 +181,7 @@ final class ClientAgent implements Agent, ConnectionWork {
             pool.releaseBuffers();
             throw e;
         }
-        this.reverse = new ReverseServer(this, name, new ProgramTable(config.reversePrograms(), List.of()),
+        this.reverse = new ReverseServer(this::wake, name, new ProgramTable(config.reversePrograms(), List.of()),
                 reverseExecutor, reverseSends, slotCount, config.inlineReceiveSize(), own);
         this.slots = pool.all();
         this.completion = new CallCompletion(name, pool, plain, counters);

@@ -51,7 +51,8 @@ final class ReverseServer {
     final ProgramTable programs;
     final Executor executor;
     final EnumCounters<ClientCounter> own;
-    private final ClientAgent agent;
+    /** Wakes the agent, which drains the handed-back slots. */
+    private final Runnable wakeAgent;
     private final InlineSends sends;
     private final int wrIndexBase;
     private final ReverseSlot[] slots;
@@ -59,12 +60,13 @@ final class ReverseServer {
     private volatile RpcTransport forward;
 
     /**
+     * @param wakeAgent   wakes the connection's agent (any thread)
      * @param sends       the reply buffers, one per slot (owned: released by {@link #release()})
      * @param wrIndexBase Sends of replies carry index {@code wrIndexBase + slot}, above the request slots
      */
-    ReverseServer(ClientAgent agent, String name, ProgramTable programs, Executor executor, InlineSends sends,
+    ReverseServer(Runnable wakeAgent, String name, ProgramTable programs, Executor executor, InlineSends sends,
                   int wrIndexBase, int maxCall, EnumCounters<ClientCounter> own) {
-        this.agent = agent;
+        this.wakeAgent = wakeAgent;
         this.name = name;
         this.programs = programs;
         this.executor = executor;
@@ -136,11 +138,17 @@ final class ReverseServer {
      * Posts the replies handed back since the last round on {@code qp} (connection {@code generation}); replies to
      * calls of an earlier connection are not sent. {@code qp} null: no connection now. {@code inlineSend}: the
      * connection's negotiated inline send threshold (a longer reply is replaced by SYSTEM_ERR).
+     * <p>
+     * A post that fails ends the connection, but not the round: every slot drained is dealt with, or it would stay
+     * DISPATCHING for ever. The failed one stays SENDING, to be freed by {@link #connectionLost()} once the agent
+     * drops the connection; those after it are not posted and are lost as on no connection.
      *
      * @return slots handled
+     * @throws PostException the first post that failed, after the whole round (the agent drops the connection)
      */
     int drainReturned(QueuePair qp, int generation, int inlineSend) throws PostException {
         int n = 0;
+        PostException failed = null;
         ReverseSlot next;
         for (ReverseSlot slot = returned.drain(); slot != null; slot = next) {
             next = Mailbox.next(slot);
@@ -154,10 +162,23 @@ final class ReverseServer {
                 slot.sendDone(new IOException("the connection the call came on was lost; its reply was not sent"));
                 continue;
             }
+            if (failed != null) {
+                own.increment(ClientCounter.REVERSE_REPLIES_LOST);
+                slot.sendDone(new IOException("the connection is being dropped (posting a reply failed: "
+                        + failed.getMessage() + "); this reply was not sent"));
+                continue;
+            }
             slot.fitTo(inlineSend - InlineSends.HEADER_LENGTH);
             sends.load(slot.index, slot.reply, slot.replyLength, REQUESTS);
             slot.state = ReverseSlot.SENDING;
-            sends.post(qp, slot.index, WrIds.of(WrIds.Kind.SEND, generation, wrIndexBase + slot.index));
+            try {
+                sends.post(qp, slot.index, WrIds.of(WrIds.Kind.SEND, generation, wrIndexBase + slot.index));
+            } catch (PostException e) {
+                failed = e; // nothing was posted, so no completion comes: connectionLost() frees this slot
+            }
+        }
+        if (failed != null) {
+            throw failed;
         }
         return n;
     }
@@ -192,7 +213,7 @@ final class ReverseServer {
     /** A slot is answered (or needs no answer): back to the agent. Any thread. */
     void handBack(ReverseSlot slot) {
         returned.push(slot);
-        agent.wake();
+        wakeAgent.run();
     }
 
     /** Runs a notification off the agent. */

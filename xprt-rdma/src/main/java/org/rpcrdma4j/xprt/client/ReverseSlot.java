@@ -88,7 +88,11 @@ final class ReverseSlot implements Runnable, Mailbox.Linked<ReverseSlot> {
             case DISPATCH -> {
                 ReverseCallTransport transport = new ReverseCallTransport(this, callView.getInt(0));
                 replyRight.set(transport);
-                RpcDispatch.dispatch(screen.entry(), Xdrs.over(call, callLength), transport, server.name);
+                try {
+                    RpcDispatch.dispatch(screen.entry(), Xdrs.over(call, callLength), transport, server.name);
+                } catch (RuntimeException | Error e) {
+                    answerSystemErr(transport, e);
+                }
             }
             case DROP, DROP_BACKCHANNEL_REPLY -> server.handBack(this);
             default -> {
@@ -132,6 +136,24 @@ final class ReverseSlot implements Runnable, Mailbox.Linked<ReverseSlot> {
             this.handler = (CompletionHandler<Integer, Object>) handler;
             this.attachment = attachment;
         }
+        server.handBack(this);
+    }
+
+    /**
+     * The program failed and not even the failure reply oncrpc4j makes could be sent (it allocates, and encodes what
+     * the program's exception carries): SYSTEM_ERR is written in the slot's own memory, so that the call is answered
+     * and the slot comes back, unless a reply got through meanwhile.
+     */
+    private void answerSystemErr(ReverseCallTransport transport, Throwable cause) {
+        LOG.error("{}: reverse-direction call xid 0x{} could not be answered; SYSTEM_ERR sent instead", server.name,
+                Integer.toHexString(transport.xid), cause);
+        if (!replyRight.compareAndSet(transport, null)) {
+            return;
+        }
+        server.own.increment(ClientCounter.REVERSE_CALLS_REFUSED);
+        replyLength = RpcReplies.accepted(replyView, 0, transport.xid, RpcReplies.SYSTEM_ERR);
+        handler = null;
+        attachment = null;
         server.handBack(this);
     }
 

@@ -292,6 +292,44 @@ class ReverseDirectionTest extends ServerFixture {
         }
     }
 
+    /**
+     * A client program that refuses every call with an RpcException whose reply cannot be encoded: oncrpc4j's failure
+     * reply then fails too, and the call would go unanswered, its slot kept for ever.
+     */
+    private static final class UnanswerableRefusal implements RpcDispatchable {
+        @Override
+        public void dispatchOncRpcCall(RpcCall call) throws IOException {
+            call.retrieveCall(new XdrOpaque());
+            throw new org.dcache.oncrpc4j.rpc.RpcException(RpcAccepsStatus.SYSTEM, "refused",
+                    new org.dcache.oncrpc4j.xdr.XdrAble() {
+                        @Override
+                        public void xdrDecode(org.dcache.oncrpc4j.xdr.XdrDecodingStream xdr) {
+                        }
+
+                        @Override
+                        public void xdrEncode(org.dcache.oncrpc4j.xdr.XdrEncodingStream xdr) {
+                            throw new IllegalStateException("this refusal cannot be encoded");
+                        }
+                    });
+        }
+    }
+
+    @Test
+    void aCallbackWhoseFailureReplyCannotBeMadeIsAnsweredSystemErrAndItsSlotComesBack() throws Exception {
+        RdmaClientTransport t = connect(new UnanswerableRefusal(), Duration.ofSeconds(5));
+        int n = 12; // three times the client's reverse-direction slots: each must come back
+        for (int i = 0; i < n; i++) {
+            byte[] data = pattern(60 + i, i);
+            assertThat(new String(roundTrip(t, CallbackPrograms.ROUND_TRIP, data), StandardCharsets.US_ASCII))
+                    .isEqualTo("failed:OncRpcAcceptedException"); // the server's callback was answered SYSTEM_ERR
+        }
+        assertThat(serverProgram.failures).hasSize(n).allSatisfy(f -> assertThat(f)
+                .isInstanceOf(org.dcache.oncrpc4j.rpc.OncRpcAcceptedException.class));
+        await("the client's reverse replies completed", () -> t.stats().get(ClientCounter.REVERSE_REPLIES_SENT) >= n);
+        assertThat(t.stats().get(ClientCounter.REVERSE_REPLIES_SENT)).isEqualTo(n);
+        assertThat(t.stats().get(ClientCounter.REVERSE_CALLS_REFUSED)).isEqualTo(n);
+    }
+
     @Test
     void aCallbackProgramThatThrowsAfterItsReplyGetsNoSecondReply() throws Exception {
         RdmaClientTransport t = connect(new ReplyThenThrow(), Duration.ofSeconds(5));

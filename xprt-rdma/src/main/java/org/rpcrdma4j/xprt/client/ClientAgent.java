@@ -802,6 +802,18 @@ final class ClientAgent implements Agent, ConnectionWork {
         return xids.incrementAndGet();
     }
 
+    /**
+     * The next xid of the transport's counter that no call on the wire has: callers choose their own xids (an
+     * oncrpc4j {@code RpcCall}'s come from oncrpc4j's counter), and the keep-alive probe must not take one of theirs.
+     */
+    int freeXid() {
+        int xid;
+        do {
+            xid = nextXid();
+        } while (window.onTheWire(xid));
+        return xid;
+    }
+
     int regularInFlight() {
         return probe.state == RequestSlot.State.SENT ? window.inFlight() - 1 : window.inFlight();
     }

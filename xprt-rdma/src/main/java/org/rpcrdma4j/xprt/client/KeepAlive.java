@@ -136,7 +136,7 @@ final class KeepAlive {
         RequestSlot probe = agent.probeSlot();
         probe.state = RequestSlot.State.MARSHALING;
         probe.keepAliveProbe = true;
-        encodeNullCall(probe, agent.nextXid(), lastProgram, lastVersion);
+        encodeNullCall(probe, agent.freeXid(), lastProgram, lastVersion);
         try {
             marshaler.marshal(probe);
         } catch (RdmaTransportException | org.rpcrdma4j.verbs.VerbsException | InterruptedException

@@ -220,6 +220,32 @@ class HostilePeerTest extends ClientTestBase {
     }
 
     @Test
+    void theKeepAliveProbeTakesNoXidACallOnTheWireHas() throws Exception {
+        server.script(c -> c.procedure() == TestProgram.NULL ? TestProgram.serve(c) : Reply.none());
+        RdmaClientTransport t = connect(b -> b.keepAlive(Duration.ofMillis(200), Duration.ofSeconds(5)));
+        warmUp(t); // the server's credits are granted: the probe may go beside the held call
+        // the xid the transport's counter gives next, which the probe would take: a caller's call has it already
+        int taken = t.nextXid() + 1;
+        byte[] data = "held while a probe goes.".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        ByteBuf reply = Unpooled.buffer();
+        RdmaCall call = new RdmaCall().message(echoCall(taken, data)).reply(reply).timeout(60, TimeUnit.SECONDS);
+        CountDownLatch done = new CountDownLatch(1);
+        t.submit(call, c -> done.countDown());
+        ReceivedCall held = server.nextCall();
+        assertThat(held.xid()).isEqualTo(taken);
+        ReceivedCall probe = server.nextCall(); // nothing received for the interval with a call out: the probe
+        assertThat(probe.procedure()).isEqualTo(TestProgram.NULL);
+        assertThat(probe.xid()).as("the probe's xid").isNotEqualTo(taken);
+        server.respondLater(held, TestProgram.serve(held));
+        assertThat(done.await(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(call.failure()).isNull();
+        assertThat(bytes(reply, reply.readableBytes() - data.length, data.length)).isEqualTo(data);
+        RdmaClientStats s = t.stats();
+        assertThat(s.get(XprtCounter.KEEPALIVE_PROBES)).isPositive();
+        assertThat(s.get(ClientCounter.FORCED_DISCONNECTS)).isZero();
+    }
+
+    @Test
     void aHungServerIsFoundByTheKeepAliveProbeAndTheCallFailsClearly() throws Exception {
         server.script(c -> {
             if (c.procedure() == TestProgram.NULL) {

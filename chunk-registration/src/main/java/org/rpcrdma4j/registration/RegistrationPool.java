@@ -4,6 +4,7 @@ import java.util.Arrays;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Condition;
@@ -43,6 +44,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class RegistrationPool implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(RegistrationPool.class);
+    private static final long GROW_BACKOFF_FIRST_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    private static final long GROW_BACKOFF_MAX_NANOS = TimeUnit.SECONDS.toNanos(1);
     private static final AtomicInteger THREADS = new AtomicInteger();
 
     private final ProtectionDomain pd;
@@ -64,6 +67,15 @@ public final class RegistrationPool implements AutoCloseable {
     private int freeCount;
     private int allocated;
     private boolean growing;
+    /**
+     * After a growth that failed (the device out of memory regions, say): no new growth before this time on
+     * {@code System.nanoTime()}'s clock, so that waiters wait instead of retrying the device in a loop.
+     */
+    private long growBlockedUntil;
+    /** The pause after the last failed growth (100 ms, doubling to 1 s); 0 once a growth worked. */
+    private long growBackoffNanos;
+    /** Why the last growth failed, while no growth has worked since (named when a waiter gives up). */
+    private Throwable growFailure;
     /** Slots being filled by background growth outside the lock. */
     private int reserved;
     private boolean closed;
@@ -359,16 +371,21 @@ public final class RegistrationPool implements AutoCloseable {
                     waited = true;
                     counters.increment(RegistrationCounter.POOL_WAITS);
                 }
-                if (!growing && allocated < maxHandles) {
-                    growing = true;
-                    executor.execute(this::grow);
+                long now = System.nanoTime();
+                boolean blocked = growBackoffNanos != 0 && growBlockedUntil - now > 0;
+                if (!growing && !blocked && allocated < maxHandles) {
+                    blocked = !startGrowth();
                 }
                 if (remaining <= 0) {
                     throw new RegistrationPoolExhaustedException("too few free registration handles within "
                             + TimeUnit.NANOSECONDS.toMillis(Math.max(0, timeoutNanos)) + " ms: needs " + n + ", "
-                            + freeCount + " of " + allocated + " free, at most " + maxHandles);
+                            + freeCount + " of " + allocated + " free, at most " + maxHandles
+                            + (growFailure == null ? "" : "; adding handles failed: " + growFailure));
                 }
-                remaining = returned.awaitNanos(remaining);
+                // while growth is paused after a failure, look again when the pause ends
+                long wait = !growing && blocked && allocated < maxHandles
+                        ? Math.min(remaining, growBlockedUntil - now) : remaining;
+                remaining -= wait - returned.awaitNanos(wait);
             }
             for (int i = 0; i < n; i++) {
                 Mr mr = table[free[--freeCount]];
@@ -378,6 +395,36 @@ public final class RegistrationPool implements AutoCloseable {
         } finally {
             lock.unlock();
         }
+    }
+
+    /** Starts a background growth; false when the executor refused it. Under the lock. */
+    private boolean startGrowth() {
+        growing = true;
+        try {
+            executor.execute(this::grow);
+            return true;
+        } catch (RejectedExecutionException e) {
+            growing = false; // else no growth would ever start again
+            growthFailed(e);
+            return false;
+        }
+    }
+
+    /**
+     * A growth failed: the next waits a pause, from 100 ms doubling to 1 s, so that waiters do not ask the device again
+     * and again. Logged once until a growth works again. Under the lock.
+     */
+    private void growthFailed(Throwable e) {
+        if (growFailure == null) {
+            LOG.warn("registration pool could not add handles ({} of at most {}): {}; trying again after pauses",
+                    allocated, maxHandles, e.toString());
+        } else {
+            LOG.debug("registration pool could not add handles: {}", e.toString());
+        }
+        growFailure = e;
+        growBackoffNanos = growBackoffNanos == 0 ? GROW_BACKOFF_FIRST_NANOS
+                : Math.min(growBackoffNanos * 2, GROW_BACKOFF_MAX_NANOS);
+        growBlockedUntil = System.nanoTime() + growBackoffNanos;
     }
 
     /** Background growth: adds handles (a quarter of the target, at least one) up to the bound. */
@@ -412,6 +459,8 @@ public final class RegistrationPool implements AutoCloseable {
                                 ops.destroy(mr);
                             } else {
                                 install(mr);
+                                growFailure = null;
+                                growBackoffNanos = 0;
                                 returned.signalAll();
                             }
                         }
@@ -421,7 +470,12 @@ public final class RegistrationPool implements AutoCloseable {
                 }
             }
         } catch (VerbsException | RuntimeException e) {
-            LOG.warn("registration pool could not grow: {}", e.toString());
+            lock.lock();
+            try {
+                growthFailed(e);
+            } finally {
+                lock.unlock();
+            }
         } finally {
             lock.lock();
             try {

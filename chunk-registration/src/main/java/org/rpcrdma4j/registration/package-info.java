@@ -56,7 +56,11 @@
  * <h3>Normal operation</h3>
  * A handle on the free list is invalid on the device: it was never registered, or its last registration was
  * invalidated and the invalidation completed. {@code map} takes all the handles a chunk needs at once, so two
- * RPCs cannot each hold half of what they need and wait on each other. It fills each handle's page list and
+ * RPCs cannot each hold half of one chunk's handles and wait on each other. An RPC with two chunks maps them one
+ * after the other and holds the first's handles while it maps the second: the transports size their pools from
+ * their credits and largest chunks ({@link org.rpcrdma4j.registration.RegistrationConfig#defaults}) for that, and
+ * a pool made smaller by hand can leave such RPCs waiting on each other until their maps time out. It fills each
+ * handle's page list and
  * gives it a fresh STag key. Under FRWR the registration is only a prepared REG_MR work request at that point. The
  * transport posts it unsignaled, chained ahead of the RPC's Send. Send-queue ordering then makes the handle valid
  * before the peer can learn its STag. Under FMR and REG_MR the mapping is synchronous and the handle is valid when

@@ -12,6 +12,8 @@ import org.rpcrdma4j.nfs.v4.Nfs4Exception;
 import org.rpcrdma4j.nfs.v4.Nfs4Status;
 import org.rpcrdma4j.nfs.v4.state.Session;
 import org.rpcrdma4j.nfs.v4.state.Stateid;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The state of one COMPOUND while its operations run (RFC 8881 section 16.2.3): the current and saved file handles,
@@ -19,6 +21,8 @@ import org.rpcrdma4j.nfs.v4.state.Stateid;
  * server's exports, pseudo file system and client state through {@link #server}. One thread.
  */
 final class Compound {
+    private static final Logger LOG = LoggerFactory.getLogger(Compound.class);
+
     final Nfs4Program server;
     final RpcCall call;
     /** The host that sent the COMPOUND (null when unknown): what it may see and change follows from it. */
@@ -113,10 +117,17 @@ final class Compound {
         this.client = ExportTable.clientOf(call);
     }
 
-    /** Runs the releases of the memory the reply borrowed. */
+    /**
+     * Runs the releases of the memory the reply borrowed, every one of them: one that throws (a file system's buffer
+     * released twice) is logged, and neither keeps the others' memory nor stops the session's slot from finishing.
+     */
     void release() {
         for (Runnable r : releases) {
-            r.run();
+            try {
+                r.run();
+            } catch (RuntimeException | Error e) {
+                LOG.error("releasing memory a reply borrowed failed", e);
+            }
         }
         releases.clear();
     }

@@ -17,6 +17,7 @@ import org.rpcrdma4j.nfs.v4.Nfs4;
 import org.rpcrdma4j.nfs.v4.Nfs4Exception;
 import org.rpcrdma4j.nfs.v4.Nfs4Status;
 import org.rpcrdma4j.nfs.v4.SettableAttributes;
+import org.rpcrdma4j.nfs.v4.state.OpenStates;
 import org.rpcrdma4j.nfs.v4.state.Stateid;
 import org.rpcrdma4j.nfs.vfs.Created;
 import org.rpcrdma4j.nfs.xdr.BadXdrException;
@@ -236,18 +237,22 @@ final class StateOps {
                 // other clients' read delegations of the file come back first
                 c.server.delegations.beforeChange(c, file);
             }
+            if (truncate && (access & 2) == 0) {
+                throw new Nfs4Exception(Nfs4Status.NFS4ERR_INVAL, "a truncating OPEN that does not write");
+            }
+            OpenStates.Held before = truncate ? c.server.clients.opens().held(c.clientId, owner, file) : null;
+            stateid = c.server.clients.opens().open(c.clientId, owner, file, access, deny);
             if (truncate) {
-                // UNCHECKED4 of an existing file with a size of 0: truncated once the open is allowed
-                if ((access & 2) == 0) {
-                    throw new Nfs4Exception(Nfs4Status.NFS4ERR_INVAL, "a truncating OPEN that does not write");
-                }
+                // UNCHECKED4 of an existing file with a size of 0: truncated only once the open is granted, so that
+                // another owner's deny of writes refuses it first, and the open's access keeps such denials out
+                // while it truncates
                 try {
                     o.target().export().vfs().setattr(o.target().fh(), SetAttributes.NONE.withSize(0), null);
                 } catch (NfsException e) {
+                    c.server.clients.opens().withdraw(c.clientId, owner, file, stateid, before);
                     throw Compound.of(e);
                 }
             }
-            stateid = c.server.clients.opens().open(c.clientId, owner, file, access, deny);
             if (claim == CLAIM_NULL || claim == CLAIM_FH) {
                 delegation = c.server.delegations.grant(c, o.target(), file, shareAccess, access, deny);
             }

@@ -109,6 +109,40 @@ public final class OpenStates {
         }
     }
 
+    /** An owner's open of a file as it was before an OPEN that may have to be taken back ({@link #withdraw}). */
+    public record Held(int access, int deny, int seqid) {
+    }
+
+    /** What {@code openOwner} of {@code clientId} holds on {@code file} now; null when it has no open of it. */
+    public Held held(long clientId, byte[] openOwner, FileHandle file) {
+        synchronized (table.lock) {
+            OpenState o = index.byOwnerFile(clientId, new Bytes(openOwner), file);
+            return o == null ? null : new Held(o.access, o.deny, o.seqid);
+        }
+    }
+
+    /**
+     * Takes back what {@link #open} made or added (the stateid {@code opened}) for an OPEN that failed after it: the
+     * open goes when the owner had none of the file before ({@code before} null), else gets back its reservation and
+     * seqid. Nothing when the open changed since.
+     */
+    public void withdraw(long clientId, byte[] openOwner, FileHandle file, Stateid opened, Held before) {
+        synchronized (table.lock) {
+            OpenState o = index.byOwnerFile(clientId, new Bytes(openOwner), file);
+            if (o == null || o.seqid != opened.seqid()) {
+                return;
+            }
+            if (before == null) {
+                locks.dropOpenLocked(o);
+                index.remove(o);
+            } else {
+                o.access = before.access();
+                o.deny = before.deny();
+                o.seqid = before.seqid();
+            }
+        }
+    }
+
     /**
      * Refuses, before an OPEN changes anything, an open the client has no room for: NFS4ERR_SERVERFAULT when it
      * holds {@link StateConfig#maxOpensPerClient()} opens and none of {@code openOwner} and {@code file} (null: a

@@ -107,6 +107,104 @@ class Nfs41ServerTest {
         return client;
     }
 
+    /**
+     * OPEN UNCHECKED4 with a size of 0 (a truncating open) of a file another client opened denying writes: refused,
+     * and the file keeps its bytes. The truncation used to run before the share reservations were checked.
+     */
+    @Test
+    void aTruncatingOpenThatIsShareDeniedLeavesTheFileAlone() throws Exception {
+        try (V4Script a = connect(); V4Script b = connect()) {
+            Client ca = session(a, "truncate-a");
+            Client cb = session(b, "truncate-b");
+            byte[] root = exportRoot(ca);
+            // A: OPEN4_CREATE UNCHECKED4 of f, access BOTH, deny WRITE; then 10 bytes written
+            V4Script.Res r = a.call(ca.compound().putfh(root).op(Nfs4.OP_OPEN).word(0).word(3).word(2)
+                    .hyper(ca.clientId).string("owner-a").word(1).word(0).bitmap().word(0)
+                    .word(0).string("f").op(Nfs4.OP_GETFH));
+            assertThat(r.status).as(Nfs4Status.name(r.status)).isZero();
+            r.sequenceOk().ok(Nfs4.OP_PUTFH).ok(Nfs4.OP_OPEN);
+            byte[] stateid = r.fixed(16);
+            r.word();
+            r.hyper();
+            r.hyper();
+            r.word();
+            r.bitmap();
+            r.word();
+            r.ok(Nfs4.OP_GETFH);
+            byte[] fh = r.opaque();
+            a.call(ca.compound().putfh(fh).op(Nfs4.OP_WRITE).stateid(stateid).hyper(0).word(2)
+                    .opaque(new byte[10])).sequenceOk().ok(Nfs4.OP_PUTFH).ok(Nfs4.OP_WRITE);
+
+            // B: OPEN4_CREATE UNCHECKED4 of f with a size of 0, access BOTH
+            V4Script.Res t = b.call(cb.compound().putfh(root).op(Nfs4.OP_OPEN).word(0).word(3).word(0)
+                    .hyper(cb.clientId).string("owner-b").word(1).word(0).bitmap(FATTR4_SIZE)
+                    .opaque(new byte[8]).word(0).string("f"));
+            t.sequenceOk().ok(Nfs4.OP_PUTFH);
+            assertThat(Nfs4Status.name(t.next(Nfs4.OP_OPEN))).isEqualTo("NFS4ERR_SHARE_DENIED");
+
+            V4Script.Res g = a.call(ca.compound().putfh(fh).op(Nfs4.OP_GETATTR).bitmap(FATTR4_SIZE));
+            g.sequenceOk().ok(Nfs4.OP_PUTFH).ok(Nfs4.OP_GETATTR);
+            g.bitmap();
+            g.word();
+            assertThat(g.hyper()).as("the size of the file opened denying writes").isEqualTo(10);
+        }
+    }
+
+    /** A lent buffer whose release fails, as one a file system releases twice. */
+    private static final class FailingRelease extends io.netty.buffer.UnpooledHeapByteBuf {
+        FailingRelease(byte[] bytes) {
+            super(io.netty.buffer.ByteBufAllocator.DEFAULT, bytes, bytes.length);
+            writerIndex(bytes.length);
+        }
+
+        @Override
+        public boolean release() {
+            throw new IllegalStateException("a lent buffer whose release fails");
+        }
+    }
+
+    /**
+     * A READ whose reply is cached, from a file system whose lent buffer cannot be released: the session's slot still
+     * finishes, so a retry is answered from the cache and the next request goes through. It used to stay in use for
+     * good (every request on it NFS4ERR_DELAY), and the client never expired.
+     */
+    @Test
+    void aLentBufferWhoseReleaseFailsDoesNotKeepTheSlot() throws Exception {
+        java.util.concurrent.atomic.AtomicBoolean failNextLend = new java.util.concurrent.atomic.AtomicBoolean();
+        org.rpcrdma4j.nfs.vfs.Vfs lending = (org.rpcrdma4j.nfs.vfs.Vfs) java.lang.reflect.Proxy.newProxyInstance(
+                getClass().getClassLoader(), new Class<?>[] {org.rpcrdma4j.nfs.vfs.Vfs.class}, (proxy, m, args) -> {
+                    if (m.getName().equals("lend") && failNextLend.getAndSet(false)) {
+                        return new org.rpcrdma4j.nfs.vfs.LentRange(
+                                new FailingRelease("hello".getBytes(StandardCharsets.US_ASCII)), true);
+                    }
+                    try {
+                        return m.invoke(vfs, args);
+                    } catch (java.lang.reflect.InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
+        server = NfsServer.builder().export("/export", lending).bindAddress("127.0.0.1").port(0)
+                .nfs4(noGrace(Duration.ofSeconds(60))).build();
+        server.start();
+        try (V4Script s = new V4Script(server.address())) {
+            Client c = session(s, "release-fails");
+            byte[][] open = create(c, exportRoot(c), "f");
+            failNextLend.set(true);
+            int seq = ++c.seq;
+            V4Script.Res read = s.call(new V4Script.Args(1).sequence(c.session, seq, 0, true).putfh(open[1])
+                    .op(Nfs4.OP_READ).stateid(open[0]).hyper(0).word(5));
+            assertThat(read.status).as(Nfs4Status.name(read.status)).isZero();
+
+            V4Script.Res retry = s.call(new V4Script.Args(1).sequence(c.session, seq, 0, true).putfh(open[1])
+                    .op(Nfs4.OP_READ).stateid(open[0]).hyper(0).word(5));
+            assertThat(Nfs4Status.name(retry.status)).as("the retry, answered from the slot's cache").isEqualTo("NFS4_OK");
+            c.seq = seq;
+            V4Script.Res next = s.call(c.compound().putfh(open[1]));
+            assertThat(Nfs4Status.name(next.status)).isEqualTo("NFS4_OK");
+            assertThat(server.nfs4().clients().session(c.session).slots().inProgress()).isZero();
+        }
+    }
+
     /** PUTROOTFH, LOOKUP export, GETFH: the export's root handle. */
     static byte[] exportRoot(Client c) throws Exception {
         V4Script.Res r = c.script.call(c.compound().op(Nfs4.OP_PUTROOTFH).op(Nfs4.OP_LOOKUP).string("export")

@@ -55,6 +55,25 @@ class OpenStatesTest {
     }
 
     @Test
+    void anOpenTakenBackIsGoneAndAnUpgradeTakenBackIsAsBefore() throws Exception {
+        assertThat(opens.held(a.id, bytes("o1"), F)).isNull();
+        Stateid made = opens.open(a.id, bytes("o1"), F, SHARE_ACCESS_BOTH, SHARE_DENY_WRITE);
+        opens.withdraw(a.id, bytes("o1"), F, made, null);
+        assertThat(opens.openCount(a.id)).isZero();
+        opens.open(b.id, bytes("o"), F, SHARE_ACCESS_WRITE, 0); // its deny is gone with it
+
+        Stateid first = opens.open(a.id, bytes("o2"), G, SHARE_ACCESS_READ, SHARE_DENY_NONE);
+        OpenStates.Held before = opens.held(a.id, bytes("o2"), G);
+        assertThat(before).isEqualTo(new OpenStates.Held(SHARE_ACCESS_READ, SHARE_DENY_NONE, 1));
+        Stateid upgraded = opens.open(a.id, bytes("o2"), G, SHARE_ACCESS_WRITE, SHARE_DENY_WRITE);
+        opens.withdraw(a.id, bytes("o2"), G, upgraded, before);
+        assertThat(opens.held(a.id, bytes("o2"), G)).isEqualTo(before);
+        opens.checkIo(a.id, first, G, false); // the stateid the client knows is current again
+        assertStatus(NFS4ERR_OPENMODE, () -> opens.checkIo(a.id, first, G, true));
+        opens.open(b.id, bytes("o"), G, SHARE_ACCESS_WRITE, 0);
+    }
+
+    @Test
     void otherOwnersAndOtherFilesGetOpensOfTheirOwn() throws Exception {
         Stateid s1 = opens.open(a.id, bytes("o1"), F, SHARE_ACCESS_READ, SHARE_DENY_NONE);
         Stateid s2 = opens.open(a.id, bytes("o2"), F, SHARE_ACCESS_READ, SHARE_DENY_NONE);

@@ -59,6 +59,11 @@ public final class RpcTcpClient implements AutoCloseable {
         }
     }
 
+    /** Whether bytes of a message arrived and are not read yet. */
+    public boolean pending() throws IOException {
+        return in.available() > 0;
+    }
+
     /** Sends {@code message} and returns the next message received. */
     public byte[] call(byte[] message) throws IOException {
         send(message);

@@ -210,13 +210,15 @@ final class BackChannel implements AutoCloseable {
     /** One CB_COMPOUND on {@code id}'s back channel slot: what the client answered. */
     private int send(ClientTable clients, SessionId id, Recall recall) throws Exception {
         Session session = clients.session(id.toByteArray());
-        RpcTransport path = paths.get(id);
-        if (path == null) {
-            throw new IllegalStateException("no back channel");
-        }
         int[] slot = slots.computeIfAbsent(id, k -> new int[] {1});
         Setup setup = setup(id);
         synchronized (slot) {
+            // looked up once the slot is ours: a callback before this one on the slot may have found the path dead
+            // (and dropped it) while this one waited, which must not wait the same timeout on it again
+            RpcTransport path = paths.get(id);
+            if (path == null) {
+                throw new IllegalStateException("no back channel");
+            }
             CbRecall cb = new CbRecall(setup.minorVersion(), id, slot[0], recall);
             new RpcCall(session.callbackProgram(), CALLBACK_VERSION, setup.auth(), path)
                     .call(CbRecall.CB_COMPOUND, cb, cb, TIMEOUT_SECONDS, TimeUnit.SECONDS);

@@ -597,6 +597,34 @@ class DelegationsTest {
         }
     }
 
+    /**
+     * Two recalls for one client whose back channel does not answer: the second waits for the session's callback
+     * slot while the first waits out its timeout, and then finds the path gone and revokes, instead of waiting the
+     * same timeout on the same dead path (each such recall held one of the few callback threads that long).
+     */
+    @Test
+    void aRecallQueuedBehindOneThatWentUnansweredIsNotSentOnTheSamePath() throws Exception {
+        try (V4Script a = connect(); V4Script b = connect()) {
+            Nfs41ServerTest.Client holder = callbackClient(a, "deaf");
+            Nfs41ServerTest.Client writer = Nfs41ServerTest.session(b, "writer");
+            byte[] root = Nfs41ServerTest.exportRoot(writer);
+            file(holder, root, "p");
+            file(holder, root, "q");
+            delegated(holder, root, "p");
+            delegated(holder, root, "q");
+
+            assertThat(Nfs4Status.name(open(writer, root, "p", 2, "w1").status())).isEqualTo("NFS4ERR_DELAY");
+            assertThat(Nfs4Status.name(open(writer, root, "q", 2, "w2").status())).isEqualTo("NFS4ERR_DELAY");
+            receiveRecall(holder); // never answered
+            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (count("revoked") < 2) {
+                assertThat(System.nanoTime() - until).as("hang guard").isNegative();
+                Thread.sleep(100);
+            }
+            assertThat(holder.script.pending()).as("a second CB_COMPOUND on the path that did not answer").isFalse();
+        }
+    }
+
     @Test
     void aServerToldNotToGrantsNone() throws Exception {
         server = NfsServer.builder().export("/export", vfs).bindAddress("127.0.0.1").port(0)

@@ -85,6 +85,11 @@ final class V4Script implements AutoCloseable {
         return tcp.receive();
     }
 
+    /** Whether a message (or part of one) arrived that {@link #receive()} has not read. */
+    boolean pending() throws IOException {
+        return tcp.pending();
+    }
+
     /** The RPC call a COMPOUND goes in. */
     static byte[] compoundCall(int xid, byte[] compound) {
         return Calls.call(xid, Nfs4.PROGRAM, Nfs4.VERSION, Nfs4.PROC_COMPOUND, Calls.unix(0), new Nfs4Program.Raw(compound));

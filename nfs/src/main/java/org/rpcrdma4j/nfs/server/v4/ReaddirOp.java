@@ -101,7 +101,8 @@ final class ReaddirOp extends Op {
         List<String> names = c.server.pseudo.children(dir.path(), c.client);
         long used = 0;
         eof = true;
-        for (int i = (int) Math.max(0, cookie - 2); i < names.size(); i++) {
+        // a cookie past the listing (any 64-bit value a client sends) lists nothing: it ends the listing
+        for (int i = (int) Math.min(Math.max(0, cookie - 2), names.size()); i < names.size(); i++) {
             FileHandle fh = c.server.pseudo.lookup(dir.path(), names.get(i), c.client);
             Entry e = new Entry(i + 3, names.get(i), AttrOps.values(c, c.listedObject(fh), requested));
             long size = size(e);

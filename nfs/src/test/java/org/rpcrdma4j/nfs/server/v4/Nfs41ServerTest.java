@@ -205,6 +205,26 @@ class Nfs41ServerTest {
         }
     }
 
+    /**
+     * READDIR of the pseudo file system's root with a cookie far past its listing (as a hostile or confused client
+     * may send): an empty listing that ends, not NFS4ERR_SERVERFAULT (the cookie was cut to a negative int index).
+     */
+    @Test
+    void aPseudoDirectoryReadFromACookiePastItsEndListsNothing() throws Exception {
+        try (V4Script s = connect()) {
+            Client c = session(s, "far-cookie");
+            for (long cookie : new long[] {0x1_0000_0005L, 0x8000_0000L + 2, 1000}) {
+                V4Script.Res r = s.call(c.compound().op(Nfs4.OP_PUTROOTFH).op(Nfs4.OP_READDIR).hyper(cookie)
+                        .fixed(new byte[8]).word(4096).word(4096).bitmap(FATTR4_TYPE));
+                r.sequenceOk().ok(Nfs4.OP_PUTROOTFH);
+                assertThat(Nfs4Status.name(r.next(Nfs4.OP_READDIR))).as("cookie %x", cookie).isEqualTo("NFS4_OK");
+                r.fixed(8);
+                assertThat(r.word()).as("entries from cookie %x", cookie).isZero();
+                assertThat(r.word()).as("eof").isEqualTo(1);
+            }
+        }
+    }
+
     /** PUTROOTFH, LOOKUP export, GETFH: the export's root handle. */
     static byte[] exportRoot(Client c) throws Exception {
         V4Script.Res r = c.script.call(c.compound().op(Nfs4.OP_PUTROOTFH).op(Nfs4.OP_LOOKUP).string("export")

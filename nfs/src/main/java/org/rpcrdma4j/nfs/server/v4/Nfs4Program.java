@@ -305,6 +305,11 @@ public final class Nfs4Program implements RpcDispatchable, AutoCloseable {
             } catch (Nfs4Exception e) {
                 LOG.debug("op {}: {}", op.opcode, e.getMessage());
                 op.status = e.status();
+                if (c.replyBounded() && c.resultSize(op) > c.replyRoom()) {
+                    // an error's result may carry more than the bound the operation ran under: LOCK's denial names
+                    // the other lock owner (up to 1 KiB)
+                    op.status = c.replyTooBig("the result of operation " + op.opcode).status();
+                }
             } catch (Throwable e) {
                 // a bug, memory the operation could not have (a file system's blocks, a buffer), a file system that
                 // threw what it should not: the operation fails and the session's slot is finished all the same, so

@@ -225,6 +225,30 @@ class Nfs41ServerTest {
         }
     }
 
+    /**
+     * A LOCK denied by another client's lock, whose owner's name the denial carries, on a session that allows replies
+     * of 300 bytes: NFS4ERR_REP_TOO_BIG instead of a reply larger than the session allows (the denial's size was
+     * never checked against it).
+     */
+    @Test
+    void aLockDenialLargerThanTheSessionsRepliesIsRepTooBig() throws Exception {
+        try (V4Script a = connect(); V4Script b = connect()) {
+            Client holder = session(a, "long-owner");
+            Client asker = session(b, "small-replies", 4096, 300, 300);
+            byte[] root = exportRoot(holder);
+            byte[][] held = create(holder, root, "locked");
+            byte[][] wanted = create(asker, root, "locked");
+            V4Script.Res l = a.call(lockNew(holder, held, 2, 0, 100, "o".repeat(1000)));
+            l.sequenceOk().ok(Nfs4.OP_PUTFH).ok(Nfs4.OP_LOCK);
+
+            byte[] body = b.callRaw(lockNew(asker, wanted, 2, 0, 100, "pid-b").bytes(), b.nextXid());
+            V4Script.Res d = new V4Script.Res(body);
+            d.sequenceOk().ok(Nfs4.OP_PUTFH);
+            assertThat(Nfs4Status.name(d.next(Nfs4.OP_LOCK))).isEqualTo("NFS4ERR_REP_TOO_BIG");
+            assertThat(body.length + 24).as("the reply, with its RPC header").isLessThanOrEqualTo(300);
+        }
+    }
+
     /** PUTROOTFH, LOOKUP export, GETFH: the export's root handle. */
     static byte[] exportRoot(Client c) throws Exception {
         V4Script.Res r = c.script.call(c.compound().op(Nfs4.OP_PUTROOTFH).op(Nfs4.OP_LOOKUP).string("export")

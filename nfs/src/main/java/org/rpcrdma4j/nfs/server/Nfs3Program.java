@@ -322,13 +322,16 @@ public final class Nfs3Program implements RpcDispatchable {
                 cleared = Permissions.clearedAfterWrite(c, a);
             }
             exports.delegations().beforeChange(args.file, FileDelegations.NO_CLIENT);
+            // the verifier from before the write, as Linux's server takes it: one that changes while the write runs
+            // (a failed writeback reported to another thread's fsync) may have lost this write's data, and a COMMIT
+            // must not confirm it under the new one
+            res.verifier = vfs.writeVerifier();
             WriteResult w = vfs.write(t.fh(), args.offset, data, args.stable, writeMemory.offer(call));
             if (cleared != null) {
                 vfs.setattr(t.fh(), SetAttributes.NONE.withMode(cleared), null);
             }
             res.count = w.count();
             res.committed = w.committed();
-            res.verifier = vfs.writeVerifier();
         });
         res.wcc = wcc(call, args.file);
         call.reply(res);

@@ -565,6 +565,9 @@ public final class LocalVfs implements Vfs {
             }
             return done;
         } catch (IOException e) {
+            // a failed force may have been the kernel's report of lost writeback of the file's earlier unstable
+            // writes, which it does not repeat to the COMMIT that comes for them
+            dataMayBeLost();
             throw IoErrors.map(e, "copy");
         }
     }

@@ -181,12 +181,12 @@ final class IoOps {
             Integer cleared = caller.isRoot() ? null
                     : Permissions.clearedAfterWrite(caller, c.currentObject().attributes());
             try {
+                verifier = t.export().vfs().writeVerifier(); // from before the write: see Nfs3Program's WRITE
                 result = t.export().vfs().write(t.fh(), offset, src, how);
                 if (cleared != null) {
                     // a write by a caller that is not root clears setuid, as in Linux
                     t.export().vfs().setattr(t.fh(), SetAttributes.NONE.withMode(cleared), null);
                 }
-                verifier = t.export().vfs().writeVerifier();
             } catch (NfsException e) {
                 throw Compound.of(e);
             }

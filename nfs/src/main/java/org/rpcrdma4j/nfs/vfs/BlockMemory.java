@@ -15,7 +15,9 @@ public interface BlockMemory {
     BlockMemory HEAP = new BlockMemory() {
         @Override
         public ByteBuf allocate(int size) {
-            return Unpooled.buffer(size, size);
+            // an array of Java's own, zeroed: Netty's heap buffers skip the zeroing where it can reach the JDK's
+            // internals (with the flags its tuning guides suggest), and the VFS counts on zeros here
+            return Unpooled.wrappedBuffer(new byte[size]).clear();
         }
 
         @Override

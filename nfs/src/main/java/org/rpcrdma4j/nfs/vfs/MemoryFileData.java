@@ -277,7 +277,7 @@ final class MemoryFileData {
 
     /** A small file's block: {@link #SMALL} bytes of heap memory, zeroed. */
     private static DataBlock smallBlock() {
-        return new DataBlock(Unpooled.buffer(SMALL, SMALL));
+        return new DataBlock(Unpooled.wrappedBuffer(new byte[SMALL]).clear()); // zeroed: see BlockMemory.HEAP
     }
 
     /** A whole block of the block memory, zeroed. */

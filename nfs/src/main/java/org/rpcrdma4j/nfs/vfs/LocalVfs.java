@@ -396,6 +396,14 @@ public final class LocalVfs implements Vfs {
                 } else if (size > ch.size()) {
                     ch.write(ByteBuffer.allocate(1), size - 1);
                 }
+                try {
+                    // stable when it returns, as NFS's calls but an UNSTABLE WRITE are: a truncation must not come
+                    // undone, nor the old bytes come back, after a crash
+                    ch.force(true);
+                } catch (IOException e) {
+                    dataMayBeLost(); // the kernel's one report of lost writeback of the file's unstable writes
+                    throw e;
+                }
             }
         }
         // the owner first: a change of owner clears setuid and setgid, which a mode set with it then keeps
@@ -450,6 +458,15 @@ public final class LocalVfs implements Vfs {
                 throw new NfsException(Nfs3Status.NFS3ERR_NOT_SYNC, "ctime guard does not match");
             }
             apply(p, current, attributes);
+            if (!current.type().isSpecial() && current.type() != FileType.SYMLINK
+                    && (attributes.mode() != null || attributes.uid() != null || attributes.gid() != null
+                    || attributes.atime() != null || attributes.mtime() != null)) {
+                // the inode's new owner, mode or times to disk before the reply (best effort, as for directories)
+                try (MetadataSync sync = new MetadataSync(metadataSyncs)) {
+                    sync.add(p);
+                    sync.force();
+                }
+            }
             return attributes(p);
         });
     }

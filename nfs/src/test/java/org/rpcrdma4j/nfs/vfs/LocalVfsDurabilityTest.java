@@ -57,6 +57,17 @@ class LocalVfsDurabilityTest {
         assertThat(Files.list(export)).isEmpty();
     }
 
+    /** SETATTR of a file's or a directory's owner, mode or times forces it to disk before it returns. */
+    @Test
+    void attributeChangesAreForcedToDisk() throws Exception {
+        FileHandle f = vfs.create(vfs.root(), "f", CreateMode.GUARDED, SetAttributes.NONE, 0).handle();
+        FileHandle d = vfs.mkdir(vfs.root(), "d", SetAttributes.NONE).handle();
+        long before = vfs.metadataSyncs();
+        vfs.setattr(f, SetAttributes.NONE.withMode(0640), null);
+        vfs.setattr(d, SetAttributes.NONE.withMode(0750), null);
+        assertThat(vfs.metadataSyncs() - before).as("a file's and a directory's mode").isEqualTo(2);
+    }
+
     /**
      * The verifier changes only when unstable data may have been lost: a WRITE or COMMIT refused before it touched a
      * file (a removed file, a directory, a bad handle) leaves it as it was, so no client can make the others write

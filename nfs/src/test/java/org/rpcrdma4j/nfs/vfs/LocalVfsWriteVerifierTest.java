@@ -32,6 +32,7 @@ class LocalVfsWriteVerifierTest {
     static class Hooked extends FileChannel {
         final FileChannel d;
         boolean failForce;
+        int forces;
         Hooked(FileChannel d) { this.d = d; }
         public int read(ByteBuffer dst) throws IOException { return d.read(dst); }
         public long read(ByteBuffer[] dsts, int o, int l) throws IOException { return d.read(dsts, o, l); }
@@ -44,6 +45,7 @@ class LocalVfsWriteVerifierTest {
         public void force(boolean m) throws IOException {
             if (failForce) throw new IOException("Input/output error (injected writeback failure)");
             d.force(m);
+            forces++;
         }
         public long transferTo(long p, long c, WritableByteChannel t) throws IOException {
             return d.transferTo(p, c, t instanceof Hooked h ? h.d : t);
@@ -92,5 +94,26 @@ class LocalVfsWriteVerifierTest {
         long afterWrite = vfs.writeVerifier();
         assertThat(afterWrite).as("a WRITE whose fsync failed changes the verifier").isNotEqualTo(afterCopy);
         assertThat(afterCopy).as("a COPY whose fsync failed changes the verifier").isNotEqualTo(v0);
+    }
+
+    /**
+     * SETATTR of the size is stable when it returns, as NFS's calls but an UNSTABLE WRITE are: the file is forced, and
+     * a force that fails fails the call and changes the verifier. It was left to the kernel's writeback.
+     */
+    @Test
+    void aSizeChangeIsForcedAndOneThatCannotBeChangesTheVerifier() throws Exception {
+        LocalVfs vfs = open();
+        FileHandle f = vfs.create(vfs.root(), "f", CreateMode.UNCHECKED, SetAttributes.NONE, 0).handle();
+        vfs.write(f, 0, ByteBuffer.wrap(new byte[5000]), StableHow.FILE_SYNC);
+        Hooked[] opened = new Hooked[1];
+        nextWriteOpen = h -> opened[0] = h;
+        vfs.setattr(f, SetAttributes.NONE.withSize(100), null);
+        assertThat(opened[0].forces).as("forces of the truncated file").isEqualTo(1);
+
+        long before = vfs.writeVerifier();
+        nextWriteOpen = h -> h.failForce = true;
+        assertThatThrownBy(() -> vfs.setattr(f, SetAttributes.NONE.withSize(10), null))
+                .isInstanceOf(NfsException.class);
+        assertThat(vfs.writeVerifier()).isNotEqualTo(before);
     }
 }

@@ -60,14 +60,16 @@ import org.slf4j.LoggerFactory;
  * sequence id, and asks the server to cache its reply when it changes anything. A COMPOUND sent again by the
  * transport after a reconnect is the same message (same slot, same sequence id): the server's reply cache answers
  * it. The slot is released when the reply came, and also when none came (connection given up, timeout): the server
- * may or may not have taken that request. When the next request on the slot gets SEQ_MISORDERED, it steps its
- * sequence id down, one at a time, towards the last one the server answered (as Linux's client does), and goes
- * through at the server's next. Should a step land on a lost request that the server is still executing (DELAY), the
- * slot is left at that request's id and the COMPOUND starts again later, on the next id. SEQ_MISORDERED on the id
- * after the last answered one tries sequence id 1 once (a server that dropped the slot starts it again), then the
- * same id again after a back-off (its request may still run), as DELAY is. A slot above an {@code sr_highest_slotid}
- * the server answered starts again at 1 when next used (should the server have kept it, SEQ_MISORDERED on 1 tries
- * one past its old id).
+ * may or may not have taken that request. When the next request on the slot gets SEQ_MISORDERED, the ids below its
+ * own are tried with SEQUENCE alone, asking for no cached reply (a probe, as Linux's client sends), one at a time down
+ * towards the last one the server answered: the server may hold one of them with a lost request's cached reply, and
+ * would give that reply to a COMPOUND sent there. The COMPOUND itself goes only on its own id, once the server holds
+ * the one before (probes walk back up to it); a probe that meets a lost request the server is still executing (DELAY)
+ * is sent again after a back-off. SEQ_MISORDERED down to the id after the last answered one probes sequence id 1 once
+ * (a server that dropped the slot starts it again; the COMPOUND then goes on 2), then sends the COMPOUND on its id
+ * again after a back-off (its request may still run), as DELAY is. A slot above an {@code sr_highest_slotid} the
+ * server answered starts again at 1 when next used (should the server have kept it, SEQ_MISORDERED on 1 tries one
+ * past its old id).
  *
  * <h2>When the answer is not the COMPOUND's</h2>
  * <ul>
@@ -758,9 +760,7 @@ public final class Nfs41Session implements AutoCloseable {
         private long graceSince;
         /** Tries again after NFS4ERR_GRACE: they lengthen its back-off, and count nothing against DELAY's tries. */
         private int graceWaits;
-        /** Stepping the slot's sequence id down after SEQ_MISORDERED: sent on an id a lost request may have used. */
-        private boolean stepping;
-        /** Sent on the other id of {@link #otherId()}: the slot's own id, to go back to if it does not fit; or 0. */
+        /** Sent one past the slot's id before it started again: the id to go back to if that does not fit; or 0. */
         private int otherIdFrom;
         private boolean otherIdTried;
         private int recoveries;
@@ -877,7 +877,6 @@ public final class Nfs41Session implements AutoCloseable {
 
         /** The slot's request went through: its sequence id is the slot's, the server's limits apply, it is free. */
         private void sequenceWentThrough(Ops.SequenceOk ok) {
-            stepping = false;
             otherIdFrom = 0;
             slot.sequenceId = seq;
             slot.acked = seq;
@@ -901,7 +900,6 @@ public final class Nfs41Session implements AutoCloseable {
                 if (seq - slot.sequenceId > 0) {
                     slot.sequenceId = seq;
                 }
-                stepping = false;
                 s.slots.release(slot);
                 fail(unwrap(e));
                 return;
@@ -926,12 +924,6 @@ public final class Nfs41Session implements AutoCloseable {
             }
             switch (seqStatus) {
                 case Nfs4Status.NFS4ERR_DELAY -> {
-                    if (stepping) {
-                        // a lost request of this slot with this id still runs on the server: it keeps the id, and
-                        // this COMPOUND, which was not taken, starts again on the next one a little later
-                        leaveIdToTheServer(seqStatus, "gave up after " + (delays + 1) + " tries");
-                        return;
-                    }
                     // the original of this request still runs on the server: ask again, same slot and sequence id
                     if (++delays > options.delayRetries()) {
                         slot.sequenceId = seq; // the server holds this id: the slot's next request takes one more
@@ -949,16 +941,22 @@ public final class Nfs41Session implements AutoCloseable {
                     s.slots.release(slot);
                     recoverThen(s, false);
                 }
-                case Nfs4Status.NFS4ERR_SEQ_MISORDERED -> misordered(seqStatus);
+                case Nfs4Status.NFS4ERR_SEQ_MISORDERED -> {
+                    if (otherIdFrom != 0) {
+                        seq = otherIdFrom; // one past the slot's old id did not fit either
+                        otherIdFrom = 0;
+                        sameIdLater(seqStatus);
+                    } else {
+                        misordered(seq, seqStatus);
+                    }
+                }
                 case Nfs4Status.NFS4ERR_SEQ_FALSE_RETRY -> {
-                    // the server's slot is at this id with another request: one of this slot's that went unanswered
-                    // (knfsd answers so where a step down lands on it). This COMPOUND was not taken: it starts
-                    // again later, on the next id
+                    // the server's slot is at this id with another request: one of this slot's that went unanswered.
+                    // This COMPOUND was not taken: it starts again later, on the next id
                     leaveIdToTheServer(seqStatus, "slot " + slot.id + " sequence id " + Integer.toUnsignedString(seq));
                 }
                 case Nfs4Status.NFS4ERR_RETRY_UNCACHED_REP -> {
                     // the request ran but its reply was not kept
-                    stepping = false;
                     slot.sequenceId = seq;
                     slot.acked = seq;
                     s.slots.release(slot);
@@ -977,35 +975,113 @@ public final class Nfs41Session implements AutoCloseable {
         }
 
         /**
-         * SEQ_MISORDERED. Requests of the slot that went unanswered and that the server did not take: one id lower,
-         * down to the one after the last the server answered (as Linux's client steps). On that one, the server may
-         * have started the slot again (it dropped it), or kept it when the client restarted it
-         * ({@link ClientSlotTable#serverLimits}): the other of those ids, once. When neither fits, the request on the
-         * slot's id may still run on the server (RFC 8881 section 2.10.6.2 allows SEQ_MISORDERED in place of DELAY
-         * then): the same request again after a back-off, as for DELAY.
+         * SEQ_MISORDERED on {@code lowest}, the lowest id tried yet (this COMPOUND's, or a probe's below it). Below its
+         * own id this COMPOUND is never sent, only SEQUENCE alone ({@link #probe}, as Linux's client does): the server
+         * may hold such an id with a request of the slot that went unanswered, and answer whatever comes on it from
+         * that request's cached reply (Linux's server checks a retry only weakly; RFC 8881 section 2.10.6.2 reuses a
+         * slot only after its reply). Probes step down one id at a time, to the one after the last the server
+         * answered. On that one, the server may have started the slot again (it dropped it): 1 is probed, once; or
+         * kept it when the client restarted it ({@link ClientSlotTable#serverLimits}): the COMPOUND goes on one past
+         * the slot's old id, once (no request had that id). When nothing fits, the request on the slot's id may still
+         * run on the server (RFC 8881 section 2.10.6.2 allows SEQ_MISORDERED in place of DELAY then): the COMPOUND
+         * again after a back-off, as for DELAY.
          */
-        private void misordered(int seqStatus) {
-            if (otherIdFrom != 0) {
-                seq = otherIdFrom; // the other id did not fit either
-                otherIdFrom = 0;
-                sameIdLater(seqStatus);
-            } else if (seq - slot.acked > 1) {
-                stepping = true;
-                seq--;
-                send(s, slot, true);
-            } else if (!otherIdTried && otherId() != seq) {
+        private void misordered(int lowest, int seqStatus) {
+            if (lowest - slot.acked > 1) {
+                probe(lowest - 1, false);
+            } else if (!otherIdTried && lowest != 1) {
+                otherIdTried = true;
+                probe(1, true);
+            } else if (!otherIdTried && slot.beforeRestart != 0) {
                 otherIdTried = true;
                 otherIdFrom = seq;
-                seq = otherId();
+                seq = slot.beforeRestart + 1;
                 send(s, slot, true);
             } else {
                 sameIdLater(seqStatus);
             }
         }
 
-        /** 1, for a server that started the slot again; for a slot the client started again, one past its old id. */
-        private int otherId() {
-            return seq != 1 ? 1 : slot.beforeRestart + 1;
+        /**
+         * Sends SEQUENCE alone on the slot with id {@code id} ({@link SequenceProbe}), the slot held all along.
+         * {@code restart}: the probe asks whether the server started the slot again.
+         */
+        private void probe(int id, boolean restart) {
+            SequenceProbe probe = new SequenceProbe(s.sessionId, id, slot.id, s.slots.highestSlotInUse());
+            lastSentNanos = System.nanoTime();
+            compounds.incrementAndGet();
+            CompletableFuture<SequenceProbe> reply;
+            try {
+                reply = transport.call(Nfs4.PROGRAM, Nfs4.VERSION, Nfs4.PROC_COMPOUND, probe.args(minorVersion),
+                        probe);
+            } catch (RuntimeException e) {
+                reply = CompletableFuture.failedFuture(e);
+            }
+            reply.whenCompleteAsync((r, e) -> {
+                try {
+                    probed(probe, restart, e);
+                } catch (RuntimeException x) {
+                    LOG.warn("handling the reply to {} for {} failed", probe, c, x);
+                    s.slots.release(slot);
+                    fail(x);
+                }
+            }, stages);
+        }
+
+        private void probed(SequenceProbe probe, boolean restart, Throwable e) {
+            int id = probe.sequenceId();
+            if (e != null) {
+                // no answer, and this COMPOUND was not taken; the probe's id is below the slot's
+                s.slots.release(slot);
+                fail(unwrap(e));
+                return;
+            }
+            int status = probe.status();
+            switch (status) {
+                // the server holds the id: the probe went through as its request, or met the request there (whose
+                // cached reply it may have been given, or which kept none, or which differs)
+                case Nfs4Status.NFS4_OK, Nfs4Status.NFS4ERR_RETRY_UNCACHED_REP, Nfs4Status.NFS4ERR_SEQ_FALSE_RETRY ->
+                        held(id, restart);
+                case Nfs4Status.NFS4ERR_DELAY -> {
+                    // a lost request of the slot with this id still runs on the server: asked again after a back-off
+                    if (++delays > options.delayRetries()) {
+                        s.slots.release(slot);
+                        fail(new Nfs4StatusException(status, Nfs4.OP_SEQUENCE, "slot " + slot.id + " sequence id "
+                                + Integer.toUnsignedString(id) + " still runs after " + delays + " tries"));
+                        return;
+                    }
+                    delayRetries.incrementAndGet();
+                    later(() -> probe(id, restart));
+                }
+                case Nfs4Status.NFS4ERR_SEQ_MISORDERED -> misordered(id, status);
+                case Nfs4Status.NFS4ERR_BADSESSION, Nfs4Status.NFS4ERR_DEADSESSION -> {
+                    s.slots.release(slot);
+                    recoverThen(s, false);
+                }
+                default -> {
+                    s.slots.release(slot);
+                    fail(new Nfs4StatusException(status, Nfs4.OP_SEQUENCE, probe.toString()));
+                }
+            }
+        }
+
+        /**
+         * The server holds {@code id} on the slot. This COMPOUND goes on its own id once the server holds the one
+         * before: the ids between were those of requests that went unanswered, and one of them may still reach the
+         * server, which would run it as new and give its reply to this COMPOUND, were it sent on that id. Only after
+         * the server started the slot again (the probe of 1 went through) does it go on the next, 2: the old ids mean
+         * nothing there.
+         */
+        private void held(int id, boolean restart) {
+            slot.acked = id;
+            if (restart) {
+                slot.sequenceId = id;
+                send(s, slot, false);
+            } else if (seq - id > 1) {
+                probe(id + 1, false);
+            } else {
+                send(s, slot, true);
+            }
         }
 
         /**
@@ -1013,7 +1089,6 @@ public final class Nfs41Session implements AutoCloseable {
          * in all with the DELAYs; then it fails, and the slot keeps the id (the server may hold it).
          */
         private void sameIdLater(int seqStatus) {
-            stepping = false;
             if (++delays > options.delayRetries()) {
                 slot.sequenceId = seq;
                 s.slots.release(slot);
@@ -1033,7 +1108,6 @@ public final class Nfs41Session implements AutoCloseable {
          * at most {@link Nfs41Options#delayRetries()} times; then it fails with {@code seqStatus}.
          */
         private void leaveIdToTheServer(int seqStatus, String detail) {
-            stepping = false;
             slot.sequenceId = seq;
             s.slots.release(slot);
             if (++delays > options.delayRetries()) {

@@ -183,6 +183,8 @@ final class FaultyTransport implements DataTransport {
         return faulty(program, version, procedure, c, result).whenComplete((r, e) -> {
             if (r instanceof CompoundRes res) {
                 call.status = org.rpcrdma4j.nfs.v4.Nfs4Status.name(res.status());
+            } else if (r instanceof SequenceProbe probe) {
+                call.status = org.rpcrdma4j.nfs.v4.Nfs4Status.name(probe.status()); // its SEQUENCE's
             } else if (e != null) {
                 call.status = "failed";
             }

@@ -63,17 +63,69 @@ class Nfs41SessionFaultTest {
         return sent.stream().map(FaultyTransport.Sent::sequenceId).toList();
     }
 
+    private List<Integer> probes() {
+        return sequenceIds(faults.sent(SequenceProbe.TAG));
+    }
+
     @Test
-    void aRequestTheServerNeverSawGivesItsSequenceIdToTheNextOne() throws Exception {
+    void aRequestTheServerNeverSawHasItsSequenceIdTakenByAProbe() throws Exception {
         int seq = lastSequenceId();
         faults.plan("getattr", FaultyTransport.Fault.LOSE_REQUEST, 0, 1);
         assertThatThrownBy(() -> client.getattr(client.root())).isInstanceOf(RpcConnectionException.class);
         assertThat(client.getattr(client.root()).isDirectory()).isTrue();
-        // lost at seq+1; the next tried seq+2, the server said SEQ_MISORDERED, and seq+1 went through
-        assertThat(sequenceIds(faults.sent("getattr"))).containsExactly(seq + 1, seq + 2, seq + 1);
+        // lost at seq+1; the next tried seq+2, the server said SEQ_MISORDERED, a probe took seq+1, and seq+2 went
+        // through
+        assertThat(sequenceIds(faults.sent("getattr"))).containsExactly(seq + 1, seq + 2, seq + 2);
+        assertThat(probes()).containsExactly(seq + 1);
         assertThat(client.getattr(client.root()).isDirectory()).isTrue();
-        assertThat(lastSequenceId()).isEqualTo(seq + 2);
+        assertThat(lastSequenceId()).isEqualTo(seq + 3);
         assertThat(client.session().sessionsCreated()).isEqualTo(1);
+    }
+
+    /**
+     * A REMOVE runs on the server and its reply is lost; the next REMOVE meets the server while the first still runs
+     * (knfsd answers SEQ_MISORDERED then). The id below, the lost REMOVE's, is probed with SEQUENCE alone, which the
+     * server answers from the lost REMOVE's cached reply; had the second REMOVE been sent there, that reply would have
+     * been taken as its own, and its file left in place.
+     */
+    @Test
+    void aStepDownOntoARequestWhoseReplyWasLostIsAProbeAndTheCompoundStillRuns() throws Exception {
+        client.writeAll("/a", new byte[] {1});
+        client.writeAll("/b", new byte[] {2});
+        int seq = lastSequenceId();
+        faults.plan("remove", FaultyTransport.Fault.LOSE_REPLY, 0, 1);
+        assertThatThrownBy(() -> client.remove(client.root(), "a")).isInstanceOf(RpcConnectionException.class);
+        faults.plan("remove", FaultyTransport.Fault.SEQUENCE_ERROR, Nfs4Status.NFS4ERR_SEQ_MISORDERED, 1);
+        client.remove(client.root(), "b");
+        assertThat(client.list("/")).as("both REMOVEs ran").isEmpty();
+        assertThat(sequenceIds(faults.sent("remove"))).as("the second REMOVE only on its own id")
+                .containsExactly(seq + 1, seq + 2, seq + 2);
+        assertThat(faults.sent(SequenceProbe.TAG)).as("the id below probed without asking for a cached reply")
+                .containsExactly(new FaultyTransport.Sent(SequenceProbe.TAG, 0, seq + 1, false));
+        assertThat(faults.calls()).filteredOn(c -> c.startsWith(SequenceProbe.TAG + " "))
+                .containsExactly(SequenceProbe.TAG + " SEQUENCE NFS4_OK");
+    }
+
+    /**
+     * As knfsd answers while a request whose reply was lost still runs: SEQ_MISORDERED for the next id, DELAY for a
+     * probe of the request's own, and, once it ran, SEQ_FALSE_RETRY for that probe (it differs from the request). The
+     * probe goes again on the same id after each DELAY; the false retry shows that the server holds the id.
+     */
+    @Test
+    void aProbeMeetingARequestStillRunningGoesAgainAndAFalseRetryLetsTheCompoundGoOn() throws Exception {
+        client.writeAll("/c", new byte[] {1});
+        int seq = lastSequenceId();
+        faults.plan("remove", FaultyTransport.Fault.LOSE_REPLY, 0, 1);
+        assertThatThrownBy(() -> client.remove(client.root(), "c")).isInstanceOf(RpcConnectionException.class);
+        faults.plan("getattr", FaultyTransport.Fault.SEQUENCE_ERROR, Nfs4Status.NFS4ERR_SEQ_MISORDERED, 1);
+        faults.plan(SequenceProbe.TAG, FaultyTransport.Fault.SEQUENCE_ERROR, Nfs4Status.NFS4ERR_DELAY, 2);
+        faults.plan(SequenceProbe.TAG, FaultyTransport.Fault.SEQUENCE_ERROR, Nfs4Status.NFS4ERR_SEQ_FALSE_RETRY, 1);
+        long delays = client.session().delayRetries();
+        assertThat(client.getattr(client.root()).isDirectory()).isTrue();
+        assertThat(sequenceIds(faults.sent("getattr"))).containsExactly(seq + 2, seq + 2);
+        assertThat(probes()).containsExactly(seq + 1, seq + 1, seq + 1);
+        assertThat(client.session().delayRetries() - delays).isEqualTo(2);
+        assertThat(client.session().slotsInUse()).isZero();
     }
 
     @Test
@@ -84,10 +136,12 @@ class Nfs41SessionFaultTest {
             assertThatThrownBy(() -> client.getattr(client.root())).isInstanceOf(RpcConnectionException.class);
         }
         assertThat(client.getattr(client.root()).isDirectory()).isTrue();
-        // lost at seq+1 and seq+2; the next tried seq+3 and seq+2 (SEQ_MISORDERED), then seq+1 went through
-        assertThat(sequenceIds(faults.sent("getattr"))).containsExactly(seq + 1, seq + 2, seq + 3, seq + 2, seq + 1);
+        // lost at seq+1 and seq+2; the next tried seq+3, probes stepped down over seq+2 (SEQ_MISORDERED) to seq+1,
+        // and back up to seq+2; then seq+3 went through
+        assertThat(sequenceIds(faults.sent("getattr"))).containsExactly(seq + 1, seq + 2, seq + 3, seq + 3);
+        assertThat(probes()).containsExactly(seq + 2, seq + 1, seq + 2);
         assertThat(client.getattr(client.root()).isDirectory()).isTrue();
-        assertThat(lastSequenceId()).isEqualTo(seq + 2);
+        assertThat(lastSequenceId()).isEqualTo(seq + 4);
         assertThat(client.session().sessionsCreated()).isEqualTo(1);
     }
 
@@ -100,10 +154,12 @@ class Nfs41SessionFaultTest {
         faults.plan("getattr", FaultyTransport.Fault.LOSE_REQUEST, 0, 1);
         assertThatThrownBy(() -> client.getattr(client.root())).isInstanceOf(RpcConnectionException.class);
         assertThat(client.list("/")).as("the REMOVE ran").isEmpty();
-        // the server took seq+1 (the REMOVE), not seq+2: READDIR tried seq+3, then seq+2 went through
-        assertThat(sequenceIds(faults.sent("readdir"))).containsExactly(seq + 3, seq + 2);
+        // the server took seq+1 (the REMOVE), not seq+2: READDIR tried seq+3, a probe took seq+2, then seq+3 went
+        // through
+        assertThat(sequenceIds(faults.sent("readdir"))).containsExactly(seq + 3, seq + 3);
+        assertThat(probes()).containsExactly(seq + 2);
         assertThat(client.getattr(client.root()).isDirectory()).isTrue();
-        assertThat(lastSequenceId()).isEqualTo(seq + 3);
+        assertThat(lastSequenceId()).isEqualTo(seq + 4);
     }
 
     @Test
@@ -134,19 +190,21 @@ class Nfs41SessionFaultTest {
         faults.plan("remove", FaultyTransport.Fault.SEQUENCE_ERROR, Nfs4Status.NFS4ERR_SEQ_FALSE_RETRY, 1);
         client.remove(client.root(), "fr");
         assertThat(client.list("/")).isEmpty();
-        // the server never saw seq+1 here: seq+2 is SEQ_MISORDERED and the slot steps down to seq+1
-        assertThat(sequenceIds(faults.sent("remove"))).containsExactly(seq + 1, seq + 2, seq + 1);
+        // the server never saw seq+1 here: seq+2 is SEQ_MISORDERED, a probe takes seq+1, and seq+2 goes through
+        assertThat(sequenceIds(faults.sent("remove"))).containsExactly(seq + 1, seq + 2, seq + 2);
+        assertThat(probes()).containsExactly(seq + 1);
         assertThat(client.session().sessionsCreated()).isEqualTo(1);
     }
 
     @Test
-    void misorderedOnTheNextIdTriesOneThenTheSameIdAgainAndTheSlotGoesOn() throws Exception {
+    void misorderedOnTheNextIdProbesOneThenTheSameIdGoesAgainAndTheSlotGoesOn() throws Exception {
         int seq = lastSequenceId();
         faults.plan("getattr", FaultyTransport.Fault.SEQUENCE_ERROR, Nfs4Status.NFS4ERR_SEQ_MISORDERED, 1);
         assertThat(client.getattr(client.root()).isDirectory()).isTrue();
-        // seq+1 was answered SEQ_MISORDERED in the server's place; 1 is misordered at the server, whose slot is at
-        // seq; seq+1 again, after a back-off, goes through
-        assertThat(sequenceIds(faults.sent("getattr"))).containsExactly(seq + 1, 1, seq + 1);
+        // seq+1 was answered SEQ_MISORDERED in the server's place; a probe of 1 is misordered at the server, whose
+        // slot is at seq; seq+1 again, after a back-off, goes through
+        assertThat(sequenceIds(faults.sent("getattr"))).containsExactly(seq + 1, seq + 1);
+        assertThat(probes()).containsExactly(1);
         assertThat(client.getattr(client.root()).isDirectory()).isTrue();
         assertThat(lastSequenceId()).isEqualTo(seq + 2);
         assertThat(client.session().sessionsCreated()).isEqualTo(1);
@@ -159,8 +217,9 @@ class Nfs41SessionFaultTest {
         client.writeAll("/r", new byte[] {5, 6});
         List<Integer> ids = sequenceIds(faults.sent());
         int first = ids.indexOf(seq + 1);
-        assertThat(ids.subList(first, first + 3)).as("misordered at seq+1, then 1 and 2 go through")
-                .containsExactly(seq + 1, 1, 2);
+        assertThat(ids.subList(first, first + 3)).as("misordered at seq+1, then a probe of 1 and the COMPOUND on 2 go "
+                + "through").containsExactly(seq + 1, 1, 2);
+        assertThat(probes()).containsExactly(1);
         assertThat(client.readAll("/r")).containsExactly(5, 6);
         assertThat(client.session().sessionsCreated()).isEqualTo(1);
     }

@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -58,20 +59,26 @@ public final class TcpDataTransport implements DataTransport {
     private record Outstanding(RpcTransport transport, CompletionHandler<RpcReply, RpcTransport> handler) {
     }
 
-    private TcpDataTransport(InetSocketAddress server, NfsClientConfig config) {
+    private TcpDataTransport(InetSocketAddress server, NfsClientConfig config, ScheduledExecutorService retries) {
         this.server = server;
         this.config = config;
         this.auth = config.credential();
-        this.retries = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "nfs-tcp-retry-" + server);
-            t.setDaemon(true);
-            return t;
-        });
+        this.retries = retries;
     }
 
     /** Connects to {@code server}. */
     public static TcpDataTransport connect(InetSocketAddress server, NfsClientConfig config) throws IOException {
-        TcpDataTransport t = new TcpDataTransport(server, config);
+        return connect(server, config, Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "nfs-tcp-retry-" + server);
+            t.setDaemon(true);
+            return t;
+        }));
+    }
+
+    /** Connects to {@code server}, sending calls again on {@code retries} (owned: {@link #close} shuts it down). */
+    static TcpDataTransport connect(InetSocketAddress server, NfsClientConfig config,
+                                    ScheduledExecutorService retries) throws IOException {
+        TcpDataTransport t = new TcpDataTransport(server, config, retries);
         try {
             t.transport();
         } catch (IOException e) {
@@ -268,8 +275,15 @@ public final class TcpDataTransport implements DataTransport {
             long backoff = Math.min(2000, 100L << attempt);
             LOG.debug("call {} of program {} failed ({}); sending again in {} ms", procedure, program,
                     e.getMessage(), backoff);
-            retries.schedule(() -> attempt(xid, program, version, procedure, args, result, future, attempt + 1),
-                    backoff, TimeUnit.MILLISECONDS);
+            try {
+                retries.schedule(() -> attempt(xid, program, version, procedure, args, result, future, attempt + 1),
+                        backoff, TimeUnit.MILLISECONDS);
+            } catch (RejectedExecutionException shut) {
+                // close() ran since the check: its xid is no longer outstanding, so close() does not fail this call,
+                // and what called this handler (oncrpc4j's loop over a lost connection's calls) must go on to the rest
+                future.completeExceptionally(new RpcConnectionException("transport to " + server + " is closed",
+                        shut));
+            }
         } else {
             future.completeExceptionally(e);
         }

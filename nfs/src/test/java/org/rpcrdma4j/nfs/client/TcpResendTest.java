@@ -1,6 +1,7 @@
 package org.rpcrdma4j.nfs.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
@@ -11,7 +12,10 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.dcache.oncrpc4j.xdr.XdrVoid;
 import org.junit.jupiter.api.Test;
@@ -21,7 +25,7 @@ import org.rpcrdma4j.nfs.xdr.Nfs3;
 /**
  * A call whose connection is lost before its reply is sent again on a new connection with the xid it had, so that
  * the server's duplicate request cache can answer it with the reply of its first execution, whichever way the
- * connection ended.
+ * connection ended; once the transport closes, it fails instead.
  */
 @Timeout(60)
 class TcpResendTest {
@@ -120,5 +124,35 @@ class TcpResendTest {
     @Test
     void aCallWhoseConnectionIsClosedIsSentAgainWithItsXid() throws Exception {
         assertSentAgainWithItsXid(false);
+    }
+
+    /**
+     * close() shuts the retries down after a call whose connection failed found the transport open: that call, whose
+     * xid close() no longer sees, fails instead of waiting for good, and so does the other call of the connection.
+     */
+    @Test
+    void callsWhoseConnectionFailsAsTheTransportClosesFail() throws Exception {
+        ScheduledExecutorService retries = Executors.newSingleThreadScheduledExecutor();
+        retries.shutdown(); // what close() has done by then
+        try (ServerSocket server = new ServerSocket(0, 8, InetAddress.getLoopbackAddress());
+             TcpDataTransport t = TcpDataTransport.connect(
+                     new InetSocketAddress(server.getInetAddress(), server.getLocalPort()),
+                     NfsClientConfig.defaults().withCallTimeout(Duration.ofSeconds(40)), retries)) {
+            Socket accepted = server.accept();
+            List<CompletableFuture<XdrVoid>> calls;
+            try {
+                calls = List.of(t.call(Nfs3.PROGRAM, 3, 0, XdrVoid.XDR_VOID, XdrVoid.XDR_VOID),
+                        t.call(Nfs3.PROGRAM, 3, 0, XdrVoid.XDR_VOID, XdrVoid.XDR_VOID));
+                DataInputStream in = new DataInputStream(accepted.getInputStream());
+                DroppingServer.readCall(in);
+                DroppingServer.readCall(in);
+            } finally {
+                accepted.close();
+            }
+            for (CompletableFuture<XdrVoid> call : calls) {
+                assertThatThrownBy(() -> call.get(40, TimeUnit.SECONDS)).cause()
+                        .isInstanceOf(RpcConnectionException.class).hasMessageContaining("is closed");
+            }
+        }
     }
 }

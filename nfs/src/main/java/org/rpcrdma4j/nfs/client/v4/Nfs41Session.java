@@ -767,6 +767,8 @@ public final class Nfs41Session implements AutoCloseable {
         private boolean reopened;
         private State s;
         private ClientSlotTable.Slot slot;
+        /** Whether this COMPOUND holds {@link #slot}: once released, the slot may carry another COMPOUND. */
+        private boolean holding;
         private int seq;
 
         Exchange(Compound c, CompletableFuture<CompoundRes> out, State fixed) {
@@ -805,6 +807,7 @@ public final class Nfs41Session implements AutoCloseable {
         private void send(State cur, ClientSlotTable.Slot sl, boolean sameSequence) {
             s = cur;
             slot = sl;
+            holding = true;
             if (!sameSequence) {
                 seq = sl.sequenceId + 1;
                 otherIdFrom = 0;
@@ -818,7 +821,7 @@ public final class Nfs41Session implements AutoCloseable {
                 args = c.args(minorVersion, sequence);
                 res = c.result(sequence);
             } catch (RuntimeException e) {
-                cur.slots.release(sl);
+                releaseSlot();
                 fail(e);
                 return;
             }
@@ -875,6 +878,11 @@ public final class Nfs41Session implements AutoCloseable {
             return true;
         }
 
+        private void releaseSlot() {
+            holding = false;
+            s.slots.release(slot);
+        }
+
         /** The slot's request went through: its sequence id is the slot's, the server's limits apply, it is free. */
         private void sequenceWentThrough(Ops.SequenceOk ok) {
             otherIdFrom = 0;
@@ -882,7 +890,7 @@ public final class Nfs41Session implements AutoCloseable {
             slot.acked = seq;
             slot.beforeRestart = 0;
             s.slots.serverLimits(ok.highestSlotId(), ok.targetHighestSlotId());
-            s.slots.release(slot);
+            releaseSlot();
         }
 
         private void onReply(CompoundRes r, Throwable e) {
@@ -900,7 +908,7 @@ public final class Nfs41Session implements AutoCloseable {
                 if (seq - slot.sequenceId > 0) {
                     slot.sequenceId = seq;
                 }
-                s.slots.release(slot);
+                releaseSlot();
                 fail(unwrap(e));
                 return;
             }
@@ -927,7 +935,7 @@ public final class Nfs41Session implements AutoCloseable {
                     // the original of this request still runs on the server: ask again, same slot and sequence id
                     if (++delays > options.delayRetries()) {
                         slot.sequenceId = seq; // the server holds this id: the slot's next request takes one more
-                        s.slots.release(slot);
+                        releaseSlot();
                         fail(new Nfs4StatusException(seqStatus, Nfs4.OP_SEQUENCE, "gave up after " + delays
                                 + " tries"));
                         return;
@@ -938,7 +946,7 @@ public final class Nfs41Session implements AutoCloseable {
                     later(() -> send(cur, sl, true));
                 }
                 case Nfs4Status.NFS4ERR_BADSESSION, Nfs4Status.NFS4ERR_DEADSESSION -> {
-                    s.slots.release(slot);
+                    releaseSlot();
                     recoverThen(s, false);
                 }
                 case Nfs4Status.NFS4ERR_SEQ_MISORDERED -> {
@@ -959,7 +967,7 @@ public final class Nfs41Session implements AutoCloseable {
                     // the request ran but its reply was not kept
                     slot.sequenceId = seq;
                     slot.acked = seq;
-                    s.slots.release(slot);
+                    releaseSlot();
                     if (!c.mutating()) {
                         start();
                     } else {
@@ -968,7 +976,7 @@ public final class Nfs41Session implements AutoCloseable {
                     }
                 }
                 default -> {
-                    s.slots.release(slot);
+                    releaseSlot();
                     fail(new Nfs4StatusException(seqStatus, r.failedIndex() == -1 ? Nfs4.OP_SEQUENCE : 0, null));
                 }
             }
@@ -1022,7 +1030,9 @@ public final class Nfs41Session implements AutoCloseable {
                     probed(probe, restart, e);
                 } catch (RuntimeException x) {
                     LOG.warn("handling the reply to {} for {} failed", probe, c, x);
-                    s.slots.release(slot);
+                    if (holding) {
+                        releaseSlot();
+                    }
                     fail(x);
                 }
             }, stages);
@@ -1032,7 +1042,7 @@ public final class Nfs41Session implements AutoCloseable {
             int id = probe.sequenceId();
             if (e != null) {
                 // no answer, and this COMPOUND was not taken; the probe's id is below the slot's
-                s.slots.release(slot);
+                releaseSlot();
                 fail(unwrap(e));
                 return;
             }
@@ -1045,7 +1055,7 @@ public final class Nfs41Session implements AutoCloseable {
                 case Nfs4Status.NFS4ERR_DELAY -> {
                     // a lost request of the slot with this id still runs on the server: asked again after a back-off
                     if (++delays > options.delayRetries()) {
-                        s.slots.release(slot);
+                        releaseSlot();
                         fail(new Nfs4StatusException(status, Nfs4.OP_SEQUENCE, "slot " + slot.id + " sequence id "
                                 + Integer.toUnsignedString(id) + " still runs after " + delays + " tries"));
                         return;
@@ -1055,11 +1065,11 @@ public final class Nfs41Session implements AutoCloseable {
                 }
                 case Nfs4Status.NFS4ERR_SEQ_MISORDERED -> misordered(id, status);
                 case Nfs4Status.NFS4ERR_BADSESSION, Nfs4Status.NFS4ERR_DEADSESSION -> {
-                    s.slots.release(slot);
+                    releaseSlot();
                     recoverThen(s, false);
                 }
                 default -> {
-                    s.slots.release(slot);
+                    releaseSlot();
                     fail(new Nfs4StatusException(status, Nfs4.OP_SEQUENCE, probe.toString()));
                 }
             }
@@ -1091,7 +1101,7 @@ public final class Nfs41Session implements AutoCloseable {
         private void sameIdLater(int seqStatus) {
             if (++delays > options.delayRetries()) {
                 slot.sequenceId = seq;
-                s.slots.release(slot);
+                releaseSlot();
                 fail(new Nfs4StatusException(seqStatus, Nfs4.OP_SEQUENCE, "slot " + slot.id + " sequence id "
                         + Integer.toUnsignedString(seq)));
                 return;
@@ -1109,7 +1119,7 @@ public final class Nfs41Session implements AutoCloseable {
          */
         private void leaveIdToTheServer(int seqStatus, String detail) {
             slot.sequenceId = seq;
-            s.slots.release(slot);
+            releaseSlot();
             if (++delays > options.delayRetries()) {
                 fail(new Nfs4StatusException(seqStatus, Nfs4.OP_SEQUENCE, detail));
                 return;
@@ -1209,8 +1219,14 @@ public final class Nfs41Session implements AutoCloseable {
             try {
                 schedule(() -> stages.execute(r), backoff);
             } catch (RuntimeException e) {
-                if (slot != null) {
-                    s.slots.release(slot);
+                // a COMPOUND that gave its slot back before its back-off must not give it back again: the slot may
+                // carry another COMPOUND by now. One that holds it was to go again on its id, which the server may
+                // hold (DELAY): the slot's next request takes one more
+                if (holding) {
+                    if (seq - slot.sequenceId > 0) {
+                        slot.sequenceId = seq;
+                    }
+                    releaseSlot();
                 }
                 fail(new RpcConnectionException("the NFSv4.1 session is closed", e));
             }

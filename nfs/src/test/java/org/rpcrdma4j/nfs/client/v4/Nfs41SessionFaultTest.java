@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import io.netty.buffer.Unpooled;
@@ -290,6 +292,100 @@ class Nfs41SessionFaultTest {
                 e -> assertThat(e.nfs4Status()).isEqualTo(Nfs4Status.NFS4ERR_DELAY));
         faults.clearPlans();
         assertThat(client.getattr(client.root()).isDirectory()).isTrue();
+    }
+
+    /** The session closing on another thread, held (until {@link #finish}) once it stopped the timer, its first act. */
+    private final class Closing {
+        private final CompletableFuture<Void> stateGivenBack = new CompletableFuture<>();
+        private final Thread thread = new Thread(client.session()::close, "closing");
+
+        Closing() throws InterruptedException {
+            CountDownLatch timerStopped = new CountDownLatch(1);
+            client.session().stateRecovery(new Nfs41Session.StateRecovery() {
+                @Override
+                public CompletableFuture<Void> closeAll() {
+                    timerStopped.countDown(); // called once the timer is stopped
+                    return stateGivenBack;
+                }
+            });
+            thread.start();
+            timerStopped.await();
+        }
+
+        void finish() {
+            faults.releaseHeld();
+            stateGivenBack.complete(null);
+            try {
+                thread.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /**
+     * A back-off after DELAY that the closing session refuses fails its COMPOUND. A GETATTR whose SEQUENCE went
+     * through gave its slot to the ACCESS waiting for it, and then its operation said DELAY: the slot stays the
+     * ACCESS's while the ACCESS's reply is out, and a COMPOUND sent meanwhile waits for it, instead of going out on
+     * the same slot and sequence id.
+     */
+    @Test
+    void aBackOffRefusedAsTheSessionClosesGivesBackNoSlotHandedOnAlready() throws Exception {
+        Nfs41Session session = client.session();
+        ClientSlotTable slots = session.currentState().slots;
+        faults.plan("fsstat", FaultyTransport.Fault.HOLD_REPLY, 0, 1);
+        CompletableFuture<?> fsstat = client.async().fsstat(client.root());
+        AbstractNfs41ClientTest.await("the FSSTAT sent", () -> faults.sent("fsstat").size() == 1);
+        faults.plan("getattr", FaultyTransport.Fault.LAST_OP_ERROR, Nfs4Status.NFS4ERR_DELAY, 1);
+        CompletableFuture<?> getattr = client.async().getattr(client.root());
+        AbstractNfs41ClientTest.await("the GETATTR waiting", () -> slots.waiting() == 1);
+        faults.plan("access", FaultyTransport.Fault.HOLD_REPLY, 0, 1);
+        CompletableFuture<?> access = client.async().access(client.root(), 1);
+        AbstractNfs41ClientTest.await("the ACCESS waiting", () -> slots.waiting() == 2);
+        Closing closing = new Closing();
+        try {
+            faults.releaseHeld(); // the FSSTAT's reply: the slot to the GETATTR, then to the ACCESS
+            fsstat.get();
+            assertThatThrownBy(getattr::get).cause().isInstanceOf(RpcConnectionException.class);
+            AbstractNfs41ClientTest.await("the ACCESS sent", () -> faults.sent("access").size() == 1);
+            assertThat(session.slotsInUse()).as("the ACCESS's slot").isOne();
+
+            // a COMPOUND that still goes out while the session closes
+            CompletableFuture<CompoundRes> other = session.call(new Compound("other").putrootfh().releasingState());
+            AbstractNfs41ClientTest.await("the other COMPOUND waiting", () -> slots.waiting() == 1);
+            faults.releaseHeld();
+            access.get();
+            assertThat(other.get().isOk()).isTrue();
+            FaultyTransport.Sent sent = faults.sent("access").get(0);
+            assertThat(faults.sent("other")).containsExactly(new FaultyTransport.Sent("other", sent.slot(),
+                    sent.sequenceId() + 1, false));
+            assertThat(session.slotsInUse()).isZero();
+        } finally {
+            closing.finish();
+        }
+    }
+
+    /**
+     * SEQUENCE said DELAY (the server holds the id, running the request) and the closing session refuses the back-off
+     * of the retry on that id: the COMPOUND fails and the slot's next request goes on the id after.
+     */
+    @Test
+    void aSameIdRetryRefusedAsTheSessionClosesLeavesItsIdToTheServer() throws Exception {
+        Nfs41Session session = client.session();
+        faults.plan("delayed", FaultyTransport.Fault.SEQUENCE_ERROR_AFTER, Nfs4Status.NFS4ERR_DELAY, 1);
+        Closing closing = new Closing();
+        try {
+            CompletableFuture<CompoundRes> delayed = session.call(new Compound("delayed").putrootfh()
+                    .releasingState());
+            assertThatThrownBy(delayed::get).cause().isInstanceOf(RpcConnectionException.class);
+            assertThat(session.slotsInUse()).isZero();
+            CompletableFuture<CompoundRes> next = session.call(new Compound("next").putrootfh().releasingState());
+            assertThat(next.get().isOk()).isTrue();
+            assertThat(sequenceIds(faults.sent("next"))).as("past the id the server holds")
+                    .containsExactly(faults.sent("delayed").get(0).sequenceId() + 1);
+        } finally {
+            closing.finish();
+        }
     }
 
     @Test

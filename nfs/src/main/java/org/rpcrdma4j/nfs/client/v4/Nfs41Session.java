@@ -821,6 +821,11 @@ public final class Nfs41Session implements AutoCloseable {
                 args = c.args(minorVersion, sequence);
                 res = c.result(sequence);
             } catch (RuntimeException e) {
+                // an operation that cannot go again (LOCKU once the locks were lost): a retry on the id this COMPOUND
+                // went out on leaves that id to the server, which may hold it (DELAY), as a retry given up does
+                if (sameSequence && seq - sl.sequenceId > 0) {
+                    sl.sequenceId = seq;
+                }
                 releaseSlot();
                 fail(e);
                 return;

@@ -7,10 +7,12 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import io.netty.buffer.Unpooled;
+import org.dcache.oncrpc4j.xdr.XdrEncodingStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -22,6 +24,7 @@ import org.rpcrdma4j.nfs.client.RpcBadReplyException;
 import org.rpcrdma4j.nfs.client.RpcConnectionException;
 import org.rpcrdma4j.nfs.client.TcpDataTransport;
 import org.rpcrdma4j.nfs.server.NfsServer;
+import org.rpcrdma4j.nfs.v4.Nfs4;
 import org.rpcrdma4j.nfs.v4.Nfs4Status;
 import org.rpcrdma4j.nfs.v4.state.Stateid;
 import org.rpcrdma4j.nfs.vfs.MemoryVfs;
@@ -386,6 +389,48 @@ class Nfs41SessionFaultTest {
         } finally {
             closing.finish();
         }
+    }
+
+    /** A PUTROOTFH that asks for a cached reply and cannot be prepared again, as a LOCKU once the locks were lost. */
+    private static final class PreparedOnce extends Op {
+        private int prepared;
+
+        PreparedOnce() {
+            super(Nfs4.OP_PUTROOTFH);
+        }
+
+        @Override
+        void encode(XdrEncodingStream xdr) {
+        }
+
+        @Override
+        boolean mutating() {
+            return true;
+        }
+
+        @Override
+        void prepare(long clientId) {
+            if (++prepared > 1) {
+                throw new CompletionException(new LocksLostException(null));
+            }
+        }
+    }
+
+    /**
+     * SEQUENCE said DELAY (the server ran the COMPOUND on its id and kept the reply), and the retry on that id cannot
+     * be prepared: the COMPOUND fails, and the slot's next request goes on the id after, not on the one whose reply
+     * the server keeps.
+     */
+    @Test
+    void aRetryThatCannotBePreparedLeavesItsIdToTheServer() throws Exception {
+        client.writeAll("/f", new byte[] {1});
+        faults.plan("once", FaultyTransport.Fault.SEQUENCE_ERROR_AFTER, Nfs4Status.NFS4ERR_DELAY, 1);
+        CompletableFuture<CompoundRes> once = client.session().call(new Compound("once").add(new PreparedOnce()));
+        assertThatThrownBy(once::get).hasRootCauseInstanceOf(LocksLostException.class);
+        assertThat(client.session().slotsInUse()).isZero();
+        client.remove(client.root(), "f");
+        assertThat(client.list("/")).isEmpty();
+        assertThat(sequenceIds(faults.sent("remove"))).containsExactly(faults.sent("once").get(0).sequenceId() + 1);
     }
 
     @Test

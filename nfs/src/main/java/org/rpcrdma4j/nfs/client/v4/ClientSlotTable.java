@@ -37,9 +37,12 @@ final class ClientSlotTable {
         int acked;
         /**
          * The slot's sequence id before it started again at 1 ({@link ClientSlotTable#serverLimits}); 0 when it did
-         * not, or since a request on it went through. A server that kept the slot after all expects one past this.
+         * not, or since a request on it went through. A server that kept the slot after all expects one past this,
+         * or, when requests on it went unanswered, one past an id down to {@link #ackedBeforeRestart}.
          */
         int beforeRestart;
+        /** {@link #acked} before the slot started again at 1, with {@link #beforeRestart}. */
+        int ackedBeforeRestart;
 
         Slot(int id) {
             this.id = id;
@@ -137,6 +140,7 @@ final class ClientSlotTable {
             dropped[s.id] = false;
             if (s.sequenceId != 0) {
                 s.beforeRestart = s.sequenceId;
+                s.ackedBeforeRestart = s.acked;
             }
             s.sequenceId = 0;
             s.acked = 0;

@@ -68,8 +68,8 @@ import org.slf4j.LoggerFactory;
  * is sent again after a back-off. SEQ_MISORDERED down to the id after the last answered one probes sequence id 1 once
  * (a server that dropped the slot starts it again; the COMPOUND then goes on 2), then sends the COMPOUND on its id
  * again after a back-off (its request may still run), as DELAY is. A slot above an {@code sr_highest_slotid} the
- * server answered starts again at 1 when next used (should the server have kept it, SEQ_MISORDERED on 1 tries one
- * past its old id).
+ * server answered starts again at 1 when next used; should the server have kept it, SEQ_MISORDERED on 1 takes it
+ * back to its old ids, the COMPOUND going on the one after them, with probes below that if it is misordered too.
  *
  * <h2>When the answer is not the COMPOUND's</h2>
  * <ul>
@@ -760,8 +760,6 @@ public final class Nfs41Session implements AutoCloseable {
         private long graceSince;
         /** Tries again after NFS4ERR_GRACE: they lengthen its back-off, and count nothing against DELAY's tries. */
         private int graceWaits;
-        /** Sent one past the slot's id before it started again: the id to go back to if that does not fit; or 0. */
-        private int otherIdFrom;
         private boolean otherIdTried;
         private int recoveries;
         private boolean reopened;
@@ -810,7 +808,6 @@ public final class Nfs41Session implements AutoCloseable {
             holding = true;
             if (!sameSequence) {
                 seq = sl.sequenceId + 1;
-                otherIdFrom = 0;
             }
             CompoundArgs args;
             CompoundRes res;
@@ -890,7 +887,6 @@ public final class Nfs41Session implements AutoCloseable {
 
         /** The slot's request went through: its sequence id is the slot's, the server's limits apply, it is free. */
         private void sequenceWentThrough(Ops.SequenceOk ok) {
-            otherIdFrom = 0;
             slot.sequenceId = seq;
             slot.acked = seq;
             slot.beforeRestart = 0;
@@ -954,15 +950,7 @@ public final class Nfs41Session implements AutoCloseable {
                     releaseSlot();
                     recoverThen(s, false);
                 }
-                case Nfs4Status.NFS4ERR_SEQ_MISORDERED -> {
-                    if (otherIdFrom != 0) {
-                        seq = otherIdFrom; // one past the slot's old id did not fit either
-                        otherIdFrom = 0;
-                        sameIdLater(seqStatus);
-                    } else {
-                        misordered(seq, seqStatus);
-                    }
-                }
+                case Nfs4Status.NFS4ERR_SEQ_MISORDERED -> misordered(seq, seqStatus);
                 case Nfs4Status.NFS4ERR_SEQ_FALSE_RETRY -> {
                     // the server's slot is at this id with another request: one of this slot's that went unanswered.
                     // This COMPOUND was not taken: it starts again later, on the next id
@@ -994,10 +982,11 @@ public final class Nfs41Session implements AutoCloseable {
          * that request's cached reply (Linux's server checks a retry only weakly; RFC 8881 section 2.10.6.2 reuses a
          * slot only after its reply). Probes step down one id at a time, to the one after the last the server
          * answered. On that one, the server may have started the slot again (it dropped it): 1 is probed, once; or
-         * kept it when the client restarted it ({@link ClientSlotTable#serverLimits}): the COMPOUND goes on one past
-         * the slot's old id, once (no request had that id). When nothing fits, the request on the slot's id may still
-         * run on the server (RFC 8881 section 2.10.6.2 allows SEQ_MISORDERED in place of DELAY then): the COMPOUND
-         * again after a back-off, as for DELAY.
+         * kept it when the client restarted it ({@link ClientSlotTable#serverLimits}): the slot goes back to its old
+         * ids, once, and the COMPOUND on the one after them (no request had it), from where probes step down again
+         * should the server hold an older one (a request went unanswered before the restart). When nothing fits, the
+         * request on the slot's id may still run on the server (RFC 8881 section 2.10.6.2 allows SEQ_MISORDERED in
+         * place of DELAY then): the COMPOUND again after a back-off, as for DELAY.
          */
         private void misordered(int lowest, int seqStatus) {
             if (lowest - slot.acked > 1) {
@@ -1007,9 +996,12 @@ public final class Nfs41Session implements AutoCloseable {
                 probe(1, true);
             } else if (!otherIdTried && slot.beforeRestart != 0) {
                 otherIdTried = true;
-                otherIdFrom = seq;
-                seq = slot.beforeRestart + 1;
-                send(s, slot, true);
+                if (slot.beforeRestart - slot.sequenceId > 0) {
+                    slot.sequenceId = slot.beforeRestart;
+                }
+                slot.acked = slot.ackedBeforeRestart;
+                slot.beforeRestart = 0;
+                send(s, slot, false);
             } else {
                 sameIdLater(seqStatus);
             }
@@ -1089,6 +1081,7 @@ public final class Nfs41Session implements AutoCloseable {
          */
         private void held(int id, boolean restart) {
             slot.acked = id;
+            slot.beforeRestart = 0;
             if (restart) {
                 slot.sequenceId = id;
                 send(s, slot, false);

@@ -86,6 +86,8 @@ final class FaultyTransport implements DataTransport {
     private volatile int statusFlags;
     /** The slot ids the next SEQUENCE reply says are the highest, or -1. */
     private int shrinkTo = -1;
+    /** Whether the server of that reply keeps the slots above (else it drops them). */
+    private boolean keepSlots;
     /** Per slot: what to add to the client's sequence id for the server (a slot this transport "reset"). */
     private final java.util.Map<Integer, Integer> shifts = new java.util.HashMap<>();
     /** Per slot: the last sequence id the server answered NFS4_OK on. */
@@ -130,6 +132,16 @@ final class FaultyTransport implements DataTransport {
      */
     synchronized void shrinkOnce(int highest) {
         shrinkTo = highest;
+        keepSlots = false;
+    }
+
+    /**
+     * Plays a server that lowers its highest slot id to {@code highest} in the next SEQUENCE reply and keeps the slots
+     * above it, at the sequence ids they had (RFC 8881 section 2.10.6.1 lets it).
+     */
+    synchronized void lowerHighestOnce(int highest) {
+        shrinkTo = highest;
+        keepSlots = true;
     }
 
     /** Plays a server that started {@code slot} again: from now on it expects sequence id 1 there. */
@@ -298,7 +310,7 @@ final class FaultyTransport implements DataTransport {
             b.putInt(at + 24, shrinkTo);
             b.putInt(at + 28, shrinkTo);
             for (java.util.Map.Entry<Integer, Integer> e : serverIds.entrySet()) {
-                if (e.getKey() > shrinkTo) {
+                if (!keepSlots && e.getKey() > shrinkTo) {
                     shifts.put(e.getKey(), e.getValue()); // the client's 1 is the server's next
                 }
             }

@@ -248,6 +248,33 @@ class Nfs41SessionFaultTest {
         }
     }
 
+    /**
+     * The server lowers its highest slot id and raises it again, keeping slot 1 at the id it had, below the client's:
+     * a request on it was lost before. Slot 1 starts again at 1, which is misordered; it goes back to its old ids, and
+     * one past them is misordered too: probes step down to the server's id, and the COMPOUND goes on one past the old.
+     */
+    @Test
+    void aRestartedSlotTheServerKeptAtAnOlderIdFindsItAgain() throws Exception {
+        NfsClientConfig config = NfsClientConfig.defaults();
+        try (FaultyTransport two = new FaultyTransport(TcpDataTransport.connect(server.address(), config));
+             Nfs41Client c = Nfs41Client.connect(two, "/export", config, Nfs41Options.defaults().withSlots(2)
+                     .withDelayRetries(3, Duration.ofMillis(1), Duration.ofMillis(5)))) {
+            c.writeAll("/s", new byte[] {1});
+            onSlotOne(two, c, 3);
+            two.plan("getattr", FaultyTransport.Fault.LOSE_REQUEST, 0, 1);
+            assertThatThrownBy(() -> onSlotOne(two, c, 1)).isInstanceOf(RpcConnectionException.class);
+            two.lowerHighestOnce(0);
+            assertThat(c.getattr(c.root()).isDirectory()).isTrue();
+            assertThat(c.getattr(c.root()).isDirectory()).isTrue();
+            onSlotOne(two, c, 2);
+            assertThat(sequenceIds(two.sent("getattr").stream().filter(g -> g.slot() == 1).toList()))
+                    .as("1 to 3, 4 lost, 1 after the restart, 5 misordered until a probe took 4, 5, then 6")
+                    .containsExactly(1, 2, 3, 4, 1, 5, 5, 6);
+            assertThat(sequenceIds(two.sent(SequenceProbe.TAG))).containsExactly(4);
+            assertThat(c.session().sessionsCreated()).isEqualTo(1);
+        }
+    }
+
     /** Sends {@code count} GETATTRs on slot 1 while a LOOKUP holds slot 0. */
     private static void onSlotOne(FaultyTransport t, Nfs41Client c, int count) throws Exception {
         t.plan("lookup", FaultyTransport.Fault.HOLD_REPLY, 0, 1);
@@ -260,8 +287,8 @@ class Nfs41SessionFaultTest {
             }
         } finally {
             t.releaseHeld();
+            held.get();
         }
-        held.get();
     }
 
     @Test

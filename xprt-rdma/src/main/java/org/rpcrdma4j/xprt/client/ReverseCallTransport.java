@@ -4,12 +4,9 @@ import java.net.InetSocketAddress;
 import java.nio.channels.CompletionHandler;
 
 import org.dcache.oncrpc4j.rpc.ReplyQueue;
-import org.dcache.oncrpc4j.rpc.RpcAuthError;
-import org.dcache.oncrpc4j.rpc.RpcAuthException;
-import org.dcache.oncrpc4j.rpc.RpcAuthStat;
 import org.dcache.oncrpc4j.rpc.RpcTransport;
 import org.dcache.oncrpc4j.xdr.Xdr;
-import org.rpcrdma4j.xprt.internal.OneReply;
+import org.rpcrdma4j.xprt.internal.OneCallTransport;
 
 /**
  * The {@link RpcTransport} one reverse-direction call's oncrpc4j {@code RpcCall} is bound to: the call's right to its
@@ -19,14 +16,12 @@ import org.rpcrdma4j.xprt.internal.OneReply;
  * the call it carries now, once ({@link ReverseSlot#send}). Everything else is the forward direction's: this client's
  * own transport, which {@link #getPeerTransport()} also returns.
  */
-final class ReverseCallTransport implements RpcTransport, OneReply {
+final class ReverseCallTransport extends OneCallTransport {
     final ReverseSlot slot;
-    /** The call's xid, for the failure of a reply that comes too late. */
-    final int xid;
 
     ReverseCallTransport(ReverseSlot slot, int xid) {
+        super(xid);
         this.slot = slot;
-        this.xid = xid;
     }
 
     /**
@@ -39,8 +34,8 @@ final class ReverseCallTransport implements RpcTransport, OneReply {
     }
 
     @Override
-    public boolean awaitsReply(int xid) {
-        return this.xid == xid && slot.awaitsReply(this);
+    protected boolean holdsReply() {
+        return slot.awaitsReply(this);
     }
 
     @Override
@@ -67,18 +62,6 @@ final class ReverseCallTransport implements RpcTransport, OneReply {
     @Override
     public RpcTransport getPeerTransport() {
         return slot.forward();
-    }
-
-    /** Refused: RPC-with-TLS (RFC 9289) is defined for stream transports; RPC-over-RDMA has no TLS. */
-    @Override
-    public void startTLS() throws RpcAuthException {
-        throw new RpcAuthException("TLS is not available over RPC-over-RDMA",
-                new RpcAuthError(RpcAuthStat.AUTH_FAILED));
-    }
-
-    @Override
-    public boolean isTLS() {
-        return false;
     }
 
     @Override

@@ -4,12 +4,9 @@ import java.net.InetSocketAddress;
 import java.nio.channels.CompletionHandler;
 
 import org.dcache.oncrpc4j.rpc.ReplyQueue;
-import org.dcache.oncrpc4j.rpc.RpcAuthError;
-import org.dcache.oncrpc4j.rpc.RpcAuthException;
-import org.dcache.oncrpc4j.rpc.RpcAuthStat;
 import org.dcache.oncrpc4j.rpc.RpcTransport;
 import org.dcache.oncrpc4j.xdr.Xdr;
-import org.rpcrdma4j.xprt.internal.OneReply;
+import org.rpcrdma4j.xprt.internal.OneCallTransport;
 import org.rpcrdma4j.xprt.internal.ReplyDrop;
 
 /**
@@ -19,14 +16,12 @@ import org.rpcrdma4j.xprt.internal.ReplyDrop;
  * takes a reply only through the transport of the call it carries now, once ({@link CallSlot#send}). The addresses
  * are the connection's; {@link #getPeerTransport()} is its reverse direction (RFC 8167, {@link PeerTransport}).
  */
-final class CallTransport implements RpcTransport, ReplyDrop, OneReply {
+final class CallTransport extends OneCallTransport implements ReplyDrop {
     final CallSlot slot;
-    /** The call's xid, for log lines about replies that come too late. */
-    final int xid;
 
     CallTransport(CallSlot slot, int xid) {
+        super(xid);
         this.slot = slot;
-        this.xid = xid;
     }
 
     @Override
@@ -35,8 +30,8 @@ final class CallTransport implements RpcTransport, ReplyDrop, OneReply {
     }
 
     @Override
-    public boolean awaitsReply(int xid) {
-        return this.xid == xid && slot.awaitsReply(this);
+    protected boolean holdsReply() {
+        return slot.awaitsReply(this);
     }
 
     @Override
@@ -68,17 +63,6 @@ final class CallTransport implements RpcTransport, ReplyDrop, OneReply {
     @Override
     public RpcTransport getPeerTransport() {
         return slot.connection.peerTransport();
-    }
-
-    @Override
-    public void startTLS() throws RpcAuthException {
-        throw new RpcAuthException("TLS is not available over RPC-over-RDMA",
-                new RpcAuthError(RpcAuthStat.AUTH_FAILED));
-    }
-
-    @Override
-    public boolean isTLS() {
-        return false;
     }
 
     @Override

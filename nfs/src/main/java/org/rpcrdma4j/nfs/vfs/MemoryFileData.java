@@ -408,8 +408,8 @@ final class MemoryFileData {
     /** Sets the size; bytes beyond a shrunk size are dropped (they read as zeros if the file grows again). */
     void truncate(long newSize) {
         checkRange(newSize, 0);
-        // blocks past the new size go, also past the old one: a write whose memory ran out halfway leaves blocks
-        // it took beyond the size it never set
+        // blocks past the new size go, also past the old one: an ALLOCATE whose memory ran out part-way leaves the
+        // blocks it took beyond a size it never set
         long keepBlocks = (newSize + block - 1) / block;
         for (long b = keepBlocks; b < blocks.length; b++) {
             if (blocks[(int) b] != null) {

@@ -221,14 +221,11 @@ public final class MemoryVfs implements Vfs {
                 throw new NfsException(Nfs3Status.NFS3ERR_INVAL, "size of a " + n.type);
             }
             checkSize(s);
-            if (s.size() > n.data.size()) {
-                // a grown file reads zeros; no storage is allocated for the hole
-                n.data.truncate(s.size());
-            } else {
-                long before = n.data.allocatedBytes();
-                n.data.truncate(s.size());
-                usedBytes -= before - n.data.allocatedBytes();
-            }
+            // a grown file reads zeros, and no storage is allocated for the hole; but growing drops blocks past the
+            // old size that an ALLOCATE which failed part-way left, and those are counted too
+            long before = n.data.allocatedBytes();
+            n.data.truncate(s.size());
+            usedBytes -= before - n.data.allocatedBytes();
             n.mtime = now;
         }
         if (s.mode() != null) {

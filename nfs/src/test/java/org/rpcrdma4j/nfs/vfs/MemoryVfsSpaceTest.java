@@ -77,6 +77,41 @@ class MemoryVfsSpaceTest {
         void run() throws NfsException;
     }
 
+    /**
+     * An ALLOCATE that runs out of block memory part-way leaves blocks past the file's size; a SETATTR that grows the
+     * file drops them, and the space they took comes back (it stayed counted as used, for good).
+     */
+    @Test
+    void growingAFileAfterAnAllocateThatFailedGivesItsBlocksSpaceBack() throws Exception {
+        int[] blocks = {0};
+        BlockMemory scarce = new BlockMemory() {
+            @Override
+            public io.netty.buffer.ByteBuf allocate(int size) {
+                if (++blocks[0] == 3) {
+                    throw new IllegalStateException("out of block memory");
+                }
+                return io.netty.buffer.Unpooled.directBuffer(size, size);
+            }
+
+            @Override
+            public boolean lends() {
+                return true;
+            }
+        };
+        MemoryVfs v = new MemoryVfs(1L << 30, scarce);
+        try {
+            long free = v.fsstat(v.root()).freeBytes();
+            FileHandle fh = file(v, "f");
+            assertThatThrownBy(() -> v.allocate(fh, 0, 3L * BLOCK)).isInstanceOf(IllegalStateException.class);
+            assertThat(v.getattr(fh).size()).isZero();
+            v.setattr(fh, SetAttributes.NONE.withSize(10L), null);
+            v.remove(v.root(), "f");
+            assertThat(v.fsstat(v.root()).freeBytes()).as("free space once the file is gone").isEqualTo(free);
+        } finally {
+            v.close();
+        }
+    }
+
     @Test
     void allocateFillsHolesWithZerosGrowsTheFileAndCountsTheSpace() throws Exception {
         open(1L << 20);

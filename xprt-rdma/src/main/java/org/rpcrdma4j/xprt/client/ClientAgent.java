@@ -339,7 +339,9 @@ final class ClientAgent implements Agent, ConnectionWork {
 
     @Override
     public int takeIn(long now) {
-        return drainSubmitted(now) + pollReceives(now) + pollSends();
+        // reverse-direction replies too: one handed back while another thread held the agent for an inline round is
+        // that round's to post (the runner, whose wake-up the round took, would not look until its next deadline)
+        return drainSubmitted(now) + drainReverseReplies() + pollReceives(now) + pollSends();
     }
 
     @Override

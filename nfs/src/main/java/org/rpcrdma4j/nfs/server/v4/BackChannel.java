@@ -214,14 +214,20 @@ final class BackChannel implements AutoCloseable {
         Setup setup = setup(id);
         synchronized (slot) {
             // looked up once the slot is ours: a callback before this one on the slot may have found the path dead
-            // (and dropped it) while this one waited, which must not wait the same timeout on it again
+            // while this one waited, which must not wait the same timeout on it again
             RpcTransport path = paths.get(id);
             if (path == null) {
                 throw new IllegalStateException("no back channel");
             }
             CbRecall cb = new CbRecall(setup.minorVersion(), id, slot[0], recall);
-            new RpcCall(session.callbackProgram(), CALLBACK_VERSION, setup.auth(), path)
-                    .call(CbRecall.CB_COMPOUND, cb, cb, TIMEOUT_SECONDS, TimeUnit.SECONDS);
+            try {
+                new RpcCall(session.callbackProgram(), CALLBACK_VERSION, setup.auth(), path)
+                        .call(CbRecall.CB_COMPOUND, cb, cb, TIMEOUT_SECONDS, TimeUnit.SECONDS);
+            } catch (Exception e) {
+                // dropped before the slot is let go, so that the callback waiting for it finds the path gone
+                paths.remove(id, path);
+                throw e;
+            }
             if (cb.sequenceStatus == Nfs4Status.NFS4_OK || cb.sequenceStatus == Nfs4Status.NFS4ERR_RETRY_UNCACHED_REP) {
                 // the client's slot moved on (RETRY_UNCACHED_REP: it ran the callback whose answer was lost)
                 slot[0]++;

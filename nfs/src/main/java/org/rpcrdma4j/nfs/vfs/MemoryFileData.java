@@ -277,7 +277,7 @@ final class MemoryFileData {
 
     /** A small file's block: {@link #SMALL} bytes of heap memory, zeroed. */
     private static DataBlock smallBlock() {
-        return new DataBlock(Unpooled.wrappedBuffer(new byte[SMALL]).clear()); // zeroed: see BlockMemory.HEAP
+        return new DataBlock(BlockMemory.HEAP.allocate(SMALL));
     }
 
     /** A whole block of the block memory, zeroed. */

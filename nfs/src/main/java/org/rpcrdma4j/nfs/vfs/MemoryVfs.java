@@ -223,9 +223,7 @@ public final class MemoryVfs implements Vfs {
             checkSize(s);
             // a grown file reads zeros, and no storage is allocated for the hole; but growing drops blocks past the
             // old size that an ALLOCATE which failed part-way left, and those are counted too
-            long before = n.data.allocatedBytes();
-            n.data.truncate(s.size());
-            usedBytes -= before - n.data.allocatedBytes();
+            counted(n.data, () -> n.data.truncate(s.size()));
             n.mtime = now;
         }
         if (s.mode() != null) {

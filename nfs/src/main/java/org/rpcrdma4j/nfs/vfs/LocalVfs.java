@@ -113,6 +113,11 @@ public final class LocalVfs implements Vfs {
     private volatile long writeVerifier = new SecureRandom().nextLong();
     /** Shared while a path is checked and used; exclusive for the calls that remove or move names (class comment). */
     private final ReentrantReadWriteLock names = new ReentrantReadWriteLock();
+    /**
+     * By file (its handle, in stripes): shared by the calls that write its data, exclusive for a change of its size. A
+     * file is made longer by writing its new last byte, which must not land on a WRITE's byte there.
+     */
+    private final ReentrantReadWriteLock[] sizes = new ReentrantReadWriteLock[64];
     /** Opens files for I/O and sets modes, letting a file's owner through (tests put in a user's kernel checks). */
     volatile OwnerOverride files = OwnerOverride.ofProcess();
     /** Runs once after the next check of a handle's path, before that path is used (tests). */
@@ -136,6 +141,14 @@ public final class LocalVfs implements Vfs {
         }
         this.macKey = new SecretKeySpec(key.clone(), "HmacSHA256");
         this.rootHandle = handleOf(rootKey);
+        for (int i = 0; i < sizes.length; i++) {
+            sizes[i] = new ReentrantReadWriteLock();
+        }
+    }
+
+    private ReentrantReadWriteLock sizeLock(FileHandle fh) {
+        int h = fh.hashCode();
+        return sizes[(h ^ (h >>> 16)) & (sizes.length - 1)];
     }
 
     /** Exports {@code directory}; handles are keyed by the directory's identity (see the class comment). */
@@ -457,7 +470,17 @@ public final class LocalVfs implements Vfs {
             if (guardCtime != null && !guardCtime.equals(current.ctime())) {
                 throw new NfsException(Nfs3Status.NFS3ERR_NOT_SYNC, "ctime guard does not match");
             }
-            apply(p, current, attributes);
+            Lock size = attributes.size() == null ? null : sizeLock(fh).writeLock();
+            if (size != null) {
+                size.lock();
+            }
+            try {
+                apply(p, current, attributes);
+            } finally {
+                if (size != null) {
+                    size.unlock();
+                }
+            }
             if (!current.type().isSpecial() && current.type() != FileType.SYMLINK
                     && (attributes.mode() != null || attributes.uid() != null || attributes.gid() != null
                     || attributes.atime() != null || attributes.mtime() != null)) {
@@ -546,9 +569,15 @@ public final class LocalVfs implements Vfs {
         }
         FileChannel channel = open(fh, StandardOpenOption.WRITE, "write"); // a refusal here loses no data
         try (FileChannel ch = channel) {
-            long pos = offset;
-            while (src.hasRemaining()) {
-                pos += ch.write(src, pos);
+            Lock size = sizeLock(fh).readLock();
+            size.lock();
+            try {
+                long pos = offset;
+                while (src.hasRemaining()) {
+                    pos += ch.write(src, pos);
+                }
+            } finally {
+                size.unlock();
             }
             if (stable != StableHow.UNSTABLE) {
                 ch.force(stable == StableHow.FILE_SYNC);
@@ -570,12 +599,18 @@ public final class LocalVfs implements Vfs {
              FileChannel out = open(dst, StandardOpenOption.WRITE, "copy")) {
             long n = CopyRanges.copied(src, srcOffset, in.size(), dst, dstOffset, count, maxFileSize());
             long done = 0;
-            while (done < n) {
-                long moved = in.transferTo(srcOffset + done, n - done, out.position(dstOffset + done));
-                if (moved <= 0) {
-                    break; // the source shrank meanwhile
+            Lock size = sizeLock(dst).readLock();
+            size.lock();
+            try {
+                while (done < n) {
+                    long moved = in.transferTo(srcOffset + done, n - done, out.position(dstOffset + done));
+                    if (moved <= 0) {
+                        break; // the source shrank meanwhile
+                    }
+                    done += moved;
                 }
-                done += moved;
+            } finally {
+                size.unlock();
             }
             if (done > 0) {
                 out.force(true);

@@ -57,6 +57,9 @@ final class FfmRun implements ExecutionCondition {
             new Difference("siw", "outstandingRequestsAreFlushedInOrderAfterAnError", "siw completes the requests "
                     + "posted after an RDMA READ the peer refused before the READ itself: the first completion is "
                     + "the unsignaled WRITE posted after it"),
+            new Difference("siw", "completionsFollowPostingOrderAcrossReads", "siw completes a WRITE or Send "
+                    + "posted after an RDMA READ once it is sent, without waiting for the READ's response: under load "
+                    + "the READ's completion comes after theirs"),
             new Difference("rxe", "sendFromAnUnknownLkey", RXE_LOCAL_SGE),
             new Difference("rxe", "sendFromAnotherProtectionDomainsRegion", RXE_LOCAL_SGE),
             new Difference("rxe", "sendIntoAReceiveTooSmall", "rxe completes a receive too small for the Send "

@@ -435,6 +435,14 @@ final class Connection implements Agent, ConnectionWork {
             recycle(index); // RFC 8167: a reply to a reverse-direction call; it uses none of the forward credits
             return;
         }
+        if (server.stopping()) {
+            // the stop waits for the calls it found, not for a client that goes on sending: it sends this one again
+            // on its next connection
+            count(ServerCounter.MESSAGES_DROPPED);
+            LOG.debug("{}: a call arrived while the server stops: left unanswered", this);
+            recycle(index);
+            return;
+        }
         inFlight++;
         add(ServerCounter.CALLS_IN_FLIGHT, 1);
         if (inFlight > credits) {

@@ -213,7 +213,8 @@ public final class RdmaRpcServer implements AutoCloseable {
     /**
      * Stops: refuses new connections, waits up to the configured stop timeout for calls in flight to be answered,
      * closes every connection, and releases the threads it made, the buffer pool and (if it opened it) the device.
-     * Idempotent.
+     * A call that arrives once the stop has begun is left unanswered (counted in
+     * {@link ServerCounter#MESSAGES_DROPPED}): the client sends it again on its next connection. Idempotent.
      */
     public void stop() {
         synchronized (this) {
@@ -250,6 +251,12 @@ public final class RdmaRpcServer implements AutoCloseable {
     @Override
     public void close() {
         stop();
+    }
+
+    /** Whether {@link #stop()} has begun: the connections answer the calls they have and take no new ones. */
+    boolean stopping() {
+        State s = state;
+        return s == State.STOPPING || s == State.STOPPED;
     }
 
     /** Calls received and not completely answered on every connection (read racily; for the drain). */

@@ -48,7 +48,10 @@ public enum ServerCounter {
     PROG_MISMATCH,
     /** Calls answered SYSTEM_ERR because the dispatch executor refused them. */
     DISPATCH_REJECTED,
-    /** Messages dropped without an answer: RDMA_DONE, a client's RDMA_ERROR, backchannel replies, unparsable calls. */
+    /**
+     * Messages dropped without an answer: RDMA_DONE, a client's RDMA_ERROR, backchannel replies, unparsable calls,
+     * calls that arrive once {@link RdmaRpcServer#stop()} has begun.
+     */
     MESSAGES_DROPPED,
     /** Clients that had more calls in flight than granted (each such connection is dropped). */
     CREDIT_VIOLATIONS,

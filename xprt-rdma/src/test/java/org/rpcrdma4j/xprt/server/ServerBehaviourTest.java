@@ -173,6 +173,46 @@ class ServerBehaviourTest extends ServerFixture {
     }
 
     /**
+     * The stop waits for the calls it found, not for the ones a client goes on sending: a call that arrives once the
+     * stop has begun is left unanswered (the client sends it again on its next connection). It used to be served and
+     * counted in flight, so a client that kept a call in flight at every moment held the stop up for its whole
+     * timeout, and was served meanwhile by a server that was going away.
+     */
+    @Test
+    void aCallThatArrivesOnceTheStopHasBegunIsLeftUnanswered() throws Exception {
+        EchoProgram own = new EchoProgram(p -> (call, length) -> {
+            throw new UnsupportedOperationException();
+        });
+        RdmaRpcServer stopping = RdmaRpcServer.builder().name("drain-new-calls").provider(TestDevices.PROVIDER,
+                        TestDevices.options(java.util.Map.of())).bindAddress(TestDevices.address()).port(0).jmx(false)
+                .stopTimeout(java.time.Duration.ofSeconds(30))
+                .program(new org.dcache.oncrpc4j.rpc.OncRpcProgram(EchoProgram.PROGRAM, EchoProgram.VERSION), own)
+                .build();
+        stopping.start();
+        try (RawClient c = RawClient.connect(stopping.boundAddress(), false)) {
+            c.send(RawClient.header().xid(0x701).credits(32).proc(RpcRdmaProc.RDMA_MSG),
+                    Rpc.echoCall(0x701, EchoProgram.SLOW, Rpc.ints(0x701)));
+            await("the call runs", () -> own.slowStarted.get() == 1);
+            Thread stopper = new Thread(stopping::stop, "stopper");
+            stopper.start();
+            await("the stop has begun", stopping::stopping);
+            long dropped = stopping.counters().get(ServerCounter.MESSAGES_DROPPED);
+            c.send(RawClient.header().xid(0x702).credits(32).proc(RpcRdmaProc.RDMA_MSG),
+                    Rpc.echoCall(0x702, EchoProgram.NULL, null));
+            await("the late call left unanswered",
+                    () -> stopping.counters().get(ServerCounter.MESSAGES_DROPPED) == dropped + 1);
+            own.release(0x701);
+            RawClient.Received r = c.receive();
+            assertThat(r.header().xid()).as("the one reply: the call in flight's").isEqualTo(0x701);
+            Rpc.assertBytes(r.message(), Rpc.successHeader(0x701));
+            assertThat(c.awaitDisconnected(WAIT)).as("then the connection is closed").isTrue();
+            stopper.join(WAIT.toMillis());
+            assertThat(stopper.isAlive()).isFalse();
+        }
+        assertThat(stopping.counters().get(ServerCounter.CALLS)).as("calls taken in").isEqualTo(1);
+    }
+
+    /**
      * A program that does not return within the stop timeout does not hold the stop up: the connection closes, the
      * call the program holds ends with it, and the program's late reply is not sent (its sender hears that it
      * failed) instead of being marshaled into memory the connection gave back.

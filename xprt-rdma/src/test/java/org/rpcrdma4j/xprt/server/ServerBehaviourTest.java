@@ -132,23 +132,40 @@ class ServerBehaviourTest extends ServerFixture {
                 r.windows()).isLessThan(16);
     }
 
-    @Test
-    void stopAnswersCallsInFlightThenClosesEverything() throws Exception {
-        EchoProgram own = new EchoProgram(p -> (call, length) -> {
+    private static EchoProgram echoWithoutPlacement() {
+        return new EchoProgram(p -> (call, length) -> {
             throw new UnsupportedOperationException();
         });
-        RdmaRpcServer stopping = RdmaRpcServer.builder().name("drain-check").provider(TestDevices.PROVIDER, TestDevices.options(java.util.Map.of()))
-                .bindAddress(TestDevices.address()).port(0).jmx(false)
+    }
+
+    /** A started server of its own for {@code program}, whose stop waits up to 30 s for calls in flight. */
+    private static RdmaRpcServer drainingServer(String name, EchoProgram program) throws Exception {
+        RdmaRpcServer s = RdmaRpcServer.builder().name(name).provider(TestDevices.PROVIDER,
+                        TestDevices.options(java.util.Map.of())).bindAddress(TestDevices.address()).port(0).jmx(false)
                 .stopTimeout(java.time.Duration.ofSeconds(30))
-                .program(new org.dcache.oncrpc4j.rpc.OncRpcProgram(EchoProgram.PROGRAM, EchoProgram.VERSION), own)
+                .program(new org.dcache.oncrpc4j.rpc.OncRpcProgram(EchoProgram.PROGRAM, EchoProgram.VERSION), program)
                 .build();
-        stopping.start();
+        s.start();
+        return s;
+    }
+
+    /** Sends a SLOW call {@code xid}, and once it runs, stops {@code server} on a thread of its own (returned). */
+    private Thread stopWhileASlowCallRuns(RawClient c, int xid, EchoProgram own, RdmaRpcServer server)
+            throws Exception {
+        c.send(RawClient.header().xid(xid).credits(32).proc(RpcRdmaProc.RDMA_MSG),
+                Rpc.echoCall(xid, EchoProgram.SLOW, Rpc.ints(xid)));
+        await("the call runs", () -> own.slowStarted.get() == 1);
+        Thread stopper = new Thread(server::stop, "stopper");
+        stopper.start();
+        return stopper;
+    }
+
+    @Test
+    void stopAnswersCallsInFlightThenClosesEverything() throws Exception {
+        EchoProgram own = echoWithoutPlacement();
+        RdmaRpcServer stopping = drainingServer("drain-check", own);
         try (RawClient c = RawClient.connect(stopping.boundAddress(), false)) {
-            c.send(RawClient.header().xid(0x501).credits(32).proc(RpcRdmaProc.RDMA_MSG),
-                    Rpc.echoCall(0x501, EchoProgram.SLOW, Rpc.ints(0x501)));
-            await("the call runs", () -> own.slowStarted.get() == 1);
-            Thread stopper = new Thread(stopping::stop, "stopper");
-            stopper.start();
+            Thread stopper = stopWhileASlowCallRuns(c, 0x501, own, stopping);
             // the listener goes first: new clients are refused while the call in flight still runs
             long deadline = System.nanoTime() + WAIT.toNanos();
             boolean refused = false;
@@ -180,21 +197,10 @@ class ServerBehaviourTest extends ServerFixture {
      */
     @Test
     void aCallThatArrivesOnceTheStopHasBegunIsLeftUnanswered() throws Exception {
-        EchoProgram own = new EchoProgram(p -> (call, length) -> {
-            throw new UnsupportedOperationException();
-        });
-        RdmaRpcServer stopping = RdmaRpcServer.builder().name("drain-new-calls").provider(TestDevices.PROVIDER,
-                        TestDevices.options(java.util.Map.of())).bindAddress(TestDevices.address()).port(0).jmx(false)
-                .stopTimeout(java.time.Duration.ofSeconds(30))
-                .program(new org.dcache.oncrpc4j.rpc.OncRpcProgram(EchoProgram.PROGRAM, EchoProgram.VERSION), own)
-                .build();
-        stopping.start();
+        EchoProgram own = echoWithoutPlacement();
+        RdmaRpcServer stopping = drainingServer("drain-new-calls", own);
         try (RawClient c = RawClient.connect(stopping.boundAddress(), false)) {
-            c.send(RawClient.header().xid(0x701).credits(32).proc(RpcRdmaProc.RDMA_MSG),
-                    Rpc.echoCall(0x701, EchoProgram.SLOW, Rpc.ints(0x701)));
-            await("the call runs", () -> own.slowStarted.get() == 1);
-            Thread stopper = new Thread(stopping::stop, "stopper");
-            stopper.start();
+            Thread stopper = stopWhileASlowCallRuns(c, 0x701, own, stopping);
             await("the stop has begun", stopping::stopping);
             long dropped = stopping.counters().get(ServerCounter.MESSAGES_DROPPED);
             c.send(RawClient.header().xid(0x702).credits(32).proc(RpcRdmaProc.RDMA_MSG),

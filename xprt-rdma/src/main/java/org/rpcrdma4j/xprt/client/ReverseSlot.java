@@ -88,8 +88,11 @@ final class ReverseSlot implements Runnable, Mailbox.Linked<ReverseSlot> {
             case DISPATCH -> {
                 ReverseCallTransport transport = new ReverseCallTransport(this, callView.getInt(0));
                 replyRight.set(transport);
+                // the call's own copy of its bytes: oncrpc4j encodes a reply into the call's stream, and a program
+                // that replies again, or late, after this slot took another call would write over that call
+                byte[] own = java.util.Arrays.copyOf(call, call.length);
                 try {
-                    RpcDispatch.dispatch(screen.entry(), Xdrs.over(call, callLength), transport, server.name);
+                    RpcDispatch.dispatch(screen.entry(), Xdrs.over(own, callLength), transport, server.name);
                 } catch (RuntimeException | Error e) {
                     answerSystemErr(transport, e);
                 }

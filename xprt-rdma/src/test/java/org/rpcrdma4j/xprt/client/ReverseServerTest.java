@@ -49,6 +49,8 @@ import org.rpcrdma4j.xprt.internal.ProgramTable;
  */
 class ReverseServerTest {
     private static final int PROGRAM = 0x4000_0101;
+    /** A program that answers and keeps the call, to reply again later ({@link #kept}). */
+    private static final int KEEPING = 0x4000_0102;
     private static final int GENERATION = 7;
     private static final int INLINE = 1024;
     /** Reply Sends carry work request indexes from here. */
@@ -67,7 +69,8 @@ class ReverseServerTest {
         ProtectionDomain pd = device.allocProtectionDomain();
         pool = RegisteredBufferPool.create(pd, new BufferPoolConfig(64 * 1024, 1, 1, Duration.ofSeconds(5)));
         InlineSends sends = InlineSends.allocate(pool, ReverseServer.SLOTS, INLINE);
-        ProgramTable programs = new ProgramTable(Map.of(new OncRpcProgram(PROGRAM, 1), new Answering()), List.of());
+        ProgramTable programs = new ProgramTable(Map.of(new OncRpcProgram(PROGRAM, 1), new Answering(),
+                new OncRpcProgram(KEEPING, 1), new Keeping()), List.of());
         reverse = new ReverseServer(() -> { }, "reverse-server-test", programs, Runnable::run, sends, WR_BASE,
                 INLINE, counters);
         reverse.forward(new Forward());
@@ -107,15 +110,59 @@ class ReverseServerTest {
         }
     }
 
+    /** The calls {@link Keeping} answered, to reply to again. */
+    private final List<RpcCall> kept = new CopyOnWriteArrayList<>();
+
+    /** Answers like {@link Answering}, and keeps the call. */
+    private final class Keeping implements RpcDispatchable {
+        @Override
+        public void dispatchOncRpcCall(RpcCall call) {
+            new Answering().dispatchOncRpcCall(call);
+            kept.add(call);
+        }
+    }
+
     /** Takes the call {@code xid} into slot {@code index} and serves it, as onCall and the reverse executor do. */
     private ReverseSlot serve(int index, int xid) {
+        ReverseSlot slot = take(index, xid, PROGRAM);
+        slot.run();
+        return slot;
+    }
+
+    /** Takes the call {@code xid} of {@code program} into slot {@code index}, as onCall does. */
+    private ReverseSlot take(int index, int xid, int program) {
         ByteBuf call = Unpooled.buffer();
-        call.writeInt(xid).writeInt(0).writeInt(2).writeInt(PROGRAM).writeInt(1).writeInt(0); // CALL, NULL
+        call.writeInt(xid).writeInt(0).writeInt(2).writeInt(program).writeInt(1).writeInt(0); // CALL, NULL
         call.writeInt(0).writeInt(0).writeInt(0).writeInt(0); // AUTH_NONE credential and verifier
         ReverseSlot slot = reverse.slots().get(index);
         slot.take(call, 0, call.readableBytes(), GENERATION);
-        slot.run();
         return slot;
+    }
+
+    /**
+     * oncrpc4j encodes a reply into the call's own stream. A program that replied again after its slot had taken the
+     * next call wrote that reply over the next call's bytes, which the slot then read as a reply and dropped: the
+     * next call went unanswered, and the server dropped the connection after its wait (seen in ReverseDirectionTest's
+     * program that replies twice, when the second reply came late). The second reply is refused, as before, and the
+     * next call is served.
+     */
+    @Test
+    void aLateSecondReplyLeavesTheNextCallOfItsSlotWhole() throws Exception {
+        ReverseSlot slot = take(0, 0x200, KEEPING);
+        slot.run();
+        assertThat(kept).hasSize(1);
+        reverse.drainReturned(null, GENERATION, INLINE); // no connection: the slot is free again
+        assertThat(slot.state).isEqualTo(ReverseSlot.FREE);
+
+        take(0, 0x201, PROGRAM); // the slot's next call
+        kept.get(0).reply(new XdrInt(0x5ec0d)); // the first call's program replies again
+        slot.run();
+
+        assertThat(outcomes).as("the next call was served").containsKey(0x201);
+        assertThat(outcomes.get(0x200)).as("the first call's one reply, lost with the connection").singleElement()
+                .isInstanceOf(IOException.class);
+        reverse.drainReturned(null, GENERATION, INLINE);
+        assertThat(outcomes.get(0x201)).singleElement().isInstanceOf(IOException.class); // no connection to send on
     }
 
     @Test

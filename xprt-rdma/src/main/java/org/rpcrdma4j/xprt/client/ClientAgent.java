@@ -339,8 +339,8 @@ final class ClientAgent implements Agent, ConnectionWork {
 
     @Override
     public int takeIn(long now) {
-        // reverse-direction replies too: one handed back while another thread held the agent for an inline round is
-        // that round's to post (the runner, whose wake-up the round took, would not look until its next deadline)
+        // reverse-direction replies too: one handed back during an inline round goes out in that round, not after the
+        // runner's next one
         return drainSubmitted(now) + drainReverseReplies() + pollReceives(now) + pollSends();
     }
 

@@ -10,6 +10,7 @@ import org.glassfish.grizzly.memory.ByteBufferArray;
 import org.glassfish.grizzly.memory.Buffers;
 import org.glassfish.grizzly.memory.BuffersBuffer;
 import org.glassfish.grizzly.memory.CompositeBuffer;
+import org.glassfish.grizzly.memory.HeapBuffer;
 import org.glassfish.grizzly.memory.MemoryManager;
 
 /**
@@ -67,9 +68,7 @@ public final class Xdrs {
      * encoded in place rather than into memory the stream grows by reallocating and copying, once or more per call.
      */
     public static Xdr over(byte[] array, int length) {
-        Buffer buffer = Buffers.wrap(MEMORY, array);
-        buffer.limit(length);
-        return new Xdr(buffer, MEMORY);
+        return new Xdr(new BorrowedArray(array, length), MEMORY);
     }
 
     /**
@@ -95,6 +94,42 @@ public final class Xdrs {
         stream.removeAll();
         stream.append(Buffers.wrap(MEMORY, spare));
         stream.limit(0); // nothing left to decode: a further decode fails instead of reading the spare's bytes
+    }
+
+    /**
+     * Lets a stream from {@link #over(byte[], int)} or {@link #over(ByteBuffer)} go of the memory it borrows, once
+     * the transport has taken the reply encoded into it: oncrpc4j encodes every reply of a call into the call's
+     * stream, so a program that replies again, or late, would otherwise write over what that memory carries by then
+     * (the reply in flight, or the next call of the slot). A later encode grows on the heap instead, and nothing is
+     * left to decode. Any other stream is left as it is.
+     */
+    public static void detach(Xdr xdr) {
+        Buffer buffer = xdr.asBuffer();
+        if (buffer instanceof BorrowedArray array) {
+            array.detach();
+        } else if (buffer instanceof CompositeBuffer stream) {
+            stream.removeAll();
+        }
+    }
+
+    /** A heap stream's buffer over an array it borrows, until {@link #detach}. */
+    private static final class BorrowedArray extends HeapBuffer {
+        private static final byte[] NONE = new byte[0];
+
+        BorrowedArray(byte[] array, int length) {
+            super(array, 0, array.length);
+            lim = length;
+        }
+
+        void detach() {
+            heap = NONE;
+            offset = 0;
+            cap = 0;
+            pos = 0;
+            lim = 0;
+            mark = -1;
+            byteBuffer = null;
+        }
     }
 
     /**

@@ -105,7 +105,10 @@ final class CallSlot implements InvalidationListener, Runnable, Mailbox.Linked<C
      * {@link Error}), or null: the connection then goes, and the client sends the call again on its next one.
      */
     Throwable prepareFailure;
-    /** The program's decoding stream over the sink, while the call is a sink call (set before dispatch). */
+    /**
+     * The program's decoding stream over the slot's memory (the sink, or {@link #inline}), from dispatch until the
+     * reply is taken or the call dropped ({@link #detachStream}).
+     */
     private Xdr callStream;
     /** Native address of the rebuilt call's first byte in the sink, 0 when unknown (set before dispatch). */
     private long callAddress;
@@ -318,10 +321,10 @@ final class CallSlot implements InvalidationListener, Runnable, Mailbox.Linked<C
                     ByteBuffer view = sink.nioBuffer(sinkBase, callLength);
                     callAddress = RegisteredMemoryIndex.addressOf(view);
                     stream = Xdrs.over(view);
-                    callStream = stream;
                 } else {
                     stream = Xdrs.over(inline, callLength);
                 }
+                callStream = stream;
                 CallTransport transport = new CallTransport(this, call.xid());
                 replyRight.set(transport);
                 try {
@@ -435,6 +438,7 @@ final class CallSlot implements InvalidationListener, Runnable, Mailbox.Linked<C
 
     /** The call gets no reply (dropped as not a call, or by a duplicate request cache): frees the slot. */
     private void dropCall() {
+        detachStream();
         if (state.compareAndSet(DISPATCHING, MARSHALING)) {
             noReply = true;
             queueReply();
@@ -457,6 +461,7 @@ final class CallSlot implements InvalidationListener, Runnable, Mailbox.Linked<C
         if (!replyRight.compareAndSet(transport, null)) {
             return; // answered or dropped after all
         }
+        detachStream();
         if (state.compareAndSet(DISPATCHING, MARSHALING)) {
             int length = RpcReplies.accepted(connection.slotMemory(this), connection.headerArea, call.xid(),
                     RpcReplies.SYSTEM_ERR);
@@ -500,6 +505,7 @@ final class CallSlot implements InvalidationListener, Runnable, Mailbox.Linked<C
         }
         if (!state.compareAndSet(DISPATCHING, MARSHALING)) {
             // DEAD: the connection went while the program had the call; no reply can go, its memory goes back
+            detachStream();
             releaseCallMemory();
             handler.failed(new IOException("connection " + connection.remoteAddress() + " is closed"), attachment);
             return;
@@ -516,6 +522,8 @@ final class CallSlot implements InvalidationListener, Runnable, Mailbox.Linked<C
             marshaler.errChunk(call, connection.credits, "unreadable reply");
             queueReply();
             return;
+        } finally {
+            detachStream();
         }
         if (length >= 4 && replyXid() != call.xid()) {
             replyFailure = new IllegalStateException("reply xid 0x" + Integer.toHexString(replyXid())
@@ -623,6 +631,20 @@ final class CallSlot implements InvalidationListener, Runnable, Mailbox.Linked<C
         kept = false;
         if (s != null) {
             s.release();
+        }
+    }
+
+    /**
+     * The call's stream lets go of the slot's memory, once the call's one reply is taken or none is to come
+     * ({@link Xdrs#detach}): oncrpc4j encodes a reply into the call's stream, and a program that replied again, or
+     * late, would write over the reply in flight or over the next call the slot carries by then. The thread that took
+     * the reply right, before the slot can move on.
+     */
+    private void detachStream() {
+        Xdr stream = callStream;
+        if (stream != null) {
+            callStream = null;
+            Xdrs.detach(stream);
         }
     }
 

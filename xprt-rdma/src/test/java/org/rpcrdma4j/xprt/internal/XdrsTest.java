@@ -75,4 +75,58 @@ class XdrsTest {
         assertThat(ByteBuffer.wrap(spare).getInt(124)).isEqualTo(-1);
         assertThatThrownBy(() -> Xdrs.encodeElsewhere(new Xdr(16), spare)).isInstanceOf(IllegalStateException.class);
     }
+
+    @Test
+    void aDetachedStreamEncodesItsNextReplyOnTheHeapAndLeavesTheArrayAlone() throws Exception {
+        byte[] slot = new byte[4096];
+        Xdr xdr = Xdrs.over(slot, 0);
+        xdr.beginEncoding();
+        xdr.xdrEncodeInt(1);
+        xdr.endEncoding();
+        Xdrs.detach(xdr);
+        java.util.Arrays.fill(slot, (byte) 0x11); // the slot's next call
+        assertThatThrownBy(xdr::xdrDecodeInt).as("nothing is left to decode").isInstanceOf(BadXdrOncRpcException.class);
+
+        xdr.beginEncoding(); // a second reply
+        for (int i = 0; i < 100; i++) {
+            xdr.xdrEncodeInt(-1);
+        }
+        xdr.endEncoding();
+        assertThat(Xdrs.length(xdr)).isEqualTo(400);
+        assertThat(xdr.asBuffer().getInt(396)).isEqualTo(-1);
+        for (byte b : slot) {
+            assertThat(b).isEqualTo((byte) 0x11);
+        }
+    }
+
+    @Test
+    void aDetachedStreamOverABufferLeavesTheBufferAlone() throws Exception {
+        ByteBuffer call = ByteBuffer.allocateDirect(64);
+        Xdr xdr = Xdrs.over(call.duplicate());
+        xdr.beginEncoding();
+        xdr.xdrEncodeInt(1);
+        xdr.endEncoding();
+        Xdrs.detach(xdr);
+        xdr.beginEncoding();
+        for (int i = 0; i < 40; i++) {
+            xdr.xdrEncodeInt(-1);
+        }
+        xdr.endEncoding();
+        assertThat(Xdrs.length(xdr)).isEqualTo(160);
+        assertThat(call.getInt(0)).as("the first reply, still there").isEqualTo(1);
+        for (int i = 4; i < 64; i++) {
+            assertThat(call.get(i)).isZero();
+        }
+    }
+
+    @Test
+    void detachingAStreamOfItsOwnChangesNothing() throws Exception {
+        Xdr xdr = new Xdr(16);
+        xdr.beginEncoding();
+        xdr.xdrEncodeInt(5);
+        xdr.endEncoding();
+        Xdrs.detach(xdr);
+        assertThat(Xdrs.length(xdr)).isEqualTo(4);
+        assertThat(xdr.asBuffer().getInt(0)).isEqualTo(5);
+    }
 }

@@ -35,9 +35,11 @@ import org.dcache.oncrpc4j.xdr.XdrVoid;
  *                                              {@linkplain #keeper keeper} first (kept past the reply, or not)
  *  8 FAIL      opaque data&lt;&gt;             -&gt; nothing: throws the test's {@linkplain #failure failure} once the
  *                                              data is decoded
- *  9 TWICE     unsigned id                  -&gt; void, and void again once the test {@linkplain #release releases}
- *                                              id (a program's bug); what became of the second reply goes to
- *                                              {@link #secondReplies}
+ *  9 TWICE     unsigned id                  -&gt; void, and again once the test {@linkplain #release releases} id
+ *                                              (a program's bug): {@link #SECOND_REPLY_BYTES} of 0x5e, longer than
+ *                                              a call's header; what became of it goes to {@link #secondReplies}
+ * 10 LATE_ECHO unsigned id, opaque data&lt;&gt; -&gt; opaque data&lt;&gt;: decodes the id, then the data only once the test
+ *                                              {@linkplain #release releases} id
  * </pre>
  * Plain oncrpc4j: it knows nothing of RDMA. READ releases its buffer in a send listener, as the NFS server does.
  */
@@ -54,6 +56,9 @@ final class EchoProgram implements RpcDispatchable {
     static final int KEEP = 7;
     static final int FAIL = 8;
     static final int TWICE = 9;
+    static final int LATE_ECHO = 10;
+    /** TWICE's second reply: an opaque of this many bytes 0x5e. */
+    static final int SECOND_REPLY_BYTES = 256;
     /** KEEP's reply: longer than the call's own header, so a reply encoded over the call would reach its data. */
     static final int KEEP_REPLY_BYTES = 1024;
 
@@ -164,7 +169,31 @@ final class EchoProgram implements RpcDispatchable {
                         secondReplies.add(java.util.Optional.of(exc));
                     }
                 });
-                call.reply(XdrVoid.XDR_VOID);
+                byte[] second = new byte[SECOND_REPLY_BYTES];
+                java.util.Arrays.fill(second, (byte) 0x5e);
+                call.reply(encoding(xdr -> xdr.xdrEncodeDynamicOpaque(second)));
+            }
+            case LATE_ECHO -> {
+                Opaque data = new Opaque();
+                call.retrieveCall(new XdrAble() {
+                    @Override
+                    public void xdrDecode(XdrDecodingStream xdr) throws OncRpcException, IOException {
+                        int id = xdr.xdrDecodeInt();
+                        slowStarted.incrementAndGet();
+                        try {
+                            gate(id).await(60, TimeUnit.SECONDS);
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                        data.xdrDecode(xdr);
+                    }
+
+                    @Override
+                    public void xdrEncode(XdrEncodingStream xdr) {
+                        throw new UnsupportedOperationException();
+                    }
+                });
+                call.reply(data);
             }
             case FAIL -> {
                 call.retrieveCall(new Opaque());

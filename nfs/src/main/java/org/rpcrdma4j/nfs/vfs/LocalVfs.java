@@ -114,8 +114,9 @@ public final class LocalVfs implements Vfs {
     /** Shared while a path is checked and used; exclusive for the calls that remove or move names (class comment). */
     private final ReentrantReadWriteLock names = new ReentrantReadWriteLock();
     /**
-     * By file (its handle, in stripes): shared by the calls that write its data, exclusive for a change of its size. A
-     * file is made longer by writing its new last byte, which must not land on a WRITE's byte there.
+     * By file (its identity, in stripes, so that every handle of a file finds the same lock): shared by the calls that
+     * write its data, exclusive for a change of its size. A file is made longer by writing its new last byte, which
+     * must not land on a WRITE's byte there.
      */
     private final ReentrantReadWriteLock[] sizes = new ReentrantReadWriteLock[64];
     /** Opens files for I/O and sets modes, letting a file's owner through (tests put in a user's kernel checks). */
@@ -146,9 +147,16 @@ public final class LocalVfs implements Vfs {
         }
     }
 
-    private ReentrantReadWriteLock sizeLock(FileHandle fh) {
-        int h = fh.hashCode();
-        return sizes[(h ^ (h >>> 16)) & (sizes.length - 1)];
+    private ReentrantReadWriteLock sizeLock(long dev, long ino) {
+        long h = dev * 0x9E3779B97F4A7C15L ^ ino;
+        int x = (int) (h ^ (h >>> 32));
+        return sizes[(x ^ (x >>> 16)) & (sizes.length - 1)];
+    }
+
+    /** The size lock of a handle's file; the handle was checked ({@link #keyOf}) when its file was opened. */
+    private ReentrantReadWriteLock sizeLock(FileHandle checked) {
+        byte[] b = checked.unsafeBytes(); // both handle versions: dev at 2, ino at 10
+        return sizeLock(getLong(b, 2), getLong(b, 10));
     }
 
     /** Exports {@code directory}; handles are keyed by the directory's identity (see the class comment). */
@@ -402,6 +410,8 @@ public final class LocalVfs implements Vfs {
             if (s.size() < 0) {
                 throw new NfsException(Nfs3Status.NFS3ERR_FBIG, "size beyond 2^63");
             }
+            Lock exclusive = sizeLock(current.fsid(), current.fileid()).writeLock();
+            exclusive.lock();
             try (FileChannel ch = files.open(p, StandardOpenOption.WRITE)) {
                 long size = s.size();
                 if (size < ch.size()) {
@@ -417,6 +427,8 @@ public final class LocalVfs implements Vfs {
                     dataMayBeLost(); // the kernel's one report of lost writeback of the file's unstable writes
                     throw e;
                 }
+            } finally {
+                exclusive.unlock();
             }
         }
         // the owner first: a change of owner clears setuid and setgid, which a mode set with it then keeps
@@ -470,17 +482,7 @@ public final class LocalVfs implements Vfs {
             if (guardCtime != null && !guardCtime.equals(current.ctime())) {
                 throw new NfsException(Nfs3Status.NFS3ERR_NOT_SYNC, "ctime guard does not match");
             }
-            Lock size = attributes.size() == null ? null : sizeLock(fh).writeLock();
-            if (size != null) {
-                size.lock();
-            }
-            try {
-                apply(p, current, attributes);
-            } finally {
-                if (size != null) {
-                    size.unlock();
-                }
-            }
+            apply(p, current, attributes);
             if (!current.type().isSpecial() && current.type() != FileType.SYMLINK
                     && (attributes.mode() != null || attributes.uid() != null || attributes.gid() != null
                     || attributes.atime() != null || attributes.mtime() != null)) {

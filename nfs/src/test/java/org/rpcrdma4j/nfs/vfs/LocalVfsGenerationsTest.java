@@ -170,14 +170,18 @@ class LocalVfsGenerationsTest {
         assertStatus(() -> vfs.getattr(FileHandle.wrap(damaged)), Nfs3Status.NFS3ERR_BADHANDLE);
     }
 
-    /** The handle an earlier release gave: 'L', 1, dev, ino, 8 bytes of HMAC-SHA256 over them. */
     private static FileHandle version1(NfsObject o) throws Exception {
+        return version1(o, KEY);
+    }
+
+    /** The handle an earlier release gave: 'L', 1, dev, ino, 8 bytes of HMAC-SHA256 over them. */
+    static FileHandle version1(NfsObject o, byte[] key) throws Exception {
         byte[] b = new byte[26];
         b[0] = 'L';
         b[1] = 1;
         ByteBuffer.wrap(b, 2, 16).putLong(o.attributes().fsid()).putLong(o.attributes().fileid());
         Mac mac = Mac.getInstance("HmacSHA256");
-        mac.init(new SecretKeySpec(KEY, "HmacSHA256"));
+        mac.init(new SecretKeySpec(key, "HmacSHA256"));
         mac.update(b, 0, 18);
         System.arraycopy(Arrays.copyOf(mac.doFinal(), 8), 0, b, 18, 8);
         return FileHandle.wrap(b);

@@ -17,6 +17,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.rpcrdma4j.nfs.CreateMode;
 import org.rpcrdma4j.nfs.FileHandle;
+import org.rpcrdma4j.nfs.NfsObject;
 import org.rpcrdma4j.nfs.SetAttributes;
 import org.rpcrdma4j.nfs.StableHow;
 
@@ -32,9 +33,26 @@ class LocalVfsSizeChangeTest {
      */
     @Test
     void aFileMadeLongerKeepsTheLastByteAWriteWroteMeanwhile() throws Exception {
+        growWhileWriting(false);
+    }
+
+    /**
+     * The same when the WRITE names the file by the handle an earlier release gave: the lock is the file's, not the
+     * handle's.
+     */
+    @Test
+    void aFileMadeLongerKeepsTheLastByteAWriteThroughAnOlderHandleWroteMeanwhile() throws Exception {
+        growWhileWriting(true);
+    }
+
+    private void growWhileWriting(boolean olderHandle) throws Exception {
         Path export = Files.createDirectories(temp.resolve("export"));
-        LocalVfs vfs = LocalVfs.open(export, "a secret handle key of 32 bytes!".getBytes(StandardCharsets.US_ASCII));
-        FileHandle f = vfs.create(vfs.root(), "f", CreateMode.UNCHECKED, SetAttributes.NONE, 0).handle();
+        byte[] key = "a secret handle key of 32 bytes!".getBytes(StandardCharsets.US_ASCII);
+        LocalVfs vfs = LocalVfs.open(export, key);
+        Created created = vfs.create(vfs.root(), "f", CreateMode.UNCHECKED, SetAttributes.NONE, 0);
+        FileHandle f = created.handle();
+        FileHandle written = olderHandle
+                ? LocalVfsGenerationsTest.version1(new NfsObject(f, created.attributes()), key) : f;
         CountDownLatch growing = new CountDownLatch(1);
         CountDownLatch goOn = new CountDownLatch(1);
         AtomicBoolean first = new AtomicBoolean(true);
@@ -67,7 +85,7 @@ class LocalVfsSizeChangeTest {
         assertThat(growing.await(30, TimeUnit.SECONDS)).as("the SETATTR reached its write").isTrue();
         Thread writer = new Thread(() -> {
             try {
-                vfs.write(f, 4095, ByteBuffer.wrap(new byte[] {'x'}), StableHow.UNSTABLE);
+                vfs.write(written, 4095, ByteBuffer.wrap(new byte[] {'x'}), StableHow.UNSTABLE);
             } catch (Exception e) {
                 throw new IllegalStateException(e);
             }

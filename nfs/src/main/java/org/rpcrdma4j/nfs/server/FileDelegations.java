@@ -16,7 +16,7 @@ public interface FileDelegations {
     /** No delegations: nothing waits. */
     FileDelegations NONE = new FileDelegations() {
         @Override
-        public boolean any() {
+        public boolean watching() {
             return false;
         }
 
@@ -25,8 +25,11 @@ public interface FileDelegations {
         }
     };
 
-    /** Whether any delegation is held (a change need not look its file up when none is). */
-    boolean any();
+    /**
+     * Whether changes concern delegations: one is held, or one may be granted (a change then keeps its file from a new
+     * one while it runs). When not, a change by name need not look its file up.
+     */
+    boolean watching();
 
     /**
      * Before {@code clientId} changes the file {@code wire} names: recalls the delegations other clients hold of it,
@@ -42,7 +45,7 @@ public interface FileDelegations {
      * RENAME over it); nothing when the name names nothing or something else.
      */
     default void beforeNameChange(ExportTable.Target dir, String name, long clientId) throws NfsException {
-        if (!any()) {
+        if (!watching()) {
             return;
         }
         NfsObject o;

@@ -94,8 +94,8 @@ final class Delegations implements FileDelegations {
     }
 
     @Override
-    public boolean any() {
-        return states.any();
+    public boolean watching() {
+        return states.granting() || states.any();
     }
 
     @Override

@@ -107,6 +107,11 @@ public final class DelegationStates {
         this.granting = may;
     }
 
+    /** Whether delegations may be granted ({@link #granting(boolean)}): changes then note their files. */
+    public boolean granting() {
+        return granting;
+    }
+
     /** Whether any delegation is held: when none is, no change needs to look for conflicts. */
     public boolean any() {
         return held > 0;

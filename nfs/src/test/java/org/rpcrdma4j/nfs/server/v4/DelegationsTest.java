@@ -465,6 +465,31 @@ class DelegationsTest {
     }
 
     /**
+     * A REMOVE or RENAME while no delegation is held notes its file as well: an OPEN of the file right after, by
+     * another client, gets no delegation of it (the change might still be under way as far as the server can tell).
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"RENAME", "RENAME over it"})
+    void aFileJustRenamedOverNfsv3IsNotDelegated(String change) throws Exception {
+        try (V4Script a = connect();
+             NfsClient v3 = NfsClient.mount("tcp://127.0.0.1:" + server.address().getPort() + "/export")) {
+            Nfs41ServerTest.Client holder = callbackClient(a, "late-reader");
+            byte[] root = Nfs41ServerTest.exportRoot(holder);
+            file(holder, root, "r");
+            file(holder, root, "over");
+            FileHandle dir = FileHandle.of(root);
+            if (change.equals("RENAME")) {
+                v3.async().rename(dir, "r", dir, "s").get(30, TimeUnit.SECONDS);
+                assertThat(open(holder, root, "s", 1, "reader").delegationType()).isZero();
+            } else {
+                v3.async().rename(dir, "r", dir, "over").get(30, TimeUnit.SECONDS);
+                assertThat(open(holder, root, "over", 1, "reader").delegationType()).isZero();
+            }
+            assertThat(count("granted")).isZero();
+        }
+    }
+
+    /**
      * Each change of a delegated file another NFSv4 client makes waits for the recall: DELAY, CB_RECALL to the holder,
      * and once the holder gives it back the same COMPOUND goes through.
      */

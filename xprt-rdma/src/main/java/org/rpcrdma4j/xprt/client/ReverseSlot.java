@@ -47,6 +47,12 @@ final class ReverseSlot implements Runnable, Mailbox.Linked<ReverseSlot> {
      */
     private final AtomicReference<ReverseCallTransport> replyRight = new AtomicReference<>();
     private ReverseSlot mailboxNext;
+    /**
+     * The dispatched call's stream, over {@link #call}, until its reply is taken ({@link Xdrs#detach}): oncrpc4j
+     * encodes a reply into the call's stream, and a program that replied again, or late, after this slot took another
+     * call would write over that call.
+     */
+    private Xdr stream;
 
     volatile int state = FREE;
     int callLength;
@@ -88,11 +94,10 @@ final class ReverseSlot implements Runnable, Mailbox.Linked<ReverseSlot> {
             case DISPATCH -> {
                 ReverseCallTransport transport = new ReverseCallTransport(this, callView.getInt(0));
                 replyRight.set(transport);
-                // the call's own copy of its bytes: oncrpc4j encodes a reply into the call's stream, and a program
-                // that replies again, or late, after this slot took another call would write over that call
-                byte[] own = java.util.Arrays.copyOf(call, call.length);
+                Xdr xdr = Xdrs.over(call, callLength);
+                stream = xdr;
                 try {
-                    RpcDispatch.dispatch(screen.entry(), Xdrs.over(own, callLength), transport, server.name);
+                    RpcDispatch.dispatch(screen.entry(), xdr, transport, server.name);
                 } catch (RuntimeException | Error e) {
                     answerSystemErr(transport, e);
                 }
@@ -139,6 +144,7 @@ final class ReverseSlot implements Runnable, Mailbox.Linked<ReverseSlot> {
             this.handler = (CompletionHandler<Integer, Object>) handler;
             this.attachment = attachment;
         }
+        detachStream();
         server.handBack(this);
     }
 
@@ -153,11 +159,21 @@ final class ReverseSlot implements Runnable, Mailbox.Linked<ReverseSlot> {
         if (!replyRight.compareAndSet(transport, null)) {
             return;
         }
+        detachStream();
         server.own.increment(ClientCounter.REVERSE_CALLS_REFUSED);
         replyLength = RpcReplies.accepted(replyView, 0, transport.xid, RpcReplies.SYSTEM_ERR);
         handler = null;
         attachment = null;
         server.handBack(this);
+    }
+
+    /** The call's stream lets go of {@link #call}: by the thread that took the reply right, before the hand-back. */
+    private void detachStream() {
+        Xdr xdr = stream;
+        if (xdr != null) {
+            stream = null;
+            Xdrs.detach(xdr);
+        }
     }
 
     /** Whether the call of {@code transport} still awaits its reply: this slot carries it and it has not replied. */

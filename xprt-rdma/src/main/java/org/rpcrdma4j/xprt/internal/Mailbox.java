@@ -35,6 +35,9 @@ public final class Mailbox<T extends Mailbox.Linked<T>> {
      * link as it handles the slot ({@link #next}). Agent thread.
      */
     public T drain() {
+        if (head.get() == null) {
+            return null; // a read leaves the line shared with the producers; an exchange would take it every time
+        }
         T h = head.getAndSet(null);
         T reversed = null;
         while (h != null) {

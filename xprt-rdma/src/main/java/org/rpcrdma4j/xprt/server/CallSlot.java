@@ -517,14 +517,14 @@ final class CallSlot implements InvalidationListener, Runnable, Mailbox.Linked<C
             replyBytes.load(xdr);
             length = replyBytes.length();
         } catch (RuntimeException | Error e) {
+            detachStream();
             LOG.error("{}: cannot read the reply of xid 0x{}", connection, Integer.toHexString(call.xid()), e);
             replyFailure = e;
             marshaler.errChunk(call, connection.credits, "unreadable reply");
             queueReply();
             return;
-        } finally {
-            detachStream();
         }
+        detachStream(); // before the reply is queued: the slot may take its next call once it is
         if (length >= 4 && replyXid() != call.xid()) {
             replyFailure = new IllegalStateException("reply xid 0x" + Integer.toHexString(replyXid())
                     + " does not answer call xid 0x" + Integer.toHexString(call.xid()));

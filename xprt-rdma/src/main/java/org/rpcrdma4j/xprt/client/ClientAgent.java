@@ -795,6 +795,11 @@ final class ClientAgent implements Agent, ConnectionWork {
         return probe;
     }
 
+    /** Whether the keep-alive probe is on the wire, unanswered. */
+    boolean probeOnTheWire() {
+        return window.probeOnTheWire();
+    }
+
     /** Remembers the program a caller used last: the keep-alive probe calls its NULL procedure. */
     void noteProgram(int program, int version) {
         keepAlive.noteProgram(program, version);

@@ -21,6 +21,8 @@ final class CreditWindow {
     private final EnumCounters<ClientCounter> own;
     private volatile int granted = 1;
     private volatile int inFlight;
+    /** The keep-alive probe is on the wire: it holds the reserved credit, not one of the calls'. */
+    private boolean probeOnTheWire;
 
     /**
      * @param maxCredits the credits every call asks for
@@ -54,7 +56,8 @@ final class CreditWindow {
             return null;
         }
         int limit = granted > 1 ? granted - 1 : 1;
-        if (inFlight >= limit) {
+        int calls = probeOnTheWire ? inFlight - 1 : inFlight;
+        if (calls >= limit || inFlight >= granted) {
             if (!slot.creditWaitCounted) {
                 slot.creditWaitCounted = true;
                 counters.increment(XprtCounter.CREDIT_WAITS);
@@ -68,6 +71,9 @@ final class CreditWindow {
     /** {@code slot} goes on the wire: it holds a credit and is filed under its xid until {@link #take}. */
     void sent(RequestSlot slot) {
         inFlight++;
+        if (slot.keepAliveProbe) {
+            probeOnTheWire = true;
+        }
         onTheWire.put(slot.xid, slot);
         own.increment(ClientCounter.SENDS);
         own.add(ClientCounter.REQUEST_USAGE, inFlight);
@@ -89,6 +95,9 @@ final class CreditWindow {
         RequestSlot slot = onTheWire.remove(xid);
         if (slot != null) {
             inFlight--;
+            if (slot.keepAliveProbe) {
+                probeOnTheWire = false;
+            }
         }
         return slot;
     }
@@ -97,6 +106,11 @@ final class CreditWindow {
     void grant(int credits) {
         long value = Integer.toUnsignedLong(credits);
         granted = (int) Math.max(1, Math.min(maxCredits, value));
+    }
+
+    /** Whether the keep-alive probe is on the wire, unanswered. */
+    boolean probeOnTheWire() {
+        return probeOnTheWire;
     }
 
     /** Whether a credit is free beyond the calls on the wire (the keep-alive probe may use the reserved one). */
@@ -108,6 +122,7 @@ final class CreditWindow {
     void reset() {
         granted = 1;
         inFlight = 0;
+        probeOnTheWire = false;
         onTheWire.clear();
     }
 

@@ -9,7 +9,9 @@ import org.rpcrdma4j.xprt.internal.RpcHeader;
  * received for the configured interval, the agent sends a NULL call of the last program used, on the credit it keeps
  * in reserve; when nothing arrives within the probe timeout after that, the connection is dropped, so a dead server
  * cannot hang its callers. Only a probe that went out and was not answered drops a connection: a server that answers
- * is never dropped, however slow its calls.
+ * is never dropped, however slow its calls. A probe still unanswered when the next quiet period ends (the server
+ * answered other calls meanwhile) is not sent again: it keeps the reserved credit, the calls keep theirs, and silence
+ * for the probe timeout from then drops the connection.
  * <p>
  * With only one credit granted, and it in use, no probe can go out (RFC 8166 forbids calls beyond the grant). The
  * probe then waits for a free credit (counted once per quiet period, {@link ClientCounter#KEEPALIVE_PROBES_DEFERRED}),
@@ -102,6 +104,14 @@ final class KeepAlive {
             return 0;
         }
         if (now - lastReceive >= interval) {
+            if (agent.probeOnTheWire()) {
+                // the last probe is still unanswered (the server answered calls since, and this NULL not yet): it
+                // stands for a new one, on the credit it holds; silence for the timeout from now drops the connection
+                probing = true;
+                probeSentAt = now;
+                nextCheck = now + timeout;
+                return 0;
+            }
             if (!sendProbe()) {
                 // every credit in use (or the probe could not be marshaled): look again one interval on
                 if (!deferred) {

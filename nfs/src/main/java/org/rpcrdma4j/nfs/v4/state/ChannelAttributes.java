@@ -44,6 +44,18 @@ public record ChannelAttributes(int headerPadSize, int maxRequestSize, int maxRe
                 atLeastOne(min(asked.maxRequests, serverLimits.maxRequests)));
     }
 
+    /**
+     * What the server grants for a back channel a client asked as {@code asked}: requests (the server's callbacks) at
+     * most {@code serverLimits}' request size, no cached replies, and the client's own reply size, operations and
+     * slots, as Linux's server grants them. The server sends callbacks of two operations on one slot, and takes any
+     * reply; a Linux client that gets less than it asked of any of those three refuses the session (those before a
+     * 2025 change: a client with 64 KiB pages asks replies of 64 KiB over TCP).
+     */
+    public static ChannelAttributes grantBack(ChannelAttributes asked, ChannelAttributes serverLimits) {
+        return new ChannelAttributes(0, min(asked.maxRequestSize, serverLimits.maxRequestSize),
+                asked.maxResponseSize, 0, atLeastOne(asked.maxOperations), atLeastOne(asked.maxRequests));
+    }
+
     /** The same attributes with {@code slots} slots. */
     public ChannelAttributes withMaxRequests(int slots) {
         return new ChannelAttributes(headerPadSize, maxRequestSize, maxResponseSize, maxResponseSizeCached,

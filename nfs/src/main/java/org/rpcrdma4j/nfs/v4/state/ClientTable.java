@@ -204,7 +204,7 @@ public final class ClientTable {
             int slots = replyCacheSlots(granted.maxRequests(), slotBytes);
             Session s = new Session(SessionId.forClient(clientId, nextSession++), clientId,
                     flags & CreateSessionResult.FLAG_CONN_BACK_CHAN, granted.withMaxRequests(slots),
-                    ChannelAttributes.negotiate(back, config.backLimits()), callbackProgram, slots * slotBytes);
+                    ChannelAttributes.grantBack(back, config.backLimits()), callbackProgram, slots * slotBytes);
             replyCacheReserved += s.replyCacheBytes;
             if (!c.confirmed) {
                 confirm(c);

@@ -11,7 +11,9 @@ import java.util.Objects;
  * @param graceTime            how long after the table is made it is in its grace period; zero for none
  * @param foreLimits           the most a session's fore channel may get ({@link ChannelAttributes#negotiate}); its
  *                             {@code maxRequests} is at most {@link SlotTable#MAX_SLOTS}
- * @param backLimits           the same for the back channel
+ * @param backLimits           the back channel's: its request size bounds the server's callbacks; the client's own
+ *                             reply size, operations and slots are granted as asked
+ *                             ({@link ChannelAttributes#grantBack})
  * @param maxSessionsPerClient sessions one client ID may have at once
  * @param maxClients           client IDs the table keeps at once, confirmed or not: an EXCHANGE_ID that would make
  *                             one more, when none has expired, takes the place of the unconfirmed one renewed longest
@@ -116,7 +118,7 @@ public record StateConfig(Duration leaseTime, Duration graceTime, ChannelAttribu
      * 90 s lease and grace (the Linux server's), a fore channel of 64 slots, requests and replies of 1 MiB and a page
      * (a 1 MiB WRITE or READ with its headers, as the Linux server grants: the Linux client asks for 1 MiB plus its
      * own estimate of the headers and sizes its I/O from what it gets), 8 KiB cached replies and 64 operations; a back
-     * channel of 1 slot, 4 KiB messages and 8 operations; 16 sessions a client; 4096 client IDs; 65536 opens a client;
+     * channel of callbacks of at most 4 KiB; 16 sessions a client; 4096 client IDs; 65536 opens a client;
      * a day of courtesy past a lease; {@link #defaultReplyCacheBytes()} of reply caches.
      */
     public static StateConfig defaults() {

@@ -122,10 +122,30 @@ class CreateSessionTest {
         CreateSessionResult cs = small.create(x);
 
         assertThat(cs.fore()).isEqualTo(new ChannelAttributes(0, 8192, 8192, 1024, 8, 4));
-        assertThat(cs.back()).isEqualTo(ChannelAttributes.negotiate(ASK, StateConfig.defaults().backLimits()));
+        assertThat(cs.back()).as("callbacks of at most 4 KiB; the client's reply size, operations and slots")
+                .isEqualTo(new ChannelAttributes(0, 4096, 1 << 20, 0, 16, 8));
         Session s = small.table.session(cs.sessionId().toByteArray());
         assertThat(s.fore()).isEqualTo(cs.fore());
         assertThat(s.slots().highestSlotId()).isEqualTo(3);
+    }
+
+    /**
+     * The back channel a Linux client with 64 KiB pages asks over TCP: replies of a page, two operations, one slot.
+     * Granted as asked but for the server's own requests (Linux's server does the same): such a client refuses a
+     * session whose back channel takes shorter replies, or other counts, than it asked.
+     */
+    @Test
+    void theBackChannelKeepsTheClientsReplySizeOperationsAndSlots() throws Exception {
+        ExchangeIdResult x = f.exchange("host-a", 1);
+        ChannelAttributes asked = new ChannelAttributes(0, 65536, 65536, 0, 2, 1);
+
+        CreateSessionResult cs = table.createSession(x.clientId(), x.sequenceId(), 0, ASK, asked, 0x40000000);
+
+        assertThat(cs.back()).isEqualTo(new ChannelAttributes(0, 4096, 65536, 0, 2, 1));
+        ChannelAttributes none = new ChannelAttributes(0, 1024, 0, 4096, 0, 0);
+        assertThat(table.createSession(x.clientId(), x.sequenceId() + 1, 0, ASK, none, 0x40000000).back())
+                .as("smaller requests kept, nothing cached, at least one operation and one slot")
+                .isEqualTo(new ChannelAttributes(0, 1024, 0, 0, 1, 1));
     }
 
     @Test

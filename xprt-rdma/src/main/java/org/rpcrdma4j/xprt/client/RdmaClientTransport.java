@@ -427,6 +427,12 @@ public final class RdmaClientTransport implements RpcTransport, AutoCloseable {
             }
             LOG.warn("{}: could not hand the reply to xid 0x{} to its handler: {}", name, Integer.toHexString(xid),
                     e.toString());
+            // the handler hears of it here: nothing else would time the call out (the transport owns its timeout)
+            CompletionHandler<RpcReply, RpcTransport> handler = replyQueue.get(xid);
+            if (handler != null) {
+                handler.failed(new RdmaTransportException("the callback executor refused the "
+                        + (failure != null ? "failure" : "reply") + " of xid 0x" + Integer.toHexString(xid), e), this);
+            }
         }
     }
 

@@ -249,6 +249,21 @@ class OncRpcCallTest extends ClientTestBase {
         assertThat(rdma.bufferPool().pagesInUse()).isEqualTo(idle);
     }
 
+    /**
+     * A callback executor that refuses the reply (full, or shut down) fails the call at once: nothing else would, the
+     * transport owning its timeout.
+     */
+    @Test
+    void aReplyTheCallbackExecutorRefusesFailsItsCall() throws Exception {
+        RdmaClientTransport rdma = connect(b -> b.callbackExecutor(r -> {
+            throw new java.util.concurrent.RejectedExecutionException("the test's executor is full");
+        }));
+        assertThatThrownBy(() -> rpc(rdma).call(TestProgram.NULL, XdrVoid.XDR_VOID, XdrVoid.XDR_VOID, 20,
+                TimeUnit.SECONDS)).as("oncrpc4j rethrows the root cause").isInstanceOf(java.io.IOException.class)
+                .hasRootCauseInstanceOf(java.util.concurrent.RejectedExecutionException.class)
+                .hasRootCauseMessage("the test's executor is full");
+    }
+
     /** Two transports on one borrowed agent thread both work, and the thread outlives them until closed. */
     @Test
     void transportsShareAnAgentThread() throws Exception {

@@ -125,7 +125,11 @@ final class ReverseServer {
         try {
             executor.execute(slot);
         } catch (RejectedExecutionException e) {
-            slot.state = ReverseSlot.FREE; // the transport is closing
+            // the executor is full or shut down: the server hears SYSTEM_ERR at once rather than waiting out its
+            // callback's timeout (and dropping the connection)
+            LOG.warn("{}: the reverse executor refused call xid 0x{}; SYSTEM_ERR sent instead: {}", name,
+                    Integer.toHexString(header.xid()), e.toString());
+            slot.refused();
         }
     }
 

@@ -176,6 +176,13 @@ final class ReverseSlot implements Runnable, Mailbox.Linked<ReverseSlot> {
         }
     }
 
+    /** Agent: the call taken could not be dispatched (the reverse executor refused it): SYSTEM_ERR in its place. */
+    void refused() {
+        server.own.increment(ClientCounter.REVERSE_CALLS_REFUSED);
+        replyLength = RpcReplies.accepted(replyView, 0, callView.getInt(0), RpcReplies.SYSTEM_ERR);
+        server.handBack(this);
+    }
+
     /** Whether the call of {@code transport} still awaits its reply: this slot carries it and it has not replied. */
     boolean awaitsReply(ReverseCallTransport transport) {
         return replyRight.get() == transport && state == DISPATCHING;

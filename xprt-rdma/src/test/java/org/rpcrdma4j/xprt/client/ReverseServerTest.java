@@ -131,9 +131,7 @@ class ReverseServerTest {
 
     /** Takes the call {@code xid} of {@code program} into slot {@code index}, as onCall does. */
     private ReverseSlot take(int index, int xid, int program) {
-        ByteBuf call = Unpooled.buffer();
-        call.writeInt(xid).writeInt(0).writeInt(2).writeInt(program).writeInt(1).writeInt(0); // CALL, NULL
-        call.writeInt(0).writeInt(0).writeInt(0).writeInt(0); // AUTH_NONE credential and verifier
+        ByteBuf call = nullCall(xid, program);
         ReverseSlot slot = reverse.slots().get(index);
         slot.take(call, 0, call.readableBytes(), GENERATION);
         return slot;
@@ -165,6 +163,37 @@ class ReverseServerTest {
         assertThat(outcomes.get(0x201)).singleElement().isInstanceOf(IOException.class); // no connection to send on
     }
 
+    /**
+     * A call the reverse executor refuses (full, or shut down) is answered SYSTEM_ERR at once: left unanswered, it kept
+     * the server waiting out its callback's timeout, after which it drops the connection.
+     */
+    @Test
+    void aCallTheReverseExecutorRefusesIsAnsweredSystemErr() throws Exception {
+        ProgramTable programs = new ProgramTable(Map.of(new OncRpcProgram(PROGRAM, 1), new Answering()), List.of());
+        ReverseServer refusing = new ReverseServer(() -> { }, "refusing", programs, r -> {
+            throw new java.util.concurrent.RejectedExecutionException("the test's executor is full");
+        }, InlineSends.allocate(pool, ReverseServer.SLOTS, INLINE), WR_BASE, INLINE, counters);
+        try {
+            ByteBuf call = nullCall(0x300, PROGRAM);
+            refusing.onCall(new org.rpcrdma4j.codec.RpcRdmaHeader().xid(0x300).credits(1)
+                    .proc(org.rpcrdma4j.codec.RpcRdmaProc.RDMA_MSG), call, 0, call.readableBytes(), GENERATION);
+            FailingQp qp = new FailingQp();
+            qp.failure = new PostException("not this time", 0, 0); // every post goes through
+
+            refusing.drainReturned(qp, GENERATION, INLINE);
+
+            assertThat(qp.posted).as("a reply went out").containsExactly(WR_BASE);
+            ReverseSlot slot = refusing.slots().get(0);
+            assertThat(slot.replyLength).isEqualTo(24);
+            ByteBuf reply = Unpooled.wrappedBuffer(slot.reply, 0, slot.replyLength);
+            assertThat(new int[] {reply.getInt(0), reply.getInt(4), reply.getInt(8), reply.getInt(20)})
+                    .as("xid, REPLY, MSG_ACCEPTED, SYSTEM_ERR").containsExactly(0x300, 1, 0, 5);
+            assertThat(counters.get(ClientCounter.REVERSE_CALLS_REFUSED)).isEqualTo(1);
+        } finally {
+            refusing.release();
+        }
+    }
+
     @Test
     void aFailedPostLeavesNoDrainedSlotBehind() {
         ReverseSlot failing = serve(0, 0x100);
@@ -192,6 +221,14 @@ class ReverseServerTest {
         assertThat(outcomes.get(0x102)).hasSize(1);
         assertThat(counters.get(ClientCounter.REVERSE_REPLIES_LOST)).isEqualTo(3);
         assertThat(counters.get(ClientCounter.REVERSE_REPLIES_SENT)).isZero();
+    }
+
+    /** A NULL call of {@code program}, version 1, with AUTH_NONE. */
+    private static ByteBuf nullCall(int xid, int program) {
+        ByteBuf call = Unpooled.buffer();
+        call.writeInt(xid).writeInt(0).writeInt(2).writeInt(program).writeInt(1).writeInt(0); // CALL, NULL
+        call.writeInt(0).writeInt(0).writeInt(0).writeInt(0); // AUTH_NONE credential and verifier
+        return call;
     }
 
     /** The forward direction the reverse calls see; oncrpc4j asks only for the peer's address (for its log lines). */

@@ -321,7 +321,7 @@ public final class RdmaClientTransport implements RpcTransport, AutoCloseable {
             agent.noteProgram(slot.program, slot.version);
             marshaler.marshalAcrossResets(slot);
             slot.command = RequestSlot.Command.SEND;
-        } catch (Exception e) {
+        } catch (Exception | Error e) {
             slot.failure = marshalFailure(slot, e);
             slot.command = RequestSlot.Command.FAIL;
         }
@@ -333,7 +333,14 @@ public final class RdmaClientTransport implements RpcTransport, AutoCloseable {
         return d == 0 ? 1 : d;
     }
 
-    private Throwable marshalFailure(RequestSlot slot, Exception e) {
+    /**
+     * What a call whose marshaling failed fails with. An {@link Error} (a binding's assertion, memory) fails the call
+     * like any other failure, so that its slot and handles come back, and is logged.
+     */
+    private Throwable marshalFailure(RequestSlot slot, Throwable e) {
+        if (e instanceof Error) {
+            LOG.error("{}: marshaling xid 0x{} failed", name, Integer.toHexString(slot.xid), e);
+        }
         if (agent.closeRequested() && !(e instanceof InterruptedException)) {
             return new RdmaConnectionException("the RDMA transport to " + server + " was closed", e);
         }
@@ -401,7 +408,7 @@ public final class RdmaClientTransport implements RpcTransport, AutoCloseable {
             agent.noteProgram(slot.program, slot.version);
             marshaler.marshalAcrossResets(slot);
             slot.command = RequestSlot.Command.SEND;
-        } catch (Exception e) {
+        } catch (Exception | Error e) {
             Throwable failure = marshalFailure(slot, e);
             slot.plain = false; // reported here, not again through the reply queue
             slot.failure = failure;

@@ -45,7 +45,8 @@ final class Remarshaler {
             Thread.currentThread().interrupt();
             failure = new RdmaConnectionException("interrupted while marshaling xid 0x"
                     + Integer.toHexString(slot.xid) + " again", e);
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
+            // an Error too: the slot must come back, and this thread goes on with the others
             failure = new RdmaMarshalException("marshaling xid 0x" + Integer.toHexString(slot.xid)
                     + " again failed: " + e, e);
         }

@@ -45,6 +45,90 @@ class CallMisuseTest extends ClientTestBase {
         assertThat(t.stats().freeSlots()).isEqualTo(slots);
     }
 
+    /**
+     * An {@link Error} while a call is marshaled (here a binding's assertion) fails that call with a typed failure
+     * whose cause it is, over both APIs; its slot comes back and the connection goes on. It used to skip the hand-back:
+     * the slot stayed taken for good, and the DDP call never ended.
+     */
+    @Test
+    void anErrorWhileACallIsMarshaledFailsItAndItsSlotComesBack() throws Exception {
+        java.util.concurrent.atomic.AtomicBoolean broken = new java.util.concurrent.atomic.AtomicBoolean(true);
+        RdmaClientTransport t = track(RdmaClientTransport.connect(server.address(), RdmaClientConfig.builder()
+                .device(clientDevice).binding(new BrokenBinding(broken)).jmx(false).build()));
+        int slots = t.stats().freeSlots();
+        RdmaCall call = new RdmaCall().message(echoCall(t.nextXid(), new byte[8])).reply(Unpooled.buffer());
+
+        t.submit(call, null);
+
+        assertThat(call.awaitDone(WAIT)).as("the call ended").isTrue();
+        assertThat(call.failure()).isInstanceOf(RdmaMarshalException.class)
+                .hasRootCauseInstanceOf(AssertionError.class);
+        org.dcache.oncrpc4j.rpc.RpcCall rpc = new org.dcache.oncrpc4j.rpc.RpcCall(TestProgram.PROGRAM,
+                TestProgram.VERSION, new org.dcache.oncrpc4j.rpc.RpcAuthTypeNone(), t);
+        assertThatThrownBy(() -> rpc.call(TestProgram.ECHO, new TestProgram.Opaque(new byte[8]),
+                new TestProgram.Opaque(), 20, TimeUnit.SECONDS)).hasRootCauseInstanceOf(AssertionError.class);
+        for (int i = 0; i < 1000 && t.stats().freeSlots() != slots; i++) {
+            Thread.sleep(5); // the agent frees the slot after the caller heard
+        }
+        assertThat(t.stats().freeSlots()).isEqualTo(slots);
+        broken.set(false);
+        ByteBuf reply = Unpooled.buffer();
+        byte[] data = TestProgram.pattern(6, 100);
+        t.call(new RdmaCall().message(echoCall(t.nextXid(), data)).reply(reply));
+        assertThat(bytes(reply, reply.readableBytes() - data.length, data.length)).isEqualTo(data);
+        assertThat(t.stats().get(XprtCounter.RECONNECTS)).isZero();
+    }
+
+    /** The test program's binding, whose reply bound fails an assertion while {@code broken}. */
+    private record BrokenBinding(java.util.concurrent.atomic.AtomicBoolean broken)
+            implements org.rpcrdma4j.xprt.UpperLayerBinding {
+        private static final org.rpcrdma4j.xprt.UpperLayerBinding B = TestProgram.BINDING;
+
+        @Override
+        public int program() {
+            return B.program();
+        }
+
+        @Override
+        public boolean supportsVersion(int version) {
+            return B.supportsVersion(version);
+        }
+
+        @Override
+        public boolean locateCallItem(int version, int procedure, ByteBuf args, org.rpcrdma4j.xprt.DataItem out)
+                throws org.rpcrdma4j.xprt.XdrFormatException {
+            return B.locateCallItem(version, procedure, args, out);
+        }
+
+        @Override
+        public boolean locateReplyItem(int version, int procedure, ByteBuf results, org.rpcrdma4j.xprt.DataItem out)
+                throws org.rpcrdma4j.xprt.XdrFormatException {
+            return B.locateReplyItem(version, procedure, results, out);
+        }
+
+        @Override
+        public boolean locateReducedReplyItem(int version, int procedure, ByteBuf results,
+                                              org.rpcrdma4j.xprt.DataItem out)
+                throws org.rpcrdma4j.xprt.XdrFormatException {
+            return B.locateReducedReplyItem(version, procedure, results, out);
+        }
+
+        @Override
+        public long maxReplyItemLength(int version, int procedure, ByteBuf args)
+                throws org.rpcrdma4j.xprt.XdrFormatException {
+            return B.maxReplyItemLength(version, procedure, args);
+        }
+
+        @Override
+        public long maxInlineReplySize(int version, int procedure, ByteBuf args)
+                throws org.rpcrdma4j.xprt.XdrFormatException {
+            if (broken.get()) {
+                throw new AssertionError("the test's binding is broken");
+            }
+            return B.maxInlineReplySize(version, procedure, args);
+        }
+    }
+
     @Test
     void aPayloadReleasedBeforeTheCallIsRefusedAndTakesNoSlot() throws Exception {
         RdmaClientTransport t = connect();

@@ -53,6 +53,18 @@ final class SessionOps {
         return Nfs3Xdr.decodeFixedOpaque(xdr, Nfs4.SESSIONID_SIZE);
     }
 
+    /**
+     * What a SEQUENCE's slot remembers of its request, to tell a retry from another request on a reused sequence id:
+     * the operation count and the caller's credential (flavor, and the AUTH_SYS identity), which Linux's server
+     * compares too.
+     */
+    record Request(int opCount, int flavor, org.rpcrdma4j.nfs.server.Caller caller) {
+        static Request of(Compound c) {
+            int flavor = c.call == null || c.call.getCredential() == null ? -1 : c.call.getCredential().type();
+            return new Request(c.opCount, flavor, org.rpcrdma4j.nfs.server.Caller.of(c.call, null));
+        }
+    }
+
     static final class Sequence extends Op {
         /** {@code nfs_resop4} of a SEQUENCE that went through: opcode, status, session, five words. */
         static final int RESULT_SIZE = 4 + 4 + Nfs4.SESSIONID_SIZE + 5 * 4;
@@ -96,7 +108,8 @@ final class SessionOps {
                 // as Linux's server, before the slot is touched: not even this result fits the reply
                 throw c.replyTooBig("SEQUENCE's result");
             }
-            result = c.server.clients.sequence(sessionId, seqId, slotId, highestSlotId, cacheThis);
+            result = c.server.clients.sequence(sessionId, seqId, slotId, highestSlotId, cacheThis,
+                    Request.of(c));
             c.session = result.session();
             c.clientId = result.session().clientId();
             c.slotId = slotId;

@@ -238,6 +238,15 @@ public final class ClientTable {
      */
     public SequenceResult sequence(byte[] sessionId, int seqId, int slotId, int highestSlotId, boolean cacheThis)
             throws Nfs4Exception {
+        return sequence(sessionId, seqId, slotId, highestSlotId, cacheThis, null);
+    }
+
+    /**
+     * {@link #sequence(byte[], int, int, int, boolean)} for a request described by {@code request}: a retry of another
+     * request is NFS4ERR_SEQ_FALSE_RETRY ({@link SlotTable#acquire(int, int, boolean, Object)}).
+     */
+    public SequenceResult sequence(byte[] sessionId, int seqId, int slotId, int highestSlotId, boolean cacheThis,
+                                   Object request) throws Nfs4Exception {
         synchronized (lock) {
             long now = clock.getAsLong();
             Session s = sessionLocked(sessionId, now);
@@ -246,7 +255,7 @@ public final class ClientTable {
                 throw new Nfs4Exception(NFS4ERR_BAD_HIGH_SLOT, "highest slot id "
                         + Integer.toUnsignedString(highestSlotId) + " beyond " + slots.highestSlotId());
             }
-            SlotVerdict verdict = slots.acquire(slotId, seqId, cacheThis);
+            SlotVerdict verdict = slots.acquire(slotId, seqId, cacheThis, request);
             ClientRecord c = clients.get(s.clientId());
             c.lastRenewed = now;
             return new SequenceResult(s, verdict, slots.highestSlotId(), slots.targetHighestSlotId(),

@@ -29,6 +29,8 @@ public final class SlotTable {
         boolean used;
         boolean inProgress;
         boolean cacheThis;
+        /** What the request was beyond its slot and sequence id (see {@link #acquire(int, int, boolean, Object)}). */
+        Object request;
         byte[] reply;
     }
 
@@ -62,6 +64,18 @@ public final class SlotTable {
      *                       NFS4ERR_SEQ_MISORDERED for any other sequence id (also the same id on a never-used slot)
      */
     public synchronized SlotVerdict acquire(int slotId, int seqId, boolean cacheThis) throws Nfs4Exception {
+        return acquire(slotId, seqId, cacheThis, null);
+    }
+
+    /**
+     * {@link #acquire(int, int, boolean)} for a request described by {@code request} (compared with
+     * {@code equals}; the server passes its operation count and its caller's credential). A retry that asks for caching
+     * otherwise than the request it repeats, or whose description differs, is NFS4ERR_SEQ_FALSE_RETRY (RFC 8881
+     * section 2.10.6.1.3.1), as Linux's server answers: the client reused a sequence id for another request, or another
+     * user sends it, and must not get the cached reply of the first.
+     */
+    public synchronized SlotVerdict acquire(int slotId, int seqId, boolean cacheThis, Object request)
+            throws Nfs4Exception {
         Slot slot = slot(slotId);
         if (seqId == slot.sequenceId + 1) {
             if (slot.inProgress) {
@@ -73,6 +87,7 @@ public final class SlotTable {
             slot.used = true;
             slot.inProgress = true;
             slot.cacheThis = cacheThis;
+            slot.request = request;
             slot.reply = null;
             inProgress++;
             return SlotVerdict.EXECUTE;
@@ -81,6 +96,10 @@ public final class SlotTable {
             if (slot.inProgress) {
                 throw new Nfs4Exception(Nfs4Status.NFS4ERR_DELAY, "slot " + slotId + " still executes sequence id "
                         + Integer.toUnsignedString(seqId));
+            }
+            if (slot.cacheThis != cacheThis || !java.util.Objects.equals(slot.request, request)) {
+                throw new Nfs4Exception(Nfs4Status.NFS4ERR_SEQ_FALSE_RETRY, "slot " + slotId + ", sequence id "
+                        + Integer.toUnsignedString(seqId) + ": not the request it carried");
             }
             if (slot.reply == null) {
                 throw new Nfs4Exception(Nfs4Status.NFS4ERR_RETRY_UNCACHED_REP, "slot " + slotId + " kept no reply for "
@@ -155,8 +174,7 @@ public final class SlotTable {
     }
 
     private void finish(Slot slot) {
-        slot.inProgress = false;
-        slot.cacheThis = false;
+        slot.inProgress = false; // cacheThis and request stay: a retry is checked against them
         inProgress--;
     }
 }

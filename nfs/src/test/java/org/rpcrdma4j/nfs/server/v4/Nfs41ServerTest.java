@@ -474,6 +474,35 @@ class Nfs41ServerTest {
         }
     }
 
+    /**
+     * A request that reuses a slot's sequence id but is not the request the slot carried (fewer operations, another
+     * user) gets NFS4ERR_SEQ_FALSE_RETRY, as from Linux's server, never the other request's cached reply; the real
+     * retry still gets it.
+     */
+    @Test
+    void aFalseRetryIsRefusedAndNeverGetsAnotherRequestsCachedReply() throws Exception {
+        try (V4Script s = connect()) {
+            Client c = session(s, "client-f");
+            byte[] root = exportRoot(c);
+            byte[] getfh = new V4Script.Args(1).sequence(c.session, ++c.seq, 0, true).putfh(root)
+                    .op(Nfs4.OP_GETFH).bytes();
+            byte[] first = s.callRaw(getfh, s.nextXid());
+            assertThat(new V4Script.Res(first).status).isZero();
+
+            byte[] fewer = new V4Script.Args(1).sequence(c.session, c.seq, 0, true).putfh(root).bytes();
+            V4Script.Res shorter = new V4Script.Res(s.callRaw(fewer, s.nextXid()));
+            assertThat(Nfs4Status.name(shorter.next(Nfs4.OP_SEQUENCE))).isEqualTo("NFS4ERR_SEQ_FALSE_RETRY");
+            s.send(org.rpcrdma4j.xprt.drc.Calls.call(s.nextXid(), Nfs4.PROGRAM, Nfs4.VERSION, Nfs4.PROC_COMPOUND,
+                    org.rpcrdma4j.xprt.drc.Calls.unix(1000), new Nfs4Program.Raw(getfh)));
+            byte[] reply = s.receive();
+            V4Script.Res otherUser = new V4Script.Res(Arrays.copyOfRange(reply,
+                    org.rpcrdma4j.xprt.drc.Calls.REPLY_HEADER, reply.length));
+            assertThat(Nfs4Status.name(otherUser.next(Nfs4.OP_SEQUENCE))).isEqualTo("NFS4ERR_SEQ_FALSE_RETRY");
+
+            assertThat(s.callRaw(getfh, s.nextXid())).as("the retry itself: the cached reply").isEqualTo(first);
+        }
+    }
+
     @Test
     void twoClientsHaveTheirOwnSessionsAndCannotUseEachOthersState() throws Exception {
         try (V4Script a = connect(); V4Script b = connect()) {

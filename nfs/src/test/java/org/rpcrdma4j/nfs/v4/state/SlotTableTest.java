@@ -37,7 +37,27 @@ class SlotTableTest {
         assertThat(v.isReplay()).isTrue();
         assertThat(v.cachedReply()).containsExactly(9, 8, 7);
         assertThat(slots.inProgress()).isZero();
-        assertThat(slots.acquire(1, 1, false).cachedReply()).containsExactly(9, 8, 7);
+        assertThat(slots.acquire(1, 1, true).cachedReply()).containsExactly(9, 8, 7);
+    }
+
+    /**
+     * A retry that is not the request it claims to repeat (another sa_cachethis, another operation count or caller) is
+     * NFS4ERR_SEQ_FALSE_RETRY, cached reply or not, and leaves the slot as it was.
+     */
+    @Test
+    void aRetryOfAnotherRequestIsAFalseRetry() throws Exception {
+        slots.acquire(1, 1, true, "3 operations of uid 1000");
+        slots.complete(1, new byte[] {9});
+        slots.acquire(2, 1, false, "1 operation of uid 1000");
+        slots.complete(2, new byte[] {8});
+
+        assertStatus(NFS4ERR_SEQ_FALSE_RETRY, () -> slots.acquire(1, 1, false, "3 operations of uid 1000"));
+        assertStatus(NFS4ERR_SEQ_FALSE_RETRY, () -> slots.acquire(1, 1, true, "2 operations of uid 1000"));
+        assertStatus(NFS4ERR_SEQ_FALSE_RETRY, () -> slots.acquire(1, 1, true, "3 operations of uid 1001"));
+        assertStatus(NFS4ERR_SEQ_FALSE_RETRY, () -> slots.acquire(2, 1, false, "1 operation of uid 0"));
+        assertThat(slots.acquire(1, 1, true, "3 operations of uid 1000").cachedReply()).containsExactly(9);
+        assertStatus(NFS4ERR_RETRY_UNCACHED_REP, () -> slots.acquire(2, 1, false, "1 operation of uid 1000"));
+        assertThat(slots.acquire(1, 2, false, "another request").kind()).isEqualTo(SlotVerdict.Kind.EXECUTE);
     }
 
     @Test
@@ -54,7 +74,7 @@ class SlotTableTest {
         slots.acquire(0, 1, false);
         slots.complete(0, new byte[] {1, 2});
 
-        assertStatus(NFS4ERR_RETRY_UNCACHED_REP, () -> slots.acquire(0, 1, true));
+        assertStatus(NFS4ERR_RETRY_UNCACHED_REP, () -> slots.acquire(0, 1, false));
     }
 
     @Test
@@ -74,7 +94,7 @@ class SlotTableTest {
         slots.acquire(0, 2, false);
         slots.complete(0, new byte[] {2});
 
-        assertStatus(NFS4ERR_RETRY_UNCACHED_REP, () -> slots.acquire(0, 2, true));
+        assertStatus(NFS4ERR_RETRY_UNCACHED_REP, () -> slots.acquire(0, 2, false));
         assertStatus(NFS4ERR_SEQ_MISORDERED, () -> slots.acquire(0, 1, true));
     }
 

@@ -90,8 +90,8 @@ class Nfs41SessionFaultTest {
     /**
      * A REMOVE runs on the server and its reply is lost; the next REMOVE meets the server while the first still runs
      * (knfsd answers SEQ_MISORDERED then). The id below, the lost REMOVE's, is probed with SEQUENCE alone, which the
-     * server answers from the lost REMOVE's cached reply; had the second REMOVE been sent there, that reply would have
-     * been taken as its own, and its file left in place.
+     * server answers SEQ_FALSE_RETRY (the probe is not the REMOVE it holds there), as knfsd does; had the second REMOVE
+     * been sent there, the lost REMOVE's cached reply would have been taken as its own, and its file left in place.
      */
     @Test
     void aStepDownOntoARequestWhoseReplyWasLostIsAProbeAndTheCompoundStillRuns() throws Exception {
@@ -108,7 +108,7 @@ class Nfs41SessionFaultTest {
         assertThat(faults.sent(SequenceProbe.TAG)).as("the id below probed without asking for a cached reply")
                 .containsExactly(new FaultyTransport.Sent(SequenceProbe.TAG, 0, seq + 1, false));
         assertThat(faults.calls()).filteredOn(c -> c.startsWith(SequenceProbe.TAG + " "))
-                .containsExactly(SequenceProbe.TAG + " SEQUENCE NFS4_OK");
+                .containsExactly(SequenceProbe.TAG + " SEQUENCE NFS4ERR_SEQ_FALSE_RETRY");
     }
 
     /**

@@ -575,7 +575,8 @@ public final class Nfs41Session implements AutoCloseable {
 
     /**
      * CREATE_SESSION on {@code clientId} with the next {@code csa_sequence}. A transport failure keeps the sequence,
-     * so that a second try is answered from the server's CREATE_SESSION cache if the first one ran.
+     * so that a second try is answered from the server's CREATE_SESSION cache if the first one ran; so do DELAY and
+     * STALE_CLIENTID. Any other answer uses it up, as Linux's client counts.
      */
     private CompletableFuture<State> createSession(long clientId) {
         int seq;
@@ -593,6 +594,11 @@ public final class Nfs41Session implements AutoCloseable {
         Compound c = new Compound("create_session").add(new Ops.CreateSession(clientId, seq, flags, fore, back));
         return callAlone(c).thenCompose(r -> {
             if (!r.isOk()) {
+                if (r.status() != Nfs4Status.NFS4ERR_DELAY && r.status() != Nfs4Status.NFS4ERR_STALE_CLIENTID) {
+                    synchronized (lock) {
+                        createSessionSequence = seq + 1; // the server used the sequence up (RFC 8881 18.36.4)
+                    }
+                }
                 return CompletableFuture.failedFuture(new Nfs4StatusException(r.status(), Nfs4.OP_CREATE_SESSION,
                         null));
             }

@@ -3,6 +3,8 @@ package org.rpcrdma4j.nfs.v4.state;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
+import org.rpcrdma4j.nfs.v4.Nfs4Exception;
+
 /** One client ID: the server's record of an EXCHANGE_ID. Every field is guarded by the {@link ClientTable}'s lock. */
 final class ClientRecord {
     final long id;
@@ -11,8 +13,10 @@ final class ClientRecord {
     boolean confirmed;
     /** The {@code csa_sequence} of the last CREATE_SESSION executed (0 before the first). */
     int createSessionSequence;
-    /** What that CREATE_SESSION returned, for its replay; null before the first. */
+    /** What that CREATE_SESSION returned, for its replay; null before the first, and when it failed. */
     CreateSessionResult lastCreateSession;
+    /** How that CREATE_SESSION failed, for its replay; null when it made a session. */
+    Nfs4Exception lastCreateSessionFailure;
     long lastRenewed;
     boolean reclaimComplete;
     final Map<SessionId, Session> sessions = new LinkedHashMap<>();

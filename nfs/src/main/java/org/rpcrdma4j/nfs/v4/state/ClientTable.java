@@ -161,15 +161,26 @@ public final class ClientTable {
                 ExchangeIdResult.FLAG_USE_NON_PNFS | (c.confirmed ? ExchangeIdResult.FLAG_CONFIRMED_R : 0));
     }
 
+    /** A CREATE_SESSION with {@code sequence} failed as {@code e}: the sequence is used up; a replay gets the same. */
+    private static Nfs4Exception createSessionFailed(ClientRecord c, int sequence, Nfs4Exception e) {
+        c.createSessionSequence = sequence;
+        c.lastCreateSession = null;
+        c.lastCreateSessionFailure = e;
+        return e;
+    }
+
     /**
      * CREATE_SESSION (RFC 8881 section 18.36.4). {@code sequence} one more than that of the client's last
      * CREATE_SESSION makes a session (and confirms an unconfirmed client ID, dropping an older confirmed record of the
      * same owner with its sessions and opens); the same as the last returns that one's result again, making nothing.
      *
      * @throws Nfs4Exception NFS4ERR_STALE_CLIENTID for a client ID unknown, of another boot, or expired;
-     *                       NFS4ERR_SEQ_MISORDERED for another sequence; NFS4ERR_INVAL for unknown flags;
-     *                       NFS4ERR_NOSPC when the client has {@link StateConfig#maxSessionsPerClient()} sessions.
-     *                       A failure leaves the sequence where it was.
+     *                       NFS4ERR_SEQ_MISORDERED for another sequence (those two leave the sequence where it was);
+     *                       NFS4ERR_INVAL for unknown flags; NFS4ERR_TOOSMALL for a fore channel that cannot carry a
+     *                       SEQUENCE; NFS4ERR_NOSPC when the client has {@link StateConfig#maxSessionsPerClient()}
+     *                       sessions. Those three use up the sequence, as a session made does, and its replay gets
+     *                       them again, as from Linux's server (whose client goes on with the next sequence after any
+     *                       answer but DELAY and STALE_CLIENTID).
      */
     public CreateSessionResult createSession(long clientId, int sequence, int flags, ChannelAttributes fore,
             ChannelAttributes back, int callbackProgram) throws Nfs4Exception {
@@ -178,6 +189,11 @@ public final class ClientTable {
         synchronized (lock) {
             long now = clock.getAsLong();
             ClientRecord c = clientLocked(clientId, now);
+            if (sequence == c.createSessionSequence && c.lastCreateSessionFailure != null) {
+                Nfs4Exception e = c.lastCreateSessionFailure;
+                throw new Nfs4Exception(e.status(), "CREATE_SESSION sequence " + Integer.toUnsignedString(sequence)
+                        + " again, which failed: " + e.getMessage());
+            }
             if (sequence == c.createSessionSequence && c.lastCreateSession != null) {
                 return c.lastCreateSession;
             }
@@ -187,17 +203,18 @@ public final class ClientTable {
                         + Integer.toUnsignedString(c.createSessionSequence + 1));
             }
             if ((flags & ~CreateSessionResult.ARGUMENT_FLAGS) != 0) {
-                throw new Nfs4Exception(NFS4ERR_INVAL, "CREATE_SESSION flags " + Integer.toHexString(flags));
+                throw createSessionFailed(c, sequence, new Nfs4Exception(NFS4ERR_INVAL, "CREATE_SESSION flags "
+                        + Integer.toHexString(flags)));
             }
             if (!fore.carriesSequence()) {
-                throw new Nfs4Exception(NFS4ERR_TOOSMALL, "fore channel of " + Integer.toUnsignedString(
-                        fore.maxRequestSize()) + "-byte requests and " + Integer.toUnsignedString(
-                        fore.maxResponseSize()) + "-byte replies: SEQUENCE alone needs "
-                        + ChannelAttributes.SMALLEST_REQUEST + " and " + ChannelAttributes.SMALLEST_REPLY);
+                throw createSessionFailed(c, sequence, new Nfs4Exception(NFS4ERR_TOOSMALL, "fore channel of "
+                        + Integer.toUnsignedString(fore.maxRequestSize()) + "-byte requests and "
+                        + Integer.toUnsignedString(fore.maxResponseSize()) + "-byte replies: SEQUENCE alone needs "
+                        + ChannelAttributes.SMALLEST_REQUEST + " and " + ChannelAttributes.SMALLEST_REPLY));
             }
             if (c.sessions.size() >= config.maxSessionsPerClient()) {
-                throw new Nfs4Exception(NFS4ERR_NOSPC, "client " + Long.toHexString(clientId) + " has "
-                        + c.sessions.size() + " sessions");
+                throw createSessionFailed(c, sequence, new Nfs4Exception(NFS4ERR_NOSPC, "client "
+                        + Long.toHexString(clientId) + " has " + c.sessions.size() + " sessions"));
             }
             ChannelAttributes granted = ChannelAttributes.negotiate(fore, config.foreLimits());
             long slotBytes = replyCacheSlotBytes(granted);
@@ -212,6 +229,7 @@ public final class ClientTable {
             c.sessions.put(s.id(), s);
             sessions.put(s.id(), s);
             c.createSessionSequence = sequence;
+            c.lastCreateSessionFailure = null;
             c.lastCreateSession = new CreateSessionResult(s.id(), sequence, s.flags(), s.fore(), s.back());
             c.lastRenewed = now;
             return c.lastCreateSession;

@@ -72,6 +72,37 @@ class Nfs41SessionFaultTest {
         return sequenceIds(faults.sent(SequenceProbe.TAG));
     }
 
+    /**
+     * A CREATE_SESSION the server refuses (NOSPC: the client's one session still stands there) uses up its sequence,
+     * as RFC 8881 section 18.36.4 has it and Linux's server and client count it: the next try goes on the next
+     * sequence and makes the session once there is room. On the refused sequence the server would answer its cached
+     * refusal again.
+     */
+    @Test
+    void aRefusedCreateSessionUsesUpItsSequence() throws Exception {
+        org.rpcrdma4j.nfs.v4.state.StateConfig d = org.rpcrdma4j.nfs.v4.state.StateConfig.defaults();
+        MemoryVfs vfs = new MemoryVfs();
+        NfsServer one = NfsServer.builder().export("/export", vfs).bindAddress("127.0.0.1").port(0)
+                .nfs4(new org.rpcrdma4j.nfs.v4.state.StateConfig(Duration.ofSeconds(60), Duration.ZERO,
+                        d.foreLimits(), d.backLimits(), 1)).build().start();
+        NfsClientConfig config = NfsClientConfig.defaults();
+        try (FaultyTransport f = new FaultyTransport(TcpDataTransport.connect(one.address(), config));
+             Nfs41Client c = Nfs41Client.connect(f, "/export", config, Nfs41Options.defaults().withSlots(1)
+                     .withDelayRetries(3, Duration.ofMillis(1), Duration.ofMillis(5)).withRecoveryAttempts(1))) {
+            byte[] first = c.session().sessionId();
+            f.plan("getattr", FaultyTransport.Fault.SEQUENCE_ERROR, Nfs4Status.NFS4ERR_BADSESSION, 1);
+            assertThatThrownBy(() -> c.getattr(c.root())).as("a new session is refused: the old one stands")
+                    .hasMessageContaining("NFS4ERR_NOSPC");
+
+            one.nfs4().clients().destroySession(first);
+            assertThat(c.getattr(c.root()).isDirectory()).isTrue();
+            assertThat(c.session().sessionId()).isNotEqualTo(first);
+        } finally {
+            one.close();
+            vfs.close();
+        }
+    }
+
     @Test
     void aRequestTheServerNeverSawHasItsSequenceIdTakenByAProbe() throws Exception {
         int seq = lastSequenceId();

@@ -9,6 +9,7 @@ import io.netty.buffer.Unpooled;
 import org.dcache.oncrpc4j.rpc.RpcTransport;
 import org.dcache.oncrpc4j.xdr.Xdr;
 import org.rpcrdma4j.xprt.internal.CallScreen;
+import org.rpcrdma4j.xprt.internal.CallStream;
 import org.rpcrdma4j.xprt.internal.Mailbox;
 import org.rpcrdma4j.xprt.internal.RpcDispatch;
 import org.rpcrdma4j.xprt.internal.RpcReplies;
@@ -47,12 +48,8 @@ final class ReverseSlot implements Runnable, Mailbox.Linked<ReverseSlot> {
      */
     private final AtomicReference<ReverseCallTransport> replyRight = new AtomicReference<>();
     private ReverseSlot mailboxNext;
-    /**
-     * The dispatched call's stream, over {@link #call}, until its reply is taken ({@link Xdrs#detach}): oncrpc4j
-     * encodes a reply into the call's stream, and a program that replied again, or late, after this slot took another
-     * call would write over that call.
-     */
-    private Xdr stream;
+    /** The dispatched call's stream, over {@link #call}, until its reply is taken ({@link CallStream}). */
+    private final CallStream stream = new CallStream();
 
     volatile int state = FREE;
     int callLength;
@@ -94,8 +91,7 @@ final class ReverseSlot implements Runnable, Mailbox.Linked<ReverseSlot> {
             case DISPATCH -> {
                 ReverseCallTransport transport = new ReverseCallTransport(this, callView.getInt(0));
                 replyRight.set(transport);
-                Xdr xdr = Xdrs.over(call, callLength);
-                stream = xdr;
+                Xdr xdr = stream.over(call, callLength);
                 try {
                     RpcDispatch.dispatch(screen.entry(), xdr, transport, server.name);
                 } catch (RuntimeException | Error e) {
@@ -169,11 +165,7 @@ final class ReverseSlot implements Runnable, Mailbox.Linked<ReverseSlot> {
 
     /** The call's stream lets go of {@link #call}: by the thread that took the reply right, before the hand-back. */
     private void detachStream() {
-        Xdr xdr = stream;
-        if (xdr != null) {
-            stream = null;
-            Xdrs.detach(xdr);
-        }
+        stream.detach();
     }
 
     /** Agent: the call taken could not be dispatched (the reverse executor refused it): SYSTEM_ERR in its place. */

@@ -20,6 +20,7 @@ import org.rpcrdma4j.registration.ScatterList;
 import org.rpcrdma4j.verbs.Opcode;
 import org.rpcrdma4j.verbs.VerbsException;
 import org.rpcrdma4j.xprt.internal.CallScreen;
+import org.rpcrdma4j.xprt.internal.CallStream;
 import org.rpcrdma4j.xprt.internal.Mailbox;
 import org.rpcrdma4j.xprt.internal.ProgramTable;
 import org.rpcrdma4j.xprt.internal.RpcDispatch;
@@ -109,7 +110,7 @@ final class CallSlot implements InvalidationListener, Runnable, Mailbox.Linked<C
      * The program's decoding stream over the slot's memory (the sink, or {@link #inline}), from dispatch until the
      * reply is taken or the call dropped ({@link #detachStream}).
      */
-    private Xdr callStream;
+    private final CallStream callStream = new CallStream();
     /** Native address of the rebuilt call's first byte in the sink, 0 when unknown (set before dispatch). */
     private long callAddress;
     /** Whether a program kept pieces of this call's sink (charged to the server's kept-memory budget). */
@@ -163,7 +164,7 @@ final class CallSlot implements InvalidationListener, Runnable, Mailbox.Linked<C
         sink = null;
         sinkBase = 0;
         prepareFailure = null;
-        callStream = null;
+        callStream.clear();
         callAddress = 0;
         kept = false;
         noReply = false;
@@ -320,11 +321,10 @@ final class CallSlot implements InvalidationListener, Runnable, Mailbox.Linked<C
                 if (sink != null) {
                     ByteBuffer view = sink.nioBuffer(sinkBase, callLength);
                     callAddress = RegisteredMemoryIndex.addressOf(view);
-                    stream = Xdrs.over(view);
+                    stream = callStream.over(view);
                 } else {
-                    stream = Xdrs.over(inline, callLength);
+                    stream = callStream.over(inline, callLength);
                 }
-                callStream = stream;
                 CallTransport transport = new CallTransport(this, call.xid());
                 replyRight.set(transport);
                 try {
@@ -398,7 +398,8 @@ final class CallSlot implements InvalidationListener, Runnable, Mailbox.Linked<C
      */
     ByteBuf keep(CallTransport transport, RpcCall rpc, ByteBuffer bytes) {
         RegisteredBuffer s = sink;
-        if (replyRight.get() != transport || s == null || callStream == null || rpc.getXdr() != callStream
+        if (replyRight.get() != transport || s == null || callStream.current() == null
+                || rpc.getXdr() != callStream.current()
                 || callAddress == 0 || state.get() != DISPATCHING || !connection.server.keeps()) {
             return null;
         }
@@ -416,7 +417,7 @@ final class CallSlot implements InvalidationListener, Runnable, Mailbox.Linked<C
             kept = true;
             RdmaRpcServer server = connection.server;
             s.whenFreed(() -> server.refundKept(pages)); // the sink lives as long as its last kept piece
-            Xdrs.encodeElsewhere(callStream, inline);
+            Xdrs.encodeElsewhere(callStream.current(), inline);
         }
         connection.count(ServerCounter.KEPT_CALL_BYTES, length);
         return BorrowedBuffer.of(bytes, s); // a count of its own: pieces of one call live apart
@@ -636,16 +637,10 @@ final class CallSlot implements InvalidationListener, Runnable, Mailbox.Linked<C
 
     /**
      * The call's stream lets go of the slot's memory, once the call's one reply is taken or none is to come
-     * ({@link Xdrs#detach}): oncrpc4j encodes a reply into the call's stream, and a program that replied again, or
-     * late, would write over the reply in flight or over the next call the slot carries by then. The thread that took
-     * the reply right, before the slot can move on.
+     * ({@link CallStream}): by the thread that took the reply right, before the slot can move on.
      */
     private void detachStream() {
-        Xdr stream = callStream;
-        if (stream != null) {
-            callStream = null;
-            Xdrs.detach(stream);
-        }
+        callStream.detach();
     }
 
     /** Agent: counts the marshaled reply as it is posted. */

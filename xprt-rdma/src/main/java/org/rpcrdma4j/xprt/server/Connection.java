@@ -226,6 +226,10 @@ final class Connection implements Agent, ConnectionWork {
      */
     void submit(CallSlot slot) {
         mailbox.push(slot);
+        if (closed) {
+            endHandedOverLate(); // a forced close went before: no agent takes the mailbox any more
+            return;
+        }
         runInline();
     }
 
@@ -972,6 +976,7 @@ final class Connection implements Agent, ConnectionWork {
         settleGauges();
         resources.close(); // the registrations and the queue pair first
         releaseUncompleted();
+        endHandedOverLate();
         count(closeReason != null ? closeReason : ServerCounter.DROPPED_SERVER_STOP);
         count(ServerCounter.CONNECTIONS_CLOSED);
         server.connectionClosed(this);
@@ -996,6 +1001,26 @@ final class Connection implements Agent, ConnectionWork {
         for (CallSlot slot = poster.abandonReply(); slot != null; slot = poster.abandonReply()) {
             slot.replyDone(false, closedException());
             freeSlot(slot, false);
+        }
+    }
+
+    /**
+     * After a forced close ({@link #forceRelease}): the slots handed over since the close began, or handed over later
+     * by the threads that still had them (a reply marshaled, READs prepared), end here, since no agent takes the
+     * mailbox any more: a reply's handler hears it was not sent and its memory goes back; a call's sink goes back. Any
+     * thread; each drain takes slots of its own.
+     */
+    private void endHandedOverLate() {
+        CallSlot next;
+        for (CallSlot slot = mailbox.drain(); slot != null; slot = next) {
+            next = Mailbox.next(slot);
+            int s = slot.state.get();
+            if (s == CallSlot.REPLY_QUEUED) {
+                slot.replyDone(false, closedException());
+            } else {
+                slot.releaseCallMemory();
+            }
+            slot.state.set(CallSlot.DEAD);
         }
     }
 

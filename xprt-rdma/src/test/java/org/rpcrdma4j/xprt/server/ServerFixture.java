@@ -37,6 +37,8 @@ abstract class ServerFixture {
     EchoProgram program;
     InetSocketAddress address;
     private final List<RawClient> clients = new ArrayList<>();
+    /** Pages of the server's pool the test holds ({@link #takeEveryFreePage}), given back after each test. */
+    private final List<io.netty.buffer.ByteBuf> heldPages = new ArrayList<>();
 
     /** Changes the server's settings for a test class. */
     void configure(RdmaRpcServer.Builder builder) {
@@ -106,8 +108,27 @@ abstract class ServerFixture {
         c.close();
     }
 
+    /** Takes every page of the server's registered pool that is free now: the server runs out of memory for calls. */
+    void takeEveryFreePage() {
+        while (true) {
+            io.netty.buffer.ByteBuf page = server.bufferAllocator().allocate(4096);
+            if (!server.bufferAllocator().isRegistered(page)) {
+                page.release();
+                return;
+            }
+            heldPages.add(page);
+        }
+    }
+
+    /** Gives back the pages {@link #takeEveryFreePage} took. */
+    void giveThePagesBack() {
+        heldPages.forEach(io.netty.buffer.ByteBuf::release);
+        heldPages.clear();
+    }
+
     @AfterEach
     void closeClientsAndCheckLeaks() {
+        giveThePagesBack();
         for (RawClient c : clients) {
             c.close();
         }

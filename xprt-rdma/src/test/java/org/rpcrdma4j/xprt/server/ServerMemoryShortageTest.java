@@ -4,11 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.netty.buffer.ByteBuf;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.zip.CRC32C;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.rpcrdma4j.codec.RpcRdmaProc;
@@ -23,30 +20,13 @@ import org.rpcrdma4j.verbs.Access;
 @Timeout(120)
 class ServerMemoryShortageTest extends ServerFixture {
     private static final int POSITION = Rpc.ARGS_OFFSET_AUTH_NONE + 4;
-    private final List<ByteBuf> held = new ArrayList<>();
 
     @Override
     void configure(RdmaRpcServer.Builder builder) {
         builder.registeredMemory(16 << 20).bufferWait(Duration.ofMillis(100));
     }
 
-    /** Takes every page of the server's registered pool that is free now. */
-    private void takeEveryFreePage() {
-        while (true) {
-            ByteBuf page = server.bufferAllocator().allocate(4096);
-            if (!server.bufferAllocator().isRegistered(page)) {
-                page.release();
-                return;
-            }
-            held.add(page);
-        }
-    }
 
-    @AfterEach
-    void giveThePagesBack() {
-        held.forEach(ByteBuf::release);
-        held.clear();
-    }
 
     private static void sendDigest(RawClient c, int xid, byte[] data) throws Exception {
         RawClient.Chunk chunk = c.registered(data.length, Access.REMOTE_READ);

@@ -2,11 +2,8 @@ package org.rpcrdma4j.xprt.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.netty.buffer.ByteBuf;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.zip.CRC32C;
@@ -15,7 +12,6 @@ import org.dcache.oncrpc4j.rpc.OncRpcProgram;
 import org.dcache.oncrpc4j.rpc.RpcAuthTypeNone;
 import org.dcache.oncrpc4j.rpc.RpcCall;
 import org.dcache.oncrpc4j.xdr.XdrOpaque;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.rpcrdma4j.codec.RpcRdmaProc;
@@ -34,7 +30,6 @@ class ServerWaitingForMemoryTest extends ServerFixture {
     private static final int POSITION = Rpc.ARGS_OFFSET_AUTH_NONE + 4;
     private static final int CALLS = 3;
     private final CallbackPrograms.Server callbacks = new CallbackPrograms.Server();
-    private final List<ByteBuf> held = new ArrayList<>();
 
     @Override
     void configure(RdmaRpcServer.Builder builder) {
@@ -43,23 +38,7 @@ class ServerWaitingForMemoryTest extends ServerFixture {
                 .program(new OncRpcProgram(CallbackPrograms.SERVER_PROGRAM, CallbackPrograms.VERSION), callbacks);
     }
 
-    @AfterEach
-    void giveThePagesBack() {
-        held.forEach(ByteBuf::release);
-        held.clear();
-    }
 
-    /** Takes every free page of the server's pool for calls. */
-    private void takeEveryFreePage() {
-        while (true) {
-            ByteBuf page = server.bufferAllocator().allocate(4096);
-            if (!server.bufferAllocator().isRegistered(page)) {
-                page.release();
-                return;
-            }
-            held.add(page);
-        }
-    }
 
     @Test
     void newConnectionsAndCallbackRepliesDoNotWaitBehindCallsWaitingForMemory() throws Exception {

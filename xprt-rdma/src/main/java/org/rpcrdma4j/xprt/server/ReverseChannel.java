@@ -3,6 +3,8 @@ package org.rpcrdma4j.xprt.server;
 import java.io.EOFException;
 import java.io.IOException;
 import java.nio.channels.CompletionHandler;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -254,16 +256,30 @@ final class ReverseChannel {
             return;
         }
         closed = true;
+        List<Pending> unsent = null;
         for (int r = 0; r < REQUESTS; r++) {
             if (onWire[r] != null && !answered[r]) {
                 connection.count(ServerCounter.REVERSE_CALLS_FAILED);
             }
+            if (onWire[r] != null && sendPending[r]) {
+                // its Send never completed (nor will its flush be heard): its handler hears of the close here
+                if (unsent == null) {
+                    unsent = new ArrayList<>(REQUESTS);
+                }
+                unsent.add(onWire[r]);
+            }
             onWire[r] = null;
             sendPending[r] = false;
         }
-        // one task, in this order: calls never sent fail through their send handler (oncrpc4j's RpcCall then forgets
+        List<Pending> notSent = unsent;
+        // one task, in this order: calls not sent fail through their send handler (oncrpc4j's RpcCall then forgets
         // the xid), then every caller still waiting for a reply gets an EOFException from the reply queue
         execute(() -> {
+            if (notSent != null) {
+                for (Pending call : notSent) {
+                    call.handler.failed(closedException(), call.attachment);
+                }
+            }
             failQueued();
             transport.closeReplies();
         });

@@ -48,7 +48,10 @@ final class ReverseSlot implements Runnable, Mailbox.Linked<ReverseSlot> {
      */
     private final AtomicReference<ReverseCallTransport> replyRight = new AtomicReference<>();
     private ReverseSlot mailboxNext;
-    /** The dispatched call's stream, over {@link #call}, until its reply is taken ({@link CallStream}). */
+    /**
+     * The dispatched call's stream, over {@link #call}, until its reply is taken ({@link CallStream}): detached then by
+     * the thread that took the reply right, before the hand-back.
+     */
     private final CallStream stream = new CallStream();
 
     volatile int state = FREE;
@@ -140,7 +143,7 @@ final class ReverseSlot implements Runnable, Mailbox.Linked<ReverseSlot> {
             this.handler = (CompletionHandler<Integer, Object>) handler;
             this.attachment = attachment;
         }
-        detachStream();
+        stream.detach();
         server.handBack(this);
     }
 
@@ -155,17 +158,12 @@ final class ReverseSlot implements Runnable, Mailbox.Linked<ReverseSlot> {
         if (!replyRight.compareAndSet(transport, null)) {
             return;
         }
-        detachStream();
+        stream.detach();
         server.own.increment(ClientCounter.REVERSE_CALLS_REFUSED);
         replyLength = RpcReplies.accepted(replyView, 0, transport.xid, RpcReplies.SYSTEM_ERR);
         handler = null;
         attachment = null;
         server.handBack(this);
-    }
-
-    /** The call's stream lets go of {@link #call}: by the thread that took the reply right, before the hand-back. */
-    private void detachStream() {
-        stream.detach();
     }
 
     /** Agent: the call taken could not be dispatched (the reverse executor refused it): SYSTEM_ERR in its place. */

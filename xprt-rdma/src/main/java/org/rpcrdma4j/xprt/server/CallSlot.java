@@ -108,7 +108,8 @@ final class CallSlot implements InvalidationListener, Runnable, Mailbox.Linked<C
     Throwable prepareFailure;
     /**
      * The program's decoding stream over the slot's memory (the sink, or {@link #inline}), from dispatch until the
-     * reply is taken or the call dropped ({@link #detachStream}).
+     * reply is taken or the call dropped: detached then by the thread that took the reply right, before the slot can
+     * move on.
      */
     private final CallStream callStream = new CallStream();
     /** Native address of the rebuilt call's first byte in the sink, 0 when unknown (set before dispatch). */
@@ -439,7 +440,7 @@ final class CallSlot implements InvalidationListener, Runnable, Mailbox.Linked<C
 
     /** The call gets no reply (dropped as not a call, or by a duplicate request cache): frees the slot. */
     private void dropCall() {
-        detachStream();
+        callStream.detach();
         if (state.compareAndSet(DISPATCHING, MARSHALING)) {
             noReply = true;
             queueReply();
@@ -462,7 +463,7 @@ final class CallSlot implements InvalidationListener, Runnable, Mailbox.Linked<C
         if (!replyRight.compareAndSet(transport, null)) {
             return; // answered or dropped after all
         }
-        detachStream();
+        callStream.detach();
         if (state.compareAndSet(DISPATCHING, MARSHALING)) {
             int length = RpcReplies.accepted(connection.slotMemory(this), connection.headerArea, call.xid(),
                     RpcReplies.SYSTEM_ERR);
@@ -506,7 +507,7 @@ final class CallSlot implements InvalidationListener, Runnable, Mailbox.Linked<C
         }
         if (!state.compareAndSet(DISPATCHING, MARSHALING)) {
             // DEAD: the connection went while the program had the call; no reply can go, its memory goes back
-            detachStream();
+            callStream.detach();
             releaseCallMemory();
             handler.failed(new IOException("connection " + connection.remoteAddress() + " is closed"), attachment);
             return;
@@ -518,14 +519,14 @@ final class CallSlot implements InvalidationListener, Runnable, Mailbox.Linked<C
             replyBytes.load(xdr);
             length = replyBytes.length();
         } catch (RuntimeException | Error e) {
-            detachStream();
+            callStream.detach();
             LOG.error("{}: cannot read the reply of xid 0x{}", connection, Integer.toHexString(call.xid()), e);
             replyFailure = e;
             marshaler.errChunk(call, connection.credits, "unreadable reply");
             queueReply();
             return;
         }
-        detachStream(); // before the reply is queued: the slot may take its next call once it is
+        callStream.detach(); // before the reply is queued: the slot may take its next call once it is
         if (length >= 4 && replyXid() != call.xid()) {
             replyFailure = new IllegalStateException("reply xid 0x" + Integer.toHexString(replyXid())
                     + " does not answer call xid 0x" + Integer.toHexString(call.xid()));
@@ -633,14 +634,6 @@ final class CallSlot implements InvalidationListener, Runnable, Mailbox.Linked<C
         if (s != null) {
             s.release();
         }
-    }
-
-    /**
-     * The call's stream lets go of the slot's memory, once the call's one reply is taken or none is to come
-     * ({@link CallStream}): by the thread that took the reply right, before the slot can move on.
-     */
-    private void detachStream() {
-        callStream.detach();
     }
 
     /** Agent: counts the marshaled reply as it is posted. */

@@ -256,29 +256,22 @@ final class ReverseChannel {
             return;
         }
         closed = true;
-        List<Pending> unsent = null;
+        List<Pending> unsent = new ArrayList<>(REQUESTS);
         for (int r = 0; r < REQUESTS; r++) {
             if (onWire[r] != null && !answered[r]) {
                 connection.count(ServerCounter.REVERSE_CALLS_FAILED);
             }
             if (onWire[r] != null && sendPending[r]) {
-                // its Send never completed (nor will its flush be heard): its handler hears of the close here
-                if (unsent == null) {
-                    unsent = new ArrayList<>(REQUESTS);
-                }
-                unsent.add(onWire[r]);
+                unsent.add(onWire[r]); // its Send never completed, nor will its flush be looked at
             }
             onWire[r] = null;
             sendPending[r] = false;
         }
-        List<Pending> notSent = unsent;
         // one task, in this order: calls not sent fail through their send handler (oncrpc4j's RpcCall then forgets
         // the xid), then every caller still waiting for a reply gets an EOFException from the reply queue
         execute(() -> {
-            if (notSent != null) {
-                for (Pending call : notSent) {
-                    call.handler.failed(closedException(), call.attachment);
-                }
+            for (Pending call : unsent) {
+                call.handler.failed(closedException(), call.attachment);
             }
             failQueued();
             transport.closeReplies();

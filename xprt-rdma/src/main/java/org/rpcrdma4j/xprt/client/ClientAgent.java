@@ -822,7 +822,7 @@ final class ClientAgent implements Agent, ConnectionWork {
     }
 
     int regularInFlight() {
-        return probe.state == RequestSlot.State.SENT ? window.inFlight() - 1 : window.inFlight();
+        return window.callsInFlight();
     }
 
     void keepAliveFailed(String reason) {

@@ -56,8 +56,7 @@ final class CreditWindow {
             return null;
         }
         int limit = granted > 1 ? granted - 1 : 1;
-        int calls = probeOnTheWire ? inFlight - 1 : inFlight;
-        if (calls >= limit || inFlight >= granted) {
+        if (callsInFlight() >= limit || inFlight >= granted) {
             if (!slot.creditWaitCounted) {
                 slot.creditWaitCounted = true;
                 counters.increment(XprtCounter.CREDIT_WAITS);
@@ -111,6 +110,11 @@ final class CreditWindow {
     /** Whether the keep-alive probe is on the wire, unanswered. */
     boolean probeOnTheWire() {
         return probeOnTheWire;
+    }
+
+    /** The calls on the wire, the keep-alive probe left out. */
+    int callsInFlight() {
+        return probeOnTheWire ? inFlight - 1 : inFlight;
     }
 
     /** Whether a credit is free beyond the calls on the wire (the keep-alive probe may use the reserved one). */
